@@ -1,0 +1,36 @@
+# Two entry points for a fresh Debian machine (as root): `make run` and `make test`.
+# Both install everything they need; running them again is cheap.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SAMPLE ?=
+
+.PHONY: run test install install-test system-deps bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+
+install: $(PY)
+	$(PY) -m pip install -q -e .
+
+# chromium drives the browser tests; graphviz's `dot` checks every DOT text we emit.
+system-deps:
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium graphviz >/dev/null; \
+	fi
+
+install-test: $(PY) system-deps
+	$(PY) -m pip install -q -e ".[test]"
+
+run: install
+	$(PY) -m debugger.cli open $(SAMPLE)
+
+# pytest exits 5 when it collected nothing: that is a failure, never a silent pass.
+test: install-test
+	@$(PY) -m pytest -q tests; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
+
+bench: install-test
+	$(PY) benchmarks/engine.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,52 @@
+"""StepScope's embedded superstep engine: LangGraph's API and semantics, standard library only.
+
+Code written for `langgraph` runs unchanged after switching its imports to `engine`. Every run can be
+observed through hooks (`engine.hooks`): each task, each write, each reducer call and each channel
+version, which is what the StepScope debugger records and shows.
+"""
+
+from .constants import END, START
+from .errors import EmptyInputError, GraphRecursionError, InvalidUpdateError
+from .graph import StateGraph
+from .compiled import CompiledStateGraph
+from .hooks import Hooks, ReducerCall, StepCommit
+from .messages import (
+    REMOVE_ALL_MESSAGES,
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    MessagesState,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    add_messages,
+)
+from .types import Command, Interrupt, Overwrite, Send
+
+__all__ = [
+    "StateGraph",
+    "CompiledStateGraph",
+    "START",
+    "END",
+    "MessagesState",
+    "add_messages",
+    "Send",
+    "Command",
+    "Overwrite",
+    "Interrupt",
+    "InvalidUpdateError",
+    "GraphRecursionError",
+    "EmptyInputError",
+    "BaseMessage",
+    "AnyMessage",
+    "HumanMessage",
+    "AIMessage",
+    "SystemMessage",
+    "ToolMessage",
+    "RemoveMessage",
+    "REMOVE_ALL_MESSAGES",
+    "Hooks",
+    "ReducerCall",
+    "StepCommit",
+]

@@ -1,0 +1,298 @@
+"""The superstep, as pure functions over a run's channels: `plan_tasks` and `apply_writes`.
+
+What a superstep is
+-------------------
+A run is a sequence of supersteps (bulk-synchronous, Pregel style). Each one has three verbs:
+
+1. **plan** the tasks whose trigger channels changed since that node last ran;
+2. **execute** them all against one frozen view of the state (`runner.py`); a node's return value
+   becomes a list of writes, it never touches a channel;
+3. **commit** every write at the barrier (`apply_writes`), the only place channels change.
+
+Writes made in step N are visible from step N+1 on, never inside step N.
+
+When a node triggers
+--------------------
+Edges are channels. A static or conditional edge into `x` writes `branch:to:x`; a waiting edge
+`[a, b] -> x` writes the source's name into the barrier `join:a+b:x`; a `Send` queues a packet on
+`__pregel_tasks`. Every channel has a version from one global clock: all channels changed at a barrier
+get `max(all versions) + 1`. Node `x` runs in the next step when any of its trigger channels is
+available and newer than the version `x` saw when it last ran. So a node runs at most once per step
+however many predecessors fired (plus once per `Send` packet addressed to it). State keys never
+trigger anything.
+
+The order reducers are applied in
+---------------------------------
+At the barrier the tasks are sorted: every PULL task (triggered by edges) by node name as a string
+(`"a10" < "a2"`), then every PUSH task (from a `Send`) in the order the Sends were made. Completion
+order never matters, so the result is the same run after run. Writes are grouped by channel in that
+order, each task's writes in the order it made them, and each channel's `update` folds them left:
+`value = reducer(value, w1); value = reducer(value, w2); ...`, one reducer call per write.
+
+Worked example: START -> a, START -> b, both -> c, `log: Annotated[list, operator.add]`, input
+`{"log": ["in"]}`. Step 0 runs the hidden `__start__` task: `[] + ["in"]`. Step 1 plans `a` and `b`
+(both triggered by their `branch:to:` channels), runs them concurrently, and folds `["in"] + ["a"]`
+then `["in", "a"] + ["b"]`. Step 2 runs `c` once, although both `a` and `b` wrote `branch:to:c`.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from .channels import MISSING, Channel
+from .constants import PULL, PUSH, RESERVED_WRITE_KEYS, START, TASKS
+from .errors import EmptyChannelError
+from .hooks import Hooks, ReducerCall
+from .schema import build_input
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compiled import CompiledNode
+
+logger = logging.getLogger("engine")
+
+_TASK_ID_NAMESPACE = uuid.UUID("6f1b7c2e-5a0d-4c1e-9d6b-2f7e8a9c0b1d")
+
+
+@dataclass(eq=False, slots=True)
+class Task:
+    """One execution of one node in one superstep."""
+
+    id: str
+    """Deterministic: derived from the namespace, step, node name and path, never from time."""
+    name: str
+    path: tuple[Any, ...]
+    """`("__pregel_pull", name)` for edge-triggered tasks, `("__pregel_push", index)` for Sends."""
+    step: int
+    triggers: tuple[str, ...]
+    """The channels that triggered it (`("__pregel_push",)` for a Send)."""
+    seen_versions: dict[str, int]
+    """The versions of those channels when the task was planned."""
+    input: Any
+    node: "CompiledNode" = field(repr=False)
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    """Channel writes in the order the node made them: state keys, then control and edge writes."""
+    result: Any = MISSING
+    """The node's raw return value."""
+    routes: list[tuple[str, Any]] = field(default_factory=list)
+    """(router name, what it returned) for each conditional edge out of this node."""
+    error: BaseException | None = None
+    duration: float = 0.0
+    """Seconds spent in the node (and its routers)."""
+
+    @property
+    def is_push(self) -> bool:
+        return self.path[0] == PUSH
+
+    def sort_key(self) -> tuple[int, Any]:
+        return (1, self.path[1]) if self.path[0] == PUSH else (0, self.name)
+
+
+@dataclass(slots=True)
+class RunState:
+    """The mutable part of one run: channel values, their versions, and what each node has seen."""
+
+    channels: dict[str, Channel]
+    versions: dict[str, int] = field(default_factory=dict)
+    versions_seen: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def read(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The available values of `keys`; empty channels are left out, as in node input."""
+        channels = self.channels
+        values = {}
+        for key in keys:
+            channel = channels[key]
+            if channel.is_available():
+                values[key] = channel.get()
+        return values
+
+
+def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...]) -> str:
+    return str(uuid.uuid5(_TASK_ID_NAMESPACE, f"{'|'.join(ns)}#{step}#{name}#{path!r}"))
+
+
+def plan_tasks(
+    nodes: Mapping[str, "CompiledNode"],
+    trigger_to_nodes: Mapping[str, tuple[str, ...]],
+    state: RunState,
+    step: int,
+    ns: tuple[str, ...],
+    updated_channels: Iterable[str] | None,
+) -> list[Task]:
+    """The tasks of the next superstep, in application order (PULL by name, then PUSH by Send index).
+
+    Only nodes subscribed to a channel updated at the last barrier are candidates; with
+    `updated_channels=None` (a resumed run) every node is.
+    """
+    channels = state.channels
+    versions = state.versions
+    if updated_channels is None:
+        candidates = sorted(nodes)
+    else:
+        names = set()
+        for channel in updated_channels:
+            names.update(trigger_to_nodes.get(channel, ()))
+        candidates = sorted(names)
+    tasks: list[Task] = []
+    for name in candidates:
+        node = nodes[name]
+        seen = state.versions_seen.get(name)
+        triggered = []
+        for channel in node.triggers:
+            if channels[channel].is_available() and versions.get(channel, 0) > (seen.get(channel, 0) if seen else 0):
+                triggered.append(channel)
+        if not triggered:
+            continue
+        if node.name == START:
+            task_input = channels[START].get()
+        else:
+            task_input = build_input(node.input_schema, state.read(node.reads))
+        path = (PULL, name)
+        tasks.append(
+            Task(task_id(ns, step, name, path), name, path, step, tuple(triggered),
+                 {c: versions[c] for c in triggered}, task_input, node)
+        )
+    if channels[TASKS].is_available():
+        for index, packet in enumerate(channels[TASKS].get()):
+            node = nodes.get(packet.node)
+            if node is None:
+                logger.warning(f"Ignoring unknown node name {packet.node} in pending sends")
+                continue
+            path = (PUSH, index)
+            tasks.append(Task(task_id(ns, step, packet.node, path), packet.node, path, step, (PUSH,), {}, packet.arg, node))
+    return tasks
+
+
+def apply_writes(
+    state: RunState,
+    tasks: list[Task],
+    trigger_to_nodes: Mapping[str, Any],
+    hooks: Hooks | None = None,
+    ns: tuple[str, ...] = (),
+    step: int = 0,
+    state_keys: frozenset[str] = frozenset(),
+) -> set[str]:
+    """The barrier: commit every task's writes, bump versions, and return the updated channels.
+
+    `tasks` must be in application order (what `plan_tasks` returns). LangGraph's `apply_writes`,
+    step for step; with `hooks`, every reducer call on a state key is reported as it happens.
+    """
+    channels = state.channels
+    versions = state.versions
+    bump_step = False
+    for task in tasks:
+        if task.triggers:
+            bump_step = True
+            seen = state.versions_seen.setdefault(task.name, {})
+            for channel in task.triggers:
+                if channel in versions:
+                    seen[channel] = versions[channel]
+    next_version = max(versions.values(), default=0) + 1
+
+    consumed = {c for task in tasks for c in task.triggers if c in channels and c not in RESERVED_WRITE_KEYS}
+    for channel in consumed:
+        if channels[channel].consume():
+            versions[channel] = next_version
+
+    pending: dict[str, list[Any]] = {}
+    writers: dict[str, list[Task]] = {}
+    for task in tasks:
+        for channel, value in task.writes:
+            if channel in RESERVED_WRITE_KEYS:
+                continue
+            if channel in channels:
+                if channel in pending:
+                    pending[channel].append(value)
+                    writers[channel].append(task)
+                else:
+                    pending[channel] = [value]
+                    writers[channel] = [task]
+            else:
+                logger.warning(f"Task {task.name} with path {task.path} wrote to unknown channel {channel}, ignoring it.")
+
+    updated: set[str] = set()
+    observed = [0]  # running index of reducer calls within this step
+    for channel, values in pending.items():
+        target = channels[channel]
+        if hooks is not None and channel in state_keys:
+            changed = _update_observed(target, channel, values, writers[channel], hooks, ns, step, observed)
+        else:
+            changed = target.update(values)
+        if changed:
+            versions[channel] = next_version
+            if target.is_available():
+                updated.add(channel)
+
+    if bump_step:
+        for channel, target in channels.items():
+            if channel not in updated and target.is_available() and target.update(()):
+                versions[channel] = next_version
+                if target.is_available():
+                    updated.add(channel)
+        if updated.isdisjoint(trigger_to_nodes):
+            for channel, target in channels.items():
+                if target.finish():
+                    versions[channel] = next_version
+                    if target.is_available():
+                        updated.add(channel)
+    return updated
+
+
+def _update_observed(
+    target: Channel,
+    channel: str,
+    values: list[Any],
+    writers: list[Task],
+    hooks: Hooks,
+    ns: tuple[str, ...],
+    step: int,
+    counter: list[int],
+) -> bool:
+    reported: list[int] = []
+
+    def observe(index: int, before: Any, write: Any, after: Any) -> None:
+        writer = writers[index]
+        reported.append(index)
+        hooks.reducer_called(
+            ns=ns,
+            call=ReducerCall(step, channel, target.reducer_name, before, write, writer.id, writer.name, after, counter[0]),
+        )
+        counter[0] += 1
+
+    try:
+        return target.update(values, observe)
+    except Exception as exc:
+        # Report the writes the channel refused, so a failing merge is as visible as a good one.
+        before = target.value if target.is_available() else MISSING
+        for index, (write, writer) in enumerate(zip(values, writers)):
+            if index not in reported:
+                hooks.reducer_called(
+                    ns=ns,
+                    call=ReducerCall(step, channel, target.reducer_name, before, write, writer.id, writer.name, MISSING, counter[0], exc),
+                )
+                counter[0] += 1
+        raise
+
+
+def local_read(state: RunState, keys: Iterable[str], writes: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The state as one task sees it after its own writes: for routers (LangGraph's fresh read).
+
+    The step-start values with only this task's writes applied through copies of the channels;
+    the run's channels are untouched.
+    """
+    by_channel: dict[str, list[Any]] = {}
+    for channel, value in writes:
+        by_channel.setdefault(channel, []).append(value)
+    values = {}
+    for key in keys:
+        channel = state.channels[key]
+        if key in by_channel:
+            channel = channel.copy()
+            channel.update(by_channel[key])
+        try:
+            values[key] = channel.get()
+        except EmptyChannelError:
+            pass
+    return values

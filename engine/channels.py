@@ -1,0 +1,434 @@
+"""Channels: named value slots with an update rule, one per state key plus the control channels.
+
+The per-step contract (LangGraph's `BaseChannel`): at the barrier of every superstep the engine calls
+`update(writes)` exactly once on each channel that received writes, with all of them in application
+order, and `update([])` on every other channel that holds a value. `update` returns whether the channel
+changed; only a change bumps the channel's version, and only a version bump can trigger a node.
+`consume()` is called on the trigger channels of the tasks that just ran, `finish()` when the graph
+would otherwise stop. A channel holds `MISSING` until its first write; `get()` then raises
+`EmptyChannelError` and the key is absent from node input.
+
+Channels compiled into a graph are *specs*: `fresh()` makes the empty instance a run owns, `copy()` a
+same-valued one for a local read. `update(..., observe=...)` reports every reducer call so the
+debugger can replay a merge one call at a time; with `observe=None` it costs nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .errors import EmptyChannelError, ErrorCode, InvalidUpdateError, concurrent_update_error, create_error_message
+from .types import as_overwrite
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""The value of a channel that was never written (distinct from None, which is a value)."""
+
+Observe = Callable[[int, Any, Any, Any], None]
+"""observe(index_of_write, value_before, write, value_after): one call per reducer application."""
+
+
+class Channel:
+    """Base class: a value, or MISSING. Subclasses define `update`."""
+
+    __slots__ = ("key", "value")
+    reducer_name = "LastValue"
+
+    def __init__(self, key: str = "") -> None:
+        self.key = key
+        self.value: Any = MISSING
+
+    def fresh(self) -> "Channel":
+        """An empty instance with the same configuration, for a new run."""
+        new = object.__new__(type(self))
+        for slot in _all_slots(type(self)):
+            setattr(new, slot, getattr(self, slot))
+        new._reset()
+        return new
+
+    def _reset(self) -> None:
+        self.value = MISSING
+
+    def copy(self) -> "Channel":
+        """An instance holding the same value (shallow), for reads that must not touch the original."""
+        return self.restore(self.checkpoint())
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        raise NotImplementedError
+
+    def get(self) -> Any:
+        if self.value is MISSING:
+            raise EmptyChannelError()
+        return self.value
+
+    def is_available(self) -> bool:
+        return self.value is not MISSING
+
+    def consume(self) -> bool:
+        return False
+
+    def finish(self) -> bool:
+        return False
+
+    def checkpoint(self) -> Any:
+        return self.value
+
+    def restore(self, saved: Any) -> "Channel":
+        """A fresh instance holding what `checkpoint()` returned."""
+        new = self.fresh()
+        new.value = saved
+        return new
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(key={self.key!r}, value={self.value!r})"
+
+
+def _all_slots(cls: type) -> list[str]:
+    cached = _SLOTS_CACHE.get(cls)
+    if cached is None:
+        cached = [s for klass in cls.__mro__ for s in getattr(klass, "__slots__", ())]
+        _SLOTS_CACHE[cls] = cached
+    return cached
+
+
+_SLOTS_CACHE: dict[type, list[str]] = {}
+
+
+class LastValue(Channel):
+    """A plain state key: stores one write per step; a second write in the same step is an error.
+
+    Two writes raise even when they come from the same task or carry the same value, exactly like
+    LangGraph (`INVALID_CONCURRENT_GRAPH_UPDATE`).
+    """
+
+    __slots__ = ()
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        if not values:
+            return False
+        if len(values) != 1:
+            raise concurrent_update_error(self.key)
+        if observe is not None:
+            observe(0, self.value, values[0], values[0])
+        self.value = values[0]
+        return True
+
+
+class AnyValue(Channel):
+    """Keeps the last of several writes; clears itself in a step where nothing wrote it."""
+
+    __slots__ = ()
+    reducer_name = "AnyValue"
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        if not values:
+            if self.value is MISSING:
+                return False
+            self.value = MISSING
+            return True
+        if observe is not None:
+            for index, write in enumerate(values):
+                observe(index, self.value if index == 0 else values[index - 1], write, write)
+        self.value = values[-1]
+        return True
+
+
+class EphemeralValue(Channel):
+    """Holds a write for one step only (START input, edge triggers); `guard` forbids two writes."""
+
+    __slots__ = ("guard",)
+    reducer_name = "EphemeralValue"
+
+    def __init__(self, key: str = "", guard: bool = True) -> None:
+        super().__init__(key)
+        self.guard = guard
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        if not values:
+            if self.value is MISSING:
+                return False
+            self.value = MISSING
+            return True
+        if len(values) != 1 and self.guard:
+            raise InvalidUpdateError(
+                f"At key '{self.key}': EphemeralValue(guard=True) can receive only one value per step. "
+                "Use guard=False if you want to store any one of multiple values."
+            )
+        self.value = values[-1]
+        return True
+
+
+class BinaryOperatorAggregate(Channel):
+    """A key with a reducer: folds each write into the value, left to right, one call per write.
+
+    Starts from the type's constructor (`list` -> [], `int` -> 0, ...); a type without a usable
+    constructor (e.g. `list[str] | None`) starts MISSING and stores its first write as is, without
+    calling the reducer. `Overwrite(v)` replaces the value; later plain writes of that step are
+    ignored and a second Overwrite in the same step is an error.
+    """
+
+    __slots__ = ("operator", "initial", "reducer_name")
+
+    def __init__(self, key: str, operator: Callable[[Any, Any], Any], initial: Callable[[], Any] | None) -> None:
+        super().__init__(key)
+        self.operator = operator
+        self.initial = initial
+        self.reducer_name = reducer_display_name(operator)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.value = MISSING
+        if self.initial is not None:
+            try:
+                self.value = self.initial()
+            except Exception:  # LangGraph: a constructor that fails means "starts empty"
+                self.value = MISSING
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        if not values:
+            return False
+        start = 0
+        if self.value is MISSING:
+            first = values[0]
+            if observe is not None:
+                observe(0, MISSING, first, first)
+            self.value = first
+            start = 1
+        seen_overwrite = False
+        operator = self.operator
+        for index in range(start, len(values)):
+            write = values[index]
+            overwrite = as_overwrite(write)
+            if overwrite is not None:
+                if seen_overwrite:
+                    raise InvalidUpdateError(
+                        create_error_message(
+                            message="Can receive only one Overwrite value per super-step.",
+                            error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
+                        )
+                    )
+                if observe is not None:
+                    observe(index, self.value, write, overwrite.value)
+                self.value = overwrite.value
+                seen_overwrite = True
+            elif not seen_overwrite:
+                if observe is None:
+                    self.value = operator(self.value, write)
+                else:
+                    before = self.value
+                    self.value = operator(before, write)
+                    observe(index, before, write, self.value)
+        return True
+
+
+def reducer_display_name(fn: Callable[..., Any]) -> str:
+    """`operator.add`, `add_messages`, `my_module.merge`: how the debugger names a reducer."""
+    fn = getattr(fn, "func", fn)  # functools.partial, e.g. add_messages(format=...)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    module = getattr(fn, "__module__", None)
+    if module in ("operator", "_operator"):
+        return f"operator.{name}"
+    return name
+
+
+class Topic(Channel):
+    """A list of published values; list writes are flattened. Cleared each step unless `accumulate`."""
+
+    __slots__ = ("accumulate", "values")
+    reducer_name = "Topic"
+
+    def __init__(self, key: str = "", accumulate: bool = False) -> None:
+        super().__init__(key)
+        self.accumulate = accumulate
+        self.values: list[Any] = []
+
+    def _reset(self) -> None:
+        self.value = MISSING
+        self.values = []
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        updated = False
+        if not self.accumulate:
+            updated = bool(self.values)
+            self.values = []
+        for write in values:
+            if isinstance(write, list):
+                if write:
+                    self.values.extend(write)
+                    updated = True
+            else:
+                self.values.append(write)
+                updated = True
+        return updated
+
+    def get(self) -> Any:
+        if not self.values:
+            raise EmptyChannelError()
+        return list(self.values)
+
+    def is_available(self) -> bool:
+        return bool(self.values)
+
+    def checkpoint(self) -> Any:
+        return list(self.values) if self.values else MISSING
+
+    def restore(self, saved: Any) -> "Channel":
+        new = self.fresh()
+        if saved is not MISSING:
+            new.values = list(saved)
+        return new
+
+
+class NamedBarrierValue(Channel):
+    """The barrier of a waiting edge: available once every expected name has arrived, in any steps."""
+
+    __slots__ = ("names", "seen")
+    reducer_name = "NamedBarrierValue"
+
+    def __init__(self, key: str, names: set[str]) -> None:
+        super().__init__(key)
+        self.names = frozenset(names)
+        self.seen: set[str] = set()
+
+    def _reset(self) -> None:
+        self.value = MISSING
+        self.seen = set()
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        updated = False
+        for write in values:
+            if write not in self.names:
+                raise InvalidUpdateError(f"At key '{self.key}': Value {write} not in {set(self.names)}")
+            if write not in self.seen:
+                self.seen.add(write)
+                updated = True
+        return updated
+
+    def get(self) -> Any:
+        if self.seen != self.names:
+            raise EmptyChannelError()
+        return None
+
+    def is_available(self) -> bool:
+        return self.seen == self.names
+
+    def consume(self) -> bool:
+        if self.seen == self.names:
+            self.seen = set()
+            return True
+        return False
+
+    def checkpoint(self) -> Any:
+        return set(self.seen)
+
+    def restore(self, saved: Any) -> "Channel":
+        new = self.fresh()
+        new.seen = set(saved) if saved is not MISSING else set()
+        return new
+
+
+class NamedBarrierValueAfterFinish(NamedBarrierValue):
+    """A waiting edge into a `defer=True` node: also waits for the graph to run out of other work."""
+
+    __slots__ = ("finished",)
+
+    def __init__(self, key: str, names: set[str]) -> None:
+        super().__init__(key, names)
+        self.finished = False
+
+    def _reset(self) -> None:
+        super()._reset()
+        self.finished = False
+
+    def get(self) -> Any:
+        if not self.finished or self.seen != self.names:
+            raise EmptyChannelError()
+        return None
+
+    def is_available(self) -> bool:
+        return self.finished and self.seen == self.names
+
+    def consume(self) -> bool:
+        if self.finished and self.seen == self.names:
+            self.finished = False
+            self.seen = set()
+            return True
+        return False
+
+    def finish(self) -> bool:
+        if not self.finished and self.seen == self.names:
+            self.finished = True
+            return True
+        return False
+
+    def checkpoint(self) -> Any:
+        return (set(self.seen), self.finished)
+
+    def restore(self, saved: Any) -> "Channel":
+        new = self.fresh()
+        if saved is not MISSING:
+            seen, new.finished = saved
+            new.seen = set(seen)
+        return new
+
+
+class LastValueAfterFinish(Channel):
+    """The trigger of a `defer=True` node: readable only after `finish()`, cleared when consumed."""
+
+    __slots__ = ("finished",)
+    reducer_name = "LastValueAfterFinish"
+
+    def __init__(self, key: str = "") -> None:
+        super().__init__(key)
+        self.finished = False
+
+    def _reset(self) -> None:
+        self.value = MISSING
+        self.finished = False
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        if not values:
+            return False
+        self.finished = False
+        self.value = values[-1]
+        return True
+
+    def get(self) -> Any:
+        if self.value is MISSING or not self.finished:
+            raise EmptyChannelError()
+        return self.value
+
+    def is_available(self) -> bool:
+        return self.value is not MISSING and self.finished
+
+    def consume(self) -> bool:
+        if self.finished:
+            self.finished = False
+            self.value = MISSING
+            return True
+        return False
+
+    def finish(self) -> bool:
+        if not self.finished and self.value is not MISSING:
+            self.finished = True
+            return True
+        return False
+
+    def checkpoint(self) -> Any:
+        return (self.value, self.finished) if self.value is not MISSING else MISSING
+
+    def restore(self, saved: Any) -> "Channel":
+        new = self.fresh()
+        if saved is not MISSING:
+            new.value, new.finished = saved
+        return new

@@ -1,0 +1,248 @@
+"""`CompiledStateGraph`: what `StateGraph.compile()` returns. `invoke`, `stream`, `get_graph`.
+
+Compilation turns each builder node into a `CompiledNode`: the channels that trigger it, the keys it
+reads, the writes its static edges make, and its routers. Running is `loop.Loop`'s job; this module
+only wires a run up (config, hooks, nesting inside a parent task) and shapes its output.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
+
+from .algo import Task
+from .channels import Channel
+from .constants import START, TASKS, branch_channel, join_channel
+from .hooks import Hooks, combine
+from .loop import Loop
+from .runner import current_task
+from .schema import ROOT
+from .stream import StreamCollector
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .graph import Branch, StateGraph
+
+
+@dataclass(eq=False)
+class CompiledNode:
+    """A node ready to run: its action plus everything the loop needs to trigger and feed it."""
+
+    name: str
+    action: Any
+    input_schema: Any
+    reads: tuple[str, ...]
+    """The state keys it receives (its input schema's keys)."""
+    triggers: tuple[str, ...]
+    """Channels any one of which makes it run: `branch:to:<name>` and its waiting-edge barriers."""
+    writable_keys: frozenset[str]
+    """Keys its return value may write; others are dropped silently, as in LangGraph."""
+    object_keys: tuple[str, ...]
+    """Keys read off a dataclass/pydantic return value."""
+    state_keys: frozenset[str]
+    edge_writes: tuple[tuple[str, Any], ...]
+    """What its static and waiting edges write when it finishes."""
+    branches: tuple["Branch", ...]
+    branch_reads: tuple[str, ...]
+    branch_schema: Any
+    takes_config: bool = False
+    is_subgraph: bool = False
+    defer: bool = False
+    metadata: dict[str, Any] | None = None
+    needs_context: bool = True
+
+    def call(self, task: Task, loop: Loop) -> Any:
+        if self.name == START:
+            return task.input
+        if self.is_subgraph:
+            return self.action.invoke(task.input, _task_config(loop, task))
+        if self.takes_config:
+            return self.action(task.input, config=_task_config(loop, task))
+        return self.action(task.input)
+
+
+def _task_config(loop: Loop, task: Task) -> dict[str, Any]:
+    """The run's config plus LangGraph's per-task metadata, for nodes that ask for `config`."""
+    ns = "|".join((*loop.ns, f"{task.name}:{task.id}"))
+    metadata = {
+        **(loop.config.get("metadata") or {}),
+        "langgraph_step": task.step,
+        "langgraph_node": task.name,
+        "langgraph_triggers": task.triggers,
+        "langgraph_path": task.path,
+        "langgraph_checkpoint_ns": ns,
+    }
+    return {**loop.config, "metadata": metadata}
+
+
+def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
+    state_keys = frozenset(builder.channels)
+    all_keys = tuple(builder.channels)
+    edge_writes: dict[str, list[tuple[str, Any]]] = {name: [] for name in [START, *builder.nodes]}
+    triggers: dict[str, list[str]] = {name: [branch_channel(name)] for name in builder.nodes}
+    for edge in builder.edges:
+        if edge.target != "__end__":
+            edge_writes[edge.source].append((branch_channel(edge.target), None))
+    for waiting in builder.waiting_edges:
+        if waiting.target == "__end__":
+            continue
+        channel = join_channel(waiting.sources, waiting.target)
+        triggers[waiting.target].append(channel)
+        for source in waiting.sources:
+            edge_writes[source].append((channel, source))
+
+    def branches_of(name: str) -> tuple["Branch", ...]:
+        return tuple(builder.branches.get(name, {}).values())
+
+    input_keys = tuple(builder.schemas[builder.input_schema])
+    nodes = {
+        START: CompiledNode(
+            name=START,
+            action=None,
+            input_schema=builder.input_schema,
+            reads=(),
+            triggers=(START,),
+            writable_keys=frozenset(input_keys),
+            object_keys=input_keys,
+            state_keys=state_keys,
+            edge_writes=tuple(edge_writes[START]),
+            branches=branches_of(START),
+            branch_reads=tuple(builder.schemas[builder.state_schema]),
+            branch_schema=builder.state_schema,
+            needs_context=False,
+        )
+    }
+    for name, spec in builder.nodes.items():
+        is_subgraph = isinstance(spec.action, CompiledStateGraph)
+        reads = tuple(builder.schemas[spec.input_schema])
+        nodes[name] = CompiledNode(
+            name=name,
+            action=spec.action,
+            input_schema=spec.input_schema,
+            reads=reads,
+            triggers=tuple(triggers[name]),
+            writable_keys=state_keys,
+            object_keys=all_keys,
+            state_keys=state_keys,
+            edge_writes=tuple(edge_writes[name]),
+            branches=branches_of(name),
+            branch_reads=reads,
+            branch_schema=spec.input_schema,
+            takes_config=not is_subgraph and _takes_config(spec.action),
+            is_subgraph=is_subgraph,
+            defer=spec.defer,
+            metadata=spec.metadata,
+        )
+    return nodes
+
+
+def _takes_config(fn: Any) -> bool:
+    try:
+        return "config" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class CompiledStateGraph:
+    """A runnable graph. Immutable once compiled; every run gets fresh channels."""
+
+    def __init__(
+        self,
+        *,
+        builder: "StateGraph",
+        channels: dict[str, Channel],
+        nodes: dict[str, CompiledNode],
+        checkpointer: Any,
+        interrupt_before: Sequence[str] | str,
+        interrupt_after: Sequence[str] | str,
+        name: str,
+        debug: bool,
+    ) -> None:
+        self.builder = builder
+        self.channels = channels
+        self.nodes = nodes
+        self.checkpointer = checkpointer
+        self.interrupt_before_nodes = interrupt_before
+        self.interrupt_after_nodes = interrupt_after
+        self.name = name
+        self.debug = debug
+        self.state_keys_ordered = list(builder.channels)
+        self.state_keys = frozenset(self.state_keys_ordered)
+        output = list(builder.schemas[builder.output_schema])
+        self.output_keys: list[str] | str = ROOT if output == [ROOT] else output
+        self.stream_keys = self.state_keys_ordered
+        trigger_to_nodes: dict[str, list[str]] = {}
+        for node in nodes.values():
+            for channel in node.triggers:
+                trigger_to_nodes.setdefault(channel, []).append(node.name)
+        self.trigger_to_nodes = {k: tuple(v) for k, v in trigger_to_nodes.items()}
+
+    def get_name(self) -> str:
+        return self.name
+
+    # ---- running -------------------------------------------------------------------------------
+
+    def loop(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        hooks: Hooks | None = None,
+        output_keys: list[str] | str | None = None,
+    ) -> Loop:
+        """A run that has not started: call `tick()` until it returns False. A run started inside
+        another graph's task (a subgraph, or `invoke` called by a node) nests under that task: it
+        inherits the parent's config and hooks, and its namespace names the task."""
+        parent = current_task.get()
+        ns: tuple[str, ...] = ()
+        if parent is not None:
+            ns = (*parent.loop.ns, f"{parent.task.name}:{parent.task.id}")
+            config = {**parent.loop.config, **(config or {})}
+            hooks = combine([parent.loop.hooks, hooks])
+        return Loop(self, input, config, hooks=hooks, ns=ns, output_keys=output_keys)
+
+    def invoke(self, input: Any, config: dict[str, Any] | None = None, *, hooks: Hooks | None = None,
+               output_keys: list[str] | str | None = None, **kwargs: Any) -> Any:
+        """Runs to the end and returns the output keys' values (None if no step ever wrote one)."""
+        stream_mode = kwargs.pop("stream_mode", "values")
+        if stream_mode != "values":
+            chunks = list(self.stream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **kwargs))
+            return chunks
+        return self.loop(input, config, hooks=hooks, output_keys=output_keys).run()
+
+    def stream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        stream_mode: str | Sequence[str] | None = None,
+        subgraphs: bool = False,
+        output_keys: list[str] | str | None = None,
+        hooks: Hooks | None = None,
+        **kwargs: Any,
+    ) -> Iterator[Any]:
+        mode = stream_mode if stream_mode is not None else "updates"
+        modes = [mode] if isinstance(mode, str) else list(mode)
+        collector = StreamCollector(
+            modes,
+            single_mode=isinstance(mode, str),
+            subgraphs=subgraphs,
+            stream_keys=output_keys if isinstance(output_keys, list) else self.stream_keys,
+        )
+        loop = self.loop(input, config, hooks=combine([hooks, collector]))
+        while True:
+            try:
+                more = loop.tick()
+            except BaseException:
+                yield from collector.drain()
+                raise
+            yield from collector.drain()
+            if not more:
+                return
+
+    # ---- drawing -------------------------------------------------------------------------------
+
+    def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Any:
+        from .draw import graph_of
+
+        return graph_of(self, xray=xray)

@@ -1,0 +1,386 @@
+"""`StateGraph`: the builder, and every compile-time check. Nothing here executes a node.
+
+Edges are kept as typed data (`Edge`, `WaitingEdge`, `Branch`); `compile()` validates them with
+LangGraph's exact texts and turns them into `CompiledNode`s whose triggers and edge writes name the
+control channels of `constants.py`. Execution lives in `loop.py`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Literal, Sequence, get_args, get_origin, get_type_hints
+
+from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
+from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
+from .schema import channels_for_schema, first_parameter_schema, schema_fields
+
+logger = logging.getLogger("engine")
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """A node as added to the builder."""
+
+    name: str
+    action: Any
+    """A callable `(state[, config]) -> update`, or a compiled graph run as a subgraph."""
+    input_schema: Any
+    """The schema the node reads and receives; the graph's state schema unless the node declares one."""
+    defer: bool = False
+    metadata: dict[str, Any] | None = None
+    ends: tuple[str, ...] = ()
+    """Declared `destinations` or `Command[Literal[...]]` targets: for drawing and validation only."""
+
+
+@dataclass(frozen=True)
+class Edge:
+    """`add_edge(source, target)`: source finishing triggers target in the next superstep."""
+
+    source: str
+    target: str
+
+
+@dataclass(frozen=True)
+class WaitingEdge:
+    """`add_edge([a, b], target)`: target runs once, after every source has finished."""
+
+    sources: tuple[str, ...]
+    target: str
+
+
+@dataclass
+class Branch:
+    """`add_conditional_edges(source, router, path_map)`: the router picks targets at run time."""
+
+    source: str
+    router: Callable[..., Any]
+    name: str
+    path_map: dict[Hashable, str] | None
+    """Router result -> node; None when neither a path_map nor a `Literal` return type was given."""
+    router_takes_config: bool = False
+
+
+class StateGraph:
+    """A graph whose nodes share one state, merged by per-key reducers at each superstep barrier."""
+
+    def __init__(
+        self,
+        state_schema: Any = None,
+        context_schema: Any = None,
+        *,
+        input_schema: Any = None,
+        output_schema: Any = None,
+        **legacy: Any,
+    ) -> None:
+        input_schema = input_schema if input_schema is not None else legacy.pop("input", None)
+        output_schema = output_schema if output_schema is not None else legacy.pop("output", None)
+        if legacy:
+            raise TypeError(f"StateGraph() got unexpected keyword arguments {sorted(legacy)}")
+        if state_schema is None:
+            raise ValueError("Must provide state_schema or input and output")
+        self.state_schema = state_schema
+        self.context_schema = context_schema
+        self.input_schema = input_schema if input_schema is not None else state_schema
+        self.output_schema = output_schema if output_schema is not None else state_schema
+        self.nodes: dict[str, NodeSpec] = {}
+        self.edges: list[Edge] = []
+        self.waiting_edges: list[WaitingEdge] = []
+        self.branches: dict[str, dict[str, Branch]] = {}
+        self.channels: dict[str, Channel] = {}
+        self.schemas: dict[Any, dict[str, Channel]] = {}
+        self.compiled = False
+        for schema in (self.state_schema, self.input_schema, self.output_schema):
+            self._add_schema(schema)
+
+    def _add_schema(self, schema: Any) -> None:
+        """Registers a schema's channels; every schema shares one namespace of keys (LangGraph 1.7)."""
+        if schema in self.schemas:
+            return
+        channels = channels_for_schema(schema)
+        self.schemas[schema] = channels
+        for key, channel in channels.items():
+            existing = self.channels.get(key)
+            if existing is None or (type(existing) is LastValue and type(channel) is not LastValue):
+                self.channels[key] = channel
+            elif type(channel) is not LastValue and type(channel) is not type(existing):
+                raise ValueError(f"Channel '{key}' already exists with a different type")
+
+    # ---- nodes -------------------------------------------------------------------------------
+
+    def add_node(
+        self,
+        node: str | Callable[..., Any] | Any,
+        action: Any = None,
+        *,
+        defer: bool = False,
+        metadata: dict[str, Any] | None = None,
+        input_schema: Any = None,
+        retry_policy: Any = None,
+        cache_policy: Any = None,
+        destinations: dict[str, str] | tuple[str, ...] | None = None,
+        **legacy: Any,
+    ) -> "StateGraph":
+        if input_schema is None and "input" in legacy:
+            input_schema = legacy.pop("input")
+        if not isinstance(node, str):
+            action = node
+            node = getattr(action, "name", None) if _is_compiled_graph(action) else getattr(action, "__name__", type(action).__name__)
+            if node is None:
+                raise ValueError("Node name must be provided if action is not a function")
+        if self.compiled:
+            logger.warning(
+                "Adding a node to a graph that has already been compiled. This will not be reflected in the compiled graph."
+            )
+        if action is None:
+            raise RuntimeError
+        if node in self.nodes:
+            raise ValueError(f"Node `{node}` already present.")
+        if node in (START, END):
+            raise ValueError(f"Node `{node}` is reserved.")
+        for character in (NS_SEP, NS_END):
+            if character in node:
+                raise ValueError(f"'{character}' is a reserved character and is not allowed in the node names.")
+        ends: tuple[str, ...] = ()
+        if not _is_compiled_graph(action):
+            if input_schema is None:
+                input_schema = first_parameter_schema(action)
+            ends = _command_destinations(action)
+        if destinations is not None:
+            ends = tuple(destinations)
+        schema = input_schema if input_schema is not None else self.state_schema
+        self._add_schema(schema)
+        self.nodes[node] = NodeSpec(node, action, schema, defer, metadata, ends)
+        return self
+
+    def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> "StateGraph":
+        if len(nodes) < 1:
+            raise ValueError("Sequence requires at least one node.")
+        previous: str | None = None
+        for item in nodes:
+            name, action = item if isinstance(item, tuple) else (getattr(item, "name", None) or getattr(item, "__name__", type(item).__name__), item)
+            if name in self.nodes:
+                raise ValueError(
+                    f"Node names must be unique: node with the name '{name}' already exists. If you need to use two "
+                    "different runnables/callables with the same name (for example, using `lambda`), please provide "
+                    "them as tuples (name, runnable/callable)."
+                )
+            self.add_node(name, action)
+            if previous is not None:
+                self.add_edge(previous, name)
+            previous = name
+        return self
+
+    # ---- edges -------------------------------------------------------------------------------
+
+    def add_edge(self, start_key: str | list[str], end_key: str) -> "StateGraph":
+        if isinstance(start_key, str):
+            if start_key == END:
+                raise ValueError("END cannot be a start node")
+            if end_key == START:
+                raise ValueError("START cannot be an end node")
+            self.edges.append(Edge(start_key, end_key))
+            return self
+        for start in start_key:
+            if start == END:
+                raise ValueError("END cannot be a start node")
+            if start not in self.nodes:
+                raise ValueError(f"Need to add_node `{start}` first")
+        if end_key == START:
+            raise ValueError("START cannot be an end node")
+        if end_key != END and end_key not in self.nodes:
+            raise ValueError(f"Need to add_node `{end_key}` first")
+        self.waiting_edges.append(WaitingEdge(tuple(start_key), end_key))
+        return self
+
+    def add_conditional_edges(
+        self,
+        source: str,
+        path: Callable[..., Any],
+        path_map: dict[Hashable, str] | list[str] | None = None,
+    ) -> "StateGraph":
+        name = getattr(path, "__name__", None) or type(path).__name__
+        if name == "<lambda>":
+            name = "condition"
+        branches = self.branches.setdefault(source, {})
+        if name in branches:
+            raise ValueError(f"Branch with name `{name}` already exists for node `{source}`")
+        branches[name] = Branch(source, path, name, _path_map(path, path_map), _takes_config(path))
+        return self
+
+    def set_entry_point(self, key: str) -> "StateGraph":
+        return self.add_edge(START, key)
+
+    def set_conditional_entry_point(self, path: Callable[..., Any], path_map: Any = None) -> "StateGraph":
+        return self.add_conditional_edges(START, path, path_map)
+
+    def set_finish_point(self, key: str) -> "StateGraph":
+        return self.add_edge(key, END)
+
+    # ---- validation and compile -------------------------------------------------------------
+
+    def validate(self, interrupt: Sequence[str] | None = None) -> "StateGraph":
+        """LangGraph's checks, in LangGraph's order, so the first error reported is the same one."""
+        all_edges = [(e.source, e.target) for e in self.edges] + [
+            (s, w.target) for w in self.waiting_edges for s in w.sources
+        ]
+        sources = {s for s, _ in all_edges} | set(self.branches)
+        sources |= {name for name, spec in self.nodes.items() if spec.ends}
+        for source in _ordered(sources):
+            if source not in self.nodes and source != START:
+                raise ValueError(f"Found edge starting at unknown node '{source}'")
+        if START not in sources:
+            raise ValueError("Graph must have an entrypoint: add at least one edge from START to another node")
+        targets = {t for _, t in all_edges}
+        for start, branches in self.branches.items():
+            for name, branch in branches.items():
+                if branch.path_map is not None:
+                    for end in branch.path_map.values():
+                        if end not in self.nodes and end != END:
+                            raise ValueError(f"At '{start}' node, '{name}' branch found unknown target '{end}'")
+                        targets.add(end)
+                else:
+                    targets.add(END)
+                    targets.update(n for n in self.nodes if n != start)
+        for spec in self.nodes.values():
+            targets.update(spec.ends)
+        for target in _ordered(targets):
+            if target not in self.nodes and target != END:
+                raise ValueError(f"Found edge ending at unknown node `{target}`")
+        for node in interrupt or ():
+            if node not in self.nodes:
+                raise ValueError(f"Interrupt node `{node}` not found")
+        self._warn_unreachable()
+        self.compiled = True
+        return self
+
+    def _warn_unreachable(self) -> None:
+        """LangGraph allows nodes nothing leads to; we warn, naming them, because they never run."""
+        successors: dict[str, set[str]] = {}
+        for e in self.edges:
+            successors.setdefault(e.source, set()).add(e.target)
+        for w in self.waiting_edges:
+            for s in w.sources:
+                successors.setdefault(s, set()).add(w.target)
+        for source, branches in self.branches.items():
+            for branch in branches.values():
+                # A router without a path_map may go anywhere (or Send anywhere): assume it can.
+                targets = set(branch.path_map.values()) if branch.path_map is not None else set(self.nodes)
+                successors.setdefault(source, set()).update(targets)
+        for name, spec in self.nodes.items():
+            successors.setdefault(name, set()).update(spec.ends)
+            if not spec.ends and _returns_command_or_send(spec.action):
+                successors[name].update(self.nodes)
+        seen, frontier = {START}, [START]
+        while frontier:
+            for nxt in successors.get(frontier.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    frontier.append(nxt)
+        unreachable = [n for n in self.nodes if n not in seen]
+        if unreachable:
+            warnings.warn(
+                f"Node(s) {', '.join(repr(n) for n in unreachable)} cannot be reached from START and will never run. "
+                "Add an edge into them (add_edge or add_conditional_edges), or remove them.",
+                UnreachableNodeWarning,
+                stacklevel=3,
+            )
+
+    def compile(
+        self,
+        checkpointer: Any = None,
+        *,
+        cache: Any = None,
+        store: Any = None,
+        interrupt_before: Sequence[str] | Literal["*"] | None = None,
+        interrupt_after: Sequence[str] | Literal["*"] | None = None,
+        debug: bool = False,
+        name: str | None = None,
+    ) -> "CompiledStateGraph":
+        from .compiled import CompiledStateGraph, compile_nodes
+
+        interrupts = [*(interrupt_before if interrupt_before not in (None, "*") else ()), *(interrupt_after if interrupt_after not in (None, "*") else ())]
+        self.validate(interrupt=interrupts)
+        channels = dict(self.channels)
+        channels[START] = EphemeralValue(START, guard=True)
+        channels[TASKS] = Topic(TASKS, accumulate=False)
+        for node, spec in self.nodes.items():
+            key = branch_channel(node)
+            channels[key] = LastValueAfterFinish(key) if spec.defer else EphemeralValue(key, guard=False)
+        for w in self.waiting_edges:
+            if w.target == END:
+                continue
+            key = join_channel(w.sources, w.target)
+            barrier = NamedBarrierValueAfterFinish if self.nodes[w.target].defer else NamedBarrierValue
+            channels[key] = barrier(key, set(w.sources))
+        return CompiledStateGraph(
+            builder=self,
+            channels=channels,
+            nodes=compile_nodes(self),
+            checkpointer=checkpointer,
+            interrupt_before=interrupt_before or (),
+            interrupt_after=interrupt_after or (),
+            name=name or "LangGraph",
+            debug=debug,
+        )
+
+
+class UnreachableNodeWarning(UserWarning):
+    """A node that no edge, router or Command can lead to."""
+
+
+def _ordered(names: set[str]) -> list[str]:
+    return sorted(names)
+
+
+def _is_compiled_graph(action: Any) -> bool:
+    return hasattr(action, "builder") and hasattr(action, "invoke") and hasattr(action, "get_graph")
+
+
+def _takes_config(fn: Callable[..., Any]) -> bool:
+    try:
+        return "config" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _path_map(path: Callable[..., Any], path_map: Any) -> dict[Hashable, str] | None:
+    if isinstance(path_map, dict):
+        return dict(path_map)
+    if isinstance(path_map, list):
+        return {name: name for name in path_map}
+    try:
+        returns = get_type_hints(getattr(path, "__call__", path) if not inspect.isfunction(path) else path).get("return")
+    except Exception:
+        return None
+    if returns is not None and get_origin(returns) is Literal:
+        return {name: name for name in get_args(returns)}
+    return None
+
+
+def _return_annotation(action: Any) -> Any:
+    try:
+        return get_type_hints(action).get("return")
+    except Exception:
+        return None
+
+
+def _command_destinations(action: Any) -> tuple[str, ...]:
+    """`-> Command[Literal["b", "c"]]` declares where a node may go (drawing and validation only)."""
+    returns = _return_annotation(action)
+    if returns is None or getattr(get_origin(returns), "__name__", None) != "Command":
+        return ()
+    (target,) = get_args(returns) or (None,)
+    if get_origin(target) is Literal:
+        return tuple(get_args(target))
+    return ()
+
+
+def _returns_command_or_send(action: Any) -> bool:
+    returns = _return_annotation(action)
+    if returns is None:
+        return True  # unknown: it may return a Command
+    text = repr(returns)
+    return "Command" in text or "Send" in text

@@ -1,0 +1,121 @@
+"""The hook interface: one method per moment of a run, keyword-only arguments, all no-ops by default.
+
+The loop calls these and nothing else to make itself observable: the trace recorder, the stream
+output and checkpointers plug in here. Subclass `Hooks` and override what you need. Every method
+receives `ns`, the namespace of the graph that emits it: `()` for the root graph and
+`("child:<task id>",)` for a subgraph run by the root's `child` task, so nested runs can be filed
+under the task that ran them. With no hook attached the loop skips all of this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .algo import Task
+
+
+@dataclass(frozen=True, slots=True)
+class ReducerCall:
+    """One application of one write to one channel at a superstep barrier."""
+
+    step: int
+    channel: str
+    reducer: str
+    """`operator.add`, `add_messages`, `LastValue` (a plain key: the write replaces the value), ..."""
+    before: Any
+    """The value before this call; `MISSING` for a channel that was empty."""
+    write: Any
+    writer: str
+    """The id of the task whose write this is."""
+    writer_name: str
+    """The node name of that task (`__start__` for the input, `__input__` for external updates)."""
+    after: Any
+    index: int
+    """Position of this call in the step's application order, across all channels."""
+    error: BaseException | None = None
+    """Set when the channel refused this write (e.g. a second write to a plain key); `after` is then MISSING."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepCommit:
+    """What the barrier of one superstep did."""
+
+    step: int
+    updated_channels: frozenset[str]
+    versions: Mapping[str, int]
+    """Every channel's version after the barrier (a copy)."""
+    read: Callable[[Iterable[str] | None], dict[str, Any]]
+    """Reads the state after the barrier: the given keys, or every state key when None."""
+    state_keys: frozenset[str]
+    """The keys of this graph's state (the other channels are edges and Send queues)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    graph: Any
+    """The compiled graph (for its description: `graph.get_graph()`, `graph.builder`)."""
+    input: Any
+    config: Mapping[str, Any]
+    recursion_limit: int
+
+
+class Hooks:
+    """Override any of these; each is called on the thread that owns the run's loop."""
+
+    def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None: ...
+
+    def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence["Task"]) -> None:
+        """Tasks in application order, each with its triggers, the versions it saw and its input."""
+
+    def task_finished(self, *, ns: tuple[str, ...], step: int, task: "Task") -> None:
+        """Called for every task of a step, in application order, once all of them have finished:
+        `task.result` (raw return), `task.writes`, `task.routes`, `task.duration`, `task.error`."""
+
+    def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None: ...
+
+    def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None: ...
+
+    def run_finished(
+        self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int
+    ) -> None:
+        """status: `done`, `interrupted`, `error` or `recursion_limit`."""
+
+
+class HookList(Hooks):
+    """Several hooks called in order, so the loop always talks to exactly one object."""
+
+    def __init__(self, hooks: Sequence[Hooks]) -> None:
+        self.hooks = tuple(hooks)
+
+    def run_started(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.run_started(**kw)
+
+    def step_planned(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.step_planned(**kw)
+
+    def task_finished(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.task_finished(**kw)
+
+    def reducer_called(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.reducer_called(**kw)
+
+    def step_committed(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.step_committed(**kw)
+
+    def run_finished(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.run_finished(**kw)
+
+
+def combine(hooks: Iterable[Hooks | None]) -> Hooks | None:
+    present = [h for h in hooks if h is not None]
+    if not present:
+        return None
+    return present[0] if len(present) == 1 else HookList(present)

@@ -1,0 +1,163 @@
+"""One run of a compiled graph, driven one superstep at a time by its caller.
+
+`Loop.tick()` is the whole engine in one place: plan -> execute -> commit -> report. `invoke()` and
+`stream()` are short loops over it, and so is the step-through debugger. The loop formats, stores and
+prints nothing: everything it has to say goes out through the hooks (`hooks.py`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Iterable
+
+from .algo import RunState, Task, apply_writes, plan_tasks
+from .channels import MISSING
+from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, START, branch_channel
+from .errors import EmptyInputError, GraphBubbleUp, recursion_limit_error
+from .hooks import Hooks, RunInfo, StepCommit
+from .runner import Runner
+from .schema import update_as_pairs
+from .types import Command
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compiled import CompiledStateGraph
+
+
+def recursion_limit_of(config: dict[str, Any]) -> int:
+    limit = config.get("recursion_limit")
+    if limit is None:
+        limit = int(os.environ.get(DEFAULT_RECURSION_LIMIT_ENV, DEFAULT_RECURSION_LIMIT))
+    if limit < 1:
+        raise ValueError("recursion_limit must be at least 1")
+    return limit
+
+
+class Loop:
+    """Owns one run: its channels, step counter, status and output. Not thread-safe; one caller."""
+
+    def __init__(
+        self,
+        graph: "CompiledStateGraph",
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        hooks: Hooks | None = None,
+        ns: tuple[str, ...] = (),
+        output_keys: list[str] | str | None = None,
+    ) -> None:
+        self.graph = graph
+        self.input = input
+        self.config = dict(config or {})
+        self.hooks = hooks
+        self.ns = ns
+        self.output_keys = output_keys if output_keys is not None else graph.output_keys
+        self.output_key_set = frozenset([self.output_keys] if isinstance(self.output_keys, str) else self.output_keys)
+        self.recursion_limit = recursion_limit_of(self.config)
+        self.state = RunState({key: spec.fresh() for key, spec in graph.channels.items()})
+        self.step = -1
+        self.stop = self.step + self.recursion_limit + 1
+        self.status = "pending"
+        """`pending`, `running`, then `done`, `interrupted`, `error` or `recursion_limit`."""
+        self.error: BaseException | None = None
+        self.output: Any = None
+        """What `invoke()` returns: the output keys as of the last step that updated one of them."""
+        self.updated_channels: set[str] | None = set()
+        self.tasks: list[Task] = []
+        """The tasks of the step most recently run."""
+        self.runner = Runner(self, self.config.get("max_concurrency"))
+
+    # ---- driving -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Writes the input (LangGraph's `_first`): the graph input goes to `__start__` as step -1."""
+        if self.hooks is not None:
+            self.hooks.run_started(ns=self.ns, run=RunInfo(self.graph, self.input, self.config, self.recursion_limit))
+        self.status = "running"
+        if self.input is None:
+            self._end("error", EmptyInputError("Received no input for __start__"))
+        if isinstance(self.input, Command):
+            writes = self._command_input_writes(self.input)
+        else:
+            writes = [(START, self.input)]
+        input_task = Task(INPUT, INPUT, (INPUT,), self.step, (), {}, self.input, None, writes)  # type: ignore[arg-type]
+        self._commit([input_task])
+        self.step += 1
+
+    def _command_input_writes(self, command: Command) -> list[tuple[str, Any]]:
+        if command.update is None and not command.goto and command.resume is None:
+            self._end("error", EmptyInputError("Received empty Command input"))
+        writes = [(k, v) for k, v in update_as_pairs(command.update) if k in self.graph.state_keys]
+        for target in command.goto_targets():
+            writes.append((branch_channel(target), None) if isinstance(target, str) else ("__pregel_tasks", target))
+        return writes
+
+    def tick(self) -> bool:
+        """Runs one superstep. Returns False when the run is over; raises what the run raised."""
+        if self.status == "pending":
+            self.start()
+            return True
+        if self.status != "running":
+            return False
+        if self.step > self.stop:
+            self._end("recursion_limit", recursion_limit_error(self.recursion_limit))
+        tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+        if not tasks:
+            self._end("done", None)
+            return False
+        self.tasks = tasks
+        if self.hooks is not None:
+            self.hooks.step_planned(ns=self.ns, step=self.step, tasks=tasks)
+        self.runner.run(tasks)
+        if self.hooks is not None:
+            for task in tasks:
+                self.hooks.task_finished(ns=self.ns, step=self.step, task=task)
+        failed = next((t for t in tasks if t.error is not None), None)
+        if failed is not None:
+            self._end("interrupted" if isinstance(failed.error, GraphBubbleUp) else "error", failed.error)
+        self._commit(tasks)
+        self.step += 1
+        return True
+
+    def run(self) -> Any:
+        """Ticks to the end and returns the output (what `invoke` returns)."""
+        while self.tick():
+            pass
+        return self.output
+
+    # ---- internals -----------------------------------------------------------------------------
+
+    def _commit(self, tasks: list[Task]) -> None:
+        hooks = self.hooks
+        try:
+            updated = apply_writes(
+                self.state, tasks, self.graph.trigger_to_nodes, hooks, self.ns, self.step, self.graph.state_keys
+            )
+        except Exception as exc:
+            self._end("error", exc)
+        self.updated_channels = updated
+        if not updated.isdisjoint(self.output_key_set):
+            self.output = self.read_output()
+        if hooks is not None:
+            hooks.step_committed(
+                ns=self.ns,
+                commit=StepCommit(self.step, frozenset(updated), dict(self.state.versions), self.read_state, self.graph.state_keys),
+            )
+
+    def read_state(self, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        return self.state.read(self.graph.state_keys_ordered if keys is None else keys)
+
+    def read_output(self) -> Any:
+        if isinstance(self.output_keys, str):
+            channel = self.state.channels[self.output_keys]
+            return channel.get() if channel.is_available() else None
+        return self.state.read(self.output_keys)
+
+    def _end(self, status: str, error: BaseException | None) -> None:
+        """Ends the run; re-raises `error` to the caller once the hooks have heard about it."""
+        self.status = status
+        self.error = error
+        self.runner.close()
+        if self.hooks is not None:
+            self.hooks.run_finished(ns=self.ns, status=status, output=self.output, error=error, step=self.step)
+        if error is not None:
+            raise error
