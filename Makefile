@@ -22,7 +22,7 @@ install-test: $(PY) system-deps
 	$(PY) -m pip install -q -e ".[test]"
 
 run: install
-	$(PY) -m debugger.cli open $(SAMPLE)
+	$(PY) -m debugger.cli run $(SAMPLE)
 
 # pytest exits 5 when it collected nothing: that is a failure, never a silent pass.
 test: install-test

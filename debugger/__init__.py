@@ -1,0 +1,1 @@
+"""StepScope's debugger: the `stepscope` command line (and, later, the Streamlit app)."""

@@ -1,0 +1,283 @@
+"""The recording hooks: every moment a debugger needs, in a deterministic order."""
+
+import operator
+import threading
+import time
+from typing import Annotated, TypedDict
+
+import pytest
+
+from engine import END, START, Command, Hooks, InvalidUpdateError, Send, StateGraph
+from engine.channels import MISSING
+
+
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
+    v: int
+
+
+class Recorder(Hooks):
+    def __init__(self):
+        self.events = []
+
+    def run_started(self, *, ns, run):
+        self.events.append(("run", ns, run.input))
+
+    def step_planned(self, *, ns, step, tasks):
+        self.events.append(("planned", ns, step, [(t.name, t.triggers, dict(t.seen_versions)) for t in tasks]))
+
+    def task_finished(self, *, ns, step, task):
+        self.events.append(("task", ns, step, task.name, task.result, list(task.writes), task.routes, type(task.error).__name__ if task.error else None))
+
+    def reducer_called(self, *, ns, call):
+        self.events.append(("reduce", ns, call.step, call.channel, call.reducer, call.before, call.write, call.writer_name, call.after, call.error is not None))
+
+    def step_committed(self, *, ns, commit):
+        self.events.append(("commit", ns, commit.step, sorted(commit.updated_channels), dict(commit.versions), commit.read(None)))
+
+    def run_finished(self, *, ns, status, output, error, step):
+        self.events.append(("end", ns, status, output, type(error).__name__ if error else None))
+
+    def of(self, kind):
+        return [e for e in self.events if e[0] == kind]
+
+
+def fan_graph(slow_a=0.0):
+    def a(s):
+        time.sleep(slow_a)
+        return {"log": ["a"]}
+
+    g = StateGraph(Log)
+    g.add_node("a", a)
+    g.add_node("b", lambda s: {"log": ["b"]})
+    g.add_node("c", lambda s: {"log": ["c"]})
+    g.add_edge(START, "a")
+    g.add_edge(START, "b")
+    g.add_edge(["a", "b"], "c")
+    g.add_edge("c", END)
+    return g.compile()
+
+
+def test_reducer_calls_report_before_write_writer_after_in_application_order():
+    rec = Recorder()
+    fan_graph(slow_a=0.02).invoke({"log": ["in"]}, hooks=rec)
+    calls = [(e[2], e[3], e[4], e[5], e[6], e[7], e[8]) for e in rec.of("reduce")]
+    assert calls == [
+        (0, "log", "operator.add", [], ["in"], "__start__", ["in"]),
+        (1, "log", "operator.add", ["in"], ["a"], "a", ["in", "a"]),
+        (1, "log", "operator.add", ["in", "a"], ["b"], "b", ["in", "a", "b"]),
+        (2, "log", "operator.add", ["in", "a", "b"], ["c"], "c", ["in", "a", "b", "c"]),
+    ]
+
+
+def test_planned_tasks_carry_triggers_and_the_versions_they_saw():
+    rec = Recorder()
+    fan_graph().invoke({"log": []}, hooks=rec)
+    planned = rec.of("planned")
+    assert [p[2] for p in planned] == [0, 1, 2]
+    assert planned[0][3] == [("__start__", ("__start__",), {"__start__": 1})]
+    step1 = planned[1][3]
+    assert [t[0] for t in step1] == ["a", "b"]
+    assert step1[0][1] == ("branch:to:a",) and step1[0][2] == {"branch:to:a": 2}
+    assert planned[2][3] == [("c", ("join:a+b:c",), {"join:a+b:c": 3})]
+
+
+def test_task_finished_has_raw_return_and_writes_including_edges():
+    rec = Recorder()
+    fan_graph().invoke({"log": []}, hooks=rec)
+    task_a = next(e for e in rec.of("task") if e[3] == "a")
+    assert task_a[4] == {"log": ["a"]}
+    assert task_a[5] == [("log", ["a"]), ("join:a+b:c", "a")]
+
+
+def test_versions_follow_one_global_clock():
+    rec = Recorder()
+    fan_graph().invoke({"log": []}, hooks=rec)
+    commits = rec.of("commit")
+    assert [c[2] for c in commits] == [-1, 0, 1, 2]
+    assert commits[0][4] == {"__start__": 1}
+    after_step1 = commits[2][4]
+    assert after_step1["log"] == after_step1["join:a+b:c"] == 3
+
+
+def test_state_after_each_step_is_reported():
+    rec = Recorder()
+    fan_graph().invoke({"log": ["in"]}, hooks=rec)
+    assert [c[5]["log"] for c in rec.of("commit")[1:]] == [["in"], ["in", "a", "b"], ["in", "a", "b", "c"]]
+
+
+def test_routes_chosen_by_conditional_edges_are_reported():
+    g = StateGraph(Log)
+    g.add_node("a", lambda s: {"v": 1})
+    g.add_node("b", lambda s: None)
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", lambda s: "go" if s["v"] == 1 else "stop", {"go": "b", "stop": END})
+    rec = Recorder()
+    g.compile().invoke({}, hooks=rec)
+    task_a = next(e for e in rec.of("task") if e[3] == "a")
+    assert task_a[6] == [("condition", "go")]
+    assert ("branch:to:b", None) in task_a[5]
+
+
+def test_concurrent_update_error_is_reported_as_refused_reducer_calls():
+    g = StateGraph(Log)
+    g.add_node("x", lambda s: {"v": 1})
+    g.add_node("y", lambda s: {"v": 2})
+    g.add_edge(START, "x")
+    g.add_edge(START, "y")
+    rec = Recorder()
+    with pytest.raises(InvalidUpdateError):
+        g.compile().invoke({}, hooks=rec)
+    refused = [e for e in rec.of("reduce") if e[9]]
+    assert [(e[3], e[6], e[7]) for e in refused] == [("v", 1, "x"), ("v", 2, "y")]
+    assert rec.of("end")[-1][2:] == ("error", None, "InvalidUpdateError")
+
+
+def test_failing_node_ends_the_run_with_status_error_and_keeps_sibling_results():
+    def boom(s):
+        raise RuntimeError("kaput")
+
+    g = StateGraph(Log)
+    g.add_node("ok", lambda s: {"log": ["ok"]})
+    g.add_node("boom", boom)
+    g.add_edge(START, "ok")
+    g.add_edge(START, "boom")
+    rec = Recorder()
+    with pytest.raises(RuntimeError, match="kaput") as err:
+        g.compile().invoke({}, hooks=rec)
+    assert any(note.startswith("During task with name 'boom' and id '") for note in err.value.__notes__)
+    tasks = {e[3]: e for e in rec.of("task")}
+    assert tasks["ok"][5] == [("log", ["ok"])] and tasks["boom"][7] == "RuntimeError"
+    assert rec.of("end")[-1][2] == "error"
+
+
+def test_recursion_limit_status():
+    g = StateGraph(Log)
+    g.add_node("spin", lambda s: {"log": [1]})
+    g.add_edge(START, "spin")
+    g.add_edge("spin", "spin")
+    rec = Recorder()
+    with pytest.raises(Exception):
+        g.compile().invoke({}, {"recursion_limit": 3}, hooks=rec)
+    assert rec.of("end")[-1][2] == "recursion_limit"
+    assert len([e for e in rec.of("task") if e[3] == "spin"]) == 3
+
+
+def test_optional_reducer_channel_reports_missing_before_first_write():
+    class Opt(TypedDict):
+        items: Annotated[list[str] | None, operator.add]
+
+    g = StateGraph(Opt)
+    g.add_node("a", lambda s: {"items": ["x"]})
+    g.add_edge(START, "a")
+    rec = Recorder()
+    assert g.compile().invoke({}, hooks=rec) == {"items": ["x"]}
+    (call,) = rec.of("reduce")
+    assert call[5] is MISSING and call[8] == ["x"]
+
+
+def test_subgraph_events_are_nested_under_the_parent_task():
+    sub = StateGraph(Log)
+    sub.add_node("s1", lambda s: {"log": ["sub-1"]})
+    sub.add_edge(START, "s1")
+    parent = StateGraph(Log)
+    parent.add_node("p1", lambda s: {"log": ["parent"]})
+    parent.add_node("child", sub.compile())
+    parent.add_edge(START, "p1")
+    parent.add_edge("p1", "child")
+    rec = Recorder()
+    out = parent.compile().invoke({"log": []}, hooks=rec)
+    assert out == {"log": ["parent", "parent", "sub-1"]}
+    child_task_id = next(t for e in rec.of("planned") if e[1] == () for t in [e] if e[3][0][0] == "child")
+    nested = {e[1] for e in rec.events if e[1] != ()}
+    assert len(nested) == 1
+    (ns,) = nested
+    assert ns[0].startswith("child:")
+    parent_merge = [e for e in rec.of("reduce") if e[1] == () and e[7] == "child"]
+    assert [(e[5], e[6], e[8]) for e in parent_merge] == [(["parent"], ["parent", "sub-1"], ["parent", "parent", "sub-1"])]
+    assert child_task_id
+
+
+def test_event_sequence_is_identical_run_after_run_with_threads():
+    def events():
+        rec = Recorder()
+        g = StateGraph(Log)
+        for i, delay in enumerate([0.01, 0.0, 0.005, 0.0]):
+            g.add_node(f"n{i}", lambda s, i=i, d=delay: (time.sleep(d), {"log": [i]})[1])
+            g.add_edge(START, f"n{i}")
+        g.add_node("fan", lambda s: Command(goto=[Send("w", {"x": k}) for k in range(3)]))
+        g.add_node("w", lambda s: {"log": [f"w{s['x']}"]})
+        g.add_edge(START, "fan")
+        g.compile().invoke({"log": []}, hooks=rec)
+        return [e for e in rec.events]
+
+    first = events()
+    for _ in range(5):
+        assert events() == first
+
+
+def test_nodes_of_one_step_run_concurrently():
+    """Eight nodes that can only finish if all eight are running at the same time."""
+    barrier = threading.Barrier(8, timeout=10)
+
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+
+    g = StateGraph(S)
+    for i in range(8):
+        g.add_node(f"n{i}", lambda s, i=i: (barrier.wait(), {"log": [i]})[1])
+        g.add_edge(START, f"n{i}")
+    assert g.compile().invoke({}) == {"log": list(range(8))}
+
+
+def test_max_concurrency_one_runs_tasks_one_at_a_time():
+    active, peak = [0], [0]
+    lock = threading.Lock()
+
+    def node(s):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.005)
+        with lock:
+            active[0] -= 1
+        return None
+
+    g = StateGraph(Log)
+    for i in range(4):
+        g.add_node(f"n{i}", node)
+        g.add_edge(START, f"n{i}")
+    g.compile().invoke({}, {"max_concurrency": 1})
+    assert peak[0] == 1
+
+
+def test_parallel_subgraphs_inside_workers_do_not_deadlock():
+    inner = StateGraph(Log)
+    for i in range(4):
+        inner.add_node(f"i{i}", lambda s, i=i: {"log": [f"i{i}"]})
+        inner.add_edge(START, f"i{i}")
+    inner_app = inner.compile()
+    outer = StateGraph(Log)
+    for i in range(70):
+        outer.add_node(f"o{i:02d}", lambda s: {"log": inner_app.invoke({"log": []})["log"][:1]})
+        outer.add_edge(START, f"o{i:02d}")
+    assert outer.compile().invoke({"log": []}) == {"log": ["i0"] * 70}
+
+
+def test_no_hook_means_no_observation_cost_path():
+    """Without hooks the channels are updated through the plain path (observe=None)."""
+    from engine.channels import BinaryOperatorAggregate
+
+    seen = []
+    original = BinaryOperatorAggregate.update
+
+    def spy(self, values, observe=None):
+        seen.append(observe)
+        return original(self, values, observe)
+
+    BinaryOperatorAggregate.update = spy
+    try:
+        fan_graph().invoke({"log": []})
+    finally:
+        BinaryOperatorAggregate.update = original
+    assert seen and all(o is None for o in seen)
