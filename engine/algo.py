@@ -38,7 +38,7 @@ then `["in", "a"] + ["b"]`. Step 2 runs `c` once, although both `a` and `b` wrot
 from __future__ import annotations
 
 import logging
-import uuid
+from hashlib import blake2b
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
@@ -46,14 +46,11 @@ from .channels import MISSING, Channel
 from .constants import PULL, PUSH, RESERVED_WRITE_KEYS, START, TASKS
 from .errors import EmptyChannelError
 from .hooks import Hooks, ReducerCall
-from .schema import build_input
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled import CompiledNode
 
 logger = logging.getLogger("engine")
-
-_TASK_ID_NAMESPACE = uuid.UUID("6f1b7c2e-5a0d-4c1e-9d6b-2f7e8a9c0b1d")
 
 
 @dataclass(eq=False, slots=True)
@@ -110,7 +107,9 @@ class RunState:
 
 
 def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...]) -> str:
-    return str(uuid.uuid5(_TASK_ID_NAMESPACE, f"{'|'.join(ns)}#{step}#{name}#{path!r}"))
+    """A UUID-shaped id that depends only on where the task is, so traces are reproducible."""
+    h = blake2b(f"{'|'.join(ns)}#{step}#{name}#{path!r}".encode(), digest_size=16).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def plan_tasks(
@@ -148,7 +147,9 @@ def plan_tasks(
         if node.name == START:
             task_input = channels[START].get()
         else:
-            task_input = build_input(node.input_schema, state.read(node.reads))
+            task_input = state.read(node.reads)
+            if node.input_mapper is not None:
+                task_input = node.input_mapper(**task_input)
         path = (PULL, name)
         tasks.append(
             Task(task_id(ns, step, name, path), name, path, step, tuple(triggered),
@@ -191,9 +192,12 @@ def apply_writes(
                     seen[channel] = versions[channel]
     next_version = max(versions.values(), default=0) + 1
 
-    consumed = {c for task in tasks for c in task.triggers if c in channels and c not in RESERVED_WRITE_KEYS}
+    if len(tasks) == 1:
+        consumed: Iterable[str] = tasks[0].triggers
+    else:
+        consumed = {c for task in tasks for c in task.triggers}
     for channel in consumed:
-        if channels[channel].consume():
+        if channel in channels and channel not in RESERVED_WRITE_KEYS and channels[channel].consume():
             versions[channel] = next_version
 
     pending: dict[str, list[Any]] = {}

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .errors import EmptyChannelError, ErrorCode, InvalidUpdateError, concurrent_update_error, create_error_message
-from .types import as_overwrite
+from .types import Overwrite, as_overwrite
 
 
 class _Missing:
@@ -61,7 +61,10 @@ class Channel:
 
     def copy(self) -> "Channel":
         """An instance holding the same value (shallow), for reads that must not touch the original."""
-        return self.restore(self.checkpoint())
+        new = object.__new__(type(self))
+        for slot in _all_slots(type(self)):
+            setattr(new, slot, getattr(self, slot))
+        return new
 
     def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
         raise NotImplementedError
@@ -197,6 +200,12 @@ class BinaryOperatorAggregate(Channel):
     def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
         if not values:
             return False
+        if len(values) == 1 and observe is None and self.value is not MISSING:
+            # The common case (one writer, no observer), kept short because it runs every step.
+            write = values[0]
+            if not isinstance(write, _MAYBE_OVERWRITE):
+                self.value = self.operator(self.value, write)
+                return True
         start = 0
         if self.value is MISSING:
             first = values[0]
@@ -208,7 +217,7 @@ class BinaryOperatorAggregate(Channel):
         operator = self.operator
         for index in range(start, len(values)):
             write = values[index]
-            overwrite = as_overwrite(write)
+            overwrite = as_overwrite(write) if isinstance(write, _MAYBE_OVERWRITE) else None
             if overwrite is not None:
                 if seen_overwrite:
                     raise InvalidUpdateError(
@@ -229,6 +238,9 @@ class BinaryOperatorAggregate(Channel):
                     self.value = operator(before, write)
                     observe(index, before, write, self.value)
         return True
+
+
+_MAYBE_OVERWRITE = (Overwrite, dict)
 
 
 def reducer_display_name(fn: Callable[..., Any]) -> str:
@@ -270,6 +282,11 @@ class Topic(Channel):
                 self.values.append(write)
                 updated = True
         return updated
+
+    def copy(self) -> "Channel":
+        new = super().copy()
+        new.values = list(self.values)
+        return new
 
     def get(self) -> Any:
         if not self.values:
@@ -313,6 +330,11 @@ class NamedBarrierValue(Channel):
                 self.seen.add(write)
                 updated = True
         return updated
+
+    def copy(self) -> "Channel":
+        new = super().copy()
+        new.seen = set(self.seen)
+        return new
 
     def get(self) -> Any:
         if self.seen != self.names:

@@ -17,7 +17,7 @@ from .constants import START, TASKS, branch_channel, join_channel
 from .hooks import Hooks, combine
 from .loop import Loop
 from .runner import current_task
-from .schema import ROOT
+from .schema import ROOT, input_mapper
 from .stream import StreamCollector
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +50,13 @@ class CompiledNode:
     defer: bool = False
     metadata: dict[str, Any] | None = None
     needs_context: bool = True
+    input_mapper: Any = None
+    """None when the node takes the input dict as is; else the class built as `Schema(**values)`."""
+    branch_mapper: Any = None
+
+    def __post_init__(self) -> None:
+        self.input_mapper = input_mapper(self.input_schema)
+        self.branch_mapper = input_mapper(self.branch_schema)
 
     def call(self, task: Task, loop: Loop) -> Any:
         if self.name == START:

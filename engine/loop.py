@@ -76,12 +76,16 @@ class Loop:
         if self.input is None:
             self._end("error", EmptyInputError("Received no input for __start__"))
         if isinstance(self.input, Command):
-            writes = self._command_input_writes(self.input)
-        else:
-            writes = [(START, self.input)]
-        input_task = Task(INPUT, INPUT, (INPUT,), self.step, (), {}, self.input, None, writes)  # type: ignore[arg-type]
-        self._commit([input_task])
+            # LangGraph 1.2 without a checkpoint to resume: the Command's writes are applied as
+            # external writes, and the Command is then *also* the graph input, which the __start__
+            # task reads like a node's return value. Its update lands twice; both gotos fire.
+            self._commit([self._external_task(self._command_input_writes(self.input))])
+        self._commit([self._external_task([(START, self.input)])])
         self.step += 1
+
+    def _external_task(self, writes: list[tuple[str, Any]]) -> Task:
+        """Writes from outside any node (the input): no triggers, so the barrier bumps no step."""
+        return Task(INPUT, INPUT, (INPUT,), self.step, (), {}, self.input, None, writes)  # type: ignore[arg-type]
 
     def _command_input_writes(self, command: Command) -> list[tuple[str, Any]]:
         if command.update is None and not command.goto and command.resume is None:
@@ -135,7 +139,7 @@ class Loop:
         except Exception as exc:
             self._end("error", exc)
         self.updated_channels = updated
-        if not updated.isdisjoint(self.output_key_set):
+        if self.step >= 0 and not updated.isdisjoint(self.output_key_set):
             self.output = self.read_output()
         if hooks is not None:
             hooks.step_committed(

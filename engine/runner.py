@@ -10,15 +10,16 @@ writes, the recording and the final state are the same run after run.
 from __future__ import annotations
 
 import contextvars
+import queue
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from .algo import RunState, Task, local_read
 from .constants import END, START, TASKS, branch_channel
 from .errors import GraphBubbleUp, InvalidUpdateError, ParentCommand
-from .schema import build_input, state_update_pairs
+from .schema import state_update_pairs
 from .types import Command, Send
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,28 +40,110 @@ class TaskContext:
 current_task: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("stepscope_task", default=None)
 
 
+class _Batch:
+    """One step's tasks, claimed one at a time by whichever thread is free: workers or the caller."""
+
+    __slots__ = ("work", "jobs", "next", "remaining", "lock", "done")
+
+    def __init__(self, work: Callable[[Task], None], tasks: list[Task]) -> None:
+        self.work = work
+        # Each task runs in its own copy of the caller's context (contextvars reach the node).
+        self.jobs = [(contextvars.copy_context(), task) for task in tasks]
+        self.next = 0
+        self.remaining = len(tasks)
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+
+    def help(self) -> None:
+        jobs = self.jobs
+        while True:
+            with self.lock:
+                index = self.next
+                if index >= len(jobs):
+                    return
+                self.next = index + 1
+            context, task = jobs[index]
+            try:
+                context.run(self.work, task)
+            finally:
+                with self.lock:
+                    self.remaining -= 1
+                    if self.remaining == 0:
+                        self.done.set()
+
+
+class ForkJoinPool:
+    """Persistent daemon workers that help with batches; grows on demand up to `max_workers`.
+
+    A future per task (ThreadPoolExecutor) costs more than a trivial node; here a step hands its
+    batch to as many idle workers as it has tasks beyond the first, and the caller works on the
+    batch too. Slow tasks overlap; trivial tasks run mostly on the caller; and a subgraph running
+    inside a worker can never deadlock waiting for a free worker, because its own caller always
+    makes progress.
+    """
+
+    def __init__(self, max_workers: int = DEFAULT_MAX_WORKERS) -> None:
+        self.max_workers = max_workers
+        self.queue: "queue.SimpleQueue[_Batch]" = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.workers = 0
+        self.idle = 0
+
+    def run(self, work: Callable[[Task], None], tasks: list[Task]) -> None:
+        batch = _Batch(work, tasks)
+        helpers = len(tasks) - 1
+        with self.lock:
+            missing = min(helpers - self.idle, self.max_workers - self.workers)
+            for _ in range(max(missing, 0)):
+                self.workers += 1
+                threading.Thread(target=self._serve, name=f"stepscope-{self.workers}", daemon=True).start()
+                self.idle += 1
+        for _ in range(helpers):
+            self.queue.put(batch)
+        batch.help()
+        batch.done.wait()
+
+    def _serve(self) -> None:
+        while True:
+            batch = self.queue.get()
+            with self.lock:
+                self.idle -= 1
+            try:
+                batch.help()
+            finally:
+                with self.lock:
+                    self.idle += 1
+
+
+_shared_pool: ForkJoinPool | None = None
+_shared_pool_lock = threading.Lock()
+
+
+def shared_pool() -> ForkJoinPool:
+    global _shared_pool
+    if _shared_pool is None:
+        with _shared_pool_lock:
+            if _shared_pool is None:
+                _shared_pool = ForkJoinPool()
+    return _shared_pool
+
+
 class Runner:
-    """Executes tasks for one run; owns that run's thread pool (created on first need)."""
+    """Executes tasks for one run: inline when a step has one task, else on the shared fork-join
+    pool. `config["max_concurrency"]` gives the run a private pool of that many threads instead."""
 
     def __init__(self, loop: "Loop", max_concurrency: int | None) -> None:
         self.loop = loop
-        self.max_workers = max_concurrency or DEFAULT_MAX_WORKERS
-        self.pool: ThreadPoolExecutor | None = None
+        self.pool = ForkJoinPool(max(max_concurrency - 1, 0)) if max_concurrency else None
 
     def run(self, tasks: list[Task]) -> None:
         if len(tasks) == 1:
             self.execute(tasks[0])
-            return
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(max_workers=self.max_workers, thread_name_prefix="stepscope")
-        futures = [self.pool.submit(contextvars.copy_context().run, self.execute, task) for task in tasks]
-        for future in futures:
-            future.result()
+        else:
+            (self.pool or shared_pool()).run(self.execute, tasks)
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=False)
-            self.pool = None
+        """Nothing to release: pool threads are daemons that wait for the next batch."""
 
     def execute(self, task: Task) -> None:
         """Runs one task to completion; its exception is stored on the task, never raised here."""
@@ -102,7 +185,8 @@ def _fail(task: Task, exc: BaseException) -> None:
 def node_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
     """All writes of one task, in LangGraph's writer order: state keys, Command/Send control
     writes, static edges, then one set per conditional edge (each router runs here, in the task)."""
-    writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
+    # Built in place on the task, so a router that raises leaves what was written before it visible.
+    task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
     writes.extend(control_writes(returned))
     writes.extend(node.edge_writes)
     for branch in node.branches:
@@ -136,23 +220,21 @@ def control_writes(returned: Any) -> list[tuple[str, Any]]:
 def route(branch: Any, node: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop") -> list[tuple[str, Any]]:
     """Runs one router on the fresh state (step start + this task's own writes) and returns its writes."""
     fresh = local_read(loop.state, node.branch_reads, writes)
-    value = build_input(node.branch_schema, fresh)
+    value = fresh if node.branch_mapper is None else node.branch_mapper(**fresh)
     if isinstance(value, dict) and isinstance(returned, dict):
         value = {**returned, **value}  # LangGraph passes the node's extra return keys through
     result = branch.router(value, config=loop.config) if branch.router_takes_config else branch.router(value)
     task.routes.append((branch.name, result))
-    results = result if isinstance(result, (list, tuple)) else [result]
-    if branch.path_map is not None:
-        destinations = [r if isinstance(r, Send) else branch.path_map[r] for r in results]
-    else:
-        destinations = list(results)
-    if any(d is None or d == START for d in destinations):
-        raise ValueError("Branch did not return a valid destination")
-    if any(isinstance(d, Send) and d.node == END for d in destinations):
-        raise InvalidUpdateError("Cannot send a packet to the END node")
+    results = result if isinstance(result, (list, tuple)) else (result,)
+    path_map = branch.path_map
+    destinations = [r if path_map is None or isinstance(r, Send) else path_map[r] for r in results]
     out: list[tuple[str, Any]] = []
     for destination in destinations:
+        if destination is None or destination == START:
+            raise ValueError("Branch did not return a valid destination")
         if isinstance(destination, Send):
+            if destination.node == END:
+                raise InvalidUpdateError("Cannot send a packet to the END node")
             out.append((TASKS, destination))
         elif destination != END:
             out.append((branch_channel(destination), None))

@@ -17,6 +17,7 @@ from typing import Any, Callable, NotRequired, Required, Sequence, get_type_hint
 
 from .channels import BinaryOperatorAggregate, Channel, LastValue
 from .errors import invalid_return_error
+from .types import Command
 
 ROOT = "__root__"
 """The single channel of a schema without annotations, e.g. `StateGraph(int)`."""
@@ -45,6 +46,8 @@ def channels_for_schema(schema: Any) -> dict[str, Channel]:
 
 
 def channel_for_field(name: str, annotation: Any) -> Channel:
+    while getattr(annotation, "__origin__", None) in (Required, NotRequired):
+        annotation = annotation.__args__[0]
     metadata = getattr(annotation, "__metadata__", ())
     for item in metadata:
         if isinstance(item, Channel):
@@ -144,8 +147,6 @@ def state_update_pairs(returned: Any, known_keys: frozenset[str] | set[str], all
     processed element by element; anything that is not a dict, a Command or an annotated object is
     LangGraph's "Expected dict, got ..." error.
     """
-    from .types import Command  # local: types imports schema lazily too
-
     if returned is None:
         return []
     if isinstance(returned, dict):
@@ -164,13 +165,19 @@ def state_update_pairs(returned: Any, known_keys: frozenset[str] | set[str], all
     raise invalid_return_error(returned)
 
 
-def build_input(schema: Any, values: dict[str, Any]) -> Any:
-    """What a node receives: a plain dict for TypedDicts, `Schema(**values)` for classes that take kwargs."""
+def input_mapper(schema: Any) -> Callable[..., Any] | None:
+    """How a node's input dict becomes what it receives: None (the dict itself) for TypedDicts,
+    the class for dataclasses and pydantic models, built as `Schema(**values)`."""
     if schema is None or _is_typeddict(schema) or not isinstance(schema, type):
-        return values
+        return None
     if dataclasses.is_dataclass(schema) or hasattr(schema, "model_fields"):
-        return schema(**values)
-    return values
+        return schema
+    return None
+
+
+def build_input(schema: Any, values: dict[str, Any]) -> Any:
+    mapper = input_mapper(schema)
+    return values if mapper is None else mapper(**values)
 
 
 def _is_typeddict(schema: Any) -> bool:

@@ -48,6 +48,10 @@ class StreamCollector(Hooks):
         self.clock = clock
         self.chunks: deque[Any] = deque()
         self.lock = threading.Lock()
+        self.step_updates: dict[tuple[str, ...], list[Any]] = {}
+        """Per namespace: this step's `updates` chunks, held until the barrier (see `step_committed`)."""
+        self.step_shape: dict[tuple[str, ...], tuple[int, bool]] = {}
+        """Per namespace: (tasks in this step, whether one of them failed)."""
 
     def drain(self) -> Iterator[Any]:
         while self.chunks:
@@ -64,6 +68,8 @@ class StreamCollector(Hooks):
             self.chunks.append(item)
 
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
+        self.step_updates[ns] = []
+        self.step_shape[ns] = (len(tasks), False)
         if "debug" not in self.modes and "tasks" not in self.modes:
             return
         for task in tasks:
@@ -76,8 +82,14 @@ class StreamCollector(Hooks):
         if task.name == START:
             return
         keys = self.stream_keys if not ns else None
-        if "updates" in self.modes and task.error is None:
-            self._emit(ns, "updates", {task.name: updates_chunk(task.writes, keys, task.node.state_keys)})
+        if task.error is not None:
+            count, _ = self.step_shape.get(ns, (1, False))
+            self.step_shape[ns] = (count, True)
+        # LangGraph emits a task's update unless its first write is its error: a task whose
+        # router failed after the node returned still shows what the node wrote.
+        if "updates" in self.modes and (task.error is None or task.writes):
+            chunk = {task.name: updates_chunk(task.writes, keys, task.node.state_keys)}
+            self.step_updates.setdefault(ns, []).append(chunk)
         if "debug" in self.modes or "tasks" in self.modes:
             writes = [(c, v) for c, v in task.writes if (c in keys if keys is not None else c in task.node.state_keys)]
             payload = {
@@ -95,8 +107,22 @@ class StreamCollector(Hooks):
         if "debug" in self.modes:
             self._emit(ns, "debug", {"step": step, "timestamp": self.clock(), "type": kind, "payload": payload})
 
+    def _flush_updates(self, ns: tuple[str, ...]) -> None:
+        for chunk in self.step_updates.pop(ns, ()):
+            self._emit(ns, "updates", chunk)
+
+    def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
+        """A failed barrier loses a one-task step's update in LangGraph (that task ran inline and its
+        chunk was never yielded); with several tasks, or a failed task, the chunks were already out."""
+        count, task_failed = self.step_shape.pop(ns, (0, False))
+        # With subgraphs=True LangGraph has a stream waiter, so even one task runs off-thread.
+        if status == "done" or task_failed or count > 1 or self.subgraphs:
+            self._flush_updates(ns)
+        self.step_updates.pop(ns, None)
+
     def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None:
-        if "values" not in self.modes:
+        self._flush_updates(ns)
+        if "values" not in self.modes or commit.step < 0:  # input writes are not a values chunk
             return
         keys = self.stream_keys_ordered if not ns else None
         if not ns:

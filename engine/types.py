@@ -16,6 +16,8 @@ class Send:
     """
 
     __slots__ = ("node", "arg")
+    node: str
+    arg: Any
 
     def __init__(self, node: str, arg: Any) -> None:
         self.node = node
