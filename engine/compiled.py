@@ -42,9 +42,7 @@ class CompiledNode:
     state_keys: frozenset[str]
     edge_writes: tuple[tuple[str, Any], ...]
     """What its static and waiting edges write when it finishes."""
-    branches: tuple["Branch", ...]
-    branch_reads: tuple[str, ...]
-    branch_schema: Any
+    branches: tuple["CompiledBranch", ...]
     takes_config: bool = False
     is_subgraph: bool = False
     defer: bool = False
@@ -52,11 +50,9 @@ class CompiledNode:
     needs_context: bool = True
     input_mapper: Any = None
     """None when the node takes the input dict as is; else the class built as `Schema(**values)`."""
-    branch_mapper: Any = None
 
     def __post_init__(self) -> None:
         self.input_mapper = input_mapper(self.input_schema)
-        self.branch_mapper = input_mapper(self.branch_schema)
 
     def call(self, task: Task, loop: Loop) -> Any:
         if self.name == START:
@@ -66,6 +62,22 @@ class CompiledNode:
         if self.takes_config:
             return self.action(task.input, config=_task_config(loop, task))
         return self.action(task.input)
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledBranch:
+    """A conditional edge ready to run inside its source node's task."""
+
+    spec: "Branch"
+    reads: tuple[str, ...]
+    """The keys the router sees: its own declared schema's, else its source node's."""
+    mapper: Any
+    passthrough: bool
+    """Without a schema of its own the router also sees the node's extra return keys (LangGraph)."""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
 
 def _task_config(loop: Loop, task: Task) -> dict[str, Any]:
@@ -98,8 +110,14 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
         for source in waiting.sources:
             edge_writes[source].append((channel, source))
 
-    def branches_of(name: str) -> tuple["Branch", ...]:
-        return tuple(builder.branches.get(name, {}).values())
+    def branches_of(name: str, node_schema: Any) -> tuple[CompiledBranch, ...]:
+        compiled = []
+        for branch in builder.branches.get(name, {}).values():
+            schema = branch.input_schema if branch.input_schema is not None else node_schema
+            compiled.append(
+                CompiledBranch(branch, tuple(builder.schemas[schema]), input_mapper(schema), branch.input_schema is None)
+            )
+        return tuple(compiled)
 
     input_keys = tuple(builder.schemas[builder.input_schema])
     nodes = {
@@ -113,9 +131,7 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             object_keys=input_keys,
             state_keys=state_keys,
             edge_writes=tuple(edge_writes[START]),
-            branches=branches_of(START),
-            branch_reads=tuple(builder.schemas[builder.state_schema]),
-            branch_schema=builder.state_schema,
+            branches=branches_of(START, builder.state_schema),
             needs_context=False,
         )
     }
@@ -132,9 +148,7 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             object_keys=all_keys,
             state_keys=state_keys,
             edge_writes=tuple(edge_writes[name]),
-            branches=branches_of(name),
-            branch_reads=reads,
-            branch_schema=spec.input_schema,
+            branches=branches_of(name, spec.input_schema),
             takes_config=not is_subgraph and _takes_config(spec.action),
             is_subgraph=is_subgraph,
             defer=spec.defer,

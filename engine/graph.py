@@ -61,6 +61,8 @@ class Branch:
     path_map: dict[Hashable, str] | None
     """Router result -> node; None when neither a path_map nor a `Literal` return type was given."""
     router_takes_config: bool = False
+    input_schema: Any = None
+    """The schema the router declares through its first parameter's annotation, if any."""
 
 
 class StateGraph:
@@ -207,7 +209,10 @@ class StateGraph:
         branches = self.branches.setdefault(source, {})
         if name in branches:
             raise ValueError(f"Branch with name `{name}` already exists for node `{source}`")
-        branches[name] = Branch(source, path, name, _path_map(path, path_map), _takes_config(path))
+        schema = first_parameter_schema(path)
+        if schema is not None:
+            self._add_schema(schema)
+        branches[name] = Branch(source, path, name, _path_map(path, path_map), _takes_config(path), schema)
         return self
 
     def set_entry_point(self, key: str) -> "StateGraph":

@@ -219,14 +219,15 @@ def control_writes(returned: Any) -> list[tuple[str, Any]]:
 
 def route(branch: Any, node: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop") -> list[tuple[str, Any]]:
     """Runs one router on the fresh state (step start + this task's own writes) and returns its writes."""
-    fresh = local_read(loop.state, node.branch_reads, writes)
-    value = fresh if node.branch_mapper is None else node.branch_mapper(**fresh)
-    if isinstance(value, dict) and isinstance(returned, dict):
+    fresh = local_read(loop.state, branch.reads, writes)
+    value = fresh if branch.mapper is None else branch.mapper(**fresh)
+    if branch.passthrough and isinstance(value, dict) and isinstance(returned, dict):
         value = {**returned, **value}  # LangGraph passes the node's extra return keys through
-    result = branch.router(value, config=loop.config) if branch.router_takes_config else branch.router(value)
-    task.routes.append((branch.name, result))
+    spec = branch.spec
+    result = spec.router(value, config=loop.config) if spec.router_takes_config else spec.router(value)
+    task.routes.append((spec.name, result))
     results = result if isinstance(result, (list, tuple)) else (result,)
-    path_map = branch.path_map
+    path_map = spec.path_map
     destinations = [r if path_map is None or isinstance(r, Send) else path_map[r] for r in results]
     out: list[tuple[str, Any]] = []
     for destination in destinations:
