@@ -287,8 +287,9 @@ class StateGraph:
         unreachable = [n for n in self.nodes if n not in seen]
         if unreachable:
             warnings.warn(
-                f"Node(s) {', '.join(repr(n) for n in unreachable)} cannot be reached from START and will never run. "
-                "Add an edge into them (add_edge or add_conditional_edges), or remove them.",
+                f"Node(s) {', '.join(repr(n) for n in unreachable)} cannot be reached from START by any edge, "
+                "router target or Command in the graph, so they only run if the input is Command(goto=...). "
+                "Add an edge into them (add_edge, or a path_map entry of add_conditional_edges), or remove them.",
                 UnreachableNodeWarning,
                 stacklevel=3,
             )
@@ -384,8 +385,18 @@ def _command_destinations(action: Any) -> tuple[str, ...]:
 
 
 def _returns_command_or_send(action: Any) -> bool:
+    """Whether a node may route by returning a `Command` or `Send`: its annotation says so, or its
+    code refers to either name (then it may go anywhere, so reachability cannot be judged)."""
     returns = _return_annotation(action)
-    if returns is None:
-        return True  # unknown: it may return a Command
-    text = repr(returns)
-    return "Command" in text or "Send" in text
+    if returns is not None and ("Command" in repr(returns) or "Send" in repr(returns)):
+        return True
+    if _is_compiled_graph(action):  # Command(graph=PARENT) from inside
+        return any(_returns_command_or_send(spec.action) for spec in action.builder.nodes.values())
+    code = getattr(getattr(action, "__call__", action), "__code__", None) or getattr(action, "__code__", None)
+    return code is None or _code_mentions(code, {"Command", "Send"})
+
+
+def _code_mentions(code: Any, names: set[str]) -> bool:
+    if names & set(code.co_names):
+        return True
+    return any(_code_mentions(const, names) for const in code.co_consts if hasattr(const, "co_names"))
