@@ -76,7 +76,7 @@ class SuperstepPrinter(Hooks):
 
     def step_planned(self, *, ns, step, tasks):
         where = f" in {ns[-1].split(':')[0]}" if ns else ""
-        names = ", ".join(f"{t.name} (by {', '.join(t.triggers)})" for t in tasks)
+        names = ", ".join(f"{t.name} (by {', '.join(t.fired)})" for t in tasks)
         self._print(ns, f"step {step}{where}: {names}")
 
     def task_finished(self, *, ns, step, task):

@@ -61,12 +61,13 @@ class Task:
     """Deterministic: derived from the namespace, step, node name and path, never from time."""
     name: str
     path: tuple[Any, ...]
-    """`("__pregel_pull", name)` for edge-triggered tasks, `("__pregel_push", index)` for Sends."""
+    """`("__pregel_pull", name)` for edge-triggered tasks, `("__pregel_push", index, False)` for Sends."""
     step: int
     triggers: tuple[str, ...]
-    """The channels that triggered it (`("__pregel_push",)` for a Send)."""
+    """All the node's trigger channels, sorted (`("__pregel_push",)` for a Send), as LangGraph
+    records them: every one is consumed and marked seen when the task commits."""
     seen_versions: dict[str, int]
-    """The versions of those channels when the task was planned."""
+    """The versions of the channels that fired (`fired`) when the task was planned."""
     input: Any
     node: "CompiledNode" = field(repr=False)
     writes: list[tuple[str, Any]] = field(default_factory=list)
@@ -78,6 +79,8 @@ class Task:
     error: BaseException | None = None
     duration: float = 0.0
     """Seconds spent in the node (and its routers)."""
+    fired: tuple[str, ...] = ()
+    """The trigger channels that were newer than what the node last saw: why it runs now."""
 
     @property
     def is_push(self) -> bool:
@@ -149,11 +152,15 @@ def plan_tasks(
         else:
             task_input = state.read(node.reads)
             if node.input_mapper is not None:
-                task_input = node.input_mapper(**task_input)
+                try:
+                    task_input = node.input_mapper(**task_input)
+                except Exception as exc:  # e.g. pydantic validation of the node's input
+                    exc.add_note(f"Before task with name '{name}' and path '{(PULL, name)}'")
+                    raise
         path = (PULL, name)
         tasks.append(
-            Task(task_id(ns, step, name, path), name, path, step, tuple(triggered),
-                 {c: versions[c] for c in triggered}, task_input, node)
+            Task(task_id(ns, step, name, path), name, path, step, node.sorted_triggers,
+                 {c: versions[c] for c in triggered}, task_input, node, fired=tuple(triggered))
         )
     if channels[TASKS].is_available():
         for index, packet in enumerate(channels[TASKS].get()):
@@ -161,8 +168,8 @@ def plan_tasks(
             if node is None:
                 logger.warning(f"Ignoring unknown node name {packet.node} in pending sends")
                 continue
-            path = (PUSH, index)
-            tasks.append(Task(task_id(ns, step, packet.node, path), packet.node, path, step, (PUSH,), {}, packet.arg, node))
+            path = (PUSH, index, False)  # LangGraph's public path of a Send task
+            tasks.append(Task(task_id(ns, step, packet.node, path), packet.node, path, step, (PUSH,), {}, packet.arg, node, fired=(PUSH,)))
     return tasks
 
 

@@ -51,8 +51,11 @@ class CompiledNode:
     input_mapper: Any = None
     """None when the node takes the input dict as is; else the class built as `Schema(**values)`."""
 
+    sorted_triggers: tuple[str, ...] = ()
+
     def __post_init__(self) -> None:
         self.input_mapper = input_mapper(self.input_schema)
+        self.sorted_triggers = tuple(sorted(self.triggers))
 
     def call(self, task: Task, loop: Loop) -> Any:
         if self.name == START:
@@ -210,6 +213,8 @@ class CompiledStateGraph:
         *,
         hooks: Hooks | None = None,
         output_keys: list[str] | str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
     ) -> Loop:
         """A run that has not started: call `tick()` until it returns False. A run started inside
         another graph's task (a subgraph, or `invoke` called by a node) nests under that task: it
@@ -220,16 +225,28 @@ class CompiledStateGraph:
             ns = (*parent.loop.ns, f"{parent.task.name}:{parent.task.id}")
             config = {**parent.loop.config, **(config or {})}
             hooks = combine([parent.loop.hooks, hooks])
-        return Loop(self, input, config, hooks=hooks, ns=ns, output_keys=output_keys)
+        return Loop(
+            self, input, config, hooks=hooks, ns=ns, output_keys=output_keys,
+            interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+        )
 
-    def invoke(self, input: Any, config: dict[str, Any] | None = None, *, hooks: Hooks | None = None,
-               output_keys: list[str] | str | None = None, **kwargs: Any) -> Any:
+    def invoke(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        stream_mode: str = "values",
+        output_keys: list[str] | str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        hooks: Hooks | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """Runs to the end and returns the output keys' values (None if no step ever wrote one)."""
-        stream_mode = kwargs.pop("stream_mode", "values")
+        breakpoints = {"interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
         if stream_mode != "values":
-            chunks = list(self.stream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **kwargs))
-            return chunks
-        return self.loop(input, config, hooks=hooks, output_keys=output_keys).run()
+            return list(self.stream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints))
+        return self.loop(input, config, hooks=hooks, output_keys=output_keys, **breakpoints).run()
 
     def stream(
         self,
@@ -239,6 +256,8 @@ class CompiledStateGraph:
         stream_mode: str | Sequence[str] | None = None,
         subgraphs: bool = False,
         output_keys: list[str] | str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
         hooks: Hooks | None = None,
         **kwargs: Any,
     ) -> Iterator[Any]:
@@ -250,7 +269,10 @@ class CompiledStateGraph:
             subgraphs=subgraphs,
             stream_keys=output_keys if isinstance(output_keys, list) else self.stream_keys,
         )
-        loop = self.loop(input, config, hooks=combine([hooks, collector]))
+        loop = self.loop(
+            input, config, hooks=combine([hooks, collector]),
+            interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+        )
         while True:
             try:
                 more = loop.tick()

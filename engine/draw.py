@@ -110,8 +110,12 @@ class DrawableGraph:
 
 # ---- get_graph(): discovery by simulation -------------------------------------------------------
 
-def graph_of(compiled: CompiledStateGraph, *, xray: bool | int = False, _inside: tuple[Any, ...] = ()) -> DrawableGraph:
+def graph_of(compiled: CompiledStateGraph, *, xray: bool | int = False) -> DrawableGraph:
     """LangGraph's `get_graph(xray=...)`: `xray=True` inlines every level of subgraphs, an int that many."""
+    return _graph_of(compiled, xray, inside=())
+
+
+def _graph_of(compiled: CompiledStateGraph, xray: bool | int, inside: tuple[CompiledStateGraph, ...]) -> DrawableGraph:
     discovered, last_step_sources = _discover_edges(compiled)
     graph = DrawableGraph()
     for name, node in compiled.nodes.items():
@@ -133,8 +137,8 @@ def graph_of(compiled: CompiledStateGraph, *, xray: bool | int = False, _inside:
         deeper = xray if isinstance(xray, bool) or xray <= 0 else xray - 1
         for name, spec in compiled.builder.nodes.items():
             subgraph = _subgraph_of(spec.action)
-            if subgraph is not None and subgraph not in (compiled, *_inside):  # a graph naming itself: no recursion
-                _inline_subgraph(graph, name, graph_of(subgraph, xray=deeper, _inside=(*_inside, compiled)))
+            if subgraph is not None and subgraph not in (compiled, *inside):  # a graph naming itself: no recursion
+                _inline_subgraph(graph, name, _graph_of(subgraph, deeper, (*inside, compiled)))
     return graph
 
 
@@ -149,13 +153,15 @@ def _discover_edges(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, b
     sources: dict[str, set[Written]] = {}  # per node, what it wrote when it last ran (minus edges already drawn)
     step_sources: dict[str, set[Written]] = {}
     declared_writes: dict[str, set[Written]] = defaultdict(set)
+    has_run: set[str] = set()
     for _ in range(-1, SIMULATION_STEP_LIMIT):
         if not tasks:
             break
         conditionals: dict[tuple[str, str], str | None] = {}  # (node, channel) -> label, for first runs only
         for task in tasks:
             task.writes = list(compiled.nodes[task.name].edge_writes)
-            if task.name not in declared_writes:  # LangGraph writes declared targets once per writer
+            if task.name not in has_run:  # LangGraph writes declared targets only the first time a writer runs
+                has_run.add(task.name)
                 for channel, label in declared[task.name]:
                     if channel == END:
                         edges.add((task.name, END, True, label))
@@ -193,14 +199,17 @@ def _declared_targets(compiled: CompiledStateGraph, name: str) -> list[tuple[str
     """(channel or END, label) a node declares: its Command destinations, then each router's path_map."""
     spec = compiled.builder.nodes.get(name)
     channel = lambda target: END if target == END else branch_channel(target)  # noqa: E731
-    declared: list[tuple[str, str | None]] = [(channel(end), None) for end in (spec.ends if spec else ())]
+    ends = spec.ends if spec else ()
+    labels = ends if isinstance(ends, dict) else {}
+    declared: list[tuple[str, str | None]] = [(channel(end), labels.get(end)) for end in ends]
     for branch in compiled.builder.branches.get(name, {}).values():
         declared += [(channel(target), str(key)) for key, target in (branch.path_map or {}).items()]
     return declared
 
 
 def _plan(compiled: CompiledStateGraph, state: RunState, updated: set[str], triggers: dict[str, tuple[str, ...]]) -> list[Task]:
-    """The next tasks. As in LangGraph's planner (not our loop's), a task lists *all* its node's triggers."""
+    """The next tasks, like `algo.plan_tasks` but without building node input: the simulation runs on
+    an empty state, where a dataclass or pydantic input schema would fail."""
     planned = []
     for name in sorted({n for channel in updated for n in compiled.trigger_to_nodes.get(channel, ())}):
         seen = state.versions_seen.get(name) or {}

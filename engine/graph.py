@@ -11,7 +11,7 @@ import inspect
 import logging
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Literal, Sequence, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
 
 from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
@@ -31,8 +31,9 @@ class NodeSpec:
     """The schema the node reads and receives; the graph's state schema unless the node declares one."""
     defer: bool = False
     metadata: dict[str, Any] | None = None
-    ends: tuple[str, ...] = ()
-    """Declared `destinations` or `Command[Literal[...]]` targets: for drawing and validation only."""
+    ends: tuple[str, ...] | dict[str, str] = ()
+    """Declared `destinations` (a tuple, or a dict of target -> edge label) or `Command[Literal[...]]`
+    targets: for drawing and validation only."""
 
 
 @dataclass(frozen=True)
@@ -145,13 +146,13 @@ class StateGraph:
         for character in (NS_SEP, NS_END):
             if character in node:
                 raise ValueError(f"'{character}' is a reserved character and is not allowed in the node names.")
-        ends: tuple[str, ...] = ()
+        ends: tuple[str, ...] | dict[str, str] = ()
         if not _is_compiled_graph(action):
             if input_schema is None:
                 input_schema = first_parameter_schema(action)
             ends = _command_destinations(action)
         if destinations is not None:
-            ends = tuple(destinations)
+            ends = dict(destinations) if isinstance(destinations, dict) else tuple(destinations)
         schema = input_schema if input_schema is not None else self.state_schema
         self._add_schema(schema)
         self.nodes[node] = NodeSpec(node, action, schema, defer, metadata, ends)
@@ -376,12 +377,18 @@ def _return_annotation(action: Any) -> Any:
 def _command_destinations(action: Any) -> tuple[str, ...]:
     """`-> Command[Literal["b", "c"]]` declares where a node may go (drawing and validation only)."""
     returns = _return_annotation(action)
-    if returns is None or getattr(get_origin(returns), "__name__", None) != "Command":
+    if get_origin(returns) is Union:  # LangGraph looks inside typing.Union (not `X | Y`) for a Command
+        returns = next((arg for arg in get_args(returns) if _is_command_type(arg)), returns)
+    if returns is None or not _is_command_type(returns):
         return ()
     (target,) = get_args(returns) or (None,)
     if get_origin(target) is Literal:
         return tuple(get_args(target))
     return ()
+
+
+def _is_command_type(annotation: Any) -> bool:
+    return getattr(get_origin(annotation), "__name__", None) == "Command"
 
 
 def _returns_command_or_send(action: Any) -> bool:

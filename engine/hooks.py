@@ -59,6 +59,8 @@ class RunInfo:
     input: Any
     config: Mapping[str, Any]
     recursion_limit: int
+    output_keys: Sequence[str] | str
+    """The keys this run reports (`invoke`'s output schema, or a `__root__` channel name)."""
 
 
 class Hooks:

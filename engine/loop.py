@@ -8,11 +8,11 @@ prints nothing: everything it has to say goes out through the hooks (`hooks.py`)
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .algo import RunState, Task, apply_writes, plan_tasks
 from .channels import MISSING
-from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, START, branch_channel
+from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
 from .errors import EmptyInputError, GraphBubbleUp, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
 from .runner import Runner
@@ -44,8 +44,12 @@ class Loop:
         hooks: Hooks | None = None,
         ns: tuple[str, ...] = (),
         output_keys: list[str] | str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
     ) -> None:
         self.graph = graph
+        self.interrupt_before = interrupt_before if interrupt_before is not None else graph.interrupt_before_nodes
+        self.interrupt_after = interrupt_after if interrupt_after is not None else graph.interrupt_after_nodes
         self.input = input
         self.config = dict(config or {})
         self.hooks = hooks
@@ -71,7 +75,9 @@ class Loop:
     def start(self) -> None:
         """Writes the input (LangGraph's `_first`): the graph input goes to `__start__` as step -1."""
         if self.hooks is not None:
-            self.hooks.run_started(ns=self.ns, run=RunInfo(self.graph, self.input, self.config, self.recursion_limit))
+            self.hooks.run_started(
+                ns=self.ns, run=RunInfo(self.graph, self.input, self.config, self.recursion_limit, self.output_keys)
+            )
         self.status = "running"
         if self.input is None:
             self._end("error", EmptyInputError("Received no input for __start__"))
@@ -104,11 +110,16 @@ class Loop:
             return False
         if self.step > self.stop:
             self._end("recursion_limit", recursion_limit_error(self.recursion_limit))
-        tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+        try:
+            tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+        except Exception as exc:  # building a node's input failed (e.g. schema validation)
+            self._end("error", exc)
         if not tasks:
             self._end("done", None)
             return False
         self.tasks = tasks
+        if self._breakpoint(self.interrupt_before, tasks):
+            return False
         if self.hooks is not None:
             self.hooks.step_planned(ns=self.ns, step=self.step, tasks=tasks)
         self.runner.run(tasks)
@@ -120,7 +131,7 @@ class Loop:
             self._end("interrupted" if isinstance(failed.error, GraphBubbleUp) else "error", failed.error)
         self._commit(tasks)
         self.step += 1
-        return True
+        return not self._breakpoint(self.interrupt_after, tasks)
 
     def run(self) -> Any:
         """Ticks to the end and returns the output (what `invoke` returns)."""
@@ -146,6 +157,20 @@ class Loop:
                 ns=self.ns,
                 commit=StepCommit(self.step, frozenset(updated), dict(self.state.versions), self.read_state, self.graph.state_keys),
             )
+
+    def _breakpoint(self, nodes: Sequence[str] | str, tasks: list[Task]) -> bool:
+        """Ends the run as `interrupted` if a task is named in `nodes` and some channel changed since
+        the last breakpoint (LangGraph's `should_interrupt`); without a checkpointer that is final."""
+        if not nodes:
+            return False
+        seen = self.state.versions_seen.get(INTERRUPT, {})
+        if not any(version > seen.get(channel, 0) for channel, version in self.state.versions.items()):
+            return False
+        if not any((t.name != START) if nodes == "*" else (t.name in nodes) for t in tasks):
+            return False
+        self.state.versions_seen[INTERRUPT] = dict(self.state.versions)
+        self._end("interrupted", None)
+        return True
 
     def read_state(self, keys: Iterable[str] | None = None) -> dict[str, Any]:
         return self.state.read(self.graph.state_keys_ordered if keys is None else keys)

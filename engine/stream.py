@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .algo import Task
 from .constants import RETURN, START
-from .hooks import Hooks, StepCommit
+from .hooks import Hooks, RunInfo, StepCommit
 
 STREAM_MODES = ("values", "updates", "debug", "tasks", "custom", "checkpoints", "messages")
 
@@ -26,7 +26,13 @@ def utc_now_iso() -> str:
 
 
 class StreamCollector(Hooks):
-    """Collects chunks while the loop runs; `stream()` drains them after every tick."""
+    """Collects chunks while the loop runs; `stream()` drains them after every tick.
+
+    LangGraph queues chunks and yields them only at certain points: once the next step's tasks are
+    planned, as the tasks of a multi-task step finish, when a task fails, and when the run ends
+    normally. Chunks still queued when planning or the barrier raises are lost. We keep the same
+    points, so a stream has the same chunks as LangGraph's even when the run fails.
+    """
 
     def __init__(
         self,
@@ -43,100 +49,112 @@ class StreamCollector(Hooks):
         self.modes = frozenset(modes)
         self.single_mode = single_mode
         self.subgraphs = subgraphs
-        self.stream_keys = frozenset(stream_keys)
         self.stream_keys_ordered = list(stream_keys)
         self.clock = clock
         self.chunks: deque[Any] = deque()
+        """Chunks `stream()` may yield now."""
+        self.pending: list[Any] = []
+        """Chunks made but not yet released (see the class docstring)."""
         self.lock = threading.Lock()
-        self.step_updates: dict[tuple[str, ...], list[Any]] = {}
-        """Per namespace: this step's `updates` chunks, held until the barrier (see `step_committed`)."""
-        self.step_shape: dict[tuple[str, ...], tuple[int, bool]] = {}
-        """Per namespace: (tasks in this step, whether one of them failed)."""
+        self.keys_by_ns: dict[tuple[str, ...], list[str]] = {}
+        self.tasks_in_step: dict[tuple[str, ...], int] = {}
 
     def drain(self) -> Iterator[Any]:
         while self.chunks:
             yield self.chunks.popleft()
 
-    def _emit(self, ns: tuple[str, ...], mode: str, chunk: Any) -> None:
+    def _format(self, ns: tuple[str, ...], mode: str, chunk: Any) -> Any:
+        if self.single_mode:
+            return (ns, chunk) if self.subgraphs else chunk
+        return (ns, mode, chunk) if self.subgraphs else (mode, chunk)
+
+    def _queue(self, ns: tuple[str, ...], mode: str, chunk: Any, *, release: bool = False) -> None:
         if ns and not self.subgraphs:
             return
-        if self.single_mode:
-            item = (ns, chunk) if self.subgraphs else chunk
-        else:
-            item = (ns, mode, chunk) if self.subgraphs else (mode, chunk)
         with self.lock:
-            self.chunks.append(item)
+            self.pending.append(self._format(ns, mode, chunk))
+            if release:
+                self._release()
+
+    def _release(self) -> None:
+        self.chunks.extend(self.pending)
+        self.pending.clear()
+
+    def release(self) -> None:
+        with self.lock:
+            self._release()
+
+    def _keys(self, ns: tuple[str, ...]) -> list[str]:
+        return self.stream_keys_ordered if not ns else self.keys_by_ns.get(ns, [])
+
+    def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None:
+        if ns:  # a nested run reports what its own invoke() would: its output keys
+            keys = run.output_keys
+            self.keys_by_ns[ns] = [keys] if isinstance(keys, str) else list(keys)
 
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
-        self.step_updates[ns] = []
-        self.step_shape[ns] = (len(tasks), False)
+        self.tasks_in_step[ns] = len(tasks)
+        self.release()
         if "debug" not in self.modes and "tasks" not in self.modes:
             return
         for task in tasks:
             if task.name == START:
                 continue
             payload = {"id": task.id, "name": task.name, "input": task.input, "triggers": task.triggers}
-            self._emit_task_event(ns, step, "task", payload)
+            self._task_event(ns, step, "task", payload, release=True)
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
         if task.name == START:
             return
-        keys = self.stream_keys if not ns else None
-        if task.error is not None:
-            count, _ = self.step_shape.get(ns, (1, False))
-            self.step_shape[ns] = (count, True)
-        # LangGraph emits a task's update unless its first write is its error: a task whose
-        # router failed after the node returned still shows what the node wrote.
+        keys = frozenset(self._keys(ns))
+        # A task that ran on a worker thread (several tasks, or a stream waiter with subgraphs=True)
+        # is yielded as it finishes; a lone task ran inline and waits for the next release.
+        release = task.error is not None or self.tasks_in_step.get(ns, 1) > 1 or self.subgraphs
+        # LangGraph shows a task's update unless its first write is its error: a task whose router
+        # failed after the node returned still shows what the node wrote.
         if "updates" in self.modes and (task.error is None or task.writes):
-            chunk = {task.name: updates_chunk(task.writes, keys, task.node.state_keys)}
-            self.step_updates.setdefault(ns, []).append(chunk)
+            self._queue(ns, "updates", {task.name: updates_chunk(task.writes, keys)}, release=release)
         if "debug" in self.modes or "tasks" in self.modes:
-            writes = [(c, v) for c, v in task.writes if (c in keys if keys is not None else c in task.node.state_keys)]
             payload = {
                 "id": task.id,
                 "name": task.name,
                 "error": task.error,
-                "result": task_result_writes(writes),
+                "result": task_result_writes([(c, v) for c, v in task.writes if c in keys]),
                 "interrupts": [],
             }
-            self._emit_task_event(ns, step, "task_result", payload)
+            self._task_event(ns, step, "task_result", payload, release=release)
+        if release:
+            self.release()
 
-    def _emit_task_event(self, ns: tuple[str, ...], step: int, kind: str, payload: dict[str, Any]) -> None:
+    def _task_event(self, ns: tuple[str, ...], step: int, kind: str, payload: dict[str, Any], *, release: bool) -> None:
         if "tasks" in self.modes:
-            self._emit(ns, "tasks", payload)
+            self._queue(ns, "tasks", payload, release=release)
         if "debug" in self.modes:
-            self._emit(ns, "debug", {"step": step, "timestamp": self.clock(), "type": kind, "payload": payload})
-
-    def _flush_updates(self, ns: tuple[str, ...]) -> None:
-        for chunk in self.step_updates.pop(ns, ()):
-            self._emit(ns, "updates", chunk)
-
-    def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
-        """A failed barrier loses a one-task step's update in LangGraph (that task ran inline and its
-        chunk was never yielded); with several tasks, or a failed task, the chunks were already out."""
-        count, task_failed = self.step_shape.pop(ns, (0, False))
-        # With subgraphs=True LangGraph has a stream waiter, so even one task runs off-thread.
-        if status == "done" or task_failed or count > 1 or self.subgraphs:
-            self._flush_updates(ns)
-        self.step_updates.pop(ns, None)
+            event = {"step": step, "timestamp": self.clock(), "type": kind, "payload": payload}
+            self._queue(ns, "debug", event, release=release)
 
     def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None:
-        self._flush_updates(ns)
         if "values" not in self.modes or commit.step < 0:  # input writes are not a values chunk
             return
-        keys = self.stream_keys_ordered if not ns else None
-        if not ns:
-            if commit.updated_channels.isdisjoint(self.stream_keys):
-                return
-        elif commit.updated_channels.isdisjoint(commit.state_keys):
-            return
-        self._emit(ns, "values", commit.read(keys))
+        keys = self._keys(ns)
+        if not commit.updated_channels.isdisjoint(keys):
+            self._queue(ns, "values", commit.read(keys))
+
+    def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
+        if status == "interrupted" and error is None and "updates" in self.modes:
+            self._queue(ns, "updates", {"__interrupt__": ()})  # a breakpoint
+        if status != "error" or ns:
+            self.release()
+        else:
+            # The run failed in planning or at the barrier (a failed task released already):
+            # LangGraph never yields what was still queued.
+            with self.lock:
+                self.pending.clear()
 
 
-def updates_chunk(writes: list[tuple[str, Any]], keys: frozenset[str] | None, state_keys: frozenset[str]) -> Any:
-    """One task's `updates` value: its writes to state keys, a list of one-key dicts if it wrote a
-    key twice, the `__return__` value of a functional task, or None when it wrote no state key."""
-    keys = keys if keys is not None else state_keys
+def updates_chunk(writes: list[tuple[str, Any]], keys: frozenset[str]) -> Any:
+    """One task's `updates` value: its writes to `keys`, a list of one-key dicts if it wrote a key
+    twice, the `__return__` value of a functional task, or None when it wrote none of the keys."""
     for channel, value in writes:
         if channel == RETURN:
             return value

@@ -24,7 +24,7 @@ class Recorder(Hooks):
         self.events.append(("run", ns, run.input))
 
     def step_planned(self, *, ns, step, tasks):
-        self.events.append(("planned", ns, step, [(t.name, t.triggers, dict(t.seen_versions)) for t in tasks]))
+        self.events.append(("planned", ns, step, [(t.name, t.fired, dict(t.seen_versions)) for t in tasks]))
 
     def task_finished(self, *, ns, step, task):
         self.events.append(("task", ns, step, task.name, task.result, list(task.writes), task.routes, type(task.error).__name__ if task.error else None))
