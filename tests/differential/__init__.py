@@ -1,0 +1,1 @@
+"""Differential tests: the same graphs on langgraph and on engine, compared."""
