@@ -1,120 +1,172 @@
 """The `stepscope` command.
 
-`stepscope run TARGET [--input JSON]` runs a graph headless and prints, superstep by superstep, the
-tasks that ran, what triggered them, and every reducer call of the merge (`before -> write -> after`),
-then the final state. TARGET is a sample name (`subgraph_trap`), `path/to/file.py[:attribute]` or
-`package.module[:attribute]`; without an attribute the module's `graph` is used, and its
-`example_input` unless `--input` is given.
+    stepscope run TARGET [--input JSON] [--out FILE] [--db PATH]   run, record, store, print the supersteps
+    stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
+    stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
+    stepscope samples                                               the gallery of lessons
+    stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
+
+TARGET is a sample name, `path/to/file.py[:attribute]` or `package.module[:attribute]`; without an
+attribute the module's `graph` (or its only compiled graph) is used, with its `example_input`.
+Runs are stored in the database described in `debugger/store.py` (`--db` or `$STEPSCOPE_DB`).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from engine import CompiledStateGraph, Hooks
-from engine.channels import MISSING
+from engine.codec import encode
+from engine.trace import Recorder, Trace, TraceFileError, from_json, to_json
+from debugger.present import explain_call, short
+from debugger.replay import Replay
+from debugger.store import RunStore, StoreError
+from debugger.targets import TargetError, load_target
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
 
-class TargetError(Exception):
-    """A TARGET that cannot be loaded; the message says what to do."""
+def _table(rows: list[list[str]], headers: list[str]) -> str:
+    widths = [max(len(str(x)) for x in column) for column in zip(headers, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
-def load_target(target: str) -> tuple[CompiledStateGraph, Any]:
-    """The compiled graph and example input a TARGET names."""
-    spec, _, attribute = target.partition(":")
-    if spec.endswith(".py"):
-        path = Path(spec)
-        if not path.is_file():
-            raise TargetError(f"{spec}: no such file. Give a path to a Python file, a sample name or a module.")
-        module_spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-    else:
-        name = spec if "." in spec else f"sample_graphs.{spec}"
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            raise TargetError(f"{target}: cannot import {name} ({exc}). Is it a sample name, a .py path or a module?") from exc
-    if attribute:
-        graph = getattr(module, attribute, None)
-        if graph is None:
-            raise TargetError(f"{target}: the module has no attribute {attribute!r}.")
-    else:
-        graph = getattr(module, "graph", None)
-        if graph is None:
-            graphs = [v for v in vars(module).values() if isinstance(v, CompiledStateGraph)]
-            if len(graphs) != 1:
-                raise TargetError(f"{target}: found {len(graphs)} compiled graphs and no `graph`; name one as FILE:attribute.")
-            graph = graphs[0]
-    if not isinstance(graph, CompiledStateGraph):
-        raise TargetError(f"{target}: {type(graph).__name__} is not a compiled graph; call .compile() on the builder.")
-    return graph, getattr(module, "example_input", {})
-
-
-def short(value: Any, limit: int = 70) -> str:
-    text = "∅" if value is MISSING else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class SuperstepPrinter(Hooks):
-    """Prints each superstep as it commits: tasks, then the merge one reducer call at a time."""
-
-    def __init__(self, out: Any = sys.stdout) -> None:
-        self.out = out
-
-    def _print(self, ns: tuple[str, ...], text: str) -> None:
-        indent = "    " * len(ns)
-        print(f"{indent}{text}", file=self.out)
-
-    def step_planned(self, *, ns, step, tasks):
-        where = f" in {ns[-1].split(':')[0]}" if ns else ""
-        names = ", ".join(f"{t.name} (by {', '.join(t.fired)})" for t in tasks)
-        self._print(ns, f"step {step}{where}: {names}")
-
-    def task_finished(self, *, ns, step, task):
-        if task.error is not None:
-            self._print(ns, f"  ✖ {task.name} raised {type(task.error).__name__}: {str(task.error).splitlines()[0]}")
-        for router, result in task.routes:
-            self._print(ns, f"  {task.name} -> {router} chose {result!r}")
-
-    def reducer_called(self, *, ns, call):
-        verdict = f"REFUSED ({str(call.error).splitlines()[0]})" if call.error else short(call.after)
-        self._print(ns, f"  {call.channel} [{call.reducer}] from {call.writer_name}: {short(call.before)} + {short(call.write)} -> {verdict}")
-
-    def run_finished(self, *, ns, status, output, error, step):
-        if not ns:
-            self._print(ns, f"status: {status}")
+def superstep_rows(trace: Trace) -> list[list[str]]:
+    rows = []
+    for step in trace.steps:
+        if step.step < 0:
+            continue
+        keys = sorted({c.channel for c in step.reducer_calls})
+        errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
+        error = f"{errors[0]['class']}: {errors[0]['message'].splitlines()[0]}" if errors else ""
+        nested = sum(len(t.subgraphs) for t in step.tasks)
+        tasks = ", ".join(t.name for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
+        rows.append([str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), short(error, 70) if error else ""])
+    return rows
 
 
 def command_run(args: argparse.Namespace) -> int:
-    graph, example_input = load_target(args.target)
-    graph_input = json.loads(args.input) if args.input is not None else example_input
+    target = load_target(args.target)
+    graph_input = json.loads(args.input) if args.input is not None else target.example_input
+    config = {} if args.recursion_limit is None else {"recursion_limit": args.recursion_limit}
+    recorder = Recorder(target=args.target)
+    failure: BaseException | None = None
     try:
-        config = {} if args.recursion_limit is None else {"recursion_limit": args.recursion_limit}
-        output = graph.invoke(graph_input, config, hooks=SuperstepPrinter())
-    except Exception as exc:  # the run's own error: reported, not a traceback
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        output = target.graph.invoke(graph_input, config, hooks=recorder)
+    except Exception as exc:  # the run's own error: recorded, stored, reported in words
+        failure, output = exc, None
+    trace = recorder.trace
+    print(_table(superstep_rows(trace), ["step", "tasks", "keys written", "reducer calls", "error"]))
+    run_id = RunStore(args.db).save(trace)
+    if args.out:
+        Path(args.out).write_text(to_json(trace, indent=1), encoding="utf-8")
+    print(f"status: {trace.status}   run: {run_id}" + (f"   trace: {args.out}" if args.out else ""))
+    if failure is not None:
+        print(f"error: {type(failure).__name__}: {failure}", file=sys.stderr)
         return 1
-    print(f"final state: {output!r}")
+    print(f"final state: {short(encode(output), 400)}")
+    return 0
+
+
+def _open_trace(ref: str, db: str | None) -> Trace:
+    path = Path(ref)
+    if path.suffix == ".json" or path.is_file():
+        try:
+            return from_json(path.read_bytes(), source=str(path))
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror}.") from None
+    return RunStore(db).load(ref)
+
+
+def command_show(args: argparse.Namespace) -> int:
+    trace = _open_trace(args.trace, args.db)
+    replay = Replay(trace)
+    steps = [s for s in trace.steps if args.step is None or s.step == args.step]
+    if args.step is not None and not steps:
+        raise StoreError(f"the run has no step {args.step}; it has steps {replay.order[0]}..{replay.order[-1]}.")
+    print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {trace.status}")
+    for step in steps:
+        calls = [(c, b, a) for c, b, a in replay.call_values(step.step) if args.channel in (None, c.channel)]
+        if not calls:
+            continue
+        print(f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}")
+        for call, before, after in calls:
+            verdict = "REFUSED" if call.error else short(after, 60)
+            print(f"  #{call.index} {call.channel} [{call.reducer}] from {call.writer_name}: "
+                  f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}")
+            print(f"      {explain_call(call, before, after)}")
+    if trace.error:
+        print(f"error: {trace.error['class']}: {trace.error['message']}")
+    return 0
+
+
+def command_runs(args: argparse.Namespace) -> int:
+    runs = RunStore(args.db).list(graph=args.graph, status=args.status)
+    if not runs:
+        print("no stored runs yet: `stepscope run TARGET` records one.")
+        return 0
+    rows = [[r.run_id[:12], r.graph, r.target, r.started_at[:19], r.status, str(r.steps), r.error[:60]] for r in runs]
+    print(_table(rows, ["run", "graph", "target", "started (UTC)", "status", "steps", "error"]))
+    return 0
+
+
+def command_samples(args: argparse.Namespace) -> int:
+    from sample_graphs.gallery import list_samples
+
+    rows = [[s.name, s.title, s.summary] for s in list_samples()]
+    print(_table(rows, ["sample", "title", "lesson"]))
+    return 0
+
+
+def command_export(args: argparse.Namespace) -> int:
+    print(RunStore(args.db).export(args.run, args.file))
+    return 0
+
+
+def command_import(args: argparse.Namespace) -> int:
+    print(RunStore(args.db).import_file(args.file))
+    return 0
+
+
+def command_delete(args: argparse.Namespace) -> int:
+    print(f"deleted {RunStore(args.db).delete(args.run)}")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stepscope", description="See what a state graph does, superstep by superstep.")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run a graph headless and print every superstep's merges")
+
+    def add(name: str, handler: Any, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--db", help="the run database (default: $STEPSCOPE_DB or ~/.local/share/stepscope/runs.sqlite3)")
+        sub.set_defaults(handler=handler)
+        return sub
+
+    run = add("run", command_run, "run a graph headless, record and store it, print its supersteps")
     run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
     run.add_argument("--input", help="the graph input as JSON (default: the module's example_input)")
-    run.add_argument("--recursion-limit", type=int, help="supersteps allowed before giving up (default: LangGraph's, 10007)")
-    run.set_defaults(handler=command_run)
+    run.add_argument("--out", help="also write the trace to this JSON file")
+    run.add_argument("--recursion-limit", type=int, help="supersteps allowed (default: LangGraph's, 10007)")
+    show = add("show", command_show, "print a run's merges, one reducer call at a time")
+    show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
+    show.add_argument("--step", type=int, help="only this superstep")
+    show.add_argument("--channel", help="only this state key")
+    runs = add("runs", command_runs, "list stored runs, newest first")
+    runs.add_argument("--graph", help="only runs of this graph")
+    runs.add_argument("--status", choices=["done", "interrupted", "error", "recursion_limit"])
+    add("samples", command_samples, "list the gallery of sample lessons")
+    export = add("export", command_export, "write a stored run to a JSON trace file")
+    export.add_argument("run")
+    export.add_argument("file")
+    imp = add("import", command_import, "store a JSON trace file in the database")
+    imp.add_argument("file")
+    delete = add("delete", command_delete, "delete a stored run")
+    delete.add_argument("run")
     return parser
 
 
@@ -122,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except TargetError as exc:
+    except (TargetError, StoreError, TraceFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:

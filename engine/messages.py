@@ -29,7 +29,8 @@ from typing import Annotated, Any, TypedDict, Union
 __all__ = [
     "BaseMessage", "HumanMessage", "AIMessage", "SystemMessage", "ToolMessage",
     "RemoveMessage", "AnyMessage", "REMOVE_ALL_MESSAGES", "add_messages",
-    "convert_to_messages", "message_to_dict", "MessagesState", "set_id_factory",
+    "convert_to_messages", "message_to_dict",
+    "messages_from_dict", "MessagesState", "set_id_factory",
 ]
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
@@ -290,6 +291,22 @@ def message_to_dict(message: BaseMessage) -> dict[str, Any]:
 
     Containers are copied; it is JSON-able whenever the content, metadata and artifact are."""
     return {"type": message.type, "data": message.model_dump()}
+
+
+def messages_from_dict(dumped: list[dict[str, Any]]) -> list[BaseMessage]:
+    """The inverse of `message_to_dict` (langchain-core's `messages_from_dict`)."""
+    classes = {"human": HumanMessage, "ai": AIMessage, "system": SystemMessage, "tool": ToolMessage,
+               "remove": RemoveMessage, "function": FunctionMessage}
+    out = []
+    for item in dumped:
+        cls = classes.get(item["type"])
+        if cls is None:
+            raise ValueError(f"Got unexpected message type: {item['type']}")
+        data = {k: v for k, v in item["data"].items() if k != "type"}
+        if cls is RemoveMessage:
+            data = {"id": data["id"]}
+        out.append(cls(**data))
+    return out
 
 
 def _create_message_from_message_type(message_type: str, content: Any, name: str | None = None,

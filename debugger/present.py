@@ -1,0 +1,110 @@
+"""Pure presenters: recorded values and merges in plain words. No Streamlit, no I/O.
+
+Every function takes encoded values (`engine.codec`) or trace records and returns text, so the CLI,
+the app and the tests say exactly the same thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.codec import TYPE, decode
+from engine.trace import ReducerCallRecord
+
+MISSING = {"$type": "missing"}
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """A one-line preview of an encoded value, cut at `limit` characters with an ellipsis."""
+    text = _text(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _text(value: Any) -> str:
+    if value == MISSING:
+        return "(empty)"
+    if isinstance(value, dict) and value.get(TYPE) == "message":
+        return _message_text(value)
+    if isinstance(value, list) and value and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in value):
+        return "[" + ", ".join(_message_text(v) for v in value) + "]"
+    if isinstance(value, dict) and value.get(TYPE) in ("repr", "error"):
+        return value.get("repr") or f"{value['class']}: {value.get('message', '')}"
+    try:
+        return repr(decode(value))
+    except Exception:  # a malformed record must still be shown
+        return repr(value)
+
+
+def _message_text(encoded: dict[str, Any]) -> str:
+    message = encoded["message"]
+    data = message.get("data", {})
+    content = data.get("content")
+    content_text = content if isinstance(content, str) else repr(content)
+    extra = ""
+    if data.get("tool_calls"):
+        extra = " → " + ", ".join(f"{c.get('name')}({c.get('args')})" for c in data["tool_calls"])
+    ident = f" #{data['id'][:8]}" if data.get("id") else ""
+    if message.get("type") == "remove":
+        return f"remove{ident}"
+    return f"{message.get('type')}: {content_text!r}{extra}{ident}"
+
+
+def is_message_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in value)
+
+
+def explain_call(call: ReducerCallRecord, before: Any, after: Any) -> str:
+    """One sentence on what a reducer call did, e.g. "operator.add appended ['b'] to ['a']"."""
+    channel = call.channel
+    write = call.write
+    if call.error is not None:
+        first = call.error["message"].splitlines()[0]
+        if call.reducer == "LastValue":
+            return (f"{channel!r} has no reducer, so it takes one value per step; {call.writer_name} wrote a second "
+                    f"one ({short(write, 40)}) and the step failed: {first}")
+        return f"{call.reducer} refused {short(write, 40)} from {call.writer_name}: {first}"
+    if isinstance(write, dict) and write.get(TYPE) == "Overwrite":
+        return f"Overwrite replaced {channel!r} with {short(after, 60)}, bypassing {call.reducer}"
+    if before == MISSING:
+        if call.reducer in ("LastValue", "AnyValue"):
+            return f"set {channel!r} to {short(after, 60)} (it was empty)"
+        return (f"stored {short(write, 60)} as {channel!r}'s first value: the channel starts empty, "
+                f"so {call.reducer} was not called")
+    if call.reducer in ("LastValue", "AnyValue"):
+        return f"replaced {channel!r}: {short(before, 40)} → {short(after, 40)} (a plain key keeps the last write)"
+    if call.reducer == "add_messages" and is_message_list(before) and is_message_list(after):
+        return f"add_messages {_message_changes(before, after)}"
+    if isinstance(before, list) and isinstance(after, list):
+        if isinstance(write, list) and write == [] and after == before:
+            return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"
+        if after[: len(before)] == before:
+            added = after[len(before):]
+            duplicates = [item for item in added if item in before]
+            note = f" ({len(duplicates)} of them already there: duplicated)" if duplicates else ""
+            return f"{call.reducer} appended {short(added, 50)} to {short(before, 40)}{note}"
+    if isinstance(before, (int, float)) and isinstance(after, (int, float)) and not isinstance(before, bool):
+        return f"{call.reducer} combined {short(before)} with {short(write)} → {short(after)}"
+    if isinstance(before, str) and isinstance(after, str) and after == before + (write if isinstance(write, str) else ""):
+        return f"{call.reducer} appended {write!r} to {before!r} → {after!r}"
+    if after == before:
+        return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) left {channel!r} unchanged"
+    return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) returned {short(after, 40)}"
+
+
+def _message_changes(before: list[Any], after: list[Any]) -> str:
+    def ident(m: Any) -> str | None:
+        return m["message"]["data"].get("id")
+
+    old = {ident(m): m for m in before}
+    new = {ident(m): m for m in after}
+    appended = [m for m in after if ident(m) not in old]
+    replaced = [m for m in after if ident(m) in old and old[ident(m)] != m]
+    removed = [i for i in old if i not in new]
+    parts = []
+    if appended:
+        parts.append(f"appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})")
+    if replaced:
+        parts.append("replaced by id " + ", ".join(str(ident(m)) for m in replaced) + " in place")
+    if removed:
+        parts.append("removed id " + ", ".join(str(i) for i in removed))
+    return "; ".join(parts) if parts else "changed nothing (every message was already there, unchanged)"

@@ -1,0 +1,216 @@
+"""Replaying a Trace: the state at any step or reducer call, where each value came from, and what a
+step's merge would give in another order. Pure functions over `engine.trace` records; nothing here
+runs a node, and only `refold` needs the graph's live reducers.
+
+Values stay in their recorded (encoded) form; `engine.codec.decode` turns them into Python values
+where a caller needs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import permutations
+from typing import Any, Callable, Iterator, Sequence
+
+from engine.codec import apply_delta, decode, encode
+from engine.trace import ReducerCallRecord, RunRecord, StepRecord, TaskRecord
+
+MISSING_VALUE = {"$type": "missing"}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value (or one list item) came from."""
+
+    step: int
+    task: str
+    """The node name of the writer (`__start__` for the input), or `(outside reducers)`."""
+    task_id: str
+    call_index: int | None
+    """The reducer call's index in its step; None for changes made outside the reducers."""
+
+    def describe(self) -> str:
+        if self.call_index is None:
+            return f"step {self.step}: changed outside the reducers ({self.task})"
+        return f"step {self.step}: {self.task} (reducer call #{self.call_index})"
+
+
+@dataclass
+class ChannelHistory:
+    """A channel's current encoded value and the origin of each list item (or of the whole value)."""
+
+    value: Any = field(default_factory=lambda: MISSING_VALUE)
+    origins: list[Origin] = field(default_factory=list)
+    """One per list item; a single entry for a non-list value."""
+
+
+class Replay:
+    """Folds a run's recorded deltas forward. `after_step(n)` and `at_call(n, k)` are cached."""
+
+    def __init__(self, run: RunRecord) -> None:
+        self.run = run
+        self.steps: dict[int, StepRecord] = {s.step: s for s in run.steps}
+        self.order = [s.step for s in run.steps]
+        self._states: dict[int, dict[str, ChannelHistory]] = {}
+
+    def _tasks(self, step: StepRecord) -> dict[str, TaskRecord]:
+        return {t.id: t for t in step.tasks}
+
+    def _fold_step(self, channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None) -> None:
+        """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes."""
+        calls = step.reducer_calls if upto is None else step.reducer_calls[:upto]
+        for call in calls:
+            history = channels.setdefault(call.channel, ChannelHistory())
+            before = apply_delta(history.value, call.before)
+            if "same" not in call.before:
+                _attribute(history, before, Origin(step.step, "(outside reducers)", "", None), previous=history.value)
+                history.value = before
+            if call.error is not None:
+                continue
+            after = apply_delta(before, call.after)
+            _attribute(history, after, Origin(step.step, call.writer_name, call.writer, call.index), previous=before)
+            history.value = after
+        if upto is None:
+            for key, change in step.state.items():
+                history = channels.setdefault(key, ChannelHistory())
+                new = apply_delta(history.value, change)
+                _attribute(history, new, Origin(step.step, "(barrier)", "", None), previous=history.value)
+                history.value = new
+
+    def histories_after(self, step: int) -> dict[str, ChannelHistory]:
+        """Every channel's value and provenance after `step`'s barrier."""
+        if step in self._states:
+            return self._states[step]
+        channels: dict[str, ChannelHistory] = {}
+        for number in self.order:
+            if number in self._states:
+                channels = self._states[number]
+            else:
+                channels = {k: ChannelHistory(v.value, list(v.origins)) for k, v in channels.items()}
+                self._fold_step(channels, self.steps[number])
+                self._states[number] = channels
+            if number == step:
+                return channels
+        raise KeyError(f"run has no step {step}; steps are {self.order[0]}..{self.order[-1]}")
+
+    def state_after(self, step: int) -> dict[str, Any]:
+        """The recorded state (encoded values) after `step`; empty keys are left out, as in node input."""
+        return {k: h.value for k, h in self.histories_after(step).items() if h.value != MISSING_VALUE}
+
+    def state_before(self, step: int) -> dict[str, Any]:
+        index = self.order.index(step)
+        return self.state_after(self.order[index - 1]) if index > 0 else {}
+
+    def state_at_call(self, step: int, calls: int) -> dict[str, Any]:
+        """The state inside `step`'s merge, after its first `calls` reducer calls."""
+        index = self.order.index(step)
+        base = self.histories_after(self.order[index - 1]) if index > 0 else {}
+        channels = {k: ChannelHistory(v.value, list(v.origins)) for k, v in base.items()}
+        self._fold_step(channels, self.steps[step], upto=calls)
+        return {k: h.value for k, h in channels.items() if h.value != MISSING_VALUE}
+
+    def call_values(self, step: int) -> Iterator[tuple[ReducerCallRecord, Any, Any]]:
+        """Each reducer call of `step` with its full (encoded) value before and after."""
+        index = self.order.index(step)
+        base = self.histories_after(self.order[index - 1]) if index > 0 else {}
+        values = {k: h.value for k, h in base.items()}
+        for call in self.steps[step].reducer_calls:
+            before = apply_delta(values.get(call.channel, MISSING_VALUE), call.before)
+            after = before if call.error is not None else apply_delta(before, call.after)
+            values[call.channel] = after
+            yield call, before, after
+
+    def provenance(self, step: int, key: str) -> list[Origin]:
+        """Who put `key`'s value there, as of `step`: one origin per list item, else one."""
+        history = self.histories_after(step).get(key)
+        if history is None:
+            raise KeyError(f"no channel {key!r} in this run")
+        return list(history.origins)
+
+    def last_step(self) -> int:
+        return self.order[-1]
+
+
+def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any) -> None:
+    """Updates item origins for a change from `previous` to `new` (both encoded)."""
+    if isinstance(new, list) and isinstance(previous, list):
+        keep = 0
+        limit = min(len(previous), len(new), len(history.origins))
+        while keep < limit and previous[keep] == new[keep]:
+            keep += 1
+        history.origins = history.origins[:keep] + [origin] * (len(new) - keep)
+    elif isinstance(new, list):
+        history.origins = [origin] * len(new)
+    elif new != previous or not history.origins:
+        history.origins = [origin]
+
+
+# ---- what-if: re-folding a step's writes --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refold:
+    """The result of folding one channel's writes of one step in some order."""
+
+    channel: str
+    order: tuple[int, ...]
+    """Indexes into the step's calls on that channel, in the order they were folded."""
+    value: Any
+    """The encoded result, or None with `error` set."""
+    error: str | None
+    differs: bool
+    """Whether the result differs from what the run recorded."""
+
+
+def channel_calls(step: StepRecord, channel: str) -> list[ReducerCallRecord]:
+    return [c for c in step.reducer_calls if c.channel == channel]
+
+
+def refold(
+    replay: Replay,
+    step: int,
+    channel: str,
+    reducer: Callable[[Any, Any], Any],
+    order: Sequence[int] | None = None,
+    *,
+    skip: int | None = None,
+) -> Refold:
+    """Folds `channel`'s recorded writes of `step` with the graph's live `reducer`, in `order` (default:
+    as recorded), leaving out call `skip`. Nodes are never re-run: only the recorded writes are used."""
+    calls = channel_calls(replay.steps[step], channel)
+    if not calls:
+        raise ValueError(f"step {step} has no writes to {channel!r}")
+    order = tuple(range(len(calls))) if order is None else tuple(order)
+    if sorted(order) != list(range(len(calls))):
+        raise ValueError(f"order {order} is not a permutation of the {len(calls)} writes to {channel!r}")
+    used = tuple(i for i in order if i != skip)
+    recorded = {c.index: (before, after) for c, before, after in replay.call_values(step)}
+    start = recorded[calls[0].index][0]
+    final = recorded[calls[-1].index][1]
+    value = decode(start)
+    try:
+        for i in used:
+            write = decode(calls[i].write)
+            value = write if value is MISSING_MARK else reducer(value, write)
+        encoded = encode(value)
+    except Exception as exc:  # the live reducer on recorded values: report, never crash the view
+        return Refold(channel, used, None, f"{type(exc).__name__}: {exc}", True)
+    return Refold(channel, used, encoded, None, encoded != final)
+
+
+MISSING_MARK = decode(MISSING_VALUE)
+
+
+def order_sensitivity(replay: Replay, step: int, channel: str, reducer: Callable[[Any, Any], Any], limit: int = 120) -> list[Refold]:
+    """Every other order of a step's writes to `channel` (up to `limit` orders) that changes the result."""
+    calls = channel_calls(replay.steps[step], channel)
+    differing = []
+    for count, order in enumerate(permutations(range(len(calls)))):
+        if count >= limit:
+            break
+        if order == tuple(range(len(calls))):
+            continue
+        result = refold(replay, step, channel, reducer, order)
+        if result.differs:
+            differing.append(result)
+    return differing

@@ -1,0 +1,266 @@
+"""Recorded values: any Python value as JSON-able data, and the deltas that keep a trace small.
+
+`encode(value)` takes a deep snapshot, so later in-place mutation cannot rewrite history. JSON types
+stay as they are; everything else becomes a tagged dict, `{"$type": ..., ...}`:
+
+- messages: `{"$type": "message", "message": {"type": "ai", "data": {...}}}`;
+- dataclasses and pydantic models: `{"$type": "object", "class": "mod.Name", "fields": {...}}`;
+- `Send`, `Command`, `Overwrite`, tuples, sets, dicts with non-string keys, non-finite floats, the
+  empty-channel marker and exceptions each have their own tag;
+- anything else: `{"$type": "repr", "class": "mod.Name", "repr": "..."}`, readable, never dropped and
+  never pickled.
+
+A plain dict that happens to have a `"$type"` key is wrapped as `{"$type": "dict", "items": [...]}`, so
+decoding is unambiguous. `decode()` never imports or executes anything named in the data: messages come
+back as `engine` messages, other objects as `Recorded` stand-ins.
+
+Deltas (`delta`, `apply_delta`) describe a new value against the previous one: `{"same": true}`,
+`{"extend": [...]}` (a list that grew), `{"splice": k, "items": [...]}` (a list whose items from index k
+changed), `{"merge": {...}, "drop": [...]}` (a dict whose keys changed) or `{"set": value}`. They
+compare items by identity against the previous value's items, which `Snapshot` remembers, so a growing
+list costs what was added, not its whole length.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import traceback
+from typing import Any, Iterable
+
+from .channels import MISSING
+from .messages import BaseMessage, message_to_dict, messages_from_dict
+from .types import Command, Overwrite, Send
+
+TYPE = "$type"
+MAX_DEPTH = 60
+"""Deeper structures (or cycles) are recorded as their repr below this depth."""
+MAX_REPR = 2000
+
+
+def class_name(value: Any) -> str:
+    cls = type(value)
+    return f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ != "builtins" else cls.__qualname__
+
+
+def encode(value: Any, _depth: int = 0) -> Any:
+    """A JSON-able deep snapshot of `value` (see the module docstring for the tags)."""
+    if value is None or value is True or value is False or type(value) in (int, str):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {TYPE: "float", "value": repr(value)}
+    if _depth > MAX_DEPTH:
+        return _as_repr(value)
+    depth = _depth + 1
+    if type(value) is list:
+        return [encode(item, depth) for item in value]
+    if type(value) is dict:
+        if all(type(k) is str for k in value) and TYPE not in value:
+            return {k: encode(v, depth) for k, v in value.items()}
+        return {TYPE: "dict", "items": [[encode(k, depth), encode(v, depth)] for k, v in value.items()]}
+    if isinstance(value, BaseMessage):
+        return {TYPE: "message", "message": encode(message_to_dict(value), depth)}
+    if value is MISSING:
+        return {TYPE: "missing"}
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return {TYPE: "tuple", "items": [encode(item, depth) for item in value]}
+    if isinstance(value, (set, frozenset)):
+        items = [encode(item, depth) for item in value]
+        return {TYPE: "set", "items": sorted(items, key=repr)}
+    if isinstance(value, Send):
+        return {TYPE: "Send", "node": value.node, "arg": encode(value.arg, depth)}
+    if isinstance(value, Overwrite):
+        return {TYPE: "Overwrite", "value": encode(value.value, depth)}
+    if isinstance(value, Command):
+        fields = {k: encode(getattr(value, k), depth) for k in ("graph", "update", "resume", "goto") if getattr(value, k)}
+        return {TYPE: "Command", "fields": fields}
+    if isinstance(value, BaseException):
+        return encode_error(value)
+    if isinstance(value, (int, str, float)):  # subclasses: IntEnum, str-based enums, ...
+        return {TYPE: "repr", "class": class_name(value), "repr": repr(value)[:MAX_REPR], "value": encode(_builtin(value), depth)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: encode(getattr(value, f.name), depth) for f in dataclasses.fields(value)}
+        return {TYPE: "object", "class": class_name(value), "fields": fields}
+    if hasattr(type(value), "model_fields") and hasattr(value, "model_dump"):
+        fields = {name: encode(getattr(value, name, None), depth) for name in type(value).model_fields}
+        return {TYPE: "object", "class": class_name(value), "fields": fields}
+    if isinstance(value, tuple):  # namedtuple
+        return {TYPE: "object", "class": class_name(value), "fields": {k: encode(v, depth) for k, v in value._asdict().items()}}
+    if isinstance(value, dict):  # dict subclasses
+        return {TYPE: "dict", "class": class_name(value), "items": [[encode(k, depth), encode(v, depth)] for k, v in value.items()]}
+    if isinstance(value, list):
+        return [encode(item, depth) for item in value]
+    return _as_repr(value)
+
+
+def _builtin(value: Any) -> Any:
+    for base in (bool, int, float, str):
+        if isinstance(value, base):
+            return base(value)
+    return None
+
+
+def _as_repr(value: Any) -> dict[str, Any]:
+    try:
+        text = repr(value)
+    except Exception as exc:  # a broken __repr__ must not lose the record
+        text = f"<unrepresentable: {type(exc).__name__}>"
+    if len(text) > MAX_REPR:
+        text = text[: MAX_REPR - 1] + "…"
+    return {TYPE: "repr", "class": class_name(value), "repr": text}
+
+
+def encode_error(error: BaseException) -> dict[str, Any]:
+    """An exception with its class, message, notes and traceback, as text."""
+    return {
+        TYPE: "error",
+        "class": type(error).__name__,
+        "module": type(error).__module__,
+        "message": str(error),
+        "notes": [str(n) for n in getattr(error, "__notes__", ())],
+        "traceback": "".join(traceback.format_exception(error)),
+    }
+
+
+class Recorded:
+    """A stand-in for a recorded object the debugger cannot (and must not) rebuild."""
+
+    __slots__ = ("cls", "fields", "text")
+
+    def __init__(self, cls: str, fields: dict[str, Any] | None = None, text: str | None = None) -> None:
+        self.cls = cls
+        self.fields = fields
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Recorded) and (self.cls, self.fields, self.text) == (other.cls, other.fields, other.text)
+
+    def __repr__(self) -> str:
+        if self.text is not None:
+            return self.text
+        short = self.cls.rsplit(".", 1)[-1]
+        return f"{short}({', '.join(f'{k}={v!r}' for k, v in (self.fields or {}).items())})"
+
+
+def decode(data: Any) -> Any:
+    """Python values from `encode`'s output, without importing or running anything it names."""
+    if type(data) is list:
+        return [decode(item) for item in data]
+    if type(data) is not dict:
+        return data
+    tag = data.get(TYPE)
+    if tag is None:
+        return {k: decode(v) for k, v in data.items()}
+    if tag == "message":
+        return messages_from_dict([decode(data["message"])])[0]
+    if tag == "dict":
+        return {_hashable(decode(k)): decode(v) for k, v in data["items"]}
+    if tag == "tuple":
+        return tuple(decode(item) for item in data["items"])
+    if tag == "set":
+        return {_hashable(decode(item)) for item in data["items"]}
+    if tag == "missing":
+        return MISSING
+    if tag == "float":
+        return float(data["value"])
+    if tag == "Send":
+        return Send(data["node"], decode(data["arg"]))
+    if tag == "Overwrite":
+        return Overwrite(decode(data["value"]))
+    if tag == "Command":
+        return Command(**{k: decode(v) for k, v in data["fields"].items()})
+    if tag == "object":
+        return Recorded(data["class"], {k: decode(v) for k, v in data["fields"].items()})
+    if tag == "repr":
+        return decode(data["value"]) if "value" in data else Recorded(data["class"], text=data["repr"])
+    if tag == "error":
+        return Recorded(data["class"], text=f"{data['class']}: {data['message']}")
+    raise ValueError(f"unknown recorded value type {tag!r}")
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _hashable(v)) for k, v in value.items())
+    return value
+
+
+class Snapshot:
+    """The last recorded value of one channel: its items (for identity checks) and their encoding."""
+
+    __slots__ = ("raw", "items", "encoded")
+
+    def __init__(self) -> None:
+        self.raw: Any = MISSING
+        self.items: list[Any] | dict[Any, Any] | None = None
+        """A shallow copy of a list's items or a dict's entries, as they were when recorded."""
+        self.encoded: Any = {TYPE: "missing"}
+
+    def delta(self, new: Any) -> dict[str, Any]:
+        """How `new` differs from the snapshot; then the snapshot becomes `new`."""
+        old_items = self.items
+        if type(new) is list and type(old_items) is list:
+            common = _common_prefix(old_items, new)
+            if common == len(old_items) == len(new):
+                result: dict[str, Any] = {"same": True}
+            elif common == len(old_items):
+                added = [encode(item) for item in new[common:]]
+                self.encoded = self.encoded + added
+                result = {"extend": added}
+            else:
+                changed = [encode(item) for item in new[common:]]
+                self.encoded = self.encoded[:common] + changed
+                result = {"splice": common, "items": changed}
+            self.raw, self.items = new, list(new)
+            return result
+        if type(new) is dict and type(old_items) is dict and all(type(k) is str for k in new) and TYPE not in new:
+            merged = {k: encode(v) for k, v in new.items() if k not in old_items or old_items[k] is not v}
+            dropped = [k for k in old_items if k not in new]
+            if not merged and not dropped:
+                result = {"same": True}
+            else:
+                self.encoded = {**{k: v for k, v in self.encoded.items() if k not in dropped}, **merged}
+                result = {"merge": merged, "drop": dropped} if dropped else {"merge": merged}
+            self.raw, self.items = new, dict(new)
+            return result
+        if new is self.raw and type(new) in (int, str, float, bool, type(None), tuple):
+            return {"same": True}
+        self.encoded = encode(new)
+        self.raw = new
+        self.items = list(new) if type(new) is list else dict(new) if type(new) is dict and type(self.encoded) is dict and TYPE not in self.encoded else None
+        return {"set": self.encoded}
+
+
+def _common_prefix(old: list[Any], new: list[Any]) -> int:
+    limit = min(len(old), len(new))
+    if limit and old[limit - 1] is new[limit - 1] and all(map(_is, old[:limit], new[:limit])):
+        return limit
+    for index in range(limit):
+        if old[index] is not new[index]:
+            return index
+    return limit
+
+
+def _is(a: Any, b: Any) -> bool:
+    return a is b
+
+
+def apply_delta(encoded: Any, change: dict[str, Any]) -> Any:
+    """The encoded value after `change` (the inverse of `Snapshot.delta`)."""
+    if "same" in change:
+        return encoded
+    if "extend" in change:
+        return [*encoded, *change["extend"]]
+    if "splice" in change:
+        return [*encoded[: change["splice"]], *change["items"]]
+    if "merge" in change:
+        dropped = set(change.get("drop", ()))
+        return {**{k: v for k, v in encoded.items() if k not in dropped}, **change["merge"]}
+    if "set" in change:
+        return change["set"]
+    raise ValueError(f"not a delta: {sorted(change)}")
+
+
+def encode_all(values: Iterable[Any]) -> list[Any]:
+    return [encode(v) for v in values]

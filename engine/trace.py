@@ -1,0 +1,429 @@
+"""The Trace: everything that happened in one run, as data. The contract between engine and debugger.
+
+A `Recorder` is a hook (`engine.hooks`): attach it to `invoke`/`stream` (or a `Loop`) and it builds a
+`Trace`. The debugger reads Traces and never needs the engine to do so: `to_json`/`from_json` store
+one as a file, with a `schema_version`.
+
+Shape: a `Trace` is a `RunRecord` (the root run) plus identity. A run has `steps`: one `StepRecord`
+per superstep (step -1 is the input). A step has its `tasks` (each with its input view, raw return
+value, writes, routes, duration, error, and the nested runs of subgraphs it started), every reducer
+call of its barrier in application order, the channel versions that changed, and the state changes
+not explained by reducer calls (channels that clear themselves).
+
+Values are recorded with `engine.codec`: deep JSON-able snapshots, so history cannot change when a
+node later mutates a list in place. Whatever only grows is stored as a delta: a reducer call stores
+its `before` against the channel's last recorded value (normally `{"same": true}`; anything else means
+the value changed outside the reducers, e.g. a node mutated its input in place) and its `after`
+against `before`. A node's input is stored as a view, `{"$view": [keys]}`, when it is the recorded
+state. So a trace grows with what changed, not with state size times steps. `debugger.replay`
+rebuilds full values from these deltas.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field, fields, is_dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Sequence
+
+from .algo import Task
+from .channels import MISSING
+from .codec import Snapshot, encode, encode_error
+from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
+
+SCHEMA_VERSION = 1
+"""Bump on any change a reader of older files could misread; `from_json` refuses newer files."""
+VIEW = "$view"
+SAME_AS_WRITES = {"$type": "same_as_writes"}
+
+
+@dataclass
+class TaskRecord:
+    """One task of one superstep."""
+
+    id: str
+    name: str
+    path: list[Any]
+    """`["__pregel_pull", name]`, or `["__pregel_push", index, false]` for a Send."""
+    triggers: list[str]
+    """All of the node's trigger channels (LangGraph's `task.triggers`)."""
+    fired: list[str]
+    """The trigger channels that were newer than what the node had seen: why it ran."""
+    seen_versions: dict[str, int]
+    """The versions of the fired channels when the task was planned."""
+    input: Any
+    """`{"$view": [keys]}` when the node read the recorded state; else the encoded input (a Send's arg)."""
+    result: Any = None
+    """The encoded raw return value; `{"$type": "same_as_writes"}` when it is a dict equal to its state writes."""
+    writes: list[list[Any]] = field(default_factory=list)
+    """`[channel, encoded value]` in the order the node made them: state keys, then edges and Sends."""
+    routes: list[list[Any]] = field(default_factory=list)
+    """`[router name, encoded result]` for each conditional edge out of the node."""
+    duration: float = 0.0
+    error: dict[str, Any] | None = None
+    """The exception (class, message, notes, traceback) if the task failed or interrupted."""
+    subgraphs: list["RunRecord"] = field(default_factory=list)
+    """Runs started inside this task: a compiled subgraph node, or `invoke` called by the node."""
+
+
+@dataclass
+class ReducerCallRecord:
+    """One write folded into one channel at the barrier."""
+
+    index: int
+    """Position in the step's application order, across channels."""
+    channel: str
+    reducer: str
+    writer: str
+    """The id of the task that made the write."""
+    writer_name: str
+    write: Any
+    before: dict[str, Any]
+    """A delta against the channel's last recorded value (`{"same": true}` unless changed outside reducers)."""
+    after: dict[str, Any]
+    """A delta against `before`."""
+    error: dict[str, Any] | None = None
+    """Set when the channel refused this write (e.g. a second write to a plain key)."""
+
+
+@dataclass
+class StepRecord:
+    """One superstep: step -1 is the input, step 0 the hidden `__start__` task."""
+
+    step: int
+    tasks: list[TaskRecord] = field(default_factory=list)
+    reducer_calls: list[ReducerCallRecord] = field(default_factory=list)
+    versions: dict[str, int] = field(default_factory=dict)
+    """Channel versions that changed at this barrier (the others kept theirs)."""
+    updated_channels: list[str] = field(default_factory=list)
+    state: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per state key, a delta for changes not made by reducer calls (e.g. a channel that cleared)."""
+    committed: bool = False
+    """False when the step failed before its barrier finished: its writes never reached the state."""
+    checkpoint: dict[str, Any] | None = None
+    """The config of the checkpoint saved after this step, when the run had a checkpointer."""
+
+
+@dataclass
+class RunRecord:
+    """One run of one graph: the root run of a Trace, or a subgraph's run nested in a task."""
+
+    ns: list[str]
+    graph: dict[str, Any]
+    """`describe(graph)`: name, nodes, edges, waiting edges, branches, channels, and the drawing."""
+    input: Any
+    config: Any
+    recursion_limit: int = 0
+    steps: list[StepRecord] = field(default_factory=list)
+    status: str = "running"
+    """`running`, then `done`, `interrupted`, `error` or `recursion_limit`."""
+    output: Any = None
+    error: dict[str, Any] | None = None
+    started_at: str = ""
+    duration: float = 0.0
+
+
+@dataclass
+class Trace(RunRecord):
+    """A whole recorded run."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str = ""
+    target: str = ""
+    """What was run, as the user named it (a sample, `file.py:attr`, ...), when known."""
+
+
+# ---- describing a graph ------------------------------------------------------------------------
+
+_DESCRIPTIONS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def describe(graph: Any) -> dict[str, Any]:
+    """What a debugger needs to know about a compiled graph without importing it. Cached per graph."""
+    cached = _DESCRIPTIONS.get(id(graph))
+    if cached is not None and cached[0] is graph:
+        return cached[1]
+    from .draw import graph_of  # local: drawing simulates a run, only needed once per graph
+
+    builder = graph.builder
+    channels = {}
+    for key, channel in builder.channels.items():
+        channels[key] = {"kind": type(channel).__name__, "reducer": channel.reducer_name}
+    description = {
+        "name": graph.name,
+        "nodes": [
+            {"name": name, "subgraph": spec.action is not graph and hasattr(spec.action, "builder"),
+             "defer": spec.defer, "metadata": encode(spec.metadata)}
+            for name, spec in builder.nodes.items()
+        ],
+        "edges": [[e.source, e.target] for e in builder.edges],
+        "waiting_edges": [[list(w.sources), w.target] for w in builder.waiting_edges],
+        "branches": [
+            {"source": b.source, "name": b.name,
+             "targets": None if b.path_map is None else {str(k): v for k, v in b.path_map.items()}}
+            for branches in builder.branches.values() for b in branches.values()
+        ],
+        "channels": channels,
+        "input_keys": list(builder.schemas[builder.input_schema]),
+        "output_keys": graph.output_keys if isinstance(graph.output_keys, str) else list(graph.output_keys),
+        "drawing": graph_of(graph, xray=True).to_dict(),
+        "drawing_flat": graph_of(graph).to_dict(),
+    }
+    _DESCRIPTIONS[id(graph)] = (graph, description)
+    return description
+
+
+# ---- the recorder ------------------------------------------------------------------------------
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+class _RunBuilder:
+    """Builds one RunRecord from the hook calls of one namespace (always from one thread at a time)."""
+
+    def __init__(self, record: RunRecord) -> None:
+        self.record = record
+        self.snapshots: dict[str, Snapshot] = {}
+        self.step: StepRecord | None = None
+        self.tasks_by_id: dict[str, TaskRecord] = {}
+        self.versions: dict[str, int] = {}
+        self.started = time.perf_counter()
+
+    def snapshot(self, channel: str) -> Snapshot:
+        snap = self.snapshots.get(channel)
+        if snap is None:
+            snap = self.snapshots[channel] = Snapshot()
+        return snap
+
+    def open_step(self, step: int) -> StepRecord:
+        if self.step is None or self.step.step != step:
+            self.step = StepRecord(step)
+            self.record.steps.append(self.step)
+        return self.step
+
+
+class Recorder(Hooks):
+    """A hook that records a run into `self.trace`. One Recorder per run; thread-safe for subgraphs
+    that run in parallel worker threads."""
+
+    def __init__(self, *, target: str = "", run_id: str | None = None, clock: Callable[[], str] = utc_now) -> None:
+        self.trace: Trace | None = None
+        self.target = target
+        self.run_id = run_id or uuid.uuid4().hex
+        self.clock = clock
+        self.builders: dict[tuple[str, ...], _RunBuilder] = {}
+        self.lock = threading.Lock()
+
+    # ---- run boundaries --------------------------------------------------------------------------
+
+    def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None:
+        common = dict(
+            ns=list(ns), graph=describe(run.graph), input=encode(run.input), config=encode(_plain_config(run.config)),
+            recursion_limit=run.recursion_limit, started_at=self.clock(),
+        )
+        with self.lock:
+            if not ns:
+                record: RunRecord = Trace(**common, run_id=self.run_id, target=self.target)
+                self.trace = record  # type: ignore[assignment]
+            else:
+                record = RunRecord(**common)
+                parent = self.builders.get(ns[:-1])
+                task_id = ns[-1].rpartition(":")[2]
+                task = parent.tasks_by_id.get(task_id) if parent else None
+                if task is not None:
+                    task.subgraphs.append(record)
+            self.builders[ns] = _RunBuilder(record)
+
+    def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
+        builder = self.builders.get(ns)
+        if builder is None:
+            return
+        record = builder.record
+        record.status = status
+        record.output = encode(output)
+        record.error = encode_error(error) if error is not None else None
+        record.duration = time.perf_counter() - builder.started
+
+    # ---- supersteps --------------------------------------------------------------------------------
+
+    def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
+        builder = self.builders[ns]
+        record = builder.open_step(step)
+        for task in tasks:
+            task_record = TaskRecord(
+                id=task.id, name=task.name, path=list(task.path), triggers=list(task.triggers), fired=list(task.fired),
+                seen_versions=dict(task.seen_versions), input=self._input_view(builder, task),
+            )
+            record.tasks.append(task_record)
+            builder.tasks_by_id[task.id] = task_record
+
+    def _input_view(self, builder: _RunBuilder, task: Task) -> Any:
+        value = task.input
+        if task.path[0] == "__pregel_pull" and task.name != "__start__":
+            items = value.items() if type(value) is dict else _fields_of(value)
+            if items is not None and all(
+                (snap := builder.snapshots.get(k)) is not None and snap.raw is v for k, v in items
+            ):
+                return {VIEW: [k for k, _ in items]}
+        return encode(value)
+
+    def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
+        record = self.builders[ns].tasks_by_id[task.id]
+        writes = task.writes
+        result = task.result
+        if type(result) is dict and _same_as_writes(result, writes):
+            record.result = SAME_AS_WRITES
+        else:
+            record.result = encode(result)
+        record.writes = [[channel, encode(value)] for channel, value in writes]
+        record.routes = [[name, encode(chosen)] for name, chosen in task.routes]
+        record.duration = task.duration
+        if task.error is not None:
+            record.error = encode_error(task.error)
+
+    def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
+        builder = self.builders[ns]
+        step = builder.open_step(call.step)
+        snap = builder.snapshot(call.channel)
+        before = snap.delta(call.before)
+        if call.error is not None:
+            after: dict[str, Any] = {"same": True}
+        else:
+            after = snap.delta(call.after)
+        step.reducer_calls.append(
+            ReducerCallRecord(
+                index=call.index, channel=call.channel, reducer=call.reducer, writer=call.writer,
+                writer_name=call.writer_name, write=encode(call.write), before=before, after=after,
+                error=encode_error(call.error) if call.error is not None else None,
+            )
+        )
+
+    def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None:
+        builder = self.builders[ns]
+        step = builder.open_step(commit.step)
+        step.committed = True
+        step.updated_channels = sorted(commit.updated_channels)
+        previous = builder.versions
+        step.versions = {k: v for k, v in commit.versions.items() if previous.get(k) != v}
+        builder.versions = dict(commit.versions)
+        state = commit.read(None)
+        for key in commit.state_keys:
+            change = builder.snapshot(key).delta(state.get(key, MISSING))
+            if "same" not in change:
+                step.state[key] = change
+
+    def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Any, metadata: Any) -> None:
+        builder = self.builders.get(ns)
+        if builder is None:
+            return
+        for record in reversed(builder.record.steps):
+            if record.step == step:
+                record.checkpoint = encode(config)
+                return
+
+
+def _fields_of(value: Any) -> list[tuple[str, Any]] | None:
+    if is_dataclass(value) and not isinstance(value, type):
+        return [(f.name, getattr(value, f.name)) for f in fields(value)]
+    model_fields = getattr(type(value), "model_fields", None)
+    if model_fields is not None:
+        return [(name, getattr(value, name)) for name in model_fields]
+    return None
+
+
+def _same_as_writes(result: dict[str, Any], writes: list[tuple[str, Any]]) -> bool:
+    """True when a node's returned dict is exactly its leading state writes (the usual case)."""
+    if len(writes) < len(result):
+        return False
+    for (key, value), (channel, written) in zip(result.items(), writes):
+        if key != channel or value is not written:
+            return False
+    return True
+
+
+def _plain_config(config: Any) -> Any:
+    """The config without objects that only matter in-process (callbacks, savers)."""
+    if not isinstance(config, dict):
+        return config
+    return {k: v for k, v in config.items() if k not in ("callbacks", "checkpointer")}
+
+
+# ---- files ---------------------------------------------------------------------------------------
+
+
+class TraceFileError(ValueError):
+    """A file that is not a readable trace; the message names the file and what is wrong."""
+
+
+def to_dict(trace: Trace) -> dict[str, Any]:
+    data = _record_to_dict(trace)
+    # identity first, so a file opened in an editor says what it is at the top
+    return {"schema_version": data.pop("schema_version"), "run_id": data.pop("run_id"), **data}
+
+
+def _record_to_dict(record: Any) -> Any:
+    if is_dataclass(record) and not isinstance(record, type):
+        return {f.name: _record_to_dict(getattr(record, f.name)) for f in fields(record)}
+    if isinstance(record, list):
+        return [_record_to_dict(item) for item in record]
+    return record
+
+
+def to_json(trace: Trace, *, indent: int | None = None) -> str:
+    return json.dumps(to_dict(trace), ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
+    """Parses a trace file as data only; raises `TraceFileError` naming `source` and the problem."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        kind = "is truncated" if exc.pos >= len(text) - 1 else "is not valid JSON"
+        raise TraceFileError(f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
+                             "Re-export the run, or open a complete .json trace file.") from None
+    except UnicodeDecodeError as exc:
+        raise TraceFileError(f"{source} is not text ({exc.reason}); a trace file is UTF-8 JSON.") from None
+    return from_dict(data, source=source)
+
+
+def from_dict(data: Any, *, source: str = "<trace>") -> Trace:
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise TraceFileError(f"{source} is not a StepScope trace: it has no schema_version. "
+                             "Export one with `stepscope run TARGET --out FILE`.")
+    version = data["schema_version"]
+    if not isinstance(version, int):
+        raise TraceFileError(f"{source}: schema_version is {version!r}, not a number.")
+    if version > SCHEMA_VERSION:
+        raise TraceFileError(f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
+                             f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it.")
+    try:
+        return _build(Trace, data, "trace")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise TypeError(f"{where} should be an object, found {type(data).__name__}")
+    names = {f.name for f in fields(cls)}
+    unknown = set(data) - names
+    if unknown:
+        raise KeyError(f"{where} has unknown fields {sorted(unknown)}")
+    kwargs = dict(data)
+    nested = {"steps": (StepRecord, "step"), "tasks": (TaskRecord, "task"),
+              "reducer_calls": (ReducerCallRecord, "reducer call"), "subgraphs": (RunRecord, "subgraph run")}
+    for name, (item_cls, label) in nested.items():
+        if name in kwargs and name in names:
+            items = kwargs[name]
+            if not isinstance(items, list):
+                raise TypeError(f"{where}.{name} should be a list")
+            kwargs[name] = [_build(item_cls, item, f"{where}.{name}[{i}] ({label})") for i, item in enumerate(items)]
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{where}: {exc}") from None
