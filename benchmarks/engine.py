@@ -8,120 +8,19 @@ Target (issue 2): engine with the hook <= 0.1x langgraph on the loop and on the 
 """
 
 import argparse
-import operator
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Callable, TypedDict
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engine  # noqa: E402
-from engine.hooks import Hooks  # noqa: E402
-
-LOOP_STEPS = 2000
-FAN_WIDTH = 64
-FAN_RUNS = 20
-MESSAGE_STEPS = 500
-
-
-class KeepEverything(Hooks):
-    """Keeps every event the engine emits: the cost of full observation without serialisation."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[Any, ...]] = []
-
-    def run_started(self, *, ns, run):
-        self.events.append(("run", ns, run))
-
-    def step_planned(self, *, ns, step, tasks):
-        self.events.append(("planned", ns, step, list(tasks)))
-
-    def task_finished(self, *, ns, step, task):
-        self.events.append(("task", ns, step, task.result, list(task.writes), task.duration))
-
-    def reducer_called(self, *, ns, call):
-        self.events.append(("reducer", ns, call))
-
-    def step_committed(self, *, ns, commit):
-        self.events.append(("commit", ns, commit.step, commit.versions, commit.read(None)))
-
-    def run_finished(self, *, ns, status, output, error, step):
-        self.events.append(("end", ns, status, output, error))
-
-
-class Counter(TypedDict):
-    n: Annotated[int, operator.add]
-
-
-class Fan(TypedDict):
-    results: Annotated[list, operator.add]
-    total: int
-
-
-def build_loop(lib: Any) -> tuple[Any, dict, dict]:
-    def inc(state: Counter) -> dict:
-        return {"n": 1}
-
-    def again(state: Counter) -> str:
-        return "inc" if state["n"] < LOOP_STEPS else lib.END
-
-    g = lib.StateGraph(Counter)
-    g.add_node("inc", inc)
-    g.add_edge(lib.START, "inc")
-    g.add_conditional_edges("inc", again, ["inc", lib.END])
-    return g.compile(), {"n": 0}, {"recursion_limit": LOOP_STEPS + 10}
-
-
-def build_fan(lib: Any) -> tuple[Any, dict, dict]:
-    g = lib.StateGraph(Fan)
-    g.add_node("split", lambda s: {"results": []})
-    names = [f"w{i:02d}" for i in range(FAN_WIDTH)]
-    for i, name in enumerate(names):
-        g.add_node(name, lambda s, i=i: {"results": [i]})
-        g.add_edge("split", name)
-    g.add_node("join", lambda s: {"total": sum(s["results"])})
-    g.add_edge(lib.START, "split")
-    g.add_edge(names, "join")
-    return g.compile(), {"results": []}, {}
-
-
-def build_messages(lib: Any) -> tuple[Any, dict, dict]:
-    def speak(state: dict) -> dict:
-        return {"messages": [lib.AIMessage(content=f"turn {len(state['messages'])}")]}
-
-    def again(state: dict) -> str:
-        return "speak" if len(state["messages"]) < MESSAGE_STEPS else lib.END
-
-    g = lib.StateGraph(lib.MessagesState)
-    g.add_node("speak", speak)
-    g.add_edge(lib.START, "speak")
-    g.add_conditional_edges("speak", again, ["speak", lib.END])
-    return g.compile(), {"messages": [lib.HumanMessage(content="hi")]}, {"recursion_limit": MESSAGE_STEPS + 10}
-
-
-def floor_loop() -> None:
-    n = 0
-    while True:
-        n = operator.add(n, {"n": 1}["n"])
-        if not n < LOOP_STEPS:
-            break
-
-
-def floor_fan() -> None:
-    for _ in range(FAN_RUNS):
-        results: list = []
-        for i in range(FAN_WIDTH):
-            results = operator.add(results, [i])
-        sum(results)
-
-
-def floor_messages() -> None:
-    messages = [engine.HumanMessage(content="hi", id="0")]
-    while len(messages) < MESSAGE_STEPS:
-        messages = engine.add_messages(messages, [engine.AIMessage(content=f"turn {len(messages)}")])
-
+from workloads import (  # noqa: E402
+    FAN_RUNS, FAN_WIDTH, LOOP_STEPS, MESSAGE_STEPS, KeepEverything, build_fan, build_loop, build_messages,
+    floor_fan, floor_loop, floor_messages, langgraph_namespace,
+)
 
 def runner(lib: Any, build: Callable, with_hook: bool, times: int = 1) -> Callable[[], Any]:
     app, inp, config = build(lib)
@@ -147,15 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds per workload (median reported)")
     args = parser.parse_args()
-    try:
-        import langchain_core.messages as lc_messages
-        import langgraph.graph as lg_graph
-    except ImportError:
-        sys.exit("langgraph is not installed: `make install-test` installs it (test extra).")
-    langgraph = argparse.Namespace(
-        StateGraph=lg_graph.StateGraph, START=lg_graph.START, END=lg_graph.END, MessagesState=lg_graph.MessagesState,
-        AIMessage=lc_messages.AIMessage, HumanMessage=lc_messages.HumanMessage,
-    )
+    langgraph = langgraph_namespace()
     workloads = [
         (f"loop: {LOOP_STEPS}-step self-loop, counter reducer", build_loop, 1, floor_loop),
         (f"fan-out: {FAN_WIDTH} wide + waiting edge, x{FAN_RUNS} runs", build_fan, FAN_RUNS, floor_fan),

@@ -26,13 +26,15 @@ from __future__ import annotations
 import dataclasses
 import math
 import traceback
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .channels import MISSING
 from .messages import BaseMessage, message_to_dict, messages_from_dict
 from .types import Command, Overwrite, Send
 
 TYPE = "$type"
+SAME: dict[str, Any] = {"same": True}
+"""The delta of an unchanged value; shared (never mutate it)."""
 MAX_DEPTH = 60
 """Deeper structures (or cycles) are recorded as their repr below this depth."""
 MAX_REPR = 2000
@@ -59,7 +61,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
             return {k: encode(v, depth) for k, v in value.items()}
         return {TYPE: "dict", "items": [[encode(k, depth), encode(v, depth)] for k, v in value.items()]}
     if isinstance(value, BaseMessage):
-        return {TYPE: "message", "message": encode(message_to_dict(value), depth)}
+        return {TYPE: "message", "message": encode_message(value, depth)}
     if value is MISSING:
         return {TYPE: "missing"}
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
@@ -91,6 +93,21 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, list):
         return [encode(item, depth) for item in value]
     return _as_repr(value)
+
+
+_EMPTY_FIELD_VALUES = (None, False, "success")
+
+
+def encode_message(message: BaseMessage, depth: int = 0) -> dict[str, Any]:
+    """`message_to_dict`'s shape, keeping only fields that differ from their defaults (content and a
+    tool message's tool_call_id always stay): a trace of a long chat is mostly its messages."""
+    data = message_to_dict(message)
+    kept = {
+        key: encode(value, depth)
+        for key, value in data["data"].items()
+        if key in ("content", "tool_call_id") or (key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != [])
+    }
+    return {"type": data["type"], "data": kept}
 
 
 def _builtin(value: Any) -> Any:
@@ -197,13 +214,14 @@ class Snapshot:
         """A shallow copy of a list's items or a dict's entries, as they were when recorded."""
         self.encoded: Any = {TYPE: "missing"}
 
-    def delta(self, new: Any) -> dict[str, Any]:
-        """How `new` differs from the snapshot; then the snapshot becomes `new`."""
+    def delta(self, new: Any, encode: Callable[[Any], Any] = encode) -> dict[str, Any]:
+        """How `new` differs from the snapshot; then the snapshot becomes `new`. `encode` may be a
+        memoising encoder, so a value recorded twice in a step shares one encoding."""
         old_items = self.items
         if type(new) is list and type(old_items) is list:
             common = _common_prefix(old_items, new)
             if common == len(old_items) == len(new):
-                result: dict[str, Any] = {"same": True}
+                result: dict[str, Any] = SAME
             elif common == len(old_items):
                 added = [encode(item) for item in new[common:]]
                 self.encoded = self.encoded + added
@@ -218,14 +236,14 @@ class Snapshot:
             merged = {k: encode(v) for k, v in new.items() if k not in old_items or old_items[k] is not v}
             dropped = [k for k in old_items if k not in new]
             if not merged and not dropped:
-                result = {"same": True}
+                result = SAME
             else:
                 self.encoded = {**{k: v for k, v in self.encoded.items() if k not in dropped}, **merged}
                 result = {"merge": merged, "drop": dropped} if dropped else {"merge": merged}
             self.raw, self.items = new, dict(new)
             return result
         if new is self.raw and type(new) in (int, str, float, bool, type(None), tuple):
-            return {"same": True}
+            return SAME
         self.encoded = encode(new)
         self.raw = new
         self.items = list(new) if type(new) is list else dict(new) if type(new) is dict and type(self.encoded) is dict and TYPE not in self.encoded else None

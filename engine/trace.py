@@ -25,7 +25,7 @@ import json
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import MISSING as MISSING_FIELD, dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
@@ -38,9 +38,10 @@ SCHEMA_VERSION = 1
 """Bump on any change a reader of older files could misread; `from_json` refuses newer files."""
 VIEW = "$view"
 SAME_AS_WRITES = {"$type": "same_as_writes"}
+SAME = {"same": True}
 
 
-@dataclass
+@dataclass(slots=True)
 class TaskRecord:
     """One task of one superstep."""
 
@@ -69,7 +70,7 @@ class TaskRecord:
     """Runs started inside this task: a compiled subgraph node, or `invoke` called by the node."""
 
 
-@dataclass
+@dataclass(slots=True)
 class ReducerCallRecord:
     """One write folded into one channel at the barrier."""
 
@@ -89,7 +90,7 @@ class ReducerCallRecord:
     """Set when the channel refused this write (e.g. a second write to a plain key)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class StepRecord:
     """One superstep: step -1 is the input, step 0 the hidden `__start__` task."""
 
@@ -107,7 +108,7 @@ class StepRecord:
     """The config of the checkpoint saved after this step, when the run had a checkpointer."""
 
 
-@dataclass
+@dataclass(slots=True)
 class RunRecord:
     """One run of one graph: the root run of a Trace, or a subgraph's run nested in a task."""
 
@@ -126,7 +127,7 @@ class RunRecord:
     duration: float = 0.0
 
 
-@dataclass
+@dataclass(slots=True)
 class Trace(RunRecord):
     """A whole recorded run."""
 
@@ -193,6 +194,7 @@ class _RunBuilder:
         self.tasks_by_id: dict[str, TaskRecord] = {}
         self.versions: dict[str, int] = {}
         self.started = time.perf_counter()
+        self.memo: dict[int, tuple[Any, Any]] = {}
 
     def snapshot(self, channel: str) -> Snapshot:
         snap = self.snapshots.get(channel)
@@ -204,7 +206,26 @@ class _RunBuilder:
         if self.step is None or self.step.step != step:
             self.step = StepRecord(step)
             self.record.steps.append(self.step)
+            self.memo.clear()
         return self.step
+
+    def encode(self, value: Any) -> Any:
+        """`encode`, sharing one encoding per object within a step: a node's return value, its write
+        and the reducer's new items are usually the same objects, recorded once in memory."""
+        kind = type(value)
+        if kind in _SCALARS:
+            return encode(value)
+        hit = self.memo.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        if kind is list:
+            encoded: Any = [self.encode(item) for item in value]
+        elif kind is dict and "$type" not in value and all(type(k) is str for k in value):
+            encoded = {k: self.encode(v) for k, v in value.items()}
+        else:
+            encoded = encode(value)
+        self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
+        return encoded
 
 
 class Recorder(Hooks):
@@ -247,7 +268,7 @@ class Recorder(Hooks):
         record.status = status
         record.output = encode(output)
         record.error = encode_error(error) if error is not None else None
-        record.duration = time.perf_counter() - builder.started
+        record.duration = round(time.perf_counter() - builder.started, 6)
 
     # ---- supersteps --------------------------------------------------------------------------------
 
@@ -273,16 +294,17 @@ class Recorder(Hooks):
         return encode(value)
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
-        record = self.builders[ns].tasks_by_id[task.id]
+        builder = self.builders[ns]
+        record = builder.tasks_by_id[task.id]
         writes = task.writes
         result = task.result
         if type(result) is dict and _same_as_writes(result, writes):
             record.result = SAME_AS_WRITES
         else:
-            record.result = encode(result)
-        record.writes = [[channel, encode(value)] for channel, value in writes]
-        record.routes = [[name, encode(chosen)] for name, chosen in task.routes]
-        record.duration = task.duration
+            record.result = builder.encode(result)
+        record.writes = [[channel, builder.encode(value)] for channel, value in writes]
+        record.routes = [[name, builder.encode(chosen)] for name, chosen in task.routes]
+        record.duration = round(task.duration, 6)
         if task.error is not None:
             record.error = encode_error(task.error)
 
@@ -290,15 +312,15 @@ class Recorder(Hooks):
         builder = self.builders[ns]
         step = builder.open_step(call.step)
         snap = builder.snapshot(call.channel)
-        before = snap.delta(call.before)
+        before = snap.delta(call.before, builder.encode)
         if call.error is not None:
-            after: dict[str, Any] = {"same": True}
+            after: dict[str, Any] = SAME
         else:
-            after = snap.delta(call.after)
+            after = snap.delta(call.after, builder.encode)
         step.reducer_calls.append(
             ReducerCallRecord(
                 index=call.index, channel=call.channel, reducer=call.reducer, writer=call.writer,
-                writer_name=call.writer_name, write=encode(call.write), before=before, after=after,
+                writer_name=call.writer_name, write=builder.encode(call.write), before=before, after=after,
                 error=encode_error(call.error) if call.error is not None else None,
             )
         )
@@ -313,7 +335,7 @@ class Recorder(Hooks):
         builder.versions = dict(commit.versions)
         state = commit.read(None)
         for key in commit.state_keys:
-            change = builder.snapshot(key).delta(state.get(key, MISSING))
+            change = builder.snapshot(key).delta(state.get(key, MISSING), builder.encode)
             if "same" not in change:
                 step.state[key] = change
 
@@ -325,6 +347,9 @@ class Recorder(Hooks):
             if record.step == step:
                 record.checkpoint = encode(config)
                 return
+
+
+_SCALARS = (int, str, float, bool, type(None))
 
 
 def _fields_of(value: Any) -> list[tuple[str, Any]] | None:
@@ -361,17 +386,64 @@ class TraceFileError(ValueError):
 
 
 def to_dict(trace: Trace) -> dict[str, Any]:
+    """The file form: fields holding their default are left out, and a reducer call's write (and the
+    items an append added) point at the writer task's write instead of repeating it."""
     data = _record_to_dict(trace)
     # identity first, so a file opened in an editor says what it is at the top
-    return {"schema_version": data.pop("schema_version"), "run_id": data.pop("run_id"), **data}
+    return {"schema_version": data.pop("schema_version", SCHEMA_VERSION), "run_id": data.pop("run_id", ""), **data}
+
+
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    if cls not in _DEFAULTS:
+        found = {}
+        for f in fields(cls):
+            if f.default is not MISSING_FIELD:
+                found[f.name] = f.default
+            elif f.default_factory is not MISSING_FIELD:
+                found[f.name] = f.default_factory()
+        _DEFAULTS[cls] = found
+    return _DEFAULTS[cls]
 
 
 def _record_to_dict(record: Any) -> Any:
+    if isinstance(record, StepRecord):
+        return _step_to_dict(record)
     if is_dataclass(record) and not isinstance(record, type):
-        return {f.name: _record_to_dict(getattr(record, f.name)) for f in fields(record)}
+        defaults = _defaults(type(record))
+        out = {}
+        for f in fields(record):
+            value = getattr(record, f.name)
+            if f.name in defaults and value == defaults[f.name] and f.name != "schema_version":
+                continue
+            out[f.name] = _record_to_dict(value)
+        return out
     if isinstance(record, list):
         return [_record_to_dict(item) for item in record]
     return record
+
+
+def _step_to_dict(step: StepRecord) -> dict[str, Any]:
+    plain = {f.name: getattr(step, f.name) for f in fields(step)}
+    plain["tasks"] = [_record_to_dict(t) for t in step.tasks]
+    writes_by_task = {t.id: t.writes for t in step.tasks}
+    calls = []
+    for call in step.reducer_calls:
+        data = _record_to_dict(call)
+        writes = writes_by_task.get(call.writer, ())
+        ref = next((i for i, (channel, value) in enumerate(writes) if channel == call.channel and value is call.write), None)
+        if ref is not None:
+            data["write"] = {"$write": ref}
+            added = call.after.get("extend")
+            if isinstance(added, list) and isinstance(call.write, list) and len(added) == len(call.write) \
+                    and all(a is b for a, b in zip(added, call.write)):
+                data["after"] = {"extend": {"$write": ref}}
+        calls.append(data)
+    plain["reducer_calls"] = calls
+    defaults = _defaults(StepRecord)
+    return {k: v for k, v in plain.items() if k == "step" or v != defaults.get(k, object())}
 
 
 def to_json(trace: Trace, *, indent: int | None = None) -> str:
@@ -424,6 +496,23 @@ def _build(cls: type, data: Any, where: str) -> Any:
                 raise TypeError(f"{where}.{name} should be a list")
             kwargs[name] = [_build(item_cls, item, f"{where}.{name}[{i}] ({label})") for i, item in enumerate(items)]
     try:
-        return cls(**kwargs)
+        built = cls(**kwargs)
     except TypeError as exc:
         raise TypeError(f"{where}: {exc}") from None
+    if cls is StepRecord:
+        _resolve_write_refs(built, where)
+    return built
+
+
+def _resolve_write_refs(step: StepRecord, where: str) -> None:
+    """Puts back the writes that the file form points at (see `to_dict`)."""
+    writes_by_task = {t.id: t.writes for t in step.tasks}
+    for call in step.reducer_calls:
+        if isinstance(call.write, dict) and "$write" in call.write:
+            index = call.write["$write"]
+            writes = writes_by_task.get(call.writer)
+            if writes is None or not isinstance(index, int) or not 0 <= index < len(writes):
+                raise ValueError(f"{where}: reducer call #{call.index} points at a write that is not there")
+            call.write = writes[index][1]
+            if isinstance(call.after.get("extend"), dict):
+                call.after = {"extend": list(call.write)}
