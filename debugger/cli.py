@@ -52,7 +52,9 @@ def superstep_rows(trace: Trace) -> list[list[str]]:
 def command_run(args: argparse.Namespace) -> int:
     target = load_target(args.target)
     graph_input = json.loads(args.input) if args.input is not None else target.example_input
-    config = {} if args.recursion_limit is None else {"recursion_limit": args.recursion_limit}
+    config = dict(target.example_config)
+    if args.recursion_limit is not None:
+        config["recursion_limit"] = args.recursion_limit
     recorder = Recorder(target=args.target)
     failure: BaseException | None = None
     try:
@@ -151,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
     run.add_argument("--input", help="the graph input as JSON (default: the module's example_input)")
     run.add_argument("--out", help="also write the trace to this JSON file")
-    run.add_argument("--recursion-limit", type=int, help="supersteps allowed (default: LangGraph's, 10007)")
+    run.add_argument("--recursion-limit", type=int,
+                     help="supersteps allowed (default: the sample's example_config, else LangGraph's 10007)")
     show = add("show", command_show, "print a run's merges, one reducer call at a time")
     show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
     show.add_argument("--step", type=int, help="only this superstep")

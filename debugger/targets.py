@@ -33,6 +33,8 @@ class LoadedTarget:
     module: Any
     name: str
     """The target as the user wrote it."""
+    example_config: dict[str, Any]
+    """The module's `example_config` (e.g. a small recursion_limit for a lesson about loops), or {}."""
 
 
 def load_target(target: str) -> LoadedTarget:
@@ -43,7 +45,8 @@ def load_target(target: str) -> LoadedTarget:
         name = spec if "." in spec else f"sample_graphs.{spec}"
         module = _import_module(name, target)
     graph = _pick_graph(module, attribute, target)
-    return LoadedTarget(graph, getattr(module, "example_input", {}), module, target)
+    return LoadedTarget(graph, getattr(module, "example_input", {}), module, target,
+                        dict(getattr(module, "example_config", None) or {}))
 
 
 def _import_file(path: Path) -> Any:

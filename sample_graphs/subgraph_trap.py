@@ -15,6 +15,8 @@ if __package__ in (None, ""):  # `python sample_graphs/subgraph_trap.py`
 from engine import START, StateGraph
 
 title = "A subgraph re-appends its parent's list"
+summary = "A compiled subgraph mounted as a node returns its whole state, so a shared reducer key is re-appended."
+source = "seed 001, section 6.4"
 lesson = (
     "The parent writes 'parent' into `log`, an `operator.add` list, then runs a compiled subgraph as a node. "
     "The subgraph receives the parent's state (log=['parent']), appends 'sub-1' and returns its whole final "
