@@ -12,17 +12,20 @@ $(PY):
 install: $(PY)
 	$(PY) -m pip install -q -e .
 
-# chromium drives the browser tests; graphviz's `dot` checks every DOT text we emit.
+# chromium drives the browser tests; graphviz's `dot` checks every DOT text we emit; the emoji
+# font lets screenshots show the app's symbols as a user's browser does.
+SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium graphviz >/dev/null; \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1 \
+	    || ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 	fi
 
 install-test: $(PY) system-deps
 	$(PY) -m pip install -q -e ".[test]"
 
 run: install
-	$(PY) -m debugger.cli run $(SAMPLE)
+	$(PY) -m debugger.cli app $(SAMPLE)
 
 # pytest exits 5 when it collected nothing: that is a failure, never a silent pass.
 test: install-test

@@ -124,6 +124,12 @@ def command_samples(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_app(args: argparse.Namespace) -> int:
+    from debugger.launch import launch
+
+    return launch(host=args.host, port=args.port, sample=args.sample, db=args.db)
+
+
 def command_export(args: argparse.Namespace) -> int:
     print(RunStore(args.db).export(args.run, args.file))
     return 0
@@ -163,6 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--graph", help="only runs of this graph")
     runs.add_argument("--status", choices=["done", "interrupted", "error", "recursion_limit"])
     add("samples", command_samples, "list the gallery of sample lessons")
+    app = add("app", command_app, "open the step-through debugger in the browser (http://127.0.0.1:8501)")
+    app.add_argument("sample", nargs="?", help="the sample to open first (default: subgraph_trap)")
+    app.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    app.add_argument("--port", type=int, default=8501)
     export = add("export", command_export, "write a stored run to a JSON trace file")
     export.add_argument("run")
     export.add_argument("file")

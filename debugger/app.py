@@ -1,0 +1,30 @@
+"""`streamlit run debugger/app.py`: page config, navigation, and the URL on arrival. Glue only."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # streamlit runs this file as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import streamlit as st
+
+from debugger.views import gallery, runs, sidebar, step_through
+
+
+def main() -> None:
+    st.set_page_config(page_title="StepScope", page_icon="🔎", layout="wide")
+    sidebar.open_from_url()
+    pages = st.navigation(
+        [
+            st.Page(step_through.render, title="Step through", icon="⏯️", url_path="step", default=True),
+            st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
+            st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
+        ]
+    )
+    sidebar.render()
+    pages.run()
+
+
+main()

@@ -1,0 +1,31 @@
+"""`stepscope app`: starts the Streamlit debugger, bound to 127.0.0.1 unless told otherwise."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlencode
+
+APP = Path(__file__).resolve().parent / "app.py"
+
+
+def streamlit_command(*, host: str, port: int) -> list[str]:
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP),
+        "--server.address", host, "--server.port", str(port), "--server.headless", "true",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--server.runOnSave", "false",
+    ]
+
+
+def launch(*, host: str = "127.0.0.1", port: int = 8501, sample: str | None = None, db: str | None = None) -> int:
+    env = dict(os.environ)
+    if db:
+        env["STEPSCOPE_DB"] = db
+    query = f"?{urlencode({'sample': sample})}" if sample else ""
+    print(f"StepScope is at http://{host}:{port}/{query}  (Ctrl+C stops it)", flush=True)
+    try:
+        return subprocess.call(streamlit_command(host=host, port=port), env=env)
+    except KeyboardInterrupt:
+        return 0

@@ -1,0 +1,131 @@
+"""The only module that touches `st.session_state` and the URL (`st.query_params`).
+
+Session state holds: the loaded run (`LoadedRun`: its Trace, and the live graph when the run came from
+code), the cursor, and small UI settings. The URL holds what a link must reopen: the run (`run=<id>`,
+a stored run, or `sample=<name>`), the `step`, the merge position `call` and the subgraph `scope`.
+Callbacks change the cursor; views only read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from debugger.model import Cursor, Scope, TraceView
+from engine.trace import Trace
+
+RUN = "stepscope_run"
+CURSOR = "stepscope_cursor"
+SETTINGS = "stepscope_settings"
+
+
+@dataclass
+class LoadedRun:
+    """A run the app can show: always a Trace; the graph too when it came from code we imported."""
+
+    trace: Trace
+    view: TraceView
+    source: str
+    """`sample`, `file`, `stored` or `upload`."""
+    label: str
+    """What to call it: the sample name, the file target, the run id."""
+    graph: Any = None
+    """The compiled graph (live reducers for what-if and forks); None for stored and uploaded traces."""
+    lesson: str = ""
+    title: str = ""
+    graph_input: Any = None
+    config: dict[str, Any] | None = None
+
+
+def loaded_run() -> LoadedRun | None:
+    return st.session_state.get(RUN)
+
+
+def set_run(run: LoadedRun, *, step: int | None = None, scope: Scope | None = None, call: int | None = None) -> None:
+    st.session_state[RUN] = run
+    view = run.view.view(Scope())
+    cursor = run.view.valid(Cursor(scope or Scope(), view.first if step is None else step, call))
+    st.session_state[CURSOR] = cursor
+    _write_url(run, cursor)
+
+
+def cursor() -> Cursor:
+    return st.session_state.get(CURSOR) or Cursor()
+
+
+def move(to: Cursor) -> None:
+    """Sets the cursor (clamped to what exists) and the URL. Call from callbacks only."""
+    run = loaded_run()
+    if run is None:
+        return
+    valid = run.view.valid(to)
+    st.session_state[CURSOR] = valid
+    _write_url(run, valid)
+
+
+def _write_url(run: LoadedRun, at: Cursor) -> None:
+    params: dict[str, str] = {}
+    if run.source == "sample":
+        params["sample"] = run.label
+    else:
+        params["run"] = run.trace.run_id
+    params["step"] = str(at.step)
+    if at.call is not None:
+        params["call"] = str(at.call)
+    if at.scope.path:
+        params["scope"] = encode_scope(at.scope)
+    st.query_params.clear()
+    st.query_params.update(params)
+
+
+def url_request() -> dict[str, str]:
+    """What the URL asks for (read once, when a session starts)."""
+    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope") if k in st.query_params}
+
+
+def encode_scope(scope: Scope) -> str:
+    return "/".join(f"{step}.{task_id}.{index}" for step, task_id, index in scope.path)
+
+
+def decode_scope(text: str) -> Scope:
+    path = []
+    for part in filter(None, text.split("/")):
+        step, task_id, index = part.split(".")
+        path.append((int(step), task_id, int(index)))
+    return Scope(tuple(path))
+
+
+def setting(name: str, default: Any) -> Any:
+    return st.session_state.setdefault(SETTINGS, {}).get(name, default)
+
+
+def set_setting(name: str, value: Any) -> None:
+    st.session_state.setdefault(SETTINGS, {})[name] = value
+
+
+def widget_value(key: str, default: Any = None) -> Any:
+    """The current value of a keyed widget (for callbacks that read their own widget)."""
+    return st.session_state.get(key, default)
+
+
+def once(flag: str) -> bool:
+    """True the first time it is asked in this session (e.g. to read the URL only once)."""
+    if st.session_state.get(flag):
+        return False
+    st.session_state[flag] = True
+    return True
+
+
+def bump(counter: str) -> int:
+    st.session_state[counter] = st.session_state.get(counter, 0) + 1
+    return st.session_state[counter]
+
+
+def remember(key: str, value: Any) -> None:
+    st.session_state[key] = value
+
+
+def recall(key: str, default: Any = None) -> Any:
+    return st.session_state.get(key, default)

@@ -1,0 +1,111 @@
+"""Where a run comes from: a gallery sample, a graph file with an input, a stored run, an uploaded
+trace. Plain functions (no Streamlit) returning an `Opened` run or raising `OpenError` with the fix.
+
+Runs made here are recorded and stored (debugger/store.py), so a link with `run=<id>` reopens them.
+An uploaded or stored trace is parsed as data only; nothing in it is executed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from debugger.store import RunStore, StoreError
+from debugger.targets import TargetError, load_target
+from engine.trace import Recorder, Trace, TraceFileError, from_json
+
+MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+
+
+class OpenError(Exception):
+    """A run that cannot be opened; `file` and `line` point at the user's code when known."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
+
+
+@dataclass
+class Opened:
+    trace: Trace
+    source: str
+    label: str
+    graph: Any = None
+    lesson: str = ""
+    title: str = ""
+    graph_input: Any = None
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str) -> Trace:
+    """Runs `graph` under a Recorder. A failing run is still a complete trace (status `error`)."""
+    recorder = Recorder(target=target)
+    try:
+        graph.invoke(graph_input, dict(config or {}), hooks=recorder)
+    except Exception:  # recorded in the trace (status, error, failed step): the debugger shows it
+        pass
+    if recorder.trace is None:
+        raise OpenError(f"{target} did not start: the engine recorded nothing.")
+    return recorder.trace
+
+
+def _store(trace: Trace, db: str | None) -> None:
+    try:
+        RunStore(db).save(trace)
+    except StoreError:
+        pass  # a read-only or broken database must not stop the debugger from showing the run
+
+
+def open_sample(name: str, *, db: str | None = None, graph_input: Any = None) -> Opened:
+    from sample_graphs.gallery import UnknownSampleError, load_sample
+
+    try:
+        module = load_sample(name)
+    except UnknownSampleError as exc:
+        raise OpenError(str(exc)) from None
+    config = dict(getattr(module, "example_config", None) or {})
+    value = module.example_input if graph_input is None else graph_input
+    trace = record(module.graph, value, config, name)
+    _store(trace, db)
+    return Opened(trace, "sample", name, module.graph, getattr(module, "lesson", ""), getattr(module, "title", name),
+                  value, config)
+
+
+def open_target(target: str, input_json: str | None = None, *, db: str | None = None) -> Opened:
+    try:
+        loaded = load_target(target)
+    except TargetError as exc:
+        raise OpenError(str(exc), file=exc.file, line=exc.line) from None
+    graph_input = loaded.example_input
+    if input_json is not None and input_json.strip():
+        try:
+            graph_input = json.loads(input_json)
+        except json.JSONDecodeError as exc:
+            raise OpenError(f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.") from None
+    trace = record(loaded.graph, graph_input, loaded.example_config, target)
+    _store(trace, db)
+    module = loaded.module
+    return Opened(trace, "file", target, loaded.graph, getattr(module, "lesson", ""), getattr(module, "title", target),
+                  graph_input, loaded.example_config)
+
+
+def open_stored(run_id: str, *, db: str | None = None) -> Opened:
+    try:
+        trace = RunStore(db).load(run_id)
+    except StoreError as exc:
+        raise OpenError(str(exc)) from None
+    return Opened(trace, "stored", trace.run_id, None, "", trace.target or trace.graph.get("name", ""))
+
+
+def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise OpenError(f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "
+                        "Use `stepscope show` for larger ones.")
+    try:
+        trace = from_json(data, source=filename)
+    except TraceFileError as exc:
+        raise OpenError(str(exc)) from None
+    _store(trace, db)
+    return Opened(trace, "upload", trace.run_id, None, "", trace.target or filename)

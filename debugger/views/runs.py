@@ -1,0 +1,48 @@
+"""The stored runs page: the runs in the SQLite database, to open, export or delete."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from debugger import session, sources
+from debugger.store import RunStore, StoreError
+from debugger.views.sidebar import _open
+
+
+def _open_run(run_id: str) -> None:
+    _open(lambda: sources.open_stored(run_id))
+
+
+def _delete(run_id: str) -> None:
+    try:
+        RunStore().delete(run_id)
+    except StoreError as exc:
+        session.remember("open_error", (str(exc), None, None))
+
+
+def render() -> None:
+    st.title("Stored runs")
+    try:
+        store = RunStore()
+        runs = store.list(limit=500)
+    except StoreError as exc:
+        st.error(str(exc))
+        return
+    st.caption(f"Database: `{store.path}` (set `STEPSCOPE_DB` or pass `--db` to use another).")
+    if not runs:
+        st.info("No stored runs yet. Every run you open from a sample or a graph file is stored here.")
+        return
+    frame = pd.DataFrame([{"run": r.run_id[:12], "graph": r.graph, "target": r.target, "started (UTC)": r.started_at[:19],
+                           "status": r.status, "steps": r.steps, "error": r.error} for r in runs])
+    st.dataframe(frame, hide_index=True, width="stretch")
+    choice = st.selectbox("Run", [r.run_id for r in runs], key="runs_page_choice",
+                          format_func=lambda i: next(f"{r.run_id[:12]} · {r.target or r.graph} · {r.status}" for r in runs if r.run_id == i))
+    left, middle, right = st.columns(3)
+    left.button("Open", key="runs_open", on_click=_open_run, args=(choice,), width="stretch")
+    trace = store.load(choice)
+    from engine.trace import to_json
+
+    middle.download_button("Export JSON", to_json(trace, indent=1), file_name=f"stepscope-{choice[:12]}.json",
+                           mime="application/json", key="runs_export", width="stretch")
+    right.button("Delete", key="runs_delete", on_click=_delete, args=(choice,), width="stretch")

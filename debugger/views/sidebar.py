@@ -1,0 +1,144 @@
+"""The sidebar: open a run (a sample, a graph file, a stored run, an uploaded trace) and its summary."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from debugger import session, sources
+from debugger.model import TraceView
+from debugger.session import LoadedRun
+from debugger.views import widgets
+
+DEFAULT_SAMPLE = "subgraph_trap"
+
+
+def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None = None, scope=None) -> None:
+    run = LoadedRun(opened.trace, TraceView(opened.trace), opened.source, opened.label, opened.graph,
+                    opened.lesson, opened.title, opened.graph_input, opened.config)
+    session.set_run(run, step=step, call=call, scope=scope)
+    session.remember("open_error", None)
+    session.remember("step_slider", session.cursor().step)
+
+
+def open_from_url() -> None:
+    """On a session's first run: open what the URL names, else the default sample."""
+    if not session.once("url_read"):
+        return
+    request = session.url_request()
+    step = int(request["step"]) if request.get("step", "").lstrip("-").isdigit() else None
+    call = int(request["call"]) if request.get("call", "").isdigit() else None
+    scope = None
+    if request.get("scope"):
+        try:
+            scope = session.decode_scope(request["scope"])
+        except ValueError:
+            scope = None
+    try:
+        if request.get("run"):
+            opened = sources.open_stored(request["run"])
+        else:
+            opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE)
+    except sources.OpenError as exc:
+        session.remember("open_error", (str(exc), exc.file, exc.line))
+        opened = sources.open_sample(DEFAULT_SAMPLE)
+        step = call = scope = None
+    _adopt(opened, step=step, call=call, scope=scope)
+
+
+def _open(action) -> None:
+    try:
+        _adopt(action())
+    except sources.OpenError as exc:
+        session.remember("open_error", (str(exc), exc.file, exc.line))
+
+
+def _on_sample() -> None:
+    _open(lambda: sources.open_sample(session.widget_value("sample_choice")))
+
+
+def _on_file() -> None:
+    target = (session.widget_value("file_target") or "").strip()
+    if not target:
+        session.remember("open_error", ("Name a graph: path/to/file.py[:attribute] or package.module[:attribute].", None, None))
+        return
+    _open(lambda: sources.open_target(target, session.widget_value("file_input")))
+
+
+def _on_stored() -> None:
+    _open(lambda: sources.open_stored(session.widget_value("stored_choice")))
+
+
+def _on_upload() -> None:
+    upload = session.widget_value("trace_upload")
+    if upload is not None:
+        _open(lambda: sources.open_upload(upload.getvalue(), upload.name))
+
+
+def _on_rerun_with_input() -> None:
+    run = session.loaded_run()
+    if run is None or run.graph is None:
+        return
+    text = session.widget_value("rerun_input") or ""
+    if run.source == "sample":
+        import json
+
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            session.remember("open_error", (f"The input is not valid JSON: {exc.msg} (line {exc.lineno}).", None, None))
+            return
+        _open(lambda: sources.open_sample(run.label, graph_input=value))
+    else:
+        _open(lambda: sources.open_target(run.label, text))
+
+
+def render() -> None:
+    from sample_graphs.gallery import list_samples
+
+    with st.sidebar:
+        st.header("StepScope")
+        run = session.loaded_run()
+        error = session.recall("open_error")
+        if error:
+            widgets.open_error(*error)
+        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file"], horizontal=True, key="open_kind")
+        if kind == "Sample":
+            names = [s.name for s in list_samples()]
+            current = run.label if run and run.source == "sample" and run.label in names else DEFAULT_SAMPLE
+            st.selectbox("Sample", names, index=names.index(current), key="sample_choice", on_change=_on_sample,
+                         format_func=lambda n: n.replace("_", " "))
+        elif kind == "Graph file":
+            st.text_input("Graph", placeholder="path/to/graph.py:graph", key="file_target")
+            st.text_area("Input (JSON)", value="", placeholder='{"messages": []}  (empty: the module\'s example_input)',
+                         key="file_input", height=90)
+            st.button("Run and open", key="open_file", on_click=_on_file)
+        elif kind == "Stored run":
+            from debugger.store import RunStore, StoreError
+
+            try:
+                stored = RunStore().list(limit=100)
+            except StoreError as exc:
+                st.warning(str(exc))
+                stored = []
+            if stored:
+                labels = {r.run_id: f"{r.target or r.graph} · {r.status} · {r.started_at[:19]}" for r in stored}
+                st.selectbox("Run", list(labels), format_func=labels.get, key="stored_choice")
+                st.button("Open", key="open_stored", on_click=_on_stored)
+            else:
+                st.caption("No stored runs yet.")
+        else:
+            st.file_uploader("Trace (.json)", type=["json"], key="trace_upload", on_change=_on_upload)
+            st.caption("Opened as data only: nothing in the file is executed.")
+        if run is not None:
+            st.divider()
+            status = run.trace.status
+            icon = {"done": "✅", "error": "🛑", "recursion_limit": "🔁", "interrupted": "⏸️"}.get(status, "•")
+            st.markdown(f"**{run.title or run.label}**  \n{icon} `{status}` · {len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`")
+            if run.graph is not None and run.graph_input is not None:
+                import json
+
+                with st.expander("Edit the input and run again"):
+                    st.text_area("Input (JSON)", value=json.dumps(run.graph_input, ensure_ascii=False, default=str),
+                                 key="rerun_input", height=100)
+                    st.button("Run again", key="rerun", on_click=_on_rerun_with_input)
+

@@ -1,0 +1,151 @@
+"""The main page: the graph at the selected superstep, the stepper, the timeline, and the step's panels."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from debugger import session
+from debugger.model import Cursor, RunView
+from debugger.views import panels, widgets
+
+LEGEND = ("▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ failed · bold edges: taken into this step · "
+          "dashed edges: conditional")
+
+
+def _go(step: int) -> None:
+    at = session.cursor()
+    session.move(replace(at, step=step, call=None))
+    session.remember("step_slider", session.cursor().step)
+
+
+def _on_first() -> None:
+    _go(_view().first)
+
+
+def _on_last() -> None:
+    _go(_view().last)
+
+
+def _on_prev() -> None:
+    _go(_view().neighbour(session.cursor().step, -1))
+
+
+def _on_next() -> None:
+    _go(_view().neighbour(session.cursor().step, +1))
+
+
+def _on_slider() -> None:
+    _go(int(session.widget_value("step_slider")))
+
+
+def _view() -> RunView:
+    run = session.loaded_run()
+    return run.view.view(session.cursor().scope)
+
+
+def _leave_scope() -> None:
+    at = session.cursor()
+    step = at.scope.path[-1][0]
+    session.move(Cursor(at.scope.leave(), step, None))
+    session.remember("step_slider", session.cursor().step)
+
+
+def render() -> None:
+    run = session.loaded_run()
+    if run is None:
+        st.info("Open a run from the sidebar.")
+        return
+    at = session.cursor()
+    view = run.view.view(at.scope)
+    step = at.step
+
+    crumbs = run.view.breadcrumbs(at.scope)
+    st.title(run.title or run.label)
+    if at.scope.path:
+        left, right = st.columns([5, 1])
+        left.markdown("Inside a subgraph: " + " › ".join(f"**{c}**" for c in crumbs))
+        right.button("⤴ Back out", key="leave_scope", on_click=_leave_scope, width="stretch")
+
+    _stepper(view, step)
+
+    failed_at = view.failed_step
+    if failed_at is not None and step > failed_at:
+        st.warning(f"The run failed at step {failed_at}; nothing after it ran.")
+
+    graph_col, side_col = st.columns([3, 2], gap="medium")
+    with graph_col:
+        widgets.graph_chart(view.dot(step))
+        st.caption(LEGEND)
+    with side_col:
+        _step_summary(view, step)
+        if run.lesson and not at.scope.path:
+            with st.expander("The lesson", expanded=True):
+                st.markdown(run.lesson)
+
+    _timeline(view, step)
+    panels.render_tabs(run, view, at)
+
+
+def _stepper(view: RunView, step: int) -> None:
+    cols = st.columns([1.3, 1.3, 5, 1.3, 1.3], vertical_alignment="bottom")
+    cols[0].button("⏮ First", key="first", on_click=_on_first, shortcut="Home", width="stretch", disabled=step == view.first)
+    cols[1].button("◀ Prev", key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first)
+    if len(view.steps) > 1:
+        session.remember("step_slider", step) if session.recall("step_slider") not in view.steps else None
+        cols[2].select_slider("Superstep", options=view.steps, key="step_slider", on_change=_on_slider,
+                              format_func=lambda s: "input" if s < 0 else str(s))
+    else:
+        cols[2].markdown(f"Superstep **{step}** (the only one)")
+    cols[3].button("Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last)
+    cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
+
+
+def _step_summary(view: RunView, step: int) -> None:
+    tasks = view.tasks(step)
+    label = "the input" if step < 0 else f"step {step}"
+    names = ", ".join(f"**{t.name}**" for t in tasks) or "no task"
+    st.subheader(f"Superstep {step}" if step >= 0 else "Input")
+    st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
+    if step == 0:
+        st.caption("Step 0 is the hidden `__start__` task: it writes the graph input through the reducers.")
+    for trigger in view.triggers(step):
+        if trigger.task != "__start__":
+            st.markdown(f"- {trigger.sentence()}")
+    merges = view.merge(step)
+    if merges:
+        channels = sorted({m.call.channel for m in merges})
+        st.markdown(f"The barrier applied **{len(merges)}** write{'s' if len(merges) != 1 else ''} to "
+                    + ", ".join(f"`{c}`" for c in channels) + ".")
+    duplicated = [m for m in merges if m.duplicated]
+    if duplicated:
+        st.warning(f"`{duplicated[0].call.channel}` now holds items twice: {duplicated[0].sentence}.", icon="⚠️")
+    report = view.error(step)
+    if report is not None:
+        st.error(f"**{report.title}** — see the Errors tab.", icon="🛑")
+    following = view.next_triggers(step)
+    if following:
+        st.markdown("**Next:** " + "; ".join(t.sentence() for t in following))
+    elif step == view.last:
+        st.markdown(f"**Next:** nothing — the run ended with status `{view.run.status}`.")
+
+
+def _timeline(view: RunView, step: int) -> None:
+    if not view.steps:
+        return
+    frame = pd.DataFrame(view.timeline).set_index("node")
+    frame.columns = ["input" if c == "-1" else c for c in frame.columns]
+    current = "input" if step < 0 else str(step)
+    failed_at = view.failed_step
+
+    def style(column: pd.Series) -> list[str]:
+        if column.name == current:
+            return ["background-color: #fff3b0; font-weight: bold"] * len(column)
+        if failed_at is not None and column.name not in ("input",) and int(column.name) > failed_at:
+            return ["color: #bbb"] * len(column)
+        return [""] * len(column)
+
+    with st.expander("Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ failed, ⏸ interrupted)", expanded=len(view.steps) <= 40):
+        st.dataframe(frame.style.apply(style, axis=0), width="stretch", height=min(38 + 35 * len(frame), 420))
