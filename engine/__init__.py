@@ -10,6 +10,10 @@ from .errors import EmptyInputError, GraphRecursionError, InvalidUpdateError
 from .graph import StateGraph
 from .compiled import CompiledStateGraph
 from .hooks import Hooks, ReducerCall, StepCommit
+from .checkpoint import BaseCheckpointSaver, InMemorySaver, MemorySaver
+from .sqlite_saver import SqliteSaver
+from .interrupts import interrupt
+from .snapshot import PregelTask, StateSnapshot
 from .messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -35,6 +39,13 @@ __all__ = [
     "Command",
     "Overwrite",
     "Interrupt",
+    "interrupt",
+    "InMemorySaver",
+    "MemorySaver",
+    "SqliteSaver",
+    "BaseCheckpointSaver",
+    "StateSnapshot",
+    "PregelTask",
     "InvalidUpdateError",
     "GraphRecursionError",
     "EmptyInputError",

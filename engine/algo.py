@@ -81,6 +81,13 @@ class Task:
     """Seconds spent in the node (and its routers)."""
     fired: tuple[str, ...] = ()
     """The trigger channels that were newer than what the node last saw: why it runs now."""
+    interrupts: tuple[Any, ...] = ()
+    """The `Interrupt`s this task raised with `interrupt()` (then `error` is the `GraphInterrupt`)."""
+    resume: list[Any] = field(default_factory=list)
+    """Answers to the task's `interrupt()` calls, by position: from earlier resumes, then new ones."""
+    restored: bool = False
+    """The task finished in an earlier run of this step: its writes came back from the checkpoint
+    and it was not run again (`result` is then MISSING)."""
 
     @property
     def is_push(self) -> bool:
@@ -97,6 +104,9 @@ class RunState:
     channels: dict[str, Channel]
     versions: dict[str, int] = field(default_factory=dict)
     versions_seen: dict[str, dict[str, int]] = field(default_factory=dict)
+    checkpoint_id: str = ""
+    """The checkpoint the next step starts from ('' without a checkpointer). It is part of every
+    task id, so a step replayed from an older checkpoint gets new task ids (as in LangGraph)."""
 
     def read(self, keys: Iterable[str]) -> dict[str, Any]:
         """The available values of `keys`; empty channels are left out, as in node input."""
@@ -109,9 +119,10 @@ class RunState:
         return values
 
 
-def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...]) -> str:
+def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...], checkpoint_id: str = "") -> str:
     """A UUID-shaped id that depends only on where the task is, so traces are reproducible."""
-    h = blake2b(f"{'|'.join(ns)}#{step}#{name}#{path!r}".encode(), digest_size=16).hexdigest()
+    key = f"{'|'.join(ns)}#{step}#{name}#{path!r}" + (f"#{checkpoint_id}" if checkpoint_id else "")
+    h = blake2b(key.encode(), digest_size=16).hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
@@ -159,7 +170,7 @@ def plan_tasks(
                     raise
         path = (PULL, name)
         tasks.append(
-            Task(task_id(ns, step, name, path), name, path, step, node.sorted_triggers,
+            Task(task_id(ns, step, name, path, state.checkpoint_id), name, path, step, node.sorted_triggers,
                  {c: versions[c] for c in triggered}, task_input, node, fired=tuple(triggered))
         )
     if channels[TASKS].is_available():
@@ -169,7 +180,7 @@ def plan_tasks(
                 logger.warning(f"Ignoring unknown node name {packet.node} in pending sends")
                 continue
             path = (PUSH, index, False)  # LangGraph's public path of a Send task
-            tasks.append(Task(task_id(ns, step, packet.node, path), packet.node, path, step, (PUSH,), {}, packet.arg, node, fired=(PUSH,)))
+            tasks.append(Task(task_id(ns, step, packet.node, path, state.checkpoint_id), packet.node, path, step, (PUSH,), {}, packet.arg, node, fired=(PUSH,)))
     return tasks
 
 

@@ -3,7 +3,8 @@
 `encode(value)` takes a deep snapshot, so later in-place mutation cannot rewrite history. JSON types
 stay as they are; everything else becomes a tagged dict, `{"$type": ..., ...}`:
 
-- messages: `{"$type": "message", "message": {"type": "ai", "data": {...}}}`;
+- messages: `{"$type": "message", "message": {"type": "ai", "data": {...}}}` (langchain_core's
+  messages too, recognised by their shape: the engine never imports langchain);
 - dataclasses and pydantic models: `{"$type": "object", "class": "mod.Name", "fields": {...}}`;
 - `Send`, `Command`, `Overwrite`, tuples, sets, dicts with non-string keys, non-finite floats, the
   empty-channel marker and exceptions each have their own tag;
@@ -60,7 +61,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
         if all(type(k) is str for k in value) and TYPE not in value:
             return {k: encode(v, depth) for k, v in value.items()}
         return {TYPE: "dict", "items": [[encode(k, depth), encode(v, depth)] for k, v in value.items()]}
-    if isinstance(value, BaseMessage):
+    if isinstance(value, BaseMessage) or _is_foreign_message(value):
         return {TYPE: "message", "message": encode_message(value, depth)}
     if value is MISSING:
         return {TYPE: "missing"}
@@ -93,6 +94,20 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, list):
         return [encode(item, depth) for item in value]
     return _as_repr(value)
+
+
+_MESSAGE_TYPES = frozenset({"human", "ai", "system", "tool", "remove", "function"})
+
+
+def _is_foreign_message(value: Any) -> bool:
+    """A chat message of another library (langchain_core's, in a real LangGraph app), known by its
+    shape: a `...Message` class with a `content`, a `model_dump()` and a `type` the engine's message
+    classes share, so it is recorded (and shown) as a message. Chunks and custom types are not."""
+    kind = getattr(value, "type", None)
+    return (
+        type(kind) is str and kind in _MESSAGE_TYPES and type(value).__name__.endswith("Message")
+        and hasattr(value, "content") and callable(getattr(value, "model_dump", None))
+    )
 
 
 _EMPTY_FIELD_VALUES = (None, False, "success")
@@ -242,7 +257,7 @@ class Snapshot:
                 result = {"merge": merged, "drop": dropped} if dropped else {"merge": merged}
             self.raw, self.items = new, dict(new)
             return result
-        if new is self.raw and type(new) in (int, str, float, bool, type(None), tuple):
+        if new is self.raw and (new is MISSING or type(new) in (int, str, float, bool, type(None), tuple)):
             return SAME
         self.encoded = encode(new)
         self.raw = new

@@ -11,11 +11,15 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
+from . import snapshot
 from .algo import Task
 from .channels import Channel
-from .constants import START, TASKS, branch_channel, join_channel
+from .checkpoint import BaseCheckpointSaver
+from .constants import INTERRUPT, START, TASKS, branch_channel, join_channel
 from .hooks import Hooks, combine
 from .loop import Loop
+from .persistence import Persistence
+from .snapshot import StateSnapshot
 from .runner import current_task
 from .schema import ROOT, input_mapper
 from .stream import StreamCollector
@@ -228,7 +232,18 @@ class CompiledStateGraph:
         return Loop(
             self, input, config, hooks=hooks, ns=ns, output_keys=output_keys,
             interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+            persistence=self._persistence(config or {}, ns, parent), parent=parent,
         )
+
+    def _persistence(self, config: dict[str, Any], ns: tuple[str, ...], parent: Any) -> Persistence | None:
+        """Checkpointing for a run: the graph's saver, or (nested) the saver of the run around it."""
+        if self.checkpointer is False:
+            return None
+        outer = parent.loop.persistence if parent is not None else None
+        saver = outer.saver if outer is not None else self.checkpointer
+        if not isinstance(saver, BaseCheckpointSaver):
+            return None
+        return Persistence(saver, config, ns, outer)
 
     def invoke(
         self,
@@ -246,7 +261,11 @@ class CompiledStateGraph:
         breakpoints = {"interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
         if stream_mode != "values":
             return list(self.stream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints))
-        return self.loop(input, config, hooks=hooks, output_keys=output_keys, **breakpoints).run()
+        loop = self.loop(input, config, hooks=hooks, output_keys=output_keys, **breakpoints)
+        output = loop.run()
+        if loop.interrupts:  # stopped by interrupt(): LangGraph adds the questions to the output
+            return {**output, INTERRUPT: list(loop.interrupts)} if isinstance(output, dict) else {INTERRUPT: list(loop.interrupts)}
+        return output
 
     def stream(
         self,
@@ -282,6 +301,23 @@ class CompiledStateGraph:
             yield from collector.drain()
             if not more:
                 return
+
+    # ---- checkpoints ---------------------------------------------------------------------------
+
+    def get_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        """The thread's latest state (live: finished tasks applied), or the checkpoint `config` names;
+        `subgraphs=True` puts each subgraph task's own snapshot in its `state`."""
+        return snapshot.get_state(self, config, subgraphs)
+
+    def get_state_history(self, config: dict[str, Any], *, filter: dict[str, Any] | None = None,
+                          before: dict[str, Any] | None = None, limit: int | None = None) -> Iterator[StateSnapshot]:
+        """The thread's checkpoints as snapshots, newest first."""
+        return snapshot.get_state_history(self, config, filter=filter, before=before, limit=limit)
+
+    def update_state(self, config: dict[str, Any], values: Any, as_node: str | None = None,
+                     task_id: str | None = None) -> dict[str, Any]:
+        """Saves `values` as if `as_node` had returned them, after the checkpoint `config` names."""
+        return snapshot.update_state(self, config, values, as_node, task_id)
 
     # ---- drawing -------------------------------------------------------------------------------
 

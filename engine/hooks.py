@@ -50,6 +50,9 @@ class StepCommit:
     """Reads the state after the barrier: the given keys, or every state key when None."""
     state_keys: frozenset[str]
     """The keys of this graph's state (the other channels are edges and Send queues)."""
+    kind: str = "loop"
+    """`loop` (a superstep), `input` (the input), `resume` (a resume's Command writes, at the resumed
+    checkpoint's step) or `interrupt` (finished tasks of a step `interrupt()` stopped; never saved)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +82,19 @@ class Hooks:
 
     def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None: ...
 
+    def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+        """After each checkpoint is saved (runs with a checkpointer only). `step` is the step of the
+        `step_committed` whose state it holds; `config["configurable"]` has `thread_id`,
+        `checkpoint_ns` and `checkpoint_id` (pass it to `invoke`/`stream` to resume or fork from
+        there); `metadata` has `source` (`input`, `loop` or `fork`), `step` and `parents`."""
+
     def run_finished(
         self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int
     ) -> None:
-        """status: `done`, `interrupted`, `error` or `recursion_limit`."""
+        """status: `done`, `interrupted`, `error` or `recursion_limit`. A run stopped by `interrupt()`
+        has `error` set to the `GraphInterrupt`, whose `.interrupts` are the `Interrupt`s (also on the
+        tasks that raised them: `task.interrupts`); a breakpoint has `error=None` (in a nested run, a
+        `GraphInterrupt` with no interrupts: it stops the parent run too)."""
 
 
 class HookList(Hooks):
@@ -110,6 +122,10 @@ class HookList(Hooks):
     def step_committed(self, **kw: Any) -> None:
         for h in self.hooks:
             h.step_committed(**kw)
+
+    def checkpoint_saved(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.checkpoint_saved(**kw)
 
     def run_finished(self, **kw: Any) -> None:
         for h in self.hooks:

@@ -11,16 +11,16 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .algo import RunState, Task, apply_writes, plan_tasks
-from .channels import MISSING
 from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
-from .errors import EmptyInputError, GraphBubbleUp, recursion_limit_error
+from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
-from .runner import Runner
+from .runner import Runner, TaskContext
 from .schema import update_as_pairs
 from .types import Command
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled import CompiledStateGraph
+    from .persistence import Persistence
 
 
 def recursion_limit_of(config: dict[str, Any]) -> int:
@@ -46,8 +46,18 @@ class Loop:
         output_keys: list[str] | str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        persistence: "Persistence | None" = None,
+        parent: TaskContext | None = None,
     ) -> None:
         self.graph = graph
+        self.persistence = persistence
+        """Drives the checkpointer's saver (`persistence.py`); None without a checkpointer."""
+        self.parent = parent
+        """The task of the enclosing graph this run is nested in (None for a root run)."""
+        self.resuming = parent.loop.resuming if parent is not None else False
+        """True until the first step of a run that continues an interrupted one (subgraphs inherit it)."""
+        self.interrupts: list[Any] = []
+        """The `Interrupt`s the run stopped on (empty unless `interrupt()` stopped it)."""
         self.interrupt_before = interrupt_before if interrupt_before is not None else graph.interrupt_before_nodes
         self.interrupt_after = interrupt_after if interrupt_after is not None else graph.interrupt_after_nodes
         self.input = input
@@ -73,27 +83,80 @@ class Loop:
     # ---- driving -------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Writes the input (LangGraph's `_first`): the graph input goes to `__start__` as step -1."""
+        """LangGraph's `_first`: resume the thread's checkpoint, or write the input to `__start__`
+        (step -1 on a new thread) and checkpoint it as `source="input"`."""
         if self.hooks is not None:
             self.hooks.run_started(
                 ns=self.ns, run=RunInfo(self.graph, self.input, self.config, self.recursion_limit, self.output_keys)
             )
         self.status = "running"
+        if self.persistence is not None:
+            try:
+                resumes = self._load()
+            except Exception as exc:  # e.g. an unknown checkpoint_id
+                self._end("error", exc)
+            if resumes:
+                return self._resume()
         if self.input is None:
             self._end("error", EmptyInputError("Received no input for __start__"))
         if isinstance(self.input, Command):
             # LangGraph 1.2 without a checkpoint to resume: the Command's writes are applied as
             # external writes, and the Command is then *also* the graph input, which the __start__
             # task reads like a node's return value. Its update lands twice; both gotos fire.
-            self._commit([self._external_task(self._command_input_writes(self.input))])
-        self._commit([self._external_task([(START, self.input)])])
+            self._commit([self._external_task(self._command_input_writes(self.input))], kind="input")
+        discarded = self._pending_tasks()  # new input on a paused thread: its pending tasks never run
+        self._commit([*discarded, self._external_task([(START, self.input)])], kind="input")
+        if self.persistence is not None:
+            self._save("input")
         self.step += 1
+
+    def _load(self) -> bool:
+        """Loads the thread's checkpoint; True when this run resumes it."""
+        cp = self.persistence
+        self.state = cp.load(self.graph)
+        self.step = cp.step
+        self.stop = self.step + self.recursion_limit + 1
+        self.updated_channels = cp.updated_channels
+        self.resuming = cp.begin(self.input, self.resuming if self.parent is not None else None)
+        return self.resuming
+
+    def _resume(self) -> None:
+        """Continues the loaded checkpoint: a Command's writes first; time travel saves a fork."""
+        cp = self.persistence
+        if isinstance(self.input, Command):
+            try:
+                cp.command(self.input)
+            except Exception as exc:
+                self._end("error", exc)
+        restored = self.updated_channels
+        self._commit([self._external_task(cp.null_writes())], kind="resume", step=self.step if cp.forks else self.step - 1)
+        if restored is not None:
+            self.updated_channels |= restored
+        else:
+            self.updated_channels = None
+        self.state.versions_seen[INTERRUPT] = dict(self.state.versions)  # breakpoints do not fire again
+        if cp.forks:
+            self._save("fork")
+            self.step += 1
+
+    def _pending_tasks(self) -> list[Task]:
+        if self.persistence is None or not self.state.versions:
+            return []
+        nulls = self.persistence.null_writes()
+        if nulls:
+            self._commit([self._external_task(nulls)], kind="input")
+        try:
+            return plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+        except Exception as exc:
+            self._end("error", exc)
 
     def _external_task(self, writes: list[tuple[str, Any]]) -> Task:
         """Writes from outside any node (the input): no triggers, so the barrier bumps no step."""
         return Task(INPUT, INPUT, (INPUT,), self.step, (), {}, self.input, None, writes)  # type: ignore[arg-type]
 
     def _command_input_writes(self, command: Command) -> list[tuple[str, Any]]:
+        if command.resume is not None and self.persistence is None:
+            self._end("error", RuntimeError("Cannot use Command(resume=...) without checkpointer"))
         if command.update is None and not command.goto and command.resume is None:
             self._end("error", EmptyInputError("Received empty Command input"))
         writes = [(k, v) for k, v in update_as_pairs(command.update) if k in self.graph.state_keys]
@@ -118,19 +181,18 @@ class Loop:
             self._end("done", None)
             return False
         self.tasks = tasks
+        if self.persistence is not None:  # tasks that finished before a pause get their writes back
+            self.persistence.prepare(tasks, self)
         if self._breakpoint(self.interrupt_before, tasks):
             return False
         if self.hooks is not None:
             self.hooks.step_planned(ns=self.ns, step=self.step, tasks=tasks)
-        self.runner.run(tasks)
-        if self.hooks is not None:
-            for task in tasks:
-                self.hooks.task_finished(ns=self.ns, step=self.step, task=task)
-        failed = next((t for t in tasks if t.error is not None), None)
-        if failed is not None:
-            self._end("interrupted" if isinstance(failed.error, GraphBubbleUp) else "error", failed.error)
+        self.runner.run([t for t in tasks if not t.restored])
+        if self._finish(tasks):
+            return False
         self._commit(tasks)
         self.step += 1
+        self.resuming = False
         return not self._breakpoint(self.interrupt_after, tasks)
 
     def run(self) -> Any:
@@ -141,26 +203,54 @@ class Loop:
 
     # ---- internals -----------------------------------------------------------------------------
 
-    def _commit(self, tasks: list[Task]) -> None:
+    def _finish(self, tasks: list[Task]) -> bool:
+        """Reports the step's tasks and stores what they did; True (or raises) if one failed or interrupted."""
+        if self.hooks is not None:
+            for task in tasks:
+                self.hooks.task_finished(ns=self.ns, step=self.step, task=task)
+        if self.persistence is not None:
+            self.persistence.put_task_writes(tasks)
+        failed = next((t for t in tasks if t.error is not None and not isinstance(t.error, GraphInterrupt)), None)
+        if failed is not None:  # a nested run handing a Command(graph=PARENT) up is interrupted, not failed
+            handover = isinstance(failed.error, GraphBubbleUp) and self.parent is not None
+            self._end("interrupted" if handover else "error", failed.error)
+        if any(isinstance(t.error, GraphInterrupt) for t in tasks):
+            self.interrupts = [i for t in tasks for i in t.interrupts]
+            self.output = self.read_output()
+            if self.parent is None and any(t.writes for t in tasks):
+                self._commit(tasks, kind="interrupt")  # the finished tasks' writes, in memory only
+            self._end("interrupted", GraphInterrupt(tuple(self.interrupts)))
+            return True
+        return False
+
+    def _commit(self, tasks: list[Task], kind: str = "loop", step: int | None = None) -> None:
+        """The barrier (see `StepCommit.kind`); a `loop` commit is then checkpointed."""
         hooks = self.hooks
+        step = self.step if step is None else step
         try:
-            updated = apply_writes(
-                self.state, tasks, self.graph.trigger_to_nodes, hooks, self.ns, self.step, self.graph.state_keys
-            )
+            updated = apply_writes(self.state, tasks, self.graph.trigger_to_nodes, hooks, self.ns, step, self.graph.state_keys)
         except Exception as exc:
             self._end("error", exc)
         self.updated_channels = updated
-        if self.step >= 0 and not updated.isdisjoint(self.output_key_set):
+        if kind == "resume" or (kind != "input" and not updated.isdisjoint(self.output_key_set)):
             self.output = self.read_output()
         if hooks is not None:
             hooks.step_committed(
                 ns=self.ns,
-                commit=StepCommit(self.step, frozenset(updated), dict(self.state.versions), self.read_state, self.graph.state_keys),
+                commit=StepCommit(step, frozenset(updated), dict(self.state.versions), self.read_state, self.graph.state_keys, kind),
             )
+        if self.persistence is not None and kind == "loop":
+            self._save(kind)
+
+    def _save(self, source: str) -> None:
+        config, metadata = self.persistence.save(self.state, self.step, self.updated_channels, source)
+        if self.hooks is not None:
+            self.hooks.checkpoint_saved(ns=self.ns, step=self.step, config=config, metadata=metadata)
 
     def _breakpoint(self, nodes: Sequence[str] | str, tasks: list[Task]) -> bool:
         """Ends the run as `interrupted` if a task is named in `nodes` and some channel changed since
-        the last breakpoint (LangGraph's `should_interrupt`); without a checkpointer that is final."""
+        the last breakpoint (LangGraph's `should_interrupt`). Resume with `invoke(None, config)`; a
+        nested run stops its parent too."""
         if not nodes:
             return False
         seen = self.state.versions_seen.get(INTERRUPT, {})
@@ -169,8 +259,20 @@ class Loop:
         if not any((t.name != START) if nodes == "*" else (t.name in nodes) for t in tasks):
             return False
         self.state.versions_seen[INTERRUPT] = dict(self.state.versions)
-        self._end("interrupted", None)
+        self._end("interrupted", GraphInterrupt(()) if self.parent is not None else None)
         return True
+
+    def take_resume(self) -> Any:
+        """The answer of a `Command(resume=value)` for the next `interrupt()` that has none (once)."""
+        value = self.persistence.take_null_resume() if self.persistence is not None else None
+        if value is None and self.parent is not None:
+            value = self.parent.loop.take_resume()
+        return value
+
+    def resume_map(self) -> dict[str, Any] | None:
+        """`Command(resume={interrupt_id: answer})` of this run or of the run it is nested in."""
+        own = self.persistence.resume_map if self.persistence is not None else None
+        return own if own is not None or self.parent is None else self.parent.loop.resume_map()
 
     def read_state(self, keys: Iterable[str] | None = None) -> dict[str, Any]:
         return self.state.read(self.graph.state_keys_ordered if keys is None else keys)
@@ -182,11 +284,12 @@ class Loop:
         return self.state.read(self.output_keys)
 
     def _end(self, status: str, error: BaseException | None) -> None:
-        """Ends the run; re-raises `error` to the caller once the hooks have heard about it."""
+        """Ends the run; re-raises `error` to the caller once the hooks have heard about it. An
+        interrupt ends a root run quietly (`invoke` reports `__interrupt__`) and stops a nested one's parent."""
         self.status = status
         self.error = error
         self.runner.close()
         if self.hooks is not None:
             self.hooks.run_finished(ns=self.ns, status=status, output=self.output, error=error, step=self.step)
-        if error is not None:
+        if error is not None and not (isinstance(error, GraphInterrupt) and self.parent is None):
             raise error

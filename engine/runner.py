@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .algo import RunState, Task, local_read
 from .constants import END, START, TASKS, branch_channel
-from .errors import GraphBubbleUp, InvalidUpdateError, ParentCommand
+from .errors import GraphBubbleUp, GraphInterrupt, InvalidUpdateError, ParentCommand
 from .schema import state_update_pairs
 from .types import Command, Send
 
@@ -28,13 +28,18 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_MAX_WORKERS = 64
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TaskContext:
     """What code running inside a task can find out about it (nested graphs, `interrupt()`)."""
 
     loop: "Loop"
+    """The run the task belongs to."""
     task: Task
+    """The task being executed."""
     config: dict[str, Any]
+    """The run's config."""
+    interrupt_calls: int = 0
+    """How many times this execution of the task has called `interrupt()` (they match answers by position)."""
 
 
 current_task: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("stepscope_task", default=None)
@@ -137,6 +142,8 @@ class Runner:
         self.pool = ForkJoinPool(max(max_concurrency - 1, 0)) if max_concurrency else None
 
     def run(self, tasks: list[Task]) -> None:
+        if not tasks:
+            return
         if len(tasks) == 1:
             self.execute(tasks[0])
         else:
@@ -167,6 +174,9 @@ class Runner:
                     _fail(task, exc)
             else:
                 _fail(task, bubble)
+        except GraphInterrupt as bubble:  # interrupt(), here or in a subgraph this task runs
+            task.error = bubble
+            task.interrupts = tuple(bubble.interrupts)
         except GraphBubbleUp as bubble:
             task.error = bubble
         except Exception as exc:  # noqa: BLE001 - stored, re-raised by the loop after the step

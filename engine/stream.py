@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, deque
+from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Sequence
 
 from .algo import Task
-from .constants import RETURN, START
+from .constants import INTERRUPT, RETURN, START
+from .errors import GraphBubbleUp, GraphInterrupt
 from .hooks import Hooks, RunInfo, StepCommit
 
 STREAM_MODES = ("values", "updates", "debug", "tasks", "custom", "checkpoints", "messages")
@@ -58,6 +60,8 @@ class StreamCollector(Hooks):
         self.lock = threading.Lock()
         self.keys_by_ns: dict[tuple[str, ...], list[str]] = {}
         self.tasks_in_step: dict[tuple[str, ...], int] = {}
+        self.readers: dict[tuple[str, ...], Callable[..., dict[str, Any]]] = {}
+        """Per namespace, how to read the live state (from the first commit), for interrupt chunks."""
 
     def drain(self) -> Iterator[Any]:
         while self.chunks:
@@ -110,21 +114,34 @@ class StreamCollector(Hooks):
         # A task that ran on a worker thread (several tasks, or a stream waiter with subgraphs=True)
         # is yielded as it finishes; a lone task ran inline and waits for the next release.
         release = task.error is not None or self.tasks_in_step.get(ns, 1) > 1 or self.subgraphs
+        if task.interrupts:  # interrupt(): the questions, and the state they were asked in
+            self._queue_interrupt(ns, task.interrupts, release)
         # LangGraph shows a task's update unless its first write is its error: a task whose router
         # failed after the node returned still shows what the node wrote.
-        if "updates" in self.modes and (task.error is None or task.writes):
-            self._queue(ns, "updates", {task.name: updates_chunk(task.writes, keys)}, release=release)
-        if "debug" in self.modes or "tasks" in self.modes:
+        elif "updates" in self.modes and (task.error is None or task.writes):
+            chunk = {task.name: updates_chunk(task.writes, keys)}
+            if task.restored:  # finished before the pause; its writes came back from the checkpoint
+                chunk["__metadata__"] = {"cached": True}
+            self._queue(ns, "updates", chunk, release=release)
+        if ("debug" in self.modes or "tasks" in self.modes) and not task.restored:
             payload = {
                 "id": task.id,
                 "name": task.name,
-                "error": task.error,
+                "error": None if isinstance(task.error, GraphBubbleUp) else task.error,
                 "result": task_result_writes([(c, v) for c, v in task.writes if c in keys]),
-                "interrupts": [],
+                "interrupts": [asdict(i) for i in task.interrupts],
             }
             self._task_event(ns, step, "task_result", payload, release=release)
         if release:
             self.release()
+
+    def _queue_interrupt(self, ns: tuple[str, ...], interrupts: tuple[Any, ...], release: bool) -> None:
+        if "updates" in self.modes:
+            self._queue(ns, "updates", {INTERRUPT: interrupts}, release=release)
+        if "values" in self.modes:
+            keys = self._keys(ns)
+            values = self.readers[ns](keys) if ns in self.readers else {}
+            self._queue(ns, "values", {**values, INTERRUPT: interrupts}, release=release)
 
     def _task_event(self, ns: tuple[str, ...], step: int, kind: str, payload: dict[str, Any], *, release: bool) -> None:
         if "tasks" in self.modes:
@@ -134,15 +151,17 @@ class StreamCollector(Hooks):
             self._queue(ns, "debug", event, release=release)
 
     def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None:
-        if "values" not in self.modes or commit.step < 0:  # input writes are not a values chunk
+        self.readers.setdefault(ns, commit.read)
+        if "values" not in self.modes or commit.kind == "input":  # input writes are not a values chunk
             return
         keys = self._keys(ns)
-        if not commit.updated_channels.isdisjoint(keys):
+        if commit.kind == "resume" or not commit.updated_channels.isdisjoint(keys):  # a resume shows the state
             self._queue(ns, "values", commit.read(keys))
 
     def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
-        if status == "interrupted" and error is None and "updates" in self.modes:
-            self._queue(ns, "updates", {"__interrupt__": ()})  # a breakpoint
+        breakpoint = error is None or (isinstance(error, GraphInterrupt) and not error.interrupts)
+        if status == "interrupted" and breakpoint and not ns and "updates" in self.modes:
+            self._queue(ns, "updates", {INTERRUPT: ()})  # a breakpoint, here or in a subgraph
         if status != "error" or ns:
             self.release()
         else:

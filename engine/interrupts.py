@@ -1,0 +1,69 @@
+"""`interrupt(value)`: pause a run inside a node and ask the caller a question.
+
+The first time a task calls `interrupt()` it raises `GraphInterrupt`; the run stops after the step's
+other tasks finish, and `invoke` returns the state with `__interrupt__` listing the questions. Resume
+with `invoke(Command(resume=answer), config)` on the same thread (this needs a checkpointer): the
+interrupted task **re-runs from the top of the node**, and its `interrupt()` calls are matched by
+position: calls that already have answers return them, the next one returns the new answer, the one
+after that interrupts again. Finished sibling tasks are not re-run.
+
+With several pending interrupts, resume with `Command(resume={interrupt_id: answer, ...})`. An
+interrupt's id depends only on where it was raised: the task's namespace (`node:task_id`, and so the
+checkpoint the step started from) and how many answers the task already has. LangGraph hashes that
+with xxh3-128; we use blake2b-128, which is in the standard library: same rule, different digits.
+"""
+
+from __future__ import annotations
+
+import re
+from hashlib import blake2b
+from typing import Any
+
+from .constants import NS_END, NS_SEP
+from .errors import GraphInterrupt
+from .types import Interrupt
+
+_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+def interrupt_id(task_ns: str, answered: int) -> str:
+    """The id of the interrupt a task raises when it already holds `answered` answers."""
+    key = f"{task_ns}{NS_SEP}{answered}" if answered else task_ns
+    return blake2b(key.encode(), digest_size=16).hexdigest()
+
+
+def is_interrupt_id(key: Any) -> bool:
+    """True for strings shaped like interrupt ids (what tells a resume map from a resume value)."""
+    return isinstance(key, str) and _ID.match(key) is not None
+
+
+def task_ns(ns: tuple[str, ...], name: str, task_id: str) -> str:
+    """A task's checkpoint namespace, `parent|node:task_id` (LangGraph's `langgraph_checkpoint_ns`)."""
+    return NS_SEP.join((*ns, f"{name}{NS_END}{task_id}"))
+
+
+def interrupt(value: Any) -> Any:
+    """Pauses the run and surfaces `value` to the caller; returns the answer once resumed.
+
+    Only valid inside a node of a running graph. The node re-runs from its top on resume, so code
+    before an `interrupt()` runs again: keep side effects after it, or make them idempotent.
+    """
+    from .runner import current_task  # late: runner imports the modules this one is imported from
+
+    context = current_task.get()
+    if context is None:
+        raise RuntimeError(
+            "interrupt() was called outside a running graph. Call it inside a node function; the run "
+            "then pauses until you invoke the graph again with Command(resume=...) on the same thread."
+        )
+    task = context.task
+    index = context.interrupt_calls
+    context.interrupt_calls += 1
+    if index < len(task.resume):
+        return task.resume[index]
+    answer = context.loop.take_resume()
+    if answer is not None:
+        task.resume.append(answer)
+        return answer
+    ns = task_ns(context.loop.ns, task.name, task.id)
+    raise GraphInterrupt((Interrupt(value=value, id=interrupt_id(ns, len(task.resume))),))
