@@ -4,6 +4,7 @@
     stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
     stepscope samples                                               the gallery of lessons
+    stepscope diagnose TARGET|FILE|RUN_ID [--json] [--no-run]      find mistakes; exit 1 on an error-level finding
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
 
 TARGET is a sample name, `path/to/file.py[:attribute]` or `package.module[:attribute]`; without an
@@ -14,6 +15,7 @@ Runs are stored in the database described in `debugger/store.py` (`--db` or `$ST
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from pathlib import Path
@@ -21,6 +23,8 @@ from typing import Any, Sequence
 
 from engine.codec import encode
 from engine.trace import Recorder, Trace, TraceFileError, from_json, to_json
+from debugger.diagnostics import diagnose, has_errors
+from debugger.diagnostics.report import render, to_data
 from debugger.present import explain_call, short
 from debugger.replay import Replay
 from debugger.store import RunStore, StoreError
@@ -130,6 +134,53 @@ def command_app(args: argparse.Namespace) -> int:
     return launch(host=args.host, port=args.port, sample=args.sample, db=args.db)
 
 
+def command_diagnose(args: argparse.Namespace) -> int:
+    subject, graph, trace = _diagnosis_subject(args)
+    findings = diagnose(graph, trace)
+    status = trace.status if trace is not None else None
+    if args.json:
+        print(json.dumps(to_data(findings, subject, status), ensure_ascii=False, indent=1, default=repr))
+    else:
+        print(render(findings, subject, status))
+    return 1 if has_errors(findings) else 0
+
+
+def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]:
+    """(what is diagnosed, the live graph or None, the trace or None) for a target, a trace file or a run id."""
+    ref = args.target
+    path = Path(ref.partition(":")[0])
+    if path.suffix == ".json" or (path.suffix != ".py" and Path(ref).is_file()):
+        return f"trace {ref}", None, _open_trace(ref, args.db)
+    if path.suffix == ".py" or ":" in ref or "." in ref or _is_sample(ref):
+        target = load_target(ref)
+        if args.no_run:
+            return f"graph {ref}", target.graph, None
+        if args.input is not None:
+            graph_input = json.loads(args.input)
+        else:
+            try:
+                graph_input = copy.deepcopy(target.example_input)
+            except Exception:  # an input that cannot be copied is passed as it is
+                graph_input = target.example_input
+        recorder = Recorder(target=ref)
+        try:
+            target.graph.invoke(graph_input, dict(target.example_config), hooks=recorder)
+        except Exception:  # the run's own error is in the trace, and is what we diagnose
+            pass
+        return f"graph {ref}", target.graph, recorder.trace
+    try:
+        trace = RunStore(args.db).load(ref)
+    except StoreError as exc:
+        raise TargetError(f"{ref}: not a sample, a .py file, a module or a stored run ({exc})") from None
+    return f"run {trace.run_id[:12]}", None, trace
+
+
+def _is_sample(name: str) -> bool:
+    from sample_graphs.gallery import SAMPLES
+
+    return name in SAMPLES
+
+
 def command_export(args: argparse.Namespace) -> int:
     print(RunStore(args.db).export(args.run, args.file))
     return 0
@@ -169,6 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--graph", help="only runs of this graph")
     runs.add_argument("--status", choices=["done", "interrupted", "error", "recursion_limit"])
     add("samples", command_samples, "list the gallery of sample lessons")
+    diag = add("diagnose", command_diagnose,
+               "find concurrent updates, reducer traps and in-place edits; exit 1 if any finding is an error")
+    diag.add_argument("target", help="sample name, file.py[:attr] or module[:attr] (checked, then run and checked), "
+                                      "a trace .json file or a stored run id")
+    diag.add_argument("--json", action="store_true", help="print the findings as JSON")
+    diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
+    diag.add_argument("--input", help="the graph input as JSON (default: the module's example_input)")
     app = add("app", command_app, "open the step-through debugger in the browser (http://127.0.0.1:8501)")
     app.add_argument("sample", nargs="?", help="the sample to open first (default: subgraph_trap)")
     app.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")

@@ -2,6 +2,10 @@
 
 Loading a target imports (and so runs) that module: it is the user's own code. A module that fails
 to import is reported with its file, line and message, never as a bare traceback.
+
+The graph may be StepScope's own or a real `langgraph` compiled graph: the latter is rebuilt on the
+engine (`debugger/adapters/langgraph_graph.py`), so it runs, records and shows like any other, and
+what the rebuild cannot reproduce is a `TargetError` naming the feature.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ class LoadedTarget:
     """The target as the user wrote it."""
     example_config: dict[str, Any]
     """The module's `example_config` (e.g. a small recursion_limit for a lesson about loops), or {}."""
+    original: Any = None
+    """The graph as the module defines it when that is a real `langgraph` graph (then `graph` is its
+    engine rebuild, `debugger/adapters/langgraph_graph.py`); None for an engine graph."""
 
 
 def load_target(target: str) -> LoadedTarget:
@@ -45,8 +52,22 @@ def load_target(target: str) -> LoadedTarget:
         name = spec if "." in spec else f"sample_graphs.{spec}"
         module = _import_module(name, target)
     graph = _pick_graph(module, attribute, target)
-    return LoadedTarget(graph, getattr(module, "example_input", {}), module, target,
-                        dict(getattr(module, "example_config", None) or {}))
+    example_input = getattr(module, "example_input", {})
+    example_config = dict(getattr(module, "example_config", None) or {})
+    if isinstance(graph, CompiledStateGraph):
+        return LoadedTarget(graph, example_input, module, target, example_config)
+    from debugger.adapters.langgraph_graph import UnsupportedLangGraphFeature, to_engine_graph
+
+    try:
+        converted = to_engine_graph(graph)
+    except UnsupportedLangGraphFeature as exc:
+        raise TargetError(f"{target}: {exc}") from None
+    except Exception as exc:  # a langgraph graph the rebuild does not understand: say so, never guess
+        raise TargetError(
+            f"{target}: this langgraph graph could not be rebuilt on StepScope's engine "
+            f"({type(exc).__name__}: {exc})."
+        ) from None
+    return LoadedTarget(converted, example_input, module, target, example_config, original=graph)
 
 
 def _import_file(path: Path) -> Any:
@@ -98,19 +119,26 @@ def _pick_graph(module: Any, attribute: str, target: str) -> CompiledStateGraph:
         if not hasattr(module, attribute):
             raise TargetError(f"{target}: the module has no attribute {attribute!r}.")
         graph = getattr(module, attribute)
-    elif isinstance(getattr(module, "graph", None), CompiledStateGraph):
+    elif _is_compiled(getattr(module, "graph", None)):
         graph = module.graph
     else:
-        graphs = [v for v in vars(module).values() if isinstance(v, CompiledStateGraph)]
+        graphs = [v for v in vars(module).values() if _is_compiled(v)]
         if len(graphs) != 1:
             raise TargetError(
                 f"{target}: found {len(graphs)} compiled graphs and no `graph`; name one as {target}:attribute."
             )
         graph = graphs[0]
-    if hasattr(graph, "compile") and not isinstance(graph, CompiledStateGraph):
+    if hasattr(graph, "compile") and not _is_compiled(graph):
         raise TargetError(f"{target}: {attribute or 'graph'} is a builder; call .compile() on it and name the result.")
-    if not isinstance(graph, CompiledStateGraph):
-        kind = type(graph).__module__.split(".")[0]
-        hint = " (a real langgraph graph: switch its imports to `engine`)" if kind == "langgraph" else ""
-        raise TargetError(f"{target}: {type(graph).__name__} is not a compiled StepScope graph{hint}.")
+    if not _is_compiled(graph):
+        raise TargetError(f"{target}: {type(graph).__name__} is not a compiled graph (StepScope's or langgraph's).")
     return graph
+
+
+def _is_compiled(value: Any) -> bool:
+    """A compiled engine graph, or a compiled real `langgraph` graph (converted when loaded)."""
+    if isinstance(value, CompiledStateGraph):
+        return True
+    from debugger.adapters.langgraph_graph import is_langgraph_graph  # imports no langgraph
+
+    return is_langgraph_graph(value)

@@ -1,0 +1,1 @@
+"""Adapters that let StepScope record graphs written for other runtimes (`langgraph_graph.py`)."""

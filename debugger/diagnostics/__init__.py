@@ -1,0 +1,39 @@
+"""Diagnostics: what went wrong in a run, or can go wrong in a graph, with the fix.
+
+    diagnose_graph(compiled)          before running: static checks on the builder and the nodes' code
+    diagnose_trace(trace, graph=None) after running: checks over a recorded Trace (and its subgraph runs)
+    diagnose(graph, trace)            both, deduplicated, sorted by severity then step
+
+Every finding is a `Finding` (kind, severity, step, node, key, title, explanation, fix, evidence); the
+kinds are listed in `KINDS`. `report.py` prints them (`stepscope diagnose`). Modules, one job each:
+`source.py` reads node code, `topology.py` finds nodes that can share a superstep, `static.py` runs
+the checks before running; `facts.py` walks a trace, and `conflicts.py`, `writes.py`, `mutation.py`,
+`order.py` and `start.py` check it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.trace import RunRecord
+
+from .findings import KINDS, SEVERITIES, Finding, counts, merge
+from .recorded import diagnose_trace
+from .static import diagnose_graph
+
+__all__ = ["Finding", "KINDS", "SEVERITIES", "diagnose", "diagnose_graph", "diagnose_trace", "counts", "has_errors"]
+
+
+def diagnose(target_graph: Any = None, trace: RunRecord | None = None) -> list[Finding]:
+    """Static findings for `target_graph` and recorded ones for `trace`, merged: a static suspicion the run
+    confirmed appears once, with the run's step and values."""
+    found: list[Finding] = []
+    if target_graph is not None:
+        found += diagnose_graph(target_graph)
+    if trace is not None:
+        found += diagnose_trace(trace, target_graph)
+    return merge(found)
+
+
+def has_errors(findings: list[Finding]) -> bool:
+    return any(f.severity == "error" for f in findings)

@@ -1,0 +1,101 @@
+"""In-place mutation: a node that changed the state it received instead of returning an update.
+
+The recorder snapshots every channel when it records it, so a later change made behind the engine's
+back shows up as a difference between two records that should agree (see `engine/trace.py`):
+
+- a reducer call whose `before` is not the channel's last recorded value: the value changed between
+  the previous barrier and this merge, before any write of this step was applied;
+- a step's `state` residual: the value changed at a barrier without any reducer call explaining it.
+
+Nodes receive the state's own lists and dicts, not copies, so `state["notes"].append(x)` changes the
+channel itself. The suspects are the step's tasks that received the key.
+
+Limit: the snapshots compare a list's items (or a dict's values) by identity, so an item changed deep
+inside (a message whose content was edited) is not seen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debugger.present import short
+from debugger.replay import MISSING_VALUE
+from engine.codec import apply_delta
+
+from .facts import INPUT_WRITERS, RunFacts, calls_with_values, names, same
+from .findings import Finding
+
+
+def in_place_mutations(facts: RunFacts) -> list[Finding]:
+    found = []
+    for step in facts.order:
+        record = facts.steps[step]
+        tasks = [t for t in record.tasks if t.name not in INPUT_WRITERS]
+        if step < 0 or not tasks:
+            continue
+        reported: set[str] = set()
+        values = dict(facts.start_state(step))
+        for call, prior, before, after in calls_with_values(facts, step):
+            values[call.channel] = after
+            if "same" in call.before or call.channel in reported or not _changed(prior, before):
+                continue
+            reported.add(call.channel)
+            found.append(_finding(facts, step, call.channel, prior, before, call=call, after=after))
+        for key, change in record.state.items():
+            prior = values.get(key, MISSING_VALUE)
+            new = apply_delta(prior, change)
+            if key not in reported and _changed(prior, new):
+                reported.add(key)
+                found.append(_finding(facts, step, key, prior, new))
+    return found
+
+
+def _changed(prior: Any, new: Any) -> bool:
+    """A real change to a value that existed (a channel clearing itself, or its first value, is not one)."""
+    return prior != MISSING_VALUE and new != MISSING_VALUE and not same(prior, new)
+
+
+def _finding(facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: Any = None, after: Any = None) -> Finding:
+    tasks = [t for t in facts.tasks(step) if t.name not in INPUT_WRITERS]
+    suspects = [t.name for t in tasks if key in facts.input_keys(t)] or [t.name for t in tasks]
+    if call is not None and call.writer_name in suspects:
+        suspects.remove(call.writer_name)
+        suspects.insert(0, call.writer_name)
+    suspects = list(dict.fromkeys(suspects))
+    who = suspects[0] if len(suspects) == 1 else f"one of {names(suspects)}"
+    added = new[len(prior):] if isinstance(prior, list) and isinstance(new, list) and same(new[: len(prior)], prior) else None
+    index = facts.order.index(step)
+    previous = f"after step {facts.order[index - 1]}" if index > 0 else "when the run started"
+    what = (f"it was {short(prior, 50)} {previous}"
+            + (f" and {short(new, 60)} when {call.writer_name}'s write was merged in step {step}, before any "
+               f"write of that step had been applied" if call is not None else
+               f" and {short(new, 60)} after step {step}, but no task of step {step} wrote {key!r}"))
+    explanation = (
+        f"{key!r} changed behind the engine's back: {what}. "
+        f"{who} received {key!r} and changed it in place (e.g. `state[{key!r}].append(...)`): nodes get the "
+        f"state's own lists and dicts, not copies, so editing them edits the state itself. "
+    )
+    if call is not None and same(call.write, new) and after is not None and not same(after, new):
+        explanation += (
+            f"Returning that same object then made {call.reducer} merge the grown value into itself: "
+            f"{key} = {short(after, 60)}. "
+        )
+    elif call is None:
+        explanation += (
+            "Nothing recorded the change as an update: the `updates` stream shows nothing for it, a checkpointer "
+            "keeps the old value, and the change cannot be replayed or explained. "
+        )
+    if call is not None and same(new, after) and call.write not in ([], None):
+        explanation += f"(Or the reducer {call.reducer} itself modified its first argument in place.) "
+    explanation += "Treat the state as read-only and return only the change."
+    fix_value = short(added, 60) if added else "new_value"
+    return Finding(
+        kind="in_place_mutation", severity="error", title=f"{who} changed {key!r} in place",
+        explanation=explanation, fix=f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
+        fix_label="Return an update instead of editing the state",
+        other_fixes=(("If the node needs a changed copy for its own use, copy first",
+                      f'items = list(state["{key}"])   # or dict(...); then change the copy'),),
+        step=step, node=suspects[0] if suspects else None, key=key, nodes=tuple(suspects), scope=facts.scope,
+        evidence=({"before": prior, "after": new, "text": f"{short(prior, 40)} → {short(new, 40)}",
+                   "seen_at": "merge" if call is not None else "barrier"},),
+    )

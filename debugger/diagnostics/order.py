@@ -1,0 +1,151 @@
+"""Order sensitivity: a step whose parallel writes would merge to a different value in another order.
+
+The writes of one superstep are folded in a fixed order (PULL tasks by node name, then Sends in the
+order they were made), never by finishing time. A commutative reducer (sum, max, set or dict union)
+gives the same result in any order; a keep-first or keep-last reducer, or string concatenation, picks
+a winner by node name: repeatable, but arbitrary (renaming a node changes the answer).
+
+Re-folding needs the reducer as a function. `debugger.replay.refold` folds the recorded writes with
+it; nodes never run again. The reducer comes from the live graph when there is one
+(`graph.builder.channels[key].operator`), else from its recorded name (`operator.*`, `add_messages`,
+`max`, `min`), else it is inferred from the calls themselves when they all kept the write (keep-last)
+or all kept the old value (keep-first). A list whose items only come out in another order is not
+reported: a reducer that collects items (operator.add, add_messages) is order-sensitive only in that
+harmless sense, and every fan-out would be flagged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from typing import Any, Callable
+
+from debugger.present import short
+from debugger.replay import channel_calls, refold
+from engine.messages import add_messages
+
+from .facts import RunFacts, both, canonical, names, same
+from .findings import Finding
+
+MAX_ORDERS = 120
+
+_BY_NAME: dict[str, Callable[[Any, Any], Any]] = {"add_messages": add_messages, "max": max, "min": min}
+
+
+def order_sensitivity(facts: RunFacts) -> list[Finding]:
+    found = []
+    for record in facts.run.steps:
+        if record.step < 0 or not record.committed:
+            continue
+        for key in dict.fromkeys(c.channel for c in record.reducer_calls):
+            calls = channel_calls(record, key)
+            if len(calls) < 2 or len({c.writer for c in calls}) < 2 or any(c.error for c in calls):
+                continue
+            if calls[0].reducer == "LastValue" or any(_is_overwrite(c.write) for c in calls):
+                continue
+            if all(same(c.write, calls[0].write) for c in calls):
+                continue
+            reducer, how = _reducer(facts, key, calls)
+            if reducer is None:
+                continue
+            recorded = refold(facts.replay, record.step, key, reducer)
+            if recorded.error is not None or recorded.differs:
+                continue  # the reducer does not reproduce the run: say nothing rather than guess
+            other = _differing_order(facts, record.step, key, reducer, len(calls), recorded.value)
+            if other is not None:
+                found.append(_finding(facts, record.step, key, calls, recorded.value, other, how))
+    return found
+
+
+def _is_overwrite(write: Any) -> bool:
+    return isinstance(write, dict) and write.get("$type") == "Overwrite"
+
+
+def _reducer(facts: RunFacts, key: str, calls: list[Any]) -> tuple[Callable[[Any, Any], Any] | None, str]:
+    graph = facts.graph
+    channel = getattr(getattr(graph, "builder", None), "channels", {}).get(key) if graph is not None else None
+    live = getattr(channel, "operator", None)
+    if live is not None:
+        return live, "the graph's reducer"
+    name = calls[0].reducer
+    if name.startswith("operator.") and hasattr(operator, name[9:]):
+        return getattr(operator, name[9:]), f"{name}, by name"
+    if name in _BY_NAME:
+        return _BY_NAME[name], f"{name}, by name"
+    values = list(_call_values(facts, calls))
+    if all(same(after, call.write) for call, _, after in values):
+        return (lambda old, new: new), "keep-the-last, inferred from the recorded calls"
+    if len(values) > 1 and all(same(after, before) for _, before, after in values[1:]):
+        return (lambda old, new: old if old else new), "keep-the-first, inferred from the recorded calls"
+    return None, ""
+
+
+def _call_values(facts: RunFacts, calls: list[Any]):
+    wanted = {c.index for c in calls}
+    step = next(s.step for s in facts.run.steps if any(c is calls[0] for c in s.reducer_calls))
+    for call, before, after in facts.replay.call_values(step):
+        if call.index in wanted:
+            yield call, before, after
+
+
+def _orders(count: int):
+    if count <= 5:
+        yield from itertools.islice(itertools.permutations(range(count)), MAX_ORDERS)
+        return
+    base = list(range(count))
+    yield tuple(reversed(base))
+    for shift in range(1, count):
+        yield tuple(base[shift:] + base[:shift])
+    for i in range(count - 1):
+        swapped = list(base)
+        swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
+        yield tuple(swapped)
+
+
+def _differing_order(facts: RunFacts, step: int, key: str, reducer: Any, count: int, value: Any):
+    for order in _orders(count):
+        if order == tuple(range(count)):
+            continue
+        result = refold(facts.replay, step, key, reducer, order)
+        if result.error is not None or same(result.value, value):
+            continue
+        if isinstance(result.value, list) and isinstance(value, list) and \
+                sorted(map(canonical, result.value)) == sorted(map(canonical, value)):
+            continue  # the same items in another order
+        return result
+    return None
+
+
+def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any, other: Any, how: str) -> Finding:
+    writers = [c.writer_name for c in calls]
+    reordered = [writers[i] for i in other.order]
+    reducer = calls[0].reducer
+    why = " ".join(dict.fromkeys(
+        f"{t.name} ran because {facts.why(step, t)}."
+        for t in facts.tasks(step) if t.id in {c.writer for c in calls}
+    ))
+    explanation = (
+        f"{names(writers)} {both(writers)} wrote {key!r} in step {step}, and the reducer of {key!r}, {reducer}, gives a different "
+        f"result depending on the order it folds them in: as recorded ({', then '.join(writers)}) it is "
+        f"{short(value, 50)}; folded as {', then '.join(reordered)} it would be {short(other.value, 50)}. "
+        f"The writes of one superstep are folded by node name (then Send order), not by finishing time, so the "
+        f"result is repeatable but arbitrary: renaming a node changes it. {why} (Re-folded with {how}.)"
+    )
+    collected = f"{key}_by_node"
+    fix = (f"{collected}: Annotated[dict, lambda old, new: {{**old, **new}}]   # each node returns "
+           f"{{\"{collected}\": {{\"<its name>\": value}}}}\n\n"
+           f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   # decide explicitly after the join\n\n'
+           f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")')
+    return Finding(
+        kind="order_sensitive", severity="warning", title=f"{key!r} depends on the order of parallel writes",
+        explanation=explanation, fix=fix,
+        fix_label="Collect the parallel results with an order-independent reducer, then choose in a node after the join",
+        other_fixes=(("Use a reducer that is commutative (sum, max, set union)",
+                      f"{key}: Annotated[int, operator.add]   # or max, or a set with operator.or_"),),
+        step=step, node=writers[-1], key=key, nodes=tuple(dict.fromkeys(writers)), scope=facts.scope,
+        evidence=(
+            {"order": writers, "value": value, "text": short(value, 60), "recorded": True},
+            {"order": reordered, "value": other.value, "text": short(other.value, 60), "recorded": False},
+        ),
+    )
+

@@ -1,0 +1,427 @@
+"""What a node's or a router's source code says it returns, read with `ast` (nothing is executed).
+
+`node_returns(fn)` reads every `return` of a node function (or lambda) and reports the state keys it
+can write (`{"v": 1}`, `Command(update={...})`, a local dict built up before returning), whether it
+hands back the state it received (`return state`, `{**state, ...}`, `dict(state)`), where it writes a
+key as "old value plus new items" (`{"log": state["log"] + [x]}`), and the `Command(goto=...)`
+targets. `router_returns(fn)` says what a conditional edge's function returns: which node names,
+whether it can return several at once (a list), and which nodes it `Send`s to.
+
+The reading is deliberately modest: anything it does not understand makes the result incomplete,
+never wrong. Callers use `keys` (a key some return writes: a real possibility), `always` (keys every
+path writes) and `complete` to decide how sure a finding is.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+import linecache
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .edits import state_edits
+
+END_NAME = "__end__"
+
+
+@dataclass
+class Returns:
+    """What the `return` statements of one function give back."""
+
+    analysed: bool = False
+    """False when the source could not be found or parsed: nothing below is known."""
+    keys: set[str] = field(default_factory=set)
+    """State keys that at least one return writes."""
+    always: set[str] = field(default_factory=set)
+    """State keys that every return writes (empty when some path returns nothing or is not understood)."""
+    complete: bool = True
+    """Every return was understood."""
+    whole_state: int | None = None
+    """The line of a return that hands back the state it received."""
+    rmw: list[tuple[str, int]] = field(default_factory=list)
+    """(key, line) of writes shaped `key: state[key] + ...`."""
+    gotos: set[str] = field(default_factory=set)
+    goto_unknown: bool = False
+    goto_multi: bool = False
+    names: set[str] = field(default_factory=set)
+    """String constants returned (a router's targets); `END` counts as `__end__`."""
+    names_unknown: bool = False
+    """Some return gives a value that is not a literal name (a variable, a call)."""
+    multi: bool = False
+    """Some return gives a list, tuple or comprehension: several targets at once."""
+    sends: set[str] = field(default_factory=set)
+    send_unknown: bool = False
+    """A `Send(...)` whose node is not a literal."""
+    mutations: list[tuple[str, int, str]] = field(default_factory=list)
+    """(key, line, how) where the code changes a value of the state it received: `state["k"].append(x)`,
+    `state["k"]["x"] = 1`, an alias of `state["k"]` changed the same way; how is the method or `+=`."""
+    line: int = 0
+    """The first line of the function (for messages)."""
+
+    @property
+    def returns_sends(self) -> bool:
+        return bool(self.sends) or self.send_unknown
+
+
+def node_returns(fn: Any) -> Returns:
+    found = _function_ast(fn)
+    if found is None:
+        return Returns()
+    tree, param = found
+    reader = _Reader(param, _local_assignments(tree))
+    result = Returns(analysed=True, line=getattr(tree, "lineno", 0))
+    per_return: list[set[str] | None] = []
+    for expr, line in _returns(tree):
+        per_return.append(reader.update(expr, line, result))
+    result.mutations = state_edits(tree, param)
+    if per_return and all(keys is not None for keys in per_return):
+        result.always = set.intersection(*per_return)  # type: ignore[arg-type]
+    result.complete = result.complete and all(keys is not None for keys in per_return)
+    return result
+
+
+def router_returns(fn: Any) -> Returns:
+    found = _function_ast(fn)
+    if found is None:
+        return Returns()
+    tree, param = found
+    result = Returns(analysed=True, line=getattr(tree, "lineno", 0))
+    for expr, _line in _returns(tree):
+        if expr is not None:
+            _targets(expr, result, top=True)
+    return result
+
+
+# ---- finding the function's syntax tree ------------------------------------------------------------
+
+
+def _unwrap(fn: Any) -> tuple[Any, int] | None:
+    """The plain function behind `fn`, and how many leading parameters are not the state (`self`, or
+    arguments a `functools.partial` already bound)."""
+    bound = 0
+    for _ in range(10):
+        if isinstance(fn, functools.partial):
+            bound += len(fn.args)
+            fn = fn.func
+        elif hasattr(fn, "__wrapped__"):
+            fn = fn.__wrapped__
+        else:
+            break
+    if inspect.ismethod(fn):
+        return fn.__func__, 1 + bound
+    if inspect.isfunction(fn):
+        return fn, bound
+    call = getattr(type(fn), "__call__", None)
+    if inspect.isfunction(call):
+        return call, 1 + bound
+    return None
+
+
+_TREES: dict[str, tuple[str, ast.Module | None]] = {}
+
+
+def _parse(filename: str) -> ast.Module | None:
+    text = "".join(linecache.getlines(filename))
+    if not text:
+        return None
+    digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    cached = _TREES.get(filename)
+    if cached is not None and cached[0] == digest:
+        return cached[1]
+    try:
+        tree: ast.Module | None = ast.parse(text, filename)
+    except (SyntaxError, ValueError):
+        tree = None
+    _TREES[filename] = (digest, tree)
+    return tree
+
+
+def _function_ast(fn: Any) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, str | None] | None:
+    unwrapped = _unwrap(fn)
+    if unwrapped is None:
+        return None
+    function, skip = unwrapped
+    code = function.__code__
+    module = _parse(code.co_filename)
+    if module is None:
+        return None
+    line = code.co_firstlineno
+    if code.co_name == "<lambda>":
+        lambdas = [n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == line]
+        if len(lambdas) > 1:
+            start = _body_start(code)
+            lambdas = [n for n in lambdas if (n.body.lineno, n.body.col_offset) == start]
+        if len(lambdas) != 1:
+            return None
+        tree: Any = lambdas[0]
+    else:
+        defs = [
+            n for n in ast.walk(module)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name
+            and min([n.lineno, *(d.lineno for d in n.decorator_list)]) == line
+        ]
+        if len(defs) != 1:
+            return None
+        tree = defs[0]
+    params = [*tree.args.posonlyargs, *tree.args.args][skip:]
+    return tree, (params[0].arg if params else None)
+
+
+def _body_start(code: Any) -> tuple[int, int] | None:
+    """Where a lambda's body starts: the earliest source position of its instructions."""
+    positions = [(p[0], p[2]) for p in code.co_positions() if p[0] is not None and p[2] is not None and p[3]]
+    return min(positions) if positions else None
+
+
+def _returns(tree: Any) -> list[tuple[ast.expr | None, int]]:
+    """Every returned expression of the function itself (not of nested functions), with its line.
+    A function that can run off its end also "returns" None."""
+    if isinstance(tree, ast.Lambda):
+        return [(tree.body, tree.body.lineno)]
+    found: list[tuple[ast.expr | None, int]] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(child, ast.Return):
+                found.append((child.value, child.lineno))
+            visit(child)
+
+    visit(tree)
+    if not tree.body or not isinstance(tree.body[-1], (ast.Return, ast.Raise)):
+        found.append((None, tree.lineno))
+    return found
+
+
+def _local_assignments(tree: Any) -> dict[str, list[ast.AST]]:
+    """`name = value` (and `name["key"] = ...`, as a marker) in the function's own body."""
+    assigned: dict[str, list[ast.AST]] = {}
+    if isinstance(tree, ast.Lambda):
+        return assigned
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+                elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    assigned.setdefault(target.value.id, []).append(target)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            assigned.setdefault(node.target.id, []).append(node.value)
+    return assigned
+
+
+# ---- reading return values ------------------------------------------------------------------------
+
+
+def _const_str(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _call_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id
+        if isinstance(func, ast.Attribute):
+            return func.attr
+    return None
+
+
+class _Reader:
+    def __init__(self, param: str | None, assigned: dict[str, list[ast.AST]]) -> None:
+        self.param = param
+        self.assigned = assigned
+
+    def is_state(self, node: ast.AST) -> bool:
+        """`state`, `state.copy()`, `dict(state)`, `{**state}`."""
+        if self.param is None:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id == self.param
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy":
+            return self.is_state(node.func.value)
+        if _call_name(node) == "dict" and len(node.args) == 1 and not node.keywords:  # type: ignore[attr-defined]
+            return self.is_state(node.args[0])  # type: ignore[attr-defined]
+        return False
+
+    def state_read(self, node: ast.AST) -> str | None:
+        """The key of `state["k"]`, `state.get("k", ...)`, `state.k` or `list(state["k"])`."""
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.param:
+            return _const_str(node.slice)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == self.param and node.args:
+            return _const_str(node.args[0])
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.param:
+            return node.attr
+        if _call_name(node) == "list" and len(getattr(node, "args", ())) == 1:
+            return self.state_read(node.args[0])  # type: ignore[attr-defined]
+        return None
+
+    def grows_state(self, node: ast.AST, key: str, depth: int = 0) -> bool:
+        """`state[key]` itself, `state[key] + more`, `[*state[key], more]`, or a local variable holding one."""
+        if depth == 0 and self.state_read(node) == key:
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.state_read(node.left) == key or self.grows_state(node.left, key, depth)
+        if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Starred):
+            return self.state_read(node.elts[0].value) == key
+        if isinstance(node, ast.Name) and depth < 2:
+            values = [v for v in self.assigned.get(node.id, []) if isinstance(v, ast.expr)]
+            return bool(values) and all(self.grows_state(v, key, depth + 1) for v in values)
+        return False
+
+    def update(self, expr: ast.expr | None, line: int, out: Returns, depth: int = 0) -> set[str] | None:
+        """Records what `expr` (a returned value) writes into `out`; the keys it surely writes, or None."""
+        if expr is None or (isinstance(expr, ast.Constant) and expr.value is None):
+            return set()
+        if depth > 3:
+            out.complete = False
+            return None
+        if self.is_state(expr):
+            out.whole_state = out.whole_state or line
+            return None
+        if isinstance(expr, ast.IfExp):
+            left = self.update(expr.body, line, out, depth + 1)
+            right = self.update(expr.orelse, line, out, depth + 1)
+            return None if left is None or right is None else left & right
+        if isinstance(expr, ast.Dict):
+            return self._dict(expr, line, out)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+            if self.is_state(expr.left):
+                out.whole_state = out.whole_state or line
+                return None
+        name = _call_name(expr)
+        if name == "dict" and isinstance(expr, ast.Call):
+            if expr.args and self.is_state(expr.args[0]):
+                out.whole_state = out.whole_state or line
+                return None
+            if not expr.args:
+                keys = {k.arg for k in expr.keywords if k.arg}
+                out.keys |= keys
+                return keys
+        if name == "Command" and isinstance(expr, ast.Call):
+            return self._command(expr, line, out, depth)
+        if isinstance(expr, ast.Name) and expr.id in self.assigned:
+            return self._local(expr.id, line, out, depth)
+        out.complete = False
+        return None
+
+    def _dict(self, expr: ast.Dict, line: int, out: Returns) -> set[str] | None:
+        keys: set[str] = set()
+        sure = True
+        for key_node, value in zip(expr.keys, expr.values):
+            if key_node is None:  # {**something}
+                if self.is_state(value):
+                    out.whole_state = out.whole_state or line
+                out.complete = False
+                sure = False
+                continue
+            key = _const_str(key_node)
+            if key is None:
+                out.complete = False
+                sure = False
+                continue
+            keys.add(key)
+            if self.grows_state(value, key):
+                out.rmw.append((key, getattr(value, "lineno", line)))
+        out.keys |= keys
+        return keys if sure else None
+
+    def _local(self, name: str, line: int, out: Returns, depth: int) -> set[str] | None:
+        values = self.assigned[name]
+        keys: set[str] = set()
+        sure: set[str] | None = None
+        understood = True
+        for value in values:
+            if isinstance(value, ast.Subscript):  # name["key"] = ...
+                key = _const_str(value.slice)
+                if key is None:
+                    understood = False
+                else:
+                    keys.add(key)
+                continue
+            found = self.update(value, line, out, depth + 1)  # type: ignore[arg-type]
+            if found is None:
+                understood = False
+            else:
+                keys |= found
+                sure = found if sure is None else sure & found
+        out.keys |= keys
+        if not understood:
+            out.complete = False
+            return None
+        return sure if sure is not None else keys
+
+    def _command(self, expr: ast.Call, line: int, out: Returns, depth: int) -> set[str] | None:
+        keys: set[str] | None = set()
+        for keyword in expr.keywords:
+            if keyword.arg == "update":
+                keys = self.update(keyword.value, line, out, depth + 1)
+            elif keyword.arg == "goto":
+                goto = Returns()
+                _targets(keyword.value, goto, top=True)
+                out.gotos |= goto.names - {END_NAME}
+                out.sends |= goto.sends
+                out.send_unknown |= goto.send_unknown
+                out.goto_unknown |= goto.names_unknown
+                out.goto_multi |= goto.multi
+            elif keyword.arg is None:
+                out.complete = False
+        return keys
+
+
+def _targets(expr: ast.AST, out: Returns, top: bool = False) -> None:
+    """A router's (or goto's) returned value: names, lists of names, Sends."""
+    if isinstance(expr, ast.Constant):
+        if isinstance(expr.value, str):
+            out.names.add(expr.value)
+        elif expr.value is not None:
+            out.names_unknown = True
+        return
+    if isinstance(expr, ast.Name) and expr.id == "END" or isinstance(expr, ast.Attribute) and expr.attr == "END":
+        out.names.add(END_NAME)
+        return
+    if isinstance(expr, ast.IfExp):
+        _targets(expr.body, out, top)
+        _targets(expr.orelse, out, top)
+        return
+    if isinstance(expr, ast.BoolOp):
+        for value in expr.values:
+            _targets(value, out, top)
+        return
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        out.multi = out.multi or len(expr.elts) > 1 or any(isinstance(e, ast.Starred) for e in expr.elts)
+        for element in expr.elts:
+            _targets(element.value if isinstance(element, ast.Starred) else element, out)
+        return
+    if isinstance(expr, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        out.multi = True
+        _targets(expr.elt, out)
+        return
+    if _call_name(expr) == "Send" and isinstance(expr, ast.Call):
+        node = _const_str(expr.args[0]) if expr.args else None
+        for keyword in expr.keywords:
+            if keyword.arg == "node":
+                node = _const_str(keyword.value)
+        if node is None:
+            out.send_unknown = True
+        else:
+            out.sends.add(node)
+        return
+    out.names_unknown = True
+
+
+def describe_function(fn: Callable[..., Any]) -> str:
+    """`name (file.py, line 12)` for messages, or the repr when there is no source."""
+    unwrapped = _unwrap(fn)
+    if unwrapped is None:
+        return repr(fn)
+    code = unwrapped[0].__code__
+    name = "a lambda" if code.co_name == "<lambda>" else code.co_name
+    return f"{name} ({code.co_filename.rsplit('/', 1)[-1]}, line {code.co_firstlineno})"

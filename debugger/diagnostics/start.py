@@ -1,0 +1,252 @@
+"""Start values of reducer keys, and reducers that raise.
+
+A reducer key starts from its annotated type's constructor (`list` -> [], `int` -> 0): that is the
+Python form of seed 000's `default: () => []`, the value the first write is folded into. Three traps:
+
+- the start value does not suit the reducer (`Annotated[dict, operator.add]`: `{} + {...}` raises);
+- the type has no usable constructor (`list[str] | None`), so the key starts *empty*: nodes reading
+  it before the first write get a KeyError, and the first write is stored as is, reducer not called;
+- a dataclass or pydantic default on a reducer field (`= field(default_factory=lambda: ["seed"])`) is
+  never the start value: the channel starts from the type's constructor and the default is ignored.
+
+Before running, only reducers from `operator` (and `add_messages`) are tried on the start value:
+they are known to be pure. User reducers are judged from the trace, where a reducer call that
+raised records its error and the value it got.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+from debugger.present import short
+from engine.channels import BinaryOperatorAggregate
+from engine.messages import add_messages
+from engine.schema import schema_fields
+
+from .facts import PLAIN, RunFacts
+from .findings import Finding
+
+MISSING_VALUE = {"$type": "missing"}
+
+
+# ---- before running --------------------------------------------------------------------------------
+
+
+def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
+    found = []
+    annotations = _annotations(builder)
+    for key, channel in builder.channels.items():
+        if not isinstance(channel, BinaryOperatorAggregate):
+            continue
+        declared = _type_text(annotations.get(key))
+        reducer = channel.reducer_name
+        if channel.initial is None:
+            found.append(Finding(
+                kind="reducer_start_value", severity="warning", title=f"{key!r} starts empty, not at a default value",
+                explanation=(
+                    f"{key!r} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
+                    f"LangGraph cannot build a start value and the key starts empty. Nodes that read "
+                    f"state[{key!r}] before the first write get a KeyError, and the first write is stored as it "
+                    f"is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
+                ),
+                fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
+                fix_label="Declare a concrete type whose constructor gives the start value",
+                other_fixes=(("Read it defensively until the first write",
+                              f'items = state.get("{key}") or []'),),
+                key=key, scope=scope, source="graph",
+            ))
+            continue
+        failure = _fails_on_start(channel)
+        if failure is not None:
+            start = channel.initial()
+            found.append(Finding(
+                kind="reducer_start_value", severity="error", title=f"{reducer} cannot fold into the start value of {key!r}",
+                explanation=(
+                    f"{key!r} starts at {start!r} ({_type_name(channel.initial)}()), and {reducer}({start!r}, "
+                    f"{start!r}) raises {failure}. The first write to {key!r} will fail its step with the same error."
+                ),
+                fix=_start_fix(key, channel), fix_label="Pick a reducer that works on the key's type",
+                key=key, scope=scope, source="graph",
+                evidence=({"start": repr(start), "error": failure},),
+            ))
+            continue
+        default = _schema_default(builder, key)
+        if default is not _NO_DEFAULT and default != channel.initial():
+            found.append(Finding(
+                kind="reducer_start_value", severity="warning", title=f"The default of {key!r} is never used",
+                explanation=(
+                    f"The schema gives {key!r} the default {default!r}, but a reducer key does not start from "
+                    f"field defaults: it starts from its type's constructor, {channel.initial()!r}, and {reducer} "
+                    f"folds every write into that. Nodes never see {default!r} unless the input sends it."
+                ),
+                fix=f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
+                fix_label="Send the start value in the input (or from the first node)",
+                other_fixes=(("Write it from the first node",
+                              f'def first(state):\n    return {{"{key}": {default!r}}}'),),
+                key=key, scope=scope, source="graph", evidence=({"default": repr(default)},),
+            ))
+    return found
+
+
+def _fails_on_start(channel: BinaryOperatorAggregate) -> str | None:
+    fn = channel.operator
+    if not (getattr(fn, "__module__", None) in ("operator", "_operator") or fn is add_messages):
+        return None
+    try:
+        fn(channel.initial(), channel.initial())
+    except Exception as exc:  # the point of the check
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _start_fix(key: str, channel: BinaryOperatorAggregate) -> str:
+    kind = channel.initial
+    if kind is dict:
+        return f"{key}: Annotated[dict, operator.or_]   # dict union: {{**old, **new}}"
+    if kind in (set, frozenset):
+        return f"{key}: Annotated[set, operator.or_]   # set union"
+    return f"{key}: Annotated[list, operator.add]   # a type the reducer can fold into"
+
+
+_NO_DEFAULT = object()
+
+
+def _schema_default(builder: Any, key: str) -> Any:
+    for schema in builder.schemas:
+        if dataclasses.is_dataclass(schema):
+            for f in dataclasses.fields(schema):
+                if f.name == key:
+                    if f.default is not dataclasses.MISSING:
+                        return f.default
+                    if f.default_factory is not dataclasses.MISSING:
+                        return f.default_factory()
+        model_fields = getattr(schema, "model_fields", None)
+        if isinstance(model_fields, dict) and key in model_fields:
+            info = model_fields[key]
+            factory = getattr(info, "default_factory", None)
+            if factory is not None:
+                return factory()
+            default = getattr(info, "default", _NO_DEFAULT)
+            if default is not _NO_DEFAULT and type(default).__name__ != "PydanticUndefinedType":
+                return default
+    return _NO_DEFAULT
+
+
+def _annotations(builder: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for schema in builder.schemas:
+        for key, annotation in schema_fields(schema).items():
+            found.setdefault(key, annotation)
+    return found
+
+
+def _type_text(annotation: Any) -> str:
+    if annotation is None:
+        return "?"
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    text = annotation.__name__ if isinstance(annotation, type) else repr(annotation)
+    return text.replace("typing.", "")
+
+
+def _type_name(kind: Any) -> str:
+    return getattr(kind, "__name__", repr(kind))
+
+
+# ---- from a trace -------------------------------------------------------------------------------------
+
+
+def reducer_errors(facts: RunFacts) -> list[Finding]:
+    """Reducer calls that raised (other than the concurrent-update refusals), and reads of a reducer key
+    that was still empty because it has no start value."""
+    found = []
+    succeeded: set[str] = set()
+    for record in facts.run.steps:
+        values = dict(facts.start_state(record.step))
+        for call in record.reducer_calls:
+            error = call.error
+            if error is None:
+                succeeded.add(call.channel)
+                continue
+            if error.get("class") == "InvalidUpdateError" or call.reducer in PLAIN:
+                continue
+            before = values.get(call.channel, MISSING_VALUE)
+            start = facts.initial_value(call.channel)
+            first = call.channel not in succeeded and before == start
+            found.append(_raised(facts, record.step, call, before, first))
+            break  # the barrier stops at the first failing reducer
+        for task in record.tasks:
+            key = _missing_key(task.error)
+            if key is None or facts.channel(key).get("kind") != "BinaryOperatorAggregate":
+                continue
+            if facts.initial_value(key) == MISSING_VALUE and key not in values:
+                found.append(_read_empty(facts, record.step, task.name, key))
+    return found
+
+
+def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> Finding:
+    error = call.error
+    message = f"{error.get('class')}: {error.get('message', '').splitlines()[0] if error.get('message') else ''}"
+    key, reducer = call.channel, call.reducer
+    if first:
+        return Finding(
+            kind="reducer_start_value", severity="error", title=f"{reducer} failed on the start value of {key!r}",
+            explanation=(
+                f"In step {step}, {call.writer_name} wrote {short(call.write, 40)} to {key!r}, and {reducer} raised "
+                f"{message} when folding it into the key's start value {short(before, 30)}: the start value comes "
+                f"from the annotated type's constructor and the reducer cannot work with it. The step failed and "
+                f"none of its writes were applied."
+            ),
+            fix=_recorded_start_fix(key, reducer, before),
+            fix_label="Declare a type whose empty value the reducer accepts, or a reducer that accepts it",
+            other_fixes=(("Make the reducer accept the empty start value",
+                          "def merge(old, new):\n    if not old:\n        return new\n    ..."),),
+            step=step, node=call.writer_name, key=key, scope=facts.scope,
+            evidence=({"start": before, "write": call.write, "error": message},),
+        )
+    return Finding(
+        kind="reducer_failed", severity="error", title=f"{reducer} raised merging {call.writer_name}'s write to {key!r}",
+        explanation=(
+            f"In step {step}, merging {call.writer_name}'s write to {key!r}, {reducer}({short(before, 40)}, "
+            f"{short(call.write, 40)}) raised {message}. The barrier stopped there and none of the step's writes "
+            f"were applied."
+        ),
+        fix=f"return {{\"{key}\": <a value {reducer} accepts>}}   # in {call.writer_name}",
+        fix_label=f"Write a value of the shape {reducer} expects (or make the reducer accept it)",
+        step=step, node=call.writer_name, key=key, scope=facts.scope,
+        evidence=({"before": before, "write": call.write, "error": message},),
+    )
+
+
+def _recorded_start_fix(key: str, reducer: str, start: Any) -> str:
+    if isinstance(start, dict) and start.get("$type") in (None, "dict"):
+        return f"{key}: Annotated[dict, operator.or_]   # dict union: {{**old, **new}}"
+    if isinstance(start, dict) and start.get("$type") == "set":
+        return f"{key}: Annotated[set, operator.or_]   # set union"
+    return f"{key}: Annotated[<a type {reducer} accepts>, {reducer}]   # or a reducer that accepts {short(start, 20)}"
+
+
+def _missing_key(error: dict[str, Any] | None) -> str | None:
+    if not error or error.get("class") != "KeyError":
+        return None
+    message = error.get("message", "")
+    return message[1:-1] if len(message) > 1 and message[0] == message[-1] and message[0] in "'\"" else None
+
+
+def _read_empty(facts: RunFacts, step: int, node: str, key: str) -> Finding:
+    reducer = facts.reducer(key)
+    return Finding(
+        kind="reducer_start_value", severity="error", title=f"{node} read {key!r} before it had a value",
+        explanation=(
+            f"{node} failed in step {step} with KeyError: {key!r}. {key!r} has a reducer ({reducer}) but started "
+            f"empty: its type has no usable constructor (e.g. `list[str] | None`), so there was no start value "
+            f"and the key is absent until the first write."
+        ),
+        fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at []",
+        fix_label="Declare a concrete type, so the key starts at its empty value",
+        other_fixes=(("Read it defensively", f'state.get("{key}") or []'),),
+        step=step, node=node, key=key, scope=facts.scope,
+    )
+

@@ -1,0 +1,285 @@
+"""Diagnostics before running: `diagnose_graph(compiled)` reads the builder and the nodes' source.
+
+- concurrent updates waiting to happen: a key without a reducer that two nodes able to run in the
+  same superstep (`topology.py`) can write (`source.py`: their returned dicts, Command updates,
+  the whole state, a subgraph's output keys);
+- nodes that return the whole state they received;
+- compiled subgraphs mounted as nodes that receive and return a key the parent appends to;
+- read-modify-write in the code: `{"log": state["log"] + [x]}` into an appending reducer, or into a
+  keep-the-last reducer that parallel nodes write;
+- nodes that change a value of the state they received in place (`state["k"].append(x)`);
+- reducer start values (`start.py`).
+
+A finding is an `error` only when it is certain on every run that reaches it: two nodes that arrive
+by static edges and write the key on every path. Anything that depends on a router, a Send, a
+Command or on a code path is a `warning`.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+from engine.channels import BinaryOperatorAggregate, LastValue
+from engine.schema import schema_fields
+
+from .facts import APPENDING, names
+from .findings import Finding
+from .source import Returns, describe_function, node_returns
+from .start import static_start_values
+from .topology import Topology, Together
+
+
+def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
+    builder = compiled.builder
+    returns: dict[str, Returns] = {}
+    subgraphs: dict[str, Any] = {}
+    for name, spec in builder.nodes.items():
+        if hasattr(spec.action, "builder") and hasattr(spec.action, "invoke"):
+            subgraphs[name] = spec.action
+        else:
+            returns[name] = node_returns(spec.action)
+    topology = Topology(builder, returns)
+    writes = _writes(builder, returns, subgraphs)
+    found: list[Finding] = []
+    found += _parallel_plain_keys(builder, topology, writes, returns, subgraphs, scope)
+    found += _whole_state(builder, returns, scope)
+    found += _subgraph_echo(builder, subgraphs, scope)
+    found += _read_modify_write(builder, topology, writes, returns, scope)
+    found += _in_place(builder, returns, scope)
+    found += static_start_values(builder, scope)
+    if topology.truncated:
+        found.append(Finding(
+            kind="concurrent_update", severity="info", title="The graph is too large to check every step shape",
+            explanation="The search for nodes that can run in the same superstep stopped early, so some "
+                        "parallel writes may not have been checked. Diagnose a recorded run for certainty.",
+            scope=scope, source="graph",
+        ))
+    for name, sub in subgraphs.items():
+        found += diagnose_graph(sub, (*scope, name))
+    return found
+
+
+class _Writes:
+    """The keys a node may write, and those it writes on every path."""
+
+    def __init__(self, maybe: set[str], always: set[str], how: str) -> None:
+        self.maybe, self.always, self.how = maybe, always, how
+
+
+def _writes(builder: Any, returns: dict[str, Returns], subgraphs: dict[str, Any]) -> dict[str, _Writes]:
+    channels = set(builder.channels)
+    out = {}
+    for name, read in returns.items():
+        maybe, always = set(read.keys) & channels, set(read.always) & channels
+        how = "returns"
+        if read.whole_state:
+            received = set(builder.schemas.get(builder.nodes[name].input_schema, {})) & channels
+            maybe |= received
+            how = "returns the whole state, which includes"
+        out[name] = _Writes(maybe, always, how)
+    for name, sub in subgraphs.items():
+        keys = set(sub.output_keys if isinstance(sub.output_keys, list) else [sub.output_keys]) & channels
+        echoed = keys & set(sub.builder.schemas.get(sub.builder.input_schema, {}))
+        out[name] = _Writes(keys, set(), "is a subgraph that returns its whole state, including" if echoed else
+                            "is a subgraph whose output includes")
+    return out
+
+
+def _parallel_plain_keys(builder: Any, topology: Topology, writes: dict[str, _Writes], returns: dict[str, Returns],
+                         subgraphs: dict[str, Any], scope: tuple[str, ...]) -> list[Finding]:
+    found = []
+    for key, channel in builder.channels.items():
+        if type(channel) is not LastValue:
+            continue
+        writers = {n for n, w in writes.items() if key in w.maybe}
+        pairs: list[Together] = []
+        for pair, together in topology.pairs.items():
+            if pair <= writers:
+                pairs.append(together)
+        if not pairs:
+            continue
+        certain = any(
+            t.definite and all(key in writes[a.node].always or returns.get(a.node, Returns()).whole_state
+                               for a in (t.first, t.second))
+            for t in pairs
+        )
+        involved = sorted({a.node for t in pairs for a in (t.first, t.second)})
+        how = "; ".join(f"{n} {writes[n].how} {key!r}" for n in involved if writes[n].how != "returns")
+        whys = " ".join(t.sentence() + "." for t in pairs[:3])
+        explanation = (
+            f"{whys} {'Both' if len(involved) == 2 else 'Each'} can write {key!r}"
+            + (f" ({how})" if how else "")
+            + f". {key!r} has no reducer: it holds one value and accepts one write per superstep, so a step "
+              f"where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
+              f"loses all its writes."
+            + ("" if certain else " This depends on the path the run takes (a router, a Send, a Command or a "
+                                   "branch in the node's code), so it may not happen on every run.")
+        )
+        fixes = [
+            (f"Give {key!r} a reducer, so parallel writes are merged",
+             f"{key}: Annotated[list, operator.add]   # each node returns {{\"{key}\": [its value]}}"),
+            ("Give each node its own key",
+             "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])),
+        ]
+        whole = [n for n in involved if returns.get(n, Returns()).whole_state]
+        if whole:
+            fixes.insert(0, ("Return only what changed, not the whole state",
+                             f'return {{"key_you_changed": ...}}   # in {whole[0]}, instead of `return state`'))
+        echo = [n for n in involved if n in subgraphs]
+        if echo:
+            fixes.insert(0, (f"Give the subgraph an output schema without {key!r}",
+                             "sub = StateGraph(SubState, output_schema=SubOutput)   # only the keys it changes"))
+        severity = "error" if certain else "warning"
+        title = (f"{names(involved)} write the plain key {key!r} in the same superstep" if certain else
+                 f"{names(involved)} can write the plain key {key!r} in the same superstep")
+        found.append(Finding(
+            kind="concurrent_update", severity=severity, title=title, explanation=explanation,
+            fix=fixes[0][1], fix_label=fixes[0][0], other_fixes=tuple(fixes[1:]), node=involved[0], key=key,
+            nodes=tuple(involved), scope=scope, source="graph",
+            evidence=tuple({"nodes": sorted({t.first.node, t.second.node}), "why": t.sentence(),
+                            "definite": t.definite} for t in pairs),
+        ))
+    return found
+
+
+def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...]) -> list[Finding]:
+    found = []
+    for name, read in returns.items():
+        if not read.whole_state:
+            continue
+        received = list(builder.schemas.get(builder.nodes[name].input_schema, {}))
+        adding = [k for k in received if _appending(builder.channels.get(k))]
+        plain = [k for k in received if type(builder.channels.get(k)) is LastValue]
+        consequences = []
+        if adding:
+            consequences.append(f"its reducer keys {', '.join(repr(k) for k in adding)} get their whole value "
+                                f"added again each time it runs")
+        if plain:
+            consequences.append(f"its plain keys ({', '.join(repr(k) for k in plain[:4])}) conflict with any node "
+                                f"writing them in the same superstep")
+        function = describe_function(builder.nodes[name].action)
+        found.append(Finding(
+            kind="returns_whole_state", severity="warning", title=f"{name} returns the whole state",
+            explanation=(
+                f"{name} ({function}) returns the state it received (line {read.whole_state}) instead of an update. "
+                f"A node's return value is a set of writes, one per key: returning the state writes every key "
+                f"again" + (": " + "; and ".join(consequences) if consequences else "") + "."
+            ),
+            fix='return {"key_you_changed": new_value}   # only the keys this node changed',
+            fix_label="Return only what the node changed",
+            node=name, scope=scope, source="graph", evidence=({"line": read.whole_state},),
+        ))
+    return found
+
+
+def _subgraph_echo(builder: Any, subgraphs: dict[str, Any], scope: tuple[str, ...]) -> list[Finding]:
+    found = []
+    for name, sub in subgraphs.items():
+        received = set(sub.builder.schemas.get(sub.builder.input_schema, {}))
+        returned = set(sub.output_keys if isinstance(sub.output_keys, list) else [sub.output_keys])
+        for key in sorted(received & returned):
+            channel = builder.channels.get(key)
+            if not _appending(channel):
+                continue
+            found.append(Finding(
+                kind="subgraph_duplication", severity="warning", title=f"Subgraph node {name} can re-append {key!r}",
+                explanation=(
+                    f"{name} is a compiled subgraph mounted as a node. It receives the parent's {key!r} and "
+                    f"returns its whole final state, which starts with that same value; the parent's reducer "
+                    f"{channel.reducer_name} then appends it again, so every item the parent had before {name} "
+                    f"ran appears twice (seed 001, section 6.4; langgraph#4007)."
+                ),
+                fix=(f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
+                     f"without {key!r}\n    return {{\"{key}\": [...]}}   # only the new items"),
+                fix_label="Wrap the subgraph in a function node with its own schema that returns only the new items",
+                other_fixes=(("Give the key a reducer that merges by id",
+                              f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this"),),
+                node=name, key=key, scope=scope, source="graph",
+            ))
+    return found
+
+
+def _read_modify_write(builder: Any, topology: Topology, writes: dict[str, _Writes], returns: dict[str, Returns],
+                       scope: tuple[str, ...]) -> list[Finding]:
+    found = []
+    for name, read in returns.items():
+        for key, line in dict(read.rmw).items():
+            channel = builder.channels.get(key)
+            if not isinstance(channel, BinaryOperatorAggregate) or channel.reducer_name == "add_messages":
+                continue
+            reducer = channel.reducer_name
+            if _appending(channel):
+                number = channel.initial in (int, float)
+                explanation = (
+                    f"{name} writes {key!r} as the value it read plus its change (line {line}), into {reducer}, "
+                    f"which adds every write to the current value: "
+                    + ("the old total is counted again each time." if number else
+                       "the items it read are appended again, so the list repeats itself.")
+                )
+                fix = (f'return {{"{key}": 1}}   # the increment' if number else
+                       f'return {{"{key}": [new_item]}}   # only the new items')
+            else:
+                rivals = sorted(n for n, w in writes.items() if key in w.maybe and n != name and topology.together(name, n))
+                if not rivals:
+                    continue
+                explanation = (
+                    f"{name} writes {key!r} as the value it read plus its change (line {line}), and "
+                    f"{names(rivals)} can write {key!r} in the same superstep. {reducer} folds the writes one after "
+                    f"the other, so whichever is folded last replaces the others: their changes are lost without an "
+                    f"error (the read-modify-write race of seed 000)."
+                )
+                fix = (f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n"
+                       f'return {{"{key}": [new_item]}}   # and return only the delta')
+            found.append(Finding(
+                kind="read_modify_write", severity="warning", title=f"{name} writes back {key!r} plus its change",
+                explanation=explanation, fix=fix, fix_label="Return only the change; let the reducer merge it",
+                node=name, key=key, scope=scope, source="graph", evidence=({"line": line},),
+            ))
+    return found
+
+
+def _in_place(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...]) -> list[Finding]:
+    found = []
+    for name, read in returns.items():
+        seen: dict[str, tuple[int, str]] = {}
+        for key, line, how in read.mutations:
+            if key in builder.channels and key not in seen and (how != "+=" or _mutable(builder, key)):
+                seen[key] = (line, how)
+        for key, (line, how) in seen.items():
+            found.append(Finding(
+                kind="in_place_mutation", severity="warning", title=f"{name} changes {key!r} in place",
+                explanation=(
+                    f"{name} changes the {key!r} it received in place ({how}, line {line}). A node gets the "
+                    f"state's own lists and dicts, not copies, so this edits the state behind the engine's back: "
+                    f"no write records it, the `updates` stream and checkpoints miss it, and if the node also "
+                    f"returns that value, a reducer like operator.add merges the grown value into itself."
+                ),
+                fix=f'return {{"{key}": [new_item]}}   # return the change instead of editing state["{key}"]',
+                fix_label="Treat the state as read-only and return an update",
+                other_fixes=(("If the node needs a changed copy, copy first",
+                              f'items = list(state["{key}"])   # then change the copy'),),
+                node=name, key=key, scope=scope, source="graph", evidence=({"line": line, "how": how},),
+            ))
+    return found
+
+
+def _mutable(builder: Any, key: str) -> bool:
+    """Whether a key holds a list, dict or set (so `+=` on it changes the value in place)."""
+    channel = builder.channels.get(key)
+    if isinstance(channel, BinaryOperatorAggregate) and channel.initial in (list, dict, set):
+        return True
+    for schema in builder.schemas:
+        annotation = schema_fields(schema).get(key)
+        if annotation is None:
+            continue
+        while typing.get_origin(annotation) is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
+        origin = typing.get_origin(annotation) or annotation
+        if origin in (list, dict, set):
+            return True
+    return False
+
+
+def _appending(channel: Any) -> bool:
+    return isinstance(channel, BinaryOperatorAggregate) and channel.reducer_name in APPENDING

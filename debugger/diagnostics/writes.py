@@ -1,0 +1,289 @@
+"""What nodes wrote into reducer keys, checked against what they had received.
+
+- read-modify-write: a node returns the value it read plus its change (`state["log"] + [x]`, the new
+  total of a counter). Into an appending reducer the old items are added again; into a keep-the-last
+  reducer with parallel writers, one node's change is lost (seed 000's race).
+- subgraph duplication: a subgraph node returns its whole final state, which starts with the parent's
+  list, and the parent's reducer appends it again (seed 001, 6.4). Provenance names where each
+  duplicated item first came from.
+- `[]` into an additive list: adds nothing, so it does not clear it.
+- returning the whole state: a node writes back every key it received.
+
+The test for "starts with what it received" compares the write with the channel's value at the start
+of the step, which is exactly what the node was given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debugger.present import short
+from debugger.replay import MISSING_VALUE
+
+from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
+from .findings import Finding
+
+PUSH = "__pregel_push"
+
+
+def list_writes(facts: RunFacts) -> list[Finding]:
+    found: list[Finding] = []
+    totals: dict[tuple[str, str], list[tuple[int, Any, Any]]] = {}
+    for step in facts.order:
+        if step < 0:
+            continue
+        calls = list(calls_with_values(facts, step))
+        final = {call.channel: after for call, _, _, after in calls}
+        for call, _prior, before, after in calls:
+            if call.error is not None or call.writer_name in INPUT_WRITERS or call.reducer in PLAIN:
+                continue
+            key, write = call.channel, call.write
+            start = facts.start_value(step, key)
+            if _is_number(write) and _is_number(start) and _is_number(before) and same(after, before + write):
+                totals.setdefault((call.writer_name, key), []).append((step, start, write))
+                continue
+            if not isinstance(write, list):
+                continue
+            if write == [] and isinstance(before, list) and before and same(after, before):
+                found.append(_empty_clear(facts, step, call, before))
+                continue
+            if not _echoes(facts, step, call, start):
+                continue
+            task = facts.task(step, call.writer)
+            subgraph = task is not None and (bool(task.subgraphs) or facts.is_subgraph_node(task.name))
+            if isinstance(before, list) and same(after, before + write):
+                found.append(_repeated(facts, step, call, start, before, after, subgraph))
+            elif not subgraph and same(after, write):
+                lost = _lost(facts, step, call, start, final.get(key))
+                if lost:
+                    found.append(_lost_update(facts, step, call, start, final.get(key), lost))
+    found.extend(_counters(facts, totals))
+    return found
+
+
+def whole_state_returns(facts: RunFacts) -> list[Finding]:
+    found = []
+    for step in facts.order:
+        if step < 0:
+            continue
+        start = facts.start_state(step)
+        for task in facts.tasks(step):
+            if task.name in INPUT_WRITERS or (task.path and task.path[0] == PUSH) or task.error:
+                continue
+            if task.subgraphs or facts.is_subgraph_node(task.name):
+                continue
+            received = [k for k in facts.input_keys(task) if k in start]
+            written = dict(facts.state_writes(task))
+            if len(received) < 2 or not set(received) <= set(written):
+                continue
+            echoed = [k for k in received if same(written[k], start[k])]
+            meaningful = [k for k in echoed if start[k] not in ([], "", 0, None, {})]
+            if len(echoed) < max(2, len(received) - 1) or not meaningful:
+                continue
+            changed = [k for k in received if k not in echoed]
+            explanation = (
+                f"{task.name} returned every key it received ({', '.join(received)}) in step {step}, "
+                + (f"changing only {changed[0]!r}: " if changed else "changing none of them: ")
+                + "it returned the state rather than an update. Every key is written again: a key without a reducer "
+                  "then conflicts with any other node writing it in the same step (InvalidUpdateError), and a "
+                  "reducer key such as a list under operator.add gets its whole value added again."
+            )
+            update = ", ".join(f'"{k}": ...' for k in changed) or '"key_you_changed": ...'
+            found.append(Finding(
+                kind="returns_whole_state", severity="warning", title=f"{task.name} returns the whole state",
+                explanation=explanation, fix=f"return {{{update}}}   # only what changed, not `return state`",
+                fix_label="Return only the keys the node changed", step=step, node=task.name, scope=facts.scope,
+                evidence=tuple({"key": k, "value": written[k], "text": short(written[k], 60), "unchanged": k in echoed}
+                               for k in received),
+            ))
+    return found
+
+
+# ---- read-modify-write and subgraph duplication -------------------------------------------------------
+
+
+def _echoes(facts: RunFacts, step: int, call: Any, start: Any) -> bool:
+    """Whether a write starts with the whole value its key had at the start of the step.
+
+    A longer write (the old items, then new ones) is the read-modify-write shape. An exact copy is only
+    counted when some copied item came from another writer (or the input): a node in a loop that
+    writes the same constant list every time (`{"log": ["inc"]}`) also "equals" the old value once."""
+    write = call.write
+    if not (isinstance(start, list) and start and isinstance(write, list) and same(write[: len(start)], start)):
+        return False
+    if len(write) > len(start):
+        return True
+    return any(origin.task != call.writer_name for origin in _origins(facts, step, call.channel)[: len(start)])
+
+
+def _origins(facts: RunFacts, step: int, key: str) -> list[Any]:
+    index = facts.order.index(step)
+    if index == 0:
+        return []
+    try:
+        return facts.replay.provenance(facts.order[index - 1], key)
+    except KeyError:
+        return []
+
+
+def _origin_words(origin: Any) -> str:
+    if origin is None:
+        return "changed during this step"
+    if origin.task == "__start__":
+        return "from the input"
+    if origin.call_index is None:
+        return f"changed outside the reducers in step {origin.step}"
+    return f"written by {origin.task} in step {origin.step}"
+
+
+def _repeated(facts: RunFacts, step: int, call: Any, start: list[Any], before: list[Any], after: list[Any],
+              subgraph: bool) -> Finding:
+    key, node, reducer = call.channel, call.writer_name, call.reducer
+    seen = {}
+    for index, item in enumerate(start):
+        seen.setdefault(canonical(item), index)
+    origins = _origins(facts, step, key)
+    before_keys = {canonical(item) for item in before}
+    duplicated = [item for item in call.write if canonical(item) in before_keys]
+    evidence = []
+    for item in duplicated:
+        index = seen.get(canonical(item))
+        origin = origins[index] if index is not None and index < len(origins) else None
+        evidence.append({
+            "item": item, "text": short(item, 60), "origin": _origin_words(origin),
+            "count_after": sum(1 for x in after if same(x, item)),
+        })
+    listed = ", ".join(f"{e['text']} ({e['origin']})" for e in evidence[:4]) + (" …" if len(evidence) > 4 else "")
+    new_items = call.write[len(start):]
+    if subgraph:
+        mounted = facts.is_subgraph_node(node)
+        explanation = (
+            (f"{node} is a compiled subgraph mounted as a node. " if mounted else f"{node} runs a subgraph. ")
+            + f"It received the parent's state ({key} = {short(start, 50)}) and returned the "
+            f"subgraph's whole final state ({key} = {short(call.write, 60)}), not just what it added. The parent's "
+            f"reducer {reducer} then appended all of it, so items the parent already had are in {key!r} twice: "
+            f"{listed}. After step {step}: {short(after, 80)}."
+        )
+        code = (f"def call_{node}(state):\n    out = subgraph.invoke({{...}})   # the subgraph has its own schema, "
+                f"without {key!r}\n    return {{\"{key}\": [...]}}   # only the new items")
+        other = (
+            ("Give the key a reducer that merges by id, so re-sent items are not added again",
+             f"def merge_by_id(old, new):\n    ids = {{item['id'] for item in old}}\n"
+             f"    return old + [item for item in new if item['id'] not in ids]\n\n"
+             f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this"),
+        )
+        return Finding(
+            kind="subgraph_duplication", severity="error", title=f"Subgraph node {node} re-appended {key!r}",
+            explanation=explanation, fix=code,
+            fix_label="Wrap the subgraph in a function node with its own schema that returns only the new items",
+            other_fixes=other, step=step, node=node, key=key, scope=facts.scope, evidence=tuple(evidence),
+        )
+    explanation = (
+        f"{node} returned {key} = {short(call.write, 60)}, which starts with the whole value it received "
+        f"({short(start, 50)}), into {reducer}, which appends every write to the current value. So the old items "
+        f"were added again and are now in {key!r} twice: {listed}. After step {step}: {short(after, 80)}. "
+        f"A node should return only its new items and let the reducer keep the rest."
+    )
+    return Finding(
+        kind="read_modify_write", severity="error", title=f"{node} wrote back the whole {key!r} list into {reducer}",
+        explanation=explanation, fix=f'return {{"{key}": {short(new_items, 60)}}}   # only the new items',
+        fix_label=f"Return only the new items; {reducer} keeps the rest",
+        other_fixes=(("Never change the received list in place; build a new one if you need it",
+                      f'items = [*state["{key}"], new_item]   # a copy, for the node\'s own use'),),
+        step=step, node=node, key=key, scope=facts.scope, evidence=tuple(evidence),
+    )
+
+
+def _lost(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any) -> list[tuple[str, Any]]:
+    """Items other writers of this step added that the final value no longer has."""
+    if not isinstance(final, list):
+        return []
+    kept = {canonical(item) for item in final}
+    lost = []
+    for other in facts.steps[step].reducer_calls:
+        if other.channel != call.channel or other.writer == call.writer or not isinstance(other.write, list):
+            continue
+        for item in other.write[len(start):] if same(other.write[: len(start)], start) else other.write:
+            if canonical(item) not in kept:
+                lost.append((other.writer_name, item))
+    return lost
+
+
+def _lost_update(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any,
+                 lost: list[tuple[str, Any]]) -> Finding:
+    key, reducer = call.channel, call.reducer
+    writers = list(dict.fromkeys([*(w for w, _ in lost), call.writer_name]))
+    why = "".join(dict.fromkeys(f" {t.name} ran because {facts.why(step, t)}." for t in facts.tasks(step) if t.name in writers))
+    missing = ", ".join(f"{short(item, 40)} from {who}" for who, item in lost[:4])
+    explanation = (
+        f"{names(writers)} ran in step {step} and each wrote back {key!r} as the list it read "
+        f"({short(start, 40)}) plus its own items. {reducer} keeps the last write, so "
+        f"{call.writer_name}'s list replaced the others and {missing} was lost: {key} = {short(final, 60)}. "
+        f"This is the read-modify-write race: each node only knew the old value, and no error is raised.{why}"
+    )
+    return Finding(
+        kind="read_modify_write", severity="error", title=f"Parallel writes to {key!r} lost {short(lost[0][1], 30)}",
+        explanation=explanation,
+        fix=(f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n\n"
+             f'def {writers[0]}(state):\n    return {{"{key}": [...]}}   # only its own new items'),
+        fix_label="Declare an appending reducer and let each node return only its delta",
+        step=step, node=call.writer_name, key=key, nodes=tuple(writers), scope=facts.scope,
+        evidence=tuple({"node": who, "item": item, "text": short(item, 60)} for who, item in lost),
+    )
+
+
+def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any, Any]]]) -> list[Finding]:
+    """A node that sends the new total of an additive counter instead of the increment."""
+    found = []
+    for (node, key), points in totals.items():
+        if len(points) < 2 or not any(start != 0 for _, start, _ in points):
+            continue
+        steps = {write - start for _, start, write in points}
+        if len(steps) != 1 or (increment := steps.pop()) < 1:
+            continue
+        step, start, write = next(p for p in points if p[1] != 0)
+        reducer = facts.reducer(key)
+        seen = ", ".join(f"{w} when it was {s}" for _, s, w in points[:4])
+        explanation = (
+            f"{node} wrote {key} = {seen}: each time the value it read plus {increment}, i.e. the new total. But "
+            f"{reducer} adds every write to the current value, so the total is counted again: in step {step} "
+            f"{key} went from {start} to {start + write} instead of {start + increment}."
+        )
+        found.append(Finding(
+            kind="read_modify_write", severity="warning", title=f"{node} sends the total of {key!r}, not the increment",
+            explanation=explanation, fix=f'return {{"{key}": {increment}}}   # the increment; {reducer} keeps the total',
+            fix_label="Send the increment and let the reducer add it", step=step, node=node, key=key,
+            scope=facts.scope, evidence=tuple({"step": s, "value_read": v, "wrote": w} for s, v, w in points),
+        ))
+    return found
+
+
+# ---- [] into an additive list -----------------------------------------------------------------------
+
+
+def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Finding:
+    key, node, reducer = call.channel, call.writer_name, call.reducer
+    messages = reducer == "add_messages"
+    explanation = (
+        f"{node} returned {key} = [] in step {step}, as if to clear it, but every write to {key!r} goes through "
+        f"{reducer}, and {reducer}({short(before, 40)}, []) is the same list: nothing was cleared and the "
+        f"{len(before)} old item(s) are still there. A reducer key has no 'set' of its own: an empty write means "
+        f"'nothing to add'. (If {node} simply had nothing to add, ignore this.)"
+    )
+    if messages:
+        fix = f'return {{"{key}": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]}}   # add_messages: delete every message'
+    else:
+        fix = f'return {{"{key}": Overwrite([])}}   # replaces the value once, bypassing {reducer}'
+    return Finding(
+        kind="empty_list_clear", severity="warning", title=f"{node} returned [] to {key!r}, which clears nothing",
+        explanation=explanation, fix=fix, fix_label="Bypass the reducer to replace the value",
+        other_fixes=(("Give the key a reducer that understands a clear marker",
+                      f"def add_or_clear(old, new):\n    return [] if new is None else old + new\n\n"
+                      f"{key}: Annotated[list, add_or_clear]   # return {{\"{key}\": None}} to clear"),),
+        step=step, node=node, key=key, scope=facts.scope,
+        evidence=({"before": before, "text": short(before, 60), "write": []},),
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value != MISSING_VALUE
