@@ -292,15 +292,20 @@ class CompiledStateGraph:
             input, config, hooks=combine([hooks, collector]),
             interrupt_before=interrupt_before, interrupt_after=interrupt_after,
         )
+        # LangGraph yields what is queued once the next step is planned and before it runs, so a
+        # consumer that stops early has run no further, and sees values before nodes touch them.
+        phases = (loop.start, loop.plan, loop.execute)
+        phase = 0
         while True:
             try:
-                more = loop.tick()
+                more = phases[phase]() is not False
             except BaseException:
                 yield from collector.drain()
                 raise
             yield from collector.drain()
             if not more:
                 return
+            phase = 1 if phase != 1 else 2
 
     # ---- checkpoints ---------------------------------------------------------------------------
 

@@ -165,10 +165,16 @@ class Loop:
         return writes
 
     def tick(self) -> bool:
-        """Runs one superstep. Returns False when the run is over; raises what the run raised."""
+        """Runs one superstep (`plan` then `execute`). Returns False when the run is over; raises
+        what the run raised. The first tick only writes the input (step -1)."""
         if self.status == "pending":
             self.start()
             return True
+        return self.plan() and self.execute()
+
+    def plan(self) -> bool:
+        """Plans the next superstep and reports it to the hooks. False when the run is over (done,
+        a breakpoint before a node, or the recursion limit, which raises)."""
         if self.status != "running":
             return False
         if self.step > self.stop:
@@ -187,6 +193,11 @@ class Loop:
             return False
         if self.hooks is not None:
             self.hooks.step_planned(ns=self.ns, step=self.step, tasks=tasks)
+        return True
+
+    def execute(self) -> bool:
+        """Runs the planned tasks and commits their writes at the barrier. False when the run is over."""
+        tasks = self.tasks
         self.runner.run([t for t in tasks if not t.restored])
         if self._finish(tasks):
             return False

@@ -281,3 +281,25 @@ def test_no_hook_means_no_observation_cost_path():
     finally:
         BinaryOperatorAggregate.update = original
     assert seen and all(o is None for o in seen)
+
+
+def test_stream_yields_a_step_before_running_the_next():
+    """LangGraph yields queued chunks once the next step is planned, before it runs."""
+    ran = []
+
+    def node(name):
+        def run(state):
+            ran.append(name)
+            return {"log": [name]}
+
+        return run
+
+    g = StateGraph(Log)
+    g.add_node("a", node("a"))
+    g.add_node("b", node("b"))
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    for chunk in g.compile().stream({"log": []}, stream_mode="updates"):
+        assert chunk == {"a": {"log": ["a"]}}
+        break
+    assert ran == ["a"]

@@ -540,20 +540,7 @@ def test_langgraph_gives_the_same_outcome(sample: str, attribute: str) -> None:
     assert comparable(run(load_sample(sample), attribute)) == comparable(theirs)
 
 
-#: Engine disagreements found by the stream comparison (strict: they fail loudly once fixed).
-#: The engine yields a superstep's stream chunks only after the next superstep's nodes have run, so a
-#: node that mutates the state's list in place has already changed the chunk the consumer receives.
-STREAM_TIMING = pytest.mark.xfail(strict=True, reason="engine delivers stream chunks one superstep late")
-KNOWN_STREAM_DISAGREEMENTS = {("in_place_mutation", "graph"), ("in_place_mutation", "silent_graph")}
-
-
-@pytest.mark.parametrize(
-    ("sample", "attribute"),
-    [
-        pytest.param(s, a, id=f"{s}.{a}", marks=[STREAM_TIMING] if (s, a) in KNOWN_STREAM_DISAGREEMENTS else [])
-        for s, a in EXPECTED
-    ],
-)
+@pytest.mark.parametrize(("sample", "attribute"), [pytest.param(s, a, id=f"{s}.{a}") for s, a in EXPECTED])
 def test_langgraph_gives_the_same_values_stream(sample: str, attribute: str) -> None:
     """Every `values` chunk, recorded the moment the consumer receives it."""
     reference = load_with_langgraph(sample)
