@@ -51,6 +51,11 @@ def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: 
     return recorder.trace
 
 
+def keep(trace: Trace, db: str | None = None) -> None:
+    """Stores a run made in the app (a fork), so a link to it reopens it."""
+    _store(trace, db)
+
+
 def _store(trace: Trace, db: str | None) -> None:
     try:
         RunStore(db).save(trace)

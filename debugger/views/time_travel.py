@@ -1,0 +1,116 @@
+"""The Time travel tab: fork the run at this step with an edited value, or resume an interrupted run;
+the branch is shown beside the original, with the steps where they differ marked."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from debugger import session, sources, timetravel
+from debugger.model import Cursor, TraceView
+from debugger.session import LoadedRun
+from debugger.views import widgets
+from engine.codec import decode
+
+FORK = "time_travel_fork"
+
+
+def _run_fork(run: LoadedRun, step: int) -> None:
+    node = session.widget_value("tt_node")
+    key = session.widget_value("tt_key")
+    text = session.widget_value("tt_value") or ""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        session.remember(FORK, (None, f"The new value is not valid JSON: {exc.msg} (line {exc.lineno})."))
+        return
+    try:
+        branch = timetravel.fork(run.graph, run.graph_input, run.config, run.trace, step, node, key, value)
+    except timetravel.TimeTravelError as exc:
+        session.remember(FORK, (None, str(exc)))
+        return
+    session.remember(FORK, (branch, None))
+
+
+def _run_resume(run: LoadedRun) -> None:
+    text = session.widget_value("tt_answer") or ""
+    try:
+        answer = json.loads(text)
+    except json.JSONDecodeError:
+        answer = text  # a plain string answer
+    try:
+        branch = timetravel.resume(run.graph, run.graph_input, run.config, run.trace, answer)
+    except timetravel.TimeTravelError as exc:
+        session.remember(FORK, (None, str(exc)))
+        return
+    session.remember(FORK, (branch, None))
+
+
+def _open_branch(run: LoadedRun) -> None:
+    branch, _ = session.recall(FORK, (None, None))
+    if branch is None:
+        return
+    opened = LoadedRun(branch.trace, TraceView(branch.trace), "fork", branch.trace.target, run.graph, run.lesson,
+                       f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}",
+                       None, run.config)
+    sources.keep(branch.trace)  # so the URL's run=<id> reopens the branch
+    session.remember("fork_parent", run)
+    session.set_run(opened, step=branch.step)
+    session.remember("step_slider", session.cursor().step)
+
+
+def _back_to_original() -> None:
+    parent = session.recall("fork_parent")
+    if parent is not None:
+        session.set_run(parent)
+        session.remember("fork_parent", None)
+        session.remember("step_slider", session.cursor().step)
+
+
+def render(run: LoadedRun, at: Cursor) -> None:
+    if run.source == "fork":
+        st.info("You are looking at a branch made by time travel.")
+        st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
+        return
+    if run.graph is None or at.scope.path:
+        st.info("Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
+                "graph file (stored and uploaded traces carry no code), at the top level (not inside a subgraph).")
+        return
+    view = run.view.view(at.scope)
+    if run.trace.status == "interrupted":
+        st.markdown("This run stopped at an `interrupt()`. Give the answer and resume it from its checkpoint.")
+        st.text_input("Answer (JSON, or plain text)", key="tt_answer")
+        st.button("Resume", key="tt_resume", on_click=_run_resume, args=(run,))
+    st.markdown(f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
+                "from there. The new value goes through the reducers as that node's write.")
+    nodes = list(run.graph.builder.nodes)
+    ran = [t.name for t in view.tasks(at.step) if t.name in nodes]
+    node = st.selectbox("As node", nodes, index=nodes.index(ran[0]) if ran else 0, key="tt_node")
+    keys = list(run.graph.builder.channels)
+    written = [c for c, _ in next((t.writes for t in view.tasks(at.step) if t.name == node), []) if c in keys]
+    key = st.selectbox("Key", keys, index=keys.index(written[0]) if written else 0, key="tt_key")
+    current = next((v for t in view.tasks(at.step) if t.name == node for c, v in t.writes if c == key), None)
+    if current is None:
+        current = view.state(at.step).get(key)
+    st.text_area("New value (JSON)", value=json.dumps(decode(current) if current is not None else None,
+                                                      ensure_ascii=False, default=str), key="tt_value", height=80)
+    st.button("Run the fork", key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
+    branch, error = session.recall(FORK, (None, None))
+    if error:
+        st.error(error)
+    if branch is None:
+        return
+    if not branch.replay_matches:
+        st.warning("Re-running the original did not reproduce the recorded state before the fork point (the graph "
+                   "is not deterministic), so the fork starts from the re-run's state.")
+    differing = branch.differing_steps
+    st.markdown(f"**The branch** ({branch.trace.status}): "
+                + (f"differs from the original at steps {', '.join(map(str, differing))}." if differing
+                   else "ends in the same states as the original."))
+    rows = [{"step": c.step, "differs": "✱ differs" if c.differs else "= same",
+             "original": widgets.inline(c.original, 70) if c.original is not None else "(no such step)",
+             "branch": widgets.inline(c.fork, 70)} for c in branch.comparison]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.button("Open the branch to step through it", key="tt_open", on_click=_open_branch, args=(run,))

@@ -1,0 +1,97 @@
+"""Forking a recorded run at a step, and resuming an interrupted one (debugger/timetravel.py)."""
+
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+
+from debugger.replay import Replay
+from debugger.timetravel import TimeTravelError, fork, resume
+from engine import START, StateGraph, interrupt
+from engine.trace import Recorder
+
+
+def recorded(graph, graph_input, config=None):
+    recorder = Recorder()
+    try:
+        graph.invoke(graph_input, config, hooks=recorder)
+    except Exception:
+        pass
+    return recorder.trace
+
+
+def test_fork_replaces_a_nodes_write_and_marks_the_steps_that_differ():
+    from sample_graphs.subgraph_trap import example_input, graph
+
+    original = recorded(graph, example_input)
+    branch = fork(graph, example_input, {}, original, 1, "p1", "log", ["EDITED"])
+    assert branch.replay_matches
+    assert branch.trace.output == {"log": ["EDITED", "EDITED", "sub-1"]}
+    assert branch.differing_steps == [1, 2]
+    assert Replay(branch.trace).state_after(1) == {"log": ["EDITED"]}
+
+
+def test_fork_with_the_same_value_changes_nothing():
+    from sample_graphs.subgraph_trap import example_input, graph
+
+    original = recorded(graph, example_input)
+    branch = fork(graph, example_input, {}, original, 1, "p1", "log", ["parent"])
+    assert branch.differing_steps == []
+
+
+def test_fork_follows_the_chosen_nodes_edges():
+    class S(TypedDict):
+        n: int
+        log: Annotated[list, operator.add]
+
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"n": 1, "log": ["a"]})
+    g.add_node("big", lambda s: {"log": ["big"]})
+    g.add_node("small", lambda s: {"log": ["small"]})
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", lambda s: "big" if s["n"] > 5 else "small", ["big", "small"])
+    graph = g.compile()
+    original = recorded(graph, {"n": 0, "log": []})
+    assert original.output["log"] == ["a", "small"]
+    branch = fork(graph, {"n": 0, "log": []}, {}, original, 1, "a", "n", 10)
+    assert branch.trace.output == {"n": 10, "log": ["big"]}  # the fork's edit replaced a's whole write
+
+
+def test_resume_an_interrupted_run_with_an_answer():
+    class S(TypedDict):
+        answer: str
+        log: Annotated[list, operator.add]
+
+    def ask(state):
+        reply = interrupt("Approve?")
+        return {"answer": reply, "log": ["asked"]}
+
+    g = StateGraph(S)
+    g.add_node("ask", ask)
+    g.add_node("after", lambda s: {"log": [f"after:{s['answer']}"]})
+    g.add_edge(START, "ask")
+    g.add_edge("ask", "after")
+    graph = g.compile()
+    from engine import InMemorySaver  # an interrupt needs a checkpointer to be resumable
+
+    paused = g.compile(checkpointer=InMemorySaver())
+    original = recorded(paused, {"log": []}, {"configurable": {"thread_id": "t"}})
+    assert original.status == "interrupted"
+    branch = resume(graph, {"log": []}, {}, original, "yes")
+    assert branch.trace.output == {"answer": "yes", "log": ["asked", "after:yes"]}
+
+
+def test_bad_requests_name_the_fix():
+    from sample_graphs.subgraph_trap import example_input, graph
+
+    original = recorded(graph, example_input)
+    with pytest.raises(TimeTravelError, match="needs the graph's code"):
+        fork(None, example_input, {}, original, 1, "p1", "log", [])
+    with pytest.raises(TimeTravelError, match="not a node"):
+        fork(graph, example_input, {}, original, 1, "nope", "log", [])
+    with pytest.raises(TimeTravelError, match="not a state key"):
+        fork(graph, example_input, {}, original, 1, "p1", "nope", [])
+    with pytest.raises(TimeTravelError, match="no checkpoint before step 9"):
+        fork(graph, example_input, {}, original, 9, "p1", "log", [])
+    with pytest.raises(TimeTravelError, match="Only an interrupted run"):
+        resume(graph, example_input, {}, original, "x")
