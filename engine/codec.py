@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 import traceback
 from typing import Any, Callable, Iterable
 
@@ -266,17 +267,15 @@ class Snapshot:
 
 
 def _common_prefix(old: list[Any], new: list[Any]) -> int:
+    """How many leading items `old` and `new` share by identity. The usual answer (all of `old`) is
+    checked at C speed; only a list that changed in the middle is scanned item by item."""
     limit = min(len(old), len(new))
-    if limit and old[limit - 1] is new[limit - 1] and all(map(_is, old[:limit], new[:limit])):
+    if limit and old[limit - 1] is new[limit - 1] and all(map(operator.is_, old[:limit], new[:limit])):
         return limit
     for index in range(limit):
         if old[index] is not new[index]:
             return index
     return limit
-
-
-def _is(a: Any, b: Any) -> bool:
-    return a is b
 
 
 def apply_delta(encoded: Any, change: dict[str, Any]) -> Any:
