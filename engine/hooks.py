@@ -16,9 +16,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .algo import Task
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReducerCall:
-    """One application of one write to one channel at a superstep barrier."""
+    """One application of one write to one channel at a superstep barrier. Read-only by convention
+    (not frozen: frozen dataclasses are several times slower to build, and one is built per write)."""
 
     step: int
     channel: str
@@ -38,7 +39,7 @@ class ReducerCall:
     """Set when the channel refused this write (e.g. a second write to a plain key); `after` is then MISSING."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StepCommit:
     """What the barrier of one superstep did."""
 
@@ -55,7 +56,7 @@ class StepCommit:
     checkpoint's step) or `interrupt` (finished tasks of a step `interrupt()` stopped; never saved)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunInfo:
     graph: Any
     """The compiled graph (for its description: `graph.get_graph()`, `graph.builder`)."""
