@@ -4,7 +4,7 @@ versions, what-if, errors, subgraphs. Each renders one view-model answer; callba
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import permutations
+from itertools import islice, permutations
 
 import pandas as pd
 import streamlit as st
@@ -22,7 +22,8 @@ DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ ch
 
 def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     report = view.error(at.step)
-    names = ["Merge", "Tasks", "State", "Versions", "What-if", "Errors" + (" 🛑" if report else ""), "Subgraphs"]
+    names = ["Merge", "Tasks", "State", "Versions", "What-if", "Errors" + (" 🛑" if report else ""), "Subgraphs",
+             "Time travel"]
     tabs = st.tabs(names)
     with tabs[0]:
         merge_panel(view, at)
@@ -38,6 +39,10 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         errors_panel(view, at)
     with tabs[6]:
         subgraphs_panel(view, at)
+    with tabs[7]:
+        from debugger.views import time_travel
+
+        time_travel.render(run, at)
 
 
 # ---- tasks -----------------------------------------------------------------------------------------
@@ -50,7 +55,7 @@ def tasks_panel(view: RunView, at: Cursor) -> None:
         return
     for task in tasks:
         mark = "✖ " if task.error else ""
-        with st.expander(f"{mark}{task.name}  ·  {task.duration * 1000:.2f} ms  ·  fired by {', '.join(task.fired)}",
+        with st.expander(f"{mark}{widgets.md(task.name)}  ·  {task.duration * 1000:.2f} ms  ·  fired by {widgets.md(', '.join(task.fired))}",
                          expanded=len(tasks) <= 3):
             left, right = st.columns(2)
             with left:
@@ -74,7 +79,7 @@ def tasks_panel(view: RunView, at: Cursor) -> None:
                 for router, chosen in task.routes:
                     st.markdown(f"Router `{router}` returned `{widgets.inline(chosen)}`")
             if task.error:
-                st.error(f"{task.error['class']}: {task.error['message']}")
+                st.error(widgets.md(f"{task.error['class']}: {task.error['message']}"))
                 with st.expander("Traceback"):
                     st.code(task.error.get("traceback", ""), language="text")
 
@@ -86,9 +91,9 @@ def _set_call(call: int | None) -> None:
     session.move(replace(session.cursor(), call=call))
 
 
-def _on_call_prev() -> None:
+def _on_call_prev(total: int) -> None:
     at = session.cursor()
-    _set_call(max(0, (at.call if at.call is not None else 0) - 1))
+    _set_call(max(0, (at.call if at.call is not None else total) - 1))
 
 
 def _on_call_next(total: int) -> None:
@@ -110,7 +115,7 @@ def merge_panel(view: RunView, at: Cursor) -> None:
     shown = total if at.call is None else at.call
     learn = st.toggle("Learn mode: predict each result before it is revealed", key="learn_mode")
     cols = st.columns([1, 1, 1, 4], vertical_alignment="center")
-    cols[0].button("◀ call", key="call_prev", on_click=_on_call_prev, disabled=shown == 0, width="stretch")
+    cols[0].button("◀ call", key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch")
     cols[1].button("call ▶", key="call_next", on_click=_on_call_next, args=(total,), disabled=at.call is None, width="stretch")
     cols[2].button("all", key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
     cols[3].markdown(f"Showing **{shown} of {total}** reducer calls, in application order "
@@ -128,9 +133,9 @@ def merge_panel(view: RunView, at: Cursor) -> None:
             revealed = call.index < shown
             upcoming = call.index == shown and at.call is not None
             icon = "🛑" if call.error else ("✅" if revealed else "⏳")
-            line = f"{icon} **#{call.index}** from **{call.writer_name}** wrote `{widgets.inline(call.write, 120)}`"
+            line = f"{icon} **#{call.index}** from **{widgets.md(call.writer_name)}** wrote `{widgets.inline(call.write, 120)}`"
             if revealed:
-                st.markdown(f"{line} → `{widgets.inline(item.after, 140)}`  \n{item.sentence}")
+                st.markdown(f"{line} → `{widgets.inline(item.after, 140)}`  \n{widgets.md(item.sentence)}")
                 if item.duplicated:
                     st.warning(f"Items {', '.join(map(str, item.duplicated))} of the result repeat what was already "
                                f"there: this write carried the old value again.", icon="⚠️")
@@ -156,10 +161,11 @@ def _learn_box(view: RunView, at: Cursor, channel: str, item) -> None:
 
             actual = decode(item.after)
             if guess == actual:
-                st.success(f"Right: {short(item.after, 120)}. {item.sentence}.")
+                st.success(f"Right: {widgets.md(short(item.after, 120))}. {widgets.md(item.sentence)}.")
             else:
-                ok, message = check_guess(view, at.step, channel, guess)
-                st.error(f"Not quite: it is {short(item.after, 120)}. {item.sentence}." if not ok else message)
+                final, _ = check_guess(view, at.step, channel, guess)
+                st.error(f"Not quite: it is {widgets.md(short(item.after, 120))}. {widgets.md(item.sentence)}."
+                         + (" You gave the value after the whole merge, not after this call." if final else ""))
 
 
 # ---- state -----------------------------------------------------------------------------------------
@@ -207,7 +213,7 @@ def versions_panel(view: RunView, at: Cursor) -> None:
     if following:
         st.markdown("**Why the next step's nodes run**")
         for trigger in following:
-            st.markdown(f"- {trigger.sentence()}")
+            st.markdown(f"- {widgets.md(trigger.sentence())}")
 
 
 # ---- what-if ---------------------------------------------------------------------------------------
@@ -230,14 +236,14 @@ def what_if_panel(run: LoadedRun, view: RunView, at: Cursor) -> None:
     items = by_channel[channel]
     reducer = run.graph.builder.channels[channel].operator
     labels = [f"#{i} {m.call.writer_name}: {widgets.inline(m.call.write, 40)}" for i, m in enumerate(items)]
-    orders = list(permutations(range(len(items))))[:120]
+    orders = list(islice(permutations(range(len(items))), 120))  # 10 writes have 3.6M orders: take the first 120
     order = st.selectbox("Fold the writes in this order", orders, key="whatif_order",
                          format_func=lambda o: " → ".join(items[i].call.writer_name for i in o))
     skip = st.selectbox("…leaving out", [None, *range(len(items))], key="whatif_skip",
                         format_func=lambda i: "nothing" if i is None else labels[i])
     result = refold(view.replay, at.step, channel, reducer, order, skip=skip)
     if result.error:
-        st.error(f"The reducer failed on these writes: {result.error}")
+        st.error(f"The reducer failed on these writes: {widgets.md(result.error)}")
     elif result.differs:
         st.warning(f"Different result: `{widgets.inline(result.value, 140)}` instead of "
                    f"`{widgets.inline(items[-1].after, 140)}`.", icon="🔀")
@@ -261,15 +267,15 @@ def errors_panel(view: RunView, at: Cursor) -> None:
         else:
             st.caption("No error in this step.")
         return
-    st.error(f"**{report.title}**")
-    st.markdown(report.explanation)
+    st.error(f"**{widgets.md(report.title)}**")
+    st.markdown(widgets.md(report.explanation))
     if report.writers:
         st.markdown(f"**Who wrote `{report.key}` in step {at.step}:**")
         for column, (writer, value) in zip(st.columns(len(report.writers)), report.writers):
-            column.markdown(f"**{writer}**")
+            column.markdown(f"**{widgets.md(writer)}**")
             column.code(short(value, 200), language="text")
     for title, snippet in report.fixes:
-        st.markdown(f"**Fix:** {title}")
+        st.markdown(f"**Fix:** {widgets.md(title)}")
         st.code(snippet, language="python")
     st.code(report.message, language="text")
     if report.traceback:
@@ -296,7 +302,7 @@ def subgraphs_panel(view: RunView, at: Cursor) -> None:
         return
     for task, index, sub in runs:
         steps = len([s for s in sub.steps if s.step >= 0])
-        st.markdown(f"**{task.name}** ran a subgraph: {steps} supersteps, status `{sub.status}`, "
+        st.markdown(f"**{widgets.md(task.name)}** ran a subgraph: {steps} supersteps, status `{sub.status}`, "
                     f"returned `{widgets.inline(sub.output, 120)}`.")
         st.button(f"⤵ Step into {task.name}", key=f"enter-{task.id}-{index}", on_click=_enter,
                   args=(at.step, task.id, index))

@@ -33,16 +33,19 @@ def open_from_url() -> None:
             scope = session.decode_scope(request["scope"])
         except ValueError:
             scope = None
+    error = None
     try:
         if request.get("run"):
             opened = sources.open_stored(request["run"])
         else:
             opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE)
     except sources.OpenError as exc:
-        session.remember("open_error", (str(exc), exc.file, exc.line))
+        error = (str(exc), exc.file, exc.line)
         opened = sources.open_sample(DEFAULT_SAMPLE)
         step = call = scope = None
     _adopt(opened, step=step, call=call, scope=scope)
+    if error:  # after _adopt, which clears the error of the previous open
+        session.remember("open_error", error)
 
 
 def _open(action) -> None:

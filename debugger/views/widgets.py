@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import streamlit as st
@@ -11,6 +12,13 @@ from debugger import session
 from debugger.present import short
 
 PREVIEW_CHARS = 4000
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")
+
+
+def md(text: Any) -> str:
+    """Plain text (a node name, a sentence) escaped for `st.markdown`: `__start__` stays `__start__`
+    instead of turning into a bold "start". Not for text inside backticks, where escapes show."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
 def graph_chart(dot: str, *, height: int | None = None) -> None:

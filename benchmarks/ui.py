@@ -1,0 +1,363 @@
+"""Debugger responsiveness, measured side by side: a 6-node sample, a 200-node graph, a 1,000-step run.
+
+For each of the three runs it prints:
+
+1. **server**: the time of one step change on the server, measured with Streamlit's AppTest (a Next
+   or Prev click plus the whole script rerun it causes; median over `--clicks` clicks). AppTest
+   runs the app in this process, so this is the Python side only: view-model, DOT, tables.
+2. **browser**: the time from a Next/Prev click in chromium (Debian's, via Playwright) until the new
+   graph is drawn: a fresh SVG in the chart with its `ran` node (median over `--browser-steps`).
+   This includes the websocket round trip, the rerun, React and the Graphviz WASM layout.
+
+and each one's ratio to the 6-node case, plus the time to open each run (record it, store it,
+draw its first step). Each run is opened as a user would, from the sidebar's "Graph file" (a small
+module in a temporary folder), so it has its live graph and the What-if tab does its work too.
+Runs go to a temporary run store (`STEPSCOPE_DB`). A step change is Next, or Prev once at the end.
+
+- small: `sample_graphs/fan_out_search` (6 nodes drawn with START and END, 4 supersteps).
+- wide: `wide_graph()`, 200 nodes in 10 parallel chains of 20 with a router in each chain (dashed
+  edges), then a join and a compiled subgraph (204 drawn): 23 supersteps, 20 of them of 10 tasks.
+- long: `long_loop()`, plan -> act -> check looping until END: 1,000 supersteps, with a log list
+  that grows by one item in two steps out of three.
+
+Run: `.venv/bin/python benchmarks/ui.py [--clicks 20] [--browser-steps 10] [--no-browser] [--profile]`.
+`--profile` prints the top of a cProfile of the server-side step changes of each run (the script
+runs in AppTest's thread; that is what is profiled). No targets are asserted; the numbers are for
+reading, and on a busy machine they move a lot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import io
+import operator
+import os
+import pstats
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the repo first: `engine`, `debugger`, `sample_graphs`
+
+from debugger.model import Scope  # noqa: E402
+from engine import END, START, StateGraph  # noqa: E402
+
+APP = str(ROOT / "debugger" / "app.py")
+CHROMIUM = "/usr/bin/chromium"
+CHAINS, CHAIN_LENGTH = 10, 20
+LOOP_STEPS = 1000
+
+
+# ---- workloads ----------------------------------------------------------------------------------------
+
+
+class WideState(TypedDict):
+    log: Annotated[list[str], operator.add]
+    hops: Annotated[int, operator.add]
+
+
+def wide_graph():
+    """200 nodes: 10 chains of 20 (`c<i>_n<j>`), a router at each chain's 10th node (skip ahead or
+    not: dashed edges), a join waiting for every chain, and a compiled subgraph node after it."""
+    sub = StateGraph(WideState)
+    sub.add_node("inner", lambda s: {"log": ["inner"]})
+    sub.add_edge(START, "inner")
+
+    g = StateGraph(WideState)
+    last_nodes = []
+    for c in range(CHAINS):
+        names = [f"c{c}_n{j:02d}" for j in range(CHAIN_LENGTH)]
+        for j, name in enumerate(names):
+            g.add_node(name, lambda s, name=name: {"log": [name], "hops": 1})
+        g.add_edge(START, names[0])
+        for j in range(CHAIN_LENGTH - 1):
+            if j == 9:
+                route = {"on": names[j + 1], "skip": names[j + 2]}
+                g.add_conditional_edges(names[j], lambda s: "on", route)
+            elif j != 10:
+                g.add_edge(names[j], names[j + 1])
+        g.add_edge(names[10], names[11])
+        last_nodes.append(names[-1])
+    g.add_node("join", lambda s: {"log": ["join"]})
+    g.add_edge(last_nodes, "join")
+    g.add_node("sub", sub.compile())
+    g.add_edge("join", "sub")
+    g.add_edge("sub", END)
+    return g.compile(), {"log": [], "hops": 0}, {"recursion_limit": 100}
+
+
+class LoopState(TypedDict):
+    log: Annotated[list[str], operator.add]
+    turns: Annotated[int, operator.add]
+
+
+def long_loop():
+    """plan -> act -> check, and check routes back to plan until 1,000 supersteps have run."""
+    g = StateGraph(LoopState)
+    g.add_node("plan", lambda s: {"log": [f"plan {s['turns']}"]})
+    g.add_node("act", lambda s: {"log": [f"act {s['turns']}"]})
+    g.add_node("check", lambda s: {"turns": 1})
+    g.add_edge(START, "plan")
+    g.add_edge("plan", "act")
+    g.add_edge("act", "check")
+    g.add_conditional_edges("check", lambda s: "plan" if 3 * s["turns"] < LOOP_STEPS - 1 else END, ["plan", END])
+    return g.compile(), {"log": [], "turns": 0}, {"recursion_limit": LOOP_STEPS + 10}
+
+
+MODULES = {
+    "small": "from sample_graphs.fan_out_search import graph, example_input\n",
+    "wide": "from benchmarks.ui import wide_graph\n\ngraph, example_input, example_config = wide_graph()\n",
+    "long": "from benchmarks.ui import long_loop\n\ngraph, example_input, example_config = long_loop()\n",
+}
+
+
+def write_workloads(folder: Path) -> dict[str, str]:
+    """name -> a graph file the app opens (sidebar: Graph file), so each run has its live graph (what-if)."""
+    targets = {}
+    for name, text in MODULES.items():
+        path = folder / f"bench_{name}.py"
+        path.write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n\n{text}")
+        targets[name] = str(path)
+    return targets
+
+
+# ---- server side: AppTest -----------------------------------------------------------------------------
+
+
+def _step_key(at, direction: str) -> str:
+    """Next while there is a next step, then Prev back down (a 4-step run cannot take 20 Nexts)."""
+    if at.button(key=direction).disabled:
+        direction = "prev" if direction == "next" else "next"
+    return direction
+
+
+@contextlib.contextmanager
+def _profiling_script_runs(profiler: cProfile.Profile | None):
+    """Profiles the app's script runs, which AppTest runs in a thread of their own."""
+    if profiler is None:
+        yield
+        return
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    original = ScriptRunner._run_script
+
+    def run_script(self, rerun_data):
+        profiler.enable()
+        try:
+            return original(self, rerun_data)
+        finally:
+            profiler.disable()
+
+    ScriptRunner._run_script = run_script
+    try:
+        yield
+    finally:
+        ScriptRunner._run_script = original
+
+
+def server_times(target: str, clicks: int, profile: bool) -> tuple[float, list[float], str, tuple[int, int]]:
+    """(first open, per-click seconds, profile text, (nodes, steps)) for step changes of one run in AppTest."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    at.radio(key="open_kind").set_value("Graph file").run()
+    at.text_input(key="file_target").input(target)
+    started = time.perf_counter()
+    at.button(key="open_file").click().run()
+    first = time.perf_counter() - started
+    if at.exception or at.sidebar.error:
+        raise SystemExit(f"the app failed to open {target}: {at.exception or at.sidebar.error[0].value}")
+    view = at.session_state["stepscope_run"].view.view(Scope())
+    shape = (len(view.drawing.nodes), len([s for s in view.steps if s >= 0]))
+    direction = _step_key(at, "next")
+    at.button(key=direction).click().run()  # warm: the first step change fills the view caches
+    profiler = cProfile.Profile() if profile else None
+    times = []
+    with _profiling_script_runs(profiler):
+        for _ in range(clicks):
+            key = direction = _step_key(at, direction)
+            started = time.perf_counter()
+            at.button(key=key).click().run()
+            times.append(time.perf_counter() - started)
+            if at.exception:
+                raise SystemExit(f"the app failed stepping {target}: {at.exception}")
+    text = ""
+    if profiler:
+        buffer = io.StringIO()
+        pstats.Stats(profiler, stream=buffer).sort_stats("cumulative").print_stats(30)
+        text = buffer.getvalue()
+    return first, times, text, shape
+
+
+# ---- browser side: Playwright + chromium --------------------------------------------------------------
+
+REDRAW_JS = """
+(key) => new Promise((resolve, reject) => {
+  const charts = '[data-testid="stGraphVizChart"] svg';
+  document.querySelectorAll(charts).forEach(svg => svg.setAttribute('data-old', '1'));
+  const started = performance.now();
+  document.querySelector(`.st-key-${key} button`).click();
+  const check = () => {
+    if (document.querySelector(`${charts}:not([data-old]) g.stepscope-node.ran`)) {
+      resolve(performance.now() - started);
+    } else if (performance.now() - started > 120000) {
+      reject(new Error('no redraw within 120 s'));
+    } else {
+      requestAnimationFrame(check);
+    }
+  };
+  check();
+})
+"""
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(db: str) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+         "--server.runOnSave", "false"],
+        cwd=ROOT, env={**os.environ, "STEPSCOPE_DB": db}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL, start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.1)
+    stop_server(proc)
+    raise SystemExit("streamlit did not start")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def browser_times(url: str, targets: dict[str, str], steps: int) -> dict[str, tuple[float, list[float]]]:
+    """name -> (open from the sidebar until the graph is drawn, per-step click-to-redraw seconds)."""
+    from playwright.sync_api import sync_playwright
+
+    out = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
+        for name, target in targets.items():
+            page = browser.new_page(viewport={"width": 1400, "height": 1800})
+            page.goto(url)
+            page.locator(IDLE).wait_for(timeout=120_000)
+            page.locator('[data-testid="stSidebar"]').get_by_text("Graph file", exact=True).click()
+            page.locator(".st-key-file_target input").wait_for(timeout=120_000)
+            page.locator(IDLE).wait_for(timeout=120_000)
+            page.locator(".st-key-file_target input").fill(target)
+            page.locator(".st-key-file_target input").press("Enter")
+            page.locator(IDLE).wait_for(timeout=120_000)
+            page.evaluate("() => document.querySelectorAll('[data-testid=\"stGraphVizChart\"] svg')"
+                          ".forEach(svg => svg.setAttribute('data-old', '1'))")
+            started = time.perf_counter()
+            page.locator(".st-key-open_file button").click()
+            page.locator('[data-testid="stGraphVizChart"] svg:not([data-old]) g.stepscope-node.ran').first.wait_for(
+                timeout=120_000)
+            opened = time.perf_counter() - started
+            page.locator(IDLE).wait_for(timeout=120_000)
+            direction, times = "next", []
+            for _ in range(steps + 1):  # the first step change warms the server's caches: not counted
+                if page.locator(f".st-key-{direction} button").is_disabled():
+                    direction = "prev" if direction == "next" else "next"
+                times.append(page.evaluate(REDRAW_JS, direction) / 1000)
+                page.locator(IDLE).wait_for(timeout=120_000)
+            out[name] = (opened, times[1:])
+            page.close()
+        browser.close()
+    return out
+
+
+# ---- report -------------------------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clicks", type=int, default=20, help="AppTest step changes per run (median)")
+    parser.add_argument("--browser-steps", type=int, default=10, help="browser step changes per run (median)")
+    parser.add_argument("--no-browser", action="store_true", help="server side only")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of the server-side step changes")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="stepscope-bench-") as folder:
+        db = str(Path(folder) / "runs.sqlite3")
+        os.environ["STEPSCOPE_DB"] = db
+        targets = write_workloads(Path(folder))
+
+        server: dict[str, tuple[float, float]] = {}
+        shapes: dict[str, tuple[int, int]] = {}
+        for name, target in targets.items():
+            first, times, profile, shapes[name] = server_times(target, args.clicks, args.profile)
+            server[name] = (first, statistics.median(times))
+            if profile:
+                print(f"\n---- cProfile of {args.clicks} step changes, {name} ----\n{profile}")
+
+        browser: dict[str, tuple[float, float]] = {}
+        if not args.no_browser:
+            if not os.path.exists(CHROMIUM):
+                print(f"\n{CHROMIUM} is missing: browser timings skipped (apt-get install chromium)")
+            else:
+                proc, url = start_server(db)
+                try:
+                    measured = browser_times(url, targets, args.browser_steps)
+                finally:
+                    stop_server(proc)
+                browser = {n: (load, statistics.median(times)) for n, (load, times) in measured.items()}
+
+    print(f"\nstep change, median of {args.clicks} (server) and {args.browser_steps} (browser) clicks; ratio to small")
+    print(f"{'run':30} {'server (AppTest)':>17} {'ratio':>6} {'browser redraw':>15} {'ratio':>6}"
+          f"   {'open: server':>12} {'browser':>8}")
+    base_server = server["small"][1]
+    base_browser = browser.get("small", (0, 0))[1]
+    for name, (nodes, steps) in shapes.items():
+        first, step = server[name]
+        line = f"{f'{name} ({nodes} nodes, {steps} steps)':30} {ms(step):>17} {step / base_server:6.1f}"
+        if name in browser:
+            line += f" {ms(browser[name][1]):>15} {browser[name][1] / base_browser:6.1f}"
+        else:
+            line += f" {'-':>15} {'-':>6}"
+        line += f"   {first:11.2f}s" + (f" {browser[name][0]:7.2f}s" if name in browser else "")
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,598 @@
+"""The Streamlit app, page by page, with `streamlit.testing.v1.AppTest` (no browser).
+
+AppTest runs `debugger/app.py` in this process and lets a test click buttons, set widgets and read
+the elements, the session state and the URL (`at.query_params`). It renders nothing: the graph is
+checked through its DOT text (`at.get("graphviz_chart")[0].proto.spec`), where `engine.draw.to_dot`
+gives every node `id="node_<name>"`, a class `stepscope-node <state>` and a marker (▶ ran, ▷ next,
+✓ visited, ✖ failed). What only a browser shows (layout, colours, key presses) is in tests/e2e.
+
+Every test gets its own run store (`STEPSCOPE_DB` in a temporary folder) and cleared st caches.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from debugger import sources
+from debugger.store import RunStore
+from engine.trace import to_json
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "debugger" / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def fresh_store(tmp_path, monkeypatch):
+    db = tmp_path / "runs.sqlite3"
+    monkeypatch.setenv("STEPSCOPE_DB", str(db))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    return db
+
+
+def start(**params: str) -> AppTest:
+    """The app after its first run, opened with these URL parameters."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def url(at: AppTest) -> dict[str, str]:
+    return {key: at.query_params[key] for key in at.query_params}
+
+
+def dot(at: AppTest) -> str:
+    charts = at.get("graphviz_chart")
+    assert len(charts) == 1, "exactly one graph on the page"
+    return charts[0].proto.spec
+
+
+def node_state(at: AppTest, node: str) -> str:
+    """The highlight state `to_dot` gave the node: ran, next, visited, failed or idle."""
+    line = next(line for line in dot(at).splitlines() if f'id="node_{node}"' in line)
+    return re.search(r'class="stepscope-node (\w+)"', line).group(1)
+
+
+def ran_nodes(at: AppTest) -> list[str]:
+    return re.findall(r'id="node_(\w+)", class="stepscope-node ran"', dot(at))
+
+
+def tab(at: AppTest, name: str):
+    return next(t for t in at.tabs if t.label.split()[0] == name)
+
+
+def plain(text: str) -> str:
+    """Markdown text without the backslash escapes the views put before `_`, `[`, `*`..."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def texts(block) -> list[str]:
+    return [plain(m.value) for m in block.markdown]
+
+
+def goto_page(at: AppTest, url_path: str) -> AppTest:
+    """Switches to an `st.navigation` page by its url_path. `AppTest.switch_page` only finds pages
+    backed by a file, and ours are functions, so this picks the page hash AppTest recorded."""
+    at._page_hash = next(h for h, info in at._registered_pages.items() if info.get("url_pathname") == url_path)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def enter_key(at: AppTest) -> str:
+    return next(b.key for b in at.button if b.key and b.key.startswith("enter-"))
+
+
+# ---- step through: the default sample and the stepper ----------------------------------------------
+
+
+def test_opens_the_default_sample_at_its_first_step(fresh_store):
+    at = start()
+    assert url(at) == {"sample": "subgraph_trap", "step": "0"}
+    assert at.title[0].value == "A subgraph re-appends its parent's list"
+    assert at.subheader[0].value == "Superstep 0"
+    assert "In step 0, **\\_\\_start\\_\\_** ran." in [m.value for m in at.markdown], "escaped, or it shows as bold 'start'"
+    assert ran_nodes(at) == ["__start__"]
+    assert node_state(at, "p1") == "next"
+    assert at.button(key="prev").disabled and at.button(key="first").disabled
+    assert not at.button(key="next").disabled
+    assert [b.proto.shortcut for b in (at.button(key=k) for k in ("first", "prev", "next", "last"))] == \
+        ["home", "left", "right", "end"]
+    sidebar = texts(at.sidebar)
+    assert any("`done` · 3 steps" in text for text in sidebar)
+    assert [r.target for r in RunStore(str(fresh_store)).list()] == ["subgraph_trap"], "the run was stored"
+
+
+def test_next_prev_first_last_move_the_step_and_the_url():
+    at = start()
+    click(at, "next")
+    assert url(at)["step"] == "1" and ran_nodes(at) == ["p1"]
+    click(at, "next")
+    assert url(at)["step"] == "2" and ran_nodes(at) == ["child"]
+    assert at.button(key="next").disabled and at.button(key="last").disabled
+    click(at, "prev")
+    assert url(at)["step"] == "1"
+    click(at, "last")
+    assert url(at)["step"] == "2"
+    click(at, "first")
+    assert url(at) == {"sample": "subgraph_trap", "step": "0"}
+    assert at.select_slider(key="step_slider").value == 0
+
+
+def test_the_slider_moves_the_step():
+    at = start()
+    at.select_slider(key="step_slider").set_value(2).run()
+    assert url(at)["step"] == "2"
+    assert ran_nodes(at) == ["child"]
+
+
+def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
+    at = start(sample="subgraph_trap", step="2")
+    spec = dot(at)
+    child = next(line for line in spec.splitlines() if 'id="node_child"' in line)
+    assert 'class="stepscope-node ran"' in child
+    assert '<td fixedsize="true" width="18" height="18">▶</td>' in child
+    assert 'fillcolor="#ffd45e"' in child and 'penwidth="3"' in child
+    assert node_state(at, "p1") == "visited" and "✓" in next(l for l in spec.splitlines() if 'id="node_p1"' in l)
+    assert node_state(at, "__start__") == "visited"
+    assert node_state(at, "__end__") == "next"
+    assert re.search(r'"p1" -> "child" \[id="edge_p1-to-child", class="stepscope-edge taken"', spec)
+    assert re.search(r'"__start__" -> "p1" \[id="edge___start__-to-p1", class="stepscope-edge idle"', spec)
+
+
+def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
+    at = start(sample="subgraph_trap", step="2")
+    summary = texts(at.main)
+    assert "In step 2, **child** ran." in summary
+    assert "- child runs because branch:to:child changed (written by p1)" in summary
+    assert "**Next:** nothing — the run ended with status `done`." in summary
+    assert any(plain(w.value).startswith("`log` now holds items twice: operator.add appended ['parent', 'sub-1']")
+               for w in at.warning)
+
+
+# ---- the merge panel --------------------------------------------------------------------------------
+
+
+def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
+    at = start(sample="subgraph_trap", step="2")
+    merge = tab(at, "Merge")
+    lines = texts(merge)
+    assert lines[0].startswith("Showing **1 of 1** reducer calls")
+    assert "#### `log`  ·  reducer `operator.add`" in lines
+    assert "Before: `['parent']`" in lines
+    call = next(line for line in lines if "**#0**" in line)
+    assert call.startswith("✅ **#0** from **child** wrote `['parent', 'sub-1']` → `['parent', 'parent', 'sub-1']`")
+    assert "(1 of them already there: duplicated)" in call
+    [warning] = merge.warning
+    assert warning.value == "Items 1 of the result repeat what was already there: this write carried the old value again."
+
+
+def test_merge_calls_step_one_reducer_call_at_a_time():
+    at = start(sample="fan_out_search", step="2")
+    assert texts(tab(at, "Merge"))[0].startswith("Showing **2 of 2**")
+    assert at.button(key="call_next").disabled
+    click(at, "call_prev")
+    assert url(at)["call"] == "1"
+    lines = texts(tab(at, "Merge"))
+    assert lines[0].startswith("Showing **1 of 2**")
+    assert any(line.startswith("⏳ **#1** from **search_web**") and "*(not applied yet)*" in line for line in lines)
+    state = tab(at, "State")
+    assert state.caption[0].value.endswith("inside the merge, after 1 reducer call(s), compared with the state before the step.")
+    click(at, "call_prev")
+    assert url(at)["call"] == "0" and at.button(key="call_prev").disabled
+    click(at, "call_next")
+    assert url(at)["call"] == "1"
+    click(at, "call_all")
+    assert "call" not in url(at)
+    click(at, "next")
+    assert url(at)["step"] == "3" and "call" not in url(at), "a step change shows the whole merge again"
+
+
+def test_learn_mode_asks_for_a_prediction_and_checks_it():
+    at = start(sample="subgraph_trap", step="2")
+    at.toggle(key="learn_mode").set_value(True).run()
+    assert any(i.value.startswith("Learn mode: step through the calls") for i in at.info)
+    click(at, "learn_start")
+    assert url(at)["call"] == "0"
+    [question] = at.text_input
+    assert question.label == "What will `log` be after call #0?"
+    check = next(b for b in at.button if b.label == "Check")
+
+    question.input("['parent', 'sub-1']")
+    check.click().run()
+    [error] = tab(at, "Merge").error
+    assert plain(error.value).startswith("Not quite: it is ['parent', 'parent', 'sub-1'].")
+
+    at.text_input[0].input("['parent', 'parent', 'sub-1']")
+    next(b for b in at.button if b.label == "Check").click().run()
+    assert plain(tab(at, "Merge").success[0].value).startswith("Right: ['parent', 'parent', 'sub-1'].")
+
+    at.text_input[0].input("[oops")
+    next(b for b in at.button if b.label == "Check").click().run()
+    assert "Write the value as JSON or a Python literal" in tab(at, "Merge").warning[-1].value
+
+
+def test_learn_mode_says_when_the_guess_is_the_value_after_the_whole_merge():
+    at = start(sample="order_dependent_reducer", step="1", call="2")
+    at.toggle(key="learn_mode").set_value(True).run()
+    [question] = at.text_input
+    assert question.label == "What will `trail` be after call #2?"
+    question.input("'archive;live;'")
+    next(b for b in at.button if b.label == "Check").click().run()
+    [error] = tab(at, "Merge").error
+    assert plain(error.value).startswith("Not quite: it is 'archive;'.")
+    assert error.value.endswith("You gave the value after the whole merge, not after this call.")
+
+
+# ---- the other tabs ---------------------------------------------------------------------------------
+
+
+def test_errors_tab_on_a_concurrent_update_shows_both_writers_and_the_fixes():
+    at = start(sample="refund_concurrent_update", step="1")
+    assert [t.label for t in at.tabs][5] == "Errors 🛑"
+    assert sorted(ran_nodes(at)) == [], "a refused step shows its nodes as failed, not ran"
+    assert node_state(at, "lookup_order") == "failed" and node_state(at, "lookup_user_history") == "failed"
+    errors = tab(at, "Errors")
+    assert errors.error[0].value == "**Two nodes wrote the same plain key in one superstep**"
+    lines = texts(errors)
+    assert "**Who wrote `v` in step 1:**" in lines
+    assert "**lookup_order**" in lines and "**lookup_user_history**" in lines
+    assert [c.value for c in errors.code][:2] == ["1", "2"]
+    assert len([line for line in lines if line.startswith("**Fix:**")]) == 3
+    assert "INVALID_CONCURRENT_GRAPH_UPDATE" in errors.code[-1].value
+    assert any(e.value.startswith("**Two nodes wrote the same plain key") and "Errors tab" in e.value for e in at.main.error)
+    click(at, "first")
+    assert tab(at, "Errors").info[0].value == "This step is fine; the run failed at step 1."
+
+
+def test_what_if_refolds_the_writes_in_another_order():
+    at = start(sample="order_dependent_reducer", step="1")
+    what_if = tab(at, "What-if")
+    assert at.selectbox(key="whatif_channel").options == ["answer", "trail"]
+    assert what_if.success[0].value == "Same result: `'$100 (archive, 2019-03-01)'`."
+    assert "**Order sensitivity:** 1 of 1 other orders change the result." in texts(what_if)
+    at.selectbox(key="whatif_order").select_index(1).run()
+    assert tab(at, "What-if").warning[0].value == (
+        "Different result: `'$120 (live, 2025-06-01)'` instead of `'$100 (archive, 2019-03-01)'`.")
+    at.selectbox(key="whatif_channel").select("trail").run()
+    at.selectbox(key="whatif_order").select_index(0).run()
+    at.selectbox(key="whatif_skip").select_index(1).run()
+    assert tab(at, "What-if").warning[0].value == "Different result: `'live;'` instead of `'archive;live;'`."
+
+
+def test_state_versions_and_tasks_tabs():
+    at = start(sample="subgraph_trap", step="2")
+    frame = tab(at, "State").dataframe[0].value
+    assert frame.to_dict("records") == [{"key": "log", "change": "✎ changed", "before": "['parent']",
+                                         "after": "['parent', 'parent', 'sub-1']", "new items": "1, 2"}]
+    versions = tab(at, "Versions").dataframe[0].value
+    assert versions.iloc[0].to_dict() == {"channel": "log", "version": 4, "changed": "● changed here", "kind": "state"}
+    assert tab(at, "Tasks").expander[0].label.startswith("child  ·  ")
+    assert tab(at, "Subgraphs").button[0].label == "⤵ Step into child"
+
+
+def test_timeline_marks_the_current_step():
+    at = start(sample="map_reduce_send", step="2")
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["0", "1", "▶ 2", "3"]
+    assert frame.loc["write_joke", "▶ 2"] == "●×3"
+    assert timeline_label(at) == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ failed, ⏸ interrupted)"
+
+
+def timeline_label(at: AppTest) -> str:
+    return next(e.label for e in at.expander if e.label.startswith("Timeline"))
+
+
+LOOP_FILE = '''
+import operator
+from typing import Annotated, TypedDict
+from engine import END, START, StateGraph
+
+class S(TypedDict):
+    n: Annotated[int, operator.add]
+
+g = StateGraph(S)
+g.add_node("tick", lambda s: {"n": 1})
+g.add_edge(START, "tick")
+g.add_conditional_edges("tick", lambda s: "tick" if s["n"] < 60 else END, ["tick", END])
+graph = g.compile()
+example_input = {"n": 0}
+example_config = {"recursion_limit": 100}
+'''
+
+
+def test_timeline_of_a_long_run_shows_a_window_around_the_current_step(tmp_path):
+    path = tmp_path / "loop.py"
+    path.write_text(LOOP_FILE)
+    at = open_file(start(), str(path))
+    assert timeline_label(at).endswith("; supersteps 0–40 of 61")
+    assert list(at.dataframe[0].value.columns) == ["▶ 0", *map(str, range(1, 41))]
+    at.select_slider(key="step_slider").set_value(30).run()
+    assert timeline_label(at).endswith("; supersteps 10–50 of 61")
+    assert at.dataframe[0].value.columns[20] == "▶ 30"
+    click(at, "last")
+    assert timeline_label(at).endswith("; supersteps 20–60 of 61")
+    assert at.dataframe[0].value.columns[-1] == "▶ 60"
+
+
+# ---- subgraphs --------------------------------------------------------------------------------------
+
+
+def test_step_into_the_subgraph_and_back_out():
+    at = start(sample="subgraph_trap", step="2")
+    key = enter_key(at)
+    task_id = key[len("enter-"):-len("-0")]
+    click(at, key)
+    assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0"}
+    assert at.main.markdown[0].value.endswith("› **child (step 2)**")
+    assert at.select_slider(key="step_slider").value == 0
+    assert "node_s1" in dot(at) and "node_p1" not in dot(at)
+    click(at, "next")
+    assert url(at)["step"] == "1" and ran_nodes(at) == ["s1"]
+    assert "Before: `['parent']`" in texts(tab(at, "Merge")), "the subgraph starts from the parent's state"
+    click(at, "leave_scope")
+    assert url(at) == {"sample": "subgraph_trap", "step": "2"}
+    assert ran_nodes(at) == ["child"]
+    assert at.select_slider(key="step_slider").value == 2
+    assert not [b for b in at.button if b.key == "leave_scope"]
+
+
+# ---- the URL ----------------------------------------------------------------------------------------
+
+
+def test_a_link_opens_the_sample_step_and_call():
+    at = start(sample="fan_out_search", step="2", call="1")
+    assert url(at) == {"sample": "fan_out_search", "step": "2", "call": "1"}
+    assert sorted(ran_nodes(at)) == ["search_db", "search_web"]
+    assert texts(tab(at, "Merge"))[0].startswith("Showing **1 of 2**")
+
+
+def test_a_link_opens_a_subgraph_scope():
+    first = start(sample="subgraph_trap", step="2")
+    task_id = enter_key(first)[len("enter-"):-len("-0")]
+    at = start(sample="subgraph_trap", step="1", scope=f"2.{task_id}.0")
+    assert url(at) == {"sample": "subgraph_trap", "step": "1", "scope": f"2.{task_id}.0"}
+    assert ran_nodes(at) == ["s1"]
+
+
+def test_a_link_to_a_stored_run_opens_it(fresh_store):
+    opened = sources.open_sample("fan_out_search", db=str(fresh_store))
+    at = start(run=opened.trace.run_id, step="3")
+    assert url(at) == {"run": opened.trace.run_id, "step": "3"}
+    assert ran_nodes(at) == ["merge"]
+    assert at.session_state["stepscope_run"].source == "stored"
+    assert "so it needs the graph's code" in tab(at, "What-if").info[0].value
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"sample": "no_such_sample", "step": "2"}, "unknown sample 'no_such_sample'."),
+    ({"run": "deadbeef"}, "no stored run 'deadbeef'"),
+], ids=["unknown-sample", "unknown-run"])
+def test_a_bad_link_shows_the_error_and_falls_back_to_the_default_sample(params, message):
+    at = start(**params)
+    assert [e.value for e in at.sidebar.error][0].startswith(message)
+    assert url(at) == {"sample": "subgraph_trap", "step": "0"}
+    click(at, "next")
+    assert url(at)["step"] == "1", "the app keeps working"
+
+
+@pytest.mark.parametrize("params, expected", [
+    ({"sample": "subgraph_trap", "step": "99"}, {"sample": "subgraph_trap", "step": "2"}),
+    ({"sample": "subgraph_trap", "step": "abc"}, {"sample": "subgraph_trap", "step": "0"}),
+    ({"sample": "subgraph_trap", "step": "1", "scope": "garbage"}, {"sample": "subgraph_trap", "step": "1"}),
+    ({"sample": "subgraph_trap", "step": "1", "scope": "2.nosuchtask.0"}, {"sample": "subgraph_trap", "step": "0"}),
+    ({"sample": "subgraph_trap", "step": "2", "call": "7"}, {"sample": "subgraph_trap", "step": "2", "call": "1"}),
+], ids=["step-too-high", "step-not-a-number", "scope-garbage", "scope-unknown-task", "call-too-high"])
+def test_a_link_with_a_bad_step_scope_or_call_is_clamped(params, expected):
+    at = start(**params)
+    assert url(at) == expected
+    assert not at.sidebar.error
+
+
+# ---- the sidebar ------------------------------------------------------------------------------------
+
+
+GRAPH_FILE = '''
+import operator
+from typing import Annotated, TypedDict
+from engine import END, START, StateGraph
+
+title = "Two steps"
+
+class S(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+g = StateGraph(S)
+g.add_node("alpha", lambda s: {"log": ["a"]})
+g.add_node("beta", lambda s: {"log": ["b"]})
+g.add_edge(START, "alpha")
+g.add_edge("alpha", "beta")
+g.add_edge("beta", END)
+graph = g.compile()
+example_input = {"log": []}
+'''
+
+
+def open_file(at: AppTest, target: str, graph_input: str = "") -> AppTest:
+    if at.radio(key="open_kind").value != "Graph file":
+        at.radio(key="open_kind").set_value("Graph file").run()
+    at.text_input(key="file_target").input(target)
+    at.text_area(key="file_input").input(graph_input)
+    return click(at, "open_file")
+
+
+def test_sidebar_opens_a_graph_file_with_its_example_input_or_json(tmp_path):
+    path = tmp_path / "two_steps.py"
+    path.write_text(GRAPH_FILE)
+    at = open_file(start(), str(path))
+    run = at.session_state["stepscope_run"]
+    assert (run.source, run.label, run.title) == ("file", str(path), "Two steps")
+    assert url(at) == {"run": run.trace.run_id, "step": "0"}
+    assert "node_alpha" in dot(at) and "node_beta" in dot(at)
+    click(at, "last")
+    assert ran_nodes(at) == ["beta"]
+
+    open_file(at, str(path), '{"log": ["seed"]}')
+    assert at.session_state["stepscope_run"].graph_input == {"log": ["seed"]}
+    click(at, "last")
+    assert tab(at, "State").dataframe[0].value.loc[0, "after"] == "['seed', 'a', 'b']"
+
+    open_file(at, str(path), '{"log": [')
+    assert at.sidebar.error[0].value.startswith("The input is not valid JSON")
+
+
+def test_sidebar_names_file_and_line_of_a_broken_graph_file_and_keeps_working(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("x = 1\ndef broken(:\n    pass\n")
+    at = open_file(start(), str(broken))
+    [error] = at.sidebar.error
+    assert error.value == f"{broken}, line 2: SyntaxError: invalid syntax"
+    assert url(at) == {"sample": "subgraph_trap", "step": "0"}, "the open run stays"
+    click(at, "next")
+    assert url(at)["step"] == "1"
+
+    failing = tmp_path / "failing.py"
+    failing.write_text("import operator\n\nraise RuntimeError('boom')\n")
+    open_file(at, str(failing))
+    assert at.sidebar.error[0].value.startswith(f"{failing}, line 3: RuntimeError: boom")
+
+    open_file(at, str(tmp_path / "missing.py"))
+    assert "no such file" in at.sidebar.error[0].value
+
+    good = tmp_path / "good.py"
+    good.write_text(GRAPH_FILE)
+    open_file(at, str(good))
+    assert not at.sidebar.error, "a successful open clears the error"
+
+
+def test_sidebar_switches_samples_and_reopens_stored_runs():
+    at = start()
+    at.selectbox(key="sample_choice").select("fan_out_search").run()
+    assert url(at) == {"sample": "fan_out_search", "step": "0"}
+    assert at.title[0].value.startswith("Fan-out, fan-in")
+    at.radio(key="open_kind").set_value("Stored run").run()
+    choice = at.selectbox(key="stored_choice")
+    assert len(choice.options) == 2
+    trap_id = next(r.run_id for r in RunStore().list() if r.target == "subgraph_trap")
+    choice.select(trap_id)  # by value: select_index would pick the formatted label
+    click(at, "open_stored")
+    run = at.session_state["stepscope_run"]
+    assert run.source == "stored" and run.trace.target == "subgraph_trap"
+    assert url(at) == {"run": run.trace.run_id, "step": "0"}
+
+
+def test_sidebar_runs_the_sample_again_with_an_edited_input():
+    at = start(sample="subgraph_trap")
+    at.text_area(key="rerun_input").input('{"log": ["x"]}')
+    click(at, "rerun")
+    assert at.session_state["stepscope_run"].graph_input == {"log": ["x"]}
+    click(at, "last")
+    assert tab(at, "State").dataframe[0].value.loc[0, "after"] == "['x', 'parent', 'x', 'parent', 'sub-1']"
+    at.text_area(key="rerun_input").input("{oops")
+    click(at, "rerun")
+    assert at.sidebar.error[0].value.startswith("The input is not valid JSON")
+
+
+# ---- uploaded traces (AppTest cannot upload a file: the source function is tested directly) ---------
+
+
+def test_open_upload_reads_a_trace_as_data_and_stores_it(tmp_path):
+    db = str(tmp_path / "u.sqlite3")
+    trace = sources.open_sample("subgraph_trap", db=str(tmp_path / "other.sqlite3")).trace
+    opened = sources.open_upload(to_json(trace).encode(), "trap.json", db=db)
+    assert (opened.source, opened.graph, opened.label) == ("upload", None, trace.run_id)
+    assert opened.trace.run_id == trace.run_id
+    assert [r.run_id for r in RunStore(db).list()] == [trace.run_id]
+
+
+@pytest.mark.parametrize("data", [b"{not json", b"[]", json.dumps({"schema": "something else"}).encode(), b"\xff\xfe"],
+                         ids=["not-json", "a-list", "wrong-schema", "binary"])
+def test_open_upload_refuses_a_corrupt_file_with_its_name(tmp_path, data):
+    with pytest.raises(sources.OpenError, match="broken.json"):
+        sources.open_upload(data, "broken.json", db=str(tmp_path / "u.sqlite3"))
+    assert RunStore(str(tmp_path / "u.sqlite3")).list() == []
+
+
+def test_open_upload_refuses_a_huge_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "MAX_UPLOAD_BYTES", 10)
+    with pytest.raises(sources.OpenError, match="big.json is 0 MB"):
+        sources.open_upload(b"x" * 11, "big.json", db=str(tmp_path / "u.sqlite3"))
+
+
+def test_the_trace_file_uploader_is_offered():
+    at = start()
+    at.radio(key="open_kind").set_value("Trace file").run()
+    assert not at.exception
+    assert at.sidebar.caption[0].value == "Opened as data only: nothing in the file is executed."
+
+
+# ---- the gallery and stored-runs pages --------------------------------------------------------------
+
+
+def test_gallery_lists_every_sample_and_opens_one():
+    from sample_graphs.gallery import SAMPLES
+
+    at = goto_page(start(), "gallery")
+    assert at.title[0].value == "Gallery of lessons"
+    assert [b.key for b in at.main.button] == [f"gallery-{name}" for name in SAMPLES]
+    click(at, "gallery-map_reduce_send")
+    run = at.session_state["stepscope_run"]
+    assert (run.source, run.label) == ("sample", "map_reduce_send")
+    assert url(at) == {"sample": "map_reduce_send", "step": "0"}
+    goto_page(at, "")
+    assert at.title[0].value == run.title
+    click(at, "next")
+    assert ran_nodes(at) == ["plan"]
+
+
+def test_stored_runs_page_lists_opens_and_deletes_runs(fresh_store):
+    at = start()
+    at.selectbox(key="sample_choice").select("fan_out_search").run()
+    goto_page(at, "runs")
+    assert at.title[0].value == "Stored runs"
+    assert str(fresh_store) in at.caption[0].value
+    frame = at.dataframe[0].value
+    assert sorted(frame["target"]) == ["fan_out_search", "subgraph_trap"]
+    assert set(frame["status"]) == {"done"}
+    trap_id = next(r.run_id for r in RunStore(str(fresh_store)).list() if r.target == "subgraph_trap")
+    choice = at.selectbox(key="runs_page_choice")
+    assert f"{trap_id[:12]} · subgraph_trap · done" in choice.options
+    choice.select(trap_id).run()  # a browser reruns on the change, so Open's args name the new choice
+    click(at, "runs_open")
+    assert at.session_state["stepscope_run"].trace.run_id == trap_id
+    assert url(at) == {"run": trap_id, "step": "0"}
+    click(at, "runs_delete")
+    assert [r.target for r in RunStore(str(fresh_store)).list()] == ["fan_out_search"]
+    assert len(at.dataframe[0].value) == 1
+
+
+def test_stored_runs_page_when_the_store_is_empty(fresh_store):
+    at = start()
+    RunStore(str(fresh_store)).delete(at.session_state["stepscope_run"].trace.run_id)
+    goto_page(at, "runs")
+    assert at.info[0].value.startswith("No stored runs yet.")
+
+
+# ---- widgets ----------------------------------------------------------------------------------------
+
+
+def test_md_escapes_names_and_sentences_for_markdown():
+    from debugger.views.widgets import md
+
+    assert md("__start__") == r"\_\_start\_\_"
+    assert md("keep_first(['a'], *x*) <b> `c` $1 | #2") == r"keep\_first(\['a'\], \*x\*) \<b\> \`c\` \$1 \| \#2"
+    assert md("lookup order: 1.5") == "lookup order: 1.5"
