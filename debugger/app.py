@@ -10,19 +10,22 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
+from debugger import session
 from debugger.views import gallery, runs, sidebar, step_through
 
 
 def main() -> None:
     st.set_page_config(page_title="StepScope", page_icon="🔎", layout="wide")
     sidebar.open_from_url()
+    step_page = st.Page(step_through.render, title="Step through", icon="⏯️", url_path="step", default=True)
     pages = st.navigation(
         [
-            st.Page(step_through.render, title="Step through", icon="⏯️", url_path="step", default=True),
+            step_page,
             st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
             st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
         ]
     )
+    session.remember(session.STEP_PAGE, step_page)
     sidebar.render()
     pages.run()
 

@@ -403,7 +403,7 @@ class TraceView:
         return self._views[scope]
 
     def breadcrumbs(self, scope: Scope) -> list[str]:
-        names = [self.trace.graph.get("name") or "graph"]
+        names = [self.trace.target or self.trace.graph.get("name") or "graph"]
         run: RunRecord = self.trace
         for step, task_id, index in scope.path:
             task = next(t for s in run.steps if s.step == step for t in s.tasks if t.id == task_id)

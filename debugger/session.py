@@ -17,6 +17,8 @@ from debugger.model import Cursor, Scope, TraceView
 from engine.trace import Trace
 
 RUN = "stepscope_run"
+STEP_PAGE = "stepscope_step_page"
+GO_TO_STEP = "stepscope_go_to_step"
 CURSOR = "stepscope_cursor"
 SETTINGS = "stepscope_settings"
 
@@ -76,8 +78,16 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
         params["call"] = str(at.call)
     if at.scope.path:
         params["scope"] = encode_scope(at.scope)
-    st.query_params.clear()
-    st.query_params.update(params)
+    if dict(st.query_params) != params:  # writing the same URL again would only add history entries
+        st.query_params.clear()
+        st.query_params.update(params)
+
+
+def sync_url() -> None:
+    """Puts the cursor back in the URL (switching pages clears the query string)."""
+    run = loaded_run()
+    if run is not None:
+        _write_url(run, cursor())
 
 
 def url_request() -> dict[str, str]:
@@ -129,3 +139,14 @@ def remember(key: str, value: Any) -> None:
 
 def recall(key: str, default: Any = None) -> Any:
     return st.session_state.get(key, default)
+
+
+def request_step_page() -> None:
+    """From a callback: show the step-through page once this rerun reaches a page (see `follow`)."""
+    st.session_state[GO_TO_STEP] = True
+
+
+def follow_step_page_request() -> None:
+    """Called by a page while rendering: switches to the step-through page if a callback asked to."""
+    if st.session_state.pop(GO_TO_STEP, False) and st.session_state.get(STEP_PAGE) is not None:
+        st.switch_page(st.session_state[STEP_PAGE])

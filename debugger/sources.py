@@ -63,7 +63,9 @@ def _store(trace: Trace, db: str | None) -> None:
         pass  # a read-only or broken database must not stop the debugger from showing the run
 
 
-def open_sample(name: str, *, db: str | None = None, graph_input: Any = None) -> Opened:
+def open_sample(name: str, *, db: str | None = None, graph_input: Any = None, store: bool = True) -> Opened:
+    """Runs a gallery sample. `store=False` for a sample opened by its link (`sample=<name>`): the
+    link reproduces it, so storing it on every visit would only fill the run list with copies."""
     from sample_graphs.gallery import UnknownSampleError, load_sample
 
     try:
@@ -73,7 +75,8 @@ def open_sample(name: str, *, db: str | None = None, graph_input: Any = None) ->
     config = dict(getattr(module, "example_config", None) or {})
     value = module.example_input if graph_input is None else graph_input
     trace = record(module.graph, value, config, name)
-    _store(trace, db)
+    if store:
+        _store(trace, db)
     return Opened(trace, "sample", name, module.graph, getattr(module, "lesson", ""), getattr(module, "title", name),
                   value, config)
 

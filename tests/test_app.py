@@ -114,7 +114,7 @@ def test_opens_the_default_sample_at_its_first_step(fresh_store):
         ["home", "left", "right", "end"]
     sidebar = texts(at.sidebar)
     assert any("`done` · 3 steps" in text for text in sidebar)
-    assert [r.target for r in RunStore(str(fresh_store)).list()] == ["subgraph_trap"], "the run was stored"
+    assert RunStore(str(fresh_store)).list() == [], "a sample opened by its link is not stored: the link reproduces it"
 
 
 def test_next_prev_first_last_move_the_step_and_the_url():
@@ -178,7 +178,7 @@ def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
     assert call.startswith("✅ **#0** from **child** wrote `['parent', 'sub-1']` → `['parent', 'parent', 'sub-1']`")
     assert "(1 of them already there: duplicated)" in call
     [warning] = merge.warning
-    assert warning.value == "Items 1 of the result repeat what was already there: this write carried the old value again."
+    assert warning.value == "Item #1 'parent' of the result repeats what was already there: this write carried the old value again."
 
 
 def test_merge_calls_step_one_reducer_call_at_a_time():
@@ -484,9 +484,10 @@ def test_sidebar_switches_samples_and_reopens_stored_runs():
     at.selectbox(key="sample_choice").select("fan_out_search").run()
     assert url(at) == {"sample": "fan_out_search", "step": "0"}
     assert at.title[0].value.startswith("Fan-out, fan-in")
+    at.selectbox(key="sample_choice").select("subgraph_trap").run()
     at.radio(key="open_kind").set_value("Stored run").run()
     choice = at.selectbox(key="stored_choice")
-    assert len(choice.options) == 2
+    assert len(choice.options) == 2, "samples chosen in the sidebar are stored; the one the link opened is not"
     trap_id = next(r.run_id for r in RunStore().list() if r.target == "subgraph_trap")
     choice.select(trap_id)  # by value: select_index would pick the formatted label
     click(at, "open_stored")
@@ -552,9 +553,9 @@ def test_gallery_lists_every_sample_and_opens_one():
     click(at, "gallery-map_reduce_send")
     run = at.session_state["stepscope_run"]
     assert (run.source, run.label) == ("sample", "map_reduce_send")
+    assert at.title[0].value == run.title, "Open goes to the step-through page"
     assert url(at) == {"sample": "map_reduce_send", "step": "0"}
-    goto_page(at, "")
-    assert at.title[0].value == run.title
+    goto_page(at, "")  # AppTest keeps its own page for the next rerun; a browser follows the URL
     click(at, "next")
     assert ran_nodes(at) == ["plan"]
 
@@ -562,6 +563,7 @@ def test_gallery_lists_every_sample_and_opens_one():
 def test_stored_runs_page_lists_opens_and_deletes_runs(fresh_store):
     at = start()
     at.selectbox(key="sample_choice").select("fan_out_search").run()
+    at.selectbox(key="sample_choice").select("subgraph_trap").run()
     goto_page(at, "runs")
     assert at.title[0].value == "Stored runs"
     assert str(fresh_store) in at.caption[0].value
@@ -575,6 +577,8 @@ def test_stored_runs_page_lists_opens_and_deletes_runs(fresh_store):
     click(at, "runs_open")
     assert at.session_state["stepscope_run"].trace.run_id == trap_id
     assert url(at) == {"run": trap_id, "step": "0"}
+    goto_page(at, "runs")
+    at.selectbox(key="runs_page_choice").select(trap_id).run()
     click(at, "runs_delete")
     assert [r.target for r in RunStore(str(fresh_store)).list()] == ["fan_out_search"]
     assert len(at.dataframe[0].value) == 1
@@ -582,7 +586,7 @@ def test_stored_runs_page_lists_opens_and_deletes_runs(fresh_store):
 
 def test_stored_runs_page_when_the_store_is_empty(fresh_store):
     at = start()
-    RunStore(str(fresh_store)).delete(at.session_state["stepscope_run"].trace.run_id)
+    assert RunStore(str(fresh_store)).list() == []  # the sample the link opened is not stored
     goto_page(at, "runs")
     assert at.info[0].value.startswith("No stored runs yet.")
 

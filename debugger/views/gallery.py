@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import sources
+from debugger import session, sources
 from debugger.views.sidebar import _open
 
 
 def _open_sample(name: str) -> None:
     _open(lambda: sources.open_sample(name))
+    if session.recall("open_error") is None:
+        session.request_step_page()
 
 
 def render() -> None:
     from sample_graphs.gallery import list_samples
 
+    session.follow_step_page_request()
     st.title("Gallery of lessons")
     st.caption("Each sample is a small graph that shows one thing about reducers and supersteps. "
                "Open one to step through it.")

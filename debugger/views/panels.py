@@ -137,8 +137,10 @@ def merge_panel(view: RunView, at: Cursor) -> None:
             if revealed:
                 st.markdown(f"{line} → `{widgets.inline(item.after, 140)}`  \n{widgets.md(item.sentence)}")
                 if item.duplicated:
-                    st.warning(f"Items {', '.join(map(str, item.duplicated))} of the result repeat what was already "
-                               f"there: this write carried the old value again.", icon="⚠️")
+                    repeated = ", ".join(f"#{i} {widgets.inline(item.after[i], 40)}" for i in item.duplicated)
+                    st.warning(f"Item{'s' if len(item.duplicated) > 1 else ''} {repeated} of the result "
+                               f"{'repeat' if len(item.duplicated) > 1 else 'repeats'} what was already there: "
+                               "this write carried the old value again.", icon="⚠️")
             else:
                 st.markdown(line + " → *(not applied yet)*")
                 if upcoming and learn:
@@ -277,7 +279,7 @@ def errors_panel(view: RunView, at: Cursor) -> None:
     for title, snippet in report.fixes:
         st.markdown(f"**Fix:** {widgets.md(title)}")
         st.code(snippet, language="python")
-    st.code(report.message, language="text")
+    st.code(report.message, language="text", wrap_lines=True)
     if report.traceback:
         with st.expander("Traceback"):
             st.code(report.traceback, language="text")

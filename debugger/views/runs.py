@@ -12,6 +12,8 @@ from debugger.views.sidebar import _open
 
 def _open_run(run_id: str) -> None:
     _open(lambda: sources.open_stored(run_id))
+    if session.recall("open_error") is None:
+        session.request_step_page()
 
 
 def _delete(run_id: str) -> None:
@@ -22,6 +24,7 @@ def _delete(run_id: str) -> None:
 
 
 def render() -> None:
+    session.follow_step_page_request()
     st.title("Stored runs")
     try:
         store = RunStore()

@@ -38,10 +38,10 @@ def open_from_url() -> None:
         if request.get("run"):
             opened = sources.open_stored(request["run"])
         else:
-            opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE)
+            opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE, store=False)
     except sources.OpenError as exc:
         error = (str(exc), exc.file, exc.line)
-        opened = sources.open_sample(DEFAULT_SAMPLE)
+        opened = sources.open_sample(DEFAULT_SAMPLE, store=False)
         step = call = scope = None
     _adopt(opened, step=step, call=call, scope=scope)
     if error:  # after _adopt, which clears the error of the previous open

@@ -63,6 +63,7 @@ def render() -> None:
     if run is None:
         st.info("Open a run from the sidebar.")
         return
+    session.sync_url()
     at = session.cursor()
     view = run.view.view(at.scope)
     step = at.step
@@ -82,7 +83,7 @@ def render() -> None:
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
-        widgets.graph_chart(view.dot(step))
+        widgets.graph_chart(view.dot(step), large=len(view.drawing.nodes) > 12)
         st.caption(LEGEND)
     with side_col:
         _step_summary(view, step)

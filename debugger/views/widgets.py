@@ -21,12 +21,13 @@ def md(text: Any) -> str:
     return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
-def graph_chart(dot: str, *, height: int | None = None) -> None:
+def graph_chart(dot: str, *, large: bool = False) -> None:
     """Renders DOT in one of two alternating slots: a fresh chart each time, so the browser never
-    diffs the old SVG against the new one (that diff costs seconds on large graphs)."""
+    diffs the old SVG against the new one (that diff costs seconds on large graphs). A small graph
+    keeps its natural size, so the panels below stay in view; a large one fills the column."""
     slots = [st.empty(), st.empty()]
     slot = slots[session.bump("graph_renders") % 2]
-    slot.graphviz_chart(dot, width="stretch")
+    slot.graphviz_chart(dot, width="stretch" if large else "content")
 
 
 def value(encoded: Any, *, key: str) -> None:

@@ -50,11 +50,17 @@ def _healthy(url: str) -> bool:
 
 
 @pytest.fixture(scope="session")
-def streamlit_url(tmp_path_factory) -> str:
+def e2e_db(tmp_path_factory) -> Path:
+    """The run database the app under test uses (tests may store runs in it directly)."""
+    return tmp_path_factory.mktemp("e2e-db") / "runs.sqlite3"
+
+
+@pytest.fixture(scope="session")
+def streamlit_url(tmp_path_factory, e2e_db) -> str:
     folder = tmp_path_factory.mktemp("e2e-server")
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "STEPSCOPE_DB": str(folder / "runs.sqlite3")}
+    env = {**os.environ, "STEPSCOPE_DB": str(e2e_db)}
     log = open(folder / "server.log", "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "debugger/app.py", "--server.headless", "true",

@@ -52,7 +52,7 @@ def test_step_through_subgraph_trap_with_buttons_and_keys(app, shot):
         "stroke-width", "3")
 
     merge = page.get_by_role("tabpanel", name="Merge")
-    warning = merge.get_by_text("Items 1 of the result repeat what was already there")
+    warning = merge.get_by_text("Item #1 'parent' of the result repeats what was already there")
     expect(warning).to_be_visible()
     expect(merge.get_by_text("operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there")).to_be_visible()
     expect(page.get_by_text("now holds items twice")).to_be_visible()
@@ -114,17 +114,17 @@ def test_gallery_opens_a_sample(app, shot):
     expect(page.get_by_role("heading", name="Gallery of lessons")).to_be_visible()
     shot("06-gallery")
     page.locator(".st-key-gallery-map_reduce_send button").click()
+    expect(page.get_by_role("heading", name="Map-reduce with Send")).to_be_visible()  # Open goes to the step page
     expect(page).to_have_url(re.compile(r"sample=map_reduce_send"))
     app.idle()
-    expect(page.locator('[data-testid="stSidebar"]').get_by_text("Map-reduce with Send")).to_be_visible()
-    page.get_by_role("link", name="Step through").click()
-    expect(page.get_by_role("heading", name="Map-reduce with Send")).to_be_visible()
     app.graph.first.wait_for()
     expect(app.node("write_joke")).to_have_count(1)
 
 
-def test_stored_runs_page_lists_the_runs(app, shot):
-    app.open("/?sample=fan_out_search")
+def test_stored_runs_page_lists_the_runs(app, shot, e2e_db):
+    from debugger import sources
+
+    sources.open_sample("fan_out_search", db=str(e2e_db))  # as `stepscope run` or the sidebar would store it
     page = app.open("/runs", graph=False).page
     expect(page.get_by_role("heading", name="Stored runs")).to_be_visible()
     cells = page.locator('[data-testid="stDataFrame"] [role="gridcell"]')
