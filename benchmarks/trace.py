@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo first: 
 
 import engine  # noqa: E402
 from engine.codec import encode  # noqa: E402
-from engine.trace import Recorder, to_json  # noqa: E402
+from engine.trace import Recorder  # noqa: E402
+from engine.tracefile import to_json  # noqa: E402
 
 
 def deep_size(root: Any) -> int:
@@ -50,25 +51,13 @@ def deep_size(root: Any) -> int:
     return total
 
 
-def message_loop(steps: int) -> tuple[Any, dict]:
-    def speak(state: dict) -> dict:
-        return {"messages": [engine.AIMessage(content=f"turn {len(state['messages'])}")]}
-
-    def again(state: dict) -> str:
-        return "speak" if len(state["messages"]) < steps else engine.END
-
-    g = engine.StateGraph(engine.MessagesState)
-    g.add_node("speak", speak)
-    g.add_edge(engine.START, "speak")
-    g.add_conditional_edges("speak", again, ["speak", engine.END])
-    return g.compile(), {"recursion_limit": steps + 10}
-
-
 def size_report(steps: int) -> None:
-    graph, config = message_loop(steps)
+    from workloads import build_messages
+
+    graph, graph_input, config = build_messages(engine, steps)
     recorder = Recorder()
     start = time.perf_counter()
-    final = graph.invoke({"messages": [("human", "hi")]}, config, hooks=recorder)
+    final = graph.invoke(graph_input, config, hooks=recorder)
     elapsed = time.perf_counter() - start
     trace = recorder.trace
     state_memory = deep_size(final)

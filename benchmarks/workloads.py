@@ -73,18 +73,20 @@ def build_fan(lib: Any) -> tuple[Any, dict, dict]:
     return g.compile(), {"results": []}, {}
 
 
-def build_messages(lib: Any) -> tuple[Any, dict, dict]:
+def build_messages(lib: Any, steps: int = MESSAGE_STEPS) -> tuple[Any, dict, dict]:
+    """A loop that appends one AI message per step until the list holds `steps` messages."""
+
     def speak(state: dict) -> dict:
         return {"messages": [lib.AIMessage(content=f"turn {len(state['messages'])}")]}
 
     def again(state: dict) -> str:
-        return "speak" if len(state["messages"]) < MESSAGE_STEPS else lib.END
+        return "speak" if len(state["messages"]) < steps else lib.END
 
     g = lib.StateGraph(lib.MessagesState)
     g.add_node("speak", speak)
     g.add_edge(lib.START, "speak")
     g.add_conditional_edges("speak", again, ["speak", lib.END])
-    return g.compile(), {"messages": [lib.HumanMessage(content="hi")]}, {"recursion_limit": MESSAGE_STEPS + 10}
+    return g.compile(), {"messages": [lib.HumanMessage(content="hi")]}, {"recursion_limit": steps + 10}
 
 
 def langgraph_namespace() -> Any:

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from engine.codec import encode
-from engine.trace import Recorder, Trace, TraceFileError, from_json, to_json
+from engine.trace import Recorder, Trace
+from engine.tracefile import TraceFileError, from_json, to_json
 from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
 from debugger.present import explain_call, short

@@ -8,13 +8,13 @@ Callbacks change the cursor; views only read it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import streamlit as st
 
 from debugger.model import Cursor, Scope, TraceView
-from engine.trace import Trace
+from debugger.sources import Opened
 
 RUN = "stepscope_run"
 STEP_PAGE = "stepscope_step_page"
@@ -24,21 +24,19 @@ SETTINGS = "stepscope_settings"
 
 
 @dataclass
-class LoadedRun:
-    """A run the app can show: always a Trace; the graph too when it came from code we imported."""
+class LoadedRun(Opened):
+    """An opened run (`sources.Opened`: its Trace, and the live graph when it came from code) plus
+    the view-model the pages read."""
 
-    trace: Trace
-    view: TraceView
-    source: str
-    """`sample`, `file`, `stored` or `upload`."""
-    label: str
-    """What to call it: the sample name, the file target, the run id."""
-    graph: Any = None
-    """The compiled graph (live reducers for what-if and forks); None for stored and uploaded traces."""
-    lesson: str = ""
-    title: str = ""
-    graph_input: Any = None
-    config: dict[str, Any] | None = None
+    view: TraceView | None = None
+
+    def __post_init__(self) -> None:
+        if self.view is None:
+            self.view = TraceView(self.trace)
+
+    @classmethod
+    def of(cls, opened: Opened) -> "LoadedRun":
+        return cls(**{f.name: getattr(opened, f.name) for f in fields(opened)})
 
 
 def loaded_run() -> LoadedRun | None:

@@ -13,7 +13,8 @@ from typing import Any
 
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
-from engine.trace import Recorder, Trace, TraceFileError, from_json
+from engine.trace import Recorder, Trace
+from engine.tracefile import TraceFileError, from_json
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from engine.trace import Trace, TraceFileError, from_json, to_json
+from engine.trace import Trace
+from engine.tracefile import TraceFileError, from_json, to_json
 
 ENV_VAR = "STEPSCOPE_DB"
 

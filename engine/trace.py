@@ -10,7 +10,7 @@ value, writes, routes, duration, error, and the nested runs of subgraphs it star
 call of its barrier in application order, the channel versions that changed, and the state changes
 not explained by reducer calls (channels that clear themselves).
 
-Values are recorded with `engine.codec`: deep JSON-able snapshots, so history cannot change when a
+Files are `engine.tracefile`'s job. Values are recorded with `engine.codec`: deep JSON-able snapshots, so history cannot change when a
 node later mutates a list in place. Whatever only grows is stored as a delta: a reducer call stores
 its `before` against the channel's last recorded value (normally `{"same": true}`; anything else means
 the value changed outside the reducers, e.g. a node mutated its input in place) and its `after`
@@ -21,11 +21,10 @@ rebuilds full values from these deltas.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
-from dataclasses import MISSING as MISSING_FIELD, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
@@ -376,143 +375,3 @@ def _plain_config(config: Any) -> Any:
     if not isinstance(config, dict):
         return config
     return {k: v for k, v in config.items() if k not in ("callbacks", "checkpointer")}
-
-
-# ---- files ---------------------------------------------------------------------------------------
-
-
-class TraceFileError(ValueError):
-    """A file that is not a readable trace; the message names the file and what is wrong."""
-
-
-def to_dict(trace: Trace) -> dict[str, Any]:
-    """The file form: fields holding their default are left out, and a reducer call's write (and the
-    items an append added) point at the writer task's write instead of repeating it."""
-    data = _record_to_dict(trace)
-    # identity first, so a file opened in an editor says what it is at the top
-    return {"schema_version": data.pop("schema_version", SCHEMA_VERSION), "run_id": data.pop("run_id", ""), **data}
-
-
-_DEFAULTS: dict[type, dict[str, Any]] = {}
-
-
-def _defaults(cls: type) -> dict[str, Any]:
-    if cls not in _DEFAULTS:
-        found = {}
-        for f in fields(cls):
-            if f.default is not MISSING_FIELD:
-                found[f.name] = f.default
-            elif f.default_factory is not MISSING_FIELD:
-                found[f.name] = f.default_factory()
-        _DEFAULTS[cls] = found
-    return _DEFAULTS[cls]
-
-
-def _record_to_dict(record: Any) -> Any:
-    if isinstance(record, StepRecord):
-        return _step_to_dict(record)
-    if is_dataclass(record) and not isinstance(record, type):
-        defaults = _defaults(type(record))
-        out = {}
-        for f in fields(record):
-            value = getattr(record, f.name)
-            if f.name in defaults and value == defaults[f.name] and f.name != "schema_version":
-                continue
-            out[f.name] = _record_to_dict(value)
-        return out
-    if isinstance(record, list):
-        return [_record_to_dict(item) for item in record]
-    return record
-
-
-def _step_to_dict(step: StepRecord) -> dict[str, Any]:
-    plain = {f.name: getattr(step, f.name) for f in fields(step)}
-    plain["tasks"] = [_record_to_dict(t) for t in step.tasks]
-    writes_by_task = {t.id: t.writes for t in step.tasks}
-    calls = []
-    for call in step.reducer_calls:
-        data = _record_to_dict(call)
-        writes = writes_by_task.get(call.writer, ())
-        ref = next((i for i, (channel, value) in enumerate(writes) if channel == call.channel and value is call.write), None)
-        if ref is not None:
-            data["write"] = {"$write": ref}
-            added = call.after.get("extend")
-            if isinstance(added, list) and isinstance(call.write, list) and len(added) == len(call.write) \
-                    and all(a is b for a, b in zip(added, call.write)):
-                data["after"] = {"extend": {"$write": ref}}
-        calls.append(data)
-    plain["reducer_calls"] = calls
-    defaults = _defaults(StepRecord)
-    return {k: v for k, v in plain.items() if k == "step" or v != defaults.get(k, object())}
-
-
-def to_json(trace: Trace, *, indent: int | None = None) -> str:
-    return json.dumps(to_dict(trace), ensure_ascii=False, indent=indent, allow_nan=False)
-
-
-def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
-    """Parses a trace file as data only; raises `TraceFileError` naming `source` and the problem."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        kind = "is truncated" if exc.pos >= len(text) - 1 else "is not valid JSON"
-        raise TraceFileError(f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
-                             "Re-export the run, or open a complete .json trace file.") from None
-    except UnicodeDecodeError as exc:
-        raise TraceFileError(f"{source} is not text ({exc.reason}); a trace file is UTF-8 JSON.") from None
-    return from_dict(data, source=source)
-
-
-def from_dict(data: Any, *, source: str = "<trace>") -> Trace:
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise TraceFileError(f"{source} is not a StepScope trace: it has no schema_version. "
-                             "Export one with `stepscope run TARGET --out FILE`.")
-    version = data["schema_version"]
-    if not isinstance(version, int):
-        raise TraceFileError(f"{source}: schema_version is {version!r}, not a number.")
-    if version > SCHEMA_VERSION:
-        raise TraceFileError(f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
-                             f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it.")
-    try:
-        return _build(Trace, data, "trace")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
-
-
-def _build(cls: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise TypeError(f"{where} should be an object, found {type(data).__name__}")
-    names = {f.name for f in fields(cls)}
-    unknown = set(data) - names
-    if unknown:
-        raise KeyError(f"{where} has unknown fields {sorted(unknown)}")
-    kwargs = dict(data)
-    nested = {"steps": (StepRecord, "step"), "tasks": (TaskRecord, "task"),
-              "reducer_calls": (ReducerCallRecord, "reducer call"), "subgraphs": (RunRecord, "subgraph run")}
-    for name, (item_cls, label) in nested.items():
-        if name in kwargs and name in names:
-            items = kwargs[name]
-            if not isinstance(items, list):
-                raise TypeError(f"{where}.{name} should be a list")
-            kwargs[name] = [_build(item_cls, item, f"{where}.{name}[{i}] ({label})") for i, item in enumerate(items)]
-    try:
-        built = cls(**kwargs)
-    except TypeError as exc:
-        raise TypeError(f"{where}: {exc}") from None
-    if cls is StepRecord:
-        _resolve_write_refs(built, where)
-    return built
-
-
-def _resolve_write_refs(step: StepRecord, where: str) -> None:
-    """Puts back the writes that the file form points at (see `to_dict`)."""
-    writes_by_task = {t.id: t.writes for t in step.tasks}
-    for call in step.reducer_calls:
-        if isinstance(call.write, dict) and "$write" in call.write:
-            index = call.write["$write"]
-            writes = writes_by_task.get(call.writer)
-            if writes is None or not isinstance(index, int) or not 0 <= index < len(writes):
-                raise ValueError(f"{where}: reducer call #{call.index} points at a write that is not there")
-            call.write = writes[index][1]
-            if isinstance(call.after.get("extend"), dict):
-                call.after = {"extend": list(call.write)}

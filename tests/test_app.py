@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from debugger import sources
 from debugger.store import RunStore
-from engine.trace import to_json
+from engine.tracefile import to_json
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "debugger" / "app.py")

@@ -18,7 +18,8 @@ from debugger.diagnostics import KINDS, Finding, diagnose, diagnose_graph, diagn
 from debugger.diagnostics.report import render, to_data
 from debugger.diagnostics.topology import Topology
 from engine import END, START, AIMessage, Command, MessagesState, Overwrite, Send, StateGraph
-from engine.trace import Recorder, from_json, to_json
+from engine.trace import Recorder
+from engine.tracefile import from_json, to_json
 from sample_graphs.gallery import SAMPLES, load_sample
 
 ROOT = Path(__file__).resolve().parents[1]

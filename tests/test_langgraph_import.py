@@ -60,7 +60,8 @@ from differential.backends import get_backend  # noqa: E402
 from differential.cases import CASES  # noqa: E402
 from differential.harness import Normaliser, _with_timeout, describe_error, sort_key  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
-from engine.trace import Recorder, Trace, to_dict  # noqa: E402
+from engine.trace import Recorder, Trace  # noqa: E402
+from engine.tracefile import to_dict  # noqa: E402
 from sample_graphs.gallery import SAMPLES, load_sample  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

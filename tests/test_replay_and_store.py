@@ -15,7 +15,8 @@ from debugger.present import explain_call
 from debugger.replay import Replay, order_sensitivity, refold
 from debugger.store import RunStore, StoreError
 from engine import START, StateGraph
-from engine.trace import Recorder, from_json, to_json
+from engine.trace import Recorder
+from engine.tracefile import from_json, to_json
 
 ROOT = Path(__file__).resolve().parents[1]
 

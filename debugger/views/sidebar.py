@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger import session, sources
-from debugger.model import TraceView
 from debugger.session import LoadedRun
 from debugger.views import widgets
 
@@ -13,9 +12,7 @@ DEFAULT_SAMPLE = "subgraph_trap"
 
 
 def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None = None, scope=None) -> None:
-    run = LoadedRun(opened.trace, TraceView(opened.trace), opened.source, opened.label, opened.graph,
-                    opened.lesson, opened.title, opened.graph_input, opened.config)
-    session.set_run(run, step=step, call=call, scope=scope)
+    session.set_run(LoadedRun.of(opened), step=step, call=call, scope=scope)
     session.remember("open_error", None)
     session.remember("step_slider", session.cursor().step)
 

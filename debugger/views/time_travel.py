@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import session, sources, timetravel
-from debugger.model import Cursor, TraceView
+from debugger.model import Cursor
 from debugger.session import LoadedRun
 from debugger.views import widgets
 from engine.codec import decode
@@ -52,7 +52,7 @@ def _open_branch(run: LoadedRun) -> None:
     branch, _ = session.recall(FORK, (None, None))
     if branch is None:
         return
-    opened = LoadedRun(branch.trace, TraceView(branch.trace), "fork", branch.trace.target, run.graph, run.lesson,
+    opened = LoadedRun(branch.trace, "fork", branch.trace.target, run.graph, run.lesson,
                        f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}",
                        None, run.config)
     sources.keep(branch.trace)  # so the URL's run=<id> reopens the branch
