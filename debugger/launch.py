@@ -16,6 +16,7 @@ def streamlit_command(*, host: str, port: int) -> list[str]:
         sys.executable, "-m", "streamlit", "run", str(APP),
         "--server.address", host, "--server.port", str(port), "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--server.runOnSave", "false",
+        "--client.toolbarMode", "viewer",  # a local debugger has nothing to deploy
     ]
 
 
