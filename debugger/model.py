@@ -171,8 +171,31 @@ class RunView:
     def _ends_here(self, name: str) -> bool:
         return any(e.source == name and e.target == END for e in self.drawing.edges)
 
+    @cached_property
+    def xray(self) -> DrawableGraph:
+        """The drawing with each subgraph shown as a cluster of its own nodes (ids `child:inner`)."""
+        saved = self.run.graph.get("drawing")
+        return DrawableGraph.from_dict(saved) if saved else self.drawing
+
+    def _drawn_ids(self, name: str) -> set[str]:
+        """The drawn nodes that stand for `name`: itself, or the members of its subgraph cluster."""
+        if name in self.xray.nodes:
+            return {name}
+        return {node for node in self.xray.nodes if node.startswith(f"{name}:")}
+
     def dot(self, step: int) -> str:
-        return to_dot(self.drawing, highlight=self.highlight(step))
+        """DOT for the step, subgraphs drawn as clusters: a subgraph node that ran marks its cluster."""
+        flat = self.highlight(step)
+        if self.xray is self.drawing or set(self.xray.nodes) == set(self.drawing.nodes):
+            return to_dot(self.drawing, highlight=flat)
+
+        def ids(names: set[str]) -> set[str]:
+            return {drawn for name in names for drawn in self._drawn_ids(name)}
+
+        edges = {(e.source, e.target) for e in self.xray.edges
+                 for a, b in flat.edges_taken if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)}
+        return to_dot(self.xray, highlight=Highlight(ran=ids(flat.ran), next=ids(flat.next), visited=ids(flat.visited),
+                                                     failed=ids(flat.failed), edges_taken=edges))
 
     def triggers(self, step: int) -> list[Trigger]:
         """Why each task of `step` runs: its fired channels and the tasks of the step before that wrote them."""

@@ -68,7 +68,7 @@ def node_state(at: AppTest, node: str) -> str:
 
 
 def ran_nodes(at: AppTest) -> list[str]:
-    return re.findall(r'id="node_(\w+)", class="stepscope-node ran"', dot(at))
+    return re.findall(r'id="node_([\w-]+)", class="stepscope-node ran"', dot(at))
 
 
 def tab(at: AppTest, name: str):
@@ -122,7 +122,7 @@ def test_next_prev_first_last_move_the_step_and_the_url():
     click(at, "next")
     assert url(at)["step"] == "1" and ran_nodes(at) == ["p1"]
     click(at, "next")
-    assert url(at)["step"] == "2" and ran_nodes(at) == ["child"]
+    assert url(at)["step"] == "2" and ran_nodes(at) == ["child-3a-s1"]
     assert at.button(key="next").disabled and at.button(key="last").disabled
     click(at, "prev")
     assert url(at)["step"] == "1"
@@ -137,20 +137,22 @@ def test_the_slider_moves_the_step():
     at = start()
     at.select_slider(key="step_slider").set_value(2).run()
     assert url(at)["step"] == "2"
-    assert ran_nodes(at) == ["child"]
+    assert ran_nodes(at) == ["child-3a-s1"]
 
 
 def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
     at = start(sample="subgraph_trap", step="2")
     spec = dot(at)
-    child = next(line for line in spec.splitlines() if 'id="node_child"' in line)
+    # the subgraph node is drawn as a cluster of its own nodes: its inner node `s1` is marked
+    child = next(line for line in spec.splitlines() if 'id="node_child-3a-s1"' in line)
     assert 'class="stepscope-node ran"' in child
     assert '<td fixedsize="true" width="18" height="18">▶</td>' in child
     assert 'fillcolor="#ffd45e"' in child and 'penwidth="3"' in child
     assert node_state(at, "p1") == "visited" and "✓" in next(l for l in spec.splitlines() if 'id="node_p1"' in l)
     assert node_state(at, "__start__") == "visited"
     assert node_state(at, "__end__") == "next"
-    assert re.search(r'"p1" -> "child" \[id="edge_p1-to-child", class="stepscope-edge taken"', spec)
+    assert re.search(r'"p1" -> "child:s1" \[id="edge_p1-to-child-3a-s1", class="stepscope-edge taken"', spec)
+    assert 'subgraph "cluster_child"' in spec
     assert re.search(r'"__start__" -> "p1" \[id="edge___start__-to-p1", class="stepscope-edge idle"', spec)
 
 
@@ -346,7 +348,7 @@ def test_step_into_the_subgraph_and_back_out():
     assert "Before: `['parent']`" in texts(tab(at, "Merge")), "the subgraph starts from the parent's state"
     click(at, "leave_scope")
     assert url(at) == {"sample": "subgraph_trap", "step": "2"}
-    assert ran_nodes(at) == ["child"]
+    assert ran_nodes(at) == ["child-3a-s1"]
     assert at.select_slider(key="step_slider").value == 2
     assert not [b for b in at.button if b.key == "leave_scope"]
 

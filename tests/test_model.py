@@ -84,11 +84,12 @@ def test_highlight_marks_both_writers_of_a_refused_step_failed(traces):
 
 def test_dot_marks_the_ran_node_with_its_marker_and_id(trap):
     dot = trap.dot(2)
-    child = next(line for line in dot.splitlines() if 'id="node_child"' in line)
+    child = next(line for line in dot.splitlines() if 'id="node_child-3a-s1"' in line)  # inside cluster_child
     assert 'class="stepscope-node ran"' in child and "▶" in child and "#ffd45e" in child
     p1 = next(line for line in dot.splitlines() if 'id="node_p1"' in line)
     assert 'class="stepscope-node visited"' in p1 and "✓" in p1
-    assert 'class="stepscope-edge taken"' in next(line for line in dot.splitlines() if '"p1" -> "child"' in line)
+    assert 'class="stepscope-edge taken"' in next(line for line in dot.splitlines() if '"p1" -> "child:s1"' in line)
+    assert 'subgraph "cluster_child"' in dot
 
 
 # ---- timeline --------------------------------------------------------------------------------------

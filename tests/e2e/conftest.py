@@ -65,7 +65,7 @@ def streamlit_url(tmp_path_factory, e2e_db) -> str:
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "debugger/app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
+         "--server.fileWatcherType", "none", "--server.runOnSave", "false", "--client.toolbarMode", "viewer"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
     )
     try:

@@ -43,12 +43,12 @@ def test_step_through_subgraph_trap_with_buttons_and_keys(app, shot):
 
     app.press("ArrowRight")
     app.expect_step(2)
-    expect_ran(app, "child")
-    assert ran_nodes(app) == ["node_child"], "exactly one node is highlighted as ran"
+    expect_ran(app, "child-3a-s1")
+    assert ran_nodes(app) == ["node_child-3a-s1"], "exactly one node (the subgraph's, in its cluster) is highlighted"
     p1 = app.node("p1")
     expect(p1).to_have_class(re.compile(r"\bvisited\b"))
     expect(p1.locator("path").first).not_to_have_attribute("fill", RAN_FILL)
-    expect(app.graph.locator("g#edge_p1-to-child path").first).to_have_attribute(
+    expect(app.graph.locator("g#edge_p1-to-child-3a-s1 path").first).to_have_attribute(
         "stroke-width", "3")
 
     merge = page.get_by_role("tabpanel", name="Merge")
@@ -65,7 +65,7 @@ def test_step_through_subgraph_trap_with_buttons_and_keys(app, shot):
     expect_ran(app, "__start__")
     app.press("End")
     app.expect_step(2)
-    expect_ran(app, "child")
+    expect_ran(app, "child-3a-s1")
     app.press("ArrowLeft")
     app.expect_step(1)
     expect_ran(app, "p1")
@@ -88,7 +88,7 @@ def test_step_into_the_subgraph_and_back_out(app, shot):
     page.get_by_role("button", name=re.compile("Back out")).click()
     app.expect_step(2)
     expect(page).not_to_have_url(re.compile("scope="))
-    expect_ran(app, "child")
+    expect_ran(app, "child-3a-s1")
     expect(page.get_by_text("Inside a subgraph:")).to_have_count(0)
 
 
