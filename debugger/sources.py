@@ -8,13 +8,16 @@ An uploaded or stored trace is parsed as data only; nothing in it is executed.
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
 from engine.trace import Recorder, Trace
-from engine.tracefile import TraceFileError, from_json
+from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -40,16 +43,64 @@ class Opened:
     config: dict[str, Any] = field(default_factory=dict)
 
 
-def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str) -> Trace:
-    """Runs `graph` under a Recorder. A failing run is still a complete trace (status `error`)."""
-    recorder = Recorder(target=target)
+RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
+DEFAULT_RUN_TIMEOUT = 60.0
+
+
+def run_timeout() -> float:
+    """Seconds the app waits for a run: `$STEPSCOPE_RUN_TIMEOUT`, else 60."""
     try:
-        graph.invoke(graph_input, dict(config or {}), hooks=recorder)
-    except Exception:  # recorded in the trace (status, error, failed step): the debugger shows it
-        pass
+        return float(os.environ.get(RUN_TIMEOUT_ENV, DEFAULT_RUN_TIMEOUT))
+    except ValueError:
+        return DEFAULT_RUN_TIMEOUT
+
+
+def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str,
+           timeout: float | None = None) -> Trace:
+    """Runs `graph` under a Recorder. A failing run is still a complete trace (status `error`).
+
+    The run happens on a worker thread. If it has not finished after `timeout` seconds (a node
+    waiting forever, say), what was recorded so far is returned, frozen, with an error saying so;
+    the worker cannot be stopped from outside and finishes or waits on its own.
+    """
+    recorder = Recorder(target=target)
+
+    def run() -> None:
+        try:
+            graph.invoke(graph_input, dict(config or {}), hooks=recorder)
+        except Exception:  # recorded in the trace (status, error, failed step): the debugger shows it
+            pass
+
+    worker = threading.Thread(target=run, name=f"stepscope-run-{target}", daemon=True)
+    worker.start()
+    limit = run_timeout() if timeout is None else timeout
+    worker.join(limit)
     if recorder.trace is None:
-        raise OpenError(f"{target} did not start: the engine recorded nothing.")
-    return recorder.trace
+        raise OpenError(f"{target} did not start within {limit:.0f} s: the engine recorded nothing.")
+    if not worker.is_alive():
+        return recorder.trace
+    with recorder.lock:  # a frozen copy: the run may still be adding to the live one
+        frozen = _frozen_copy(recorder.trace)
+    steps = [s.step for s in frozen.steps if s.step >= 0]
+    running = [t.name for t in (frozen.steps[-1].tasks if frozen.steps else [])]
+    frozen.status = "error"
+    frozen.error = {
+        "$type": "error", "class": "RunTimeout", "module": "stepscope", "notes": [], "traceback": "",
+        "message": f"The run did not finish within {limit:.0f} s; showing the {len(steps)} supersteps recorded so far. "
+                   f"Still running: {', '.join(running) or 'nothing planned yet'}. A node may be waiting forever "
+                   f"(a network call without a timeout, an endless loop inside the node). Set {RUN_TIMEOUT_ENV} "
+                   "to wait longer.",
+    }
+    return frozen
+
+
+def _frozen_copy(trace: Trace) -> Trace:
+    for _ in range(5):  # the worker may change a list while we read it: try again
+        try:
+            return from_dict(to_dict(trace))
+        except RuntimeError:
+            time.sleep(0.01)
+    return from_dict(to_dict(trace))
 
 
 def keep(trace: Trace, db: str | None = None) -> None:

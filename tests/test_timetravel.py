@@ -95,3 +95,28 @@ def test_bad_requests_name_the_fix():
         fork(graph, example_input, {}, original, 9, "p1", "log", [])
     with pytest.raises(TimeTravelError, match="Only an interrupted run"):
         resume(graph, example_input, {}, original, "x")
+
+
+def test_a_run_that_never_ends_is_shown_as_far_as_it_got():
+    import threading
+
+    from debugger.sources import record
+
+    release = threading.Event()
+
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+
+    g = StateGraph(S)
+    g.add_node("quick", lambda s: {"log": ["quick"]})
+    g.add_node("stuck", lambda s: (release.wait(30), {"log": ["late"]})[1])
+    g.add_edge(START, "quick")
+    g.add_edge("quick", "stuck")
+    try:
+        trace = record(g.compile(), {"log": []}, {}, "stuck-graph", timeout=0.5)
+    finally:
+        release.set()
+    assert trace.status == "error" and trace.error["class"] == "RunTimeout"
+    assert "did not finish within 0 s" in trace.error["message"] or "within 1 s" in trace.error["message"]
+    assert "Still running: stuck" in trace.error["message"]
+    assert Replay(trace).state_after(1) == {"log": ["quick"]}
