@@ -113,7 +113,7 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
     recorder = Recorder(target=f"{original.target or original.graph.get('name', 'run')} (resumed)")
     try:
         copy.invoke(Command(resume=answer), thread, hooks=recorder)
-    except Exception:
+    except Exception:  # the resumed run may fail: its trace says how
         pass
     last = max((s.step for s in replayed.steps), default=-1)
     result = Fork(recorder.trace, last + 1, "(resume)", None, answer, True)

@@ -360,7 +360,7 @@ def _path_map(path: Callable[..., Any], path_map: Any) -> dict[Hashable, str] | 
         return {name: name for name in path_map}
     try:
         returns = get_type_hints(getattr(path, "__call__", path) if not inspect.isfunction(path) else path).get("return")
-    except Exception:
+    except Exception:  # unresolvable annotations only mean "no declared targets", as in LangGraph
         return None
     if returns is not None and get_origin(returns) is Literal:
         return {name: name for name in get_args(returns)}
@@ -370,7 +370,7 @@ def _path_map(path: Callable[..., Any], path_map: Any) -> dict[Hashable, str] | 
 def _return_annotation(action: Any) -> Any:
     try:
         return get_type_hints(action).get("return")
-    except Exception:
+    except Exception:  # annotations are a hint for drawing and validation; a bad one must not break compile
         return None
 
 

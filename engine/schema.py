@@ -93,7 +93,7 @@ def initial_value_factory(annotation: Any) -> Callable[[], Any] | None:
     typ = _ABSTRACT_TO_CONCRETE.get(typ, typ)
     try:
         typ()
-    except Exception:
+    except Exception:  # LangGraph's rule: a type that cannot be built empty means "starts empty"
         return None
     return typ
 
