@@ -44,7 +44,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo first: `engine`, `debugger`, `sample_graphs`

@@ -147,9 +147,6 @@ class RunView:
         record = self.by_step.get(step)
         return list(record.tasks) if record else []
 
-    def _visible(self, name: str) -> str:
-        return name if name in self.drawing.nodes else START if name == START else name
-
     def highlight(self, step: int) -> Highlight:
         """Ran (this step), next (the following step), visited (before), failed, edges taken into this step."""
         index = self.steps.index(self.clamp(step)) if self.steps else 0

@@ -13,7 +13,7 @@ from itertools import permutations
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.codec import apply_delta, decode, encode
-from engine.trace import ReducerCallRecord, RunRecord, StepRecord, TaskRecord
+from engine.trace import ReducerCallRecord, RunRecord, StepRecord
 
 MISSING_VALUE = {"$type": "missing"}
 
@@ -52,9 +52,6 @@ class Replay:
         self.steps: dict[int, StepRecord] = {s.step: s for s in run.steps}
         self.order = [s.step for s in run.steps]
         self._states: dict[int, dict[str, ChannelHistory]] = {}
-
-    def _tasks(self, step: StepRecord) -> dict[str, TaskRecord]:
-        return {t.id: t for t in step.tasks}
 
     def _fold_step(self, channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None) -> None:
         """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes."""
@@ -126,9 +123,6 @@ class Replay:
         if history is None:
             raise KeyError(f"no channel {key!r} in this run")
         return list(history.origins)
-
-    def last_step(self) -> int:
-        return self.order[-1]
 
 
 def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any) -> None:

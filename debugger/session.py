@@ -20,7 +20,6 @@ RUN = "stepscope_run"
 STEP_PAGE = "stepscope_step_page"
 GO_TO_STEP = "stepscope_go_to_step"
 CURSOR = "stepscope_cursor"
-SETTINGS = "stepscope_settings"
 
 
 @dataclass
@@ -103,14 +102,6 @@ def decode_scope(text: str) -> Scope:
         step, task_id, index = part.split(".")
         path.append((int(step), task_id, int(index)))
     return Scope(tuple(path))
-
-
-def setting(name: str, default: Any) -> Any:
-    return st.session_state.setdefault(SETTINGS, {}).get(name, default)
-
-
-def set_setting(name: str, value: Any) -> None:
-    st.session_state.setdefault(SETTINGS, {})[name] = value
 
 
 def widget_value(key: str, default: Any = None) -> Any:

@@ -38,9 +38,9 @@ then `["in", "a"] + ["b"]`. Step 2 runs `c` once, although both `a` and `b` wrot
 from __future__ import annotations
 
 import logging
-from hashlib import blake2b
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from hashlib import blake2b
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .channels import MISSING, Channel
 from .constants import PULL, PUSH, RESERVED_WRITE_KEYS, START, TASKS
@@ -89,11 +89,8 @@ class Task:
     """The task finished in an earlier run of this step: its writes came back from the checkpoint
     and it was not run again (`result` is then MISSING)."""
 
-    @property
-    def is_push(self) -> bool:
-        return self.path[0] == PUSH
-
     def sort_key(self) -> tuple[int, Any]:
+        """Application order: PULL tasks by node name, then PUSH tasks by Send index."""
         return (1, self.path[1]) if self.path[0] == PUSH else (0, self.name)
 
 

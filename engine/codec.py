@@ -28,7 +28,7 @@ import dataclasses
 import math
 import operator
 import traceback
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .channels import MISSING
 from .messages import BaseMessage, message_to_dict, messages_from_dict
@@ -293,6 +293,3 @@ def apply_delta(encoded: Any, change: dict[str, Any]) -> Any:
         return change["set"]
     raise ValueError(f"not a delta: {sorted(change)}")
 
-
-def encode_all(values: Iterable[Any]) -> list[Any]:
-    return [encode(v) for v in values]

@@ -8,14 +8,14 @@ only wires a run up (config, hooks, nesting inside a parent task) and shapes its
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from . import snapshot
 from .algo import Task
 from .channels import Channel
 from .checkpoint import BaseCheckpointSaver
-from .constants import INTERRUPT, START, TASKS, branch_channel, join_channel
+from .constants import INTERRUPT, START, branch_channel, join_channel
 from .hooks import Hooks, combine
 from .loop import Loop
 from .persistence import Persistence

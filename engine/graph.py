@@ -10,12 +10,15 @@ from __future__ import annotations
 import inspect
 import logging
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
 
 from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
-from .schema import channels_for_schema, first_parameter_schema, schema_fields
+from .schema import channels_for_schema, first_parameter_schema
+
+if TYPE_CHECKING:  # pragma: no cover - compiled.py imports this module
+    from .compiled import CompiledStateGraph
 
 logger = logging.getLogger("engine")
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from .algo import RunState, Task, local_read
+from .algo import Task, local_read
 from .constants import END, START, TASKS, branch_channel
 from .errors import GraphBubbleUp, GraphInterrupt, InvalidUpdateError, ParentCommand
 from .schema import state_update_pairs

@@ -175,11 +175,6 @@ def input_mapper(schema: Any) -> Callable[..., Any] | None:
     return None
 
 
-def build_input(schema: Any, values: dict[str, Any]) -> Any:
-    mapper = input_mapper(schema)
-    return values if mapper is None else mapper(**values)
-
-
 def _is_typeddict(schema: Any) -> bool:
     return isinstance(schema, type) and issubclass(schema, dict)
 

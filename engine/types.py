@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Hashable, Sequence, TypeVar
 
 N = TypeVar("N", bound=Hashable)
@@ -86,12 +86,6 @@ class Command(Generic[N]):
             if value
         )
         return f"Command({shown})"
-
-    def update_items(self) -> list[tuple[str, Any]]:
-        """`update` as (key, value) pairs; dicts, pair lists and annotated objects are all accepted."""
-        from .schema import update_as_pairs  # late: schema imports types
-
-        return update_as_pairs(self.update)
 
     def goto_targets(self) -> list[Any]:
         if isinstance(self.goto, (list, tuple)):

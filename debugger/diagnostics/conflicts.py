@@ -102,18 +102,18 @@ def _fixes(key: str, calls: list[Any], writers: list[str], echoes: list[str], su
         f"{key}: Annotated[list[{item}], operator.add]   # each node returns {{\"{key}\": [its value]}}",
     )
     own_keys = (
-        f"Give each node its own key, if the values mean different things",
+        "Give each node its own key, if the values mean different things",
         "\n".join(f'return {{"{key}_{w}": ...}}   # in {w}' for w in writers[:3]),
     )
     fixes = []
     if subgraphs:
         fixes.append((
             f"Give the subgraph an output schema without {key!r}, so it does not echo it back",
-            f"sub = StateGraph(SubState, output_schema=SubOutput)   # SubOutput lists only the keys it changes",
+            "sub = StateGraph(SubState, output_schema=SubOutput)   # SubOutput lists only the keys it changes",
         ))
     if echoes and not subgraphs:
         fixes.append((
-            f"Return only what changed, not the whole state",
+            "Return only what changed, not the whole state",
             f'return {{"other_key": new_value}}   # leave {key!r} out of the update (not `return state`)',
         ))
     fixes.append(reducer)
