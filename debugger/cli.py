@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from engine.codec import encode
 from engine.trace import Recorder, Trace
-from engine.tracefile import TraceFileError, from_json, to_json
+from engine.tracefile import TraceFileError, read_file, to_json
 from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
 from debugger.present import explain_call, short
@@ -82,10 +82,7 @@ def command_run(args: argparse.Namespace) -> int:
 def _open_trace(ref: str, db: str | None) -> Trace:
     path = Path(ref)
     if path.suffix == ".json" or path.is_file():
-        try:
-            return from_json(path.read_bytes(), source=str(path))
-        except OSError as exc:
-            raise StoreError(f"cannot read {path}: {exc.strerror}.") from None
+        return read_file(path)
     return RunStore(db).load(ref)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from debugger.present import explain_call, short
 from debugger.replay import Origin, Replay
+from engine.codec import decode
 from engine.constants import END, START
 from engine.draw import DrawableGraph, Highlight, to_dot
 from engine.trace import ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -458,10 +459,16 @@ def parse_guess(text: str) -> Any:
         raise ValueError("Write the value as JSON or a Python literal, e.g. ['a', 'b'] or 3 or 'text'.") from None
 
 
+def _sets_item(item: MergeCall, index: int) -> bool:
+    """Whether this reducer call put (or changed) the list item at `index`."""
+    before, after = item.before, item.after
+    if not isinstance(after, list) or index >= len(after):
+        return False
+    return not isinstance(before, list) or index >= len(before) or before[index] != after[index]
+
+
 def check_guess(view: RunView, step: int, channel: str, guess: Any) -> tuple[bool, str]:
     """Whether the learner's guess equals the value after the merge; if not, which call made the difference."""
-    from engine.codec import decode
-
     calls = view.merge_by_channel(step).get(channel, [])
     if not calls:
         return False, f"{channel!r} was not written in step {step}."
@@ -472,11 +479,6 @@ def check_guess(view: RunView, step: int, channel: str, guess: Any) -> tuple[boo
     culprit = calls[-1]
     if isinstance(actual, list) and isinstance(guess, list):
         index = next((i for i, (a, g) in enumerate(zip(actual, guess)) if a != g), min(len(actual), len(guess)))
-        for item in calls:
-            if isinstance(item.before, list) and isinstance(item.after, list) and len(item.after) > index >= len(item.before) \
-                    or (isinstance(item.after, list) and index < len(item.after) and
-                        (not isinstance(item.before, list) or index >= len(item.before) or item.before[index] != item.after[index])):
-                culprit = item
-                break
+        culprit = next((item for item in calls if _sets_item(item, index)), culprit)
     return False, (f"Not quite: {channel!r} is {short(calls[-1].after, 120)}. The difference comes from reducer call "
                    f"#{culprit.call.index} by {culprit.call.writer_name}: {culprit.sentence}.")

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.codec import TYPE, decode
+from engine.codec import MISSING_ENCODED, TYPE, decode
 from engine.trace import ReducerCallRecord
 
-MISSING = {"$type": "missing"}
+MISSING = MISSING_ENCODED
 
 
 def short(value: Any, limit: int = 80) -> str:

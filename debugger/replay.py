@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any, Callable, Iterator, Sequence
 
-from engine.codec import apply_delta, decode, encode
+from engine.codec import MISSING_ENCODED, apply_delta, decode, encode
 from engine.trace import ReducerCallRecord, RunRecord, StepRecord
 
-MISSING_VALUE = {"$type": "missing"}
+MISSING_VALUE = MISSING_ENCODED
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,17 @@ def _store(trace: Trace, db: str | None) -> None:
         pass  # a read-only or broken database must not stop the debugger from showing the run
 
 
-def open_sample(name: str, *, db: str | None = None, graph_input: Any = None, store: bool = True) -> Opened:
+def _parse_input(input_json: str | None, default: Any) -> Any:
+    """The input a user typed as JSON, or `default` when they typed nothing."""
+    if input_json is None or not input_json.strip():
+        return default
+    try:
+        return json.loads(input_json)
+    except json.JSONDecodeError as exc:
+        raise OpenError(f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.") from None
+
+
+def open_sample(name: str, *, db: str | None = None, input_json: str | None = None, store: bool = True) -> Opened:
     """Runs a gallery sample. `store=False` for a sample opened by its link (`sample=<name>`): the
     link reproduces it, so storing it on every visit would only fill the run list with copies."""
     from sample_graphs.gallery import UnknownSampleError, load_sample
@@ -125,7 +135,7 @@ def open_sample(name: str, *, db: str | None = None, graph_input: Any = None, st
     except UnknownSampleError as exc:
         raise OpenError(str(exc)) from None
     config = dict(getattr(module, "example_config", None) or {})
-    value = module.example_input if graph_input is None else graph_input
+    value = _parse_input(input_json, module.example_input)
     trace = record(module.graph, value, config, name)
     if store:
         _store(trace, db)
@@ -138,12 +148,7 @@ def open_target(target: str, input_json: str | None = None, *, db: str | None = 
         loaded = load_target(target)
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
-    graph_input = loaded.example_input
-    if input_json is not None and input_json.strip():
-        try:
-            graph_input = json.loads(input_json)
-        except json.JSONDecodeError as exc:
-            raise OpenError(f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.") from None
+    graph_input = _parse_input(input_json, loaded.example_input)
     trace = record(loaded.graph, graph_input, loaded.example_config, target)
     _store(trace, db)
     module = loaded.module

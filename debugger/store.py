@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.trace import Trace
-from engine.tracefile import TraceFileError, from_json, to_json
+from engine.tracefile import TraceFileError, from_json, read_file, to_json
 
 ENV_VAR = "STEPSCOPE_DB"
 
@@ -129,13 +129,8 @@ class RunStore:
         return Path(path)
 
     def import_file(self, path: str | Path) -> str:
-        path = Path(path)
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise StoreError(f"cannot read {path}: {exc.strerror}.") from None
-        try:
-            trace = from_json(data, source=str(path))
+            trace = read_file(path)
         except TraceFileError as exc:
             raise StoreError(str(exc)) from None
         return self.save(trace)

@@ -35,6 +35,8 @@ from .messages import BaseMessage, message_to_dict, messages_from_dict
 from .types import Command, Overwrite, Send
 
 TYPE = "$type"
+MISSING_ENCODED: dict[str, Any] = {TYPE: "missing"}
+"""How an empty channel is recorded; shared (never mutate it)."""
 SAME: dict[str, Any] = {"same": True}
 """The delta of an unchanged value; shared (never mutate it)."""
 MAX_DEPTH = 60
@@ -65,7 +67,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, BaseMessage) or _is_foreign_message(value):
         return {TYPE: "message", "message": encode_message(value, depth)}
     if value is MISSING:
-        return {TYPE: "missing"}
+        return MISSING_ENCODED
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return {TYPE: "tuple", "items": [encode(item, depth) for item in value]}
     if isinstance(value, (set, frozenset)):
@@ -228,7 +230,7 @@ class Snapshot:
         self.raw: Any = MISSING
         self.items: list[Any] | dict[Any, Any] | None = None
         """A shallow copy of a list's items or a dict's entries, as they were when recorded."""
-        self.encoded: Any = {TYPE: "missing"}
+        self.encoded: Any = MISSING_ENCODED
 
     def delta(self, new: Any, encode: Callable[[Any], Any] = encode) -> dict[str, Any]:
         """How `new` differs from the snapshot; then the snapshot becomes `new`. `encode` may be a

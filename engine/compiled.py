@@ -7,7 +7,6 @@ only wires a run up (config, hooks, nesting inside a parent task) and shapes its
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
@@ -21,7 +20,7 @@ from .loop import Loop
 from .persistence import Persistence
 from .snapshot import StateSnapshot
 from .runner import current_task
-from .schema import ROOT, input_mapper
+from .schema import ROOT, input_mapper, takes_config
 from .stream import StreamCollector
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -156,19 +155,12 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             state_keys=state_keys,
             edge_writes=tuple(edge_writes[name]),
             branches=branches_of(name, spec.input_schema),
-            takes_config=not is_subgraph and _takes_config(spec.action),
+            takes_config=not is_subgraph and takes_config(spec.action),
             is_subgraph=is_subgraph,
             defer=spec.defer,
             metadata=spec.metadata,
         )
     return nodes
-
-
-def _takes_config(fn: Any) -> bool:
-    try:
-        return "config" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 class CompiledStateGraph:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Literal, Sequence, Un
 
 from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
-from .schema import channels_for_schema, first_parameter_schema
+from .schema import channels_for_schema, first_parameter_schema, takes_config
 
 if TYPE_CHECKING:  # pragma: no cover - compiled.py imports this module
     from .compiled import CompiledStateGraph
@@ -216,7 +216,7 @@ class StateGraph:
         schema = first_parameter_schema(path)
         if schema is not None:
             self._add_schema(schema)
-        branches[name] = Branch(source, path, name, _path_map(path, path_map), _takes_config(path), schema)
+        branches[name] = Branch(source, path, name, _path_map(path, path_map), takes_config(path), schema)
         return self
 
     def set_entry_point(self, key: str) -> "StateGraph":
@@ -347,13 +347,6 @@ def _ordered(names: set[str]) -> list[str]:
 
 def _is_compiled_graph(action: Any) -> bool:
     return hasattr(action, "builder") and hasattr(action, "invoke") and hasattr(action, "get_graph")
-
-
-def _takes_config(fn: Callable[..., Any]) -> bool:
-    try:
-        return "config" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def _path_map(path: Callable[..., Any], path_map: Any) -> dict[Hashable, str] | None:

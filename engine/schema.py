@@ -192,3 +192,11 @@ def first_parameter_schema(fn: Callable[..., Any]) -> Any:
     if isinstance(hint, type) and schema_fields(hint):
         return hint
     return None
+
+
+def takes_config(fn: Callable[..., Any]) -> bool:
+    """Whether a node or router asks for the run's config (a parameter named `config`)."""
+    try:
+        return "config" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False

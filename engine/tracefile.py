@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import MISSING as MISSING_FIELD, fields, is_dataclass
+from pathlib import Path
 from typing import Any
 
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -83,6 +84,16 @@ def _step_to_dict(step: StepRecord) -> dict[str, Any]:
 
 def to_json(trace: Trace, *, indent: int | None = None) -> str:
     return json.dumps(to_dict(trace), ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def read_file(path: str | Path) -> Trace:
+    """A trace file from disk; an unreadable file is a `TraceFileError` too, naming it."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TraceFileError(f"cannot read {path}: {exc.strerror}.") from None
+    return from_json(data, source=str(path))
 
 
 def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:

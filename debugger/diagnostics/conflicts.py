@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from debugger.present import short
+from debugger.replay import MISSING_VALUE
 
 from .facts import RunFacts, both, names, same
 from .findings import Finding
@@ -41,7 +42,7 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
     echoes, subgraphs = [], []
     for call in calls:
         task = facts.task(step, call.writer)
-        echoed = start != {"$type": "missing"} and same(call.write, start)
+        echoed = start != MISSING_VALUE and same(call.write, start)
         if echoed:
             echoes.append(call.writer_name)
         if task is not None and (task.subgraphs or facts.is_subgraph_node(task.name)):

@@ -21,6 +21,7 @@ import typing
 from typing import Any
 
 from debugger.present import short
+from debugger.replay import MISSING_VALUE
 from engine.channels import BinaryOperatorAggregate
 from engine.messages import add_messages
 from engine.schema import schema_fields
@@ -28,7 +29,6 @@ from engine.schema import schema_fields
 from .facts import PLAIN, RunFacts
 from .findings import Finding
 
-MISSING_VALUE = {"$type": "missing"}
 
 
 # ---- before running --------------------------------------------------------------------------------

@@ -5,13 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger import session, sources
-from debugger.views.sidebar import _open
+from debugger.views.sidebar import open_and_show
 
 
 def _open_sample(name: str) -> None:
-    _open(lambda: sources.open_sample(name))
-    if session.recall("open_error") is None:
-        session.request_step_page()
+    open_and_show(lambda: sources.open_sample(name))
 
 
 def render() -> None:

@@ -7,13 +7,11 @@ import streamlit as st
 
 from debugger import session, sources
 from debugger.store import RunStore, StoreError
-from debugger.views.sidebar import _open
+from debugger.views.sidebar import open_and_show
 
 
 def _open_run(run_id: str) -> None:
-    _open(lambda: sources.open_stored(run_id))
-    if session.recall("open_error") is None:
-        session.request_step_page()
+    open_and_show(lambda: sources.open_stored(run_id))
 
 
 def _delete(run_id: str) -> None:

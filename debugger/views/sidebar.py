@@ -52,6 +52,13 @@ def _open(action) -> None:
         session.remember("open_error", (str(exc), exc.file, exc.line))
 
 
+def open_and_show(action) -> None:
+    """From another page's callback: opens the run, then shows it on the step-through page."""
+    _open(action)
+    if session.recall("open_error") is None:
+        session.request_step_page()
+
+
 def _on_sample() -> None:
     _open(lambda: sources.open_sample(session.widget_value("sample_choice")))
 
@@ -80,14 +87,7 @@ def _on_rerun_with_input() -> None:
         return
     text = session.widget_value("rerun_input") or ""
     if run.source == "sample":
-        import json
-
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            session.remember("open_error", (f"The input is not valid JSON: {exc.msg} (line {exc.lineno}).", None, None))
-            return
-        _open(lambda: sources.open_sample(run.label, graph_input=value))
+        _open(lambda: sources.open_sample(run.label, input_json=text))
     else:
         _open(lambda: sources.open_target(run.label, text))
 
