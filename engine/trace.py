@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
@@ -138,14 +139,15 @@ class Trace(RunRecord):
 
 # ---- describing a graph ------------------------------------------------------------------------
 
-_DESCRIPTIONS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_DESCRIPTIONS: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+"""Per compiled graph, forgotten with the graph (a long-running app records many)."""
 
 
 def describe(graph: Any) -> dict[str, Any]:
     """What a debugger needs to know about a compiled graph without importing it. Cached per graph."""
-    cached = _DESCRIPTIONS.get(id(graph))
-    if cached is not None and cached[0] is graph:
-        return cached[1]
+    cached = _DESCRIPTIONS.get(graph)
+    if cached is not None:
+        return cached
     from .draw import graph_of  # local: drawing simulates a run, only needed once per graph
 
     builder = graph.builder
@@ -172,7 +174,7 @@ def describe(graph: Any) -> dict[str, Any]:
         "drawing": graph_of(graph, xray=True).to_dict(),
         "drawing_flat": graph_of(graph).to_dict(),
     }
-    _DESCRIPTIONS[id(graph)] = (graph, description)
+    _DESCRIPTIONS[graph] = description
     return description
 
 
