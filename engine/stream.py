@@ -59,6 +59,8 @@ class StreamCollector(Hooks):
         """Chunks made but not yet released (see the class docstring)."""
         self.lock = threading.Lock()
         self.keys_by_ns: dict[tuple[str, ...], list[str]] = {}
+        self.key_sets: dict[tuple[str, ...], frozenset[str]] = {(): frozenset(self.stream_keys_ordered)}
+        """The same keys as sets, built once per run rather than once per finished task."""
         self.tasks_in_step: dict[tuple[str, ...], int] = {}
         self.readers: dict[tuple[str, ...], Callable[..., dict[str, Any]]] = {}
         """Per namespace, how to read the live state (from the first commit), for interrupt chunks."""
@@ -95,6 +97,7 @@ class StreamCollector(Hooks):
         if ns:  # a nested run reports what its own invoke() would: its output keys
             keys = run.output_keys
             self.keys_by_ns[ns] = [keys] if isinstance(keys, str) else list(keys)
+            self.key_sets[ns] = frozenset(self.keys_by_ns[ns])
 
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         self.tasks_in_step[ns] = len(tasks)
@@ -110,7 +113,7 @@ class StreamCollector(Hooks):
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
         if task.name == START:
             return
-        keys = frozenset(self._keys(ns))
+        keys = self.key_sets.get(ns, frozenset())
         # A task that ran on a worker thread (several tasks, or a stream waiter with subgraphs=True)
         # is yielded as it finishes; a lone task ran inline and waits for the next release.
         release = task.error is not None or self.tasks_in_step.get(ns, 1) > 1 or self.subgraphs
