@@ -17,6 +17,7 @@ from typing import Any
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
 from engine.trace import Recorder, Trace
+from debugger.langgraph.names import is_langgraph_graph
 from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -63,6 +64,8 @@ def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: 
     waiting forever, say), what was recorded so far is returned, frozen, with an error saying so;
     the worker cannot be stopped from outside and finishes or waits on its own.
     """
+    if is_langgraph_graph(graph):  # langgraph runs it; StepScope watches
+        return _record_langgraph(graph, graph_input, config, target, run_timeout() if timeout is None else timeout)
     recorder = Recorder(target=target)
 
     def run() -> None:
@@ -92,6 +95,16 @@ def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: 
                    "to wait longer.",
     }
     return frozen
+
+
+def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float) -> Trace:
+    from debugger.langgraph.runs import RunResult, run_in_background
+
+    try:
+        done = run_in_background(graph, graph_input, timeout=timeout, target=target, config=config, db=False)
+    except Exception as exc:  # noqa: BLE001 - a run that cannot be set up (bad context, unreadable thread)
+        raise OpenError(f"{target}: {exc}") from None
+    return done.trace if isinstance(done, RunResult) else done
 
 
 def _frozen_copy(trace: Trace) -> Trace:

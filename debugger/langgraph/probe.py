@@ -32,6 +32,7 @@ import weakref
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
+from engine.channels import MISSING as ENGINE_MISSING
 from engine.codec import encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
@@ -278,7 +279,12 @@ class LoopProbe:
             error = _recursion_error(loop.config.get("recursion_limit"))
         else:
             status = "done"
-        output = loop.output if error is None or status == "interrupted" else None
+        output = loop.output
+        if output is None and self.run.committed_state:  # a failed run: the state its last barrier committed
+            state = self.run.committed_state
+            keys = loop.output_keys
+            output = state.get(keys) if isinstance(keys, str) else {
+                k: state[k] for k in keys if k in state and state[k] is not ENGINE_MISSING}
         self.run.finish(status, output, error, interrupts)
         with self.session.lock:
             if self.session.loops.get(self.ns) is self:

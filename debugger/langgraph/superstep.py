@@ -35,10 +35,17 @@ from engine.trace import SAME, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecor
 
 from .names import reducer_name
 
-try:
-    from langgraph._internal._typing import MISSING as LG_MISSING
-except ImportError:  # pragma: no cover - without langgraph there is nothing of it to record
-    LG_MISSING = object()
+_LG_MISSING: Any = None
+
+
+def _lg_missing() -> Any:
+    """langgraph's empty-channel marker (imported on first use: importing this module imports no langgraph)."""
+    global _LG_MISSING
+    if _LG_MISSING is None:
+        from langgraph._internal._typing import MISSING
+
+        _LG_MISSING = MISSING
+    return _LG_MISSING
 
 CallSink = Callable[[str, str, str, str, Any, Any, Any, "BaseException | None"], None]
 """sink(channel, reducer, writer_id, writer_name, before, write, after, error)."""
@@ -70,6 +77,8 @@ class RunBuilder:
         self.steps: dict[int, StepRecord] = {}
         self.versions: dict[str, int] = {}
         self.memo: dict[int, tuple[Any, Any]] = {}
+        self.committed_state: dict[str, Any] = {}
+        """The state the last committed step left (raw values; MISSING for empty keys)."""
         self.last_after: dict[str, Any] = {}
         """Per channel written this step: the value its last recorded call left (for the check)."""
         self.started = time.perf_counter()
@@ -180,6 +189,7 @@ class RunBuilder:
             self.versions = numbers
         for key in self.state_keys:
             value = _engine_value(committed.get(key, ENGINE_MISSING))
+            self.committed_state[key] = value
             if key in self.last_after and self.last_after[key] is not value and not _equal(self.last_after[key], value):
                 record.mismatches.append(
                     {"channel": key, "recorded": self.encode(self.last_after[key]), "committed": self.encode(value)}
@@ -298,7 +308,7 @@ def _observe_binop(channel: Any, key: str, values: Sequence[Any], writers: Seque
     seen_overwrite = False
     made = iter(calls)
     for index, (write, (writer_id, writer_name)) in enumerate(zip(values, writers)):
-        if index == 0 and current is LG_MISSING:
+        if index == 0 and current is _lg_missing():
             sink(key, name, writer_id, writer_name, ENGINE_MISSING, write, write, None)
             current = write
             done = 1
@@ -353,7 +363,7 @@ def _get(channel: Any) -> Any:
 
 def _engine_value(value: Any) -> Any:
     """langgraph's MISSING marker as the engine's, so it is recorded as an empty channel."""
-    return ENGINE_MISSING if value is LG_MISSING else value
+    return ENGINE_MISSING if value is _lg_missing() else value
 
 
 def _equal(a: Any, b: Any) -> bool:
