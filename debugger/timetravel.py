@@ -13,11 +13,13 @@ A graph whose nodes are not deterministic (a real LLM call) may not replay the r
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
+from engine.codec import decode
 from engine.trace import Recorder, Trace
 
 _threads = itertools.count(1)
@@ -53,6 +55,37 @@ class Fork:
     @property
     def differing_steps(self) -> list[int]:
         return [c.step for c in self.comparison if c.differs]
+
+
+@dataclass(frozen=True)
+class ForkForm:
+    """What the fork form offers at a step, from the recorded trace (never the live graph)."""
+
+    nodes: list[str]
+    node: str
+    keys: list[str]
+    key: str
+    value_json: str
+    """The value `node` wrote to `key` in this step, else the key's value after it, as JSON."""
+
+
+def fork_form(view: Any, step: int, node: str | None = None, key: str | None = None) -> ForkForm:
+    """Defaults: a node that ran in the step (else one that runs next), a key it wrote, its value."""
+    described = view.run.graph
+    nodes = [n["name"] for n in described["nodes"]] or ["(none)"]
+    keys = list(described.get("channels", {})) or ["(none)"]
+    ran = [t.name for t in view.tasks(step) if t.name in nodes]
+    following = [t.name for t in view.tasks(view.neighbour(step, +1)) if t.name in nodes] if step != view.last else []
+    if node not in nodes:
+        node = (ran or following or nodes)[0]
+    writes = [(c, v) for t in view.tasks(step) if t.name == node for c, v in t.writes if c in keys]
+    if key not in keys:
+        key = writes[0][0] if writes else keys[0]
+    current = next((v for c, v in writes if c == key), None)
+    if current is None:
+        current = view.state(step).get(key)
+    text = json.dumps(decode(current) if current is not None else None, ensure_ascii=False, default=str)
+    return ForkForm(nodes, node, keys, key, text)
 
 
 def _checkpointed(graph: Any) -> Any:
