@@ -20,7 +20,7 @@ from typing import Any
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
 from engine.codec import decode
-from engine.trace import Recorder, Trace
+from engine.trace import Trace
 
 _threads = itertools.count(1)
 
@@ -88,6 +88,28 @@ def fork_form(view: Any, step: int, node: str | None = None, key: str | None = N
     return ForkForm(nodes, node, keys, key, text)
 
 
+def branch_target(original: Trace, how: str) -> str:
+    """`subgraph_trap (fork at step 2)`: what a branch is, as the run store lists it; `origin_target`
+    reads the original's target back (so a stored branch can find its graph's code again)."""
+    return f"{origin_target(original.target) or original.graph.get('name', 'run')} ({how})"
+
+
+def origin_target(target: str) -> str:
+    """The target a run (or a branch of it, or a branch of a branch) was made from."""
+    while target.endswith(")") and " (" in target and target.rsplit(" (", 1)[1].startswith(("fork at step ", "resumed")):
+        target = target.rsplit(" (", 1)[0]
+    return target
+
+
+def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -> Trace:
+    from debugger.sources import OpenError, record
+
+    try:
+        return record(graph, graph_input, config, target)
+    except OpenError as exc:
+        raise TimeTravelError(str(exc)) from None
+
+
 def _checkpointed(graph: Any) -> Any:
     return graph.builder.compile(
         checkpointer=InMemorySaver(), name=graph.name,
@@ -98,12 +120,7 @@ def _checkpointed(graph: Any) -> Any:
 def _replay_original(graph: Any, graph_input: Any, config: dict[str, Any] | None) -> tuple[Any, dict[str, Any], Trace]:
     copy = _checkpointed(graph)
     thread = {**(config or {}), "configurable": {**(config or {}).get("configurable", {}), "thread_id": f"stepscope-{next(_threads)}"}}
-    recorder = Recorder(target="replay")
-    try:
-        copy.invoke(graph_input, thread, hooks=recorder)
-    except Exception:  # the original may have failed later than the fork point: that is fine
-        pass
-    return copy, thread, recorder.trace
+    return copy, thread, _record(copy, graph_input, thread, "replay")  # it may fail after the fork point: fine
 
 
 def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,
@@ -123,13 +140,9 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     matches = _same_state(Replay(original), Replay(replayed), step - 1)
     values = {key: value} if key is not None else None
     edited = copy.update_state(base.config, values, as_node=node)
-    recorder = Recorder(target=f"{original.target or original.graph.get('name', 'run')} (fork at step {step})")
-    try:
-        copy.invoke(None, edited, hooks=recorder)
-    except Exception:  # the fork may fail: its trace says how
-        pass
-    result = Fork(recorder.trace, step, node, key, value, matches)
-    result.comparison = compare(original, recorder.trace)
+    branch = _record(copy, None, edited, branch_target(original, f"fork at step {step}"))  # a failure is in its trace
+    result = Fork(branch, step, node, key, value, matches)
+    result.comparison = compare(original, branch)
     return result
 
 
@@ -143,14 +156,10 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
     if replayed.status != "interrupted":
         raise TimeTravelError(f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
                               "the graph does not replay the same way.")
-    recorder = Recorder(target=f"{original.target or original.graph.get('name', 'run')} (resumed)")
-    try:
-        copy.invoke(Command(resume=answer), thread, hooks=recorder)
-    except Exception:  # the resumed run may fail: its trace says how
-        pass
+    branch = _record(copy, Command(resume=answer), thread, branch_target(original, "resumed"))
     last = max((s.step for s in replayed.steps), default=-1)
-    result = Fork(recorder.trace, last + 1, "(resume)", None, answer, True)
-    result.comparison = compare(original, recorder.trace)
+    result = Fork(branch, last + 1, "(resume)", None, answer, True)
+    result.comparison = compare(original, branch)
     return result
 
 

@@ -19,7 +19,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from debugger import sources
+from debugger import model, sources
 from debugger.store import RunStore
 from engine.tracefile import to_json
 
@@ -621,3 +621,33 @@ def test_md_escapes_names_and_sentences_for_markdown():
     assert md("__start__") == r"\_\_start\_\_"
     assert md("keep_first(['a'], *x*) <b> `c` $1 | #2") == r"keep\_first(\['a'\], \*x\*) \<b\> \`c\` \$1 \| \#2"
     assert md("lookup order: 1.5") == "lookup order: 1.5"
+
+
+# ---- the app and `stepscope diagnose` say the same --------------------------------------------------
+
+
+def cli_findings(target: str, capsys) -> list[dict]:
+    from debugger.cli import main
+
+    main(["diagnose", target, "--json"])
+    return json.loads(capsys.readouterr().out)["findings"]
+
+
+@pytest.mark.parametrize("name", sorted(__import__("sample_graphs.gallery", fromlist=["SAMPLES"]).SAMPLES))
+def test_the_findings_tab_shows_what_stepscope_diagnose_finds(name, capsys):
+    expected = cli_findings(name, capsys)
+    at = start(sample=name)
+    panel = tab(at, "Findings")
+    assert panel.label == (f"Findings ({len(expected)})" if expected else "Findings")
+    shown, codes = texts(panel), [c.value for c in panel.code]
+    for finding in expected:
+        assert any(line.endswith(f"**{finding['title']}**  \n{finding['where']}") for line in shown), finding["title"]
+        assert finding["explanation"] in shown
+        assert finding["fix"] in codes and all(other["code"] in codes for other in finding["other_fixes"])
+    if not expected:
+        assert panel.success[0].value == "`stepscope diagnose` finds nothing wrong in this run."
+    for step in {f["step"] for f in expected if f["step"] is not None and not f["scope"]}:
+        errors = [f for f in expected if f["step"] == step and f["severity"] == "error" and not f["scope"]]
+        failing = at.session_state["stepscope_run"].view.view(model.Scope())
+        for report, finding in zip(failing.errors(step), errors if not failing.committed(step) else []):
+            assert (report.title, report.explanation) == (finding["title"], finding["explanation"])

@@ -7,7 +7,7 @@ what the nodes saw or did (call counts, reducer calls, router input...). The pro
 the output, so "how many times did `d` run" is part of the contract.
 
 `@case(expect=...)` registers a builder and pins facts about its `invoke()` observation, written
-from docs/langgraph-semantics.md and checked against langgraph 1.2.22. They make the langgraph side
+from langgraph 1.2.22's sources and checked against it. They make the langgraph side
 of each test meaningful (it fails if the reference stops behaving as documented) and tell the engine
 what it must reproduce even before the comparison runs. The format of `expect` is the normalised
 observation of `harness.observe`: `result`, `error` as `(class name, str(exc))`, `notes` (exception

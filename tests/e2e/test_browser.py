@@ -52,7 +52,7 @@ def test_step_through_subgraph_trap_with_buttons_and_keys(app, shot):
         "stroke-width", "3")
 
     merge = page.get_by_role("tabpanel", name="Merge")
-    warning = merge.get_by_text("Item #1 'parent' of the result repeats what was already there")
+    warning = merge.get_by_text("Item #1 'parent' (written by p1 in step 1) of the result repeats what was already there")
     expect(warning).to_be_visible()
     expect(merge.get_by_text("operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there")).to_be_visible()
     expect(page.get_by_text("now holds items twice")).to_be_visible()
@@ -99,7 +99,7 @@ def test_errors_tab_shows_both_writers_of_a_concurrent_update(app, shot):
         expect(app.node(name).locator("text").first).to_have_text("✖")
     page.get_by_role("tab", name=re.compile("Errors")).click()
     panel = page.get_by_role("tabpanel", name=re.compile("Errors"))
-    expect(panel.get_by_text("Two nodes wrote the same plain key in one superstep")).to_be_visible()
+    expect(panel.get_by_text("lookup_order and lookup_user_history wrote the plain key 'v' in one superstep")).to_be_visible()
     expect(panel.get_by_text("Who wrote v in step 1:")).to_be_visible()
     writers = panel.locator("strong").filter(has_text=re.compile(r"^lookup_(order|user_history)$"))
     expect(writers).to_have_text(["lookup_order", "lookup_user_history"])
