@@ -28,7 +28,7 @@ URL_READ = "url_read"
 FORK_RESULT = "time_travel_fork"
 """(Fork or None, error message or None) of the last fork or resume."""
 FORK_PARENT = "fork_parent"
-"""The run a branch was opened from, for "Back to the original run"."""
+"""`run_ref` of the run a branch was made from, for "Back to the original run"; also in the URL."""
 GUESSES = "learn_guesses"
 """Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
 
@@ -112,6 +112,9 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
         params["sample"] = run.label
     else:
         params["run"] = run.trace.run_id
+    parent = st.session_state.get(FORK_PARENT)
+    if run.source == "fork" and parent:
+        params["parent"] = parent
     params["step"] = str(at.step)
     if at.call is not None:
         params["call"] = str(at.call)
@@ -131,7 +134,12 @@ def sync_url() -> None:
 
 def url_request() -> dict[str, str]:
     """What the URL asks for (read once, when a session starts)."""
-    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope") if k in st.query_params}
+    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope", "parent") if k in st.query_params}
+
+
+def run_ref(run: LoadedRun) -> str:
+    """How a URL names a run: `sample:<name>` for a sample opened by its link, else its run id."""
+    return f"sample:{run.label}" if run.source == "sample" else run.trace.run_id
 
 
 def encode_scope(scope: Scope) -> str:

@@ -132,6 +132,7 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
         raise TimeTravelError(f"{node!r} is not a node of this graph; pick one of {', '.join(graph.builder.nodes)}.")
     if key is not None and key not in graph.builder.channels:
         raise TimeTravelError(f"{key!r} is not a state key; pick one of {', '.join(graph.builder.channels)}.")
+    check_value(graph, original, step, key, value)
     copy, thread, replayed = _replay_original(graph, graph_input, config)
     base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
     if base is None:
@@ -141,6 +142,7 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     values = {key: value} if key is not None else None
     edited = copy.update_state(base.config, values, as_node=node)
     branch = _record(copy, None, edited, branch_target(original, f"fork at step {step}"))  # a failure is in its trace
+    branch = with_history(original, branch, step, node, key, value)
     result = Fork(branch, step, node, key, value, matches)
     result.comparison = compare(original, branch)
     return result
@@ -163,11 +165,84 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
     return result
 
 
+def check_value(graph: Any, original: Trace, step: int, key: str | None, value: Any) -> None:
+    """Refuses, before anything runs, a value the key's reducer cannot take (`"hello"` for a list
+    under operator.add), naming the reducer and what it expects."""
+    if key is None:
+        return
+    channel = graph.builder.channels.get(key)
+    reducer = getattr(channel, "operator", None)
+    if reducer is None:
+        return
+    replay = Replay(original)
+    earlier = [s for s in replay.order if s < step]
+    current = replay.state_after(earlier[-1]).get(key) if earlier else None
+    if current is None:
+        return
+    old = decode(current)
+    try:
+        reducer(old, value)
+    except Exception as exc:  # the user's reducer on the user's value: any failure is the answer
+        name = getattr(channel, "reducer_name", getattr(reducer, "__name__", "the reducer"))
+        raise TimeTravelError(
+            f"{name} cannot merge {json.dumps(value, ensure_ascii=False, default=str)} into {key!r}: it expects a value "
+            f"it can combine with {type(old).__name__} {json.dumps(old, ensure_ascii=False, default=str)[:60]} "
+            f"({type(exc).__name__}: {exc}). For a list under operator.add, write a list, e.g. [\"hello\"]."
+        ) from None
+
+
+def with_history(original: Trace, branch: Trace, step: int, node: str, key: str | None, value: Any) -> Trace:
+    """The branch as a whole run: the original's steps before the fork, then the fork step as the edit
+    made it (`node` writing `{key: value}` through the key's reducer), then what the branch ran."""
+    from engine.codec import encode
+    from engine.trace import ReducerCallRecord, StepRecord, TaskRecord
+
+    history = [s for s in original.steps if s.step < step]
+    recorded = [s for s in branch.steps if s.step >= step]
+    fork_step = next((s for s in recorded if s.step == step), None)
+    if fork_step is None or fork_step.tasks:
+        return branch
+    before = Replay(original).state_after(history[-1].step).get(key) if history and key else None
+    after = fork_step.state.get(key, {}).get("set", before) if key else None
+    task = TaskRecord(id=f"fork-{step}-{node}", name=node, path=["__pregel_pull", node], triggers=[], fired=[],
+                      seen_versions={}, input={}, result={key: encode(value)} if key else None,
+                      writes=[[key, encode(value)]] if key else [])
+    calls = []
+    if key is not None:
+        reducer = original.graph.get("channels", {}).get(key, {}).get("reducer", "LastValue")
+        calls.append(ReducerCallRecord(0, key, reducer, task.id, node, encode(value),
+                                       {"same": True} if before is not None else {"set": {"$type": "missing"}},
+                                       {"set": after}))
+    edited = StepRecord(step, [task], calls, dict(fork_step.versions), list(fork_step.updated_channels),
+                        {k: v for k, v in fork_step.state.items() if k != key}, True, fork_step.checkpoint)
+    branch.steps = [*history, edited, *(s for s in recorded if s.step > step)]
+    branch.input = original.input
+    return branch
+
+
+def ranges(steps: list[int]) -> str:
+    """`steps 3-249 and 251`, `step 2`, `steps 2 and 4`: step numbers with consecutive runs joined."""
+    runs: list[list[int]] = []
+    for number in sorted(set(steps)):
+        if runs and runs[-1][1] == number - 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    if not runs:
+        return "no step"
+    parts = [str(a) if a == b else f"{a}-{b}" for a, b in runs]
+    words = "step" if len(runs) == 1 and runs[0][0] == runs[0][1] else "steps"
+    return f"{words} " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+
+
 def compare(original: Trace, branch: Trace) -> list[StepComparison]:
     """The state after each step of `branch` next to the original's at the same step number."""
     mine, theirs = Replay(original), Replay(branch)
     rows = []
+    first = min((s.step for s in branch.steps if s.tasks and s.tasks[0].id.startswith("fork-")), default=None)
     for step in theirs.order:
+        if first is not None and step < first:
+            continue  # the original's own history, copied into the branch
         new = theirs.state_after(step)
         old = mine.state_after(step) if step in mine.steps else None
         rows.append(StepComparison(step, old, new, old != new))

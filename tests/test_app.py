@@ -396,7 +396,18 @@ def test_a_link_to_a_stored_run_opens_it(fresh_store):
     assert ran_nodes(at) == ["merge"]
     assert at.session_state["stepscope_run"].source == "stored"
     at = start(run=opened.trace.run_id, step="2")
-    assert "Re-folded with operator.add, by name" in tab(at, "What-if").caption[-1].value, "what-if works on stored runs"
+    assert at.session_state["stepscope_run"].graph is not None, "a stored run of a sample gets its code back"
+    assert "Re-folded with the graph's reducer" in tab(at, "What-if").caption[-1].value
+
+
+def test_what_if_works_on_a_trace_without_its_code():
+    from debugger import whatif
+    from debugger.model import Scope, TraceView
+
+    view = TraceView(sources.open_sample("fan_out_search", store=False).trace).view(Scope())  # no live graph
+    offer = whatif.offer(view, 2, "results")
+    assert offer.how == "operator.add, by name"
+    assert whatif.sensitivity(view, 2, offer) == (1, 1), "the other order lists the two results the other way round"
 
 
 @pytest.mark.parametrize("params, message", [

@@ -7,6 +7,7 @@ import streamlit as st
 from debugger import session, sources
 from debugger.session import LoadedRun
 from debugger.views import widgets
+from sample_graphs.gallery import SAMPLES
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
@@ -32,7 +33,9 @@ def open_from_url() -> None:
     error = None
     try:
         if request.get("run"):
-            opened = sources.open_stored(request["run"])
+            opened = sources.open_stored(request["run"], with_code=True)
+            if opened.source == "fork" and request.get("parent"):
+                session.remember(session.FORK_PARENT, request["parent"])
         else:
             opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE, store=False)
     except sources.OpenError as exc:
@@ -40,6 +43,10 @@ def open_from_url() -> None:
         opened = sources.open_sample(DEFAULT_SAMPLE, store=False)
         step = call = scope = None
     _adopt(opened, step=step, call=call, scope=scope)
+    session.remember(session.OPEN_KIND, {"file": "Graph file", "stored": "Stored run", "fork": "Stored run",
+                                         "upload": "Trace file"}.get(opened.source, "Sample"))
+    if opened.source == "file":
+        session.remember(session.FILE_TARGET, opened.label)
     if error:  # after _adopt, which clears the error of the previous open
         session.remember(session.OPEN_ERROR, error)
 
@@ -49,6 +56,8 @@ def _open(action) -> None:
         _adopt(action())
     except sources.OpenError as exc:
         session.remember(session.OPEN_ERROR, (str(exc), exc.file, exc.line))
+    except Exception as exc:  # anything else the user's graph does while loading: said in one line, page kept
+        session.remember(session.OPEN_ERROR, (f"Could not open the run: {type(exc).__name__}: {exc}", None, None))
 
 
 def open_and_show(action) -> None:
@@ -85,10 +94,11 @@ def _on_rerun_with_input() -> None:
     if run is None or run.graph is None:
         return
     text = session.widget_value(session.RERUN_INPUT) or ""
-    if run.source == "sample":
-        _open(lambda: sources.open_sample(run.label, input_json=text))
+    target = sources.origin_target(run.trace.target) or run.label
+    if target in SAMPLES:
+        _open(lambda: sources.open_sample(target, input_json=text))
     else:
-        _open(lambda: sources.open_target(run.label, text))
+        _open(lambda: sources.open_target(target, text))
 
 
 def render() -> None:

@@ -51,25 +51,39 @@ def _open_branch(run: LoadedRun) -> None:
     branch, _ = session.recall(FORK, (None, None))
     if branch is None:
         return
-    opened = LoadedRun(branch.trace, "fork", branch.trace.target, run.graph, run.lesson,
-                       f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}",
-                       None, run.config)
-    sources.keep(branch.trace)  # so the URL's run=<id> reopens the branch
-    session.remember(session.FORK_PARENT, run)
+    title = f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}"
+    opened = LoadedRun(branch.trace, "fork", branch.trace.run_id, run.graph, run.lesson, title, run.graph_input,
+                       run.config)
+    sources.keep(branch.trace)  # a stored run: its URL (run=<id>) reopens it whole
+    session.remember(session.FORK_PARENT, session.run_ref(run))
     session.set_run(opened, step=branch.step)
 
 
 def _back_to_original() -> None:
     parent = session.recall(session.FORK_PARENT)
-    if parent is not None:
-        session.set_run(parent)
-        session.remember(session.FORK_PARENT, None)
+    here = session.loaded_run()
+    step = min((s.step for s in here.trace.steps if s.tasks and s.tasks[0].id.startswith("fork-")), default=None)
+    try:
+        if parent and parent.startswith("sample:"):
+            opened = sources.open_sample(parent.removeprefix("sample:"), store=False)
+        elif parent:
+            opened = sources.open_stored(parent, with_code=True)
+        else:
+            return
+    except sources.OpenError as exc:
+        session.report_action_error("time-travel", str(exc))
+        return
+    session.remember(session.FORK_PARENT, None)
+    session.set_run(LoadedRun.of(opened), step=step)
 
 
 def render(run: LoadedRun, at: Cursor) -> None:
     if run.source == "fork":
-        st.info("You are looking at a branch made by time travel.")
-        st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
+        st.info("You are looking at a branch made by time travel: the original's steps up to the fork, then the "
+                "edited write going through the reducer, then what ran from there.")
+        if session.recall(session.FORK_PARENT):
+            st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
+        widgets.action_error("time-travel")
         return
     if run.graph is None or at.scope.path:
         st.info("Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
@@ -97,8 +111,8 @@ def render(run: LoadedRun, at: Cursor) -> None:
         st.warning("Re-running the original did not reproduce the recorded state before the fork point (the graph "
                    "is not deterministic), so the fork starts from the re-run's state.")
     differing = branch.differing_steps
-    st.markdown(f"**The branch** ({branch.trace.status}): "
-                + (f"differs from the original at steps {', '.join(map(str, differing))}." if differing
+    st.markdown(f"**The branch** ({widgets.code(branch.trace.status)}): "
+                + (f"differs from the original at {timetravel.ranges(differing)}." if differing
                    else "ends in the same states as the original."))
     rows = [{"step": c.step, "differs": "✱ differs" if c.differs else "= same",
              "original": widgets.inline(c.original, 70) if c.original is not None else "(no such step)",

@@ -101,10 +101,11 @@ def test_errors_tab_shows_both_writers_of_a_concurrent_update(app, shot):
     panel = page.get_by_role("tabpanel", name=re.compile("Errors"))
     expect(panel.get_by_text("lookup_order and lookup_user_history wrote the plain key 'v' in one superstep")).to_be_visible()
     expect(panel.get_by_text("Who wrote v in step 1:")).to_be_visible()
-    writers = panel.locator("strong").filter(has_text=re.compile(r"^lookup_(order|user_history)$"))
+    writers = panel.locator('[data-testid="stColumn"] strong').filter(has_text=re.compile(r"^lookup_(order|user_history)$"))
     expect(writers).to_have_text(["lookup_order", "lookup_user_history"])
     expect(writers.nth(1)).to_be_visible()
     expect(panel.get_by_text(re.compile(r"^Fix:"))).to_have_count(3)
+    expect(panel.get_by_text(re.compile(r"^Caused by:"))).to_be_visible()
     shot("04-refund-errors-tab", panel)
     shot("05-refund-concurrent-update")
 
