@@ -17,7 +17,8 @@ from typing import Any
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
 from engine.trace import Recorder, Trace
-from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
+from debugger.tracecheck import parse_trace
+from engine.tracefile import TraceFileError, from_dict, to_dict
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -169,7 +170,7 @@ def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
         raise OpenError(f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "
                         "Use `stepscope show` for larger ones.")
     try:
-        trace = from_json(data, source=filename)
+        trace = parse_trace(data, source=filename)
     except TraceFileError as exc:
         raise OpenError(str(exc)) from None
     _store(trace, db)

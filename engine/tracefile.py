@@ -83,7 +83,16 @@ def _step_to_dict(step: StepRecord) -> dict[str, Any]:
 
 
 def to_json(trace: Trace, *, indent: int | None = None) -> str:
-    return json.dumps(to_dict(trace), ensure_ascii=False, indent=indent, allow_nan=False)
+    """The file's text. Always valid UTF-8: a string holding a lone surrogate (a value decoded with
+    `surrogateescape`, half of an emoji) is written as a JSON escape, which loads back the same."""
+    data = to_dict(trace)
+    text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(data, ensure_ascii=True, indent=indent, allow_nan=False)
+    return text
 
 
 def read_file(path: str | Path) -> Trace:
