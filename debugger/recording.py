@@ -107,7 +107,9 @@ def unstarted_trace(recorder: Recorder, graph: Any, graph_input: Any, config: di
     try:
         description = describe(graph)
     except Exception:  # a graph that cannot even be described: its name is enough to list the run
-        description = {"name": str(getattr(graph, "name", type(graph).__name__))}
+        empty = {"nodes": [], "edges": []}
+        description = {"name": str(getattr(graph, "name", type(graph).__name__)), "nodes": [], "edges": [],
+                       "channels": {}, "drawing": empty, "drawing_flat": empty}
     trace = Trace(ns=[], graph=description, input=encode(graph_input), config=encode(config),
                   recursion_limit=_limit(config), started_at=recorder.clock(), run_id=recorder.run_id,
                   target=recorder.target)

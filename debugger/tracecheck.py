@@ -136,6 +136,15 @@ _TAGS: dict[str, dict[str, type | tuple[type, ...]]] = {
 }
 
 
+class _Bad(ValueError):
+    """A problem inside a field: `inner` is the path below the field (`.message`, `[3].items`)."""
+
+    def __init__(self, inner: str, problem: str) -> None:
+        super().__init__(f"{inner.lstrip('.') or 'value'}: {problem}")
+        self.inner = inner
+        self.problem = problem
+
+
 def check_value(value: Any) -> Any:
     """A recorded value (`engine.codec.encode`'s output) whose tags the debugger can read."""
     stack: list[tuple[Any, str]] = [(value, "")]
@@ -147,43 +156,43 @@ def check_value(value: Any) -> Any:
             tag = item.get("$type")
             if tag is None:
                 if "$view" in item and not (len(item) == 1 and _is_str_list(item["$view"])):
-                    raise ValueError(f"{where or 'value'}: $view should be a list of state keys")
+                    raise _Bad(where, "$view should be a list of state keys")
                 stack.extend((v, f"{where}.{k}") for k, v in item.items())
                 continue
-            _check_tagged(item, tag, where or "value")
+            _check_tagged(item, tag, where)
             stack.extend((v, f"{where}.{k}") for k, v in item.items() if k not in ("$type", "class", "repr"))
         elif type(item) is float and item != item:
-            raise ValueError(f"{where or 'value'}: NaN is written as a tagged float")
+            raise _Bad(where, "NaN is written as a tagged float")
     return value
 
 
 def _check_tagged(item: dict[str, Any], tag: Any, where: str) -> None:
     required = _TAGS.get(tag) if isinstance(tag, str) else None
     if required is None:
-        raise ValueError(f"{where}: unknown recorded value type {tag!r}")
+        raise _Bad(where, f"unknown recorded value type {tag!r}")
     for key, kind in required.items():
         if key not in item:
-            raise ValueError(f"{where}: a {tag} value needs {key!r}")
+            raise _Bad(where, f"a {tag} value needs {key!r}")
         if not isinstance(item[key], kind) or type(item[key]) is bool and kind is not object:
-            raise ValueError(f"{where}.{key}: should be {getattr(kind, '__name__', kind)}")
+            raise _Bad(f"{where}.{key}", f"should be {getattr(kind, '__name__', kind)}")
     if tag in ("dict",) and not all(type(p) is list and len(p) == 2 for p in item["items"]):
-        raise ValueError(f"{where}.items: should be [key, value] pairs")
+        raise _Bad(f"{where}.items", f"should be [key, value] pairs")
     if tag == "message":
         message = item["message"]
         if message.get("type") not in _MESSAGE_TYPES or not isinstance(message.get("data"), dict):
-            raise ValueError(f"{where}.message: should be {{type: one of {', '.join(_MESSAGE_TYPES)}, data: {{...}}}}")
+            raise _Bad(f"{where}.message", f"should be {{type: one of {', '.join(_MESSAGE_TYPES)}, data: {{...}}}}")
     if tag == "float":
         try:
             float(item["value"])
         except ValueError:
-            raise ValueError(f"{where}.value: {item['value']!r} is not a float") from None
+            raise _Bad(f"{where}.value", f"{item['value']!r} is not a float") from None
     if tag == "int":
         try:
             int(item["hex"], 16)
         except ValueError:
-            raise ValueError(f"{where}.hex: {item['hex']!r} is not a hexadecimal int") from None
+            raise _Bad(f"{where}.hex", f"{item['hex']!r} is not a hexadecimal int") from None
     if tag == "Command" and not set(item["fields"]) <= {"graph", "update", "resume", "goto"}:
-        raise ValueError(f"{where}.fields: a Command has only graph, update, resume and goto")
+        raise _Bad(f"{where}.fields", f"a Command has only graph, update, resume and goto")
 
 
 def _is_str_list(value: Any) -> bool:
@@ -303,18 +312,53 @@ class ChannelFile(BaseModel):
     reducer: Optional[str] = None
 
 
+class DrawNodeFile(_Record):
+    id: str
+    name: str
+    metadata: Optional[dict[str, Any]] = None
+
+
+class DrawEdgeFile(_Record):
+    source: str
+    target: str
+    data: Optional[str] = None
+    conditional: bool = False
+
+
+class DrawingFile(_Record):
+    """`engine.draw.DrawableGraph.to_dict()`."""
+
+    nodes: list[DrawNodeFile]
+    edges: list[DrawEdgeFile]
+
+
+class BranchFile(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+    source: str
+    name: str
+    targets: Optional[dict[str, str]] = None
+
+
+def check_waiting_edge(edge: Any) -> Any:
+    if len(edge) != 2 or not _is_str_list(edge[0]) or type(edge[1]) is not str:
+        raise ValueError("should be [[source, ...], target]")
+    return edge
+
+
 class GraphFile(BaseModel):
-    """`engine.trace.describe(graph)`; more keys are allowed (drawings, newer additions)."""
+    """`engine.trace.describe(graph)`; more keys are allowed (descriptions grow; readers use .get)."""
 
     model_config = ConfigDict(strict=True, extra="allow")
     name: str
-    nodes: list[NodeFile] = []
-    edges: list[Annotated[list[str], Field(min_length=2, max_length=2)]] = []
-    channels: dict[str, ChannelFile] = {}
+    nodes: list[NodeFile]
+    edges: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
+    channels: dict[str, ChannelFile]
+    waiting_edges: list[Annotated[list[Any], AfterValidator(check_waiting_edge)]] = []
+    branches: list[BranchFile] = []
     input_keys: list[str] = []
     output_keys: Union[str, list[str]] = []
-    drawing: dict[str, Any] = {}
-    drawing_flat: dict[str, Any] = {}
+    drawing: DrawingFile
+    drawing_flat: DrawingFile
 
 
 class RunFile(_Record):
@@ -374,6 +418,9 @@ def _first_problem(exc: ValidationError, data: Any) -> str:
     if error["type"] == "extra_forbidden":
         return f"{where} is not a field of this trace schema (version {data.get('schema_version')}). " \
                "Was it written by another program?"
+    cause = (error.get("ctx") or {}).get("error")
+    if isinstance(cause, _Bad):
+        return f"{where}{cause.inner}: {cause.problem}. The file is damaged; re-export the run."
     found = error.get("input")
     shown = json.dumps(found)[:60] if isinstance(found, (str, int, float, bool, type(None))) else type(found).__name__
     if where == "schema_version":
