@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
-from engine.trace import Recorder, Trace
+from engine.trace import Trace
 from debugger.langgraph.names import is_langgraph_graph
+from debugger.recording import record_run
+from debugger.tracecheck import parse_trace
 from engine.codec import decode
-from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
+from engine.tracefile import TraceFileError
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -59,43 +59,13 @@ def run_timeout() -> float:
 
 def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str,
            timeout: float | None = None) -> Trace:
-    """Runs `graph` under a Recorder. A failing run is still a complete trace (status `error`).
-
-    The run happens on a worker thread. If it has not finished after `timeout` seconds (a node
-    waiting forever, say), what was recorded so far is returned, frozen, with an error saying so;
-    the worker cannot be stopped from outside and finishes or waits on its own.
-    """
+    """Runs `graph` and returns its trace, however the run ends (`debugger.recording.record_run`): a
+    failing run is a complete trace (status `error`); one still going after `timeout` seconds (a node
+    waiting forever, say) is what was recorded so far, status `timeout`, with a message saying so."""
     if is_langgraph_graph(graph):  # langgraph runs it; StepScope watches
         return _record_langgraph(graph, graph_input, config, target, run_timeout() if timeout is None else timeout)
-    recorder = Recorder(target=target)
-
-    def run() -> None:
-        try:
-            graph.invoke(graph_input, dict(config or {}), hooks=recorder)
-        except Exception:  # recorded in the trace (status, error, failed step): the debugger shows it
-            pass
-
-    worker = threading.Thread(target=run, name=f"stepscope-run-{target}", daemon=True)
-    worker.start()
     limit = run_timeout() if timeout is None else timeout
-    worker.join(limit)
-    if recorder.trace is None:
-        raise OpenError(f"{target} did not start within {limit:.0f} s: the engine recorded nothing.")
-    if not worker.is_alive():
-        return recorder.trace
-    with recorder.lock:  # a frozen copy: the run may still be adding to the live one
-        frozen = _frozen_copy(recorder.trace)
-    steps = [s.step for s in frozen.steps if s.step >= 0]
-    running = [t.name for t in (frozen.steps[-1].tasks if frozen.steps else [])]
-    frozen.status = "error"
-    frozen.error = {
-        "$type": "error", "class": "RunTimeout", "module": "stepscope", "notes": [], "traceback": "",
-        "message": f"The run did not finish within {limit:.0f} s; showing the {len(steps)} supersteps recorded so far. "
-                   f"Still running: {', '.join(running) or 'nothing planned yet'}. A node may be waiting forever "
-                   f"(a network call without a timeout, an endless loop inside the node). Set {RUN_TIMEOUT_ENV} "
-                   "to wait longer.",
-    }
-    return frozen
+    return record_run(graph, graph_input, dict(config or {}), target=target, timeout=limit).trace
 
 
 def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float) -> Trace:
@@ -106,15 +76,6 @@ def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | Non
     except Exception as exc:  # noqa: BLE001 - a run that cannot be set up (bad context, unreadable thread)
         raise OpenError(f"{target}: {exc}") from None
     return done.trace if isinstance(done, RunResult) else done
-
-
-def _frozen_copy(trace: Trace) -> Trace:
-    for _ in range(5):  # the worker may change a list while we read it: try again
-        try:
-            return from_dict(to_dict(trace))
-        except RuntimeError:
-            time.sleep(0.01)
-    return from_dict(to_dict(trace))
 
 
 def keep(trace: Trace, db: str | None = None) -> None:
@@ -243,7 +204,7 @@ def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
         raise OpenError(f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "
                         "Use `stepscope show` for larger ones.")
     try:
-        trace = from_json(data, source=filename)
+        trace = parse_trace(data, source=filename)
     except TraceFileError as exc:
         raise OpenError(str(exc)) from None
     _store(trace, db)

@@ -238,21 +238,22 @@ class _RunBuilder:
             self.memo.clear()
         return self.step
 
-    def encode(self, value: Any) -> Any:
+    def encode(self, value: Any, _depth: int = 0) -> Any:
         """`encode`, sharing one encoding per object within a step: a node's return value, its write
-        and the reducer's new items are usually the same objects, recorded once in memory."""
+        and the reducer's new items are usually the same objects, recorded once in memory. Only the
+        top levels are shared; deeper down `encode` takes over, with its depth limit and cycle guard."""
         kind = type(value)
-        if kind in _SCALARS:
-            return encode(value)
+        if kind in _SCALARS or _depth >= _SHARED_LEVELS:
+            return encode(value, _depth)
         hit = self.memo.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
         if kind is list:
-            encoded: Any = [self.encode(item) for item in value]
+            encoded: Any = [self.encode(item, _depth + 1) for item in value]
         elif kind is dict and "$type" not in value and all(type(k) is str for k in value):
-            encoded = {k: self.encode(v) for k, v in value.items()}
+            encoded = {k: self.encode(v, _depth + 1) for k, v in value.items()}
         else:
-            encoded = encode(value)
+            encoded = encode(value, _depth)
         self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
         return encoded
 
@@ -379,6 +380,8 @@ class Recorder(Hooks):
 
 
 _SCALARS = (int, str, float, bool, type(None))
+_SHARED_LEVELS = 4
+"""How deep `_RunBuilder.encode` shares encodings by identity (a cycle is cut a few levels later)."""
 
 
 def _fields_of(value: Any) -> list[tuple[str, Any]] | None:

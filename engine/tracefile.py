@@ -4,6 +4,9 @@ The file form leaves out fields that hold their default, and a reducer call's wr
 an append added) point at the writer task's write (`{"$write": k}`) instead of repeating it; loading
 puts them back, so loading what was dumped gives an equal Trace. Loading is parsing only: nothing in
 a file is imported or run. Every problem is a `TraceFileError` naming the file and what to do.
+
+These checks are the engine's minimum (standard library only). The debugger reads every file through
+`debugger.tracecheck`, which checks size, nesting and the whole schema before `from_dict` runs.
 """
 
 from __future__ import annotations
@@ -83,7 +86,16 @@ def _step_to_dict(step: StepRecord) -> dict[str, Any]:
 
 
 def to_json(trace: Trace, *, indent: int | None = None) -> str:
-    return json.dumps(to_dict(trace), ensure_ascii=False, indent=indent, allow_nan=False)
+    """The file's text. Always valid UTF-8: a string holding a lone surrogate (a value decoded with
+    `surrogateescape`, half of an emoji) is written as a JSON escape, which loads back the same."""
+    data = to_dict(trace)
+    text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(data, ensure_ascii=True, indent=indent, allow_nan=False)
+    return text
 
 
 def read_file(path: str | Path) -> Trace:
@@ -106,6 +118,8 @@ def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
                              "Re-export the run, or open a complete .json trace file.") from None
     except UnicodeDecodeError as exc:
         raise TraceFileError(f"{source} is not text ({exc.reason}); a trace file is UTF-8 JSON.") from None
+    except (RecursionError, ValueError) as exc:  # a depth bomb; an int of more than 4,300 digits
+        raise TraceFileError(f"{source} cannot be parsed: {type(exc).__name__}: {exc}.") from None
     return from_dict(data, source=source)
 
 
@@ -121,7 +135,7 @@ def from_dict(data: Any, *, source: str = "<trace>") -> Trace:
                              f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it.")
     try:
         return _build(Trace, data, "trace")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
 
 
