@@ -274,6 +274,32 @@ class TaskFile(_Record):
     duration: float = 0.0
     error: Optional[ErrorRecord] = None
     subgraphs: list["RunFile"] = []
+    attempts: list["AttemptFile"] = []
+    managed: dict[str, Value] = {}
+
+
+class AttemptFile(_Record):
+    """A failed attempt of a task under a retry policy."""
+
+    error: ErrorRecord
+    duration: float = 0.0
+
+
+class MismatchFile(_Record):
+    """A state key whose committed value differs from what the recorded reducer calls fold to."""
+
+    channel: str
+    recorded: Value
+    committed: Value
+
+
+class InterruptFile(_Record):
+    """An `interrupt()` that stopped the run."""
+
+    id: str = ""
+    value: Value = None
+    node: str = ""
+    task: str = ""
 
 
 class ReducerCallFile(_Record):
@@ -297,6 +323,8 @@ class StepFile(_Record):
     state: dict[str, Delta] = {}
     committed: bool = False
     checkpoint: Optional[dict[str, Any]] = None
+    parent_checkpoint: Optional[dict[str, Any]] = None
+    mismatches: list[MismatchFile] = []
 
 
 class NodeFile(BaseModel):
@@ -345,6 +373,14 @@ def check_waiting_edge(edge: Any) -> Any:
     return edge
 
 
+class ControlChannelFile(_Record):
+    """What a control channel carries (`engine.trace.describe`'s `control_channels`)."""
+
+    role: Literal["input", "sends", "edge", "waiting_edge", "internal"]
+    target: str = ""
+    sources: list[str] = []
+
+
 class GraphFile(BaseModel):
     """`engine.trace.describe(graph)`; more keys are allowed (descriptions grow; readers use .get)."""
 
@@ -359,6 +395,7 @@ class GraphFile(BaseModel):
     output_keys: Union[str, list[str]] = []
     drawing: DrawingFile
     drawing_flat: DrawingFile
+    control_channels: Optional[dict[str, ControlChannelFile]] = None
 
 
 class RunFile(_Record):
@@ -373,6 +410,7 @@ class RunFile(_Record):
     error: Optional[ErrorRecord] = None
     started_at: str = ""
     duration: float = Field(default=0.0, ge=0)
+    interrupts: list[InterruptFile] = []
 
 
 class TraceFile(RunFile):
@@ -381,6 +419,7 @@ class TraceFile(RunFile):
     schema_version: int = Field(ge=1, le=SCHEMA_VERSION)
     run_id: str = Field(min_length=1)
     target: str = ""
+    thread_id: str = ""
 
 
 TaskFile.model_rebuild()

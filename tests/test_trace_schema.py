@@ -4,6 +4,7 @@ the first offending field. A fuzzer mutates real trace files and checks that no 
 crashes on what validation let through."""
 
 import contextlib
+import dataclasses
 import io
 import json
 import random
@@ -15,8 +16,11 @@ from debugger import cli
 from debugger.model import TraceView, Scope
 from debugger.sources import OpenError, open_upload
 from debugger.store import RunStore, StoreError
-from debugger.tracecheck import MAX_NESTING, TraceFileError, nesting_depth, parse_trace, read_trace_file
-from engine.trace import Recorder
+from debugger.tracecheck import (
+    MAX_NESTING, ReducerCallFile, RunFile, StepFile, TaskFile, TraceFile, TraceFileError, nesting_depth, parse_trace,
+    read_trace_file,
+)
+from engine.trace import Recorder, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 from engine.tracefile import to_json
 from tests.test_replay_and_store import concat_graph, recorded, trap_trace
 
@@ -222,3 +226,15 @@ def test_fuzzed_trace_files_never_raise_and_never_break_a_later_command(tmp_path
 
                 pytest.fail(f"{name} {what}: accepted, then {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
     assert refused > 100 and accepted > 20  # both sides of the gate were exercised
+
+
+@pytest.mark.parametrize(
+    "record, schema",
+    [(TaskRecord, TaskFile), (ReducerCallRecord, ReducerCallFile), (StepRecord, StepFile), (RunRecord, RunFile),
+     (Trace, TraceFile)],
+)
+def test_the_file_schema_declares_every_field_the_recorder_writes(record, schema):
+    """A field added to a record type must be added to the file schema too, or stored runs stop opening."""
+    recorded = {f.name for f in dataclasses.fields(record)}
+    declared = {field.alias or name for name, field in schema.model_fields.items()}
+    assert recorded == declared
