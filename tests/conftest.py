@@ -21,6 +21,9 @@ SLOW_FILES = {"test_app.py"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Browser tests last: Playwright's sync API keeps an asyncio loop running in the main thread for
+    # the rest of the session, and a test that calls `asyncio.run` after it would fail.
+    items.sort(key=lambda item: Path(str(item.fspath)).is_relative_to(HERE / "e2e"))
     for item in items:
         if item.name.startswith(SLOW_NAMES) or Path(str(item.fspath)).name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)

@@ -717,6 +717,26 @@ def test_an_async_graph_is_recorded_through_ainvoke() -> None:
     assert session.traces[-1].status == "done"
 
 
+def test_an_async_graph_opened_from_a_running_event_loop_is_recorded() -> None:
+    """The debugger runs `async def` graphs with ainvoke; from a thread whose loop already runs (a
+    notebook, a Playwright script) that must still work, on a worker thread."""
+    import asyncio
+
+    from debugger.langgraph.runs import run_graph
+
+    b = StateGraph(Log)
+    b.add_node("fetch", async_node)
+    b.add_edge(START, "fetch")
+    compiled = b.compile()
+
+    async def inside_a_loop():
+        return run_graph(compiled, {"log": []}, target="async.py:graph", db=False)
+
+    result = asyncio.run(inside_a_loop())
+    assert result.error is None and result.trace.status == "done"
+    assert [t.name for s in result.trace.steps for t in s.tasks] == ["__start__", "fetch"]
+
+
 # ---------------------------------------------------------------------------------------------
 # Loading a langgraph file: targets, the CLI, the debugger's "Graph file"
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import copy
 import dataclasses
 import json
@@ -134,7 +136,7 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     output, error = None, None
     try:
         if has_async_nodes(graph):  # langgraph's invoke cannot call an `async def` node: run it as ainvoke
-            output = asyncio.run(graph.ainvoke(graph_input, config, **kwargs))
+            output = run_coroutine(graph.ainvoke(graph_input, config, **kwargs))
         else:
             output = graph.invoke(graph_input, config, **kwargs)
     except Exception as exc:  # the run's own error: recorded, stored, reported by the caller
@@ -186,3 +188,16 @@ def _default_db_path() -> Path:
     from debugger.store import default_db_path
 
     return default_db_path()
+
+
+def run_coroutine(coroutine: Any) -> Any:
+    """`asyncio.run`, also from a thread whose event loop is already running (a notebook, a Playwright
+    script): there the coroutine runs on a worker thread, in a copy of this thread's context, so the
+    recording session travels with it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    context = contextvars.copy_context()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="stepscope-async") as pool:
+        return pool.submit(context.run, asyncio.run, coroutine).result()
