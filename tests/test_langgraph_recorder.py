@@ -421,3 +421,20 @@ def test_nested_subgraph_run_is_filed_under_its_task_and_stream_modes_still_work
     assert [t.name for s in child.subgraphs[0].steps for t in s.tasks] == ["__start__", "inner_step"]
     # the subgraph received the parent's list and returned it: the duplication is recorded as it happened
     assert Replay(trace).state_after(trace.steps[-1].step)["log"] == ["in", "in", "inner"]
+
+
+def test_the_one_liner_stores_every_run_of_invoke_and_stream_and_a_failing_one(tmp_path):
+    from debugger.store import RunStore
+
+    db = tmp_path / "runs.sqlite3"
+    graph = record(map_reduce_graph(), db=str(db))
+    graph.invoke({"topics": ["cats"]})
+    list(graph.stream({"topics": ["dogs", "owls"]}))
+    failing = record(conflict_graph(), db=str(db), target="tests:conflict")
+    with pytest.raises(InvalidUpdateError):
+        failing.invoke({"value": "x"})
+    runs = RunStore(db).list()
+    assert [r.status for r in runs] == ["error", "done", "done"]
+    assert runs[0].target == "tests:conflict" and runs[0].graph == "tests:conflict"
+    stored = RunStore(db).load(runs[1].run_id)
+    assert Replay(stored).state_after(stored.steps[-1].step)["jokes"] == ["a joke about dogs", "a joke about owls"]
