@@ -1,5 +1,5 @@
 """The cost of recording a langgraph run, side by side in one process: langgraph alone, and the same
-compiled graph run inside `debugger.langgraph.recording` (every task, reducer call, version and
+compiled graph run inside `debugger.langgraph_recorder.recording` (every task, reducer call, version and
 checkpoint turned into a Trace, kept in memory; storing it is `benchmarks/trace.py`'s subject).
 
 Run: `.venv/bin/python benchmarks/langgraph_recorder.py [--repeat N]`. Prints, per workload, the median
@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from debugger.langgraph import recording  # noqa: E402
+from debugger.langgraph_recorder import recording  # noqa: E402
 from workloads import FAN_RUNS, FAN_WIDTH, LOOP_STEPS, MESSAGE_STEPS, build_fan, build_loop, build_messages, langgraph_namespace  # noqa: E402
 
 

@@ -17,7 +17,6 @@ from typing import Any
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
 from engine.trace import Recorder, Trace
-from debugger.langgraph.names import is_langgraph_graph
 from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -64,8 +63,6 @@ def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: 
     waiting forever, say), what was recorded so far is returned, frozen, with an error saying so;
     the worker cannot be stopped from outside and finishes or waits on its own.
     """
-    if is_langgraph_graph(graph):  # langgraph runs it; StepScope watches
-        return _record_langgraph(graph, graph_input, config, target, run_timeout() if timeout is None else timeout)
     recorder = Recorder(target=target)
 
     def run() -> None:
@@ -95,16 +92,6 @@ def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: 
                    "to wait longer.",
     }
     return frozen
-
-
-def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float) -> Trace:
-    from debugger.langgraph.runs import RunResult, run_in_background
-
-    try:
-        done = run_in_background(graph, graph_input, timeout=timeout, target=target, config=config, db=False)
-    except Exception as exc:  # noqa: BLE001 - a run that cannot be set up (bad context, unreadable thread)
-        raise OpenError(f"{target}: {exc}") from None
-    return done.trace if isinstance(done, RunResult) else done
 
 
 def _frozen_copy(trace: Trace) -> Trace:
@@ -156,17 +143,27 @@ def open_sample(name: str, *, db: str | None = None, input_json: str | None = No
                   value, config)
 
 
-def open_target(target: str, input_json: str | None = None, *, db: str | None = None) -> Opened:
+def open_target(target: str, input_json: str | None = None, *, db: str | None = None, config_json: str | None = None,
+                thread: str | None = None) -> Opened:
+    """Runs a graph file. `config_json` and `thread` (langgraph apps): the run config, and the
+    checkpointer thread to run on (a graph with a checkpointer and no thread gets a fresh one)."""
     try:
         loaded = load_target(target)
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
     graph_input = _parse_input(input_json, loaded.example_input)
-    trace = record(loaded.graph, graph_input, loaded.example_config, target)
+    config = {**loaded.example_config, **(_parse_input(config_json, None) or {})}
+    if loaded.is_langgraph:
+        from debugger.langgraph_recorder.app_runs import run_for_app
+
+        trace = run_for_app(loaded.graph, graph_input, target=target, config=config, thread=thread, db=db,
+                            timeout=run_timeout())
+    else:
+        trace = record(loaded.graph, graph_input, config, target)
     _store(trace, db)
     module = loaded.module
     return Opened(trace, "file", target, loaded.graph, getattr(module, "lesson", ""), getattr(module, "title", target),
-                  graph_input, loaded.example_config)
+                  graph_input, config)
 
 
 def open_stored(run_id: str, *, db: str | None = None) -> Opened:

@@ -16,6 +16,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
 from engine.trace import Recorder, Trace
@@ -56,21 +57,40 @@ class Fork:
 
 
 def _checkpointed(graph: Any) -> Any:
+    if is_langgraph_graph(graph):  # langgraph's own graph with a fresh saver of its own: the user's threads stay untouched
+        from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
+
+        return graph.copy(update={"checkpointer": LangGraphSaver()})
     return graph.builder.compile(
         checkpointer=InMemorySaver(), name=graph.name,
         interrupt_before=graph.interrupt_before_nodes or None, interrupt_after=graph.interrupt_after_nodes or None,
     )
 
 
+def _recorded_invoke(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -> Trace:
+    """Runs `graph` recorded (the engine's Recorder, or watching langgraph run); a failing run is still recorded."""
+    if is_langgraph_graph(graph):
+        from debugger.langgraph_recorder import recording
+
+        with recording(target=target, db=False) as session:
+            try:
+                graph.invoke(graph_input, config)
+            except Exception:  # recorded in the trace
+                pass
+        return session.traces[-1]
+    recorder = Recorder(target=target)
+    try:
+        graph.invoke(graph_input, config, hooks=recorder)
+    except Exception:  # recorded in the trace
+        pass
+    return recorder.trace
+
+
 def _replay_original(graph: Any, graph_input: Any, config: dict[str, Any] | None) -> tuple[Any, dict[str, Any], Trace]:
     copy = _checkpointed(graph)
     thread = {**(config or {}), "configurable": {**(config or {}).get("configurable", {}), "thread_id": f"stepscope-{next(_threads)}"}}
-    recorder = Recorder(target="replay")
-    try:
-        copy.invoke(graph_input, thread, hooks=recorder)
-    except Exception:  # the original may have failed later than the fork point: that is fine
-        pass
-    return copy, thread, recorder.trace
+    # the original may have failed later than the fork point: that is fine
+    return copy, thread, _recorded_invoke(copy, graph_input, thread, "replay")
 
 
 def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,
@@ -90,13 +110,9 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     matches = _same_state(Replay(original), Replay(replayed), step - 1)
     values = {key: value} if key is not None else None
     edited = copy.update_state(base.config, values, as_node=node)
-    recorder = Recorder(target=f"{original.target or original.graph.get('name', 'run')} (fork at step {step})")
-    try:
-        copy.invoke(None, edited, hooks=recorder)
-    except Exception:  # the fork may fail: its trace says how
-        pass
-    result = Fork(recorder.trace, step, node, key, value, matches)
-    result.comparison = compare(original, recorder.trace)
+    trace = _recorded_invoke(copy, None, edited, f"{original.target or original.graph.get('name', 'run')} (fork at step {step})")
+    result = Fork(trace, step, node, key, value, matches)
+    result.comparison = compare(original, trace)
     return result
 
 
@@ -110,14 +126,15 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
     if replayed.status != "interrupted":
         raise TimeTravelError(f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
                               "the graph does not replay the same way.")
-    recorder = Recorder(target=f"{original.target or original.graph.get('name', 'run')} (resumed)")
-    try:
-        copy.invoke(Command(resume=answer), thread, hooks=recorder)
-    except Exception:  # the resumed run may fail: its trace says how
-        pass
+    command = Command(resume=answer)
+    if is_langgraph_graph(copy):
+        from langgraph.types import Command as LangGraphCommand
+
+        command = LangGraphCommand(resume=answer)
+    trace = _recorded_invoke(copy, command, thread, f"{original.target or original.graph.get('name', 'run')} (resumed)")
     last = max((s.step for s in replayed.steps), default=-1)
-    result = Fork(recorder.trace, last + 1, "(resume)", None, answer, True)
-    result.comparison = compare(original, recorder.trace)
+    result = Fork(trace, last + 1, "(resume)", None, answer, True)
+    result.comparison = compare(original, trace)
     return result
 
 

@@ -29,8 +29,8 @@ from langgraph.runtime import Runtime  # noqa: E402
 from langgraph.types import Command, RetryPolicy, Send, interrupt  # noqa: E402
 
 from debugger.diagnostics import diagnose  # noqa: E402
-from debugger.langgraph import record, recording  # noqa: E402
-from debugger.langgraph.static_view import static_view  # noqa: E402
+from debugger.langgraph_recorder import record, recording  # noqa: E402
+from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from engine.codec import encode  # noqa: E402
 from engine.tracefile import from_json, to_json  # noqa: E402
@@ -438,3 +438,24 @@ def test_the_one_liner_stores_every_run_of_invoke_and_stream_and_a_failing_one(t
     assert runs[0].target == "tests:conflict" and runs[0].graph == "tests:conflict"
     stored = RunStore(db).load(runs[1].run_id)
     assert Replay(stored).state_after(stored.steps[-1].step)["jokes"] == ["a joke about dogs", "a joke about owls"]
+
+
+def test_time_travel_forks_and_resumes_a_langgraph_run():
+    from debugger import timetravel
+
+    graph_input = {"topics": ["cats", "dogs"]}
+    app = map_reduce_graph()
+    with recording(db=False) as session:
+        app.invoke(copy.deepcopy(graph_input))
+    original = session.traces[-1]
+    step = next(s.step for s in original.steps if [t.name for t in s.tasks] == ["joke", "joke"])
+    branch = timetravel.fork(app, graph_input, {}, original, step, "joke", "jokes", ["an edited joke"])
+    assert branch.replay_matches and branch.trace.status == "done"
+    final = Replay(branch.trace).state_after(branch.trace.steps[-1].step)
+    assert final["jokes"] == ["an edited joke"]  # the fork's write replaced the step's writes
+    approval = approval_graph()
+    with recording(db=False) as session:
+        approval.invoke({"request": "refund"}, {"configurable": {"thread_id": "tt"}})
+    resumed = timetravel.resume(approval, {"request": "refund"}, {}, session.traces[-1], "no")
+    assert resumed.trace.status == "done"
+    assert Replay(resumed.trace).state_after(resumed.trace.steps[-1].step)["decision"] == "no"

@@ -394,6 +394,10 @@ def _patch_loop(_loop: Any) -> None:
         probe.first_step = self.step - 1 if resuming else self.step
         try:
             updated = first(self, **kwargs)
+        except BaseException as exc:  # the loop never starts, so its __exit__ never runs: end the record here
+            probe.first_step = None
+            probe.finish(self, exc)
+            raise
         finally:
             step, probe.first_step = probe.first_step, None
         probe.run.commit(step, {k: _get(self.channels[k]) for k in probe.keys},
@@ -480,12 +484,12 @@ def _patch_pregel(pregel_class: Any) -> None:
 
     def stream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
         if ACTIVE.get() is not None:
-            _GRAPHS[id(self.nodes)] = weakref.ref(self)
+            _register(self)
         return stream(self, *args, **kwargs)
 
     def astream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
         if ACTIVE.get() is not None:
-            _GRAPHS[id(self.nodes)] = weakref.ref(self)
+            _register(self)
         return astream(self, *args, **kwargs)
 
     pregel_class.stream = stream_observed
@@ -493,6 +497,14 @@ def _patch_pregel(pregel_class: Any) -> None:
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+
+def _register(graph: Any) -> None:
+    key = id(graph.nodes)
+    known = _GRAPHS.get(key)
+    if known is not None and known() is graph:
+        return
+    _GRAPHS[key] = weakref.ref(graph, lambda ref, key=key: _GRAPHS.pop(key, None) if _GRAPHS.get(key) is ref else None)
 
 
 def _is_bubble_up(error: BaseException) -> bool:
@@ -529,7 +541,10 @@ def _plain_config(config: Any) -> Any:
     in-process objects (`__pregel_*` keys, callbacks, savers)."""
     if not isinstance(config, Mapping):
         return config
-    plain = {k: v for k, v in config.items() if k not in ("callbacks", "checkpointer", "configurable", "metadata")}
+    plain = {k: v for k, v in config.items()
+             if k not in ("callbacks", "checkpointer", "configurable", "metadata") and v not in ([], {}, None)}
+    if "recursion_limit" in plain:  # langgraph marks its default with an int subclass
+        plain["recursion_limit"] = int(plain["recursion_limit"])
     configurable = {k: v for k, v in (config.get("configurable") or {}).items()
                     if not k.startswith("__") and isinstance(v, (str, int, float, bool, type(None)))}
     if configurable:
