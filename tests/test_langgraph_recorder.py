@@ -459,3 +459,48 @@ def test_time_travel_forks_and_resumes_a_langgraph_run():
     resumed = timetravel.resume(approval, {"request": "refund"}, {}, session.traces[-1], "no")
     assert resumed.trace.status == "done"
     assert Replay(resumed.trace).state_after(resumed.trace.steps[-1].step)["decision"] == "no"
+
+
+def test_a_mismatch_between_recorded_merges_and_committed_state_is_an_error_finding():
+    import dataclasses
+
+    (status, final), trace = check_app(map_reduce_graph, {"topics": ["cats"]})
+    step = trace.steps[-1]
+    broken = dataclasses.replace(step, mismatches=[{"channel": "jokes", "recorded": ["x"], "committed": ["y"]}])
+    trace.steps[-1] = broken
+    findings = [f for f in diagnose(None, trace) if f.kind == "recording_mismatch"]
+    assert len(findings) == 1 and findings[0].severity == "error" and findings[0].key == "jokes"
+    assert "langgraph committed" in findings[0].explanation
+
+
+def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pending_writes():
+    """The builder fed from data alone (as a reader of stored threads does): a checkpoint's channels
+    and the next step's task writes give the same reducer calls the live recorder saw."""
+    from types import SimpleNamespace
+
+    from langgraph.pregel._checkpoint import channels_from_checkpoint
+
+    from debugger.langgraph_recorder.superstep import RunBuilder, refold
+    from engine.trace import RunRecord
+
+    app = react_agent().copy(update={"checkpointer": InMemorySaver()})
+    config = {"configurable": {"thread_id": "refold"}}
+    with recording(db=False) as session:
+        app.invoke({"messages": [HumanMessage("weather and time in Paris?")]}, config)
+    live = session.traces[-1]
+    history = {s.metadata["step"]: s for s in app.get_state_history(config)}
+    tool_step = next(s for s in live.steps if [t.name for t in s.tasks] == ["tools", "tools"])
+    stored = app.checkpointer.get_tuple(history[tool_step.step - 1].config)  # the checkpoint the step started from
+    channels, _ = channels_from_checkpoint(app.channels, stored.checkpoint)
+    planned = history[tool_step.step - 1].tasks  # langgraph's PregelTask: id, name, path
+    tasks = [SimpleNamespace(id=t.id, name=t.name, path=t.path,
+                             writes=[(c, v) for task_id, c, v in stored.pending_writes if task_id == t.id])
+             for t in planned]
+    keys = list(app.builder.channels)
+    run = RunBuilder(RunRecord(ns=[], graph={}, input=None, config=None), keys)
+    after = refold(channels, tasks, keys, run.call_sink(tool_step.step))
+    rebuilt = run.record.steps[-1].reducer_calls
+    assert [(c.channel, c.writer_name, c.reducer) for c in rebuilt] == [
+        (c.channel, c.writer_name, c.reducer) for c in tool_step.reducer_calls]
+    assert strip_ids(encode(after["messages"])) == strip_ids(encode(history[tool_step.step].values["messages"]))
+
