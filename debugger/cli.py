@@ -61,7 +61,7 @@ def superstep_rows(trace: Trace) -> list[list[str]]:
 def command_run(args: argparse.Namespace) -> int:
     target = load_target(args.target)
     if target.is_langgraph:
-        from debugger.langgraph import cli as langgraph_cli
+        from debugger.langgraph_recorder import cli as langgraph_cli
 
         return langgraph_cli.command_run(args, target, _run_table)
     _refuse_langgraph_only_options(args)
@@ -102,7 +102,7 @@ def _run_table(trace: Trace) -> str:
 def _input_option(text: str | None, default: Any) -> Any:
     if text is None:
         return default
-    from debugger.langgraph.cli import read_json_option  # imports no langgraph
+    from debugger.langgraph_recorder.cli import read_json_option  # imports no langgraph
 
     return read_json_option(text, "--input")
 
@@ -212,7 +212,7 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
 
 
 def _langgraph_subject(args: argparse.Namespace, target: Any) -> tuple[str, Any, Trace | None]:
-    from debugger.langgraph import cli as langgraph_cli
+    from debugger.langgraph_recorder import cli as langgraph_cli
 
     view, result, skipped = langgraph_cli.diagnosis_run(args, target)
     if skipped:

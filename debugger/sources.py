@@ -15,7 +15,7 @@ from typing import Any
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
 from engine.trace import Trace
-from debugger.langgraph.names import is_langgraph_graph
+from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.recording import record_run
 from debugger.tracecheck import parse_trace
 from engine.codec import decode
@@ -69,7 +69,7 @@ def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: 
 
 
 def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float) -> Trace:
-    from debugger.langgraph.runs import RunResult, run_in_background
+    from debugger.langgraph_recorder.runs import RunResult, run_in_background
 
     try:
         done = run_in_background(graph, graph_input, timeout=timeout, target=target, config=config, db=False)
@@ -137,18 +137,28 @@ def open_sample(name: str, *, db: str | None = None, input_json: str | None = No
                   value, config)
 
 
-def open_target(target: str, input_json: str | None = None, *, db: str | None = None) -> Opened:
+def open_target(target: str, input_json: str | None = None, *, db: str | None = None, config_json: str | None = None,
+                thread: str | None = None) -> Opened:
+    """Runs a graph file. `config_json` and `thread` (langgraph apps): the run config, and the
+    checkpointer thread to run on (a graph with a checkpointer and no thread gets a fresh one)."""
     try:
         loaded = load_target(target)
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
     graph_input = _parse_input(input_json, loaded.example_input)
-    trace = record(loaded.graph, graph_input, loaded.example_config, target)
+    config = {**loaded.example_config, **(_parse_input(config_json, None) or {})}
+    if loaded.is_langgraph:
+        from debugger.langgraph_recorder.app_runs import run_for_app
+
+        trace = run_for_app(loaded.graph, graph_input, target=target, config=config, thread=thread, db=db,
+                            timeout=run_timeout())
+    else:
+        trace = record(loaded.graph, graph_input, config, target)
     require_input(loaded.graph, graph_input, trace)
     _store(trace, db)
     module = loaded.module
     return Opened(trace, "file", target, loaded.graph, getattr(module, "lesson", ""), getattr(module, "title", target),
-                  graph_input, loaded.example_config)
+                  graph_input, config)
 
 
 def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) -> Opened:

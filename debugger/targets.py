@@ -4,7 +4,7 @@ Loading a target imports (and so runs) that module: it is the user's own code. A
 to import is reported with its file, line and message, never as a bare traceback.
 
 The graph may be StepScope's own or a real `langgraph` compiled graph: the latter runs on langgraph
-itself and is recorded by watching that run (`debugger/langgraph/`).
+itself and is recorded by watching that run (`debugger/langgraph_recorder/`).
 """
 
 from __future__ import annotations
@@ -146,6 +146,6 @@ def _is_compiled(value: Any) -> bool:
     """A compiled engine graph, or a compiled real `langgraph` graph."""
     if isinstance(value, CompiledStateGraph):
         return True
-    from debugger.langgraph.names import is_langgraph_graph  # imports no langgraph
+    from debugger.langgraph_recorder.names import is_langgraph_graph  # imports no langgraph
 
     return is_langgraph_graph(value)

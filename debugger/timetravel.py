@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
 from engine.codec import decode
@@ -111,6 +112,10 @@ def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -
 
 
 def _checkpointed(graph: Any) -> Any:
+    if is_langgraph_graph(graph):  # langgraph's own graph with a fresh saver of its own: the user's threads stay untouched
+        from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
+
+        return graph.copy(update={"checkpointer": LangGraphSaver()})
     return graph.builder.compile(
         checkpointer=InMemorySaver(), name=graph.name,
         interrupt_before=graph.interrupt_before_nodes or None, interrupt_after=graph.interrupt_after_nodes or None,
@@ -158,7 +163,12 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
     if replayed.status != "interrupted":
         raise TimeTravelError(f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
                               "the graph does not replay the same way.")
-    branch = _record(copy, Command(resume=answer), thread, branch_target(original, "resumed"))
+    command = Command(resume=answer)
+    if is_langgraph_graph(copy):
+        from langgraph.types import Command as LangGraphCommand
+
+        command = LangGraphCommand(resume=answer)
+    branch = _record(copy, command, thread, branch_target(original, "resumed"))
     last = max((s.step for s in replayed.steps), default=-1)
     result = Fork(branch, last + 1, "(resume)", None, answer, True)
     result.comparison = compare(original, branch)

@@ -723,3 +723,11 @@ def test_diagnosing_does_not_warn_about_the_graph_itself():
         warnings.simplefilter("error")
         diagnose_graph(load_sample("command_goto").graph)
 
+
+
+def test_a_recorded_mismatch_is_an_error_finding():
+    sample = load_sample("fan_out_search")
+    trace = record(sample.graph, copy.deepcopy(sample.example_input))
+    trace.steps[-1].mismatches.append({"channel": "results", "recorded": [1], "committed": [2]})
+    (finding,) = [f for f in diagnose_trace(from_json(to_json(trace))) if f.kind == "recording_mismatch"]
+    assert finding.severity == "error" and finding.key == "results" and finding.step == trace.steps[-1].step

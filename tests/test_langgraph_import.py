@@ -1,4 +1,4 @@
-"""Real LangGraph apps, run by langgraph itself and recorded by watching that run (`debugger/langgraph/`).
+"""Real LangGraph apps, run by langgraph itself and recorded by watching that run (`debugger/langgraph_recorder/`).
 
 The promise: recording changes nothing (the final state, or the error class and text, is what
 `langgraph` alone gives for the same input), no recorded step disagrees with the state langgraph
@@ -48,8 +48,8 @@ from langgraph.types import CachePolicy, Command, Overwrite, RetryPolicy, Send, 
 
 import engine  # noqa: E402
 from debugger import sources  # noqa: E402
-from debugger.langgraph import is_langgraph_builder, is_langgraph_graph, recording  # noqa: E402
-from debugger.langgraph.static_view import static_view  # noqa: E402
+from debugger.langgraph_recorder import is_langgraph_builder, is_langgraph_graph, recording  # noqa: E402
+from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from debugger.targets import TargetError, load_target  # noqa: E402
 from differential import test_checkpoint_differential as checkpoint_suite  # noqa: E402
@@ -722,7 +722,7 @@ def test_an_async_graph_opened_from_a_running_event_loop_is_recorded() -> None:
     notebook, a Playwright script) that must still work, on a worker thread."""
     import asyncio
 
-    from debugger.langgraph.runs import run_graph
+    from debugger.langgraph_recorder.runs import run_graph
 
     b = StateGraph(Log)
     b.add_node("fetch", async_node)
@@ -845,7 +845,7 @@ def test_stepscope_run_records_an_async_langgraph_file(tmp_path: Path) -> None:
 def test_loading_engine_graphs_and_the_recorder_package_never_imports_langgraph() -> None:
     code = (
         "import sys\n"
-        "import debugger.langgraph as a, debugger.targets as t, debugger.cli, debugger.sources\n"
+        "import debugger.langgraph_recorder as a, debugger.targets as t, debugger.cli, debugger.sources\n"
         "loaded = t.load_target('subgraph_trap')\n"
         "assert not a.is_langgraph_graph(loaded.graph) and loaded.original is None\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core')))\n"

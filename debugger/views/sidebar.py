@@ -6,7 +6,7 @@ import streamlit as st
 
 from debugger import session, sources
 from debugger.session import LoadedRun
-from debugger.views import widgets
+from debugger.views import threads, widgets
 from sample_graphs.gallery import SAMPLES
 
 DEFAULT_SAMPLE = "subgraph_trap"
@@ -76,7 +76,8 @@ def _on_file() -> None:
     if not target:
         session.remember(session.OPEN_ERROR, ("Name a graph: path/to/file.py[:attribute] or package.module[:attribute].", None, None))
         return
-    _open(lambda: sources.open_target(target, session.widget_value(session.FILE_INPUT)))
+    _open(lambda: sources.open_target(target, session.widget_value(session.FILE_INPUT), config_json=session.widget_value(session.FILE_CONFIG),
+                                      thread=(session.widget_value(session.FILE_THREAD) or "").strip() or None))
 
 
 def _on_stored() -> None:
@@ -120,6 +121,7 @@ def render() -> None:
             st.text_input("Graph", placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
             st.text_area("Input (JSON)", value="", placeholder='{"messages": []}  (empty: the module\'s example_input)',
                          key=session.FILE_INPUT, height=90)
+            threads.file_options()
             st.button("Run and open", key="open_file", on_click=_on_file)
         elif kind == "Stored run":
             from debugger.store import RunStore, StoreError
@@ -143,6 +145,7 @@ def render() -> None:
             status = run.trace.status
             icon = {"done": "✅", "error": "🛑", "recursion_limit": "🔁", "interrupted": "⏸️"}.get(status, "•")
             st.markdown(f"**{widgets.md(run.title or run.label)}**  \n{icon} `{status}` · {len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`")
+            threads.render(run)
             if run.graph is not None and run.graph_input is not None:
                 import json
 

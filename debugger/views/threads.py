@@ -1,0 +1,76 @@
+"""The sidebar's thread panel for langgraph runs: the run's thread and config, the runs of the thread
+in order (a conversation), and, for a run stopped by `interrupt()`, its question and a box to answer
+it; the answer continues the thread as a new run, which opens."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from debugger import session, sources
+from debugger.langgraph_recorder import app_runs
+from debugger.session import LoadedRun
+
+
+def _answer(run: LoadedRun) -> None:
+    text = session.widget_value(session.THREAD_ANSWER) or ""
+    if not text.strip():
+        session.remember(session.OPEN_ERROR, ("Type an answer first (JSON, or plain text).", None, None))
+        return
+    try:
+        trace = app_runs.answer_interrupt(run.trace, run.graph, text, config=run.config, db=None,
+                                          timeout=sources.run_timeout())
+    except (app_runs.AppRunError, sources.OpenError) as exc:
+        session.remember(session.OPEN_ERROR, (str(exc), None, None))
+        return
+    opened = LoadedRun(trace, "file", run.label, run.graph, run.lesson, run.title, None, run.config)
+    session.set_run(opened)
+    session.remember(session.OPEN_ERROR, None)
+    session.remember(session.STEP_SLIDER, session.cursor().step)
+
+
+def _open_turn(run_id: str) -> None:
+    run = session.loaded_run()
+    try:
+        opened = sources.open_stored(run_id)
+    except sources.OpenError as exc:
+        session.remember(session.OPEN_ERROR, (str(exc), None, None))
+        return
+    loaded = LoadedRun.of(opened)
+    if run is not None and run.graph is not None:  # keep the code, so a later interrupt can be answered here
+        loaded.graph, loaded.config = run.graph, run.config
+    session.set_run(loaded)
+    session.remember(session.STEP_SLIDER, session.cursor().step)
+
+
+def file_options() -> None:
+    """The Graph file form's extra fields for langgraph apps."""
+    with st.expander("Config and thread (langgraph apps)"):
+        st.text_input("Config (JSON)", placeholder='{"recursion_limit": 50}', key=session.FILE_CONFIG)
+        st.text_input("Thread", placeholder="empty: a new thread (graphs with a checkpointer)", key=session.FILE_THREAD)
+
+
+def render(run: LoadedRun) -> None:
+    trace = run.trace
+    if not app_runs.is_langgraph_run(trace):
+        return
+    if trace.thread_id:
+        st.markdown(f"**Thread** `{trace.thread_id}`")
+    st.caption(f"Config: `{app_runs.config_text(trace)}`")
+    if trace.status == "interrupted" and trace.interrupts:
+        st.markdown("**Waiting for an answer**")
+        for text in app_runs.describe_interrupts(trace):
+            st.code(text, language=None)
+        if trace.thread_id:
+            st.text_input("Answer (JSON, or plain text)", key=session.THREAD_ANSWER)
+            st.button("Answer and continue the thread", key="thread_answer_go", on_click=_answer, args=(run,),
+                      type="primary")
+        else:
+            st.caption("No checkpointer, so there is no thread to continue.")
+    turns = app_runs.thread_runs(trace.thread_id, trace.target)
+    if len(turns) > 1:
+        st.markdown("**Runs of this thread**")
+        for index, turn in enumerate(turns, 1):
+            current = turn.run_id == trace.run_id
+            label = f"{index}. {turn.status} · {turn.started_at[11:19]}" + (" (open)" if current else "")
+            st.button(label, key=f"thread_turn_{turn.run_id}", on_click=_open_turn, args=(turn.run_id,),
+                      disabled=current, width="stretch")
