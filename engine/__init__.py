@@ -26,7 +26,7 @@ from .messages import (
     ToolMessage,
     add_messages,
 )
-from .types import Command, Interrupt, Overwrite, Send
+from .types import Command, Interrupt, Overwrite, RetryPolicy, Send
 
 __all__ = [
     "StateGraph",
@@ -38,6 +38,7 @@ __all__ = [
     "Send",
     "Command",
     "Overwrite",
+    "RetryPolicy",
     "Interrupt",
     "interrupt",
     "InMemorySaver",
