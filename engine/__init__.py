@@ -13,6 +13,8 @@ from .hooks import Hooks, ReducerCall, StepCommit
 from .checkpoint import BaseCheckpointSaver, InMemorySaver, MemorySaver
 from .sqlite_saver import SqliteSaver
 from .interrupts import interrupt
+from .config import get_stream_writer
+from .managed import IsLastStep, RemainingSteps
 from .snapshot import PregelTask, StateSnapshot
 from .messages import (
     REMOVE_ALL_MESSAGES,
@@ -41,6 +43,9 @@ __all__ = [
     "RetryPolicy",
     "Interrupt",
     "interrupt",
+    "get_stream_writer",
+    "RemainingSteps",
+    "IsLastStep",
     "InMemorySaver",
     "MemorySaver",
     "SqliteSaver",

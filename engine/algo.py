@@ -136,11 +136,13 @@ def plan_tasks(
     step: int,
     ns: tuple[str, ...],
     updated_channels: Iterable[str] | None,
+    stop: int = 0,
 ) -> list[Task]:
     """The tasks of the next superstep, in application order (PULL by name, then PUSH by Send index).
 
     Only nodes subscribed to a channel updated at the last barrier are candidates; with
-    `updated_channels=None` (a resumed run) every node is.
+    `updated_channels=None` (a resumed run) every node is. `stop` (the run's step budget) gives the
+    managed values (`managed.py`) in a node's input.
     """
     channels = state.channels
     versions = state.versions
@@ -165,6 +167,8 @@ def plan_tasks(
             task_input = channels[START].get()
         else:
             task_input = state.read(node.reads)
+            for key, get in node.managed:
+                task_input[key] = get(step, stop)
             if node.input_mapper is not None:
                 try:
                     task_input = node.input_mapper(**task_input)

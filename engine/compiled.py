@@ -58,6 +58,8 @@ class CompiledNode:
     """None when the node takes the input dict as is; else the class built as `Schema(**values)`."""
     retry_policy: tuple[RetryPolicy, ...] = ()
     """Tried in order; the first that accepts the exception decides (LangGraph's rule)."""
+    managed: tuple[tuple[str, Any], ...] = ()
+    """Managed values in its input (`managed.py`): (key, `get(step, stop)`), after the channel keys."""
 
     sorted_triggers: tuple[str, ...] = ()
     is_coroutine: bool = False
@@ -105,6 +107,8 @@ class CompiledBranch:
     """Without a schema of its own the router also sees the node's extra return keys (LangGraph)."""
     is_async: bool = False
     """The router is an `async def`: only an async run can await it."""
+    managed: tuple[tuple[str, Any], ...] = ()
+    """Managed values the router sees, as of its task's step."""
 
     @property
     def name(self) -> str:
@@ -160,11 +164,13 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             schema = branch.input_schema if branch.input_schema is not None else node_schema
             compiled.append(
                 CompiledBranch(branch, tuple(builder.schemas[schema]), input_mapper(schema), branch.input_schema is None,
-                               is_coroutine_function(branch.router))
+                               is_coroutine_function(branch.router), tuple(builder.managed[schema].items()))
             )
         return tuple(compiled)
 
     input_keys = tuple(builder.schemas[builder.input_schema])
+    # A write to a managed value reaches the barrier, which ignores it with LangGraph's warning.
+    writable_keys = state_keys.union(*(m.keys() for m in builder.managed.values()))
     nodes = {
         START: CompiledNode(
             name=START,
@@ -183,13 +189,14 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
     for name, spec in builder.nodes.items():
         is_subgraph = isinstance(spec.action, CompiledStateGraph)
         reads = tuple(builder.schemas[spec.input_schema])
+        managed = tuple(builder.managed[spec.input_schema].items())
         nodes[name] = CompiledNode(
             name=name,
             action=spec.action,
             input_schema=spec.input_schema,
             reads=reads,
             triggers=tuple(triggers[name]),
-            writable_keys=state_keys,
+            writable_keys=writable_keys,
             object_keys=all_keys,
             state_keys=state_keys,
             edge_writes=tuple(edge_writes[name]),
@@ -199,6 +206,7 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             defer=spec.defer,
             metadata=spec.metadata,
             retry_policy=spec.retry_policy,
+            managed=managed,
         )
     return nodes
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Literal, Sequence, Un
 
 from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
-from .schema import channels_for_schema, first_parameter_schema, takes_config
+from .schema import channels_for_schema, first_parameter_schema, managed_for_schema, takes_config
 from .types import RetryPolicy
 
 if TYPE_CHECKING:  # pragma: no cover - compiled.py imports this module
@@ -100,6 +100,8 @@ class StateGraph:
         self.branches: dict[str, dict[str, Branch]] = {}
         self.channels: dict[str, Channel] = {}
         self.schemas: dict[Any, dict[str, Channel]] = {}
+        self.managed: dict[Any, dict[str, Callable[[int, int], Any]]] = {}
+        """Per schema, its managed values (`managed.py`): key -> `get(step, stop)`."""
         self.compiled = False
         for schema in (self.state_schema, self.input_schema, self.output_schema):
             self._add_schema(schema)
@@ -110,6 +112,7 @@ class StateGraph:
             return
         channels = channels_for_schema(schema)
         self.schemas[schema] = channels
+        self.managed[schema] = managed_for_schema(schema)
         for key, channel in channels.items():
             existing = self.channels.get(key)
             if existing is None or (type(existing) is LastValue and type(channel) is not LastValue):

@@ -148,7 +148,7 @@ class Loop:
         if nulls:
             self._commit([self._external_task(nulls)], kind="input")
         try:
-            return plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+            return plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels, self.stop)
         except Exception as exc:
             self._end("error", exc)
 
@@ -182,7 +182,7 @@ class Loop:
         if self.step > self.stop:
             self._end("recursion_limit", recursion_limit_error(self.recursion_limit))
         try:
-            tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+            tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels, self.stop)
         except Exception as exc:  # building a node's input failed (e.g. schema validation)
             self._end("error", exc)
         if not tasks:

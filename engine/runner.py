@@ -350,6 +350,8 @@ def call_router(branch: Any, task: Task, returned: Any, writes: list[tuple[str, 
     if branch.is_async and not awaitable:
         raise no_sync_function(spec.name)
     fresh = local_read(loop.state, branch.reads, writes)
+    for key, get in branch.managed:
+        fresh[key] = get(task.step, loop.stop)
     value = fresh if branch.mapper is None else branch.mapper(**fresh)
     if branch.passthrough and isinstance(value, dict) and isinstance(returned, dict):
         value = {**returned, **value}  # LangGraph passes the node's extra return keys through
