@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from engine.trace import SCHEMA_VERSION, Trace
-from engine.tracefile import TraceFileError, from_dict
+from engine.tracefile import TraceFileError, from_dict, load_json
 
 MAX_NESTING = 400
 """Deepest JSON nesting a trace may have; recorded values are cut far earlier (engine.codec.MAX_DEPTH)."""
@@ -78,12 +78,12 @@ def parse_trace(text: str | bytes, *, source: str = "<trace>") -> Trace:
         raise TraceFileError(f"{source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
                              "a file, so it is refused unread.")
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         kind = "is truncated" if exc.pos >= len(text.rstrip()) - 1 else "is not valid JSON"
         raise TraceFileError(f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
                              "Re-export the run, or open a complete .json trace file.") from None
-    except (RecursionError, ValueError) as exc:  # ValueError: e.g. an integer of more than 4,300 digits
+    except (RecursionError, ValueError) as exc:  # an int of more than 4,300 digits; a missing blob
         raise TraceFileError(f"{source} cannot be parsed: {exc}.") from None
     validate(data, source=source)
     try:

@@ -11,7 +11,7 @@ stay as they are; everything else becomes a tagged dict, `{"$type": ..., ...}`:
 - anything else: `{"$type": "repr", "class": "mod.Name", "repr": "..."}`, readable, never dropped and
   never pickled.
 
-A plain dict that happens to have a `"$type"` key is wrapped as `{"$type": "dict", "items": [...]}`, so
+A plain dict that happens to have a `"$type"` (or `"$blob"`, `"$blobs"`) key is wrapped as `{"$type": "dict", "items": [...]}`, so
 decoding is unambiguous. `decode()` never imports or executes anything named in the data: messages come
 back as `engine` messages, other objects as `Recorded` stand-ins.
 
@@ -35,6 +35,11 @@ from .messages import BaseMessage, message_to_dict, messages_from_dict
 from .types import Command, Overwrite, Send
 
 TYPE = "$type"
+BLOB = "$blob"
+"""Trace files point at a large value stored once (`engine.tracefile`) with `{"$blob": key}`."""
+RESERVED = frozenset({TYPE, BLOB, "$blobs"})
+"""A plain dict with one of these keys is recorded wrapped (`{"$type": "dict", ...}`), so a file's own
+markers are never mistaken for a node's data."""
 MISSING_ENCODED: dict[str, Any] = {TYPE: "missing"}
 """How an empty channel is recorded; shared (never mutate it)."""
 SAME: dict[str, Any] = {"same": True}
@@ -86,7 +91,7 @@ def _encode_container(value: Any, depth: int, active: set[int]) -> Any:
     if type(value) is list:
         return [_encode(item, depth, active) for item in value]
     if type(value) is dict:
-        if all(type(k) is str for k in value) and TYPE not in value:
+        if all(type(k) is str for k in value) and value.keys().isdisjoint(RESERVED):
             return {k: _encode(v, depth, active) for k, v in value.items()}
         return {TYPE: "dict", "items": [[_encode(k, depth, active), _encode(v, depth, active)] for k, v in value.items()]}
     if isinstance(value, BaseMessage) or _is_foreign_message(value):
@@ -299,7 +304,7 @@ class Snapshot:
                 result = {"splice": common, "items": changed}
             self.raw, self.items = new, list(new)
             return result
-        if type(new) is dict and type(old_items) is dict and all(type(k) is str for k in new) and TYPE not in new:
+        if type(new) is dict and type(old_items) is dict and all(type(k) is str for k in new) and new.keys().isdisjoint(RESERVED):
             merged = {k: encode(v) for k, v in new.items() if k not in old_items or old_items[k] is not v}
             dropped = [k for k in old_items if k not in new]
             if not merged and not dropped:
@@ -313,7 +318,7 @@ class Snapshot:
             return SAME
         self.encoded = encode(new)
         self.raw = new
-        self.items = list(new) if type(new) is list else dict(new) if type(new) is dict and type(self.encoded) is dict and TYPE not in self.encoded else None
+        self.items = list(new) if type(new) is list else dict(new) if type(new) is dict and type(self.encoded) is dict and self.encoded.keys().isdisjoint(RESERVED) else None
         return {"set": self.encoded}
 
 

@@ -31,12 +31,13 @@ from typing import Any, Callable, Sequence
 
 from .algo import Task
 from .channels import MISSING
-from .codec import Snapshot, encode, encode_error
+from .codec import RESERVED, Snapshot, encode, encode_error
 from .constants import END, START, TASKS, branch_channel, join_channel
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 
-SCHEMA_VERSION = 1
-"""Bump on any change a reader of older files could misread; `from_json` refuses newer files."""
+SCHEMA_VERSION = 2
+"""Bump on any change a reader of older files could misread; `from_json` refuses newer files.
+Version 2 (issue 14): large values stored once, in the file's `blobs`; version 1 files still load."""
 VIEW = "$view"
 SAME_AS_WRITES = {"$type": "same_as_writes"}
 SAME = {"same": True}
@@ -250,7 +251,7 @@ class _RunBuilder:
             return hit[1]
         if kind is list:
             encoded: Any = [self.encode(item, _depth + 1) for item in value]
-        elif kind is dict and "$type" not in value and all(type(k) is str for k in value):
+        elif kind is dict and value.keys().isdisjoint(RESERVED) and all(type(k) is str for k in value):
             encoded = {k: self.encode(v, _depth + 1) for k, v in value.items()}
         else:
             encoded = encode(value, _depth)

@@ -66,6 +66,8 @@ class RunFacts:
         if step not in self.steps:
             return {}
         if step not in self._starts:
+            if len(self._starts) >= 8:  # checks walk the steps in order: a few recent ones are all they reuse
+                del self._starts[next(iter(self._starts))]
             self._starts[step] = self.replay.state_before(step)
         return self._starts[step]
 
@@ -104,7 +106,7 @@ class RunFacts:
 
     def origins_before(self, step: int, key: str) -> list[Origin]:
         """Who put each item of `key` there, as of the start of `step`."""
-        index = self.order.index(step) if step in self.order else 0
+        index = self.replay.position.get(step, 0)  # a dict: `order.index` per call made diagnose quadratic
         if index == 0:
             return []
         try:
@@ -185,8 +187,8 @@ class RunFacts:
 
     def _writers_of(self, step: int, channel: str) -> tuple[int, list[TaskRecord]]:
         """The latest earlier step whose tasks wrote `channel`, and those tasks."""
-        index = self.order.index(step) if step in self.order else len(self.order)
-        for earlier_step in reversed(self.order[:index]):
+        index = self.replay.position.get(step, len(self.order))
+        for earlier_step in (self.order[i] for i in range(index - 1, -1, -1)):
             writers = [t for t in self.tasks(earlier_step) if any(c == channel for c, _ in t.writes)]
             if writers:
                 return earlier_step, writers
@@ -217,7 +219,7 @@ class RunFacts:
         return f"{finished} and triggered {target}", edge
 
     def _previous_step(self, step: int) -> int | None:
-        index = self.order.index(step) if step in self.order else 0
+        index = self.replay.position.get(step, 0)
         return self.order[index - 1] if index > 0 else None
 
 

@@ -111,7 +111,8 @@ def _echoes(facts: RunFacts, step: int, call: Any, start: Any) -> bool:
     counted when some copied item came from another writer (or the input): a node in a loop that
     writes the same constant list every time (`{"log": ["inc"]}`) also "equals" the old value once."""
     write = call.write
-    if not (isinstance(start, list) and start and isinstance(write, list) and same(write[: len(start)], start)):
+    if not (isinstance(start, list) and start and isinstance(write, list) and len(write) >= len(start)
+            and same(write[: len(start)], start)):
         return False
     if len(write) > len(start):
         return True
