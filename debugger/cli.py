@@ -28,7 +28,8 @@ from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
 from debugger.present import explain_call, short
 from debugger.replay import Replay
-from debugger.store import RunStore, StoreError
+from debugger.store import StoreError
+from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
 
 DEFAULT_SAMPLE = "subgraph_trap"
@@ -68,7 +69,7 @@ def command_run(args: argparse.Namespace) -> int:
         failure, output = exc, None
     trace = recorder.trace
     print(_table(superstep_rows(trace), ["step", "tasks", "keys written", "reducer calls", "error"]))
-    run_id = RunStore(args.db).save(trace)
+    run_id = open_store(args.db).save(trace)
     if args.out:
         Path(args.out).write_text(to_json(trace, indent=1), encoding="utf-8")
     print(f"status: {trace.status}   run: {run_id}" + (f"   trace: {args.out}" if args.out else ""))
@@ -83,7 +84,7 @@ def _open_trace(ref: str, db: str | None) -> Trace:
     path = Path(ref)
     if path.suffix == ".json" or path.is_file():
         return read_file(path)
-    return RunStore(db).load(ref)
+    return open_store(db).load(ref)
 
 
 def command_show(args: argparse.Namespace) -> int:
@@ -109,7 +110,7 @@ def command_show(args: argparse.Namespace) -> int:
 
 
 def command_runs(args: argparse.Namespace) -> int:
-    runs = RunStore(args.db).list(graph=args.graph, status=args.status)
+    runs = open_store(args.db).list(graph=args.graph, status=args.status)
     if not runs:
         print("no stored runs yet: `stepscope run TARGET` records one.")
         return 0
@@ -167,7 +168,7 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
             pass
         return f"graph {ref}", target.graph, recorder.trace
     try:
-        trace = RunStore(args.db).load(ref)
+        trace = open_store(args.db).load(ref)
     except StoreError as exc:
         raise TargetError(f"{ref}: not a sample, a .py file, a module or a stored run ({exc})") from None
     return f"run {trace.run_id[:12]}", None, trace
@@ -180,17 +181,17 @@ def _is_sample(name: str) -> bool:
 
 
 def command_export(args: argparse.Namespace) -> int:
-    print(RunStore(args.db).export(args.run, args.file))
+    print(open_store(args.db).export(args.run, args.file))
     return 0
 
 
 def command_import(args: argparse.Namespace) -> int:
-    print(RunStore(args.db).import_file(args.file))
+    print(open_store(args.db).import_file(args.file))
     return 0
 
 
 def command_delete(args: argparse.Namespace) -> int:
-    print(f"deleted {RunStore(args.db).delete(args.run)}")
+    print(f"deleted {open_store(args.db).delete(args.run)}")
     return 0
 
 

@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.store import RunStore, StoreError
+from debugger.store import StoreError
+from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
 from engine.trace import Recorder, Trace
 from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
@@ -110,7 +111,7 @@ def keep(trace: Trace, db: str | None = None) -> None:
 
 def _store(trace: Trace, db: str | None) -> None:
     try:
-        RunStore(db).save(trace)
+        open_store(db).save(trace)
     except StoreError:
         pass  # a read-only or broken database must not stop the debugger from showing the run
 
@@ -158,7 +159,7 @@ def open_target(target: str, input_json: str | None = None, *, db: str | None = 
 
 def open_stored(run_id: str, *, db: str | None = None) -> Opened:
     try:
-        trace = RunStore(db).load(run_id)
+        trace = open_store(db).load(run_id)
     except StoreError as exc:
         raise OpenError(str(exc)) from None
     return Opened(trace, "stored", trace.run_id, None, "", trace.target or trace.graph.get("name", ""))

@@ -113,10 +113,11 @@ def render() -> None:
                          key="file_input", height=90)
             st.button("Run and open", key="open_file", on_click=_on_file)
         elif kind == "Stored run":
-            from debugger.store import RunStore, StoreError
+            from debugger.store import StoreError
+            from debugger.stores import open_store
 
             try:
-                stored = RunStore().list(limit=100)
+                stored = open_store().list(limit=100)
             except StoreError as exc:
                 st.warning(str(exc))
                 stored = []
