@@ -106,6 +106,11 @@ class StepRecord:
     """False when the step failed before its barrier finished: its writes never reached the state."""
     checkpoint: dict[str, Any] | None = None
     """The config of the checkpoint saved after this step, when the run had a checkpointer."""
+    parent_checkpoint: dict[str, Any] | None = None
+    """The config of the checkpoint this one follows (its parent), when known."""
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    """State keys whose committed value differs from what the recorded reducer calls give:
+    `{"channel", "recorded", "committed"}` (encoded). Always empty unless recording went wrong."""
 
 
 @dataclass(slots=True)

@@ -1,0 +1,196 @@
+"""Threads of real langgraph apps, stored by langgraph's own SqliteSaver and PostgresSaver, opened in
+StepScope: every superstep re-folds to the checkpointed values, the tasks and writes are the ones
+langgraph reported live, and opening a thread never writes to the app's checkpointer."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterator
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+
+from apps import SCENARIOS, interrupt_app
+from debugger.diagnostics import diagnose
+from debugger.replay import Replay
+from debugger.threads.rebuild import read_thread
+from debugger.threads.savers import CheckpointerError, open_checkpointer
+from engine.codec import encode
+from engine.trace import RunRecord
+from engine.tracefile import from_json, to_json
+
+EXPECTED_STATUS = {"agent": "done", "fan_out": "done", "conflict": "error", "interrupt": "done"}
+
+
+class Backend:
+    """An app's checkpointer as production runs it, and a fingerprint of everything stored in it."""
+
+    def __init__(self, kind: str, tmp_path: Path, pg_url: str | None) -> None:
+        self.kind = kind
+        if kind == "sqlite":
+            from langgraph.checkpoint.sqlite import SqliteSaver
+
+            self.url = str(tmp_path / "app-checkpoints.sqlite")
+            self.conn = sqlite3.connect(self.url, check_same_thread=False)
+            self.saver = SqliteSaver(self.conn)
+        else:
+            from langgraph.checkpoint.postgres import PostgresSaver
+
+            self.url = pg_url
+            self.conn = psycopg.connect(pg_url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+            self.saver = PostgresSaver(self.conn)
+        self.saver.setup()
+
+    def fingerprint(self) -> Any:
+        if self.kind == "sqlite":
+            # the database and its write-ahead log; not `-shm`, the shared-memory index every reader of a
+            # WAL database (the app's own included) updates to coordinate, which holds no data
+            folder = Path(self.url).parent
+            return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())
+                    if not p.name.endswith("-shm")}
+        with psycopg.connect(self.url) as conn:
+            return {table: conn.execute(f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "
+                                        f"FROM {table} t").fetchone()
+                    for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")}
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request, tmp_path) -> Iterator[Backend]:
+    pg_url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
+    made = Backend(request.param, tmp_path, pg_url)
+    yield made
+    made.close()
+
+
+def runs(run: RunRecord) -> Iterator[RunRecord]:
+    yield run
+    for step in run.steps:
+        for task in step.tasks:
+            for sub in task.subgraphs:
+                yield from runs(sub)
+
+
+def state_writes(writes: list[Any], keys: set[str]) -> list[Any]:
+    return [[c, v] for c, v in writes if c in keys]
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_a_stored_thread_refolds_to_its_checkpoints_and_matches_the_live_run(backend, scenario):
+    graph, live = SCENARIOS[scenario](backend.saver, "thread-1")
+    before = backend.fingerprint()
+
+    with open_checkpointer(backend.url) as checkpointer:
+        listed = {t.thread_id: t for t in checkpointer.threads()}
+        trace = read_thread(checkpointer, "thread-1", graph)
+        stored = checkpointer.history("thread-1")
+
+    assert backend.fingerprint() == before, "opening a thread must never write to the app's checkpointer"
+    with open_checkpointer(backend.url) as checkpointer, pytest.raises(Exception, match="(?i)read.?only"):
+        checkpointer.conn.execute("DELETE FROM checkpoints")  # the connection itself refuses writes
+    root = [t for t in stored if t.config["configurable"]["checkpoint_ns"] == ""]
+    assert listed["thread-1"].checkpoints == len(root)
+    assert trace.status == EXPECTED_STATUS[scenario]
+
+    # every superstep's reducer calls re-fold to the checkpointed values
+    by_ns = {}
+    for saved in stored:
+        by_ns.setdefault(saved.config["configurable"]["checkpoint_ns"], []).append(saved)
+    for run in runs(trace):
+        ns = "|".join(run.ns)
+        assert all(not step.mismatches for step in run.steps), [s.mismatches for s in run.steps if s.mismatches]
+        keys = set(run.graph["channels"])
+        replay = Replay(run)
+        checked = 0
+        for saved in by_ns[ns]:
+            step = saved.metadata["step"]
+            values = saved.checkpoint["channel_values"]
+            expected = {k: encode(v) for k, v in values.items() if k in keys}
+            got = {k: v for k, v in replay.state_after(step).items() if k in values}
+            assert got == expected, f"{scenario} ns={ns!r} step {step}"
+            checked += 1
+        assert checked == len(by_ns[ns])
+
+    # the tasks and their writes are what langgraph reported while running
+    tasks = {}
+    for run in runs(trace):
+        keys = set(run.graph["channels"])
+        for step in run.steps:
+            for task in step.tasks:
+                tasks[(tuple(run.ns), task.id)] = (step.step, task.name, state_writes(task.writes, keys))
+    final = {}
+    for ns, step, task_id, name, writes in live:
+        if task_id:
+            final[(ns, task_id)] = (step, name, writes)
+    assert final, "the scenario reported no tasks"
+    for key, (step, name, writes) in final.items():
+        assert key in tasks, f"{name} (step {step}) is missing from the rebuilt thread"
+        got_step, got_name, got_writes = tasks[key]
+        assert (got_step, got_name) == (step, name)
+        assert got_writes == [[c, encode(v)] for c, v in writes], f"{name} step {step}"
+
+    # it is a trace like any other: a file round trip, and diagnose
+    assert to_json(from_json(to_json(trace))) == to_json(trace)
+    findings = diagnose(None, trace)
+    if scenario == "conflict":
+        assert trace.error["class"] == "InvalidUpdateError"
+        conflict = [f for f in findings if f.kind == "concurrent_update"]
+        assert conflict and conflict[0].key == "status" and set(conflict[0].nodes) == {"approve", "fraud_check"}
+        assert not trace.steps[-1].committed
+
+
+def test_a_thread_waiting_at_an_interrupt_opens_as_interrupted(backend):
+    from apps import drive
+
+    graph, _ = interrupt_app(backend.saver, "warm-up")
+    drive(graph, [{"request": "upgrade", "log": []}], "waiting")
+    with open_checkpointer(backend.url) as checkpointer:
+        summary = next(t for t in checkpointer.threads() if t.thread_id == "waiting")
+        trace = read_thread(checkpointer, "waiting", graph)
+    assert summary.status == "interrupted"
+    assert trace.status == "interrupted"
+    last = trace.steps[-1]
+    assert not last.committed
+    by_name = {t.name: t for t in last.tasks}
+    assert by_name["approval"].error["class"] == "GraphInterrupt"
+    assert ["log", ["notify"]] in by_name["notify"].writes  # the sibling finished; its writes are kept
+
+
+def test_threads_are_listed_newest_first(backend):
+    from apps import fan_out_app, drive
+
+    graph, _ = fan_out_app(backend.saver, "older")
+    drive(graph, [{"topic": "x"}], "newer")
+    with open_checkpointer(backend.url) as checkpointer:
+        listed = checkpointer.threads()
+    assert [t.thread_id for t in listed] == ["newer", "older"]
+    assert [t.status for t in listed] == ["done", "done"]
+
+
+def test_bad_checkpointers_get_clear_messages(tmp_path, pg_url):
+    with pytest.raises(CheckpointerError, match="does not exist"):
+        open_checkpointer(str(tmp_path / "missing.sqlite"))
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (x)")
+    with pytest.raises(CheckpointerError, match="not a langgraph SqliteSaver database"):
+        open_checkpointer(str(other))
+    text = tmp_path / "text.sqlite"
+    text.write_text("hello, not a database" * 100)
+    with pytest.raises(CheckpointerError, match="not a SQLite database"):
+        open_checkpointer(str(text)).threads()
+    with pytest.raises(CheckpointerError, match="no langgraph PostgresSaver tables"):
+        open_checkpointer(pg_url)
+    with pytest.raises(CheckpointerError, match="cannot connect"):
+        open_checkpointer(pg_url.rsplit("/", 1)[0] + "/no_such_db")
+
+
+def test_an_unknown_thread_is_named(backend):
+    graph, _ = SCENARIOS["fan_out"](backend.saver, "t")
+    with open_checkpointer(backend.url) as checkpointer, pytest.raises(CheckpointerError, match="no thread 'nope'"):
+        read_thread(checkpointer, "nope", graph)
