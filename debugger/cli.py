@@ -6,6 +6,9 @@
     stepscope samples                                               the gallery of lessons
     stepscope diagnose TARGET|FILE|RUN_ID [--json] [--no-run]      find mistakes; exit 1 on an error-level finding
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
+    stepscope threads --checkpointer URL                            threads of a langgraph checkpointer (SQLite file,
+                                                                    postgresql:// URL); show, diagnose and app open one
+                                                                    with `my_app.py:graph --checkpointer URL --thread ID`
 
 TARGET is a sample name, `path/to/file.py[:attribute]` or `package.module[:attribute]`; without an
 attribute the module's `graph` (or its only compiled graph) is used, with its `example_input`.
@@ -31,6 +34,8 @@ from debugger.replay import Replay
 from debugger.store import StoreError
 from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
+from debugger.threads.open import add_arguments as add_thread_arguments, command_threads, trace_from_args
+from debugger.threads.savers import CheckpointerError
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
@@ -88,7 +93,8 @@ def _open_trace(ref: str, db: str | None) -> Trace:
 
 
 def command_show(args: argparse.Namespace) -> int:
-    trace = _open_trace(args.trace, args.db)
+    thread = trace_from_args(args, args.trace)
+    trace = thread[0] if thread else _open_trace(args.trace, args.db)
     replay = Replay(trace)
     steps = [s for s in trace.steps if args.step is None or s.step == args.step]
     if args.step is not None and not steps:
@@ -130,7 +136,8 @@ def command_samples(args: argparse.Namespace) -> int:
 def command_app(args: argparse.Namespace) -> int:
     from debugger.launch import launch
 
-    return launch(host=args.host, port=args.port, sample=args.sample, db=args.db)
+    return launch(host=args.host, port=args.port, sample=args.sample, db=args.db,
+                  checkpointer=args.checkpointer, thread=args.thread)
 
 
 def command_diagnose(args: argparse.Namespace) -> int:
@@ -147,6 +154,9 @@ def command_diagnose(args: argparse.Namespace) -> int:
 def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]:
     """(what is diagnosed, the live graph or None, the trace or None) for a target, a trace file or a run id."""
     ref = args.target
+    thread = trace_from_args(args, ref)
+    if thread is not None:
+        return f"thread {args.thread} of {ref}", thread[1].described, thread[0]
     path = Path(ref.partition(":")[0])
     if path.suffix == ".json" or (path.suffix != ".py" and Path(ref).is_file()):
         return f"trace {ref}", None, _open_trace(ref, args.db)
@@ -215,6 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
     show.add_argument("--step", type=int, help="only this superstep")
     show.add_argument("--channel", help="only this state key")
+    add_thread_arguments(show)
+    threads = add("threads", command_threads, "list the threads of a langgraph checkpointer, newest first")
+    add_thread_arguments(threads, thread=False)
+    threads.add_argument("--limit", type=int, default=200)
     runs = add("runs", command_runs, "list stored runs, newest first")
     runs.add_argument("--graph", help="only runs of this graph")
     runs.add_argument("--status", choices=["done", "interrupted", "error", "recursion_limit"])
@@ -226,10 +240,12 @@ def build_parser() -> argparse.ArgumentParser:
     diag.add_argument("--json", action="store_true", help="print the findings as JSON")
     diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
     diag.add_argument("--input", help="the graph input as JSON (default: the module's example_input)")
+    add_thread_arguments(diag)
     app = add("app", command_app, "open the step-through debugger in the browser (http://127.0.0.1:8501)")
     app.add_argument("sample", nargs="?", help="the sample to open first (default: subgraph_trap)")
     app.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     app.add_argument("--port", type=int, default=8501)
+    add_thread_arguments(app, checkpoint=False)
     export = add("export", command_export, "write a stored run to a JSON trace file")
     export.add_argument("run")
     export.add_argument("file")
@@ -244,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except (TargetError, StoreError, TraceFileError) as exc:
+    except (TargetError, StoreError, TraceFileError, CheckpointerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:

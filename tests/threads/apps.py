@@ -127,7 +127,7 @@ class Refund(TypedDict):
     log: Annotated[list[str], operator.add]
 
 
-def conflict_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
+def conflict_graph(saver: Any) -> Any:
     def intake(state: Refund) -> dict[str, Any]:
         return {"log": ["intake"]}
 
@@ -145,7 +145,11 @@ def conflict_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
     builder.add_edge("intake", "approve")
     builder.add_edge("intake", "fraud_check")
     builder.add_edge(["approve", "fraud_check"], END)
-    graph = builder.compile(checkpointer=saver)
+    return builder.compile(checkpointer=saver)
+
+
+def conflict_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
+    graph = conflict_graph(saver)
     return graph, drive(graph, [{"order": "A-17", "log": []}], thread_id)
 
 
@@ -158,7 +162,7 @@ class Ticket(TypedDict):
     decision: str
 
 
-def interrupt_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
+def interrupt_graph(saver: Any) -> Any:
     def triage(state: Ticket) -> dict[str, Any]:
         return {"log": [f"triage {state['request']}"]}
 
@@ -187,7 +191,11 @@ def interrupt_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
     builder.add_edge("checks", "approval")
     builder.add_edge("checks", "notify")
     builder.add_edge("approval", END)
-    graph = builder.compile(checkpointer=saver)
+    return builder.compile(checkpointer=saver)
+
+
+def interrupt_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
+    graph = interrupt_graph(saver)
     inputs = [{"request": "refund", "log": []}, Command(resume="yes")]
     return graph, drive(graph, inputs, thread_id)
 

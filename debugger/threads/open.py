@@ -1,0 +1,107 @@
+"""Opening a checkpointer thread from the CLI and the app: the app's graph, the thread, the trace.
+
+    stepscope threads --checkpointer URL                               the threads, newest first
+    stepscope show my_app.py:graph --checkpointer URL --thread ID      every merge of the thread
+    stepscope diagnose my_app.py:graph --checkpointer URL --thread ID  its findings
+    stepscope app my_app.py:graph --checkpointer URL --thread ID       the debugger, on that thread
+
+The graph (`file.py[:attribute]` or `module[:attribute]`) lends its reducers, edges and subgraphs; it
+is imported, never run. The app's own checkpointer, if the module compiles one in, is not used: the
+thread is read from `--checkpointer` only. `CHECKPOINTER_ENV` passes the URL to the app's server so a
+postgresql:// URL with a password never appears in a browser address.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.trace import Trace
+
+from .savers import CheckpointerError, ThreadSummary, open_checkpointer
+
+CHECKPOINTER_ENV = "STEPSCOPE_CHECKPOINTER"
+
+
+@dataclass
+class App:
+    """The app's graph as the thread needs it."""
+
+    target: str
+    graph: Any
+    """The langgraph compiled graph: its channels, reducers and nodes rebuild the steps."""
+    described: Any
+    """Its rebuild on StepScope's engine: what the views draw and static diagnostics check."""
+
+
+def load_app(target: str) -> App:
+    """Imports `target` and picks its compiled langgraph graph (a checkpointer compiled in is ignored)."""
+    from debugger.adapters.langgraph_graph import UnsupportedLangGraphFeature, is_langgraph_graph
+    from debugger.targets import TargetError, _import_file, _import_module, _pick_graph
+
+    spec, _, attribute = target.partition(":")
+    module = _import_file(Path(spec)) if spec.endswith(".py") else _import_module(spec, target)
+    graph = _pick_graph(module, attribute, target)
+    if not is_langgraph_graph(graph):
+        raise TargetError(f"{target} is a StepScope graph; a checkpointer thread is read with the langgraph app "
+                          "that wrote it (a graph compiled by langgraph).")
+    from .rebuild import describe_target
+
+    try:
+        described = describe_target(graph)
+    except UnsupportedLangGraphFeature as exc:
+        raise TargetError(f"{target}: {exc}") from None
+    return App(target, graph, described)
+
+
+def list_threads(url: str, limit: int = 200) -> list[ThreadSummary]:
+    with open_checkpointer(url) as checkpointer:
+        return checkpointer.threads(limit)
+
+
+def open_thread(url: str, thread_id: str, app: App, checkpoint_id: str | None = None) -> Trace:
+    from .rebuild import read_thread
+
+    with open_checkpointer(url) as checkpointer:
+        return read_thread(checkpointer, thread_id, app.graph, described=app.described, checkpoint_id=checkpoint_id,
+                           target=f"{app.target} thread {thread_id}")
+
+
+# ---- CLI -----------------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, thread: bool = True, checkpoint: bool = True) -> None:
+    parser.add_argument("--checkpointer", metavar="URL",
+                        help="a langgraph checkpointer: the SQLite file of SqliteSaver, or a postgresql:// URL")
+    if thread:
+        parser.add_argument("--thread", metavar="ID", help="with --checkpointer: the thread to open")
+    if thread and checkpoint:
+        parser.add_argument("--checkpoint", metavar="ID", help="with --thread: stop at this checkpoint (default: the newest)")
+
+
+def trace_from_args(args: argparse.Namespace, target: str) -> tuple[Trace, App] | None:
+    """The thread named by `--checkpointer/--thread`, with `target` as the app's graph; None without them."""
+    url = getattr(args, "checkpointer", None)
+    if not url:
+        return None
+    if not getattr(args, "thread", None):
+        raise CheckpointerError("--checkpointer needs --thread ID; `stepscope threads --checkpointer URL` lists them.")
+    app = load_app(target)
+    return open_thread(url, args.thread, app, getattr(args, "checkpoint", None)), app
+
+
+def command_threads(args: argparse.Namespace) -> int:
+    if not args.checkpointer:
+        raise CheckpointerError("give --checkpointer URL: your app's SqliteSaver file or its postgresql:// URL.")
+    threads = list_threads(args.checkpointer, args.limit)
+    if not threads:
+        print("no threads in this checkpointer yet.")
+        return 0
+    rows = [[t.thread_id, t.updated_at[:19], str(t.checkpoints), str(t.step),
+             t.status + (f" (next: {', '.join(t.next)})" if t.next else "")] for t in threads]
+    widths = [max(len(x) for x in column) for column in zip(["thread", "updated (UTC)", "checkpoints", "step", "status"], *rows)]
+    for row in [["thread", "updated (UTC)", "checkpoints", "step", "status"], ["-" * w for w in widths], *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    return 0

@@ -1,0 +1,81 @@
+"""`stepscope threads`, and `show` / `diagnose` with `--checkpointer URL --thread ID`, on an app module
+that compiles its own production checkpointer in (which StepScope must ignore and never write to)."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from apps import conflict_graph, drive, interrupt_graph
+from debugger.cli import main
+
+APP = '''
+import sqlite3, sys
+sys.path.insert(0, {tests!r})
+from langgraph.checkpoint.sqlite import SqliteSaver
+from apps import conflict_graph, interrupt_graph
+
+saver = SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False))
+graph = conflict_graph(saver)
+tickets = interrupt_graph(saver)
+'''
+
+
+@pytest.fixture
+def production(tmp_path):
+    """A checkpointer file with two threads, and an app module that compiles a saver on it."""
+    db = tmp_path / "prod.sqlite"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    drive(conflict_graph(saver), [{"order": "A-17", "log": []}], "refund-17")
+    drive(interrupt_graph(saver), [{"request": "upgrade", "log": []}], "ticket-9")
+    conn.close()
+    app = tmp_path / "my_app.py"
+    app.write_text(APP.format(tests=str(Path(__file__).parent), db=str(db)))
+    return db, app
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_threads_lists_newest_first_with_status(production, capsys):
+    db, _ = production
+    assert main(["threads", "--checkpointer", str(db)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["thread", "updated"]
+    assert lines[2].startswith("ticket-9") and "interrupted" in lines[2]
+    assert lines[3].startswith("refund-17") and "stopped in step 2" in lines[3]
+
+
+def test_show_and_diagnose_a_thread(production, capsys):
+    db, app = production
+    before = _digest(db)
+    assert main(["show", f"{app}:graph", "--checkpointer", str(db), "--thread", "refund-17"]) == 0
+    out = capsys.readouterr().out
+    assert "status error" in out
+    assert "status [LastValue] from approve" in out and "REFUSED" in out
+    assert main(["diagnose", f"{app}:graph", "--checkpointer", str(db), "--thread", "refund-17"]) == 1
+    out = capsys.readouterr().out
+    assert "thread refund-17" in out and "status" in out and "approve" in out and "fraud_check" in out
+    assert main(["show", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9", "--step", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "status interrupted" in out and "sub-check" in out
+    assert _digest(db) == before
+
+
+def test_mistakes_are_named(production, capsys):
+    db, app = production
+    assert main(["show", f"{app}:graph", "--checkpointer", str(db)]) == 2
+    assert "needs --thread" in capsys.readouterr().err
+    assert main(["show", f"{app}:graph", "--checkpointer", str(db), "--thread", "nope"]) == 2
+    assert "no thread 'nope'" in capsys.readouterr().err
+    assert main(["threads", "--checkpointer", str(db.parent / "nothing.sqlite")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["show", "sample_graphs/subgraph_trap.py", "--checkpointer", str(db), "--thread", "ticket-9"]) == 2
+    assert "langgraph app" in capsys.readouterr().err
