@@ -80,6 +80,21 @@ def state_writes(writes: list[Any], keys: set[str]) -> list[Any]:
     return [[c, v] for c, v in writes if c in keys]
 
 
+def without_made_up_ids(live: Any, stored: Any) -> Any:
+    """`live` without the message ids `add_messages` gave the written messages after they were written:
+    it sets them on the very objects the debug stream handed out, so a live copy taken after the merge
+    has ids the stored write (taken when the task finished) never had."""
+    if isinstance(live, list) and isinstance(stored, list) and len(live) == len(stored):
+        return [without_made_up_ids(a, b) for a, b in zip(live, stored)]
+    if isinstance(live, dict) and isinstance(stored, dict):
+        out = {k: without_made_up_ids(v, stored.get(k)) for k, v in live.items()}
+        if live.get("type") in ("human", "ai", "tool", "system") or "tool_call_id" in live or "content" in live:
+            if "id" in out and "id" not in stored:
+                del out["id"]
+        return out
+    return live
+
+
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_a_stored_thread_refolds_to_its_checkpoints_and_matches_the_live_run(backend, scenario):
     graph, live = SCENARIOS[scenario](backend.saver, "thread-1")
@@ -132,7 +147,7 @@ def test_a_stored_thread_refolds_to_its_checkpoints_and_matches_the_live_run(bac
         assert key in tasks, f"{name} (step {step}) is missing from the rebuilt thread"
         got_step, got_name, got_writes = tasks[key]
         assert (got_step, got_name) == (step, name)
-        assert got_writes == [[c, encode(v)] for c, v in writes], f"{name} step {step}"
+        assert got_writes == without_made_up_ids([[c, encode(v)] for c, v in writes], got_writes), f"{name} step {step}"
 
     # it is a trace like any other: a file round trip, and diagnose
     assert to_json(from_json(to_json(trace))) == to_json(trace)
