@@ -1,6 +1,7 @@
 """The `stepscope` command.
 
-    stepscope run TARGET [--input JSON] [--out FILE] [--db PATH]   run, record, store, print the supersteps
+    stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH]   run, record, store, print the supersteps
+        langgraph apps also: [--config JSON] [--thread ID] [--context JSON] [--resume VALUE]
     stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
     stepscope samples                                               the gallery of lessons
@@ -62,7 +63,12 @@ def superstep_rows(trace: Trace) -> list[list[str]]:
 
 def command_run(args: argparse.Namespace) -> int:
     target = load_target(args.target)
-    graph_input = json.loads(args.input) if args.input is not None else target.example_input
+    if target.is_langgraph:
+        from debugger.langgraph import cli as langgraph_cli
+
+        return langgraph_cli.command_run(args, target, _run_table)
+    _refuse_langgraph_only_options(args)
+    graph_input = _input_option(args.input, target.example_input)
     config = dict(target.example_config)
     if args.recursion_limit is not None:
         config["recursion_limit"] = args.recursion_limit
@@ -73,7 +79,7 @@ def command_run(args: argparse.Namespace) -> int:
     except Exception as exc:  # the run's own error: recorded, stored, reported in words
         failure, output = exc, None
     trace = recorder.trace
-    print(_table(superstep_rows(trace), ["step", "tasks", "keys written", "reducer calls", "error"]))
+    print(_run_table(trace))
     run_id = open_store(args.db).save(trace)
     if args.out:
         Path(args.out).write_text(to_json(trace, indent=1), encoding="utf-8")
@@ -83,6 +89,25 @@ def command_run(args: argparse.Namespace) -> int:
         return 1
     print(f"final state: {short(encode(output), 400)}")
     return 0
+
+
+def _run_table(trace: Trace) -> str:
+    return _table(superstep_rows(trace), ["step", "tasks", "keys written", "reducer calls", "error"])
+
+
+def _input_option(text: str | None, default: Any) -> Any:
+    if text is None:
+        return default
+    from debugger.langgraph.cli import read_json_option  # imports no langgraph
+
+    return read_json_option(text, "--input")
+
+
+def _refuse_langgraph_only_options(args: argparse.Namespace) -> None:
+    given = [f"--{name}" for name in ("config", "thread", "context", "resume") if getattr(args, name, None) is not None]
+    if given:
+        raise TargetError(f"{', '.join(given)}: only for langgraph apps (threads, checkpointers and run contexts); "
+                          f"{args.target} is a StepScope engine graph.")
 
 
 def _open_trace(ref: str, db: str | None) -> Trace:
@@ -156,16 +181,18 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
     ref = args.target
     thread = trace_from_args(args, ref)
     if thread is not None:
-        return f"thread {args.thread} of {ref}", thread[1].described, thread[0]
+        return f"thread {args.thread} of {ref}", thread[1].view, thread[0]
     path = Path(ref.partition(":")[0])
     if path.suffix == ".json" or (path.suffix != ".py" and Path(ref).is_file()):
         return f"trace {ref}", None, _open_trace(ref, args.db)
     if path.suffix == ".py" or ":" in ref or "." in ref or _is_sample(ref):
         target = load_target(ref)
+        if target.is_langgraph:
+            return _langgraph_subject(args, target)
         if args.no_run:
             return f"graph {ref}", target.graph, None
         if args.input is not None:
-            graph_input = json.loads(args.input)
+            graph_input = _input_option(args.input, None)
         else:
             try:
                 graph_input = copy.deepcopy(target.example_input)
@@ -182,6 +209,22 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
     except StoreError as exc:
         raise TargetError(f"{ref}: not a sample, a .py file, a module or a stored run ({exc})") from None
     return f"run {trace.run_id[:12]}", None, trace
+
+
+def _langgraph_subject(args: argparse.Namespace, target: Any) -> tuple[str, Any, Trace | None]:
+    from debugger.langgraph import cli as langgraph_cli
+
+    view, result, skipped = langgraph_cli.diagnosis_run(args, target)
+    if skipped:
+        print(f"note: the checks before running were skipped: {skipped}", file=sys.stderr)
+    if result is not None and result.before_start:
+        raise RunFailedBeforeStart(f"{args.target}: the run failed before its first superstep, so there is nothing "
+                                   f"to diagnose in it: {type(result.error).__name__}: {result.error}")
+    return f"graph {args.target}", view, result.trace if result is not None else None
+
+
+class RunFailedBeforeStart(Exception):
+    """`diagnose` ran the graph and langgraph refused it before its first superstep (exit 2)."""
 
 
 def _is_sample(name: str) -> bool:
@@ -217,10 +260,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = add("run", command_run, "run a graph headless, record and store it, print its supersteps")
     run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
-    run.add_argument("--input", help="the graph input as JSON (default: the module's example_input)")
+    run.add_argument("--input", help="the graph input as JSON, @file.json or - for stdin (default: the module's example_input)")
     run.add_argument("--out", help="also write the trace to this JSON file")
     run.add_argument("--recursion-limit", type=int,
                      help="supersteps allowed (default: the sample's example_config, else LangGraph's 10007)")
+    run.add_argument("--config", help="langgraph apps: the run config as JSON (or @file.json)")
+    run.add_argument("--thread", help="langgraph apps with a checkpointer: the thread to run on (default: a new one)")
+    run.add_argument("--context", help="langgraph apps with a context_schema: the run context as JSON")
+    run.add_argument("--resume", help="langgraph apps: answer the thread's interrupt (JSON, or plain text)")
     show = add("show", command_show, "print a run's merges, one reducer call at a time")
     show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
     show.add_argument("--step", type=int, help="only this superstep")
@@ -239,8 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
                                       "a trace .json file or a stored run id")
     diag.add_argument("--json", action="store_true", help="print the findings as JSON")
     diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
-    diag.add_argument("--input", help="the graph input as JSON (default: the module's example_input)")
-    add_thread_arguments(diag)
+    diag.add_argument("--input", help="the graph input as JSON, @file.json or - (default: the module's example_input)")
+    for name, text in (("config", "the run config as JSON"), ("thread", "the thread to run on (with --checkpointer: to read)"),
+                       ("context", "the run context as JSON"), ("resume", "answer the thread's interrupt")):
+        diag.add_argument(f"--{name}", help=f"langgraph apps: {text}")
+    add_thread_arguments(diag, thread=False)
+    diag.add_argument("--checkpoint", metavar="ID", help="with --checkpointer: stop at this checkpoint")
     app = add("app", command_app, "open the step-through debugger in the browser (http://127.0.0.1:8501)")
     app.add_argument("sample", nargs="?", help="the sample to open first (default: subgraph_trap)")
     app.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
@@ -260,9 +311,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except (TargetError, StoreError, TraceFileError, CheckpointerError) as exc:
+    except (TargetError, StoreError, TraceFileError, RunFailedBeforeStart, CheckpointerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        if type(exc).__name__ in ("RunSetupError", "ThreadFileError", "UnsupportedLangGraph"):
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        raise
     except json.JSONDecodeError as exc:
         print(f"error: --input is not valid JSON: {exc}", file=sys.stderr)
         return 2

@@ -3,9 +3,8 @@
 Loading a target imports (and so runs) that module: it is the user's own code. A module that fails
 to import is reported with its file, line and message, never as a bare traceback.
 
-The graph may be StepScope's own or a real `langgraph` compiled graph: the latter is rebuilt on the
-engine (`debugger/adapters/langgraph_graph.py`), so it runs, records and shows like any other, and
-what the rebuild cannot reproduce is a `TargetError` naming the feature.
+The graph may be StepScope's own or a real `langgraph` compiled graph: the latter runs on langgraph
+itself and is recorded by watching that run (`debugger/langgraph/`).
 """
 
 from __future__ import annotations
@@ -32,7 +31,8 @@ class TargetError(Exception):
 
 @dataclass(frozen=True)
 class LoadedTarget:
-    graph: CompiledStateGraph
+    graph: Any
+    """An engine `CompiledStateGraph`, or a langgraph compiled graph (see `original`)."""
     example_input: Any
     module: Any
     name: str
@@ -40,8 +40,12 @@ class LoadedTarget:
     example_config: dict[str, Any]
     """The module's `example_config` (e.g. a small recursion_limit for a lesson about loops), or {}."""
     original: Any = None
-    """The graph as the module defines it when that is a real `langgraph` graph (then `graph` is its
-    engine rebuild, `debugger/adapters/langgraph_graph.py`); None for an engine graph."""
+    """The graph itself when it is a real `langgraph` graph (then `graph` is the same object); None for
+    an engine graph."""
+
+    @property
+    def is_langgraph(self) -> bool:
+        return self.original is not None
 
 
 def load_target(target: str) -> LoadedTarget:
@@ -56,18 +60,7 @@ def load_target(target: str) -> LoadedTarget:
     example_config = dict(getattr(module, "example_config", None) or {})
     if isinstance(graph, CompiledStateGraph):
         return LoadedTarget(graph, example_input, module, target, example_config)
-    from debugger.adapters.langgraph_graph import UnsupportedLangGraphFeature, to_engine_graph
-
-    try:
-        converted = to_engine_graph(graph)
-    except UnsupportedLangGraphFeature as exc:
-        raise TargetError(f"{target}: {exc}") from None
-    except Exception as exc:  # a langgraph graph the rebuild does not understand: say so, never guess
-        raise TargetError(
-            f"{target}: this langgraph graph could not be rebuilt on StepScope's engine "
-            f"({type(exc).__name__}: {exc})."
-        ) from None
-    return LoadedTarget(converted, example_input, module, target, example_config, original=graph)
+    return LoadedTarget(graph, example_input, module, target, example_config, original=graph)
 
 
 def _import_file(path: Path) -> Any:
@@ -136,9 +129,9 @@ def _pick_graph(module: Any, attribute: str, target: str) -> CompiledStateGraph:
 
 
 def _is_compiled(value: Any) -> bool:
-    """A compiled engine graph, or a compiled real `langgraph` graph (converted when loaded)."""
+    """A compiled engine graph, or a compiled real `langgraph` graph."""
     if isinstance(value, CompiledStateGraph):
         return True
-    from debugger.adapters.langgraph_graph import is_langgraph_graph  # imports no langgraph
+    from debugger.langgraph.names import is_langgraph_graph  # imports no langgraph
 
     return is_langgraph_graph(value)

@@ -77,9 +77,13 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {TYPE: "Send", "node": value.node, "arg": encode(value.arg, depth)}
     if isinstance(value, Overwrite):
         return {TYPE: "Overwrite", "value": encode(value.value, depth)}
-    if isinstance(value, Command):
+    if isinstance(value, Command) or _is_foreign(value, "Command"):
         fields = {k: encode(getattr(value, k), depth) for k in ("graph", "update", "resume", "goto") if getattr(value, k)}
         return {TYPE: "Command", "fields": fields}
+    if _is_foreign(value, "Send"):
+        return {TYPE: "Send", "node": value.node, "arg": encode(value.arg, depth)}
+    if _is_foreign(value, "Overwrite"):
+        return {TYPE: "Overwrite", "value": encode(value.value, depth)}
     if isinstance(value, BaseException):
         return encode_error(value)
     if isinstance(value, (int, str, float)):  # subclasses: IntEnum, str-based enums, ...
@@ -97,6 +101,13 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, list):
         return [encode(item, depth) for item in value]
     return _as_repr(value)
+
+
+def _is_foreign(value: Any, name: str) -> bool:
+    """langgraph's own `Send`, `Command` or `Overwrite` (a recorded langgraph run), by class name:
+    recorded with the engine's tags, so the debugger reads both alike. The engine never imports langgraph."""
+    cls = type(value)
+    return cls.__name__ == name and cls.__module__.startswith("langgraph.")
 
 
 _MESSAGE_TYPES = frozenset({"human", "ai", "system", "tool", "remove", "function"})

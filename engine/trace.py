@@ -68,6 +68,10 @@ class TaskRecord:
     """The exception (class, message, notes, traceback) if the task failed or interrupted."""
     subgraphs: list["RunRecord"] = field(default_factory=list)
     """Runs started inside this task: a compiled subgraph node, or `invoke` called by the node."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Failed attempts before the last one (a node under a retry policy): `{"error", "duration"}` each."""
+    managed: dict[str, Any] = field(default_factory=dict)
+    """Managed values the node was given (e.g. `remaining_steps`), encoded; not part of the state."""
 
 
 @dataclass(slots=True)
@@ -130,6 +134,8 @@ class RunRecord:
     error: dict[str, Any] | None = None
     started_at: str = ""
     duration: float = 0.0
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+    """The `interrupt()` calls that stopped the run: `{"id", "value", "node", "task"}` (value encoded)."""
 
 
 @dataclass(slots=True)
@@ -140,6 +146,8 @@ class Trace(RunRecord):
     run_id: str = ""
     target: str = ""
     """What was run, as the user named it (a sample, `file.py:attr`, ...), when known."""
+    thread_id: str = ""
+    """The checkpointer thread the run belongs to (its runs are turns of one conversation), or ''."""
 
 
 # ---- describing a graph ------------------------------------------------------------------------

@@ -425,3 +425,31 @@ def describe_function(fn: Callable[..., Any]) -> str:
     code = unwrapped[0].__code__
     name = "a lambda" if code.co_name == "<lambda>" else code.co_name
     return f"{name} ({code.co_filename.rsplit('/', 1)[-1]}, line {code.co_firstlineno})"
+
+
+def returns_only_parent_commands(fn: Any) -> bool:
+    """Every return of `fn` is `Command(graph=Command.PARENT, ...)`: the node always hands control to
+    the parent graph, so a subgraph ending there never returns its final state."""
+    found = _function_ast(fn)
+    if found is None:
+        return False
+    returns = _returns(found[0])
+    return bool(returns) and all(
+        isinstance(value, ast.Call) and _call_name(value) == "Command"
+        and any(k.arg == "graph" and isinstance(k.value, ast.Attribute) and k.value.attr == "PARENT" for k in value.keywords)
+        for value, _ in returns
+    )
+
+
+def returns_literal_empty(fn: Any, key: str) -> bool | None:
+    """Some return of `fn` writes the literal `[]` to `key` (`{"key": []}`): an attempt to clear it.
+    None when the source cannot be read."""
+    found = _function_ast(fn)
+    if found is None:
+        return None
+    for value, _ in _returns(found[0]):
+        if isinstance(value, ast.Dict):
+            for k, v in zip(value.keys, value.values):
+                if _const_str(k) == key and isinstance(v, ast.List) and not v.elts:
+                    return True
+    return False

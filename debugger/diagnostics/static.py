@@ -21,11 +21,12 @@ import typing
 from typing import Any
 
 from engine.channels import BinaryOperatorAggregate, LastValue
+from engine.constants import END
 from engine.schema import schema_fields
 
 from .facts import APPENDING, names
 from .findings import Finding
-from .source import Returns, describe_function, node_returns
+from .source import Returns, describe_function, node_returns, returns_only_parent_commands
 from .start import static_start_values
 from .topology import Topology, Together
 
@@ -176,6 +177,8 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
 def _subgraph_echo(builder: Any, subgraphs: dict[str, Any], scope: tuple[str, ...]) -> list[Finding]:
     found = []
     for name, sub in subgraphs.items():
+        if _always_leaves_by_parent_command(sub.builder):
+            continue  # it never returns its final state to this graph
         received = set(sub.builder.schemas.get(sub.builder.input_schema, {}))
         returned = set(sub.output_keys if isinstance(sub.output_keys, list) else [sub.output_keys])
         for key in sorted(received & returned):
@@ -188,7 +191,7 @@ def _subgraph_echo(builder: Any, subgraphs: dict[str, Any], scope: tuple[str, ..
                     f"{name} is a compiled subgraph mounted as a node. It receives the parent's {key!r} and "
                     f"returns its whole final state, which starts with that same value; the parent's reducer "
                     f"{channel.reducer_name} then appends it again, so every item the parent had before {name} "
-                    f"ran appears twice (seed 001, section 6.4; langgraph#4007)."
+                    f"ran appears twice."
                 ),
                 fix=(f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
                      f"without {key!r}\n    return {{\"{key}\": [...]}}   # only the new items"),
@@ -227,7 +230,7 @@ def _read_modify_write(builder: Any, topology: Topology, writes: dict[str, _Writ
                     f"{name} writes {key!r} as the value it read plus its change (line {line}), and "
                     f"{names(rivals)} can write {key!r} in the same superstep. {reducer} folds the writes one after "
                     f"the other, so whichever is folded last replaces the others: their changes are lost without an "
-                    f"error (the read-modify-write race of seed 000)."
+                    f"error (a read-modify-write race)."
                 )
                 fix = (f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n"
                        f'return {{"{key}": [new_item]}}   # and return only the delta')
@@ -283,3 +286,12 @@ def _mutable(builder: Any, key: str) -> bool:
 
 def _appending(channel: Any) -> bool:
     return isinstance(channel, BinaryOperatorAggregate) and channel.reducer_name in APPENDING
+
+
+def _always_leaves_by_parent_command(builder: Any) -> bool:
+    """Every node that can end the subgraph (an edge to END, or no way out) returns only
+    `Command(graph=Command.PARENT, ...)`."""
+    ways_out = {e.source for e in builder.edges if e.target != END} | set(builder.branches)
+    enders = [name for name in builder.nodes
+              if name not in ways_out or any(e.source == name and e.target == END for e in builder.edges)]
+    return bool(enders) and all(returns_only_parent_commands(builder.nodes[name].action) for name in enders)

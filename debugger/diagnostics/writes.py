@@ -22,6 +22,7 @@ from debugger.replay import MISSING_VALUE
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding
+from .source import returns_literal_empty
 
 PUSH = "__pregel_push"
 
@@ -45,7 +46,8 @@ def list_writes(facts: RunFacts) -> list[Finding]:
             if not isinstance(write, list):
                 continue
             if write == [] and isinstance(before, list) and before and same(after, before):
-                found.append(_empty_clear(facts, step, call, before))
+                if _meant_to_clear(facts, call.writer_name, key) is not False:
+                    found.append(_empty_clear(facts, step, call, before))
                 continue
             if not _echoes(facts, step, call, start):
                 continue
@@ -259,6 +261,20 @@ def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any
 
 
 # ---- [] into an additive list -----------------------------------------------------------------------
+
+
+def _meant_to_clear(facts: RunFacts, node: str, key: str) -> bool | None:
+    """True when the node's code writes a literal `[]` to the key; False when the run shows the node
+    adding items to it elsewhere (its empty list means "nothing to add"); None when unknown."""
+    builder = getattr(facts.graph, "builder", None)
+    spec = builder.nodes.get(node) if builder is not None else None
+    if spec is not None and returns_literal_empty(spec.action, key):
+        return True
+    for step in facts.order:  # the same node adding items elsewhere: its [] means "nothing to add"
+        for call in facts.steps[step].reducer_calls:
+            if call.writer_name == node and call.channel == key and isinstance(call.write, list) and call.write:
+                return False
+    return None
 
 
 def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Finding:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from engine.trace import Trace
@@ -32,28 +31,26 @@ class App:
     target: str
     graph: Any
     """The langgraph compiled graph: its channels, reducers and nodes rebuild the steps."""
-    described: Any
-    """Its rebuild on StepScope's engine: what the views draw and static diagnostics check."""
+    view: Any = None
+    """Its static view for the diagnostics that need no run (`debugger/langgraph/static_view.py`), or None."""
+    skipped: str | None = None
+    """Why the checks before running cannot look at this graph, when they cannot."""
 
 
 def load_app(target: str) -> App:
     """Imports `target` and picks its compiled langgraph graph (a checkpointer compiled in is ignored)."""
-    from debugger.adapters.langgraph_graph import UnsupportedLangGraphFeature, is_langgraph_graph
-    from debugger.targets import TargetError, _import_file, _import_module, _pick_graph
+    from debugger.langgraph.static_view import StaticViewError, static_view
+    from debugger.targets import TargetError, load_target
 
-    spec, _, attribute = target.partition(":")
-    module = _import_file(Path(spec)) if spec.endswith(".py") else _import_module(spec, target)
-    graph = _pick_graph(module, attribute, target)
-    if not is_langgraph_graph(graph):
+    loaded = load_target(target)
+    if not getattr(loaded, "is_langgraph", False):
         raise TargetError(f"{target} is a StepScope graph; a checkpointer thread is read with the langgraph app "
                           "that wrote it (a graph compiled by langgraph).")
-    from .rebuild import describe_target
-
     try:
-        described = describe_target(graph)
-    except UnsupportedLangGraphFeature as exc:
-        raise TargetError(f"{target}: {exc}") from None
-    return App(target, graph, described)
+        view, skipped = static_view(loaded.graph), None
+    except StaticViewError as exc:
+        view, skipped = None, str(exc)
+    return App(target, loaded.graph, view, skipped)
 
 
 def list_threads(url: str, limit: int = 200) -> list[ThreadSummary]:
@@ -65,7 +62,7 @@ def open_thread(url: str, thread_id: str, app: App, checkpoint_id: str | None = 
     from .rebuild import read_thread
 
     with open_checkpointer(url) as checkpointer:
-        return read_thread(checkpointer, thread_id, app.graph, described=app.described, checkpoint_id=checkpoint_id,
+        return read_thread(checkpointer, thread_id, app.graph, checkpoint_id=checkpoint_id,
                            target=f"{app.target} thread {thread_id}")
 
 

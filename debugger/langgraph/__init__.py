@@ -1,0 +1,17 @@
+"""Recording real LangGraph apps by watching langgraph's own run (the optional `stepscope[langgraph]`).
+
+    record(graph, db=...)      a compiled graph whose invoke/ainvoke/stream/astream runs are stored
+    recording(db=...)          a context manager: every langgraph run inside it is recorded
+    superstep.RunBuilder       langgraph supersteps -> Trace records, whatever the source (live or stored)
+
+Modules: `probe.py` (the hooks in langgraph's loop), `superstep.py` (the builder and langgraph's
+merge, one write at a time), `names.py` (describing a langgraph graph), `record.py` (sessions).
+Importing this package does not import langgraph; recording does.
+"""
+
+from __future__ import annotations
+
+from .names import is_langgraph_builder, is_langgraph_graph
+from .record import RecordedGraph, Session, record, recording
+
+__all__ = ["RecordedGraph", "Session", "is_langgraph_builder", "is_langgraph_graph", "record", "recording"]

@@ -1,0 +1,539 @@
+"""Watching langgraph's own run: the hooks the live recorder puts into langgraph's Pregel loop.
+
+langgraph has no hook interface for what a debugger needs (each reducer call with its value before
+and after, each failed attempt of a retried node, a router's own answer), so StepScope wraps the few
+loop methods where those happen, once, when recording is first used (`install()`), and only for
+runs started inside a recording session (`record.py`): every other run goes straight through after
+one context-variable lookup. Nothing is re-implemented; every value is langgraph's own object.
+
+    PregelLoop._first         the run starts: one RunBuilder per loop (a subgraph's loop is nested
+                              under the task that started it, found by its checkpoint namespace);
+                              the state it starts from; the input's writes
+    PregelLoop.tick           the tasks planned for the step; each task's runnable is wrapped
+                              (`ObservedProc`) to see its raw return value, its error, every failed
+                              attempt under a RetryPolicy, and (via `BranchSpec._finish`) each
+                              router's answer
+    apply_writes (in _loop)   the barrier: each state key's `update` observed (`superstep.observe_update`),
+                              then the committed state checked against the recorded calls
+    PregelLoop._put_checkpoint  checkpoint id and parent of each step
+    __exit__ / __aexit__      status, output, error, interrupts; the unfinished step's tasks
+    Pregel.stream / astream   which compiled graph a loop belongs to (for nested runs' drawings)
+
+Which loop an `apply_writes` call belongs to is found by its `channels` mapping (one per loop), so
+parallel subgraphs and async runs sharing a thread cannot be confused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+import weakref
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator, Mapping
+
+from engine.codec import encode, encode_error
+from engine.trace import RunRecord, TaskRecord, Trace, utc_now
+
+from .names import DEFAULT_NAME, describe, state_keys
+from .superstep import RunBuilder, _get, observe_update, version_number, writes_by_channel
+
+ACTIVE: ContextVar[Any] = ContextVar("stepscope_langgraph_session", default=None)
+"""The recording session (`record.Session`) runs started in this context report to."""
+_TASK: ContextVar["TaskProbe | None"] = ContextVar("stepscope_langgraph_task", default=None)
+_BY_CHANNELS: dict[int, "LoopProbe"] = {}
+"""id(loop.channels) -> the probe of that loop, while it runs."""
+_GRAPHS: dict[int, "weakref.ref[Any]"] = {}
+"""id(pregel.nodes) -> the compiled graph, for the loops it starts (registered while recording)."""
+_INSTALLED = False
+_INSTALL_LOCK = threading.Lock()
+_PROBE_ATTR = "_stepscope_probe"
+
+
+class UnsupportedLangGraph(Exception):
+    """This langgraph cannot be watched (its internals are not the ones StepScope knows)."""
+
+
+# ---- one task ------------------------------------------------------------------------------------
+
+
+class TaskProbe:
+    """What one task did, as its wrapped runnable saw it (across retry attempts)."""
+
+    __slots__ = ("record", "loop", "result", "has_result", "error", "attempts", "routes", "started", "duration")
+
+    def __init__(self, record: TaskRecord, loop: "LoopProbe") -> None:
+        self.record = record
+        self.loop = loop
+        self.result: Any = None
+        self.has_result = False
+        self.error: BaseException | None = None
+        self.attempts: list[dict[str, Any]] = []
+        self.routes: list[list[Any]] = []
+        self.started = 0.0
+        self.duration = 0.0
+
+    def begin(self) -> Any:
+        self.routes = []
+        self.started = time.perf_counter()
+        return _TASK.set(self)
+
+    def returned(self, result: Any) -> None:
+        self.duration += time.perf_counter() - self.started
+        self.result, self.has_result, self.error = result, True, None
+
+    def failed(self, error: BaseException) -> None:
+        elapsed = time.perf_counter() - self.started
+        self.duration += elapsed
+        self.error = error
+        if not _is_bubble_up(error):
+            self.attempts.append({"error": encode_error(error), "duration": round(elapsed, 6)})
+
+
+class ObservedProc:
+    """A task's runnable, watched: langgraph calls `invoke`/`ainvoke`/`astream` on it per attempt."""
+
+    __slots__ = ("proc", "probe")
+
+    def __init__(self, proc: Any, probe: TaskProbe) -> None:
+        self.proc = proc
+        self.probe = probe
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        token = self.probe.begin()
+        try:
+            result = self.proc.invoke(input, config, **kwargs)
+        except BaseException as exc:
+            self.probe.failed(exc)
+            raise
+        finally:
+            _TASK.reset(token)
+        self.probe.returned(result)
+        return result
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        token = self.probe.begin()
+        try:
+            result = await self.proc.ainvoke(input, config, **kwargs)
+        except BaseException as exc:
+            self.probe.failed(exc)
+            raise
+        finally:
+            _TASK.reset(token)
+        self.probe.returned(result)
+        return result
+
+    async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        token = self.probe.begin()
+        chunks = []
+        try:
+            async for chunk in self.proc.astream(input, config, **kwargs):
+                chunks.append(chunk)
+                yield chunk
+        except BaseException as exc:
+            self.probe.failed(exc)
+            raise
+        finally:
+            _TASK.reset(token)
+        self.probe.returned(chunks[0] if len(chunks) == 1 else chunks)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.proc, name)
+
+
+# ---- one loop (one run of one graph) -------------------------------------------------------------
+
+
+class LoopProbe:
+    """Records one langgraph loop: the root run of a Trace, or a subgraph's run nested in a task."""
+
+    def __init__(self, session: Any, loop: Any) -> None:
+        self.session = session
+        self.ns = tuple(loop.checkpoint_ns)
+        ref = _GRAPHS.get(id(loop.nodes))
+        graph = ref() if ref is not None else None
+        self.managed = tuple(getattr(loop, "managed", None) or ())
+        keys = state_keys(graph) if graph is not None else [
+            k for k in loop.specs if k not in self.managed and not k.startswith(("__", "branch:", "join:"))]
+        self.keys = [k for k in keys if k in loop.specs]
+        self.branch_names = _branch_names(graph)
+        name = session.name_for(graph, self.ns)
+        description = describe(graph, name) if graph is not None else _describe_loop(loop, name or DEFAULT_NAME)
+        config = loop.config
+        common = dict(
+            ns=list(self.ns), graph=description, input=encode(loop.input), config=encode(_plain_config(config)),
+            recursion_limit=int(config.get("recursion_limit") or 0), started_at=utc_now(),
+        )
+        parent_task = None
+        if self.ns:
+            parent = session.loops.get(self.ns[:-1])
+            parent_task = parent.task_records.get(self.ns[-1].rpartition(":")[2]) if parent else None
+        if parent_task is None:
+            record: RunRecord = Trace(**common, run_id=session.new_run_id(), target=session.target,
+                                      thread_id=str((config.get("configurable") or {}).get("thread_id") or ""))
+        else:
+            record = RunRecord(**common)
+            with session.lock:
+                parent_task.subgraphs.append(record)
+        self.record = record
+        self.is_trace = parent_task is None
+        self.run = RunBuilder(record, self.keys)
+        self.task_records: dict[str, TaskRecord] = {}
+        self.task_probes: dict[str, TaskProbe] = {}
+        self.finished_tasks: set[str] = set()
+        self.first_step: int | None = None
+        with session.lock:
+            session.loops[self.ns] = self
+        _BY_CHANNELS[id(loop.channels)] = self
+        self.channels_id = id(loop.channels)
+
+    # ---- tasks -------------------------------------------------------------------------------
+
+    def planned(self, loop: Any) -> None:
+        checkpoint = loop.checkpoint
+        versions = checkpoint["channel_versions"]
+        for task_id, task in list(loop.tasks.items()):
+            if task_id in self.task_records:
+                continue
+            record = self._task_record(loop.step, task, versions, checkpoint["versions_seen"].get(task.name, {}))
+            if task.writes:  # finished before an interrupt: langgraph reapplies its saved writes
+                continue
+            probe = self.task_probes[task_id] = TaskProbe(record, self)
+            loop.tasks[task_id] = dataclasses.replace(task, proc=ObservedProc(task.proc, probe))
+
+    def _task_record(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
+        pull = task.path and task.path[0] == "__pregel_pull"
+        fired = [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])] if pull else list(task.triggers)
+        value = task.input
+        managed = {}
+        if self.managed and isinstance(value, dict):
+            managed = {k: encode(value[k]) for k in self.managed if k in value}
+        record = TaskRecord(
+            id=task.id, name=task.name, path=_plain_path(task.path), triggers=list(task.triggers), fired=fired,
+            seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
+            input=self.run.input_view(value, self.managed) if pull and task.name != "__start__" else self.run.encode(value),
+            managed=managed,
+        )
+        self.run.add_task(step, record)
+        self.task_records[task.id] = record
+        return record
+
+    def settle(self, tasks: Any, committed: bool) -> None:
+        """Fills in what each task of the step did (once per task)."""
+        for task in tasks:
+            task_id = getattr(task, "id", None)
+            record = self.task_records.get(task_id) if task_id else None
+            if record is None or task_id in self.finished_tasks:
+                continue
+            self.finished_tasks.add(task_id)
+            probe = self.task_probes.get(task_id)
+            writes = list(task.writes)
+            if probe is None:  # writes restored from a checkpoint, or a task pushed mid-step
+                self.run.task_done(record, writes=writes)
+                continue
+            error = probe.error
+            result, has_result = probe.result, probe.has_result
+            if error is not None and type(error).__name__ == "ParentCommand" and committed:
+                # a subgraph's Command(graph=PARENT) addressed to this graph: it is this task's return value
+                result, has_result, error = error.args[0], True, None
+            attempts = probe.attempts
+            if error is not None and attempts and not _is_bubble_up(error):
+                attempts = attempts[:-1]  # the last attempt's error is the task's error
+            record.attempts = attempts
+            record.routes = [[name, self.run.encode(chosen)] for name, chosen in probe.routes]
+            record.duration = round(probe.duration, 6)
+            self.run.task_done(record, writes=writes, result=result, has_result=has_result, error=error)
+
+    # ---- the barrier -------------------------------------------------------------------------
+
+    def barrier(self, apply: Callable[..., set[str]], checkpoint: Any, channels: Mapping[str, Any], tasks: Any,
+                get_next_version: Any, trigger_to_nodes: Any, step: int) -> set[str]:
+        tasks = list(tasks)
+        self.settle(tasks, committed=True)
+        grouped = writes_by_channel(tasks, self.keys)
+        sink = self.run.call_sink(step)
+        proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
+        updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
+        committed = {k: _get(channels[k]) for k in self.keys}
+        self.run.commit(step, committed, checkpoint["channel_versions"], updated)
+        return updated
+
+    # ---- the end -----------------------------------------------------------------------------
+
+    def finish(self, loop: Any, error: BaseException | None) -> None:
+        _BY_CHANNELS.pop(self.channels_id, None)
+        if hasattr(loop, "tasks"):
+            self.settle(loop.tasks.values(), committed=False)
+        interrupts: list[dict[str, Any]] = []
+        if error is not None and type(error).__name__ == "GraphInterrupt" or loop.status in ("interrupt_before", "interrupt_after"):
+            status = "interrupted"
+            found = tuple(error.args[0]) if error is not None and error.args else ()
+            interrupts = [self._interrupt(i) for i in found]
+            if not found:
+                error = None  # a breakpoint: stopped, nothing failed
+        elif error is not None:
+            status = "interrupted" if type(error).__name__ == "ParentCommand" and self.ns else "error"
+        elif loop.status == "out_of_steps":
+            status = "recursion_limit"
+            error = _recursion_error(loop.config.get("recursion_limit"))
+        else:
+            status = "done"
+        output = loop.output if error is None or status == "interrupted" else None
+        self.run.finish(status, output, error, interrupts)
+        with self.session.lock:
+            if self.session.loops.get(self.ns) is self:
+                del self.session.loops[self.ns]
+        if self.is_trace:
+            self.session.finished(self.record)
+
+    def _interrupt(self, interrupt: Any) -> dict[str, Any]:
+        ident = getattr(interrupt, "id", "")
+        node = task = ""
+        for task_id, probe in self.task_probes.items():
+            raised = probe.error
+            if raised is not None and any(getattr(i, "id", None) == ident for i in (raised.args[0] if raised.args else ())):
+                node, task = probe.record.name, task_id
+                break
+        return {"id": ident, "value": encode(getattr(interrupt, "value", None)), "node": node, "task": task}
+
+
+class _ObservedChannels(Mapping):
+    """`loop.channels` as `apply_writes` sees it: the state keys that receive writes are watched."""
+
+    def __init__(self, channels: Mapping[str, Any], grouped: dict[str, list[tuple[Any, Any]]], sink: Any) -> None:
+        self.channels = channels
+        self.grouped = grouped
+        self.sink = sink
+
+    def __getitem__(self, key: str) -> Any:
+        channel = self.channels[key]
+        return _ChannelProbe(channel, key, self) if key in self.grouped else channel
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.channels)
+
+    def __len__(self) -> int:
+        return len(self.channels)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.channels
+
+
+class _ChannelProbe:
+    __slots__ = ("channel", "key", "owner")
+
+    def __init__(self, channel: Any, key: str, owner: _ObservedChannels) -> None:
+        self.channel = channel
+        self.key = key
+        self.owner = owner
+
+    def update(self, values: Any) -> bool:
+        pairs = self.owner.grouped.get(self.key)
+        if not values or pairs is None or len(pairs) != len(values):
+            return self.channel.update(values)
+        writers = [(getattr(t, "id", None) or t.name, t.name) for _, t in pairs]
+        return observe_update(self.channel, self.key, values, writers, self.owner.sink)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.channel, name)
+
+
+# ---- the hooks -----------------------------------------------------------------------------------
+
+
+def install() -> None:
+    """Puts the hooks into langgraph's classes (once). Raises `UnsupportedLangGraph` for a langgraph
+    whose internals differ from the 1.2 series StepScope knows."""
+    global _INSTALLED
+    with _INSTALL_LOCK:
+        if _INSTALLED:
+            return
+        try:
+            from langgraph.graph._branch import BranchSpec
+            from langgraph.pregel import _loop
+            from langgraph.pregel.main import Pregel
+        except ImportError as exc:
+            raise UnsupportedLangGraph(f"this langgraph cannot be recorded ({exc}); StepScope supports langgraph 1.2.x") from None
+        loop_class = _loop.PregelLoop
+        needed = [(loop_class, "_first"), (loop_class, "tick"), (loop_class, "_put_checkpoint"),
+                  (_loop.SyncPregelLoop, "__exit__"), (_loop.AsyncPregelLoop, "__aexit__"), (_loop, "apply_writes"),
+                  (BranchSpec, "_finish"), (Pregel, "stream"), (Pregel, "astream")]
+        missing = [f"{getattr(o, '__name__', o)}.{n}" for o, n in needed if not hasattr(o, n)]
+        if missing:
+            raise UnsupportedLangGraph(f"this langgraph has no {', '.join(missing)}; StepScope supports langgraph 1.2.x")
+        _patch_loop(_loop)
+        _patch_branch(BranchSpec)
+        _patch_pregel(Pregel)
+        _INSTALLED = True
+
+
+def _patch_loop(_loop: Any) -> None:
+    loop_class = _loop.PregelLoop
+    first, tick, put_checkpoint = loop_class._first, loop_class.tick, loop_class._put_checkpoint
+    apply_writes = _loop.apply_writes
+    sync_exit, async_exit = _loop.SyncPregelLoop.__exit__, _loop.AsyncPregelLoop.__aexit__
+    resuming_key = getattr(_loop, "CONFIG_KEY_RESUMING", "__pregel_resuming")
+
+    def _first_observed(self: Any, **kwargs: Any) -> Any:
+        session = ACTIVE.get()
+        if session is None:
+            return first(self, **kwargs)
+        probe = LoopProbe(session, self)
+        self.__dict__[_PROBE_ATTR] = probe
+        configurable = self.config.get("configurable", {})
+        resuming = bool(self.checkpoint["channel_versions"]) and bool(configurable.get(
+            resuming_key, self.input is None or type(self.input).__name__ == "Command"))
+        probe.first_step = self.step - 1 if resuming else self.step
+        try:
+            updated = first(self, **kwargs)
+        finally:
+            step, probe.first_step = probe.first_step, None
+        probe.run.commit(step, {k: _get(self.channels[k]) for k in probe.keys},
+                         self.checkpoint["channel_versions"], updated or ())
+        return updated
+
+    def tick_observed(self: Any) -> bool:
+        more = tick(self)
+        probe = self.__dict__.get(_PROBE_ATTR)
+        if probe is not None and more:
+            probe.planned(self)
+        return more
+
+    def apply_writes_observed(checkpoint: Any, channels: Any, tasks: Any, get_next_version: Any, trigger_to_nodes: Any) -> Any:
+        probe = _BY_CHANNELS.get(id(channels)) if _BY_CHANNELS else None
+        if probe is None:
+            return apply_writes(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+        step = probe.first_step if probe.first_step is not None else probe.loop_step
+        return probe.barrier(apply_writes, checkpoint, channels, tasks, get_next_version, trigger_to_nodes, step)
+
+    def put_checkpoint_observed(self: Any, metadata: Any) -> None:
+        probe = self.__dict__.get(_PROBE_ATTR)
+        if probe is None:
+            return put_checkpoint(self, metadata)
+        step = probe.first_step if probe.first_step is not None else self.step
+        before = (self.checkpoint_config.get("configurable") or {}).get("checkpoint_id")
+        put_checkpoint(self, metadata)
+        after = (self.checkpoint_config.get("configurable") or {}).get("checkpoint_id")
+        if self.checkpointer is not None and after and after != before:
+            probe.run.checkpoint(step, self.checkpoint_config, self.prev_checkpoint_config)
+
+    def sync_exit_observed(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
+        probe = self.__dict__.get(_PROBE_ATTR)
+        if probe is None:
+            return sync_exit(self, exc_type, exc, tb)
+        probe.loop_step = self.step
+        try:
+            return sync_exit(self, exc_type, exc, tb)
+        finally:
+            probe.finish(self, exc)
+
+    async def async_exit_observed(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
+        probe = self.__dict__.get(_PROBE_ATTR)
+        if probe is None:
+            return await async_exit(self, exc_type, exc, tb)
+        probe.loop_step = self.step
+        try:
+            return await async_exit(self, exc_type, exc, tb)
+        finally:
+            probe.finish(self, exc)
+
+    def tick_with_step(self: Any) -> bool:
+        probe = self.__dict__.get(_PROBE_ATTR)
+        if probe is not None:
+            probe.loop_step = self.step
+        return tick_observed(self)
+
+    # after_tick calls apply_writes at the tick's step; `loop_step` remembers it (tick sets it).
+    loop_class._first = _first_observed
+    loop_class.tick = tick_with_step
+    loop_class._put_checkpoint = put_checkpoint_observed
+    _loop.apply_writes = apply_writes_observed
+    _loop.SyncPregelLoop.__exit__ = sync_exit_observed
+    _loop.AsyncPregelLoop.__aexit__ = async_exit_observed
+
+
+LoopProbe.loop_step = 0  # set by each tick before its tasks run, read by that step's barrier
+
+
+def _patch_branch(branch_class: Any) -> None:
+    finish = branch_class._finish
+
+    def finish_observed(self: Any, writer: Any, input: Any, result: Any, config: Any) -> Any:
+        probe = _TASK.get()
+        if probe is not None:
+            probe.routes.append((probe.loop.branch_names.get(id(self)) or _callable_name(self.path), result))
+        return finish(self, writer, input, result, config)
+
+    branch_class._finish = finish_observed
+
+
+def _patch_pregel(pregel_class: Any) -> None:
+    stream, astream = pregel_class.stream, pregel_class.astream
+
+    def stream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if ACTIVE.get() is not None:
+            _GRAPHS[id(self.nodes)] = weakref.ref(self)
+        return stream(self, *args, **kwargs)
+
+    def astream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if ACTIVE.get() is not None:
+            _GRAPHS[id(self.nodes)] = weakref.ref(self)
+        return astream(self, *args, **kwargs)
+
+    pregel_class.stream = stream_observed
+    pregel_class.astream = astream_observed
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+
+def _is_bubble_up(error: BaseException) -> bool:
+    return any(cls.__name__ == "GraphBubbleUp" for cls in type(error).__mro__)
+
+
+def _recursion_error(limit: Any) -> BaseException:
+    from langgraph.errors import ErrorCode, GraphRecursionError, create_error_message
+
+    return GraphRecursionError(create_error_message(
+        message=(f"Recursion limit of {limit} reached without hitting a stop condition. You can increase the "
+                 "limit by setting the `recursion_limit` config key."),
+        error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+    ))
+
+
+def _branch_names(graph: Any) -> dict[int, str]:
+    builder = getattr(graph, "builder", None)
+    branches = getattr(builder, "branches", None) or {}
+    return {id(spec): name for by_name in branches.values() for name, spec in by_name.items()}
+
+
+def _callable_name(path: Any) -> str:
+    func = getattr(path, "func", None) or getattr(path, "afunc", None) or path
+    return getattr(func, "__name__", None) or type(func).__name__
+
+
+def _plain_path(path: Any) -> list[Any]:
+    return [_plain_path(p) if isinstance(p, tuple) else p for p in path]
+
+
+def _plain_config(config: Any) -> Any:
+    """The config a user gave (thread, recursion limit, their own keys), without langgraph's
+    in-process objects (`__pregel_*` keys, callbacks, savers)."""
+    if not isinstance(config, Mapping):
+        return config
+    plain = {k: v for k, v in config.items() if k not in ("callbacks", "checkpointer", "configurable", "metadata")}
+    configurable = {k: v for k, v in (config.get("configurable") or {}).items()
+                    if not k.startswith("__") and isinstance(v, (str, int, float, bool, type(None)))}
+    if configurable:
+        plain["configurable"] = configurable
+    return plain
+
+
+def _describe_loop(loop: Any, name: str) -> dict[str, Any]:
+    """A loop whose compiled graph is not known (built outside the recorded call): its nodes and keys."""
+    keys = [k for k in loop.specs if not k.startswith(("__", "branch:", "join:"))]
+    return {"name": name, "nodes": [{"name": n, "subgraph": False, "defer": False, "metadata": {}} for n in loop.nodes],
+            "edges": [], "waiting_edges": [], "branches": [], "channels": {
+                k: {"kind": type(loop.specs[k]).__name__, "reducer": type(loop.specs[k]).__name__} for k in keys},
+            "managed": {}, "input_keys": [], "output_keys": [], "drawing": {"nodes": [], "edges": []},
+            "drawing_flat": {"nodes": [], "edges": []}, "source": "langgraph"}

@@ -1,0 +1,167 @@
+"""One recorded run of a langgraph app, as `stepscope run`, `stepscope diagnose` and the app start it.
+
+`run_graph(graph, input, target=..., thread=..., resume=..., context=..., config=...)`:
+
+- a graph with a checkpointer and no thread gets a fresh thread id (`RunResult.new_thread`);
+- `resume=` continues an interrupted thread with `Command(resume=value)`;
+- a graph compiled with `InMemorySaver` gets its thread back from the file `threads.py` saved after
+  the previous run, in whatever process that was, and saves it again afterwards;
+- `context=` (a dict) becomes the graph's `context_schema` object;
+- the Trace is stored (`db`), named after the target, with its thread id, so the runs of one thread
+  list together as the turns of a conversation. A run langgraph refuses before its first superstep
+  is stored too, with no steps and the error (`RunResult.before_start`).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.trace import Trace
+
+from . import probe, threads
+from .record import Session, _store
+
+NO_RESUME = object()
+
+
+class RunSetupError(Exception):
+    """A run that cannot be set up as asked (a bad --context, a thread file that cannot be read)."""
+
+
+@dataclass
+class RunResult:
+    trace: Trace
+    output: Any
+    error: BaseException | None
+    thread_id: str
+    """'' for a graph without a checkpointer."""
+    new_thread: bool
+    before_start: bool
+    """True when the run failed before any node of the graph ran: langgraph refused it (the trace
+    has no steps) or rejected its input (only the hidden `__start__` task ran)."""
+
+    @property
+    def interrupts(self) -> list[dict[str, Any]]:
+        return self.trace.interrupts
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: JSON when it parses, else the text itself (`--resume yes`)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def checkpointer_of(graph: Any) -> Any:
+    saver = getattr(graph, "checkpointer", None)
+    return saver if saver not in (None, False, True) else None
+
+
+def build_context(graph: Any, data: Any) -> Any:
+    """The run context for `context=`, made from a dict the way the graph's `context_schema` wants."""
+    schema = getattr(getattr(graph, "builder", None), "context_schema", None)
+    if data is None or schema is None or not isinstance(data, dict):
+        return data
+    try:
+        if dataclasses.is_dataclass(schema):
+            return schema(**data)
+        if hasattr(schema, "model_validate"):
+            return schema.model_validate(data)
+        return data  # a TypedDict: the dict is the context
+    except Exception as exc:  # noqa: BLE001 - any validation error of the user's schema
+        raise RunSetupError(f"--context does not fit the graph's context_schema {schema.__name__}: "
+                            f"{type(exc).__name__}: {exc}") from None
+
+
+def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, Any] | None = None,
+              context: Any = None, thread: str | None = None, resume: Any = NO_RESUME, db: Any = None,
+              db_path: Path | None = None, session: Session | None = None) -> RunResult:
+    """Runs `graph` on langgraph, recorded (see the module doc). `db`: where traces are stored (a
+    path, a RunStore, None for the default, False for nowhere); `db_path`: where thread files go."""
+    from langgraph.types import Command
+
+    config = copy.deepcopy(dict(config or {}))
+    saver = checkpointer_of(graph)
+    new_thread = False
+    if saver is not None and not thread:
+        thread = (config.get("configurable") or {}).get("thread_id")
+        if not thread:
+            thread, new_thread = uuid.uuid4().hex[:12], True
+    if thread:
+        config["configurable"] = {**(config.get("configurable") or {}), "thread_id": str(thread)}
+    if resume is not NO_RESUME:
+        graph_input = Command(resume=resume)
+    kwargs = {}
+    if context is not None:
+        kwargs["context"] = build_context(graph, context)
+    thread_path = None
+    if saver is not None and threads.is_in_memory(saver) and thread:
+        store_path = Path(db_path) if db_path is not None else _default_db_path()
+        thread_path = threads.thread_file(store_path, target, str(thread))
+        try:
+            threads.restore_thread(saver, str(thread), thread_path)
+        except threads.ThreadFileError as exc:
+            raise RunSetupError(str(exc)) from None
+    probe.install()
+    session = session or Session(target=target, store=_store(db))
+    token = probe.ACTIVE.set(session)
+    output, error = None, None
+    try:
+        output = graph.invoke(graph_input, config, **kwargs)
+    except Exception as exc:  # the run's own error: recorded, stored, reported by the caller
+        error = exc
+    finally:
+        probe.ACTIVE.reset(token)
+    before_start = not session.traces or (
+        error is not None and not any(t.name != "__start__" for step in session.traces[-1].steps for t in step.tasks))
+    if not session.traces:
+        session.failed_before_start(graph, graph_input, config, error or RuntimeError("the run never started"))
+    if thread_path is not None:
+        threads.save_thread(saver, str(thread), thread_path)
+    return RunResult(session.traces[-1], output, error, str(thread or ""), new_thread, before_start)
+
+
+def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs: Any) -> RunResult | Trace:
+    """`run_graph` on a worker thread (the app): the result, or, when it has not finished after
+    `timeout` seconds, a frozen copy of what was recorded so far (status error, saying so)."""
+    from engine.tracefile import from_dict, to_dict
+
+    session = Session(target=kwargs["target"], store=_store(kwargs.pop("db", None)))
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = run_graph(graph, graph_input, session=session, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller below
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name=f"stepscope-langgraph-{kwargs['target']}", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if "error" in box:
+        raise box["error"]
+    if "result" in box:
+        return box["result"]
+    root = session.loops.get(())
+    if root is None:
+        raise RunSetupError(f"{kwargs['target']} did not start within {timeout:.0f} s: nothing was recorded.")
+    with session.lock:
+        frozen = from_dict(to_dict(root.record))
+    frozen.status = "error"
+    frozen.error = {"$type": "error", "class": "RunTimeout", "module": "stepscope", "notes": [], "traceback": "",
+                    "message": f"The run did not finish within {timeout:.0f} s; showing the supersteps recorded so far."}
+    return frozen
+
+
+def _default_db_path() -> Path:
+    from debugger.store import default_db_path
+
+    return default_db_path()
