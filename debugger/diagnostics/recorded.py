@@ -12,12 +12,14 @@ from engine.trace import RunRecord
 from .conflicts import concurrent_updates
 from .facts import runs
 from .findings import Finding
+from .mismatch import recorded_mismatches
 from .mutation import in_place_mutations
 from .order import order_sensitivity
 from .start import reducer_errors
 from .writes import list_writes, whole_state_returns
 
-CHECKS = (concurrent_updates, reducer_errors, in_place_mutations, list_writes, whole_state_returns, order_sensitivity)
+CHECKS = (concurrent_updates, reducer_errors, in_place_mutations, list_writes, whole_state_returns, order_sensitivity,
+          recorded_mismatches)
 """Each takes one run's `RunFacts` and returns its findings."""
 
 

@@ -86,24 +86,23 @@ def agent_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
 # ---- a Send fan-out (map-reduce) -------------------------------------------------------------------
 
 
-class Research(TypedDict):
-    topic: str
-    queries: list[str]
-    findings: Annotated[list[str], operator.add]
-    summary: str
+def fan_out_graph(saver: Any, findings_reducer: Callable[[Any, Any], Any] = operator.add) -> Any:
+    """The fan-out graph; `findings_reducer` other than `operator.add` stands for the app's code having
+    changed since its threads were stored."""
 
+    Research = TypedDict("Research", {"topic": str, "queries": list[str],  # noqa: UP013 (a local reducer)
+                                      "findings": Annotated[list[str], findings_reducer], "summary": str})
 
-def fan_out_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
-    def plan(state: Research) -> dict[str, Any]:
+    def plan(state: dict) -> dict[str, Any]:
         return {"queries": [f"{state['topic']} {aspect}" for aspect in ("history", "usage", "risks")]}
 
-    def dispatch(state: Research) -> list[Send]:
+    def dispatch(state: dict) -> list[Send]:
         return [Send("search", {"query": q}) for q in state["queries"]]
 
     def search(arg: dict[str, Any]) -> dict[str, Any]:
         return {"findings": [f"result for {arg['query']}"]}
 
-    def summarize(state: Research) -> dict[str, Any]:
+    def summarize(state: dict) -> dict[str, Any]:
         return {"summary": f"{len(state['findings'])} findings"}
 
     builder = StateGraph(Research)
@@ -114,7 +113,11 @@ def fan_out_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
     builder.add_conditional_edges("plan", dispatch, ["search"])
     builder.add_edge("search", "summarize")
     builder.add_edge("summarize", END)
-    graph = builder.compile(checkpointer=saver)
+    return builder.compile(checkpointer=saver)
+
+
+def fan_out_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
+    graph = fan_out_graph(saver)
     return graph, drive(graph, [{"topic": "sqlite"}, {"topic": "postgres"}], thread_id)
 
 

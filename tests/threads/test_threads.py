@@ -221,3 +221,20 @@ def test_an_unknown_thread_is_named(backend):
     graph, _ = SCENARIOS["fan_out"](backend.saver, "t")
     with open_checkpointer(backend.url) as checkpointer, pytest.raises(CheckpointerError, match="no thread 'nope'"):
         read_thread(checkpointer, "nope", graph)
+
+
+def test_a_graph_that_is_not_the_one_that_ran_shows_as_a_finding(backend):
+    from apps import fan_out_graph
+
+    graph, _ = SCENARIOS["fan_out"](backend.saver, "t")
+    changed = fan_out_graph(None, findings_reducer=lambda old, new: new)  # "the code changed since"
+    with open_checkpointer(backend.url) as checkpointer:
+        trace = read_thread(checkpointer, "t", changed)
+        stored = {s.metadata["step"]: s.checkpoint["channel_values"] for s in checkpointer.history("t")
+                  if s.config["configurable"]["checkpoint_ns"] == ""}
+    bad = [s for s in trace.steps if s.mismatches]
+    assert bad and bad[0].step == 2 and bad[0].mismatches[0]["channel"] == "findings"
+    assert bad[0].mismatches[0]["committed"] == encode(stored[2]["findings"])
+    assert Replay(trace).state_after(2)["findings"] == encode(stored[2]["findings"])  # the views show what was stored
+    found = [f for f in diagnose(None, trace) if f.kind == "committed_mismatch"]
+    assert found and found[0].severity == "error" and found[0].key == "findings" and found[0].step == 2
