@@ -721,3 +721,14 @@ def test_diagnosing_does_not_warn_about_the_graph_itself():
         warnings.simplefilter("error")
         diagnose_graph(load_sample("command_goto").graph)
 
+
+
+def test_a_committed_value_the_writes_do_not_fold_to_is_an_error():
+    sample = load_sample("parallel_append_race")
+    trace = record(sample.graph, copy.deepcopy(sample.example_input))
+    step = next(s for s in trace.steps if s.reducer_calls and s.step > 0)
+    key = step.reducer_calls[0].channel
+    step.mismatches = [{"channel": key, "recorded": ["folded"], "committed": ["stored"]}]
+    found = [f for f in diagnose(None, from_json(to_json(trace))) if f.kind == "committed_mismatch"]
+    assert len(found) == 1 and found[0].severity == "error" and (found[0].step, found[0].key) == (step.step, key)
+    assert "'folded'" in found[0].explanation and "'stored'" in found[0].explanation
