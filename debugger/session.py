@@ -89,7 +89,7 @@ def sync_url() -> None:
 
 def url_request() -> dict[str, str]:
     """What the URL asks for (read once, when a session starts)."""
-    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope") if k in st.query_params}
+    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope", "graph", "thread") if k in st.query_params}
 
 
 def encode_scope(scope: Scope) -> str:

@@ -102,3 +102,53 @@ def command_threads(args: argparse.Namespace) -> int:
     for row in [["thread", "updated (UTC)", "checkpoints", "step", "status"], ["-" * w for w in widths], *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     return 0
+
+
+# ---- the app -------------------------------------------------------------------------------------
+
+
+def checkpointer_url(given: str | None = None) -> str:
+    """The checkpointer the app reads: what the user typed, else `$STEPSCOPE_CHECKPOINTER`."""
+    import os
+
+    return (given or "").strip() or os.environ.get(CHECKPOINTER_ENV, "")
+
+
+def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str | None = None) -> Any:
+    """The thread as the app opens a run (`sources.Opened`), kept in the run store so a link to it
+    reopens it. Every failure is an `OpenError` with the fix."""
+    from debugger import sources
+    from debugger.targets import TargetError
+
+    url = checkpointer_url(url)
+    if not url:
+        raise sources.OpenError("Name the checkpointer: your app's SqliteSaver file or its postgresql:// URL "
+                                f"(or start the app with `stepscope app --checkpointer URL`, which sets {CHECKPOINTER_ENV}).")
+    if not (target or "").strip():
+        raise sources.OpenError("Name the app's graph (path/to/my_app.py:graph): its reducers and edges rebuild the steps.")
+    if not (thread_id or "").strip():
+        raise sources.OpenError("Choose a thread.")
+    try:
+        app = load_app(target.strip())
+        trace = open_thread(url, thread_id, app)
+    except TargetError as exc:
+        raise sources.OpenError(str(exc), file=exc.file, line=exc.line) from None
+    except CheckpointerError as exc:
+        raise sources.OpenError(str(exc)) from None
+    except Exception as exc:  # langgraph refusing this graph/thread pair: say what, keep the page working
+        raise sources.OpenError(f"thread {thread_id!r} could not be rebuilt with {target}: {type(exc).__name__}: {exc}") from None
+    sources.keep(trace, db)
+    shown = target.strip().rpartition("/")[2]
+    return sources.Opened(trace, "thread", trace.run_id, None, "", f"{shown} · thread {thread_id}")
+
+
+def threads_for_app(url: str | None) -> list[ThreadSummary]:
+    from debugger import sources
+
+    url = checkpointer_url(url)
+    if not url:
+        return []
+    try:
+        return list_threads(url, 100)
+    except CheckpointerError as exc:
+        raise sources.OpenError(str(exc)) from None

@@ -32,7 +32,11 @@ def open_from_url() -> None:
             scope = None
     error = None
     try:
-        if request.get("run"):
+        if request.get("thread"):  # `stepscope app my_app.py:graph --checkpointer URL --thread ID`
+            from debugger.threads.open import open_for_app
+
+            opened = open_for_app(request.get("graph", ""), request["thread"])
+        elif request.get("run"):
             opened = sources.open_stored(request["run"])
         else:
             opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE, store=False)
@@ -101,7 +105,8 @@ def render() -> None:
         error = session.recall("open_error")
         if error:
             widgets.open_error(*error)
-        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file"], horizontal=True, key="open_kind")
+        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file", "Checkpointer thread"],
+                        horizontal=True, key="open_kind")
         if kind == "Sample":
             names = [s.name for s in list_samples()]
             current = run.label if run and run.source == "sample" and run.label in names else DEFAULT_SAMPLE
@@ -127,6 +132,10 @@ def render() -> None:
                 st.button("Open", key="open_stored", on_click=_on_stored)
             else:
                 st.caption("No stored runs yet.")
+        elif kind == "Checkpointer thread":
+            from debugger.views import threads
+
+            threads.render(_open)
         else:
             st.file_uploader("Trace (.json)", type=["json"], key="trace_upload", on_change=_on_upload)
             st.caption("Opened as data only: nothing in the file is executed.")

@@ -78,3 +78,27 @@ def test_mistakes_are_named(production, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["show", "sample_graphs/subgraph_trap.py", "--checkpointer", str(db), "--thread", "ticket-9"]) == 2
     assert "langgraph app" in capsys.readouterr().err
+
+
+def test_the_app_opens_a_thread_named_by_its_address(production, monkeypatch, tmp_path):
+    """`stepscope app my_app.py:graph --checkpointer URL --thread ID` passes the URL in the environment
+    and the thread in the address; the opened thread is kept in the run store, so a link reopens it."""
+    from debugger import sources
+    from debugger.launch import launch
+    from debugger.stores import open_store
+    from debugger.threads.open import CHECKPOINTER_ENV, open_for_app
+
+    db, app = production
+    calls = {}
+    monkeypatch.setattr("subprocess.call", lambda command, env: calls.update(command=command, env=env) or 0)
+    assert launch(sample=f"{app}:graph", checkpointer=str(db), thread="refund-17") == 0
+    assert calls["env"][CHECKPOINTER_ENV] == str(db)
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
+    with pytest.raises(sources.OpenError, match="Name the checkpointer"):
+        open_for_app(f"{app}:graph", "refund-17", "")
+    monkeypatch.setenv(CHECKPOINTER_ENV, str(db))
+    opened = open_for_app(f"{app}:graph", "refund-17")
+    assert opened.trace.status == "error" and opened.title == "my_app.py:graph · thread refund-17"
+    assert open_store().load(opened.trace.run_id).run_id == opened.trace.run_id
+    with pytest.raises(sources.OpenError, match="no thread 'nope'"):
+        open_for_app(f"{app}:graph", "nope")
