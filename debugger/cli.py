@@ -9,7 +9,8 @@
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
     stepscope threads --checkpointer URL                            threads of a langgraph checkpointer (SQLite file,
                                                                     postgresql:// URL); show, diagnose and app open one
-                                                                    with `my_app.py:graph --checkpointer URL --thread ID`
+                                                                    with `my_app.py:graph --checkpointer URL --thread ID`;
+                                                                    `stepscope fork` time-travels one on a local copy
 
 TARGET is a sample name, `path/to/file.py[:attribute]` or `package.module[:attribute]`; without an
 attribute the module's `graph` (or its only compiled graph) is used, with its `example_input`.
@@ -35,7 +36,7 @@ from debugger.replay import Replay
 from debugger.store import StoreError
 from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
-from debugger.threads.open import add_arguments as add_thread_arguments, command_threads, trace_from_args
+from debugger.threads.open import add_arguments as add_thread_arguments, command_fork, command_threads, trace_from_args
 from debugger.threads.savers import CheckpointerError
 
 DEFAULT_SAMPLE = "subgraph_trap"
@@ -276,6 +277,13 @@ def build_parser() -> argparse.ArgumentParser:
     threads = add("threads", command_threads, "list the threads of a langgraph checkpointer, newest first")
     add_thread_arguments(threads, thread=False)
     threads.add_argument("--limit", type=int, default=200)
+    fork = add("fork", command_fork, "time travel on a checkpointer thread, run on a local copy (never the app's)")
+    fork.add_argument("target", help="the app's graph, file.py[:attr] or module[:attr]")
+    add_thread_arguments(fork)
+    fork.add_argument("--update", help="edit the checkpoint first: JSON values, as if --as-node returned them")
+    fork.add_argument("--as-node", help="with --update: the node the edit is made as")
+    fork.add_argument("--resume", help="answer the thread's interrupt (JSON)")
+    fork.add_argument("--out", help="the local SQLite file for the copy (default: a new temporary file)")
     runs = add("runs", command_runs, "list stored runs, newest first")
     runs.add_argument("--graph", help="only runs of this graph")
     runs.add_argument("--status", choices=["done", "interrupted", "error", "recursion_limit"])

@@ -152,3 +152,37 @@ def threads_for_app(url: str | None) -> list[ThreadSummary]:
         return list_threads(url, 100)
     except CheckpointerError as exc:
         raise sources.OpenError(str(exc)) from None
+
+
+def command_fork(args: argparse.Namespace) -> int:
+    """`stepscope fork my_app.py:graph --checkpointer URL --thread ID [--checkpoint ID] [--update JSON
+    --as-node NODE] [--resume JSON] [--out FILE]`: runs the app from that checkpoint on a local copy."""
+    import json
+
+    from debugger.stores import open_store
+
+    from .fork import fork_thread
+
+    if not args.checkpointer or not args.thread:
+        raise CheckpointerError("give --checkpointer URL and --thread ID (`stepscope threads --checkpointer URL` lists them).")
+    app = load_app(args.target)
+    checkpoint = args.checkpoint
+    if not checkpoint:
+        found = [t for t in list_threads(args.checkpointer, 10_000) if t.thread_id == args.thread]
+        if not found:
+            raise CheckpointerError(f"no thread {args.thread!r} in {args.checkpointer}.")
+        checkpoint = found[0].last_checkpoint_id
+    try:
+        values = json.loads(args.update) if args.update is not None else None
+        resume = json.loads(args.resume) if args.resume is not None else None
+    except json.JSONDecodeError as exc:
+        raise CheckpointerError(f"--update and --resume take JSON: {exc}") from None
+    result = fork_thread(args.checkpointer, args.thread, app, checkpoint, values=values, as_node=args.as_node,
+                         resume=resume, local=args.out)
+    run_id = open_store(args.db).save(result.trace)
+    print(f"forked thread {args.thread} at checkpoint {checkpoint} on a local copy: {result.local}")
+    print(f"status: {result.trace.status}   run: {run_id}   (the app's checkpointer was not written)")
+    if result.error is not None:
+        print(f"error: {type(result.error).__name__}: {result.error}")
+        return 1
+    return 0

@@ -102,3 +102,19 @@ def test_the_app_opens_a_thread_named_by_its_address(production, monkeypatch, tm
     assert open_store().load(opened.trace.run_id).run_id == opened.trace.run_id
     with pytest.raises(sources.OpenError, match="no thread 'nope'"):
         open_for_app(f"{app}:graph", "nope")
+
+
+def test_fork_resumes_a_thread_on_a_local_copy(production, capsys, tmp_path, monkeypatch):
+    db, app = production
+    before = _digest(db)
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
+    out = tmp_path / "forks" / "ticket.sqlite"
+    assert main(["fork", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9", "--resume", '"no"',
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "status: done" in printed and str(out) in printed
+    assert _digest(db) == before
+    assert main(["show", f"{app}:tickets", "--checkpointer", str(out), "--thread", "ticket-9"]) == 0
+    assert "decided no" in capsys.readouterr().out
+    assert main(["fork", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9", "--resume", "{no"]) == 2
+    assert "take JSON" in capsys.readouterr().err

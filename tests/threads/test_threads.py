@@ -51,7 +51,7 @@ class Backend:
             # WAL database (the app's own included) updates to coordinate, which holds no data
             folder = Path(self.url).parent
             return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())
-                    if not p.name.endswith("-shm")}
+                    if p.name.startswith(Path(self.url).name) and not p.name.endswith("-shm")}
         with psycopg.connect(self.url) as conn:
             return {table: conn.execute(f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "
                                         f"FROM {table} t").fetchone()
