@@ -9,7 +9,6 @@ from debugger.replay import Replay
 from debugger.threads.fork import fork_thread
 from debugger.threads.open import App
 from debugger.threads.savers import CheckpointerError, open_checkpointer
-from test_threads import backend  # noqa: F401  (the fixture: each test runs on SQLite and PostgreSQL)
 
 
 def _root_checkpoints(url, thread):
@@ -17,7 +16,7 @@ def _root_checkpoints(url, thread):
         return [t for t in checkpointer.history(thread) if t.config["configurable"]["checkpoint_ns"] == ""]
 
 
-def test_resume_an_interrupted_production_thread_locally(backend, tmp_path):  # noqa: F811
+def test_resume_an_interrupted_production_thread_locally(backend, tmp_path):
     graph = interrupt_graph(backend.saver)
     drive(graph, [{"request": "refund", "log": []}], "waiting")
     before = backend.fingerprint()
@@ -33,7 +32,7 @@ def test_resume_an_interrupted_production_thread_locally(backend, tmp_path):  # 
         assert next(t for t in production.threads() if t.thread_id == "waiting").status == "interrupted"
 
 
-def test_fork_an_earlier_step_with_an_edit(backend, tmp_path):  # noqa: F811
+def test_fork_an_earlier_step_with_an_edit(backend, tmp_path):
     graph, _ = SCENARIOS["fan_out"](backend.saver, "research")
     before = backend.fingerprint()
     roots = _root_checkpoints(backend.url, "research")

@@ -4,14 +4,10 @@ langgraph reported live, and opening a thread never writes to the app's checkpoi
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
-from pathlib import Path
 from typing import Any, Iterator
 
-import psycopg
 import pytest
-from psycopg.rows import dict_row
 
 from apps import SCENARIOS, interrupt_app
 from debugger.diagnostics import diagnose
@@ -24,49 +20,6 @@ from engine.trace import RunRecord, Trace
 from engine.tracefile import from_json, to_json
 
 EXPECTED_STATUS = {"agent": "done", "fan_out": "done", "conflict": "error", "interrupt": "done"}
-
-
-class Backend:
-    """An app's checkpointer as production runs it, and a fingerprint of everything stored in it."""
-
-    def __init__(self, kind: str, tmp_path: Path, pg_url: str | None) -> None:
-        self.kind = kind
-        if kind == "sqlite":
-            from langgraph.checkpoint.sqlite import SqliteSaver
-
-            self.url = str(tmp_path / "app-checkpoints.sqlite")
-            self.conn = sqlite3.connect(self.url, check_same_thread=False)
-            self.saver = SqliteSaver(self.conn)
-        else:
-            from langgraph.checkpoint.postgres import PostgresSaver
-
-            self.url = pg_url
-            self.conn = psycopg.connect(pg_url, autocommit=True, prepare_threshold=0, row_factory=dict_row)
-            self.saver = PostgresSaver(self.conn)
-        self.saver.setup()
-
-    def fingerprint(self) -> Any:
-        if self.kind == "sqlite":
-            # the database and its write-ahead log; not `-shm`, the shared-memory index every reader of a
-            # WAL database (the app's own included) updates to coordinate, which holds no data
-            folder = Path(self.url).parent
-            return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())
-                    if p.name.startswith(Path(self.url).name) and not p.name.endswith("-shm")}
-        with psycopg.connect(self.url) as conn:
-            return {table: conn.execute(f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "
-                                        f"FROM {table} t").fetchone()
-                    for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")}
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend(request, tmp_path) -> Iterator[Backend]:
-    pg_url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
-    made = Backend(request.param, tmp_path, pg_url)
-    yield made
-    made.close()
 
 
 def runs(run: RunRecord) -> Iterator[RunRecord]:
