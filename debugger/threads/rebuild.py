@@ -124,7 +124,10 @@ class ThreadReader:
         run.commit(int(first.metadata.get("step", -1)), first)
         for parent, child in zip(chain, chain[1:]):
             run.step_between(parent, child)
-        run.finish(chain[-1])
+        last = chain[-1].config["configurable"]["checkpoint_id"]
+        later = any((t.parent_config or {}).get("configurable", {}).get("checkpoint_id") == last
+                    for t in self.by_ns.get("|".join(ns), {}).values())
+        run.finish(chain[-1], stop_here=later)
         return record
 
 
@@ -265,10 +268,17 @@ class _Run:
             if key not in self.keys and hasattr(spec, "from_checkpoint"):
                 self.channels[key] = spec.from_checkpoint(stored[key] if key in stored else _lg_missing())
 
-    def finish(self, head: Any) -> None:
-        """The newest checkpoint: a step in progress (its pending writes), or done / paused."""
+    def finish(self, head: Any, *, stop_here: bool = False) -> None:
+        """The last checkpoint: a step in progress (its pending writes), or done / paused. With
+        `stop_here` (a checkpoint the thread went on from, chosen as the end) the run stops there:
+        `running` when it had work planned, without the step that followed."""
         step = int(head.metadata.get("step", -1)) + 1
         checkpoint = _copy_checkpoint(head.checkpoint)
+        if stop_here:
+            output = {k: self.value(k) for k in _output_keys(self.graph) if k in self.channels
+                      and self.value(k) is not ENGINE_MISSING}
+            self.builder.finish("running" if self.plan(head, checkpoint, step) else "done", output)
+            return
         self.apply_null_writes(step, head, checkpoint)
         tasks = self.plan(head, checkpoint, step)
         status: str = "done"

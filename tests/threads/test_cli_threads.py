@@ -118,3 +118,14 @@ def test_fork_resumes_a_thread_on_a_local_copy(production, capsys, tmp_path, mon
     assert "decided no" in capsys.readouterr().out
     assert main(["fork", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9", "--resume", "{no"]) == 2
     assert "take JSON" in capsys.readouterr().err
+
+
+def test_show_stops_at_a_chosen_checkpoint(production, capsys):
+    db, app = production
+    with sqlite3.connect(db) as conn:
+        (first_loop,) = conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'ticket-9' AND "
+                                     "checkpoint_ns = '' ORDER BY checkpoint_id LIMIT 1 OFFSET 2").fetchone()
+    assert main(["show", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9",
+                 "--checkpoint", first_loop]) == 0
+    out = capsys.readouterr().out
+    assert "status running" in out and "step 1: triage" in out and "step 2" not in out

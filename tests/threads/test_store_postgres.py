@@ -157,3 +157,17 @@ def test_eight_processes_on_two_hosts_record_into_one_server_at_once(pg_server, 
     assert {r.run_id.split("-")[0] for r in runs} == {"hostA", "hostB"}
     for summary in runs:
         assert store.load(summary.run_id).run_id == summary.run_id
+
+
+def test_the_cli_records_into_and_reads_from_the_server(pg_url, capsys):
+    from debugger.cli import main
+
+    assert main(["run", "parallel_append_race", "--db", pg_url]) == 0
+    run_id = capsys.readouterr().out.split("run: ")[1].split()[0]
+    assert main(["runs", "--db", pg_url]) == 0
+    assert run_id[:12] in capsys.readouterr().out
+    assert main(["show", run_id[:8], "--db", pg_url]) == 0
+    assert f"run {run_id}" in capsys.readouterr().out
+    assert main(["delete", run_id, "--db", pg_url]) == 0
+    assert main(["show", run_id, "--db", pg_url]) == 2
+    assert "no stored run" in capsys.readouterr().err
