@@ -79,8 +79,6 @@ class ThreadReader:
         for saved in tuples:
             conf = saved.config["configurable"]
             self.by_ns.setdefault(conf.get("checkpoint_ns", ""), {})[conf["checkpoint_id"]] = saved
-        self.unknown_tasks: list[tuple[int, str]] = []
-        """(step, task id) of stored writes made by a task the given graph does not plan."""
 
     def lineage(self, ns: str, head: str | None = None) -> list[Any]:
         """The checkpoints from the first to `head` (default: the newest), following parent links."""
@@ -148,6 +146,8 @@ class _Run:
         self.subgraphs = dict(graph.get_subgraphs())
         self.channels: Any = None
         self.managed: Any = None
+        self.unknown: dict[str, Any] = {}
+        """Versions of stored channels the graph does not have, as last reported."""
 
     def value(self, key: str) -> Any:
         return _get(self.channels[key])
@@ -171,10 +171,9 @@ class _Run:
             if task_id == NULL_TASK_ID:
                 continue
             task = by_id.get(task_id)
-            if task is None:  # written by a task this graph does not plan: the graph is not the app's
+            if task is None:  # written by a task this graph does not plan: the graph is not the app's; shown
                 task = by_id[task_id] = StoredTask(task_id, "(unknown task)", ("__pregel_pull", "(unknown task)"), (), None)
                 tasks.append(task)
-                self.reader.unknown_tasks.append((step, task_id))
             task.writes.append((channel, value))
         for task in tasks:
             task.error, task.interrupts = _task_outcome(task.writes)
@@ -257,8 +256,13 @@ class _Run:
                 committed[key] = theirs
                 self.channels[key] = self.graph.channels[key].from_checkpoint(stored.get(key, _lg_missing()))
         self._restore_control(stored)
-        self.builder.commit(step, committed, saved.checkpoint.get("channel_versions", {}),
-                            saved.checkpoint.get("updated_channels") or ())
+        versions = saved.checkpoint.get("channel_versions", {})
+        record = self.builder.commit(step, committed, versions, saved.checkpoint.get("updated_channels") or ())
+        for key, version in versions.items():  # stored channels this graph does not have: not the app's graph
+            if key not in self.graph.channels and self.unknown.get(key) != version:
+                self.unknown[key] = version
+                record.mismatches.append({"channel": key, "recorded": encode(ENGINE_MISSING),
+                                          "committed": encode(stored.get(key, ENGINE_MISSING))})
         self.builder.checkpoint(step, saved.config, saved.parent_config)
 
     def _restore_control(self, stored: dict[str, Any]) -> None:
@@ -368,6 +372,13 @@ def read_thread(checkpointer: Checkpointer, thread_id: str, graph: Any, *, check
     head = checkpoint_id or max(roots)
     run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}").hex
     reader = ThreadReader(checkpointer, tuples, thread_id, target or f"thread {thread_id}")
-    trace = reader.read_run((), graph, head, run_id=run_id)
+    try:
+        trace = reader.read_run((), graph, head, run_id=run_id)
+    except CheckpointerError:
+        raise
+    except Exception as exc:  # langgraph refusing this graph on these checkpoints: name both, never a traceback
+        raise CheckpointerError(
+            f"thread {thread_id!r} could not be rebuilt with this graph ({type(exc).__name__}: {exc}). Give the "
+            "graph module of the app version that wrote the thread.") from None
     assert isinstance(trace, Trace)
     return trace

@@ -191,3 +191,14 @@ def test_a_graph_that_is_not_the_one_that_ran_shows_as_a_finding(backend):
     assert Replay(trace).state_after(2)["findings"] == encode(stored[2]["findings"])  # the views show what was stored
     found = [f for f in diagnose(None, trace) if f.kind == "committed_mismatch"]
     assert found and found[0].severity == "error" and found[0].key == "findings" and found[0].step == 2
+
+
+def test_a_graph_of_another_app_is_refused_in_words(backend):
+    from apps import conflict_graph
+
+    SCENARIOS["agent"](backend.saver, "chat")
+    with open_checkpointer(backend.url) as checkpointer:
+        trace = read_thread(checkpointer, "chat", conflict_graph(None))
+    assert [t.name for t in trace.steps[2].tasks] == ["(unknown task)"]  # stored writes of a node it does not have
+    found = [f for f in diagnose(None, trace) if f.kind == "committed_mismatch"]
+    assert {"messages", "branch:to:agent"} <= {f.key for f in found}
