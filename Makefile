@@ -13,11 +13,12 @@ install: $(PY)
 	$(PY) -m pip install -q -e .
 
 # chromium drives the browser tests; graphviz's `dot` checks every DOT text we emit; the emoji
-# font lets screenshots show the app's symbols as a user's browser does.
-SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji
+# font lets screenshots show the app's symbols as a user's browser does. postgresql: the tests start
+# their own server (tests/threads/postgres_server.py) for checkpointer threads and the shared run store.
+SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji postgresql
 system-deps:
 	@if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1 \
-	    || ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1; then \
+	    || ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || ! dpkg -s postgresql >/dev/null 2>&1; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 	fi
 

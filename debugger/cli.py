@@ -7,6 +7,10 @@
     stepscope samples                                               the gallery of lessons
     stepscope diagnose TARGET|FILE|RUN_ID [--json] [--no-run]      find mistakes; exit 1 on an error-level finding
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
+    stepscope threads --checkpointer URL                            threads of a langgraph checkpointer (SQLite file,
+                                                                    postgresql:// URL); show, diagnose and app open one
+                                                                    with `my_app.py:graph --checkpointer URL --thread ID`;
+                                                                    `stepscope fork` time-travels one on a local copy
 
 TARGET is a sample name, `path/to/file.py[:attribute]` or `package.module[:attribute]`; without an
 attribute the module's `graph` (or its only compiled graph) is used, with its `example_input`.
@@ -30,10 +34,13 @@ from debugger.diagnostics.report import render, to_data
 from debugger.present import explain_call, short
 from debugger.recording import ALL_STATUSES, RecordingError, record_run, timeout_from
 from debugger.replay import Replay
-from debugger.store import RunStore, StoreError
+from debugger.store import StoreError
+from debugger.stores import open_store
 from debugger.tracecheck import read_trace_file
 from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes from a trace
 from debugger.targets import TargetError, load_target
+from debugger.threads.open import add_arguments as add_thread_arguments, command_fork, command_threads, trace_from_args
+from debugger.threads.savers import CheckpointerError
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
@@ -70,7 +77,7 @@ def command_run(args: argparse.Namespace) -> int:
     if args.recursion_limit is not None:
         config["recursion_limit"] = args.recursion_limit
     timeout = timeout_from(args.timeout)
-    store = RunStore(args.db)  # opened and checked before the run, so a bad database costs no run
+    store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
     outcome = record_run(target.graph, graph_input, config, target=args.target, timeout=timeout)
     trace = outcome.trace
     print(_run_table(trace))
@@ -118,11 +125,12 @@ def _open_trace(ref: str, db: str | None) -> Trace:
     path = Path(ref)
     if path.suffix == ".json" or path.is_file():
         return read_trace_file(path)
-    return RunStore(db).load(ref)
+    return open_store(db).load(ref)
 
 
 def command_show(args: argparse.Namespace) -> int:
-    trace = _open_trace(args.trace, args.db)
+    thread = trace_from_args(args, args.trace)
+    trace = thread[0] if thread else _open_trace(args.trace, args.db)
     replay = Replay(trace)
     steps = [s for s in trace.steps if args.step is None or s.step == args.step]
     if args.step is not None and not steps:
@@ -148,7 +156,7 @@ def command_show(args: argparse.Namespace) -> int:
 
 
 def command_runs(args: argparse.Namespace) -> int:
-    runs = RunStore(args.db).list(graph=args.graph, status=args.status)
+    runs = open_store(args.db).list(graph=args.graph, status=args.status)
     if not runs:
         print("no stored runs yet: `stepscope run TARGET` records one.")
         return 0
@@ -168,7 +176,8 @@ def command_samples(args: argparse.Namespace) -> int:
 def command_app(args: argparse.Namespace) -> int:
     from debugger.launch import launch
 
-    return launch(host=args.host, port=args.port, sample=args.sample, db=args.db)
+    return launch(host=args.host, port=args.port, sample=args.sample, db=args.db,
+                  checkpointer=args.checkpointer, thread=args.thread)
 
 
 def command_diagnose(args: argparse.Namespace) -> int:
@@ -185,6 +194,9 @@ def command_diagnose(args: argparse.Namespace) -> int:
 def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]:
     """(what is diagnosed, the live graph or None, the trace or None) for a target, a trace file or a run id."""
     ref = args.target
+    thread = trace_from_args(args, ref)
+    if thread is not None:
+        return f"thread {args.thread} of {ref}", thread[1].view, thread[0]
     path = Path(ref.partition(":")[0])
     if path.suffix == ".json" or (path.suffix != ".py" and Path(ref).is_file()):
         return f"trace {ref}", None, _open_trace(ref, args.db)
@@ -205,7 +217,7 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
                              timeout=timeout_from(None))
         return f"graph {ref}", target.graph, outcome.trace  # the run's own error is what we diagnose
     try:
-        trace = RunStore(args.db).load(ref)
+        trace = open_store(args.db).load(ref)
     except StoreError as exc:
         raise TargetError(f"{ref}: not a sample, a .py file, a module or a stored run ({exc})") from None
     return f"run {trace.run_id[:12]}", None, trace
@@ -234,17 +246,17 @@ def _is_sample(name: str) -> bool:
 
 
 def command_export(args: argparse.Namespace) -> int:
-    print(RunStore(args.db).export(args.run, args.file))
+    print(open_store(args.db).export(args.run, args.file))
     return 0
 
 
 def command_import(args: argparse.Namespace) -> int:
-    print(RunStore(args.db).import_file(args.file, replace=args.replace))
+    print(open_store(args.db).import_file(args.file, replace=args.replace))
     return 0
 
 
 def command_delete(args: argparse.Namespace) -> int:
-    print(f"deleted {RunStore(args.db).delete(args.run)}")
+    print(f"deleted {open_store(args.db).delete(args.run)}")
     return 0
 
 
@@ -274,6 +286,17 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
     show.add_argument("--step", type=int, help="only this superstep")
     show.add_argument("--channel", help="only this state key")
+    add_thread_arguments(show)
+    threads = add("threads", command_threads, "list the threads of a langgraph checkpointer, newest first")
+    add_thread_arguments(threads, thread=False)
+    threads.add_argument("--limit", type=int, default=200)
+    fork = add("fork", command_fork, "time travel on a checkpointer thread, run on a local copy (never the app's)")
+    fork.add_argument("target", help="the app's graph, file.py[:attr] or module[:attr]")
+    add_thread_arguments(fork)
+    fork.add_argument("--update", help="edit the checkpoint first: JSON values, as if --as-node returned them")
+    fork.add_argument("--as-node", help="with --update: the node the edit is made as")
+    fork.add_argument("--resume", help="answer the thread's interrupt (JSON)")
+    fork.add_argument("--out", help="the local SQLite file for the copy (default: a new temporary file)")
     runs = add("runs", command_runs, "list stored runs, newest first")
     runs.add_argument("--graph", help="only runs of this graph")
     runs.add_argument("--status", choices=ALL_STATUSES)
@@ -285,13 +308,16 @@ def build_parser() -> argparse.ArgumentParser:
     diag.add_argument("--json", action="store_true", help="print the findings as JSON")
     diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
     diag.add_argument("--input", help="the graph input as JSON, @file.json or - (default: the module's example_input)")
-    for name, text in (("config", "the run config as JSON"), ("thread", "the thread to run on"),
+    for name, text in (("config", "the run config as JSON"), ("thread", "the thread to run on (with --checkpointer: to read)"),
                        ("context", "the run context as JSON"), ("resume", "answer the thread's interrupt")):
         diag.add_argument(f"--{name}", help=f"langgraph apps: {text}")
+    add_thread_arguments(diag, thread=False)
+    diag.add_argument("--checkpoint", metavar="ID", help="with --checkpointer: stop at this checkpoint")
     app = add("app", command_app, "open the step-through debugger in the browser (http://127.0.0.1:8501)")
     app.add_argument("sample", nargs="?", help="the sample to open first (default: subgraph_trap)")
     app.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     app.add_argument("--port", type=int, default=8501)
+    add_thread_arguments(app, checkpoint=False)
     export = add("export", command_export, "write a stored run to a JSON trace file")
     export.add_argument("run")
     export.add_argument("file")
@@ -313,7 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `stepscope samples | head`: the reader has all it wanted
         _silence_stdout()
         return 0
-    except (TargetError, StoreError, TraceFileError, RecordingError, RunFailedBeforeStart) as exc:
+    except (TargetError, StoreError, TraceFileError, RecordingError, RunFailedBeforeStart,
+            CheckpointerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:

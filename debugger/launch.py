@@ -20,11 +20,17 @@ def streamlit_command(*, host: str, port: int) -> list[str]:
     ]
 
 
-def launch(*, host: str = "127.0.0.1", port: int = 8501, sample: str | None = None, db: str | None = None) -> int:
+def launch(*, host: str = "127.0.0.1", port: int = 8501, sample: str | None = None, db: str | None = None,
+           checkpointer: str | None = None, thread: str | None = None) -> int:
     env = dict(os.environ)
     if db:
         env["STEPSCOPE_DB"] = db
     query = f"?{urlencode({'sample': sample})}" if sample else ""
+    if checkpointer:  # the URL stays on the server (it may hold a password); the address names the thread
+        from debugger.threads.open import CHECKPOINTER_ENV
+
+        env[CHECKPOINTER_ENV] = checkpointer
+        query = f"?{urlencode({k: v for k, v in (('graph', sample), ('thread', thread)) if v})}"
     print(f"StepScope is at http://{host}:{port}/{query}  (Ctrl+C stops it)", flush=True)
     try:
         return subprocess.call(streamlit_command(host=host, port=port), env=env)

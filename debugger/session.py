@@ -41,6 +41,11 @@ FILE_INPUT = "file_input"
 FILE_CONFIG = "file_config"
 FILE_THREAD = "file_thread"
 THREAD_ANSWER = "thread_answer"
+THREAD_CHECKPOINTER = "thread_checkpointer"
+THREAD_LIST = "thread_list"
+"""Checkpointer threads listed in the sidebar: [(thread id, label)]."""
+THREAD_GRAPH = "thread_graph"
+THREAD_CHOICE = "thread_choice"
 STORED_CHOICE = "stored_choice"
 TRACE_UPLOAD = "trace_upload"
 RERUN_INPUT = "rerun_input"
@@ -137,7 +142,7 @@ def sync_url() -> None:
 
 def url_request() -> dict[str, str]:
     """What the URL asks for (read once, when a session starts)."""
-    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope", "parent") if k in st.query_params}
+    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope", "parent", "graph", "thread") if k in st.query_params}
 
 
 def run_ref(run: LoadedRun) -> str:

@@ -12,7 +12,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.store import RunStore, StoreError
+from debugger.store import StoreError
+from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
 from engine.trace import Trace
 from debugger.langgraph_recorder.names import is_langgraph_graph
@@ -85,7 +86,7 @@ def keep(trace: Trace, db: str | None = None) -> None:
 
 def _store(trace: Trace, db: str | None) -> None:
     try:
-        RunStore(db).save(trace)
+        open_store(db).save(trace)
     except StoreError:
         pass  # a read-only or broken database must not stop the debugger from showing the run
 
@@ -166,7 +167,7 @@ def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) 
     file, when it is still there), so What-if and Time travel work as they did when it was made; a
     branch made by time travel finds its original's code the same way. Nothing is run."""
     try:
-        trace = RunStore(db).load(run_id)
+        trace = open_store(db).load(run_id)
     except StoreError as exc:
         raise OpenError(str(exc)) from None
     source = "fork" if trace.target != origin_target(trace.target) else "stored"

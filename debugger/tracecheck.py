@@ -176,7 +176,7 @@ def _check_tagged(item: dict[str, Any], tag: Any, where: str) -> None:
         if not isinstance(item[key], kind) or type(item[key]) is bool and kind is not object:
             raise _Bad(f"{where}.{key}", f"should be {getattr(kind, '__name__', kind)}")
     if tag in ("dict",) and not all(type(p) is list and len(p) == 2 for p in item["items"]):
-        raise _Bad(f"{where}.items", f"should be [key, value] pairs")
+        raise _Bad(f"{where}.items", "should be [key, value] pairs")
     if tag == "message":
         message = item["message"]
         if message.get("type") not in _MESSAGE_TYPES or not isinstance(message.get("data"), dict):
@@ -192,7 +192,7 @@ def _check_tagged(item: dict[str, Any], tag: Any, where: str) -> None:
         except ValueError:
             raise _Bad(f"{where}.hex", f"{item['hex']!r} is not a hexadecimal int") from None
     if tag == "Command" and not set(item["fields"]) <= {"graph", "update", "resume", "goto"}:
-        raise _Bad(f"{where}.fields", f"a Command has only graph, update, resume and goto")
+        raise _Bad(f"{where}.fields", "a Command has only graph, update, resume and goto")
 
 
 def _is_str_list(value: Any) -> bool:

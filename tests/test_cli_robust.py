@@ -9,7 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from debugger.store import RunStore
 from debugger.tracecheck import read_trace_file

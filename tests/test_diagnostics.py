@@ -725,9 +725,12 @@ def test_diagnosing_does_not_warn_about_the_graph_itself():
 
 
 
-def test_a_recorded_mismatch_is_an_error_finding():
-    sample = load_sample("fan_out_search")
+def test_a_committed_value_the_writes_do_not_fold_to_is_an_error():
+    sample = load_sample("parallel_append_race")
     trace = record(sample.graph, copy.deepcopy(sample.example_input))
-    trace.steps[-1].mismatches.append({"channel": "results", "recorded": [1], "committed": [2]})
-    (finding,) = [f for f in diagnose_trace(from_json(to_json(trace))) if f.kind == "recording_mismatch"]
-    assert finding.severity == "error" and finding.key == "results" and finding.step == trace.steps[-1].step
+    step = next(s for s in trace.steps if s.reducer_calls and s.step > 0)
+    key = step.reducer_calls[0].channel
+    step.mismatches = [{"channel": key, "recorded": ["folded"], "committed": ["stored"]}]
+    found = [f for f in diagnose(None, from_json(to_json(trace))) if f.kind == "committed_mismatch"]
+    assert len(found) == 1 and found[0].severity == "error" and (found[0].step, found[0].key) == (step.step, key)
+    assert "'folded'" in found[0].explanation and "'stored'" in found[0].explanation

@@ -24,7 +24,6 @@ import importlib.util
 import json
 import operator
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -58,7 +57,6 @@ from differential.cases import CASES  # noqa: E402
 from differential.harness import Normaliser, _with_timeout, describe_error, sort_key  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
 from engine.trace import Recorder, Trace  # noqa: E402
-from engine.tracefile import to_dict  # noqa: E402
 from sample_graphs.gallery import SAMPLES, load_sample  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

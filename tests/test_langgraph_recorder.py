@@ -22,9 +22,9 @@ from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 from langchain_core.tools import tool  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.errors import InvalidUpdateError  # noqa: E402
-from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.managed import RemainingSteps  # noqa: E402
-from langgraph.prebuilt import ToolNode, create_react_agent  # noqa: E402
+from langgraph.prebuilt import create_react_agent  # noqa: E402
 from langgraph.runtime import Runtime  # noqa: E402
 from langgraph.types import Command, RetryPolicy, Send, interrupt  # noqa: E402
 
@@ -468,9 +468,9 @@ def test_a_mismatch_between_recorded_merges_and_committed_state_is_an_error_find
     step = trace.steps[-1]
     broken = dataclasses.replace(step, mismatches=[{"channel": "jokes", "recorded": ["x"], "committed": ["y"]}])
     trace.steps[-1] = broken
-    findings = [f for f in diagnose(None, trace) if f.kind == "recording_mismatch"]
+    findings = [f for f in diagnose(None, trace) if f.kind == "committed_mismatch"]
     assert len(findings) == 1 and findings[0].severity == "error" and findings[0].key == "jokes"
-    assert "langgraph committed" in findings[0].explanation
+    assert "'x'" in findings[0].explanation and "'y'" in findings[0].explanation
 
 
 def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pending_writes():

@@ -15,10 +15,9 @@ import pytest
 from debugger import cli
 from debugger.model import TraceView, Scope
 from debugger.sources import OpenError, open_upload
-from debugger.store import RunStore, StoreError
+from debugger.store import RunStore
 from debugger.tracecheck import (
-    MAX_NESTING, ReducerCallFile, RunFile, StepFile, TaskFile, TraceFile, TraceFileError, nesting_depth, parse_trace,
-    read_trace_file,
+    MAX_NESTING, ReducerCallFile, RunFile, StepFile, TaskFile, TraceFile, TraceFileError, nesting_depth, read_trace_file,
 )
 from engine.trace import Recorder, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 from engine.tracefile import to_json

@@ -25,7 +25,7 @@ KINDS: dict[str, str] = {
     "reducer_failed": "A reducer raised while merging a step's writes",
     "in_place_mutation": "A node changed the state it received instead of returning an update",
     "empty_list_clear": "A node returned [] to clear an additive list, which adds nothing",
-    "recording_mismatch": "The recorded merges of a step do not give the state langgraph committed",
+    "committed_mismatch": "A committed (or checkpointed) value differs from what the step's writes fold to",
 }
 """Every kind a finding can have, with one line on what it means."""
 

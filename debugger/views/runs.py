@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from debugger import session, sources
-from debugger.store import RunStore, StoreError
+from debugger.store import StoreError
+from debugger.stores import open_store
 from debugger.views.sidebar import open_and_show
 
 
@@ -16,7 +17,7 @@ def _open_run(run_id: str) -> None:
 
 def _delete(run_id: str) -> None:
     try:
-        RunStore().delete(run_id)
+        open_store().delete(run_id)
     except StoreError as exc:
         session.remember(session.OPEN_ERROR, (str(exc), None, None))
 
@@ -25,7 +26,7 @@ def render() -> None:
     session.follow_step_page_request()
     st.title("Stored runs")
     try:
-        store = RunStore()
+        store = open_store()
         runs = store.list(limit=500)
     except StoreError as exc:
         st.error(str(exc))

@@ -32,7 +32,11 @@ def open_from_url() -> None:
             scope = None
     error = None
     try:
-        if request.get("run"):
+        if request.get("thread"):  # `stepscope app my_app.py:graph --checkpointer URL --thread ID`
+            from debugger.threads.open import open_for_app
+
+            opened = open_for_app(request.get("graph", ""), request["thread"])
+        elif request.get("run"):
             opened = sources.open_stored(request["run"], with_code=True)
             if opened.source == "fork" and request.get("parent"):
                 session.remember(session.FORK_PARENT, request["parent"])
@@ -111,7 +115,8 @@ def render() -> None:
         error = session.recall(session.OPEN_ERROR)
         if error:
             widgets.open_error(*error)
-        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file"], horizontal=True, key=session.OPEN_KIND)
+        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file", "Checkpointer thread"],
+                        horizontal=True, key=session.OPEN_KIND)
         if kind == "Sample":
             names = [s.name for s in list_samples()]
             current = run.label if run and run.source == "sample" and run.label in names else DEFAULT_SAMPLE
@@ -124,10 +129,11 @@ def render() -> None:
             threads.file_options()
             st.button("Run and open", key="open_file", on_click=_on_file)
         elif kind == "Stored run":
-            from debugger.store import RunStore, StoreError
+            from debugger.store import StoreError
+            from debugger.stores import open_store
 
             try:
-                stored = RunStore().list(limit=100)
+                stored = open_store().list(limit=100)
             except StoreError as exc:
                 st.warning(str(exc))
                 stored = []
@@ -137,6 +143,10 @@ def render() -> None:
                 st.button("Open", key="open_stored", on_click=_on_stored)
             else:
                 st.caption("No stored runs yet.")
+        elif kind == "Checkpointer thread":
+            from debugger.views import checkpointer_threads
+
+            checkpointer_threads.render(_open)
         else:
             st.file_uploader("Trace (.json)", type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)
             st.caption("Opened as data only: nothing in the file is executed.")

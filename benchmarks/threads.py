@@ -1,0 +1,131 @@
+"""Opening a 1,000-checkpoint thread from each checkpointer backend, measured side by side.
+
+A chat-like langgraph app runs 1,000 supersteps on one thread (one node that appends a message per
+step, `add_messages`), stored by langgraph's own SqliteSaver and PostgresSaver (a PostgreSQL server
+started here in a temporary folder, as the tests do). For each backend it prints:
+
+- read: `saver.list()` of the whole thread through langgraph's saver (what any reader pays),
+- history: langgraph's own `get_state_history` (what a user would otherwise call),
+- open: `read_thread`, StepScope's rebuild of every superstep with every reducer call checked,
+- the ratios open / read and open / history.
+
+Also the threads listing (`stepscope threads`) over that database. Best of `--repeat` runs.
+
+Run: `.venv/bin/python benchmarks/threads.py [--checkpoints 1000] [--repeat 1]` (about 3 minutes: reading
+a thread whose state grows each step costs langgraph's savers time quadratic in its length).
+"""
+
+import argparse
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated, Any, Callable, TypedDict
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "threads"))  # the tests' PostgreSQL server helper
+
+
+from langgraph.graph.message import add_messages  # noqa: E402
+
+
+class Chat(TypedDict):
+    messages: Annotated[list, add_messages]
+    turns: int
+
+
+def build(saver: Any) -> Any:
+    from langchain_core.messages import AIMessage
+    from langgraph.graph import START, StateGraph
+
+    def reply(state: Chat) -> dict[str, Any]:
+        n = state.get("turns", 0) + 1
+        return {"messages": [AIMessage(f"reply {n}", id=f"m{n}")], "turns": n}
+
+    builder = StateGraph(Chat)
+    builder.add_node("reply", reply)
+    builder.add_edge(START, "reply")
+    builder.add_conditional_edges("reply", lambda s: "reply" if s["turns"] < LIMIT[0] else "__end__")
+    return builder.compile(checkpointer=saver)
+
+
+LIMIT = [1000]
+"""Replies the app makes before it stops (set per measurement)."""
+
+
+def best(fn: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
+    from debugger.threads.rebuild import read_thread
+    from debugger.threads.savers import open_checkpointer
+
+    LIMIT[0] = checkpoints - 2  # input checkpoint + __start__ step + one per reply
+    graph = build(saver)
+    config = {"configurable": {"thread_id": "long"}, "recursion_limit": checkpoints + 10}
+    graph.invoke({"messages": [("user", "hi")], "turns": 0}, config)
+    stored = len(list(saver.list({"configurable": {"thread_id": "long"}})))
+
+    def read() -> None:
+        with open_checkpointer(url) as checkpointer:
+            checkpointer.history("long")
+
+    def history() -> None:
+        list(graph.get_state_history({"configurable": {"thread_id": "long"}}))
+
+    def open_thread() -> None:
+        with open_checkpointer(url) as checkpointer:
+            trace = read_thread(checkpointer, "long", graph)
+        assert trace.status == "done" and not any(s.mismatches for s in trace.steps)
+
+    def listing() -> None:
+        with open_checkpointer(url) as checkpointer:
+            checkpointer.threads()
+
+    t_read, t_history, t_open, t_list = (best(f, repeat) for f in (read, history, open_thread, listing))
+    print(f"{label:<11} {stored:>11} {t_read:>8.2f} s {t_history:>9.2f} s {t_open:>8.2f} s "
+          f"{t_open / t_read:>10.1f}x {t_open / t_history:>13.1f}x {t_list * 1000:>10.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoints", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from psycopg.rows import dict_row
+
+    from postgres_server import PostgresServer
+
+    print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat})")
+    print(f"{'backend':<11} {'checkpoints':>11} {'read':>10} {'history':>11} {'open':>10} "
+          f"{'open/read':>11} {'open/history':>14} {'threads':>13}")
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "app.sqlite")
+        conn = sqlite3.connect(path, check_same_thread=False)
+        measure("sqlite", path, SqliteSaver(conn), args.checkpoints, args.repeat)
+        conn.close()
+    server = PostgresServer().start()
+    try:
+        url = server.create_database("bench")
+        with psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+            saver = PostgresSaver(conn)
+            saver.setup()
+            measure("postgresql", url, saver, args.checkpoints, args.repeat)
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

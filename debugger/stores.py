@@ -1,0 +1,23 @@
+"""Which run store a command uses: `open_store(db)`.
+
+`db` is what the user gave with `--db` (None when they gave nothing, then `$STEPSCOPE_DB`): a
+`postgresql://` URL opens the shared PostgreSQL store (`debugger/store_postgres.py`); anything else
+is a path to the SQLite file of `debugger/store.py`, the default. Both have the same operations.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from debugger.store import ENV_VAR, RunStore
+from debugger.store_postgres import PostgresRunStore, is_postgres_url
+
+
+def open_store(db: str | Path | None = None) -> Any:
+    """The run store named by `db`, else by `$STEPSCOPE_DB`, else the default SQLite file."""
+    chosen = db if db not in (None, "") else os.environ.get(ENV_VAR) or None
+    if is_postgres_url(chosen):
+        return PostgresRunStore(str(chosen))
+    return RunStore(db)

@@ -1,0 +1,384 @@
+"""A thread's supersteps rebuilt from its stored checkpoints, as an `engine.trace.Trace`.
+
+Each checkpoint of a thread is the state after one superstep; the writes of the tasks of the next
+superstep are stored as pending writes on it (langgraph/pregel/_loop.py). So for each pair (checkpoint
+C, its child), the step that led from C to the child is rebuilt with the app's graph:
+
+1. the null task's writes (a `Command(resume=..., update=...)` given on resume) are applied first, as
+   langgraph's `_first` does;
+2. the tasks are planned again with langgraph's `prepare_next_tasks` on C (task ids are derived from
+   the checkpoint id, so they match the stored writes), and each gets its stored writes;
+3. the writes are applied with langgraph's own `apply_writes`, each state key watched as the live
+   recorder watches it (`debugger/langgraph`: `_ObservedChannels`, `observe_update`), so every reducer
+   call has its value before and after; the result is committed as the child's stored values, and
+   the live recorder's `RunBuilder` records any state key whose stored value differs from what the
+   calls gave as a mismatch (`StepRecord.mismatches`; `stepscope diagnose` reports it). From there on
+   the stored value is the truth;
+4. a task that is a subgraph has its own checkpoints under the namespace `<node>:<task id>`: they are
+   rebuilt the same way and nested under the task.
+
+So a thread opens in every view exactly like a run recorded live, by the same builder. The newest
+checkpoint ends the run: its pending writes are a step that was interrupted, failed, or stopped before
+its checkpoint; without them the thread is done, or paused with tasks planned. Checkpoints made by
+`update_state` or by new input show as steps without reducer calls: what changed is recorded as a
+change outside the reducers.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from debugger.langgraph_recorder.names import DEFAULT_NAME, describe, state_keys
+from debugger.langgraph_recorder.probe import _ObservedChannels, _plain_path
+from debugger.langgraph_recorder.superstep import RunBuilder, _get, version_number, writes_by_channel
+from engine.channels import MISSING as ENGINE_MISSING
+from engine.codec import encode
+from engine.trace import RunRecord, TaskRecord, Trace
+
+from .message_ids import adopt_stored_ids
+from .savers import Checkpointer, CheckpointerError
+
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+
+
+@dataclass(slots=True)
+class StoredTask:
+    """A task of a stored step: what langgraph plans, with the writes stored for it."""
+
+    id: str
+    name: str
+    path: tuple[Any, ...]
+    triggers: tuple[str, ...]
+    input: Any
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    error: BaseException | None = None
+    interrupts: list[Any] = field(default_factory=list)
+
+
+def _values_equal(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        if a == b:
+            return True
+    except Exception:  # objects whose __eq__ fails: compare their recorded forms below
+        pass
+    return encode(a) == encode(b)
+
+
+class ThreadReader:
+    """Rebuilds one thread's runs (the root graph and its subgraphs' namespaces) from checkpoint tuples."""
+
+    def __init__(self, checkpointer: Checkpointer, tuples: list[Any], thread_id: str, target: str) -> None:
+        self.saver = checkpointer.saver
+        self.thread_id = thread_id
+        self.target = target
+        self.by_ns: dict[str, dict[str, Any]] = {}
+        for saved in tuples:
+            conf = saved.config["configurable"]
+            self.by_ns.setdefault(conf.get("checkpoint_ns", ""), {})[conf["checkpoint_id"]] = saved
+
+    def lineage(self, ns: str, head: str | None = None) -> list[Any]:
+        """The checkpoints from the first to `head` (default: the newest), following parent links."""
+        saved_by_id = self.by_ns.get(ns, {})
+        if not saved_by_id:
+            return []
+        if head is None:
+            head = max(saved_by_id)
+        elif head not in saved_by_id:
+            raise CheckpointerError(f"no checkpoint {head!r} in thread {self.thread_id!r}.")
+        chain = []
+        current = saved_by_id.get(head)
+        while current is not None:
+            chain.append(current)
+            parent = (current.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+            current = saved_by_id.get(parent) if parent else None
+        chain.reverse()
+        return chain
+
+    def read_run(self, ns: tuple[str, ...], graph: Any, head: str | None = None,
+                 parent_task: TaskRecord | None = None, run_id: str = "") -> RunRecord | None:
+        from langgraph.pregel._checkpoint import channels_from_checkpoint
+
+        chain = self.lineage("|".join(ns), head)
+        if not chain:
+            return None
+        first = chain[0]
+        own = getattr(graph, "name", None)
+        name = ns[-1].rpartition(":")[0] if ns else (own if own and own != DEFAULT_NAME else self.target or own)
+        common = dict(ns=list(ns), graph=describe(graph, name),
+                      input=encode(first.checkpoint.get("channel_values", {}).get("__start__")),
+                      config=encode(_plain_config(first.config)), started_at=str(first.checkpoint.get("ts", "")))
+        if parent_task is None:
+            record: RunRecord = Trace(**common, run_id=run_id, target=self.target, thread_id=self.thread_id)
+        else:
+            record = RunRecord(**common)
+            parent_task.subgraphs.append(record)
+        run = _Run(self, ns, graph, RunBuilder(record, [k for k in state_keys(graph) if k in graph.channels]))
+        run.channels, run.managed = channels_from_checkpoint(graph.channels, first.checkpoint, saver=self.saver,
+                                                             config=first.config)
+        run.commit(int(first.metadata.get("step", -1)), first)
+        for parent, child in zip(chain, chain[1:]):
+            run.step_between(parent, child)
+        last = chain[-1].config["configurable"]["checkpoint_id"]
+        later = any((t.parent_config or {}).get("configurable", {}).get("checkpoint_id") == last
+                    for t in self.by_ns.get("|".join(ns), {}).values())
+        run.finish(chain[-1], stop_here=later)
+        return record
+
+
+def _plain_config(config: dict[str, Any]) -> dict[str, Any]:
+    conf = config.get("configurable", {})
+    return {"configurable": {k: conf[k] for k in ("thread_id", "checkpoint_ns") if k in conf}}
+
+
+class _Run:
+    """One run's channels, carried from step to step as langgraph carries them, and its builder."""
+
+    def __init__(self, reader: ThreadReader, ns: tuple[str, ...], graph: Any, builder: RunBuilder) -> None:
+        self.reader = reader
+        self.ns = ns
+        self.graph = graph
+        self.builder = builder
+        self.keys = list(builder.state_keys)
+        self.subgraphs = dict(graph.get_subgraphs())
+        self.channels: Any = None
+        self.managed: Any = None
+        self.unknown: dict[str, Any] = {}
+        """Versions of stored channels the graph does not have, as last reported."""
+
+    def value(self, key: str) -> Any:
+        return _get(self.channels[key])
+
+    # ---- planning and running ------------------------------------------------------------------
+
+    def plan(self, saved: Any, checkpoint: dict[str, Any], step: int) -> list[StoredTask]:
+        """The tasks langgraph plans on `saved` (ids match the stored writes), with their stored writes."""
+        from langgraph.pregel._algo import prepare_next_tasks
+
+        updated = saved.checkpoint.get("updated_channels")
+        nulls = any(t == NULL_TASK_ID for t, _, _ in saved.pending_writes or [])
+        planned = prepare_next_tasks(
+            checkpoint, saved.pending_writes or [], self.graph.nodes, self.channels, self.managed, saved.config,
+            step, step + 2, for_execution=True, store=None, checkpointer=None, manager=None,
+            trigger_to_nodes=self.graph.trigger_to_nodes,
+            updated_channels=set(updated) if updated is not None and not nulls else None)
+        tasks = [StoredTask(t.id, t.name, tuple(t.path), tuple(t.triggers), t.input) for t in planned.values()]
+        by_id = {t.id: t for t in tasks}
+        for task_id, channel, value in saved.pending_writes or []:
+            if task_id == NULL_TASK_ID:
+                continue
+            task = by_id.get(task_id)
+            if task is None:  # written by a task this graph does not plan: the graph is not the app's; shown
+                task = by_id[task_id] = StoredTask(task_id, "(unknown task)", ("__pregel_pull", "(unknown task)"), (), None)
+                tasks.append(task)
+            task.writes.append((channel, value))
+        for task in tasks:
+            task.error, task.interrupts = _task_outcome(task.writes)
+        return tasks
+
+    def run_tasks(self, step: int, tasks: list[StoredTask], checkpoint: dict[str, Any]) -> None:
+        """Records the planned tasks, the subgraph runs nested in them, and what each task did."""
+        versions = checkpoint["channel_versions"]
+        seen_all = checkpoint.get("versions_seen", {})
+        for task in tasks:
+            pull = bool(task.path) and task.path[0] == "__pregel_pull"
+            seen = seen_all.get(task.name, {})
+            fired = [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])] if pull \
+                else list(task.triggers)
+            record = TaskRecord(
+                id=task.id, name=task.name, path=_plain_path(task.path), triggers=list(task.triggers), fired=fired,
+                seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
+                input=self.builder.input_view(task.input) if pull and task.name != "__start__"
+                else self.builder.encode(task.input))
+            self.builder.add_task(step, record)
+            sub = self.subgraphs.get(task.name)
+            child_ns = (*self.ns, f"{task.name}:{task.id}")
+            if sub is not None and "|".join(child_ns) in self.reader.by_ns:
+                self.reader.read_run(child_ns, sub, parent_task=record)
+            if task.writes or task.error is not None:
+                self.builder.task_done(record, writes=task.writes, error=task.error)
+
+    def apply(self, step: int, checkpoint: dict[str, Any], tasks: list[Any]) -> set[str]:
+        """langgraph's `apply_writes` on the carried channels, each write to a state key recorded."""
+        from langgraph.pregel._algo import apply_writes
+
+        grouped = writes_by_channel(tasks, self.keys)
+        channels = _ObservedChannels(self.channels, grouped, self.builder.call_sink(step)) if grouped else self.channels
+        return apply_writes(checkpoint, channels, tasks, self.reader.saver.get_next_version, self.graph.trigger_to_nodes)
+
+    def apply_null_writes(self, step: int, saved: Any, checkpoint: dict[str, Any]) -> None:
+        from langgraph.pregel._algo import PregelTaskWrites
+
+        nulls = [(c, v) for t, c, v in saved.pending_writes or [] if t == NULL_TASK_ID]
+        if nulls:
+            self.apply(step, checkpoint, [PregelTaskWrites((), "__input__", nulls, [])])
+
+    # ---- one stored step -------------------------------------------------------------------------
+
+    def step_between(self, parent: Any, child: Any) -> None:
+        step = int(child.metadata.get("step", int(parent.metadata.get("step", -1)) + 1))
+        source = child.metadata.get("source")
+        checkpoint = _copy_checkpoint(parent.checkpoint)
+        self.apply_null_writes(step, parent, checkpoint)
+        if source == "loop":
+            tasks = self.plan(parent, checkpoint, step)
+            self.run_tasks(step, tasks, checkpoint)
+            before = {k: self.value(k) for k in self.keys}
+            ran = adopt_stored_ids([t for t in tasks if t.writes], self.keys, before,
+                                   child.checkpoint.get("channel_values", {}))
+            try:
+                self.apply(step, checkpoint, ran)
+            except Exception:  # the app's run merged these writes (its child checkpoint exists): the
+                pass           # graph given must differ; the commit below records every key that differs
+        # a new input (source "input") is a step without tasks, as the live recorder records it: the
+        # input reaches the state through the `__start__` task of the next step
+        self.commit(step, child)
+
+    def commit(self, step: int, saved: Any) -> None:
+        """Commits `saved`'s stored values: the carried value where it is the same, the stored one
+        (which the builder then records as a mismatch or a change outside the reducers) where not."""
+        stored = saved.checkpoint.get("channel_values", {})
+        committed = {}
+        for key in self.keys:
+            mine = self.value(key)
+            if key in stored:
+                theirs = stored[key]
+            else:  # never written: not stored, and as the graph starts it (e.g. [] for a list with a reducer)
+                theirs = _get(self.graph.channels[key].from_checkpoint(_lg_missing()))
+            if mine is ENGINE_MISSING and theirs is ENGINE_MISSING:
+                committed[key] = ENGINE_MISSING
+            elif mine is not ENGINE_MISSING and theirs is not ENGINE_MISSING and _values_equal(mine, theirs):
+                committed[key] = mine
+            else:
+                committed[key] = theirs
+                self.channels[key] = self.graph.channels[key].from_checkpoint(stored.get(key, _lg_missing()))
+        self._restore_control(stored)
+        versions = saved.checkpoint.get("channel_versions", {})
+        record = self.builder.commit(step, committed, versions, saved.checkpoint.get("updated_channels") or ())
+        for key, version in versions.items():  # stored channels this graph does not have: not the app's graph
+            if key not in self.graph.channels and self.unknown.get(key) != version:
+                self.unknown[key] = version
+                record.mismatches.append({"channel": key, "recorded": encode(ENGINE_MISSING),
+                                          "committed": encode(stored.get(key, ENGINE_MISSING))})
+        self.builder.checkpoint(step, saved.config, saved.parent_config)
+
+    def _restore_control(self, stored: dict[str, Any]) -> None:
+        """Edge and Send channels follow the stored checkpoint: they are not state, and their stored
+        form is what the next step is planned from."""
+        for key, spec in self.graph.channels.items():
+            if key not in self.keys and hasattr(spec, "from_checkpoint"):
+                self.channels[key] = spec.from_checkpoint(stored[key] if key in stored else _lg_missing())
+
+    def finish(self, head: Any, *, stop_here: bool = False) -> None:
+        """The last checkpoint: a step in progress (its pending writes), or done / paused. With
+        `stop_here` (a checkpoint the thread went on from, chosen as the end) the run stops there:
+        `running` when it had work planned, without the step that followed."""
+        step = int(head.metadata.get("step", -1)) + 1
+        checkpoint = _copy_checkpoint(head.checkpoint)
+        if stop_here:
+            output = {k: self.value(k) for k in _output_keys(self.graph) if k in self.channels
+                      and self.value(k) is not ENGINE_MISSING}
+            self.builder.finish("running" if self.plan(head, checkpoint, step) else "done", output)
+            return
+        self.apply_null_writes(step, head, checkpoint)
+        tasks = self.plan(head, checkpoint, step)
+        status: str = "done"
+        error: BaseException | None = None
+        interrupts: list[dict[str, Any]] = []
+        if tasks:
+            self.run_tasks(step, tasks, checkpoint)
+            errors = [t for t in tasks if t.error is not None and not t.interrupts]
+            asked = [t for t in tasks if t.interrupts]
+            if errors:
+                status, error = "error", errors[0].error
+            elif asked:
+                status = "interrupted"
+                interrupts = [{"id": getattr(i, "id", ""), "value": encode(getattr(i, "value", None)), "node": t.name,
+                               "task": t.id} for t in asked for i in t.interrupts]
+                from langgraph.errors import GraphInterrupt
+
+                error = GraphInterrupt(tuple(i for t in asked for i in t.interrupts))
+            elif all(t.writes for t in tasks):
+                try:  # every task finished but no checkpoint followed: the merge failed, or the process stopped
+                    self.apply(step, checkpoint, tasks)
+                    status = "running"
+                    self.builder.commit(step, {k: self.value(k) for k in self.keys})
+                except Exception as exc:  # e.g. INVALID_CONCURRENT_GRAPH_UPDATE: what the live run raised
+                    status, error = "error", exc
+            else:
+                status = "interrupted" if self._at_breakpoint(tasks) else "running"
+        output = {k: self.value(k) for k in _output_keys(self.graph) if k in self.channels
+                  and self.value(k) is not ENGINE_MISSING}
+        self.builder.finish(status, output, error, interrupts)
+
+    def _at_breakpoint(self, tasks: list[StoredTask]) -> bool:
+        names = {t.name for t in tasks}
+        for nodes in (getattr(self.graph, "interrupt_before_nodes", ()), getattr(self.graph, "interrupt_after_nodes", ())):
+            if nodes == "*" or names & set(nodes or ()):
+                return True
+        return False
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+
+def _lg_missing() -> Any:
+    from langgraph._internal._typing import MISSING
+
+    return MISSING
+
+
+def _copy_checkpoint(checkpoint: dict[str, Any]) -> dict[str, Any]:
+    """What `apply_writes` changes (versions, versions seen), copied; values are shared, never changed."""
+    out = dict(checkpoint)
+    out["channel_versions"] = dict(checkpoint.get("channel_versions", {}))
+    out["versions_seen"] = {k: dict(v) for k, v in checkpoint.get("versions_seen", {}).items()}
+    return out
+
+
+def _task_outcome(writes: list[tuple[str, Any]]) -> tuple[BaseException | None, list[Any]]:
+    """(error, interrupts) of a stored task: its `__error__` write, or the interrupts of a task that
+    stopped at `interrupt()` without finishing (a task resumed and finished has its answer and writes)."""
+    from langgraph._internal._constants import ERROR, INTERRUPT, RESUME
+
+    for channel, value in writes:
+        if channel == ERROR:
+            return (value if isinstance(value, BaseException) else RuntimeError(str(value))), []
+    interrupts = [i for channel, value in writes if channel == INTERRUPT for i in (value or [])]
+    if interrupts and all(c in (INTERRUPT, RESUME) for c, _ in writes):
+        from langgraph.errors import GraphInterrupt
+
+        return GraphInterrupt(tuple(interrupts)), interrupts
+    return None, []
+
+
+def _output_keys(graph: Any) -> list[str]:
+    keys = graph.output_channels
+    return [keys] if isinstance(keys, str) else list(keys)
+
+
+def read_thread(checkpointer: Checkpointer, thread_id: str, graph: Any, *, checkpoint_id: str | None = None,
+                target: str = "") -> Trace:
+    """The thread `thread_id` of `checkpointer`, rebuilt with the app's `graph` (a langgraph compiled
+    graph), up to `checkpoint_id` (default: its newest checkpoint)."""
+    tuples = checkpointer.history(thread_id)
+    roots = [t.config["configurable"]["checkpoint_id"] for t in tuples
+             if t.config["configurable"].get("checkpoint_ns", "") == ""]
+    if not roots:
+        raise CheckpointerError(f"thread {thread_id!r} has no checkpoint of the root graph.")
+    head = checkpoint_id or max(roots)
+    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}").hex
+    reader = ThreadReader(checkpointer, tuples, thread_id, target or f"thread {thread_id}")
+    try:
+        trace = reader.read_run((), graph, head, run_id=run_id)
+    except CheckpointerError:
+        raise
+    except Exception as exc:  # langgraph refusing this graph on these checkpoints: name both, never a traceback
+        raise CheckpointerError(
+            f"thread {thread_id!r} could not be rebuilt with this graph ({type(exc).__name__}: {exc}). Give the "
+            "graph module of the app version that wrote the thread.") from None
+    assert isinstance(trace, Trace)
+    return trace

@@ -1,0 +1,234 @@
+"""Opening an app's checkpointer read-only: a SQLite file written by `langgraph-checkpoint-sqlite`, or a
+PostgreSQL database used by `langgraph-checkpoint-postgres`.
+
+Checkpoints are read through langgraph's own saver classes (`SqliteSaver`, `PostgresSaver`), so the
+values come back exactly as the app's graph would load them. The connection is read-only at the
+database level, never by convention: SQLite is opened with `mode=ro`, PostgreSQL sessions with
+`default_transaction_read_only=on`. The savers' `setup()` (which creates tables and migrates) is never
+called; instead the schema is checked, and a database that is not a checkpointer's gets a clear refusal.
+
+Listing threads is one aggregate query (the savers have no "list threads" call); everything else goes
+through `saver.list()` / `saver.get_tuple()`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import quote, urlsplit, urlunsplit
+
+
+class CheckpointerError(Exception):
+    """A checkpointer that cannot be opened or read; the message says what to do."""
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and labels."""
+    if not is_postgres_url(url):
+        return url
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    """One row of `stepscope threads`."""
+
+    thread_id: str
+    checkpoints: int
+    """Checkpoints of the root graph (subgraph checkpoints are not counted)."""
+    last_checkpoint_id: str
+    updated_at: str
+    """The `ts` of the newest checkpoint (UTC)."""
+    step: int
+    status: str
+    """`done`, `interrupted` (waiting for `Command(resume=...)`), `error` (a node raised),
+    `paused` (tasks planned and not run: a breakpoint, a recursion limit, or a process that stopped),
+    `stopped in step N` (writes stored but no checkpoint after them: a merge that failed, or a crash)."""
+    next: tuple[str, ...] = ()
+
+
+class Checkpointer:
+    """A read-only view of one checkpointer database. Use as a context manager, or call `close()`."""
+
+    kind: str = ""
+    saver: Any = None
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.label = redact(url)
+
+    def __enter__(self) -> "Checkpointer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
+        raise NotImplementedError
+
+    def threads(self, limit: int = 200) -> list[ThreadSummary]:
+        """Threads, newest first, with their root checkpoint count and last status."""
+        out = []
+        for thread_id, count, last_id in self._thread_rows(limit):
+            latest = self.saver.get_tuple(_config(thread_id, last_id))
+            if latest is None:
+                continue
+            status, pending = tuple_status(latest)
+            out.append(ThreadSummary(str(thread_id), int(count), last_id, str(latest.checkpoint.get("ts", "")),
+                                     int(latest.metadata.get("step", -1)), status, pending))
+        return out
+
+    def history(self, thread_id: str) -> list[Any]:
+        """Every checkpoint tuple of a thread, all namespaces (subgraphs too), oldest first."""
+        tuples = list(self.saver.list({"configurable": {"thread_id": thread_id}}))
+        if not tuples:
+            raise CheckpointerError(f"no thread {thread_id!r} in {self.label}; `stepscope threads --checkpointer "
+                                    f"{self.label}` lists them.")
+        tuples.reverse()
+        return tuples
+
+
+def _config(thread_id: str, checkpoint_id: str, ns: str = "") -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
+
+
+def tuple_status(saved: Any) -> tuple[str, tuple[str, ...]]:
+    """The status of a thread whose newest checkpoint is `saved`, read from the checkpoint alone (no graph):
+    what its pending writes say, else whether it still has work planned (edge triggers or Sends)."""
+    from langgraph._internal._constants import ERROR, INTERRUPT, NULL_TASK_ID, TASKS
+
+    writes = saved.pending_writes or []
+    channels = {channel for _, channel, _ in writes}
+    if ERROR in channels:
+        return "error", ()
+    if INTERRUPT in channels:
+        return "interrupted", ()
+    if any(task != NULL_TASK_ID for task, _, _ in writes):
+        return f"stopped in step {int(saved.metadata.get('step', -1)) + 1}", ()
+    values = saved.checkpoint.get("channel_values", {})
+    updated = saved.checkpoint.get("updated_channels") or []
+    pending = tuple(sorted(
+        {c.split(":", 2)[2] for c in updated if c.startswith("branch:to:")}
+        | {s.node for s in values.get(TASKS, []) or [] if hasattr(s, "node")}
+    ))
+    if saved.metadata.get("source") == "input" or pending:
+        return "paused", pending
+    return "done", ()
+
+
+# ---- SQLite --------------------------------------------------------------------------------------
+
+
+class SqliteCheckpointer(Checkpointer):
+    kind = "sqlite"
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        path = Path(url.removeprefix("sqlite:///").removeprefix("sqlite://")).expanduser()
+        if not path.is_file():
+            raise CheckpointerError(f"{path} does not exist: give the SQLite file your app's SqliteSaver writes, "
+                                    "or a postgresql:// URL.")
+        self.path = path
+        try:
+            # mode=ro: SQLite itself refuses every write, so opening a thread can never change the app's file
+            self.conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, check_same_thread=False)
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise CheckpointerError(f"{path} is not a SQLite database ({exc}).") from None
+        if not {"checkpoints", "writes"} <= tables:
+            self.conn.close()
+            raise CheckpointerError(f"{path} is not a langgraph SqliteSaver database (it has no `checkpoints` and "
+                                    "`writes` tables). Point --checkpointer at the file your app passes to SqliteSaver.")
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        saver = SqliteSaver(self.conn)
+        saver.is_setup = True  # never run setup(): it creates tables and switches the journal mode
+        columns = {r[1] for r in self.conn.execute("PRAGMA table_info(writes)")}
+        saver._has_task_path = "task_path" in columns
+        self.saver = saver
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
+        return list(self.conn.execute(
+            "SELECT thread_id, COUNT(*), MAX(checkpoint_id) FROM checkpoints WHERE checkpoint_ns = '' "
+            "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT ?", (limit,)))
+
+
+# ---- PostgreSQL ----------------------------------------------------------------------------------
+
+
+class PostgresCheckpointer(Checkpointer):
+    kind = "postgres"
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+            from langgraph.checkpoint.postgres import PostgresSaver
+        except ImportError as exc:
+            raise CheckpointerError(f"reading a PostgreSQL checkpointer needs `pip install stepscope[postgres]` "
+                                    f"and langgraph-checkpoint-postgres ({exc}).") from None
+        try:
+            # every transaction of this session is read-only: the server refuses any write
+            self.conn = psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
+                                        options="-c default_transaction_read_only=on", connect_timeout=10)
+        except psycopg.Error as exc:
+            raise CheckpointerError(f"cannot connect to {self.label}: {str(exc).strip()}") from None
+        row = self.conn.execute("SELECT to_regclass('checkpoints') AS c, to_regclass('checkpoint_writes') AS w, "
+                                "to_regclass('checkpoint_migrations') AS m").fetchone()
+        if not (row["c"] and row["w"] and row["m"]):
+            self.conn.close()
+            raise CheckpointerError(f"{self.label} has no langgraph PostgresSaver tables (checkpoints, checkpoint_writes, "
+                                    "checkpoint_migrations): point --checkpointer at the database your app's PostgresSaver uses.")
+        version = self.conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
+        expected = len(PostgresSaver.MIGRATIONS) - 1
+        if version != expected:
+            self.conn.close()
+            raise CheckpointerError(
+                f"{self.label}'s checkpointer schema is at migration {version}; this langgraph-checkpoint-postgres "
+                f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses.")
+        self.saver = PostgresSaver(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
+        rows = self.conn.execute(
+            "SELECT thread_id, COUNT(*) AS n, MAX(checkpoint_id) AS last FROM checkpoints WHERE checkpoint_ns = '' "
+            "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT %s", (limit,)).fetchall()
+        return [(r["thread_id"], r["n"], r["last"]) for r in rows]
+
+
+def open_checkpointer(url: str) -> Checkpointer:
+    """A read-only view of the checkpointer at `url` (a SQLite file path or a postgresql:// URL)."""
+    try:
+        if is_postgres_url(url):
+            return PostgresCheckpointer(url)
+        return SqliteCheckpointer(url)
+    except ImportError as exc:
+        raise CheckpointerError(f"reading checkpointers needs `pip install stepscope[langgraph]` ({exc}).") from None
+
+
+def iter_namespaces(tuples: list[Any]) -> Iterator[str]:
+    seen = set()
+    for saved in tuples:
+        ns = saved.config["configurable"].get("checkpoint_ns", "")
+        if ns not in seen:
+            seen.add(ns)
+            yield ns

@@ -1,0 +1,88 @@
+"""A langgraph app's production thread opened in the app, in Debian's chromium: the sidebar's
+"Checkpointer thread" form lists the threads of a SqliteSaver file and opens one with the app's graph."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+THREADS = Path(__file__).resolve().parents[1] / "threads"
+APP = '''
+import sqlite3, sys
+sys.path.insert(0, {tests!r})
+from langgraph.checkpoint.sqlite import SqliteSaver
+from apps import conflict_graph, interrupt_graph
+
+saver = SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False))
+graph = conflict_graph(saver)
+tickets = interrupt_graph(saver)
+'''
+
+
+@pytest.fixture
+def production(tmp_path):
+    sys.path.insert(0, str(THREADS))
+    try:
+        from apps import conflict_graph, drive, interrupt_graph
+        from langgraph.checkpoint.sqlite import SqliteSaver
+    finally:
+        sys.path.remove(str(THREADS))
+    db = tmp_path / "prod.sqlite"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    drive(conflict_graph(saver), [{"order": "A-17", "log": []}], "refund-17")
+    drive(interrupt_graph(saver), [{"request": "upgrade", "log": []}, None], "ticket-9")
+    conn.close()
+    app = tmp_path / "my_app.py"
+    app.write_text(APP.format(tests=str(THREADS), db=str(db)))
+    return db, app
+
+
+def test_open_a_checkpointer_thread_from_the_sidebar(app, shot, production):
+    db, module = production
+    page = app.open("/?sample=subgraph_trap").page
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Checkpointer thread").click()
+    app.idle()
+    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
+    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:graph")
+    sidebar.get_by_role("button", name="List threads").click()
+    app.idle()
+    choice = sidebar.get_by_role("combobox", name="Thread")
+    expect(choice).to_have_value(re.compile("^ticket-9 · interrupted"))  # the newest thread first
+    shot("threads-01-listed")
+
+    choice.click()
+    expect(page.get_by_role("option", name=re.compile("ticket-9 · interrupted"))).to_be_visible()
+    page.get_by_role("option", name=re.compile("refund-17 · stopped in step 2")).click()
+    app.idle()
+    sidebar.get_by_role("button", name="Open thread").click()
+    app.idle()
+    app.graph.first.wait_for()
+    expect(sidebar.get_by_text(re.compile(r"thread refund-17"))).to_be_visible()
+    expect(sidebar.get_by_text("error", exact=True)).to_be_visible()
+    app.expect_step(0)
+    shot("threads-02-opened")
+    app.press("End")
+    app.expect_step(2)
+    expect(app.node("approve")).to_have_class(re.compile(r"\bstepscope-node (ran|failed)\b"))
+    expect(page.get_by_text(re.compile("wrote a second one")).first).to_be_visible()
+    shot("threads-03-conflict-step-2")
+
+
+def test_a_thread_that_cannot_be_opened_says_why_and_the_page_keeps_working(app, production):
+    db, module = production
+    page = app.open("/?sample=subgraph_trap").page
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Checkpointer thread").click()
+    app.idle()
+    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db.parent / "missing.sqlite"))
+    sidebar.get_by_role("button", name="List threads").click()
+    app.idle()
+    expect(page.get_by_text(re.compile("does not exist"))).to_be_visible()
+    expect(app.graph.first).to_be_visible()

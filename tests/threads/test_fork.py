@@ -1,0 +1,53 @@
+"""Time travel on a production thread runs on a local copy: the app's checkpointer is never written."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps import SCENARIOS, drive, interrupt_graph
+from debugger.replay import Replay
+from debugger.threads.fork import fork_thread
+from debugger.threads.open import App
+from debugger.threads.savers import CheckpointerError, open_checkpointer
+
+
+def _root_checkpoints(url, thread):
+    with open_checkpointer(url) as checkpointer:
+        return [t for t in checkpointer.history(thread) if t.config["configurable"]["checkpoint_ns"] == ""]
+
+
+def test_resume_an_interrupted_production_thread_locally(backend, tmp_path):
+    graph = interrupt_graph(backend.saver)
+    drive(graph, [{"request": "refund", "log": []}], "waiting")
+    before = backend.fingerprint()
+    head = _root_checkpoints(backend.url, "waiting")[-1].config["configurable"]["checkpoint_id"]
+
+    result = fork_thread(backend.url, "waiting", App("app", graph), head, resume="no", local=tmp_path / "fork.sqlite")
+
+    assert result.error is None and result.trace.status == "done"
+    final = Replay(result.trace).state_after(result.trace.steps[-1].step)
+    assert final["decision"] == "no" and "decided no" in final["log"]
+    assert backend.fingerprint() == before, "the production checkpointer must not change"
+    with open_checkpointer(backend.url) as production:
+        assert next(t for t in production.threads() if t.thread_id == "waiting").status == "interrupted"
+
+
+def test_fork_an_earlier_step_with_an_edit(backend, tmp_path):
+    graph, _ = SCENARIOS["fan_out"](backend.saver, "research")
+    before = backend.fingerprint()
+    roots = _root_checkpoints(backend.url, "research")
+    after_plan = next(t for t in roots if t.metadata["step"] == 1).config["configurable"]["checkpoint_id"]
+
+    result = fork_thread(backend.url, "research", App("app", graph), after_plan, values={"queries": ["sqlite only"]},
+                         as_node="plan", local=tmp_path / "fork.sqlite")
+
+    assert result.trace.status == "done" and not any(s.mismatches for s in result.trace.steps)
+    final = Replay(result.trace).state_after(result.trace.steps[-1].step)
+    assert final["queries"] == ["sqlite only"]
+    assert final["findings"] == ["result for sqlite only"]  # the edit made as `plan` routed one Send
+    assert final["summary"] == "1 findings"
+    assert backend.fingerprint() == before
+    with pytest.raises(CheckpointerError, match="exists already"):
+        fork_thread(backend.url, "research", App("app", graph), after_plan, local=tmp_path / "fork.sqlite")
+    with pytest.raises(CheckpointerError, match="no checkpoint 'nope'"):
+        fork_thread(backend.url, "research", App("app", graph), "nope", local=tmp_path / "other.sqlite")

@@ -1,0 +1,173 @@
+"""The PostgreSQL run store: the SQLite store's operations and rules, a versioned layout, and many
+processes on several hosts recording into one server at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from debugger.store import RunStore, StoreError
+from debugger.store_postgres import VERSION, PostgresRunStore, RunExistsError
+from debugger.stores import open_store
+from debugger.sources import record
+from engine.tracefile import to_json
+from sample_graphs import gallery
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _trace(sample: str = "subgraph_trap"):
+    module = gallery.load_sample(sample)
+    return record(module.graph, module.example_input, dict(getattr(module, "example_config", None) or {}), sample)
+
+
+def test_open_store_picks_the_backend_from_the_url(pg_url, tmp_path, monkeypatch):
+    assert isinstance(open_store(pg_url), PostgresRunStore)
+    assert isinstance(open_store(tmp_path / "runs.sqlite3"), RunStore)
+    monkeypatch.setenv("STEPSCOPE_DB", pg_url)
+    assert isinstance(open_store(None), PostgresRunStore)
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "other.sqlite3"))
+    assert isinstance(open_store(None), RunStore)
+
+
+def test_save_list_load_export_import_delete(pg_url, tmp_path):
+    store = PostgresRunStore(pg_url)
+    first, second = _trace("subgraph_trap"), _trace("parallel_append_race")
+    store.save(first)
+    store.save(second)
+    listed = store.list()
+    assert {r.run_id for r in listed} == {first.run_id, second.run_id}
+    assert store.list(graph=second.graph["name"])[0].run_id == second.run_id
+    assert to_json(store.load(first.run_id)) == to_json(first)
+    assert store.load(first.run_id[:6]).run_id == first.run_id  # an unambiguous prefix
+    out = store.export(first.run_id, tmp_path / "run.json")
+    assert json.loads(out.read_text())["run_id"] == first.run_id
+    assert store.delete(first.run_id[:8]) == first.run_id
+    with pytest.raises(StoreError, match="no stored run"):
+        store.load(first.run_id)
+    assert store.import_file(out) == first.run_id
+    assert store.import_file(out) == first.run_id  # the same run again is harmless
+
+
+def test_ids_are_exact_or_a_long_enough_prefix_never_a_pattern(pg_url):
+    store = PostgresRunStore(pg_url)
+    trace = _trace()
+    trace.run_id = "abcd_1234"
+    store.save(trace)
+    with pytest.raises(StoreError, match="at least 4"):
+        store.load("abc")
+    with pytest.raises(StoreError, match="no stored run"):
+        store.load("ab%d")  # a LIKE pattern matches nothing
+    with pytest.raises(StoreError, match="no stored run"):
+        store.load("abcd%")
+    other = _trace()
+    other.run_id = "abcd_5678"
+    store.save(other)
+    with pytest.raises(StoreError, match="several"):
+        store.load("abcd_")
+
+
+def test_import_of_a_different_run_under_a_stored_id_is_refused_unless_replace(pg_url, tmp_path):
+    store = PostgresRunStore(pg_url)
+    trace = _trace()
+    store.save(trace)
+    other = _trace("parallel_append_race")
+    other.run_id = trace.run_id
+    path = tmp_path / "other.json"
+    path.write_text(to_json(other))
+    with pytest.raises(RunExistsError, match="--replace"):
+        store.import_file(path)
+    assert store.load(trace.run_id).graph["name"] == trace.graph["name"]
+    store.import_file(path, replace=True)
+    assert to_json(store.load(trace.run_id)) == to_json(other)
+
+
+def test_newer_and_foreign_databases_are_refused_and_left_alone(pg_url):
+    PostgresRunStore(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE stepscope_meta SET value = %s WHERE key = 'version'", (str(VERSION + 1),))
+    with pytest.raises(StoreError, match="newer StepScope"):
+        PostgresRunStore(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE stepscope_meta SET value = 'someone-else' WHERE key = 'application'")
+    with pytest.raises(StoreError, match="another application"):
+        PostgresRunStore(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE stepscope_meta")
+        conn.execute("CREATE TABLE stepscope_meta (x int)")
+        conn.execute("DROP TABLE stepscope_runs")
+    with pytest.raises(StoreError, match="did not make"):
+        PostgresRunStore(pg_url)
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('stepscope_runs')").fetchone()[0] is None
+
+
+def test_a_server_that_is_not_there_gets_a_clear_message(pg_server):
+    url = f"postgresql://postgres@127.0.0.1:{pg_server.port}/no_such_database"
+    with pytest.raises(StoreError, match="cannot use the run database .*no_such_database"):
+        PostgresRunStore(url)
+
+
+WRITER = """
+import sys
+from debugger.stores import open_store
+from debugger.sources import record
+from sample_graphs import gallery
+
+url, host, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+store = open_store(url)
+for n in range(count):
+    name = ["subgraph_trap", "parallel_append_race", "fan_out_search"][n % 3]
+    module = gallery.load_sample(name)
+    trace = record(module.graph, module.example_input, dict(getattr(module, "example_config", None) or {}), name)
+    trace.run_id = f"{host}-w{worker}-{n:02d}-{trace.run_id}"
+    store.save(trace)
+print("ok")
+"""
+
+
+def test_eight_processes_on_two_hosts_record_into_one_server_at_once(pg_server, pg_url, tmp_path):
+    """Host A reaches the server over TCP, host B over its Unix socket; each host runs four writers,
+    each with its own home folder, all started together."""
+    per_writer = 5
+    database = pg_url.rsplit("/", 1)[1]
+    urls = {"hostA": pg_url,
+            "hostB": f"postgresql://postgres@/{database}?host={pg_server.folder}&port={pg_server.port}"}
+    procs = []
+    for host, url in urls.items():
+        for worker in range(4):
+            home = tmp_path / host / str(worker)
+            home.mkdir(parents=True)
+            env = {**os.environ, "HOME": str(home), "HOSTNAME": host, "STEPSCOPE_DB": url, "PYTHONPATH": str(ROOT)}
+            procs.append(subprocess.Popen([sys.executable, "-c", WRITER, url, host, str(worker), str(per_writer)],
+                                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err[-3000:]
+        assert out.strip() == "ok"
+    store = PostgresRunStore(pg_url)
+    runs = store.list(limit=1000)
+    assert len(runs) == 8 * per_writer
+    assert {r.run_id.split("-")[0] for r in runs} == {"hostA", "hostB"}
+    for summary in runs:
+        assert store.load(summary.run_id).run_id == summary.run_id
+
+
+def test_the_cli_records_into_and_reads_from_the_server(pg_url, capsys):
+    from debugger.cli import main
+
+    assert main(["run", "parallel_append_race", "--db", pg_url]) == 0
+    run_id = capsys.readouterr().out.split("run: ")[1].split()[0]
+    assert main(["runs", "--db", pg_url]) == 0
+    assert run_id[:12] in capsys.readouterr().out
+    assert main(["show", run_id[:8], "--db", pg_url]) == 0
+    assert f"run {run_id}" in capsys.readouterr().out
+    assert main(["delete", run_id, "--db", pg_url]) == 0
+    assert main(["show", run_id, "--db", pg_url]) == 2
+    assert "no stored run" in capsys.readouterr().err
