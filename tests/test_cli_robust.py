@@ -159,12 +159,12 @@ def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fail
             raise StoreError("disk full")
 
     out = tmp_path / "kept.json"
-    original = cli_module.RunStore
-    cli_module.RunStore = FailingStore
+    original = cli_module.open_store
+    cli_module.open_store = FailingStore
     try:
         code = cli_module.main(["run", "subgraph_trap", "--out", str(out), "--db", str(tmp_path / "d")])
     finally:
-        cli_module.RunStore = original
+        cli_module.open_store = original
     assert code == 0 and read_trace_file(out).status == "done"
 
 

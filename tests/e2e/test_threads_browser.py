@@ -66,13 +66,12 @@ def test_open_a_checkpointer_thread_from_the_sidebar(app, shot, production):
     app.graph.first.wait_for()
     expect(sidebar.get_by_text(re.compile(r"thread refund-17"))).to_be_visible()
     expect(sidebar.get_by_text("error", exact=True)).to_be_visible()
-    app.expect_step(0)
-    shot("threads-02-opened")
-    app.press("End")
-    app.expect_step(2)
+    app.expect_step(2)  # a failed run opens at its failing step
     expect(app.node("approve")).to_have_class(re.compile(r"\bstepscope-node (ran|failed)\b"))
-    expect(page.get_by_text(re.compile("wrote a second one")).first).to_be_visible()
-    shot("threads-03-conflict-step-2")
+    expect(page.get_by_text(re.compile("a key without a reducer, which takes one write per step")).first).to_be_visible()
+    shot("threads-02-opened-at-the-conflict")
+    app.press("Home")
+    app.expect_step(0)
 
 
 def test_a_thread_that_cannot_be_opened_says_why_and_the_page_keeps_working(app, production):
