@@ -12,15 +12,15 @@ import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Sequence
 
-from . import snapshot
+from . import state_api
 from .algo import Task
 from .channels import Channel
-from .checkpoint import BaseCheckpointSaver
+from .savers import BaseCheckpointSaver
 from .constants import INTERRUPT, START, branch_channel, join_channel
 from .hooks import Hooks, combine
 from .loop import Loop
-from .persistence import Persistence
-from .snapshot import StateSnapshot
+from .checkpointing import Persistence
+from .state_api import StateSnapshot
 from .runner import current_task, no_sync_function
 from .schema import ROOT, input_mapper, takes_config
 from .stream import StreamCollector
@@ -408,17 +408,17 @@ class CompiledStateGraph:
     def get_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's latest state (live: finished tasks applied), or the checkpoint `config` names;
         `subgraphs=True` puts each subgraph task's own snapshot in its `state`."""
-        return snapshot.get_state(self, config, subgraphs)
+        return state_api.get_state(self, config, subgraphs)
 
     def get_state_history(self, config: dict[str, Any], *, filter: dict[str, Any] | None = None,
                           before: dict[str, Any] | None = None, limit: int | None = None) -> Iterator[StateSnapshot]:
         """The thread's checkpoints as snapshots, newest first."""
-        return snapshot.get_state_history(self, config, filter=filter, before=before, limit=limit)
+        return state_api.get_state_history(self, config, filter=filter, before=before, limit=limit)
 
     def update_state(self, config: dict[str, Any], values: Any, as_node: str | None = None,
                      task_id: str | None = None) -> dict[str, Any]:
         """Saves `values` as if `as_node` had returned them, after the checkpoint `config` names."""
-        return snapshot.update_state(self, config, values, as_node, task_id)
+        return state_api.update_state(self, config, values, as_node, task_id)
 
     # ---- drawing -------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from .types import Command
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled import CompiledStateGraph
-    from .persistence import Persistence
+    from .checkpointing import Persistence
 
 
 def recursion_limit_of(config: dict[str, Any]) -> int:
@@ -51,7 +51,7 @@ class Loop:
     ) -> None:
         self.graph = graph
         self.persistence = persistence
-        """Drives the checkpointer's saver (`persistence.py`); None without a checkpointer."""
+        """Drives the checkpointer's saver (`checkpointing.py`); None without a checkpointer."""
         self.parent = parent
         """The task of the enclosing graph this run is nested in (None for a root run)."""
         self.resuming = parent.loop.resuming if parent is not None else False

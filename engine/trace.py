@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 
 from .algo import Task
 from .channels import MISSING
-from .codec import RESERVED, Snapshot, encode, encode_error
+from .codec import RESERVED, DeltaTracker, encode, encode_error
 from .constants import END, START, TASKS, branch_channel, join_channel
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 
@@ -219,17 +219,17 @@ class _RunBuilder:
 
     def __init__(self, record: RunRecord) -> None:
         self.record = record
-        self.snapshots: dict[str, Snapshot] = {}
+        self.trackers: dict[str, DeltaTracker] = {}
         self.step: StepRecord | None = None
         self.tasks_by_id: dict[str, TaskRecord] = {}
         self.versions: dict[str, int] = {}
         self.started = time.perf_counter()
         self.memo: dict[int, tuple[Any, Any]] = {}
 
-    def snapshot(self, channel: str) -> Snapshot:
-        snap = self.snapshots.get(channel)
+    def tracker(self, channel: str) -> DeltaTracker:
+        snap = self.trackers.get(channel)
         if snap is None:
-            snap = self.snapshots[channel] = Snapshot()
+            snap = self.trackers[channel] = DeltaTracker()
         return snap
 
     def open_step(self, step: int) -> StepRecord:
@@ -319,7 +319,7 @@ class Recorder(Hooks):
         if task.path[0] == "__pregel_pull" and task.name != "__start__":
             items = value.items() if type(value) is dict else _fields_of(value)
             if items is not None and all(
-                (snap := builder.snapshots.get(k)) is not None and snap.raw is v for k, v in items
+                (snap := builder.trackers.get(k)) is not None and snap.raw is v for k, v in items
             ):
                 return {VIEW: [k for k, _ in items]}
         return encode(value)
@@ -342,7 +342,7 @@ class Recorder(Hooks):
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
         step = builder.open_step(call.step)
-        snap = builder.snapshot(call.channel)
+        snap = builder.tracker(call.channel)
         before = snap.delta(call.before, builder.encode)
         if call.error is not None:
             after: dict[str, Any] = SAME
@@ -366,7 +366,7 @@ class Recorder(Hooks):
         builder.versions = dict(commit.versions)
         state = commit.read(None)
         for key in commit.state_keys:
-            change = builder.snapshot(key).delta(state.get(key, MISSING), builder.encode)
+            change = builder.tracker(key).delta(state.get(key, MISSING), builder.encode)
             if "same" not in change:
                 step.state[key] = change
 
