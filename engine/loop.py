@@ -14,7 +14,8 @@ from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order
 from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
-from .runner import Runner, TaskContext
+from .context import TaskContext
+from .runner import Runner
 from .schema import update_as_pairs
 from .types import Command
 

@@ -33,6 +33,7 @@ from .algo import Task
 from .channels import MISSING
 from .codec import RESERVED, DeltaTracker, encode, encode_error
 from .constants import END, START, TASKS, branch_channel, join_channel
+from .draw import graph_of
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 
 SCHEMA_VERSION = 2
@@ -163,8 +164,6 @@ def describe(graph: Any) -> dict[str, Any]:
     cached = _DESCRIPTIONS.get(graph)
     if cached is not None:
         return cached
-    from .draw import graph_of  # local: drawing simulates a run, only needed once per graph
-
     builder = graph.builder
     channels = {}
     for key, channel in builder.channels.items():
