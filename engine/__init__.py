@@ -10,6 +10,7 @@ from .errors import EmptyInputError, GraphRecursionError, InvalidUpdateError
 from .graph import StateGraph
 from .compiled import CompiledStateGraph
 from .hooks import Hooks, ReducerCall, StepCommit
+from .channels import BinaryOperatorAggregate, LastValue
 from .savers import BaseCheckpointSaver, InMemorySaver, MemorySaver
 from .sqlite_saver import SqliteSaver
 from .interrupts import interrupt
@@ -66,4 +67,6 @@ __all__ = [
     "Hooks",
     "ReducerCall",
     "StepCommit",
+    "BinaryOperatorAggregate",
+    "LastValue",
 ]

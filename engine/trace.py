@@ -30,17 +30,29 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 from .algo import Task
-from .channels import MISSING
-from .codec import RESERVED, DeltaTracker, encode, encode_error
-from .constants import END, START, TASKS, branch_channel, join_channel
+from .channels import MISSING, reducer_display_name
+from .codec import RESERVED, TYPE, DeltaTracker, encode, encode_error
+from .constants import END, PULL, PUSH, START, TASKS, branch_channel, join_channel
 from .draw import graph_of
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
+from .schema import schema_fields
+from .types import RunStatus, StepKind, TaskPathKind
+
+__all__ = [
+    # the records
+    "Trace", "RunRecord", "StepRecord", "TaskRecord", "ReducerCallRecord", "SCHEMA_VERSION", "VIEW", "SAME",
+    "SAME_AS_WRITES", "RunStatus", "StepKind", "TaskPathKind", "PUSH", "PULL", "TASKS",
+    # recording a run and describing its graph
+    "Recorder", "describe", "utc_now", "reducer_display_name", "schema_fields",
+]
+"""What the debugger may use: the records it reads, and what it needs to record runs (langgraph's too)
+and name what it sees as the engine does. The rest of the engine's modules are its own."""
 
 SCHEMA_VERSION = 2
 """Bump on any change a reader of older files could misread; `from_json` refuses newer files.
 Version 2 (issue 14): large values stored once, in the file's `blobs`; version 1 files still load."""
 VIEW = "$view"
-SAME_AS_WRITES = {"$type": "same_as_writes"}
+SAME_AS_WRITES = {TYPE: "same_as_writes"}
 SAME = {"same": True}
 
 
@@ -131,7 +143,7 @@ class RunRecord:
     config: Any
     recursion_limit: int = 0
     steps: list[StepRecord] = field(default_factory=list)
-    status: str = "running"
+    status: RunStatus = "running"
     """`running`, then `done`, `interrupted`, `error` or `recursion_limit`."""
     output: Any = None
     error: dict[str, Any] | None = None
@@ -290,7 +302,7 @@ class Recorder(Hooks):
                     task.subgraphs.append(record)
             self.builders[ns] = _RunBuilder(record)
 
-    def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
+    def run_finished(self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int) -> None:
         builder = self.builders.get(ns)
         if builder is None:
             return

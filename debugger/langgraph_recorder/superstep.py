@@ -29,8 +29,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from engine.channels import MISSING as ENGINE_MISSING
-from engine.codec import DeltaTracker, encode, encode_error
+from engine.codec import MISSING as ENGINE_MISSING
+from engine.codec import TYPE, DeltaTracker, encode, encode_error
 from engine.trace import SAME, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
 
 from .names import reducer_name
@@ -102,7 +102,7 @@ class RunBuilder:
             return hit[1]
         if kind is list:
             encoded: Any = [self.encode(item) for item in value]
-        elif kind is dict and "$type" not in value and all(type(k) is str for k in value):
+        elif kind is dict and TYPE not in value and all(type(k) is str for k in value):
             encoded = {k: self.encode(v) for k, v in value.items()}
         else:
             encoded = encode(value)
