@@ -4,7 +4,7 @@ import argparse
 import operator
 from typing import Annotated, Any, TypedDict
 
-from engine.hooks import Hooks
+from engine import Hooks
 
 LOOP_STEPS = 2000
 FAN_WIDTH = 64

@@ -17,7 +17,7 @@ from typing import Any
 
 import graphviz
 
-from engine.constants import END, START
+from engine import END, START
 from engine.draw import DrawableGraph, DrawNode, graph_of
 
 

@@ -23,9 +23,9 @@ from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
 from debugger.drawing import Highlight, to_dot
 from debugger.present import explain_call
 from debugger.replay import Origin
-from engine.constants import END, PUSH, START
+from engine import END, START
 from engine.draw import DrawableGraph
-from engine.trace import SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
+from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from engine.codec import encode, encode_error
-from engine.trace import Recorder, Trace, describe, utc_now
+from engine.codec import TYPE, encode, encode_error
+from engine.trace import Recorder, RunStatus, Trace, describe, utc_now
 from engine.tracefile import from_dict, to_dict
 
 RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
-STOPPED_STATUSES = ("cancelled", "timeout")
+STOPPED_STATUSES: tuple[RunStatus, ...] = ("cancelled", "timeout")
 """Statuses a run gets when it was stopped from outside rather than ending by itself."""
-ALL_STATUSES = ("done", "interrupted", "error", "recursion_limit", *STOPPED_STATUSES, "running")
+ALL_STATUSES: tuple[RunStatus, ...] = ("done", "interrupted", "error", "recursion_limit", *STOPPED_STATUSES, "running")
 
 
 class RecordingError(ValueError):
@@ -133,7 +133,7 @@ def _stopped_trace(recorder: Recorder, graph: Any, graph_input: Any, config: dic
                    "to wait longer.")
     frozen.status = why
     frozen.duration = round(elapsed, 6)
-    frozen.error = {"$type": "error", "class": "RunCancelled" if why == "cancelled" else "RunTimeout",
+    frozen.error = {TYPE: "error", "class": "RunCancelled" if why == "cancelled" else "RunTimeout",
                     "module": "stepscope", "message": message, "notes": [], "traceback": ""}
     return frozen
 
@@ -153,7 +153,7 @@ def _end(trace: Trace, status: str, error: BaseException | None, fallback: str) 
     if error is not None:
         trace.error = encode_error(error)
     if not trace.error or not str(trace.error.get("message", "")).strip():
-        trace.error = {"$type": "error", "class": type(error).__name__ if error else "RunError", "module": "stepscope",
+        trace.error = {TYPE: "error", "class": type(error).__name__ if error else "RunError", "module": "stepscope",
                        "message": fallback, "notes": [], "traceback": ""}
     trace.started_at = trace.started_at or utc_now()
 

@@ -20,7 +20,7 @@ from typing import Any
 from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
-from engine.codec import decode
+from engine.codec import TYPE, decode
 from engine.trace import Trace
 
 _threads = itertools.count(1)
@@ -221,7 +221,7 @@ def with_history(original: Trace, branch: Trace, step: int, node: str, key: str 
     if key is not None:
         reducer = original.graph.get("channels", {}).get(key, {}).get("reducer", "LastValue")
         calls.append(ReducerCallRecord(0, key, reducer, task.id, node, encode(value),
-                                       {"same": True} if before is not None else {"set": {"$type": "missing"}},
+                                       {"same": True} if before is not None else {"set": {TYPE: "missing"}},
                                        {"set": after}))
     edited = StepRecord(step, [task], calls, dict(fork_step.versions), list(fork_step.updated_channels),
                         {k: v for k, v in fork_step.state.items() if k != key}, True, fork_step.checkpoint)

@@ -28,14 +28,14 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from engine.trace import SCHEMA_VERSION, Trace
+from engine.codec import TYPE
+from engine.trace import SCHEMA_VERSION, RunStatus, Trace
 from engine.tracefile import TraceFileError, from_dict, load_json
 
 MAX_NESTING = 400
 """Deepest JSON nesting a trace may have; recorded values are cut far earlier (engine.codec.MAX_DEPTH)."""
 MAX_TRACE_MB_ENV = "STEPSCOPE_MAX_TRACE_MB"
 DEFAULT_MAX_TRACE_MB = 1024
-STATUSES = ("running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout")
 
 __all__ = ["TraceFileError", "parse_trace", "read_trace_file", "validate", "max_trace_bytes", "MAX_NESTING"]
 
@@ -153,14 +153,14 @@ def check_value(value: Any) -> Any:
         if type(item) is list:
             stack.extend((v, f"{where}[{i}]") for i, v in enumerate(item))
         elif type(item) is dict:
-            tag = item.get("$type")
+            tag = item.get(TYPE)
             if tag is None:
                 if "$view" in item and not (len(item) == 1 and _is_str_list(item["$view"])):
                     raise _Bad(where, "$view should be a list of state keys")
                 stack.extend((v, f"{where}.{k}") for k, v in item.items())
                 continue
             _check_tagged(item, tag, where)
-            stack.extend((v, f"{where}.{k}") for k, v in item.items() if k not in ("$type", "class", "repr"))
+            stack.extend((v, f"{where}.{k}") for k, v in item.items() if k not in (TYPE, "class", "repr"))
         elif type(item) is float and item != item:
             raise _Bad(where, "NaN is written as a tagged float")
     return value
@@ -252,7 +252,7 @@ class _Record(BaseModel):
 class ErrorRecord(_Record):
     """An exception as recorded (`engine.codec.encode_error`)."""
 
-    tag: Literal["error"] = Field(alias="$type")
+    tag: Literal["error"] = Field(alias=TYPE)
     cls: str = Field(alias="class")
     module: str = ""
     message: str
@@ -405,7 +405,7 @@ class RunFile(_Record):
     config: Value
     recursion_limit: int = Field(default=0, ge=0)
     steps: list[StepFile] = []
-    status: Literal[STATUSES] = "running"  # type: ignore[valid-type]
+    status: RunStatus = "running"
     output: Value = None
     error: Optional[ErrorRecord] = None
     started_at: str = ""
@@ -540,6 +540,6 @@ def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
 def _kind(value: Any) -> tuple[str, int]:
     if type(value) is list:
         return "list", len(value)
-    if type(value) is dict and "$type" not in value:
+    if type(value) is dict and TYPE not in value:
         return "dict", len(value)
     return "other", 0

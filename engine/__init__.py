@@ -10,12 +10,13 @@ from .errors import EmptyInputError, GraphRecursionError, InvalidUpdateError
 from .graph import StateGraph
 from .compiled import CompiledStateGraph
 from .hooks import Hooks, ReducerCall, StepCommit
-from .checkpoint import BaseCheckpointSaver, InMemorySaver, MemorySaver
+from .channels import BinaryOperatorAggregate, LastValue
+from .savers import BaseCheckpointSaver, InMemorySaver, MemorySaver
 from .sqlite_saver import SqliteSaver
 from .interrupts import interrupt
 from .config import get_stream_writer
 from .managed import IsLastStep, RemainingSteps
-from .snapshot import PregelTask, StateSnapshot
+from .state_api import PregelTask, StateSnapshot
 from .messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -66,4 +67,6 @@ __all__ = [
     "Hooks",
     "ReducerCall",
     "StepCommit",
+    "BinaryOperatorAggregate",
+    "LastValue",
 ]

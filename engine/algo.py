@@ -48,7 +48,7 @@ from .errors import EmptyChannelError
 from .hooks import Hooks, ReducerCall
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .compiled import CompiledNode
+    from .nodes import CompiledNode
 
 logger = logging.getLogger("engine")
 

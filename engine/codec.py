@@ -18,7 +18,7 @@ back as `engine` messages, other objects as `Recorded` stand-ins.
 Deltas (`delta`, `apply_delta`) describe a new value against the previous one: `{"same": true}`,
 `{"extend": [...]}` (a list that grew), `{"splice": k, "items": [...]}` (a list whose items from index k
 changed), `{"merge": {...}, "drop": [...]}` (a dict whose keys changed) or `{"set": value}`. They
-compare items by identity against the previous value's items, which `Snapshot` remembers, so a growing
+compare items by identity against the previous value's items, which `DeltaTracker` remembers, so a growing
 list costs what was added, not its whole length.
 """
 
@@ -275,7 +275,7 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-class Snapshot:
+class DeltaTracker:
     """The last recorded value of one channel: its items (for identity checks) and their encoding."""
 
     __slots__ = ("raw", "items", "encoded")
@@ -335,7 +335,7 @@ def _common_prefix(old: list[Any], new: list[Any]) -> int:
 
 
 def apply_delta(encoded: Any, change: dict[str, Any]) -> Any:
-    """The encoded value after `change` (the inverse of `Snapshot.delta`)."""
+    """The encoded value after `change` (the inverse of `DeltaTracker.delta`)."""
     if "same" in change:
         return encoded
     if "extend" in change:

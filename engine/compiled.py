@@ -7,133 +7,23 @@ only wires a run up (config, hooks, nesting inside a parent task) and shapes its
 
 from __future__ import annotations
 
-import functools
-import inspect
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Sequence
 
-from . import snapshot
-from .algo import Task
+from . import state_api
 from .channels import Channel
-from .checkpoint import BaseCheckpointSaver
+from .savers import BaseCheckpointSaver
 from .constants import INTERRUPT, START, branch_channel, join_channel
+from .context import current_task
 from .hooks import Hooks, combine
 from .loop import Loop
-from .persistence import Persistence
-from .snapshot import StateSnapshot
-from .runner import current_task, no_sync_function
+from .checkpointing import Persistence
+from .nodes import CompiledBranch, CompiledNode, is_coroutine_function
+from .state_api import StateSnapshot
 from .schema import ROOT, input_mapper, takes_config
 from .stream import StreamCollector
-from .types import RetryPolicy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .graph import Branch, StateGraph
-
-
-@dataclass(eq=False)
-class CompiledNode:
-    """A node ready to run: its action plus everything the loop needs to trigger and feed it."""
-
-    name: str
-    action: Any
-    input_schema: Any
-    reads: tuple[str, ...]
-    """The state keys it receives (its input schema's keys)."""
-    triggers: tuple[str, ...]
-    """Channels any one of which makes it run: `branch:to:<name>` and its waiting-edge barriers."""
-    writable_keys: frozenset[str]
-    """Keys its return value may write; others are dropped silently, as in LangGraph."""
-    object_keys: tuple[str, ...]
-    """Keys read off a dataclass/pydantic return value."""
-    state_keys: frozenset[str]
-    edge_writes: tuple[tuple[str, Any], ...]
-    """What its static and waiting edges write when it finishes."""
-    branches: tuple["CompiledBranch", ...]
-    takes_config: bool = False
-    is_subgraph: bool = False
-    defer: bool = False
-    metadata: dict[str, Any] | None = None
-    needs_context: bool = True
-    input_mapper: Any = None
-    """None when the node takes the input dict as is; else the class built as `Schema(**values)`."""
-    retry_policy: tuple[RetryPolicy, ...] = ()
-    """Tried in order; the first that accepts the exception decides (LangGraph's rule)."""
-    managed: tuple[tuple[str, Any], ...] = ()
-    """Managed values in its input (`managed.py`): (key, `get(step, stop)`), after the channel keys."""
-
-    sorted_triggers: tuple[str, ...] = ()
-    is_coroutine: bool = False
-    """The action is an `async def`: it only runs in an async run (`ainvoke`, `astream`)."""
-    is_async: bool = False
-    """An async run must await this node: an `async def` action or router, or a subgraph."""
-
-    def __post_init__(self) -> None:
-        self.input_mapper = input_mapper(self.input_schema)
-        self.sorted_triggers = tuple(sorted(self.triggers))
-        self.is_coroutine = is_coroutine_function(self.action)
-        self.is_async = self.is_coroutine or self.is_subgraph or any(b.is_async for b in self.branches)
-
-    def call(self, task: Task, loop: Loop) -> Any:
-        if self.name == START:
-            return task.input
-        if self.is_subgraph:
-            return self.action.invoke(task.input, _task_config(loop, task))
-        if self.is_coroutine:
-            raise no_sync_function(self.name)
-        if self.takes_config:
-            return self.action(task.input, config=_task_config(loop, task))
-        return self.action(task.input)
-
-    async def acall(self, task: Task, loop: Loop) -> Any:
-        """`call` in an async run: awaits an `async def` node, runs a subgraph with `ainvoke`."""
-        if self.is_subgraph:
-            return await self.action.ainvoke(task.input, _task_config(loop, task))
-        if not self.is_coroutine:
-            return self.call(task, loop)
-        if self.takes_config:
-            return await self.action(task.input, config=_task_config(loop, task))
-        return await self.action(task.input)
-
-
-@dataclass(frozen=True, eq=False)
-class CompiledBranch:
-    """A conditional edge ready to run inside its source node's task."""
-
-    spec: "Branch"
-    reads: tuple[str, ...]
-    """The keys the router sees: its own declared schema's, else its source node's."""
-    mapper: Any
-    passthrough: bool
-    """Without a schema of its own the router also sees the node's extra return keys (LangGraph)."""
-    is_async: bool = False
-    """The router is an `async def`: only an async run can await it."""
-    managed: tuple[tuple[str, Any], ...] = ()
-    """Managed values the router sees, as of its task's step."""
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-
-def is_coroutine_function(action: Any) -> bool:
-    """`async def` functions, and objects (or partials) whose `__call__` is one."""
-    while isinstance(action, functools.partial):
-        action = action.func
-    return inspect.iscoroutinefunction(action) or inspect.iscoroutinefunction(getattr(action, "__call__", None))
-
-
-def _task_config(loop: Loop, task: Task) -> dict[str, Any]:
-    """The run's config plus LangGraph's per-task metadata, for nodes that ask for `config`."""
-    ns = "|".join((*loop.ns, f"{task.name}:{task.id}"))
-    metadata = {
-        **(loop.config.get("metadata") or {}),
-        "langgraph_step": task.step,
-        "langgraph_node": task.name,
-        "langgraph_triggers": task.triggers,
-        "langgraph_path": task.path,
-        "langgraph_checkpoint_ns": ns,
-    }
-    return {**loop.config, "metadata": metadata}
+    from .graph import StateGraph
 
 
 def _invoke_output(loop: Loop, output: Any) -> Any:
@@ -408,21 +298,21 @@ class CompiledStateGraph:
     def get_state(self, config: dict[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's latest state (live: finished tasks applied), or the checkpoint `config` names;
         `subgraphs=True` puts each subgraph task's own snapshot in its `state`."""
-        return snapshot.get_state(self, config, subgraphs)
+        return state_api.get_state(self, config, subgraphs)
 
     def get_state_history(self, config: dict[str, Any], *, filter: dict[str, Any] | None = None,
                           before: dict[str, Any] | None = None, limit: int | None = None) -> Iterator[StateSnapshot]:
         """The thread's checkpoints as snapshots, newest first."""
-        return snapshot.get_state_history(self, config, filter=filter, before=before, limit=limit)
+        return state_api.get_state_history(self, config, filter=filter, before=before, limit=limit)
 
     def update_state(self, config: dict[str, Any], values: Any, as_node: str | None = None,
                      task_id: str | None = None) -> dict[str, Any]:
         """Saves `values` as if `as_node` had returned them, after the checkpoint `config` names."""
-        return snapshot.update_state(self, config, values, as_node, task_id)
+        return state_api.update_state(self, config, values, as_node, task_id)
 
     # ---- drawing -------------------------------------------------------------------------------
 
     def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Any:
-        from .draw import graph_of
+        from .draw import graph_of  # late: draw.py imports this module (it finds subgraphs by type)
 
         return graph_of(self, xray=xray)

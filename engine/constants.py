@@ -10,6 +10,10 @@ checkpoints read the same in both tools; the builder itself stores edges as type
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .types import TaskPathKind
 
 START = sys.intern("__start__")
 """The virtual first node: edges from START pick the nodes of the first real superstep."""
@@ -23,8 +27,8 @@ RESUME = "__resume__"
 NO_WRITES = "__no_writes__"
 RETURN = "__return__"
 ERROR = "__error__"
-PUSH = "__pregel_push"
-PULL = "__pregel_pull"
+PUSH: TaskPathKind = "__pregel_push"
+PULL: TaskPathKind = "__pregel_pull"
 INPUT = "__input__"
 COPY = "__copy__"
 

@@ -11,15 +11,13 @@ import inspect
 import logging
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
 
 from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
+from .compiled import CompiledStateGraph, compile_nodes
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
 from .schema import channels_for_schema, first_parameter_schema, managed_for_schema, takes_config
 from .types import RetryPolicy
-
-if TYPE_CHECKING:  # pragma: no cover - compiled.py imports this module
-    from .compiled import CompiledStateGraph
 
 logger = logging.getLogger("engine")
 
@@ -316,8 +314,6 @@ class StateGraph:
         debug: bool = False,
         name: str | None = None,
     ) -> "CompiledStateGraph":
-        from .compiled import CompiledStateGraph, compile_nodes
-
         interrupts = [*(interrupt_before if interrupt_before not in (None, "*") else ()), *(interrupt_after if interrupt_after not in (None, "*") else ())]
         self.validate(interrupt=interrupts)
         channels = dict(self.channels)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from .algo import Task
+    from .types import RunStatus, StepKind
 
 
 @dataclass(slots=True)
@@ -51,7 +52,7 @@ class StepCommit:
     """Reads the state after the barrier: the given keys, or every state key when None."""
     state_keys: frozenset[str]
     """The keys of this graph's state (the other channels are edges and Send queues)."""
-    kind: str = "loop"
+    kind: StepKind = "loop"
     """`loop` (a superstep), `input` (the input), `resume` (a resume's Command writes, at the resumed
     checkpoint's step) or `interrupt` (finished tasks of a step `interrupt()` stopped; never saved)."""
 
@@ -114,7 +115,7 @@ class Hooks:
         there); `metadata` has `source` (`input`, `loop` or `fork`), `step` and `parents`."""
 
     def run_finished(
-        self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int
+        self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int
     ) -> None:
         """status: `done`, `interrupted`, `error` or `recursion_limit`. A run stopped by `interrupt()`
         has `error` set to the `GraphInterrupt`, whose `.interrupts` are the `Interrupt`s (also on the

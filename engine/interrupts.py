@@ -20,6 +20,7 @@ from hashlib import blake2b
 from typing import Any
 
 from .constants import NS_END, NS_SEP
+from .context import current_task
 from .errors import GraphInterrupt
 from .types import Interrupt
 
@@ -48,8 +49,6 @@ def interrupt(value: Any) -> Any:
     Only valid inside a node of a running graph. The node re-runs from its top on resume, so code
     before an `interrupt()` runs again: keep side effects after it, or make them idempotent.
     """
-    from .runner import current_task  # late: runner imports the modules this one is imported from
-
     context = current_task.get()
     if context is None:
         raise RuntimeError(

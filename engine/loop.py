@@ -8,19 +8,20 @@ prints nothing: everything it has to say goes out through the hooks (`hooks.py`)
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order
 from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
-from .runner import Runner, TaskContext
+from .context import TaskContext
+from .runner import Runner
 from .schema import update_as_pairs
-from .types import Command
+from .types import Command, RunStatus, StepKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled import CompiledStateGraph
-    from .persistence import Persistence
+    from .checkpointing import Persistence
 
 
 def recursion_limit_of(config: dict[str, Any]) -> int:
@@ -51,7 +52,7 @@ class Loop:
     ) -> None:
         self.graph = graph
         self.persistence = persistence
-        """Drives the checkpointer's saver (`persistence.py`); None without a checkpointer."""
+        """Drives the checkpointer's saver (`checkpointing.py`); None without a checkpointer."""
         self.parent = parent
         """The task of the enclosing graph this run is nested in (None for a root run)."""
         self.resuming = parent.loop.resuming if parent is not None else False
@@ -70,7 +71,7 @@ class Loop:
         self.state = RunState({key: spec.fresh() for key, spec in graph.channels.items()})
         self.step = -1
         self.stop = self.step + self.recursion_limit + 1
-        self.status = "pending"
+        self.status: Literal["pending"] | RunStatus = "pending"
         """`pending`, `running`, then `done`, `interrupted`, `error` or `recursion_limit`."""
         self.error: BaseException | None = None
         self.output: Any = None
@@ -264,7 +265,7 @@ class Loop:
             return True
         return False
 
-    def _commit(self, tasks: list[Task], kind: str = "loop", step: int | None = None) -> None:
+    def _commit(self, tasks: list[Task], kind: StepKind = "loop", step: int | None = None) -> None:
         """The barrier (see `StepCommit.kind`); a `loop` commit is then checkpointed."""
         hooks = self.hooks
         step = self.step if step is None else step
@@ -324,7 +325,7 @@ class Loop:
             return channel.get() if channel.is_available() else None
         return self.state.read(self.output_keys)
 
-    def _end(self, status: str, error: BaseException | None) -> None:
+    def _end(self, status: RunStatus, error: BaseException | None) -> None:
         """Ends the run; re-raises `error` to the caller once the hooks have heard about it. An
         interrupt ends a root run quietly (`invoke` reports `__interrupt__`) and stops a nested one's parent."""
         self.status = status

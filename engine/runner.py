@@ -20,12 +20,12 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from .algo import Task, local_read
 from .channels import MISSING
 from .constants import END, START, TASKS, branch_channel
+from .context import TaskContext, current_task
 from .errors import GraphBubbleUp, GraphInterrupt, InvalidUpdateError, ParentCommand
 from .hooks import TaskAttempt
 from .schema import state_update_pairs
@@ -36,23 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DEFAULT_MAX_WORKERS = 64
 logger = logging.getLogger("engine")
-
-
-@dataclass(slots=True)
-class TaskContext:
-    """What code running inside a task can find out about it (nested graphs, `interrupt()`)."""
-
-    loop: "Loop"
-    """The run the task belongs to."""
-    task: Task
-    """The task being executed."""
-    config: dict[str, Any]
-    """The run's config."""
-    interrupt_calls: int = 0
-    """How many times this execution of the task has called `interrupt()` (they match answers by position)."""
-
-
-current_task: contextvars.ContextVar[TaskContext | None] = contextvars.ContextVar("stepscope_task", default=None)
 
 
 class _Batch:

@@ -20,7 +20,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from .checkpoint import (
+from .savers import (
     BaseCheckpointSaver, Checkpoint, CheckpointTuple, checkpoint_metadata, make_config, matches, thread_config,
     write_slots,
 )

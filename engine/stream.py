@@ -22,6 +22,7 @@ from .algo import Task, scheduled_order
 from .constants import INTERRUPT, RETURN, START
 from .errors import GraphBubbleUp, GraphInterrupt
 from .hooks import Hooks, RunInfo, StepCommit
+from .types import RunStatus
 
 STREAM_MODES = ("values", "updates", "debug", "tasks", "custom", "checkpoints", "messages")
 
@@ -212,7 +213,7 @@ class StreamCollector(Hooks):
         if commit.kind == "resume" or not commit.updated_channels.isdisjoint(keys):  # a resume shows the state
             self._queue(ns, "values", commit.read(keys))
 
-    def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
+    def run_finished(self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int) -> None:
         if ns in self.unannounced and status == "done":  # the last checkpoint: nothing comes next
             self._checkpoint_event(ns, ())
         breakpoint = error is None or (isinstance(error, GraphInterrupt) and not error.interrupts)

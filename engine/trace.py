@@ -30,16 +30,29 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 from .algo import Task
-from .channels import MISSING
-from .codec import RESERVED, Snapshot, encode, encode_error
-from .constants import END, START, TASKS, branch_channel, join_channel
+from .channels import MISSING, reducer_display_name
+from .codec import RESERVED, TYPE, DeltaTracker, encode, encode_error
+from .constants import END, PULL, PUSH, START, TASKS, branch_channel, join_channel
+from .draw import graph_of
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
+from .schema import schema_fields
+from .types import RunStatus, StepKind, TaskPathKind
+
+__all__ = [
+    # the records
+    "Trace", "RunRecord", "StepRecord", "TaskRecord", "ReducerCallRecord", "SCHEMA_VERSION", "VIEW", "SAME",
+    "SAME_AS_WRITES", "RunStatus", "StepKind", "TaskPathKind", "PUSH", "PULL", "TASKS",
+    # recording a run and describing its graph
+    "Recorder", "describe", "utc_now", "reducer_display_name", "schema_fields",
+]
+"""What the debugger may use: the records it reads, and what it needs to record runs (langgraph's too)
+and name what it sees as the engine does. The rest of the engine's modules are its own."""
 
 SCHEMA_VERSION = 2
 """Bump on any change a reader of older files could misread; `from_json` refuses newer files.
 Version 2 (issue 14): large values stored once, in the file's `blobs`; version 1 files still load."""
 VIEW = "$view"
-SAME_AS_WRITES = {"$type": "same_as_writes"}
+SAME_AS_WRITES = {TYPE: "same_as_writes"}
 SAME = {"same": True}
 
 
@@ -130,7 +143,7 @@ class RunRecord:
     config: Any
     recursion_limit: int = 0
     steps: list[StepRecord] = field(default_factory=list)
-    status: str = "running"
+    status: RunStatus = "running"
     """`running`, then `done`, `interrupted`, `error` or `recursion_limit`."""
     output: Any = None
     error: dict[str, Any] | None = None
@@ -163,8 +176,6 @@ def describe(graph: Any) -> dict[str, Any]:
     cached = _DESCRIPTIONS.get(graph)
     if cached is not None:
         return cached
-    from .draw import graph_of  # local: drawing simulates a run, only needed once per graph
-
     builder = graph.builder
     channels = {}
     for key, channel in builder.channels.items():
@@ -219,17 +230,17 @@ class _RunBuilder:
 
     def __init__(self, record: RunRecord) -> None:
         self.record = record
-        self.snapshots: dict[str, Snapshot] = {}
+        self.trackers: dict[str, DeltaTracker] = {}
         self.step: StepRecord | None = None
         self.tasks_by_id: dict[str, TaskRecord] = {}
         self.versions: dict[str, int] = {}
         self.started = time.perf_counter()
         self.memo: dict[int, tuple[Any, Any]] = {}
 
-    def snapshot(self, channel: str) -> Snapshot:
-        snap = self.snapshots.get(channel)
+    def tracker(self, channel: str) -> DeltaTracker:
+        snap = self.trackers.get(channel)
         if snap is None:
-            snap = self.snapshots[channel] = Snapshot()
+            snap = self.trackers[channel] = DeltaTracker()
         return snap
 
     def open_step(self, step: int) -> StepRecord:
@@ -291,7 +302,7 @@ class Recorder(Hooks):
                     task.subgraphs.append(record)
             self.builders[ns] = _RunBuilder(record)
 
-    def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
+    def run_finished(self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int) -> None:
         builder = self.builders.get(ns)
         if builder is None:
             return
@@ -319,7 +330,7 @@ class Recorder(Hooks):
         if task.path[0] == "__pregel_pull" and task.name != "__start__":
             items = value.items() if type(value) is dict else _fields_of(value)
             if items is not None and all(
-                (snap := builder.snapshots.get(k)) is not None and snap.raw is v for k, v in items
+                (snap := builder.trackers.get(k)) is not None and snap.raw is v for k, v in items
             ):
                 return {VIEW: [k for k, _ in items]}
         return encode(value)
@@ -342,7 +353,7 @@ class Recorder(Hooks):
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
         step = builder.open_step(call.step)
-        snap = builder.snapshot(call.channel)
+        snap = builder.tracker(call.channel)
         before = snap.delta(call.before, builder.encode)
         if call.error is not None:
             after: dict[str, Any] = SAME
@@ -366,7 +377,7 @@ class Recorder(Hooks):
         builder.versions = dict(commit.versions)
         state = commit.read(None)
         for key in commit.state_keys:
-            change = builder.snapshot(key).delta(state.get(key, MISSING), builder.encode)
+            change = builder.tracker(key).delta(state.get(key, MISSING), builder.encode)
             if "same" not in change:
                 step.state[key] = change
 

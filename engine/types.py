@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Generic, Hashable, NamedTuple, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Hashable, Literal, NamedTuple, Sequence, TypeVar
 
 N = TypeVar("N", bound=Hashable)
+
+RunStatus = Literal["running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout"]
+"""A run's status: `running` until it ends `done`, `interrupted`, `error` or `recursion_limit`;
+`cancelled` and `timeout` are set by a caller that stopped the run (the debugger's Ctrl-C and timeout)."""
+StepKind = Literal["loop", "input", "resume", "interrupt"]
+"""What a barrier committed (`hooks.StepCommit.kind`)."""
+TaskPathKind = Literal["__pregel_pull", "__pregel_push"]
+"""The first item of a task's path (`constants.PULL`, `constants.PUSH`): edge-triggered or a `Send`."""
 
 
 class Send:

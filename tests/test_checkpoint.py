@@ -21,9 +21,9 @@ from engine import (
     START, Command, EmptyInputError, Hooks, InMemorySaver, Interrupt, InvalidUpdateError, MemorySaver,
     SqliteSaver, StateGraph, StateSnapshot, interrupt,
 )
-from engine.checkpoint import NULL_TASK_ID, empty_checkpoint, read_task_statuses, sequential_ids, uuid6
+from engine.savers import NULL_TASK_ID, empty_checkpoint, read_task_statuses, sequential_ids, uuid6
 from engine.errors import GraphInterrupt
-from engine.snapshot import UnknownKeyWarning
+from engine.state_api import UnknownKeyWarning
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 
 import engine
+import engine.trace
 from engine import START, StateGraph
 from engine.graph import UnreachableNodeWarning
 
@@ -39,6 +40,45 @@ def test_public_surface_has_the_langgraph_names():
     }
     assert required <= set(engine.__all__)
     assert all(hasattr(engine, name) for name in engine.__all__)
+
+
+
+# Modules of the engine the debugger may import from, and which of their names (None: any name).
+DEBUGGER_SURFACE = {"engine": set(engine.__all__), "engine.trace": set(engine.trace.__all__), "engine.codec": None,
+                    "engine.tracefile": None, "engine.draw": None}
+
+
+def test_debugger_uses_only_the_engines_public_names():
+    root = ENGINE_DIR.parent
+    offenders = []
+    for folder in ("debugger", "benchmarks", "sample_graphs"):
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "engine":
+                    allowed = DEBUGGER_SURFACE.get(node.module, set())
+                    names = [a.name for a in node.names if allowed is not None and a.name not in allowed]
+                    if names:
+                        offenders.append(f"{path.relative_to(root)}:{node.lineno}: from {node.module} import {names}")
+                elif isinstance(node, ast.Import):
+                    offenders += [f"{path.relative_to(root)}:{node.lineno}: import {a.name}" for a in node.names
+                                  if a.name.startswith("engine.") and a.name not in DEBUGGER_SURFACE]
+    assert offenders == []
+
+
+def test_engine_trace_all_names_exist():
+    assert all(hasattr(engine.trace, name) for name in engine.trace.__all__)
+
+
+def test_no_engine_import_hides_inside_a_function_but_get_graphs():
+    """Imports inside functions dodge cycles; the module layout avoids them. `get_graph` keeps one:
+    `draw.py` finds subgraphs by their type, `CompiledStateGraph`."""
+    late = []
+    for path in sorted(ENGINE_DIR.glob("*.py")):
+        for func in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                late += [f"{path.name}:{func.name}" for node in ast.walk(func)
+                         if isinstance(node, ast.ImportFrom) and node.level == 1]
+    assert late == ["compiled.py:get_graph"]
 
 
 def test_unreachable_node_warning_names_the_node():

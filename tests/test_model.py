@@ -18,7 +18,7 @@ from debugger import sources
 from debugger.diagnostics import diagnose
 from debugger.learn import check_guess, parse_guess
 from debugger.model import Cursor, DiffEntry, RunView, Scope, TraceView
-from engine.constants import END, START
+from engine import END, START
 
 ROOT = Path(__file__).resolve().parents[1]
 

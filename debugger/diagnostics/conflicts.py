@@ -14,7 +14,7 @@ from typing import Any
 
 from debugger.present import short
 from debugger.replay import MISSING_VALUE
-from engine.codec import decode
+from engine.codec import TYPE, decode
 
 from .facts import RunFacts, both, names, same
 from .findings import Finding
@@ -36,7 +36,7 @@ def concurrent_updates(facts: RunFacts) -> list[Finding]:
 def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: str) -> Finding:
     overwrite = "Overwrite" in message
     if overwrite:
-        calls = [c for c in calls if isinstance(c.write, dict) and c.write.get("$type") == "Overwrite"] or calls
+        calls = [c for c in calls if isinstance(c.write, dict) and c.write.get(TYPE) == "Overwrite"] or calls
     writers = list(dict.fromkeys(c.writer_name for c in calls))
     start = facts.start_value(step, key)
     evidence = []

@@ -14,9 +14,9 @@ from typing import Any, Iterator
 
 from debugger.present import short
 from debugger.replay import MISSING_VALUE, Origin, Replay, canonical, repeated_items
+from engine import START
 from engine.codec import TYPE, apply_delta, decode
-from engine.constants import PUSH, START, TASKS
-from engine.trace import VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
+from engine.trace import PUSH, TASKS, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
 
 INPUT_WRITERS = (START, "__input__")
 """Writers that are the input, not a node."""

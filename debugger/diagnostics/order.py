@@ -23,7 +23,7 @@ from typing import Any, Callable
 from debugger.present import short
 from debugger.replay import channel_calls, refold
 from engine.codec import TYPE
-from engine.messages import add_messages
+from engine import add_messages
 
 from .facts import RunFacts, both, canonical, names, same
 from .findings import Finding

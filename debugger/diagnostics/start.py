@@ -22,9 +22,9 @@ from typing import Any
 
 from debugger.present import short
 from debugger.replay import MISSING_VALUE
-from engine.channels import BinaryOperatorAggregate
-from engine.messages import add_messages
-from engine.schema import schema_fields
+from engine import BinaryOperatorAggregate, add_messages
+from engine.codec import TYPE
+from engine.trace import schema_fields
 
 from .facts import PLAIN, RunFacts
 from .findings import Finding
@@ -221,9 +221,9 @@ def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> 
 
 
 def _recorded_start_fix(key: str, reducer: str, start: Any) -> str:
-    if isinstance(start, dict) and start.get("$type") in (None, "dict"):
+    if isinstance(start, dict) and start.get(TYPE) in (None, "dict"):
         return f"{key}: Annotated[dict, operator.or_]   # dict union: {{**old, **new}}"
-    if isinstance(start, dict) and start.get("$type") == "set":
+    if isinstance(start, dict) and start.get(TYPE) == "set":
         return f"{key}: Annotated[set, operator.or_]   # set union"
     return f"{key}: Annotated[<a type {reducer} accepts>, {reducer}]   # or a reducer that accepts {short(start, 20)}"
 

@@ -20,9 +20,8 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from engine.channels import BinaryOperatorAggregate, LastValue
-from engine.constants import END
-from engine.schema import schema_fields
+from engine import END, BinaryOperatorAggregate, LastValue
+from engine.trace import schema_fields
 
 from .facts import APPENDING, names
 from .findings import Finding

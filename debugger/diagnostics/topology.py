@@ -26,7 +26,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from engine.constants import END, START
+from engine import END, START
 
 from .source import Returns, router_returns
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from engine.channels import reducer_display_name
 from engine.codec import encode
+from engine.trace import reducer_display_name
 
 DEFAULT_NAME = "LangGraph"
 """The name langgraph gives every graph not compiled with `name=`: runs are named after their target instead."""

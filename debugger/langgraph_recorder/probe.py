@@ -31,7 +31,7 @@ import weakref
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
-from engine.channels import MISSING as ENGINE_MISSING
+from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.codec import TYPE
 from engine.trace import Trace
 
 from . import probe, threads
@@ -179,7 +180,7 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
     with session.lock:
         frozen = from_dict(to_dict(root.record))
     frozen.status = "error"
-    frozen.error = {"$type": "error", "class": "RunTimeout", "module": "stepscope", "notes": [], "traceback": "",
+    frozen.error = {TYPE: "error", "class": "RunTimeout", "module": "stepscope", "notes": [], "traceback": "",
                     "message": f"The run did not finish within {timeout:.0f} s; showing the supersteps recorded so far."}
     return frozen
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from engine.channels import MISSING as ENGINE_MISSING
-from engine.codec import Snapshot, encode, encode_error
+from engine.codec import MISSING as ENGINE_MISSING
+from engine.codec import TYPE, DeltaTracker, encode, encode_error
 from engine.trace import SAME, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
 
 from .names import reducer_name
@@ -73,7 +73,7 @@ class RunBuilder:
     def __init__(self, record: RunRecord, state_keys: Iterable[str]) -> None:
         self.record = record
         self.state_keys = tuple(state_keys)
-        self.snapshots: dict[str, Snapshot] = {}
+        self.trackers: dict[str, DeltaTracker] = {}
         self.steps: dict[int, StepRecord] = {}
         self.versions: dict[str, int] = {}
         self.memo: dict[int, tuple[Any, Any]] = {}
@@ -85,10 +85,10 @@ class RunBuilder:
 
     # ---- values -----------------------------------------------------------------------------
 
-    def snapshot(self, channel: str) -> Snapshot:
-        snap = self.snapshots.get(channel)
+    def tracker(self, channel: str) -> DeltaTracker:
+        snap = self.trackers.get(channel)
         if snap is None:
-            snap = self.snapshots[channel] = Snapshot()
+            snap = self.trackers[channel] = DeltaTracker()
         return snap
 
     def encode(self, value: Any) -> Any:
@@ -102,7 +102,7 @@ class RunBuilder:
             return hit[1]
         if kind is list:
             encoded: Any = [self.encode(item) for item in value]
-        elif kind is dict and "$type" not in value and all(type(k) is str for k in value):
+        elif kind is dict and TYPE not in value and all(type(k) is str for k in value):
             encoded = {k: self.encode(v) for k, v in value.items()}
         else:
             encoded = encode(value)
@@ -119,7 +119,7 @@ class RunBuilder:
             for key, item in items:
                 if key in skip:
                     continue
-                snap = self.snapshots.get(key)
+                snap = self.trackers.get(key)
                 if snap is None or snap.raw is not item:
                     return self.encode(value)
                 keys.append(key)
@@ -161,7 +161,7 @@ class RunBuilder:
         def sink(channel: str, reducer: str, writer_id: str, writer_name: str, before: Any, write: Any,
                  after: Any, error: BaseException | None) -> None:
             before, after = _engine_value(before), _engine_value(after)
-            snap = self.snapshot(channel)
+            snap = self.tracker(channel)
             before_delta = snap.delta(before, self.encode)
             after_delta = SAME if error is not None else snap.delta(after, self.encode)
             record.reducer_calls.append(ReducerCallRecord(
@@ -197,7 +197,7 @@ class RunBuilder:
                 record.mismatches.append(
                     {"channel": key, "recorded": self.encode(self.last_after[key]), "committed": self.encode(value)}
                 )
-            change = self.snapshot(key).delta(value, self.encode)
+            change = self.tracker(key).delta(value, self.encode)
             if "same" not in change:
                 record.state[key] = change
         self.last_after.clear()

@@ -33,9 +33,9 @@ from typing import Any
 from debugger.langgraph_recorder.names import DEFAULT_NAME, describe, state_keys
 from debugger.langgraph_recorder.probe import _ObservedChannels, _plain_path
 from debugger.langgraph_recorder.superstep import RunBuilder, _get, version_number, writes_by_channel
-from engine.channels import MISSING as ENGINE_MISSING
+from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
-from engine.trace import RunRecord, TaskRecord, Trace
+from engine.trace import RunRecord, RunStatus, TaskRecord, Trace
 
 from .message_ids import adopt_stored_ids
 from .savers import Checkpointer, CheckpointerError
@@ -285,7 +285,7 @@ class _Run:
             return
         self.apply_null_writes(step, head, checkpoint)
         tasks = self.plan(head, checkpoint, step)
-        status: str = "done"
+        status: RunStatus = "done"
         error: BaseException | None = None
         interrupts: list[dict[str, Any]] = []
         if tasks:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .algo import RunState, Task
 from .channels import MISSING
-from .checkpoint import (
+from .savers import (
     CHECKPOINT_VERSION, CONTROL_WRITES, NULL_TASK_ID, WRITES_IDX_MAP, BaseCheckpointSaver, Checkpoint,
     PendingWrite, checkpoint_metadata, empty_checkpoint, finished_writes, make_config, read_task_statuses,
     task_path_str, thread_config,

@@ -19,13 +19,13 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 from .algo import RunState, Task, apply_writes, plan_tasks, task_id
-from .checkpoint import (
+from .savers import (
     NULL_TASK_ID, BaseCheckpointSaver, CheckpointTuple, TaskStatus, make_config, read_task_statuses, thread_config,
 )
 from .constants import COPY, END, INPUT, INTERRUPT, NS_END, NS_SEP, PUSH, START
 from .errors import InvalidUpdateError
 from .interrupts import task_ns
-from .persistence import new_checkpoint, restore_state, unknown_checkpoint
+from .checkpointing import new_checkpoint, restore_state, unknown_checkpoint
 from .runner import node_writes
 from .stream import task_result_writes
 
