@@ -291,6 +291,19 @@ def retry_on_rules(lib: SimpleNamespace) -> dict[str, Any]:
 
 
 @scenario
+def retry_node_defaults(lib: SimpleNamespace) -> dict[str, Any]:
+    def run(flaky: Flaky, own: Any) -> dict[str, Any]:
+        g = lib.StateGraph(Log).set_node_defaults(retry_policy=_fast(lib, max_attempts=4))
+        g.add_node("flaky", flaky, retry_policy=own)
+        g.add_edge(lib.START, "flaky")
+        result = outcome(lambda: g.compile().invoke({"log": []}))
+        result["calls"] = flaky.calls
+        return result
+
+    return {"default": run(Flaky(3), None), "own_wins": run(Flaky(3), _fast(lib, max_attempts=2))}
+
+
+@scenario
 def retry_async_node(lib: SimpleNamespace) -> dict[str, Any]:
     calls = {"n": 0}
 
