@@ -279,10 +279,12 @@ class TaskFile(_Record):
 
 
 class AttemptFile(_Record):
-    """A failed attempt of a task under a retry policy."""
+    """A failed attempt of a task under a retry policy (`TaskRecord.attempts`)."""
 
+    attempt: int = Field(default=0, ge=0)
     error: ErrorRecord
     duration: float = 0.0
+    retry_in: Optional[float] = None
 
 
 class MismatchFile(_Record):

@@ -95,7 +95,7 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             is_subgraph=is_subgraph,
             defer=spec.defer,
             metadata=spec.metadata,
-            retry_policy=spec.retry_policy,
+            retry_policy=spec.retry_policy or builder.default_retry_policy,
             managed=managed,
         )
     return nodes

@@ -98,6 +98,8 @@ class StateGraph:
         self.branches: dict[str, dict[str, Branch]] = {}
         self.channels: dict[str, Channel] = {}
         self.schemas: dict[Any, dict[str, Channel]] = {}
+        self.default_retry_policy: tuple[RetryPolicy, ...] = ()
+        """`set_node_defaults(retry_policy=...)`: for nodes added without a policy of their own."""
         self.managed: dict[Any, dict[str, Callable[[int, int], Any]]] = {}
         """Per schema, its managed values (`managed.py`): key -> `get(step, stop)`."""
         self.compiled = False
@@ -119,6 +121,19 @@ class StateGraph:
                 raise ValueError(f"Channel '{key}' already exists with a different type")
 
     # ---- nodes -------------------------------------------------------------------------------
+
+    def set_node_defaults(self, *, retry_policy: Any = None, cache_policy: Any = None, error_handler: Any = None,
+                          timeout: Any = None) -> "StateGraph":
+        """Default policies for every node without its own (applied at `compile()`), as in LangGraph.
+        Only `retry_policy` is supported; `cache_policy` is accepted and ignored, as on `add_node`."""
+        if error_handler is not None or timeout is not None:
+            raise NotImplementedError(
+                "The engine does not support node error handlers or timeouts; remove error_handler= and timeout= "
+                "from set_node_defaults(), or record the app with langgraph itself (stepscope[langgraph])."
+            )
+        if retry_policy is not None:
+            self.default_retry_policy = _policies(retry_policy)
+        return self
 
     def add_node(
         self,
@@ -162,8 +177,7 @@ class StateGraph:
             ends = dict(destinations) if isinstance(destinations, dict) else tuple(destinations)
         schema = input_schema if input_schema is not None else self.state_schema
         self._add_schema(schema)
-        policies = () if retry_policy is None else (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy)
-        self.nodes[node] = NodeSpec(node, action, schema, defer, metadata, ends, policies)
+        self.nodes[node] = NodeSpec(node, action, schema, defer, metadata, ends, _policies(retry_policy))
         return self
 
     def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> "StateGraph":
@@ -406,3 +420,10 @@ def _code_mentions(code: Any, names: set[str]) -> bool:
     if names & set(code.co_names):
         return True
     return any(_code_mentions(const, names) for const in code.co_consts if hasattr(const, "co_names"))
+
+
+def _policies(retry_policy: Any) -> tuple[RetryPolicy, ...]:
+    """`retry_policy=` as given to `add_node`: None, one `RetryPolicy`, or a sequence of them."""
+    if retry_policy is None:
+        return ()
+    return (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy)

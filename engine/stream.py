@@ -174,7 +174,10 @@ class StreamCollector(Hooks):
         parent = self.last_checkpoint.get(ns)
         self.last_checkpoint[ns] = config
         values = self.readers[ns](self._keys(ns)) if ns in self.readers else {}
-        payload = {"config": _public_config(config), "parent_config": _public_config(parent), "values": values, "metadata": metadata}
+        payload = {
+            "config": _public_config(config, metadata), "parent_config": _public_config(parent, metadata),
+            "values": values, "metadata": metadata,
+        }
         self.unannounced[ns] = (step, payload)
 
     def _checkpoint_event(self, ns: tuple[str, ...], tasks: Sequence[Task]) -> None:
@@ -228,12 +231,15 @@ class StreamCollector(Hooks):
                 self.pending.clear()
 
 
-def _public_config(config: Any) -> Any:
+def _public_config(config: Any, metadata: Any) -> Any:
     """A checkpoint's config as LangGraph streams it: only its `configurable` part, without the
-    engine's private keys."""
+    engine's private keys; in a nested run, with the `checkpoint_map` of the checkpoints it is in."""
     if config is None:
         return None
     configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__pregel_")}
+    parents = (metadata or {}).get("parents")
+    if parents:
+        configurable["checkpoint_map"] = {**parents, configurable.get("checkpoint_ns", ""): configurable.get("checkpoint_id")}
     return {"configurable": configurable}
 
 

@@ -21,6 +21,7 @@ rebuilds full values from these deltas.
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
 import uuid
@@ -84,7 +85,10 @@ class TaskRecord:
     subgraphs: list["RunRecord"] = field(default_factory=list)
     """Runs started inside this task: a compiled subgraph node, or `invoke` called by the node."""
     attempts: list[dict[str, Any]] = field(default_factory=list)
-    """Failed attempts before the last one (a node under a retry policy): `{"error", "duration"}` each."""
+    """Failed attempts its `RetryPolicy` retried, oldest first: `{"attempt": 1, "error": {...},
+    "duration": seconds, "retry_in": seconds}` (`error` as in `error` above; `retry_in` only when the
+    engine slept before the next attempt). The last attempt's outcome is the task's own
+    `result`/`error`, so a task tried 3 times has 2 entries."""
     managed: dict[str, Any] = field(default_factory=dict)
     """Managed values the node was given (e.g. `remaining_steps`), encoded; not part of the state."""
 
@@ -316,23 +320,36 @@ class Recorder(Hooks):
 
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         builder = self.builders[ns]
-        record = builder.open_step(step)
+        record = builder.step if builder.step is not None and builder.step.step == step else builder.open_step(step)
+        records = record.tasks
+        by_id = builder.tasks_by_id
         for task in tasks:
             task_record = TaskRecord(
-                id=task.id, name=task.name, path=list(task.path), triggers=list(task.triggers), fired=list(task.fired),
-                seen_versions=dict(task.seen_versions), input=self._input_view(builder, task),
+                task.id, task.name, list(task.path), list(task.triggers), list(task.fired), dict(task.seen_versions),
+                self._input_view(builder, task),
             )
-            record.tasks.append(task_record)
-            builder.tasks_by_id[task.id] = task_record
+            records.append(task_record)
+            by_id[task.id] = task_record
 
     def _input_view(self, builder: _RunBuilder, task: Task) -> Any:
+        """`{"$view": keys}` when the node's input is the recorded state (checked now, before the node
+        runs: it may replace values in its input dict), else the encoded input."""
         value = task.input
         if task.path[0] == "__pregel_pull" and task.name != "__start__":
-            items = value.items() if type(value) is dict else _fields_of(value)
-            if items is not None and all(
-                (snap := builder.trackers.get(k)) is not None and snap.raw is v for k, v in items
-            ):
-                return {VIEW: [k for k, _ in items]}
+            trackers = builder.trackers
+            if type(value) is dict:
+                for key, item in value.items():
+                    snap = trackers.get(key)
+                    if snap is None or snap.raw is not item:
+                        break
+                else:
+                    return {VIEW: list(value)}
+            else:
+                items = _fields_of(value)
+                if items is not None and all(
+                    (snap := trackers.get(k)) is not None and snap.raw is v for k, v in items
+                ):
+                    return {VIEW: [k for k, _ in items]}
         return encode(value)
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
@@ -340,44 +357,69 @@ class Recorder(Hooks):
         record = builder.tasks_by_id[task.id]
         writes = task.writes
         result = task.result
+        encode_shared = builder.encode
         if type(result) is dict and _same_as_writes(result, writes):
             record.result = SAME_AS_WRITES
         else:
-            record.result = builder.encode(result)
-        record.writes = [[channel, builder.encode(value)] for channel, value in writes]
-        record.routes = [[name, builder.encode(chosen)] for name, chosen in task.routes]
+            record.result = encode_shared(result)
+        record.writes = [[channel, encode_shared(value)] for channel, value in writes]
+        if task.routes:
+            record.routes = [[name, encode_shared(chosen)] for name, chosen in task.routes]
         record.duration = round(task.duration, 6)
         if task.error is not None:
             record.error = encode_error(task.error)
+        if task.attempts:
+            record.attempts = [
+                {"attempt": a.attempt, "error": encode_error(a.error), "duration": round(a.duration, 6),
+                 "retry_in": round(a.retry_in, 6)}
+                for a in task.attempts
+            ]
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
-        step = builder.open_step(call.step)
-        snap = builder.tracker(call.channel)
-        before = snap.delta(call.before, builder.encode)
-        if call.error is not None:
-            after: dict[str, Any] = SAME
+        step = builder.step
+        if step is None or step.step != call.step:
+            step = builder.open_step(call.step)
+        snap = builder.trackers.get(call.channel) or builder.tracker(call.channel)
+        encode_shared = builder.encode
+        value = call.before
+        if value is snap.raw and (type(value) in _IMMUTABLE or _unchanged_list(value, snap.items)):
+            before = SAME  # the usual case: what the last call (or commit) recorded, untouched since
         else:
-            after = snap.delta(call.after, builder.encode)
+            before = snap.delta(value, encode_shared)
+        error = call.error
         step.reducer_calls.append(
             ReducerCallRecord(
-                index=call.index, channel=call.channel, reducer=call.reducer, writer=call.writer,
-                writer_name=call.writer_name, write=builder.encode(call.write), before=before, after=after,
-                error=encode_error(call.error) if call.error is not None else None,
+                call.index, call.channel, call.reducer, call.writer, call.writer_name, encode_shared(call.write), before,
+                SAME if error is not None else snap.delta(call.after, encode_shared),
+                encode_error(error) if error is not None else None,
             )
         )
 
     def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None:
         builder = self.builders[ns]
-        step = builder.open_step(commit.step)
+        step = builder.step
+        if step is None or step.step != commit.step:
+            step = builder.open_step(commit.step)
         step.committed = True
         step.updated_channels = sorted(commit.updated_channels)
         previous = builder.versions
-        step.versions = {k: v for k, v in commit.versions.items() if previous.get(k) != v}
-        builder.versions = dict(commit.versions)
+        versions = commit.versions  # already the barrier's own copy
+        step.versions = {k: v for k, v in versions.items() if previous.get(k) != v}
+        builder.versions = versions
         state = commit.read(None)
+        trackers = builder.trackers
+        encode_shared = builder.encode
         for key in commit.state_keys:
             change = builder.tracker(key).delta(state.get(key, MISSING), builder.encode)
+
+            value = state.get(key, MISSING)
+            snap = trackers.get(key)
+            if snap is None:
+                snap = builder.tracker(key)
+            elif value is snap.raw and (type(value) in _IMMUTABLE or _unchanged_list(value, snap.items)):
+                continue  # the common case, checked without copying the list again
+            change = snap.delta(value, encode_shared)
             if "same" not in change:
                 step.state[key] = change
 
@@ -394,6 +436,14 @@ class Recorder(Hooks):
 _SCALARS = (int, str, float, bool, type(None))
 _SHARED_LEVELS = 4
 """How deep `_RunBuilder.encode` shares encodings by identity (a cycle is cut a few levels later)."""
+_IMMUTABLE = frozenset((int, str, float, bool, type(None), tuple))
+"""Values `DeltaTracker.delta` calls unchanged when they are the recorded object itself."""
+
+
+def _unchanged_list(value: Any, items: Any) -> bool:
+    """True when `value` is a list whose items are still exactly the recorded `items` (a node may
+    have changed it in place, which the delta must then show)."""
+    return type(value) is list and type(items) is list and len(value) == len(items) and all(map(operator.is_, value, items))
 
 
 def _fields_of(value: Any) -> list[tuple[str, Any]] | None:
