@@ -36,7 +36,7 @@ from engine.codec import encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
-from .superstep import RunBuilder, _get, observe_update, version_number, writes_by_channel
+from .superstep import RunBuilder, _get, check_recordable, observe_update, version_number, writes_by_channel
 
 ACTIVE: ContextVar[Any] = ContextVar("stepscope_langgraph_session", default=None)
 """The recording session (`record.Session`) runs started in this context report to."""
@@ -386,6 +386,8 @@ def _patch_loop(_loop: Any) -> None:
         session = ACTIVE.get()
         if session is None:
             return first(self, **kwargs)
+        check_recordable(self.specs, [k for k in self.specs if k not in (getattr(self, "managed", None) or ())
+                                      and not k.startswith(("__", "branch:", "join:"))])  # refused before it runs
         probe = LoopProbe(session, self)
         self.__dict__[_PROBE_ATTR] = probe
         configurable = self.config.get("configurable", {})

@@ -27,7 +27,9 @@ from typing import Any
 from engine.trace import Trace
 
 from . import probe, threads
+from .names import state_keys
 from .record import Session, _store
+from .superstep import UnrecordableChannel, check_recordable
 
 NO_RESUME = object()
 
@@ -107,6 +109,10 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     from langgraph.types import Command
 
     config = copy.deepcopy(dict(config or {}))
+    try:
+        check_recordable(getattr(graph, "channels", {}), state_keys(graph))
+    except UnrecordableChannel as exc:
+        raise RunSetupError(str(exc)) from None
     saver = checkpointer_of(graph)
     new_thread = False
     if saver is not None and not thread:

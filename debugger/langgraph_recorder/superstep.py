@@ -291,6 +291,19 @@ _NAMES: dict[int, str] = {}
 """Reducer names by operator (a channel kind for channels without one): reducers live as long as their graphs."""
 
 
+RECORDABLE_KINDS = frozenset({"BinaryOperatorAggregate", "LastValue", "LastValueAfterFinish", "AnyValue",
+                              "EphemeralValue", "UntrackedValue", "Topic"})
+"""Channel kinds whose merge can be shown one write at a time (a state key of any other kind is refused)."""
+
+
+def check_recordable(channels: Mapping[str, Any], state_keys: Iterable[str]) -> None:
+    """Raises `UnrecordableChannel` for the first state key whose channel kind cannot be recorded."""
+    for key in state_keys:
+        channel = channels.get(key)
+        if channel is not None and type(channel).__name__ not in RECORDABLE_KINDS:
+            raise UnrecordableChannel(key, type(channel).__name__)
+
+
 class UnrecordableChannel(Exception):
     """A state key whose channel kind folds writes in a way that cannot be shown one write at a time."""
 
