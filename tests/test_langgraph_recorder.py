@@ -30,6 +30,7 @@ from langgraph.types import Command, RetryPolicy, Send, interrupt  # noqa: E402
 
 from debugger.diagnostics import diagnose  # noqa: E402
 from debugger.langgraph_recorder import record, recording  # noqa: E402
+from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
 from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from engine.codec import encode  # noqa: E402
@@ -173,14 +174,14 @@ def async_gather_graph():
 
 def test_async_graph_with_gather_inside_nodes_via_ainvoke_and_astream():
     graph_input = {"items": [0, 1, 2], "results": []}
-    alone = asyncio.run(async_gather_graph().ainvoke(copy.deepcopy(graph_input)))
+    alone = run_coroutine(lambda: async_gather_graph().ainvoke(copy.deepcopy(graph_input)))
     recorded = record(async_gather_graph(), db=False)
-    assert asyncio.run(recorded.ainvoke(copy.deepcopy(graph_input))) == alone
+    assert run_coroutine(lambda: recorded.ainvoke(copy.deepcopy(graph_input))) == alone
 
     async def streamed():
         return [chunk async for chunk in recorded.astream(copy.deepcopy(graph_input), stream_mode="values")]
 
-    chunks = asyncio.run(streamed())
+    chunks = run_coroutine(streamed)
     assert chunks[-1] == alone
     assert len(recorded.traces) == 2
     for trace in recorded.traces:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import dataclasses
 import json
@@ -84,6 +85,30 @@ def build_context(graph: Any, data: Any) -> Any:
                             f"{type(exc).__name__}: {exc}") from None
 
 
+def run_coroutine(make: Any) -> Any:
+    """`asyncio.run(make())`, on a thread of its own when this thread already runs an event loop
+    (a notebook, a test driving a browser), where `asyncio.run` is refused."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = asyncio.run(make())
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    context = contextvars.copy_context()  # the recording session (a context variable) goes along
+    worker = threading.Thread(target=context.run, args=(work,), name="stepscope-async-run")
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
 def has_async_nodes(graph: Any, _seen: set[int] | None = None) -> bool:
     """Some node (or router) of the graph or its subgraphs is an `async def` without a sync version."""
     seen = _seen if _seen is not None else set()
@@ -140,7 +165,7 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     output, error = None, None
     try:
         if has_async_nodes(graph):  # langgraph's invoke cannot call an `async def` node: run it as ainvoke
-            output = asyncio.run(graph.ainvoke(graph_input, config, **kwargs))
+            output = run_coroutine(lambda: graph.ainvoke(graph_input, config, **kwargs))
         else:
             output = graph.invoke(graph_input, config, **kwargs)
     except Exception as exc:  # the run's own error: recorded, stored, reported by the caller
