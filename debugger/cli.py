@@ -347,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --input is not valid JSON: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
-        if type(exc).__name__ in ("RunSetupError", "ThreadFileError", "UnsupportedLangGraph"):
+        if type(exc).__name__ in ("RunSetupError", "ThreadFileError", "UnsupportedLangGraph", "UnrecordableChannel"):
             print(f"error: {exc}", file=sys.stderr)
             return 2
         raise

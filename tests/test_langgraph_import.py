@@ -48,6 +48,7 @@ from langgraph.types import CachePolicy, Command, Overwrite, RetryPolicy, Send, 
 import engine  # noqa: E402
 from debugger import sources  # noqa: E402
 from debugger.langgraph_recorder import is_langgraph_builder, is_langgraph_graph, recording  # noqa: E402
+from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
 from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from debugger.targets import TargetError, load_target  # noqa: E402
@@ -711,7 +712,7 @@ def test_an_async_graph_is_recorded_through_ainvoke() -> None:
     b.add_edge(START, "fetch")
     compiled = b.compile()
     with recording(db=False) as session:
-        assert asyncio.run(compiled.ainvoke({"log": []})) == {"log": ["x"]}
+        assert run_coroutine(lambda: compiled.ainvoke({"log": []})) == {"log": ["x"]}
     assert session.traces[-1].status == "done"
 
 

@@ -30,6 +30,7 @@ from langgraph.types import Command, RetryPolicy, Send, interrupt  # noqa: E402
 
 from debugger.diagnostics import diagnose  # noqa: E402
 from debugger.langgraph_recorder import record, recording  # noqa: E402
+from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
 from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from engine.codec import encode  # noqa: E402
@@ -173,14 +174,14 @@ def async_gather_graph():
 
 def test_async_graph_with_gather_inside_nodes_via_ainvoke_and_astream():
     graph_input = {"items": [0, 1, 2], "results": []}
-    alone = asyncio.run(async_gather_graph().ainvoke(copy.deepcopy(graph_input)))
+    alone = run_coroutine(lambda: async_gather_graph().ainvoke(copy.deepcopy(graph_input)))
     recorded = record(async_gather_graph(), db=False)
-    assert asyncio.run(recorded.ainvoke(copy.deepcopy(graph_input))) == alone
+    assert run_coroutine(lambda: recorded.ainvoke(copy.deepcopy(graph_input))) == alone
 
     async def streamed():
         return [chunk async for chunk in recorded.astream(copy.deepcopy(graph_input), stream_mode="values")]
 
-    chunks = asyncio.run(streamed())
+    chunks = run_coroutine(streamed)
     assert chunks[-1] == alone
     assert len(recorded.traces) == 2
     for trace in recorded.traces:
@@ -268,7 +269,7 @@ def test_remaining_steps_managed_value():
     (status, final), trace = check_app(remaining_steps_graph, {"count": 0}, {"recursion_limit": 6})
     assert status == "ok"
     seen = [t.managed["remaining_steps"] for s in trace.steps for t in s.tasks if t.name == "step"]
-    assert seen == sorted(seen, reverse=True) and len(seen) == final[1]["count"] if False else seen
+    assert len(seen) == final["count"] and seen == sorted(seen, reverse=True) and seen[-1] <= 2
     assert [t.routes for s in trace.steps for t in s.tasks if t.name == "step"][-1] == [["again", "__end__"]]
 
 
@@ -504,3 +505,23 @@ def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pendi
         (c.channel, c.writer_name, c.reducer) for c in tool_step.reducer_calls]
     assert strip_ids(encode(after["messages"])) == strip_ids(encode(history[tool_step.step].values["messages"]))
 
+
+
+def test_a_delta_channel_key_is_refused_by_name_before_anything_runs():
+    from langgraph.channels.delta import DeltaChannel
+
+    from debugger.langgraph_recorder.superstep import UnrecordableChannel
+
+    class Batched(TypedDict):
+        items: Annotated[list, DeltaChannel(lambda state, writes: state + [w for batch in writes for w in batch])]
+
+    graph = StateGraph(Batched)
+    graph.add_node("add", lambda s: {"items": [1]})
+    graph.add_edge(START, "add")
+    app = graph.compile()
+    with pytest.raises(UnrecordableChannel, match="state key 'items' uses the langgraph channel DeltaChannel"):
+        record(app, db=False)
+    with recording(db=False):
+        with pytest.raises(UnrecordableChannel, match="operator.add"):
+            app.invoke({"items": []})
+    assert app.invoke({"items": []}) == {"items": [1]}  # outside a recording, langgraph's own run is untouched

@@ -36,7 +36,7 @@ from engine.codec import encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
-from .superstep import RunBuilder, _get, observe_update, version_number, writes_by_channel
+from .superstep import RunBuilder, _get, check_recordable, observe_update, version_number, writes_by_channel
 
 ACTIVE: ContextVar[Any] = ContextVar("stepscope_langgraph_session", default=None)
 """The recording session (`record.Session`) runs started in this context report to."""
@@ -87,7 +87,7 @@ class TaskProbe:
         self.duration += elapsed
         self.error = error
         if not _is_bubble_up(error):
-            self.attempts.append({"error": encode_error(error), "duration": round(elapsed, 6)})
+            self.attempts.append({"attempt": len(self.attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)})
 
 
 class ObservedProc:
@@ -181,7 +181,6 @@ class LoopProbe:
         self.run = RunBuilder(record, self.keys)
         self.task_records: dict[str, TaskRecord] = {}
         self.task_probes: dict[str, TaskProbe] = {}
-        self.finished_tasks: set[str] = set()
         self.first_step: int | None = None
         with session.lock:
             session.loops[self.ns] = self
@@ -225,11 +224,12 @@ class LoopProbe:
         """Fills in what each task of the step did (once per task)."""
         for task in tasks:
             task_id = getattr(task, "id", None)
-            record = self.task_records.get(task_id) if task_id else None
-            if record is None or task_id in self.finished_tasks:
+            record = self.task_records.pop(task_id, None) if task_id else None
+            if record is None:  # the step's input, or a task already settled
                 continue
-            self.finished_tasks.add(task_id)
             probe = self.task_probes.get(task_id)
+            if probe is not None and probe.error is None:
+                del self.task_probes[task_id]  # keep only what `_interrupt` may need: raw results are not kept alive
             writes = list(task.writes)
             if probe is None:  # writes restored from a checkpoint, or a task pushed mid-step
                 self.run.task_done(record, writes=writes)
@@ -386,6 +386,8 @@ def _patch_loop(_loop: Any) -> None:
         session = ACTIVE.get()
         if session is None:
             return first(self, **kwargs)
+        check_recordable(self.specs, [k for k in self.specs if k not in (getattr(self, "managed", None) or ())
+                                      and not k.startswith(("__", "branch:", "join:"))])  # refused before it runs
         probe = LoopProbe(session, self)
         self.__dict__[_PROBE_ATTR] = probe
         configurable = self.config.get("configurable", {})
@@ -405,9 +407,12 @@ def _patch_loop(_loop: Any) -> None:
         return updated
 
     def tick_observed(self: Any) -> bool:
-        more = tick(self)
         probe = self.__dict__.get(_PROBE_ATTR)
-        if probe is not None and more:
+        if probe is None:
+            return tick(self)
+        probe.loop_step = self.step  # after_tick applies this step's writes at this step
+        more = tick(self)
+        if more:
             probe.planned(self)
         return more
 
@@ -449,15 +454,9 @@ def _patch_loop(_loop: Any) -> None:
         finally:
             probe.finish(self, exc)
 
-    def tick_with_step(self: Any) -> bool:
-        probe = self.__dict__.get(_PROBE_ATTR)
-        if probe is not None:
-            probe.loop_step = self.step
-        return tick_observed(self)
-
     # after_tick calls apply_writes at the tick's step; `loop_step` remembers it (tick sets it).
     loop_class._first = _first_observed
-    loop_class.tick = tick_with_step
+    loop_class.tick = tick_observed
     loop_class._put_checkpoint = put_checkpoint_observed
     _loop.apply_writes = apply_writes_observed
     _loop.SyncPregelLoop.__exit__ = sync_exit_observed

@@ -29,7 +29,8 @@ from engine.codec import encode, encode_error
 from engine.trace import Trace, utc_now
 
 from . import probe
-from .names import DEFAULT_NAME, describe
+from .names import DEFAULT_NAME, describe, state_keys
+from .superstep import check_recordable
 
 
 class Session:
@@ -178,5 +179,6 @@ def _reset(token: Any) -> None:
 def record(graph: Any, *, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None) -> RecordedGraph:
     """`graph`, recording each run of `invoke`, `ainvoke`, `stream` and `astream` (see the module doc)."""
     probe.install()
+    check_recordable(getattr(graph, "channels", {}), state_keys(graph))  # refused now, not in the middle of a run
     name = target or getattr(graph, "name", "") or ""
     return RecordedGraph(graph, Session(target=name if name != DEFAULT_NAME else "", store=_store(db), on_trace=on_trace))

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextvars
 import copy
 import dataclasses
@@ -30,7 +29,9 @@ from engine.codec import TYPE
 from engine.trace import Trace
 
 from . import probe, threads
+from .names import state_keys
 from .record import Session, _store
+from .superstep import UnrecordableChannel, check_recordable
 
 NO_RESUME = object()
 
@@ -85,6 +86,30 @@ def build_context(graph: Any, data: Any) -> Any:
                             f"{type(exc).__name__}: {exc}") from None
 
 
+def run_coroutine(make: Any) -> Any:
+    """`asyncio.run(make())`, on a thread of its own when this thread already runs an event loop
+    (a notebook, a test driving a browser), where `asyncio.run` is refused."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = asyncio.run(make())
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    context = contextvars.copy_context()  # the recording session (a context variable) goes along
+    worker = threading.Thread(target=context.run, args=(work,), name="stepscope-async-run")
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
 def has_async_nodes(graph: Any, _seen: set[int] | None = None) -> bool:
     """Some node (or router) of the graph or its subgraphs is an `async def` without a sync version."""
     seen = _seen if _seen is not None else set()
@@ -110,6 +135,10 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     from langgraph.types import Command
 
     config = copy.deepcopy(dict(config or {}))
+    try:
+        check_recordable(getattr(graph, "channels", {}), state_keys(graph))
+    except UnrecordableChannel as exc:
+        raise RunSetupError(str(exc)) from None
     saver = checkpointer_of(graph)
     new_thread = False
     if saver is not None and not thread:
@@ -137,7 +166,7 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     output, error = None, None
     try:
         if has_async_nodes(graph):  # langgraph's invoke cannot call an `async def` node: run it as ainvoke
-            output = run_coroutine(graph.ainvoke(graph_input, config, **kwargs))
+            output = run_coroutine(lambda: graph.ainvoke(graph_input, config, **kwargs))
         else:
             output = graph.invoke(graph_input, config, **kwargs)
     except Exception as exc:  # the run's own error: recorded, stored, reported by the caller
@@ -189,16 +218,3 @@ def _default_db_path() -> Path:
     from debugger.store import default_db_path
 
     return default_db_path()
-
-
-def run_coroutine(coroutine: Any) -> Any:
-    """`asyncio.run`, also from a thread whose event loop is already running (a notebook, a Playwright
-    script): there the coroutine runs on a worker thread, in a copy of this thread's context, so the
-    recording session travels with it."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    context = contextvars.copy_context()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="stepscope-async") as pool:
-        return pool.submit(context.run, asyncio.run, coroutine).result()

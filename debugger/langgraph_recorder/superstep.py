@@ -227,16 +227,27 @@ def writes_by_channel(tasks: Sequence[Any], state_keys: Iterable[str]) -> dict[s
     """`{channel: [(write, task), ...]}` for the state keys, in langgraph's application order:
     tasks sorted by path (`writes_sort_key(task_path_str(path))`), each task's writes in order,
     channels in the order they were first written. `tasks` need `.path` and `.writes`."""
-    from langgraph.pregel._algo import task_path_str, writes_sort_key  # langgraph's own key: the order is theirs
-
     keys = state_keys if isinstance(state_keys, (set, frozenset, dict)) else set(state_keys)
     grouped: dict[str, list[tuple[Any, Any]]] = {}
-    ordered = tasks if len(tasks) < 2 else sorted(tasks, key=lambda t: writes_sort_key(task_path_str(t.path)))
+    ordered = tasks if len(tasks) < 2 else sorted(tasks, key=_sort_key())
     for task in ordered:
         for channel, value in task.writes:
             if channel in keys:
                 grouped.setdefault(channel, []).append((value, task))
     return grouped
+
+
+_SORT_KEY: Any = None
+
+
+def _sort_key() -> Callable[[Any], Any]:
+    """langgraph's own order of a step's tasks at the barrier (imported once: the order is theirs)."""
+    global _SORT_KEY
+    if _SORT_KEY is None:
+        from langgraph.pregel._algo import task_path_str, writes_sort_key
+
+        _SORT_KEY = lambda task: writes_sort_key(task_path_str(task.path))  # noqa: E731
+    return _SORT_KEY
 
 
 def observe_update(channel: Any, key: str, values: Sequence[Any], writers: Sequence[tuple[str, str]],
@@ -278,6 +289,19 @@ _get_overwrite: Any = None
 """langgraph's own test for an Overwrite write (imported on first use)."""
 _NAMES: dict[int, str] = {}
 """Reducer names by operator (a channel kind for channels without one): reducers live as long as their graphs."""
+
+
+RECORDABLE_KINDS = frozenset({"BinaryOperatorAggregate", "LastValue", "LastValueAfterFinish", "AnyValue",
+                              "EphemeralValue", "UntrackedValue", "Topic"})
+"""Channel kinds whose merge can be shown one write at a time (a state key of any other kind is refused)."""
+
+
+def check_recordable(channels: Mapping[str, Any], state_keys: Iterable[str]) -> None:
+    """Raises `UnrecordableChannel` for the first state key whose channel kind cannot be recorded."""
+    for key in state_keys:
+        channel = channels.get(key)
+        if channel is not None and type(channel).__name__ not in RECORDABLE_KINDS:
+            raise UnrecordableChannel(key, type(channel).__name__)
 
 
 class UnrecordableChannel(Exception):
