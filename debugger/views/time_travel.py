@@ -66,7 +66,7 @@ def _open_branch(run: LoadedRun) -> None:
 def _back_to_original() -> None:
     parent = session.recall(session.FORK_PARENT)
     here = session.loaded_run()
-    step = min((s.step for s in here.trace.steps if s.tasks and s.tasks[0].id.startswith("fork-")), default=None)
+    step = timetravel.fork_step_of(here.trace.target)
     try:
         if parent and parent.startswith("sample:"):
             opened = sources.open_sample(parent.removeprefix("sample:"), store=False)
