@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import session
+from debugger import session, timetravel
 from debugger.model import Cursor, RunView
 from debugger.views import panels, widgets
 
@@ -92,6 +92,8 @@ def render() -> None:
     with side_col:
         # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
         with st.container(height=max(height, 260), border=False):
+            if not at.scope.path and timetravel.fork_step_of(run.trace.target) == step:
+                st.info("✎ Time travel edited a write of this step: the merge shows it going through the reducer.")
             _step_summary(view, at)
             if run.lesson and not at.scope.path:
                 with st.expander("The lesson", expanded=True):
