@@ -354,7 +354,9 @@ class RunView:
     # ---- versions ---------------------------------------------------------------------------------
 
     def versions(self, step: int) -> list[dict[str, Any]]:
-        """Every channel's version after `step`'s barrier, whether that barrier changed it, and what it is."""
+        """Every channel's version after `step`'s barrier, what it is, and whether that barrier changed it
+        (`change`: `written`, or `cleared`: an edge or the input channel emptied after the node it
+        triggered has run, which LangGraph also counts as a new version)."""
         current: dict[str, int] = {}
         for record in self.run.steps:
             current.update(record.versions)
@@ -362,7 +364,9 @@ class RunView:
                 rows = []
                 for channel, version in current.items():
                     role = self.facts.channel_role(channel)
-                    rows.append({"channel": channel, "version": version, "changed": channel in record.versions,
+                    changed = channel in record.versions
+                    change = ("written" if channel in record.updated_channels else "cleared") if changed else ""
+                    rows.append({"channel": channel, "version": version, "changed": changed, "change": change,
                                  "what": _role_words(role, channel)})
                 return sorted(rows, key=lambda r: (r["what"] != "state key", r["channel"]))
         return []

@@ -12,8 +12,11 @@ A graph whose nodes are not deterministic (a real LLM call) may not replay the r
 
 from __future__ import annotations
 
+import copy as copy_module
+import dataclasses
 import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +24,7 @@ from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
 from engine.codec import TYPE, decode
+from engine.schema import takes_config
 from engine.trace import Trace
 
 _threads = itertools.count(1)
@@ -95,6 +99,12 @@ def branch_target(original: Trace, how: str) -> str:
     return f"{origin_target(original.target) or original.graph.get('name', 'run')} ({how})"
 
 
+def fork_step_of(target: str) -> int | None:
+    """The step a branch was forked at, from its target (`... (fork at step 2)`), else None."""
+    found = re.search(r"\(fork at step (-?\d+)\)$", target)
+    return int(found.group(1)) if found else None
+
+
 def origin_target(target: str) -> str:
     """The target a run (or a branch of it, or a branch of a branch) was made from."""
     while target.endswith(")") and " (" in target and target.rsplit(" (", 1)[1].startswith(("fork at step ", "resumed")):
@@ -138,6 +148,8 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     if key is not None and key not in graph.builder.channels:
         raise TimeTravelError(f"{key!r} is not a state key; pick one of {', '.join(graph.builder.channels)}.")
     check_value(graph, original, step, key, value)
+    if _ran_in(original, step, node) and not hasattr(graph.builder.nodes[node].action, "builder"):
+        return _fork_in_step(graph, graph_input, config, original, step, node, key, value)
     copy, thread, replayed = _replay_original(graph, graph_input, config)
     base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
     if base is None:
@@ -150,6 +162,35 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     branch = with_history(original, branch, step, node, key, value)
     result = Fork(branch, step, node, key, value, matches)
     result.comparison = compare(original, branch)
+    return result
+
+
+def _ran_in(trace: Trace, step: int, node: str) -> bool:
+    return any(t.name == node for s in trace.steps if s.step == step for t in s.tasks)
+
+
+def _fork_in_step(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,
+                  step: int, node: str, key: str | None, value: Any) -> Fork:
+    """The run again from its input, with `node` returning `{key: value}` in `step` instead of what it
+    computed: the edit is a write of that very superstep, so the step's other tasks keep their writes
+    (their conflicts too), the barrier folds them all through the reducers, and `node`'s edges route
+    from there, as `update_state(..., as_node=node)` would. One whole recorded run, nothing synthetic."""
+    spec = graph.builder.nodes[node]
+    action = spec.action
+
+    def edited(state: Any, config: dict[str, Any]) -> Any:
+        if (config.get("metadata") or {}).get("langgraph_step") == step:
+            return {key: value} if key is not None else {}
+        return action(state, config=config) if takes_config(action) else action(state)
+
+    builder = copy_module.copy(graph.builder)
+    builder.nodes = {**graph.builder.nodes, node: dataclasses.replace(spec, action=edited)}
+    changed = builder.compile(name=graph.name, interrupt_before=graph.interrupt_before_nodes or None,
+                              interrupt_after=graph.interrupt_after_nodes or None)
+    branch = _record(changed, graph_input, dict(config or {}), branch_target(original, f"fork at step {step}"))
+    matches = _same_state(Replay(original), Replay(branch), step - 1)
+    result = Fork(branch, step, node, key, value, matches)
+    result.comparison = [row for row in compare(original, branch) if row.step >= step]
     return result
 
 

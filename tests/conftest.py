@@ -14,10 +14,15 @@ REFERENCE_FILES = {"test_langgraph_import.py", "test_draw.py"}
 """Files that run the real langgraph as the reference (imports, drawings compared with LangGraph's)."""
 
 
-SLOW_NAMES = ("test_cli", "test_sqlite_resumes_a_killed_process", "test_the_view_model_imports_no_streamlit")
+SLOW_NAMES = ("test_cli", "test_sqlite_resumes_a_killed_process", "test_the_view_model_imports_no_streamlit",
+              "test_runs_as_a_script")
 """Name prefixes of tests that start a subprocess (a second or more each)."""
 SLOW_FILES = {"test_app.py"}
 """AppTest runs the whole app once per test (about half a second each): `make test` runs them, `make check` not."""
+
+
+REFERENCE_NAMES = ("test_langgraph_",)
+"""Name prefixes of tests elsewhere that run the real langgraph beside the engine (tests/test_samples.py)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -25,6 +30,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # the rest of the session, and a test that calls `asyncio.run` after it would fail.
     items.sort(key=lambda item: Path(str(item.fspath)).is_relative_to(HERE / "e2e"))
     for item in items:
+        if item.name.startswith(REFERENCE_NAMES):
+            item.add_marker(pytest.mark.reference)
         if item.name.startswith(SLOW_NAMES) or Path(str(item.fspath)).name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
         path = Path(str(item.fspath))

@@ -1,16 +1,16 @@
 """The Streamlit app, page by page, with `streamlit.testing.v1.AppTest` (no browser).
 
 AppTest runs `debugger/app.py` in this process and lets a test click buttons, set widgets and read
-the elements, the session state and the URL (`at.query_params`). It renders nothing: the graph is
-checked through its DOT text (`at.get("graphviz_chart")[0].proto.spec`), where `engine.draw.to_dot`
-gives every node `id="node_<name>"`, a class `stepscope-node <state>` and a marker (▶ ran, ▷ next,
-✓ visited, ✖ failed). What only a browser shows (layout, colours, key presses) is in tests/e2e.
+the elements, the session state and the URL (`at.query_params`). The graph is laid out on the server,
+so its SVG is in the page (`drawing(at)`): `debugger.drawing` gives every node `id="node_<name>"`, a
+class `stepscope-node <state>` and a marker (▶ ran, ▷ next, ✓ visited, ✖ caused a failure). What only a browser shows (layout, colours, key presses) is in tests/e2e.
 
 Every test gets its own run store (`STEPSCOPE_DB` in a temporary folder) and cleared st caches.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -55,20 +55,27 @@ def url(at: AppTest) -> dict[str, str]:
     return {key: at.query_params[key] for key in at.query_params}
 
 
-def dot(at: AppTest) -> str:
-    charts = at.get("graphviz_chart")
+def drawing(at: AppTest) -> str:
+    """The step drawing's SVG (laid out by Graphviz on the server), entities decoded."""
+    charts = [h for h in at.get("html") if 'class="stepscope-graph"' in h.proto.body]
     assert len(charts) == 1, "exactly one graph on the page"
-    return charts[0].proto.spec
+    carried = re.search(r"canvas\.innerHTML = (\".*?\");\n", charts[0].proto.body).group(1)
+    return html.unescape(json.loads(carried))  # the page's script puts this SVG in the frame
 
 
 def node_state(at: AppTest, node: str) -> str:
-    """The highlight state `to_dot` gave the node: ran, next, visited, failed or idle."""
-    line = next(line for line in dot(at).splitlines() if re.search(rf'\bid="?node_{re.escape(node)}[" \]]', line))
-    return re.search(r'class="stepscope-node (\w+)"', line).group(1)
+    """The highlight state the drawing gave the node: ran, next, visited, failed or idle."""
+    return re.search(rf'<g id="node_{re.escape(node)}" class="node stepscope-node (\w+)"', drawing(at)).group(1)
 
 
 def ran_nodes(at: AppTest) -> list[str]:
-    return re.findall(r'class="stepscope-node ran".*? id="?node_([\w-]+)', dot(at))
+    return re.findall(r'<g id="node_([\w-]+)" class="node stepscope-node ran"', drawing(at))
+
+
+def node_svg(at: AppTest, node: str) -> str:
+    svg = drawing(at)
+    start = svg.index(f'<g id="node_{node}"')
+    return svg[start:svg.index("</g>", start)]
 
 
 def tab(at: AppTest, name: str):
@@ -142,19 +149,16 @@ def test_the_slider_moves_the_step():
 
 def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
     at = start(sample="subgraph_trap", step="2")
-    spec = dot(at)
+    svg = drawing(at)
     # the subgraph node is drawn as a cluster of its own nodes: its inner node `s1` is marked
-    spec = spec.replace('"', "")
-    child = next(line for line in spec.splitlines() if "id=node_child-3a-s1 " in line)
-    assert "class=stepscope-node ran" in child
-    assert "<td fixedsize=true width=18 height=18>▶</td>" in child
-    assert "fillcolor=#ffd45e" in child and "penwidth=3" in child
-    assert node_state(at, "p1") == "visited" and "✓" in next(l for l in spec.splitlines() if "id=node_p1 " in l)
+    child = node_svg(at, "child-3a-s1")
+    assert "▶" in child and 'fill="#ffd45e"' in child and 'stroke-width="3"' in child
+    assert node_state(at, "p1") == "visited" and "✓" in node_svg(at, "p1")
     assert node_state(at, "__start__") == "visited"
     assert node_state(at, "__end__") == "next"
-    assert re.search(r"node_p1 -> node_child-3a-s1 \[class=stepscope-edge taken .*id=edge_p1-to-child-3a-s1", spec)
-    assert "subgraph cluster_child {" in spec
-    assert re.search(r"node___start__ -> node_p1 \[class=stepscope-edge idle id=edge___start__-to-p1", spec)
+    assert '<g id="edge_p1-to-child-3a-s1" class="edge stepscope-edge taken">' in svg
+    assert '<g id="cluster_child" class="cluster">' in svg
+    assert '<g id="edge___start__-to-p1" class="edge stepscope-edge idle">' in svg
 
 
 def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
@@ -300,17 +304,21 @@ def test_state_versions_and_tasks_tabs():
     assert frame.to_dict("records") == [{"key": "log", "change": "✎ changed", "before": "['parent']",
                                          "after": "['parent', 'parent', 'sub-1']", "new items": "1, 2"}]
     versions = tab(at, "Versions").dataframe[0].value
-    assert versions.iloc[0].to_dict() == {"channel": "log", "what": "state key", "version": 4, "changed": "● changed here"}
+    assert versions.iloc[0].to_dict() == {"channel": "log", "what": "state key", "version": 4, "changed": "● written here"}
     assert tab(at, "Tasks").expander[0].label.startswith("child  ·  ")
     assert tab(at, "Subgraphs").button[0].label == "⤵ Step into child"
 
 
 def test_timeline_marks_the_current_step():
     at = start(sample="map_reduce_send", step="2")
-    frame = at.dataframe[0].value
+    frame = timeline(at)
     assert list(frame.columns) == ["0", "1", "▶ 2", "3"]
     assert frame.loc["write_joke", "▶ 2"] == "●×3"
-    assert timeline_label(at) == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ failed, ⏸ interrupted)"
+    assert timeline_label(at) == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted)"
+
+
+def timeline(at: AppTest):
+    return next(e for e in at.expander if e.label.startswith("Timeline")).dataframe[0].value
 
 
 def timeline_label(at: AppTest) -> str:
@@ -340,13 +348,13 @@ def test_timeline_of_a_long_run_shows_a_window_around_the_current_step(tmp_path)
     path.write_text(LOOP_FILE)
     at = open_file(start(), str(path))
     assert timeline_label(at).endswith("; supersteps 0–40 of 61")
-    assert list(at.dataframe[0].value.columns) == ["▶ 0", *map(str, range(1, 41))]
+    assert list(timeline(at).columns) == ["▶ 0", *map(str, range(1, 41))]
     at.select_slider(key="step_slider").set_value(30).run()
     assert timeline_label(at).endswith("; supersteps 10–50 of 61")
-    assert at.dataframe[0].value.columns[20] == "▶ 30"
+    assert timeline(at).columns[20] == "▶ 30"
     click(at, "last")
     assert timeline_label(at).endswith("; supersteps 20–60 of 61")
-    assert at.dataframe[0].value.columns[-1] == "▶ 60"
+    assert timeline(at).columns[-1] == "▶ 60"
 
 
 # ---- subgraphs --------------------------------------------------------------------------------------
@@ -360,7 +368,7 @@ def test_step_into_the_subgraph_and_back_out():
     assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0"}
     assert at.main.markdown[0].value.endswith("› **child (step 2)**")
     assert at.select_slider(key="step_slider").value == 0
-    assert "node_s1" in dot(at) and "node_p1" not in dot(at)
+    assert "node_s1" in drawing(at) and "node_p1" not in drawing(at)
     click(at, "next")
     assert url(at)["step"] == "1" and ran_nodes(at) == ["s1"]
     assert "Before: `['parent']`" in texts(tab(at, "Merge")), "the subgraph starts from the parent's state"
@@ -474,7 +482,7 @@ def test_sidebar_opens_a_graph_file_with_its_example_input_or_json(tmp_path):
     run = at.session_state["stepscope_run"]
     assert (run.source, run.label, run.title) == ("file", str(path), "Two steps")
     assert url(at) == {"run": run.trace.run_id, "step": "0"}
-    assert "node_alpha" in dot(at) and "node_beta" in dot(at)
+    assert "node_alpha" in drawing(at) and "node_beta" in drawing(at)
     click(at, "last")
     assert ran_nodes(at) == ["beta"]
 

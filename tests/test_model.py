@@ -193,7 +193,9 @@ def test_diff_reports_a_removed_key(trap, monkeypatch):
 
 def test_versions_list_state_channels_first_and_mark_changes(trap):
     rows = trap.versions(1)
-    assert rows[0] == {"channel": "log", "version": 3, "changed": True, "what": "state key"}
+    assert rows[0] == {"channel": "log", "version": 3, "changed": True, "change": "written", "what": "state key"}
+    change = {row["channel"]: row["change"] for row in rows}
+    assert (change["branch:to:child"], change["branch:to:p1"]) == ("written", "cleared"), "p1 ran: its edge is cleared"
     kinds = {row["channel"]: row["what"] for row in rows}
     assert kinds["branch:to:p1"] == "edge into p1" and kinds["__start__"] == "the input"
     assert next(row for row in rows if row["channel"] == "__start__")["changed"] is False

@@ -22,27 +22,15 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     count = len(run.view.findings)
     names = ["Merge", "Tasks", "State", "Versions", "Errors" + (" 🛑" if errors else ""),
              f"Findings ({count})" if count else "Findings", "What-if", "Subgraphs", "Time travel"]
-    tabs = st.tabs(names)
-    with tabs[0]:
-        merge_panel(view, at)
-    with tabs[1]:
-        tasks_panel(view, at)
-    with tabs[2]:
-        state_panel(view, at)
-    with tabs[3]:
-        versions_panel(view, at)
-    with tabs[4]:
-        findings.errors_panel(view, at)
-    with tabs[5]:
-        findings.findings_panel(run, at)
-    with tabs[6]:
-        findings.what_if_panel(view, at)
-    with tabs[7]:
-        subgraphs_panel(view, at)
-    with tabs[8]:
-        from debugger.views import time_travel
+    from debugger.views import time_travel
 
-        time_travel.render(run, at)
+    panels = [lambda: merge_panel(view, at), lambda: tasks_panel(view, at), lambda: state_panel(view, at),
+              lambda: versions_panel(view, at), lambda: findings.errors_panel(view, at),
+              lambda: findings.findings_panel(run, at), lambda: findings.what_if_panel(view, at),
+              lambda: subgraphs_panel(view, at), lambda: time_travel.render(run, at)]
+    for tab, name, panel in zip(st.tabs(names), names, panels):
+        with tab:
+            widgets.render_guarded(panel, f"the {name.split()[0]} tab")
 
 
 # ---- tasks -----------------------------------------------------------------------------------------
@@ -113,6 +101,7 @@ def _on_learn() -> None:
         _set_call(0)
 
 
+@widgets.guarded("learn", message="Could not check the guess")
 def _on_guess(step: int, index: int, total: int, form_key: str) -> None:
     run = session.loaded_run()
     at = session.cursor()
@@ -234,11 +223,12 @@ def versions_panel(view: RunView, at: Cursor) -> None:
         st.caption("No versions recorded for this step.")
         return
     frame = pd.DataFrame(rows)
-    frame["changed"] = frame["changed"].map({True: "● changed here", False: ""})
+    frame["changed"] = frame["change"].map({"written": "● written here", "cleared": "○ cleared here", "": ""})
     st.caption("Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
                "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
                "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
-               "`x` is a channel that the source writes and `x` listens to.")
+               "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
+               "clears it, which also counts as a new version (○ cleared here).")
     st.dataframe(frame[["channel", "what", "version", "changed"]], hide_index=True, width="stretch")
     following = view.next_triggers(at.step)
     if following:

@@ -47,10 +47,14 @@ def open_from_url() -> None:
         opened = sources.open_sample(DEFAULT_SAMPLE, store=False)
         step = call = scope = None
     _adopt(opened, step=step, call=call, scope=scope)
-    session.remember(session.OPEN_KIND, {"file": "Graph file", "stored": "Stored run", "fork": "Stored run",
-                                         "upload": "Trace file"}.get(opened.source, "Sample"))
-    if opened.source == "file":
-        session.remember(session.FILE_TARGET, opened.label)
+    origin = sources.origin_target(opened.trace.target)
+    kind = {"file": "Graph file", "stored": "Stored run", "fork": "Stored run", "upload": "Trace file"}.get(
+        opened.source, "Sample")
+    if opened.graph is not None and opened.source != "fork":  # a stored run that got its code back
+        kind = "Sample" if origin in SAMPLES else "Graph file"
+    session.remember(session.OPEN_KIND, kind)
+    if kind == "Graph file":
+        session.remember(session.FILE_TARGET, origin)
     if error:  # after _adopt, which clears the error of the previous open
         session.remember(session.OPEN_ERROR, error)
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import session
+from debugger import session, timetravel
 from debugger.model import Cursor, RunView
 from debugger.views import panels, widgets
 
@@ -16,8 +16,10 @@ TIMELINE_COLUMNS = 41
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
-LEGEND = ("▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ failed · bold edges: taken into this step · "
-          "dashed edges: conditional")
+SUMMARY_TASKS = 4
+"""The step summary explains this many tasks; the tabs list them all."""
+LEGEND = ("▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · bold edges: taken into this "
+          "step · dashed edges: conditional · drag to pan, Ctrl+wheel or +/− to zoom")
 
 
 def _go(step: int) -> None:
@@ -83,19 +85,22 @@ def render() -> None:
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
         collapsed = bool(session.widget_value(session.COLLAPSE_SUBGRAPHS))
-        widgets.graph_chart(view.dot(step, collapsed=collapsed), slot=view.steps.index(step) if step in view.steps else 0,
-                            large=len(view.drawing.nodes) > 12)
+        height = widgets.graph_chart(view.dot(step, collapsed=collapsed), large=len(view.drawing.nodes) > 12)
         if view.has_subgraphs:
             st.toggle("Collapse subgraphs", key=session.COLLAPSE_SUBGRAPHS)
         st.caption(LEGEND)
     with side_col:
-        _step_summary(view, at)
-        if run.lesson and not at.scope.path:
-            with st.expander("The lesson", expanded=True):
-                st.markdown(run.lesson)  # the sample's own text, written as Markdown
+        # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
+        with st.container(height=max(height, 260), border=False):
+            if not at.scope.path and timetravel.fork_step_of(run.trace.target) == step:
+                st.info("✎ Time travel edited a write of this step: the merge shows it going through the reducer.")
+            _step_summary(view, at)
+            if run.lesson and not at.scope.path:
+                with st.expander("The lesson", expanded=True):
+                    st.markdown(run.lesson)  # the sample's own text, written as Markdown
 
-    _timeline(view, step)
     panels.render_tabs(run, view, at)
+    _timeline(view, step)
 
 
 def _stepper(view: RunView, step: int) -> None:
@@ -121,9 +126,11 @@ def _step_summary(view: RunView, at: Cursor) -> None:
     st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
     if step == 0:
         st.caption("Step 0 is the hidden `__start__` task: it writes the graph input through the reducers.")
-    for trigger in view.triggers(step):
-        if trigger.task != "__start__":
-            st.markdown(f"- {widgets.md(trigger.sentence())}")
+    triggers = [t for t in view.triggers(step) if t.task != "__start__"]
+    for trigger in triggers[:SUMMARY_TASKS]:
+        st.markdown(f"- {widgets.md(trigger.sentence())}")
+    if len(triggers) > SUMMARY_TASKS:
+        st.markdown(f"- … and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)")
     merges = view.merge(step)
     committed = view.committed(step)
     if merges and committed:
@@ -146,7 +153,9 @@ def _step_summary(view: RunView, at: Cursor) -> None:
         st.warning("🔎 " + "; ".join(widgets.md(f.title) for f in others) + " — see the Findings tab.")
     following = view.next_triggers(step)
     if following:
-        st.markdown("**Next:** " + "; ".join(widgets.md(t.sentence()) for t in following))
+        shown = "; ".join(widgets.md(t.sentence()) for t in following[:SUMMARY_TASKS])
+        more = len(following) - SUMMARY_TASKS
+        st.markdown("**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))
     elif step == view.last:
         st.markdown(f"**Next:** nothing — the run ended with status `{widgets.code(view.run.status)}`.")
 
@@ -176,7 +185,7 @@ def _timeline(view: RunView, step: int) -> None:
             return ["color: #bbb"] * len(column)
         return [""] * len(column)
 
-    with st.expander(f"Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ failed, ⏸ interrupted){shown}",
+    with st.expander(f"Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted){shown}",
                      expanded=len(view.steps) <= 40):
         small = len(columns) <= TIMELINE_SHADED_COLUMNS and frame.size <= TIMELINE_SHADED_CELLS
         data = frame.style.apply(style, axis=0) if small else frame

@@ -16,6 +16,7 @@ from debugger.views import widgets
 FORK = session.FORK_RESULT
 
 
+@widgets.guarded("time-travel", message="The fork failed")
 def _run_fork(run: LoadedRun, step: int) -> None:
     node = session.widget_value(session.TT_NODE)
     key = session.widget_value(session.TT_KEY)
@@ -33,6 +34,7 @@ def _run_fork(run: LoadedRun, step: int) -> None:
     session.remember(FORK, (branch, None))
 
 
+@widgets.guarded("time-travel", message="The resume failed")
 def _run_resume(run: LoadedRun) -> None:
     text = session.widget_value(session.TT_ANSWER) or ""
     try:
@@ -47,6 +49,7 @@ def _run_resume(run: LoadedRun) -> None:
     session.remember(FORK, (branch, None))
 
 
+@widgets.guarded("time-travel", message="Could not open the branch")
 def _open_branch(run: LoadedRun) -> None:
     branch, _ = session.recall(FORK, (None, None))
     if branch is None:
@@ -59,10 +62,11 @@ def _open_branch(run: LoadedRun) -> None:
     session.set_run(opened, step=branch.step)
 
 
+@widgets.guarded("time-travel", message="Could not reopen the original run")
 def _back_to_original() -> None:
     parent = session.recall(session.FORK_PARENT)
     here = session.loaded_run()
-    step = min((s.step for s in here.trace.steps if s.tasks and s.tasks[0].id.startswith("fork-")), default=None)
+    step = timetravel.fork_step_of(here.trace.target)
     try:
         if parent and parent.startswith("sample:"):
             opened = sources.open_sample(parent.removeprefix("sample:"), store=False)
@@ -102,9 +106,10 @@ def render(run: LoadedRun, at: Cursor) -> None:
     st.selectbox("Key", form.keys, index=form.keys.index(form.key), key=session.TT_KEY)
     st.text_area("New value (JSON)", value=form.value_json, key=session.TT_VALUE, height=80)
     st.button("Run the fork", key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
+    widgets.action_error("time-travel")
     branch, error = session.recall(FORK, (None, None))
     if error:
-        st.error(error)
+        widgets.failure(error)
     if branch is None:
         return
     if not branch.replay_matches:

@@ -1,8 +1,8 @@
 """The app in a real browser (Debian's chromium via Playwright): what AppTest cannot see.
 
-The graph is drawn by Graphviz WASM in the page; `to_dot` gives each node `id=node_<name>` and
-the class `stepscope-node <state>`, which come through to the SVG as `<g id="node_child"
-class="node stepscope-node ran">`, so the tests read the highlight from the SVG itself: the class,
+The graph is laid out by Graphviz on the server (`debugger/views/widgets.py`); `debugger.drawing`
+gives each node `id=node_<name>` and the class `stepscope-node <state>`, which come through to the
+SVG as `<g id="node_child" class="node stepscope-node ran">`, so the tests read the highlight from the SVG itself: the class,
 the fill and pen width of the node's shape and the ▶ marker in its label. Keyboard shortcuts, tabs
 and page navigation are exercised as a user would. Each test saves screenshots (see conftest.py).
 """
