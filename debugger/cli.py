@@ -27,14 +27,17 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from engine.codec import encode
-from engine.trace import Recorder, Trace
-from engine.tracefile import TraceFileError, read_file, to_json
+from engine.trace import Trace
+from engine.tracefile import TraceFileError, to_json
 from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
 from debugger.present import explain_call, short
+from debugger.recording import ALL_STATUSES, RecordingError, record_run, timeout_from
 from debugger.replay import Replay
 from debugger.store import StoreError
 from debugger.stores import open_store
+from debugger.tracecheck import read_trace_file
+from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes from a trace
 from debugger.targets import TargetError, load_target
 from debugger.threads.open import add_arguments as add_thread_arguments, command_fork, command_threads, trace_from_args
 from debugger.threads.savers import CheckpointerError
@@ -65,7 +68,7 @@ def superstep_rows(trace: Trace) -> list[list[str]]:
 def command_run(args: argparse.Namespace) -> int:
     target = load_target(args.target)
     if target.is_langgraph:
-        from debugger.langgraph import cli as langgraph_cli
+        from debugger.langgraph_recorder import cli as langgraph_cli
 
         return langgraph_cli.command_run(args, target, _run_table)
     _refuse_langgraph_only_options(args)
@@ -73,22 +76,29 @@ def command_run(args: argparse.Namespace) -> int:
     config = dict(target.example_config)
     if args.recursion_limit is not None:
         config["recursion_limit"] = args.recursion_limit
-    recorder = Recorder(target=args.target)
-    failure: BaseException | None = None
-    try:
-        output = target.graph.invoke(graph_input, config, hooks=recorder)
-    except Exception as exc:  # the run's own error: recorded, stored, reported in words
-        failure, output = exc, None
-    trace = recorder.trace
+    timeout = timeout_from(args.timeout)
+    store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
+    outcome = record_run(target.graph, graph_input, config, target=args.target, timeout=timeout)
+    trace = outcome.trace
     print(_run_table(trace))
-    run_id = open_store(args.db).save(trace)
-    if args.out:
-        Path(args.out).write_text(to_json(trace, indent=1), encoding="utf-8")
-    print(f"status: {trace.status}   run: {run_id}" + (f"   trace: {args.out}" if args.out else ""))
-    if failure is not None:
-        print(f"error: {type(failure).__name__}: {failure}", file=sys.stderr)
-        return 1
-    print(f"final state: {short(encode(output), 400)}")
+    kept = []
+    if args.out:  # first: the file must exist even if the database fails
+        try:
+            Path(args.out).write_text(to_json(trace, indent=1), encoding="utf-8")
+            kept.append(f"trace: {args.out}")
+        except OSError as exc:
+            print(f"error: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
+    try:
+        store.save(trace)
+        kept.append(f"reopen: stepscope show {trace.run_id[:12]}")
+    except StoreError as exc:
+        print(f"error: the run was not stored: {exc}", file=sys.stderr)
+    print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))
+    if not outcome.ok:
+        error = trace.error or {}
+        print(f"error: {error.get('class', 'Error')}: {error.get('message', '')}", file=sys.stderr)
+        return 130 if trace.status == "cancelled" else 1
+    print(f"final state: {short(encode(outcome.output), 400)}")
     return 0
 
 
@@ -99,7 +109,7 @@ def _run_table(trace: Trace) -> str:
 def _input_option(text: str | None, default: Any) -> Any:
     if text is None:
         return default
-    from debugger.langgraph.cli import read_json_option  # imports no langgraph
+    from debugger.langgraph_recorder.cli import read_json_option  # imports no langgraph
 
     return read_json_option(text, "--input")
 
@@ -114,7 +124,7 @@ def _refuse_langgraph_only_options(args: argparse.Namespace) -> None:
 def _open_trace(ref: str, db: str | None) -> Trace:
     path = Path(ref)
     if path.suffix == ".json" or path.is_file():
-        return read_file(path)
+        return read_trace_file(path)
     return open_store(db).load(ref)
 
 
@@ -125,6 +135,10 @@ def command_show(args: argparse.Namespace) -> int:
     steps = [s for s in trace.steps if args.step is None or s.step == args.step]
     if args.step is not None and not steps:
         raise StoreError(f"the run has no step {args.step}; it has steps {replay.order[0]}..{replay.order[-1]}.")
+    if args.channel is not None:
+        known = set(trace.graph.get("channels") or {}) | {c.channel for s in trace.steps for c in s.reducer_calls}
+        if args.channel not in known:
+            raise StoreError(f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}.")
     print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {trace.status}")
     for step in steps:
         calls = [(c, b, a) for c, b, a in replay.call_values(step.step) if args.channel in (None, c.channel)]
@@ -135,7 +149,7 @@ def command_show(args: argparse.Namespace) -> int:
             verdict = "REFUSED" if call.error else short(after, 60)
             print(f"  #{call.index} {call.channel} [{call.reducer}] from {call.writer_name}: "
                   f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}")
-            print(f"      {explain_call(call, before, after)}")
+            print(f"      {explain_call(call, before, after, applied=step.committed)}")
     if trace.error:
         print(f"error: {trace.error['class']}: {trace.error['message']}")
     return 0
@@ -199,12 +213,9 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
                 graph_input = copy.deepcopy(target.example_input)
             except Exception:  # an input that cannot be copied is passed as it is
                 graph_input = target.example_input
-        recorder = Recorder(target=ref)
-        try:
-            target.graph.invoke(graph_input, dict(target.example_config), hooks=recorder)
-        except Exception:  # the run's own error is in the trace, and is what we diagnose
-            pass
-        return f"graph {ref}", target.graph, recorder.trace
+        outcome = record_run(target.graph, graph_input, dict(target.example_config), target=ref,
+                             timeout=timeout_from(None))
+        return f"graph {ref}", target.graph, outcome.trace  # the run's own error is what we diagnose
     try:
         trace = open_store(args.db).load(ref)
     except StoreError as exc:
@@ -213,7 +224,7 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
 
 
 def _langgraph_subject(args: argparse.Namespace, target: Any) -> tuple[str, Any, Trace | None]:
-    from debugger.langgraph import cli as langgraph_cli
+    from debugger.langgraph_recorder import cli as langgraph_cli
 
     view, result, skipped = langgraph_cli.diagnosis_run(args, target)
     if skipped:
@@ -240,7 +251,7 @@ def command_export(args: argparse.Namespace) -> int:
 
 
 def command_import(args: argparse.Namespace) -> int:
-    print(open_store(args.db).import_file(args.file))
+    print(open_store(args.db).import_file(args.file, replace=args.replace))
     return 0
 
 
@@ -269,6 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--thread", help="langgraph apps with a checkpointer: the thread to run on (default: a new one)")
     run.add_argument("--context", help="langgraph apps with a context_schema: the run context as JSON")
     run.add_argument("--resume", help="langgraph apps: answer the thread's interrupt (JSON, or plain text)")
+    run.add_argument("--timeout", type=float, help="stop waiting after this many seconds and keep what was "
+                                                   "recorded (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)")
     show = add("show", command_show, "print a run's merges, one reducer call at a time")
     show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
     show.add_argument("--step", type=int, help="only this superstep")
@@ -286,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("--out", help="the local SQLite file for the copy (default: a new temporary file)")
     runs = add("runs", command_runs, "list stored runs, newest first")
     runs.add_argument("--graph", help="only runs of this graph")
-    runs.add_argument("--status", choices=["done", "interrupted", "error", "recursion_limit"])
+    runs.add_argument("--status", choices=ALL_STATUSES)
     add("samples", command_samples, "list the gallery of sample lessons")
     diag = add("diagnose", command_diagnose,
                "find concurrent updates, reducer traps and in-place edits; exit 1 if any finding is an error")
@@ -310,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("file")
     imp = add("import", command_import, "store a JSON trace file in the database")
     imp.add_argument("file")
+    imp.add_argument("--replace", action="store_true", help="overwrite a different stored run with the same id")
     delete = add("delete", command_delete, "delete a stored run")
     delete.add_argument("run")
     return parser
@@ -319,17 +333,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except (TargetError, StoreError, TraceFileError, RunFailedBeforeStart, CheckpointerError) as exc:
+    except KeyboardInterrupt:  # outside a run (a run keeps what it recorded): stop quietly
+        print("stopped (Ctrl-C).", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `stepscope samples | head`: the reader has all it wanted
+        _silence_stdout()
+        return 0
+    except (TargetError, StoreError, TraceFileError, RecordingError, RunFailedBeforeStart,
+            CheckpointerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except json.JSONDecodeError as exc:
+        print(f"error: --input is not valid JSON: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
         if type(exc).__name__ in ("RunSetupError", "ThreadFileError", "UnsupportedLangGraph"):
             print(f"error: {exc}", file=sys.stderr)
             return 2
         raise
-    except json.JSONDecodeError as exc:
-        print(f"error: --input is not valid JSON: {exc}", file=sys.stderr)
-        return 2
+
+
+def _silence_stdout() -> None:
+    """Python would report the closed pipe again when it flushes stdout at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (tests): nothing to flush
+        pass
 
 
 if __name__ == "__main__":

@@ -9,30 +9,62 @@ from __future__ import annotations
 from typing import Any
 
 from engine.codec import MISSING_ENCODED, TYPE, decode
+from debugger.replay import repeated_items
 from engine.trace import ReducerCallRecord
 
 MISSING = MISSING_ENCODED
 
 
 def short(value: Any, limit: int = 80) -> str:
-    """A one-line preview of an encoded value, cut at `limit` characters with an ellipsis."""
-    text = _text(value)
+    """A one-line preview of an encoded value, cut at `limit` characters with an ellipsis. Only what
+    the preview shows is rendered, so a long list costs `limit` characters, not its length."""
+    text = _text(value, limit)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _text(value: Any) -> str:
+def _text(value: Any, limit: int | None = None) -> str:
     if value == MISSING:
         return "(empty)"
     if isinstance(value, dict) and value.get(TYPE) == "message":
         return _message_text(value)
-    if isinstance(value, list) and value and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in value):
-        return "[" + ", ".join(_message_text(v) for v in value) + "]"
+    if isinstance(value, list) and value and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in _head(value, limit)):
+        return _joined("[", "]", (_message_text(v) for v in value), limit)
     if isinstance(value, dict) and value.get(TYPE) in ("repr", "error"):
         return value.get("repr") or f"{value['class']}: {value.get('message', '')}"
     try:
-        return repr(decode(value))
+        return _preview(value, limit)
     except Exception:  # a malformed record must still be shown
         return repr(value)
+
+
+def _head(items: list[Any], limit: int | None) -> list[Any]:
+    """The items a preview of `limit` characters can show (all of them without a limit)."""
+    return items if limit is None else items[: limit // 2 + 1]
+
+
+def _preview(value: Any, limit: int | None) -> str:
+    """`repr(decode(value))`, or its first `limit`+ characters when there is more."""
+    if limit is not None and type(value) is list:
+        return _joined("[", "]", (_preview(v, limit) for v in value), limit)
+    if limit is not None and type(value) is dict and TYPE not in value:
+        return _joined("{", "}", (f"{k!r}: {_preview(v, limit)}" for k, v in value.items()), limit)
+    return repr(decode(value))
+
+
+def _joined(opening: str, closing: str, parts: Any, limit: int | None) -> str:
+    """`opening + ", ".join(parts) + closing`, stopping (without `closing`) once past `limit`."""
+    text = [opening]
+    used = len(opening)
+    for index, part in enumerate(parts):
+        if index:
+            text.append(", ")
+            used += 2
+        text.append(part)
+        used += len(part)
+        if limit is not None and used > limit:
+            return "".join(text)
+    text.append(closing)
+    return "".join(text)
 
 
 def _message_text(encoded: dict[str, Any]) -> str:
@@ -53,16 +85,25 @@ def is_message_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in value)
 
 
-def explain_call(call: ReducerCallRecord, before: Any, after: Any) -> str:
-    """One sentence on what a reducer call did, e.g. "operator.add appended ['b'] to ['a']"."""
-    channel = call.channel
-    write = call.write
+def explain_call(call: ReducerCallRecord, before: Any, after: Any, *, applied: bool = True) -> str:
+    """One sentence on what a reducer call did, e.g. "operator.add appended ['b'] to ['a']". With
+    `applied=False` (a step that failed) it says what was computed and that it never reached the state."""
     if call.error is not None:
         first = call.error["message"].splitlines()[0]
         if call.reducer == "LastValue":
-            return (f"{channel!r} has no reducer, so it takes one value per step; {call.writer_name} wrote a second "
-                    f"one ({short(write, 40)}) and the step failed: {first}")
-        return f"{call.reducer} refused {short(write, 40)} from {call.writer_name}: {first}"
+            return (f"{call.writer_name} wrote {short(call.write, 40)} to {call.channel!r}, a key without a reducer, "
+                    f"which takes one write per step; another task wrote it in the same step, so the barrier refused "
+                    f"the writes and the step failed: {first}")
+        return f"{call.reducer} refused {short(call.write, 40)} from {call.writer_name}: {first}"
+    sentence = _explain_applied(call, before, after)
+    if applied:
+        return sentence
+    return f"would have {sentence[0].lower()}{sentence[1:]}, but the step failed, so nothing was applied"
+
+
+def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
+    channel = call.channel
+    write = call.write
     if isinstance(write, dict) and write.get(TYPE) == "Overwrite":
         return f"Overwrite replaced {channel!r} with {short(after, 60)}, bypassing {call.reducer}"
     if before == MISSING:
@@ -72,14 +113,19 @@ def explain_call(call: ReducerCallRecord, before: Any, after: Any) -> str:
                 f"so {call.reducer} was not called")
     if call.reducer in ("LastValue", "AnyValue"):
         return f"replaced {channel!r}: {short(before, 40)} → {short(after, 40)} (a plain key keeps the last write)"
+    appended = _appended(call, before, after)
+    if call.reducer == "add_messages" and appended is not None and appended and is_message_list(appended) \
+            and all(m["message"]["data"].get("id") for m in appended) and before and is_message_list(before[:1]):
+        # the recorded delta says these were appended, nothing replaced: no need to compare whole lists
+        return f"add_messages appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})"
     if call.reducer == "add_messages" and is_message_list(before) and is_message_list(after):
         return f"add_messages {_message_changes(before, after)}"
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
             return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"
-        if after[: len(before)] == before:
+        if appended is not None or after[: len(before)] == before:
             added = after[len(before):]
-            duplicates = [item for item in added if item in before]
+            duplicates = repeated_items(before, after)
             note = f" ({len(duplicates)} of them already there: duplicated)" if duplicates else ""
             return f"{call.reducer} appended {short(added, 50)} to {short(before, 40)}{note}"
     if isinstance(before, (int, float)) and isinstance(after, (int, float)) and not isinstance(before, bool):
@@ -89,6 +135,15 @@ def explain_call(call: ReducerCallRecord, before: Any, after: Any) -> str:
     if after == before:
         return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) left {channel!r} unchanged"
     return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) returned {short(after, 40)}"
+
+
+def _appended(call: ReducerCallRecord, before: Any, after: Any) -> list[Any] | None:
+    """The items a call appended, read from its recorded delta (`{"extend": [...]}`) when it has one."""
+    added = call.after.get("extend") if isinstance(call.after, dict) else None
+    if isinstance(added, list) and isinstance(before, list) and isinstance(after, list) \
+            and len(after) == len(before) + len(added):
+        return added
+    return None
 
 
 def _message_changes(before: list[Any], after: list[Any]) -> str:

@@ -8,8 +8,8 @@ where a caller needs them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from itertools import permutations
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.codec import MISSING_ENCODED, apply_delta, decode, encode
@@ -44,17 +44,29 @@ class ChannelHistory:
     """One per list item; a single entry for a non-list value."""
 
 
+KEEP_EVERY = 32
+"""`Replay` keeps the state after every KEEP_EVERY-th step (and the last one asked for): walking a run
+step by step costs one step's fold each, and memory grows with steps / KEEP_EVERY, not steps."""
+
+
 class Replay:
-    """Folds a run's recorded deltas forward. `after_step(n)` and `at_call(n, k)` are cached."""
+    """Folds a run's recorded deltas forward. States after a step are cached (see `KEEP_EVERY`)."""
 
     def __init__(self, run: RunRecord) -> None:
         self.run = run
         self.steps: dict[int, StepRecord] = {s.step: s for s in run.steps}
         self.order = [s.step for s in run.steps]
+        self.position = {step: index for index, step in enumerate(self.order)}
         self._states: dict[int, dict[str, ChannelHistory]] = {}
+        self._last: tuple[int, dict[str, ChannelHistory]] | None = None
 
     def _fold_step(self, channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None) -> None:
-        """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes."""
+        """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes.
+
+        A step that did not commit (a refused write, a node that raised, a timeout) applies nothing, as in
+        LangGraph: its reducer calls were computed but the barrier never wrote them to the state."""
+        if not step.committed:
+            return
         calls = step.reducer_calls if upto is None else step.reducer_calls[:upto]
         for call in calls:
             history = channels.setdefault(call.channel, ChannelHistory())
@@ -65,7 +77,8 @@ class Replay:
             if call.error is not None:
                 continue
             after = apply_delta(before, call.after)
-            _attribute(history, after, Origin(step.step, call.writer_name, call.writer, call.index), previous=before)
+            _attribute(history, after, Origin(step.step, call.writer_name, call.writer, call.index), previous=before,
+                       change=call.after)
             history.value = after
         if upto is None:
             for key, change in step.state.items():
@@ -76,31 +89,41 @@ class Replay:
 
     def histories_after(self, step: int) -> dict[str, ChannelHistory]:
         """Every channel's value and provenance after `step`'s barrier."""
+        index = self.position.get(step)
+        if index is None:
+            raise KeyError(f"run has no step {step}; steps are {self.order[0]}..{self.order[-1]}" if self.order
+                           else "the run has no steps")
         if step in self._states:
             return self._states[step]
-        channels: dict[str, ChannelHistory] = {}
-        for number in self.order:
-            if number in self._states:
-                channels = self._states[number]
-            else:
-                channels = {k: ChannelHistory(v.value, list(v.origins)) for k, v in channels.items()}
-                self._fold_step(channels, self.steps[number])
-                self._states[number] = channels
-            if number == step:
-                return channels
-        raise KeyError(f"run has no step {step}; steps are {self.order[0]}..{self.order[-1]}")
-
+        if self._last is not None and self._last[0] == index:
+            return self._last[1]
+        start, channels = -1, {}
+        if self._last is not None and self._last[0] < index:
+            start, channels = self._last
+        kept = index - index % KEEP_EVERY
+        while kept > start:
+            if self.order[kept] in self._states:
+                start, channels = kept, self._states[self.order[kept]]
+                break
+            kept -= KEEP_EVERY
+        for position in range(start + 1, index + 1):
+            channels = {k: ChannelHistory(v.value, list(v.origins)) for k, v in channels.items()}
+            self._fold_step(channels, self.steps[self.order[position]])
+            if position % KEEP_EVERY == 0:
+                self._states[self.order[position]] = channels
+        self._last = (index, channels)
+        return channels
     def state_after(self, step: int) -> dict[str, Any]:
         """The recorded state (encoded values) after `step`; empty keys are left out, as in node input."""
         return {k: h.value for k, h in self.histories_after(step).items() if h.value != MISSING_VALUE}
 
     def state_before(self, step: int) -> dict[str, Any]:
-        index = self.order.index(step)
+        index = self._index(step)
         return self.state_after(self.order[index - 1]) if index > 0 else {}
 
     def state_at_call(self, step: int, calls: int) -> dict[str, Any]:
         """The state inside `step`'s merge, after its first `calls` reducer calls."""
-        index = self.order.index(step)
+        index = self._index(step)
         base = self.histories_after(self.order[index - 1]) if index > 0 else {}
         channels = {k: ChannelHistory(v.value, list(v.origins)) for k, v in base.items()}
         self._fold_step(channels, self.steps[step], upto=calls)
@@ -108,7 +131,7 @@ class Replay:
 
     def call_values(self, step: int) -> Iterator[tuple[ReducerCallRecord, Any, Any]]:
         """Each reducer call of `step` with its full (encoded) value before and after."""
-        index = self.order.index(step)
+        index = self._index(step)
         base = self.histories_after(self.order[index - 1]) if index > 0 else {}
         values = {k: h.value for k, h in base.items()}
         for call in self.steps[step].reducer_calls:
@@ -116,6 +139,12 @@ class Replay:
             after = before if call.error is not None else apply_delta(before, call.after)
             values[call.channel] = after
             yield call, before, after
+
+    def _index(self, step: int) -> int:
+        index = self.position.get(step)
+        if index is None:
+            raise ValueError(f"run has no step {step}")
+        return index
 
     def provenance(self, step: int, key: str) -> list[Origin]:
         """Who put `key`'s value there, as of `step`: one origin per list item, else one."""
@@ -125,8 +154,27 @@ class Replay:
         return list(history.origins)
 
 
-def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any) -> None:
-    """Updates item origins for a change from `previous` to `new` (both encoded)."""
+def repeated_items(before: Any, after: Any) -> tuple[int, ...]:
+    """Indexes of the items a call appended to the list `before` (giving `after`) that were already in
+    `before`: a write that carried the old value again (the subgraph trap, a read-modify-write)."""
+    if not (isinstance(before, list) and isinstance(after, list) and len(after) > len(before)):
+        return ()
+    seen = {canonical(item) for item in before}
+    return tuple(len(before) + i for i, item in enumerate(after[len(before):]) if canonical(item) in seen)
+
+
+def canonical(value: Any) -> str:
+    """One text per recorded value, so equal values compare equal whatever their key order."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any, change: Any = None) -> None:
+    """Updates item origins for a change from `previous` to `new` (both encoded). A recorded
+    `extend` delta says the old items stayed as they were, so they are not compared again."""
+    if isinstance(change, dict) and "extend" in change and isinstance(previous, list) and isinstance(new, list) \
+            and len(history.origins) == len(previous):
+        history.origins.extend([origin] * (len(new) - len(previous)))
+        return
     if isinstance(new, list) and isinstance(previous, list):
         keep = 0
         limit = min(len(previous), len(new), len(history.origins))
@@ -193,18 +241,3 @@ def refold(
 
 
 MISSING_MARK = decode(MISSING_VALUE)
-
-
-def order_sensitivity(replay: Replay, step: int, channel: str, reducer: Callable[[Any, Any], Any], limit: int = 120) -> list[Refold]:
-    """Every other order of a step's writes to `channel` (up to `limit` orders) that changes the result."""
-    calls = channel_calls(replay.steps[step], channel)
-    differing = []
-    for count, order in enumerate(permutations(range(len(calls)))):
-        if count >= limit:
-            break
-        if order == tuple(range(len(calls))):
-            continue
-        result = refold(replay, step, channel, reducer, order)
-        if result.differs:
-            differing.append(result)
-    return differing

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.store import StoreError
 from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
-from engine.trace import Recorder, Trace
-from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
+from engine.trace import Trace
+from debugger.langgraph_recorder.names import is_langgraph_graph
+from debugger.recording import record_run
+from debugger.tracecheck import parse_trace
+from engine.codec import decode
+from engine.tracefile import TraceFileError
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -58,50 +60,23 @@ def run_timeout() -> float:
 
 def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str,
            timeout: float | None = None) -> Trace:
-    """Runs `graph` under a Recorder. A failing run is still a complete trace (status `error`).
-
-    The run happens on a worker thread. If it has not finished after `timeout` seconds (a node
-    waiting forever, say), what was recorded so far is returned, frozen, with an error saying so;
-    the worker cannot be stopped from outside and finishes or waits on its own.
-    """
-    recorder = Recorder(target=target)
-
-    def run() -> None:
-        try:
-            graph.invoke(graph_input, dict(config or {}), hooks=recorder)
-        except Exception:  # recorded in the trace (status, error, failed step): the debugger shows it
-            pass
-
-    worker = threading.Thread(target=run, name=f"stepscope-run-{target}", daemon=True)
-    worker.start()
+    """Runs `graph` and returns its trace, however the run ends (`debugger.recording.record_run`): a
+    failing run is a complete trace (status `error`); one still going after `timeout` seconds (a node
+    waiting forever, say) is what was recorded so far, status `timeout`, with a message saying so."""
+    if is_langgraph_graph(graph):  # langgraph runs it; StepScope watches
+        return _record_langgraph(graph, graph_input, config, target, run_timeout() if timeout is None else timeout)
     limit = run_timeout() if timeout is None else timeout
-    worker.join(limit)
-    if recorder.trace is None:
-        raise OpenError(f"{target} did not start within {limit:.0f} s: the engine recorded nothing.")
-    if not worker.is_alive():
-        return recorder.trace
-    with recorder.lock:  # a frozen copy: the run may still be adding to the live one
-        frozen = _frozen_copy(recorder.trace)
-    steps = [s.step for s in frozen.steps if s.step >= 0]
-    running = [t.name for t in (frozen.steps[-1].tasks if frozen.steps else [])]
-    frozen.status = "error"
-    frozen.error = {
-        "$type": "error", "class": "RunTimeout", "module": "stepscope", "notes": [], "traceback": "",
-        "message": f"The run did not finish within {limit:.0f} s; showing the {len(steps)} supersteps recorded so far. "
-                   f"Still running: {', '.join(running) or 'nothing planned yet'}. A node may be waiting forever "
-                   f"(a network call without a timeout, an endless loop inside the node). Set {RUN_TIMEOUT_ENV} "
-                   "to wait longer.",
-    }
-    return frozen
+    return record_run(graph, graph_input, dict(config or {}), target=target, timeout=limit).trace
 
 
-def _frozen_copy(trace: Trace) -> Trace:
-    for _ in range(5):  # the worker may change a list while we read it: try again
-        try:
-            return from_dict(to_dict(trace))
-        except RuntimeError:
-            time.sleep(0.01)
-    return from_dict(to_dict(trace))
+def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float) -> Trace:
+    from debugger.langgraph_recorder.runs import RunResult, run_in_background
+
+    try:
+        done = run_in_background(graph, graph_input, timeout=timeout, target=target, config=config, db=False)
+    except Exception as exc:  # noqa: BLE001 - a run that cannot be set up (bad context, unreadable thread)
+        raise OpenError(f"{target}: {exc}") from None
+    return done.trace if isinstance(done, RunResult) else done
 
 
 def keep(trace: Trace, db: str | None = None) -> None:
@@ -126,6 +101,22 @@ def _parse_input(input_json: str | None, default: Any) -> Any:
         raise OpenError(f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.") from None
 
 
+def require_input(graph: Any, graph_input: Any, trace: Trace) -> None:
+    """Refuses an empty input that the graph could not run with (a node read a key nobody gave it: a
+    bare KeyError), saying what the graph expects. An empty input a graph runs fine with is kept."""
+    if graph_input not in (None, {}, "") or trace.status != "error" or (trace.error or {}).get("class") != "KeyError":
+        return
+    builder = getattr(graph, "builder", None)
+    schemas = getattr(builder, "schemas", {})
+    keys = list(schemas.get(getattr(builder, "input_schema", None), {}) or getattr(builder, "channels", {}))
+    if not keys:
+        return
+    example = "{" + ", ".join(f'"{k}": ...' for k in keys[:4]) + (", ..." if len(keys) > 4 else "") + "}"
+    raise OpenError(f"The input is empty, and {trace.graph.get('name', 'the graph')} needs one: a node read "
+                    f"{trace.error.get('message', '')} before anything wrote it. The graph's input has the keys {', '.join(keys)}: give a JSON object "
+                    f"such as {example}, or define `example_input` in the graph's module.")
+
+
 def open_sample(name: str, *, db: str | None = None, input_json: str | None = None, store: bool = True) -> Opened:
     """Runs a gallery sample. `store=False` for a sample opened by its link (`sample=<name>`): the
     link reproduces it, so storing it on every visit would only fill the run list with copies."""
@@ -138,31 +129,85 @@ def open_sample(name: str, *, db: str | None = None, input_json: str | None = No
     config = dict(getattr(module, "example_config", None) or {})
     value = _parse_input(input_json, module.example_input)
     trace = record(module.graph, value, config, name)
-    if store:
+    require_input(module.graph, value, trace)
+    edited = input_json is not None and input_json.strip() != "" and value != module.example_input
+    if store or edited:
         _store(trace, db)
-    return Opened(trace, "sample", name, module.graph, getattr(module, "lesson", ""), getattr(module, "title", name),
+    title = getattr(module, "title", name) + (" (edited input)" if edited else "")
+    return Opened(trace, "edited" if edited else "sample", name, module.graph, getattr(module, "lesson", ""), title,
                   value, config)
 
 
-def open_target(target: str, input_json: str | None = None, *, db: str | None = None) -> Opened:
+def open_target(target: str, input_json: str | None = None, *, db: str | None = None, config_json: str | None = None,
+                thread: str | None = None) -> Opened:
+    """Runs a graph file. `config_json` and `thread` (langgraph apps): the run config, and the
+    checkpointer thread to run on (a graph with a checkpointer and no thread gets a fresh one)."""
     try:
         loaded = load_target(target)
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
     graph_input = _parse_input(input_json, loaded.example_input)
-    trace = record(loaded.graph, graph_input, loaded.example_config, target)
+    config = {**loaded.example_config, **(_parse_input(config_json, None) or {})}
+    if loaded.is_langgraph:
+        from debugger.langgraph_recorder.app_runs import run_for_app
+
+        trace = run_for_app(loaded.graph, graph_input, target=target, config=config, thread=thread, db=db,
+                            timeout=run_timeout())
+    else:
+        trace = record(loaded.graph, graph_input, config, target)
+    require_input(loaded.graph, graph_input, trace)
     _store(trace, db)
     module = loaded.module
     return Opened(trace, "file", target, loaded.graph, getattr(module, "lesson", ""), getattr(module, "title", target),
-                  graph_input, loaded.example_config)
+                  graph_input, config)
 
 
-def open_stored(run_id: str, *, db: str | None = None) -> Opened:
+def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) -> Opened:
+    """A stored run. `with_code`: also load the graph's code it was made from (a sample, or the graph
+    file, when it is still there), so What-if and Time travel work as they did when it was made; a
+    branch made by time travel finds its original's code the same way. Nothing is run."""
     try:
         trace = open_store(db).load(run_id)
     except StoreError as exc:
         raise OpenError(str(exc)) from None
-    return Opened(trace, "stored", trace.run_id, None, "", trace.target or trace.graph.get("name", ""))
+    source = "fork" if trace.target != origin_target(trace.target) else "stored"
+    opened = Opened(trace, source, trace.run_id, None, "", trace.target or trace.graph.get("name", ""))
+    if with_code:
+        _attach_code(opened, origin_target(trace.target))
+    return opened
+
+
+def origin_target(target: str) -> str:
+    from debugger.timetravel import origin_target as origin
+
+    return origin(target)
+
+
+def _attach_code(opened: Opened, target: str) -> None:
+    """Loads `target`'s graph (a sample name or a file target) without running it; quietly nothing if
+    it cannot be loaded: the stored run is still shown, only re-running needs the code."""
+    from sample_graphs.gallery import SAMPLES, load_sample
+
+    try:
+        if target in SAMPLES:
+            module = load_sample(target)
+            graph, config = module.graph, dict(getattr(module, "example_config", None) or {})
+            title = getattr(module, "title", target)
+        elif target.partition(":")[0].endswith(".py") or ":" in target:
+            loaded = load_target(target)
+            module, graph, config = loaded.module, loaded.graph, loaded.example_config
+            title = getattr(module, "title", target)
+        else:
+            return
+    except Exception:  # the code moved or broke since: show the stored run without it
+        return
+    if graph.name != opened.trace.graph.get("name", graph.name):
+        return  # not the graph this run was made from
+    opened.graph, opened.config = graph, config
+    opened.lesson = getattr(module, "lesson", "")
+    opened.graph_input = decode(opened.trace.input)
+    if opened.source != "fork":
+        opened.title = title
 
 
 def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
@@ -170,7 +215,7 @@ def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
         raise OpenError(f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "
                         "Use `stepscope show` for larger ones.")
     try:
-        trace = from_json(data, source=filename)
+        trace = parse_trace(data, source=filename)
     except TraceFileError as exc:
         raise OpenError(str(exc)) from None
     _store(trace, db)

@@ -4,20 +4,36 @@ The database lives at `$STEPSCOPE_DB` if set, else `~/.local/share/stepscope/run
 `$XDG_DATA_HOME` when that is set); every command takes `--db PATH` to use another file. Each row keeps
 the summary the run list needs (graph, target, time, status, steps, error) and the trace itself as
 JSON text, so a stored run opens with no engine and no graph code.
+
+The database says what it is: `PRAGMA application_id` is StepScope's and `PRAGMA user_version` the
+layout's version (`VERSION`). Opening checks both before anything else, inside one write transaction
+(so an unwritable file is found before a run, not after): an empty file gets the current layout, an
+older StepScope layout is migrated in place (version 1 is the unversioned `runs` table of the first
+releases), and a newer or foreign database is refused with a message, never written to.
+
+Run ids are matched exactly, or by a prefix of at least `MIN_PREFIX` characters that names one run;
+never as a pattern. The operations (`save`, `list`, `load`, `delete`, `export`, `import_file`) are
+the whole interface: another backend (PostgreSQL) implements the same ones.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from engine.trace import Trace
-from engine.tracefile import TraceFileError, from_json, read_file, to_json
+from engine.tracefile import to_json
+from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
 
 ENV_VAR = "STEPSCOPE_DB"
+APPLICATION_ID = 0x53745363  # "StSc"
+VERSION = 2
+MIN_PREFIX = 4
 
 
 def default_db_path() -> Path:
@@ -45,43 +61,168 @@ class StoreError(Exception):
     """A database that cannot be used or a run that is not there; the message says what to do."""
 
 
+class RunExistsError(StoreError):
+    """An import whose run id is already stored with other content."""
+
+
+_RUNS_V2 = (
+    """CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY NOT NULL CHECK (run_id <> ''),
+        graph TEXT NOT NULL,
+        target TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        status TEXT NOT NULL,
+        steps INTEGER NOT NULL,
+        error TEXT NOT NULL,
+        trace TEXT NOT NULL,
+        digest TEXT NOT NULL
+    )""",
+    "CREATE INDEX runs_by_graph ON runs (graph, started_at)",
+)
+"""Statements, not a script: `executescript` would commit the open transaction."""
+_COLUMNS_V1 = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace"]
+_COLUMNS_V2 = [*_COLUMNS_V1, "digest"]
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class RunStore:
     """Runs kept in one SQLite file. Cheap to open; each call is its own transaction."""
-
-    SCHEMA = """
-        CREATE TABLE IF NOT EXISTS runs (
-            run_id TEXT PRIMARY KEY,
-            graph TEXT NOT NULL,
-            target TEXT NOT NULL,
-            started_at TEXT NOT NULL,
-            status TEXT NOT NULL,
-            steps INTEGER NOT NULL,
-            error TEXT NOT NULL,
-            trace TEXT NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS runs_by_graph ON runs (graph, started_at);
-    """
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as db:
-                db.executescript(self.SCHEMA)
-        except (OSError, sqlite3.DatabaseError) as exc:
-            raise StoreError(f"cannot use the run database {self.path}: {exc}. "
+            with self._transaction() as db:
+                self._check_and_migrate(db)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot use the run database {self.path}: {_reason(exc)}. "
                              f"Pass --db PATH or set {ENV_VAR} to a writable file.") from None
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=10)
+    # ---- layout ----------------------------------------------------------------------------------
 
-    def save(self, trace: Trace) -> str:
-        error = (trace.error or {}).get("message", "").splitlines()[:1]
-        row = (trace.run_id, trace.graph.get("name", ""), trace.target, trace.started_at, trace.status,
-               len([s for s in trace.steps if s.step >= 0]), error[0] if error else "", to_json(trace))
-        with self._connect() as db:
-            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
-        return trace.run_id
+    def _check_and_migrate(self, db: sqlite3.Connection) -> None:
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {name for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and version != 0):
+            raise StoreError(f"{self.path} is not a StepScope run database (it belongs to another application). "
+                             f"Pass --db PATH or set {ENV_VAR} to another file; it was not changed.")
+        if app_id == 0:
+            if not tables:
+                self._create(db)
+                return
+            if tables == {"runs"} and self._columns(db) == _COLUMNS_V1:
+                version = 1  # the first releases' layout, before the database said its version
+            else:
+                raise StoreError(f"{self.path} is not a StepScope run database (it has tables "
+                                 f"{', '.join(sorted(tables))}). Pass --db PATH or set {ENV_VAR} to another file; "
+                                 "it was not changed.")
+        if version > VERSION:
+            raise StoreError(f"{self.path} was written by a newer StepScope (database version {version}; this one "
+                             f"knows up to {VERSION}). Upgrade StepScope, or pass --db PATH to use another file.")
+        if version == 1:
+            self._migrate_1_to_2(db)
+        elif self._columns(db) != _COLUMNS_V2:
+            raise StoreError(f"{self.path} says it is a StepScope database (version {version}) but its runs table "
+                             "has another shape; it was not changed. Pass --db PATH to use another file.")
+
+    def _create(self, db: sqlite3.Connection) -> None:
+        for statement in _RUNS_V2:
+            db.execute(statement)
+        self._stamp(db)
+
+    def _stamp(self, db: sqlite3.Connection) -> None:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {VERSION}")
+
+    @staticmethod
+    def _columns(db: sqlite3.Connection) -> list[str]:
+        return [row[1] for row in db.execute("PRAGMA table_info(runs)")]
+
+    def _migrate_1_to_2(self, db: sqlite3.Connection) -> None:
+        """Version 2 refuses empty ids (version 1 stored `run_id: null`, which then broke the run
+        list) and keeps a digest of each trace, so an import can tell a copy from a different run.
+        Rows without an id are kept under a new one, so they can be opened and deleted."""
+        rows = db.execute(f"SELECT {', '.join(_COLUMNS_V1)} FROM runs").fetchall()
+        db.execute("ALTER TABLE runs RENAME TO runs_v1")
+        db.execute("DROP INDEX IF EXISTS runs_by_graph")
+        self._create(db)
+        for number, row in enumerate(rows):
+            run_id, graph, target, started_at, status, steps, error, trace = row
+            if not isinstance(run_id, str) or not run_id:
+                run_id = f"unnamed-{number:04d}-{digest(str(trace))[:12]}"
+            text = trace if isinstance(trace, str) else str(trace)
+            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (run_id, str(graph or ""), str(target or ""), str(started_at or ""), str(status or ""),
+                        steps if isinstance(steps, int) else 0, str(error or ""), text, digest(text)))
+        db.execute("DROP TABLE runs_v1")
+
+    # ---- connections -------------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=10, isolation_level=None)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken at once (`BEGIN IMMEDIATE`), so a read-only file fails here."""
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        finally:
+            db.close()
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        db = self._connect()
+        try:
+            yield db
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read the run database {self.path}: {_reason(exc)}.") from None
+        finally:
+            db.close()
+
+    # ---- operations --------------------------------------------------------------------------------
+
+    def save(self, trace: Trace, *, replace: bool = True) -> str:
+        """Stores `trace` under its run id. With `replace=False`, an id already stored with other
+        content is refused (`RunExistsError`); the same content again is a no-op."""
+        run_id = trace.run_id
+        if not isinstance(run_id, str) or not run_id.strip():
+            raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
+        text = to_json(trace)
+        error = str((trace.error or {}).get("message", "")).splitlines()[:1]
+        row = (run_id, str(trace.graph.get("name", "")), trace.target, trace.started_at, trace.status,
+               len([s for s in trace.steps if s.step >= 0]), error[0] if error else "", text, digest(text))
+        try:
+            with self._transaction() as db:
+                if not replace:
+                    found = db.execute("SELECT digest, trace FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+                    if found is not None and found[0] != row[-1] and not self._same_run(found[1], text):
+                        raise RunExistsError(
+                            f"a different run with id {run_id} is already stored in {self.path}; "
+                            "pass --replace to overwrite it, or `stepscope delete` it first.")
+                db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
+        return run_id
+
+    @staticmethod
+    def _same_run(stored: str, text: str) -> bool:
+        """True when a stored row (perhaps written by an older version) holds the trace `text` holds."""
+        try:
+            return to_json(parse_trace(stored, source="stored run")) == text
+        except TraceFileError:
+            return False
 
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
         """Newest first, optionally only one graph's or one status's runs."""
@@ -96,44 +237,75 @@ class RunStore:
         if where:
             query += " WHERE " + " AND ".join(where)
         query += " ORDER BY started_at DESC, rowid DESC LIMIT ?"
-        with self._connect() as db:
+        with self._reading() as db:
             return [RunSummary(*row) for row in db.execute(query, (*args, limit))]
 
+    def resolve(self, run_id: str) -> str:
+        """The full id of a stored run: `run_id` itself, or the one run it is a prefix of."""
+        with self._reading() as db:
+            return self._resolve(db, run_id)
+
     def _resolve(self, db: sqlite3.Connection, run_id: str) -> str:
-        """A full id, or a unique prefix of one (as git accepts short hashes)."""
-        ids = [r[0] for r in db.execute("SELECT run_id FROM runs WHERE run_id LIKE ? LIMIT 2", (run_id + "%",))]
+        if not isinstance(run_id, str) or not run_id.strip():
+            raise StoreError("give a run id (`stepscope runs` lists them).")
+        if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
+            return run_id
+        if len(run_id) < MIN_PREFIX:
+            raise StoreError(f"no stored run {run_id!r} in {self.path}; a shortened id needs at least "
+                             f"{MIN_PREFIX} characters (`stepscope runs` lists them).")
+        ids = [r[0] for r in db.execute(
+            "SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? LIMIT 2", (len(run_id), run_id))]
         if not ids:
             raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
-        if len(ids) > 1 and run_id not in ids:
-            raise StoreError(f"{run_id!r} matches several runs; give more of the id.")
-        return run_id if run_id in ids else ids[0]
+        if len(ids) > 1:
+            raise StoreError(f"{run_id!r} is the start of several run ids; give more of the id.")
+        return ids[0]
 
     def load(self, run_id: str) -> Trace:
-        with self._connect() as db:
+        with self._reading() as db:
             full = self._resolve(db, run_id)
             (text,) = db.execute("SELECT trace FROM runs WHERE run_id = ?", (full,)).fetchone()
         try:
-            return from_json(text, source=f"run {full} in {self.path}")
+            return parse_trace(text, source=f"run {full} in {self.path}")
         except TraceFileError as exc:
-            raise StoreError(str(exc)) from None
+            raise StoreError(f"{exc} (`stepscope delete {full}` removes it)") from None
 
     def delete(self, run_id: str) -> str:
-        with self._connect() as db:
-            full = self._resolve(db, run_id)
-            db.execute("DELETE FROM runs WHERE run_id = ?", (full,))
+        try:
+            with self._transaction() as db:
+                full = self._resolve(db, run_id)
+                db.execute("DELETE FROM runs WHERE run_id = ?", (full,))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot delete run {run_id} from {self.path}: {_reason(exc)}.") from None
         return full
 
     def export(self, run_id: str, path: str | Path) -> Path:
         trace = self.load(run_id)
-        Path(path).write_text(to_json(trace, indent=1), encoding="utf-8")
+        try:
+            Path(path).write_text(to_json(trace, indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
         return Path(path)
 
-    def import_file(self, path: str | Path) -> str:
+    def import_file(self, path: str | Path, *, replace: bool = False) -> str:
+        """Stores a trace file, validated first. A different run already stored under the same id is
+        refused unless `replace`; importing the same run twice is harmless."""
         try:
-            trace = read_file(path)
+            trace = read_trace_file(path)
         except TraceFileError as exc:
             raise StoreError(str(exc)) from None
-        return self.save(trace)
+        return self.save(trace, replace=replace)
 
     def __iter__(self) -> Iterator[RunSummary]:
         return iter(self.list())
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    text = str(exc)
+    if "file is not a database" in text:
+        return "the file is not an SQLite database"
+    if "readonly" in text or "read-only" in text:
+        return "the file is read-only"
+    return text

@@ -4,7 +4,7 @@ Loading a target imports (and so runs) that module: it is the user's own code. A
 to import is reported with its file, line and message, never as a bare traceback.
 
 The graph may be StepScope's own or a real `langgraph` compiled graph: the latter runs on langgraph
-itself and is recorded by watching that run (`debugger/langgraph/`).
+itself and is recorded by watching that run (`debugger/langgraph_recorder/`).
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ def _import_file(path: Path) -> Any:
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
         raise TargetError(f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}", file=exc.filename, line=exc.lineno) from None
+    except SystemExit as exc:  # a script without `if __name__ == "__main__":` exits when imported
+        sys.modules.pop(module_name, None)
+        raise _exit_at_import(exc, str(path)) from None
     except Exception as exc:
         sys.modules.pop(module_name, None)
         raise _import_failure(exc, str(path)) from None
@@ -91,8 +94,19 @@ def _import_module(name: str, target: str) -> Any:
         raise _import_failure(exc, name) from None
     except SyntaxError as exc:
         raise TargetError(f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}", file=exc.filename, line=exc.lineno) from None
+    except SystemExit as exc:
+        raise _exit_at_import(exc, name) from None
     except Exception as exc:
         raise _import_failure(exc, name) from None
+
+
+def _exit_at_import(exc: SystemExit, what: str) -> TargetError:
+    found = _import_failure(exc, what)
+    return TargetError(
+        f"{found} -- {what} called sys.exit({exc.code!r}) while being imported. Put the code that runs it "
+        'under `if __name__ == "__main__":` so StepScope can import the graph without running the script.',
+        file=found.file, line=found.line,
+    )
 
 
 def _import_failure(exc: BaseException, what: str) -> TargetError:
@@ -132,6 +146,6 @@ def _is_compiled(value: Any) -> bool:
     """A compiled engine graph, or a compiled real `langgraph` graph."""
     if isinstance(value, CompiledStateGraph):
         return True
-    from debugger.langgraph.names import is_langgraph_graph  # imports no langgraph
+    from debugger.langgraph_recorder.names import is_langgraph_graph  # imports no langgraph
 
     return is_langgraph_graph(value)

@@ -11,7 +11,7 @@ stay as they are; everything else becomes a tagged dict, `{"$type": ..., ...}`:
 - anything else: `{"$type": "repr", "class": "mod.Name", "repr": "..."}`, readable, never dropped and
   never pickled.
 
-A plain dict that happens to have a `"$type"` key is wrapped as `{"$type": "dict", "items": [...]}`, so
+A plain dict that happens to have a `"$type"` (or `"$blob"`, `"$blobs"`) key is wrapped as `{"$type": "dict", "items": [...]}`, so
 decoding is unambiguous. `decode()` never imports or executes anything named in the data: messages come
 back as `engine` messages, other objects as `Recorded` stand-ins.
 
@@ -35,6 +35,11 @@ from .messages import BaseMessage, message_to_dict, messages_from_dict
 from .types import Command, Overwrite, Send
 
 TYPE = "$type"
+BLOB = "$blob"
+"""Trace files point at a large value stored once (`engine.tracefile`) with `{"$blob": key}`."""
+RESERVED = frozenset({TYPE, BLOB, "$blobs"})
+"""A plain dict with one of these keys is recorded wrapped (`{"$type": "dict", ...}`), so a file's own
+markers are never mistaken for a node's data."""
 MISSING_ENCODED: dict[str, Any] = {TYPE: "missing"}
 """How an empty channel is recorded; shared (never mutate it)."""
 SAME: dict[str, Any] = {"same": True}
@@ -42,6 +47,8 @@ SAME: dict[str, Any] = {"same": True}
 MAX_DEPTH = 60
 """Deeper structures (or cycles) are recorded as their repr below this depth."""
 MAX_REPR = 2000
+BIG_INT = 1 << 13_000
+"""Ints this large or larger (about 3,900 digits; `json` refuses more than 4,300) are recorded in hex."""
 
 
 def class_name(value: Any) -> str:
@@ -49,57 +56,80 @@ def class_name(value: Any) -> str:
     return f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ != "builtins" else cls.__qualname__
 
 
-def encode(value: Any, _depth: int = 0) -> Any:
-    """A JSON-able deep snapshot of `value` (see the module docstring for the tags)."""
-    if value is None or value is True or value is False or type(value) in (int, str):
+def encode(value: Any, _depth: int = 0, _active: set[int] | None = None) -> Any:
+    """A JSON-able deep snapshot of `value` (see the module docstring for the tags). Never raises:
+    a value that cannot be walked (a broken `__eq__`, a property that raises) becomes a marked repr."""
+    try:
+        return _encode(value, _depth, set() if _active is None else _active)
+    except RecursionError:  # a structure deeper than the stack even below MAX_DEPTH (huge repr)
+        return _as_repr(value, "depth")
+    except Exception as exc:  # an object whose fields cannot be read must not lose the run
+        return _as_repr(value, f"unencodable: {type(exc).__name__}")
+
+
+def _encode(value: Any, _depth: int, active: set[int]) -> Any:
+    kind = type(value)
+    if kind is str or value is None or value is True or value is False:
         return value
-    if type(value) is float:
+    if kind is int:
+        return value if -BIG_INT < value < BIG_INT else {TYPE: "int", "hex": hex(value)}
+    if kind is float:
         return value if math.isfinite(value) else {TYPE: "float", "value": repr(value)}
     if _depth > MAX_DEPTH:
-        return _as_repr(value)
-    depth = _depth + 1
+        return _as_repr(value, "depth")
+    key = id(value)
+    if key in active:
+        return _as_repr(value, "cycle")
+    active.add(key)
+    try:
+        return _encode_container(value, _depth + 1, active)
+    finally:
+        active.discard(key)
+
+
+def _encode_container(value: Any, depth: int, active: set[int]) -> Any:
     if type(value) is list:
-        return [encode(item, depth) for item in value]
+        return [_encode(item, depth, active) for item in value]
     if type(value) is dict:
-        if all(type(k) is str for k in value) and TYPE not in value:
-            return {k: encode(v, depth) for k, v in value.items()}
-        return {TYPE: "dict", "items": [[encode(k, depth), encode(v, depth)] for k, v in value.items()]}
+        if all(type(k) is str for k in value) and value.keys().isdisjoint(RESERVED):
+            return {k: _encode(v, depth, active) for k, v in value.items()}
+        return {TYPE: "dict", "items": [[_encode(k, depth, active), _encode(v, depth, active)] for k, v in value.items()]}
     if isinstance(value, BaseMessage) or _is_foreign_message(value):
-        return {TYPE: "message", "message": encode_message(value, depth)}
+        return {TYPE: "message", "message": encode_message(value, depth, active)}
     if value is MISSING:
         return MISSING_ENCODED
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return {TYPE: "tuple", "items": [encode(item, depth) for item in value]}
+        return {TYPE: "tuple", "items": [_encode(item, depth, active) for item in value]}
     if isinstance(value, (set, frozenset)):
-        items = [encode(item, depth) for item in value]
+        items = [_encode(item, depth, active) for item in value]
         return {TYPE: "set", "items": sorted(items, key=repr)}
     if isinstance(value, Send):
-        return {TYPE: "Send", "node": value.node, "arg": encode(value.arg, depth)}
+        return {TYPE: "Send", "node": value.node, "arg": _encode(value.arg, depth, active)}
     if isinstance(value, Overwrite):
-        return {TYPE: "Overwrite", "value": encode(value.value, depth)}
+        return {TYPE: "Overwrite", "value": _encode(value.value, depth, active)}
     if isinstance(value, Command) or _is_foreign(value, "Command"):
-        fields = {k: encode(getattr(value, k), depth) for k in ("graph", "update", "resume", "goto") if getattr(value, k)}
+        fields = {k: _encode(getattr(value, k), depth, active) for k in ("graph", "update", "resume", "goto") if getattr(value, k)}
         return {TYPE: "Command", "fields": fields}
     if _is_foreign(value, "Send"):
-        return {TYPE: "Send", "node": value.node, "arg": encode(value.arg, depth)}
+        return {TYPE: "Send", "node": value.node, "arg": _encode(value.arg, depth, active)}
     if _is_foreign(value, "Overwrite"):
-        return {TYPE: "Overwrite", "value": encode(value.value, depth)}
+        return {TYPE: "Overwrite", "value": _encode(value.value, depth, active)}
     if isinstance(value, BaseException):
         return encode_error(value)
     if isinstance(value, (int, str, float)):  # subclasses: IntEnum, str-based enums, ...
-        return {TYPE: "repr", "class": class_name(value), "repr": repr(value)[:MAX_REPR], "value": encode(_builtin(value), depth)}
+        return {TYPE: "repr", "class": class_name(value), "repr": repr(value)[:MAX_REPR], "value": _encode(_builtin(value), depth, active)}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: encode(getattr(value, f.name), depth) for f in dataclasses.fields(value)}
+        fields = {f.name: _encode(getattr(value, f.name), depth, active) for f in dataclasses.fields(value)}
         return {TYPE: "object", "class": class_name(value), "fields": fields}
     if hasattr(type(value), "model_fields") and hasattr(value, "model_dump"):
-        fields = {name: encode(getattr(value, name, None), depth) for name in type(value).model_fields}
+        fields = {name: _encode(getattr(value, name, None), depth, active) for name in type(value).model_fields}
         return {TYPE: "object", "class": class_name(value), "fields": fields}
     if isinstance(value, tuple):  # namedtuple
-        return {TYPE: "object", "class": class_name(value), "fields": {k: encode(v, depth) for k, v in value._asdict().items()}}
+        return {TYPE: "object", "class": class_name(value), "fields": {k: _encode(v, depth, active) for k, v in value._asdict().items()}}
     if isinstance(value, dict):  # dict subclasses
-        return {TYPE: "dict", "class": class_name(value), "items": [[encode(k, depth), encode(v, depth)] for k, v in value.items()]}
+        return {TYPE: "dict", "class": class_name(value), "items": [[_encode(k, depth, active), _encode(v, depth, active)] for k, v in value.items()]}
     if isinstance(value, list):
-        return [encode(item, depth) for item in value]
+        return [_encode(item, depth, active) for item in value]
     return _as_repr(value)
 
 
@@ -127,12 +157,12 @@ def _is_foreign_message(value: Any) -> bool:
 _EMPTY_FIELD_VALUES = (None, False, "success")
 
 
-def encode_message(message: BaseMessage, depth: int = 0) -> dict[str, Any]:
+def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | None = None) -> dict[str, Any]:
     """`message_to_dict`'s shape, keeping only fields that differ from their defaults (content and a
     tool message's tool_call_id always stay): a trace of a long chat is mostly its messages."""
     data = message_to_dict(message)
     kept = {
-        key: encode(value, depth)
+        key: encode(value, depth, _active)
         for key, value in data["data"].items()
         if key in ("content", "tool_call_id") or (key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != [])
     }
@@ -146,23 +176,34 @@ def _builtin(value: Any) -> Any:
     return None
 
 
-def _as_repr(value: Any) -> dict[str, Any]:
+def _as_repr(value: Any, reason: str | None = None) -> dict[str, Any]:
+    """`{"$type": "repr", ...}`; `reason` marks a value cut short: "cycle" (it contains itself),
+    "depth" (nested deeper than MAX_DEPTH) or "unencodable: Error" (walking it raised)."""
     try:
         text = repr(value)
+    except RecursionError:
+        text = f"<{class_name(value)} nested too deep to show>"
     except Exception as exc:  # a broken __repr__ must not lose the record
         text = f"<unrepresentable: {type(exc).__name__}>"
     if len(text) > MAX_REPR:
         text = text[: MAX_REPR - 1] + "…"
-    return {TYPE: "repr", "class": class_name(value), "repr": text}
+    encoded = {TYPE: "repr", "class": class_name(value), "repr": text}
+    if reason is not None:
+        encoded["cut"] = reason
+    return encoded
 
 
 def encode_error(error: BaseException) -> dict[str, Any]:
     """An exception with its class, message, notes and traceback, as text."""
+    try:
+        message = str(error)
+    except Exception as exc:  # a broken __str__ must not hide that the run failed
+        message = f"<message unavailable: {type(exc).__name__}>"
     return {
         TYPE: "error",
         "class": type(error).__name__,
         "module": type(error).__module__,
-        "message": str(error),
+        "message": message,
         "notes": [str(n) for n in getattr(error, "__notes__", ())],
         "traceback": "".join(traceback.format_exception(error)),
     }
@@ -209,6 +250,8 @@ def decode(data: Any) -> Any:
         return MISSING
     if tag == "float":
         return float(data["value"])
+    if tag == "int":
+        return int(data["hex"], 16)
     if tag == "Send":
         return Send(data["node"], decode(data["arg"]))
     if tag == "Overwrite":
@@ -261,7 +304,7 @@ class Snapshot:
                 result = {"splice": common, "items": changed}
             self.raw, self.items = new, list(new)
             return result
-        if type(new) is dict and type(old_items) is dict and all(type(k) is str for k in new) and TYPE not in new:
+        if type(new) is dict and type(old_items) is dict and all(type(k) is str for k in new) and new.keys().isdisjoint(RESERVED):
             merged = {k: encode(v) for k, v in new.items() if k not in old_items or old_items[k] is not v}
             dropped = [k for k in old_items if k not in new]
             if not merged and not dropped:
@@ -275,7 +318,7 @@ class Snapshot:
             return SAME
         self.encoded = encode(new)
         self.raw = new
-        self.items = list(new) if type(new) is list else dict(new) if type(new) is dict and type(self.encoded) is dict and TYPE not in self.encoded else None
+        self.items = list(new) if type(new) is list else dict(new) if type(new) is dict and type(self.encoded) is dict and self.encoded.keys().isdisjoint(RESERVED) else None
         return {"set": self.encoded}
 
 

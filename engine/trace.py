@@ -31,11 +31,13 @@ from typing import Any, Callable, Sequence
 
 from .algo import Task
 from .channels import MISSING
-from .codec import Snapshot, encode, encode_error
+from .codec import RESERVED, Snapshot, encode, encode_error
+from .constants import END, START, TASKS, branch_channel, join_channel
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 
-SCHEMA_VERSION = 1
-"""Bump on any change a reader of older files could misread; `from_json` refuses newer files."""
+SCHEMA_VERSION = 2
+"""Bump on any change a reader of older files could misread; `from_json` refuses newer files.
+Version 2 (issue 14): large values stored once, in the file's `blobs`; version 1 files still load."""
 VIEW = "$view"
 SAME_AS_WRITES = {"$type": "same_as_writes"}
 SAME = {"same": True}
@@ -182,6 +184,7 @@ def describe(graph: Any) -> dict[str, Any]:
             for branches in builder.branches.values() for b in branches.values()
         ],
         "channels": channels,
+        "control_channels": _control_channels(builder),
         "input_keys": list(builder.schemas[builder.input_schema]),
         "output_keys": graph.output_keys if isinstance(graph.output_keys, str) else list(graph.output_keys),
         "drawing": graph_of(graph, xray=True).to_dict(),
@@ -189,6 +192,19 @@ def describe(graph: Any) -> dict[str, Any]:
     }
     _DESCRIPTIONS[graph] = description
     return description
+
+
+def _control_channels(builder: Any) -> dict[str, dict[str, Any]]:
+    """The channels that carry control flow, by role, so a reader never parses their names:
+    `{"branch:to:x": {"role": "edge", "target": "x"}, "join:a+b:x": {"role": "waiting_edge",
+    "sources": ["a", "b"], "target": "x"}, "__pregel_tasks": {"role": "sends"}, "__start__": {"role": "input"}}`."""
+    roles: dict[str, dict[str, Any]] = {START: {"role": "input"}, TASKS: {"role": "sends"}}
+    for node in builder.nodes:
+        roles[branch_channel(node)] = {"role": "edge", "target": node}
+    for w in builder.waiting_edges:
+        if w.target != END:
+            roles[join_channel(w.sources, w.target)] = {"role": "waiting_edge", "sources": list(w.sources), "target": w.target}
+    return roles
 
 
 # ---- the recorder ------------------------------------------------------------------------------
@@ -223,21 +239,22 @@ class _RunBuilder:
             self.memo.clear()
         return self.step
 
-    def encode(self, value: Any) -> Any:
+    def encode(self, value: Any, _depth: int = 0) -> Any:
         """`encode`, sharing one encoding per object within a step: a node's return value, its write
-        and the reducer's new items are usually the same objects, recorded once in memory."""
+        and the reducer's new items are usually the same objects, recorded once in memory. Only the
+        top levels are shared; deeper down `encode` takes over, with its depth limit and cycle guard."""
         kind = type(value)
-        if kind in _SCALARS:
-            return encode(value)
+        if kind in _SCALARS or _depth >= _SHARED_LEVELS:
+            return encode(value, _depth)
         hit = self.memo.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
         if kind is list:
-            encoded: Any = [self.encode(item) for item in value]
-        elif kind is dict and "$type" not in value and all(type(k) is str for k in value):
-            encoded = {k: self.encode(v) for k, v in value.items()}
+            encoded: Any = [self.encode(item, _depth + 1) for item in value]
+        elif kind is dict and value.keys().isdisjoint(RESERVED) and all(type(k) is str for k in value):
+            encoded = {k: self.encode(v, _depth + 1) for k, v in value.items()}
         else:
-            encoded = encode(value)
+            encoded = encode(value, _depth)
         self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
         return encoded
 
@@ -364,6 +381,8 @@ class Recorder(Hooks):
 
 
 _SCALARS = (int, str, float, bool, type(None))
+_SHARED_LEVELS = 4
+"""How deep `_RunBuilder.encode` shares encodings by identity (a cycle is cut a few levels later)."""
 
 
 def _fields_of(value: Any) -> list[tuple[str, Any]] | None:

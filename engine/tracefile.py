@@ -4,15 +4,20 @@ The file form leaves out fields that hold their default, and a reducer call's wr
 an append added) point at the writer task's write (`{"$write": k}`) instead of repeating it; loading
 puts them back, so loading what was dumped gives an equal Trace. Loading is parsing only: nothing in
 a file is imported or run. Every problem is a `TraceFileError` naming the file and what to do.
+
+These checks are the engine's minimum (standard library only). The debugger reads every file through
+`debugger.tracecheck`, which checks size, nesting and the whole schema before `from_dict` runs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import MISSING as MISSING_FIELD, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from .codec import BLOB
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 
@@ -21,12 +26,21 @@ class TraceFileError(ValueError):
     """A file that is not a readable trace; the message names the file and what is wrong."""
 
 
-def to_dict(trace: Trace) -> dict[str, Any]:
-    """The file form: fields holding their default are left out, and a reducer call's write (and the
-    items an append added) point at the writer task's write instead of repeating it."""
+def to_dict(trace: Trace, *, blobs: bool = False) -> dict[str, Any]:
+    """The file form: fields holding their default are left out, a reducer call's write (and the
+    items an append added) point at the writer task's write instead of repeating it, and each large
+    value (`BLOB_MIN` bytes of JSON or more) is stored once in `blobs` and pointed at (`{"$blob": key}`)
+    wherever it occurs (`blobs=True`, as `to_json` writes files; `from_dict` takes the other form)."""
     data = _record_to_dict(trace)
-    # identity first, so a file opened in an editor says what it is at the top
-    return {"schema_version": data.pop("schema_version", SCHEMA_VERSION), "run_id": data.pop("run_id", ""), **data}
+    data.pop("schema_version", None)
+    # identity first, so a file opened in an editor says what it is at the top; then the blobs, so a
+    # reader meets each large value before the first pointer to it
+    head = {"schema_version": SCHEMA_VERSION, "run_id": data.pop("run_id", "")}
+    if blobs:
+        table = _BlobPacker().pack_run(data)
+        if table:
+            head["blobs"] = {"$blobs": table}
+    return {**head, **data}
 
 
 _DEFAULTS: dict[type, dict[str, Any]] = {}
@@ -82,8 +96,106 @@ def _step_to_dict(step: StepRecord) -> dict[str, Any]:
     return {k: v for k, v in plain.items() if k == "step" or v != defaults.get(k, object())}
 
 
+BLOB_MIN = 32 * 1024
+"""Values whose JSON is at least this long are stored once per file, however often they occur."""
+
+
+class _BlobPacker:
+    """Replaces large values in a file-form run by pointers to one shared copy each. Only a value's
+    largest parts that stand alone are pooled: a long string, or a container none of whose items is
+    itself large; a container holding a large item keeps its small items in place."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, Any] = {}
+        self.seen: dict[int, tuple[Any, Any]] = {}
+
+    def pack_run(self, run: dict[str, Any]) -> dict[str, Any]:
+        for key in ("input", "output", "config"):
+            if key in run:
+                run[key] = self.pack(run[key])
+        for step in run.get("steps", ()):
+            for task in step.get("tasks", ()):
+                for key in ("input", "result"):
+                    if key in task:
+                        task[key] = self.pack(task[key])
+                for key in ("writes", "routes"):
+                    if key in task:
+                        task[key] = [[name, self.pack(value)] for name, value in task[key]]
+                for sub in task.get("subgraphs", ()):
+                    self.pack_run(sub)
+            for call in step.get("reducer_calls", ()):
+                for key in ("write", "before", "after"):
+                    if key in call:
+                        call[key] = self.pack(call[key])
+            if "state" in step:
+                step["state"] = {key: self.pack(change) for key, change in step["state"].items()}
+        return self.table
+
+    def pack(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is str:
+            return self._pool(value, value) if len(value) >= BLOB_MIN else value
+        if kind is not list and kind is not dict or not value:
+            return value
+        hit = self.seen.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+        if len(text) < BLOB_MIN:
+            packed = value
+        else:
+            if kind is list:
+                inner: Any = [self.pack(item) for item in value]
+                changed = any(a is not b for a, b in zip(inner, value))
+            else:
+                inner = {k: self.pack(v) for k, v in value.items()}
+                changed = any(inner[k] is not v for k, v in value.items())
+            packed = inner if changed else self._pool(value, text)
+        self.seen[id(value)] = (value, packed)
+        return packed
+
+    def _pool(self, value: Any, text: str) -> dict[str, str]:
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        self.table.setdefault(key, value)
+        return {BLOB: key}
+
+
+def load_json(text: str | bytes) -> Any:
+    """Parses a trace file's JSON, putting each pooled large value back where it is pointed at (the
+    same object everywhere: a value stored once is held once in memory too)."""
+    table: dict[str, Any] = {}
+    missing: list[str] = []
+
+    def hook(obj: dict[str, Any]) -> Any:
+        if len(obj) == 1:
+            if BLOB in obj:
+                key = obj[BLOB]
+                if isinstance(key, str) and key in table:
+                    return table[key]
+                missing.append(str(key)[:40])
+            elif "$blobs" in obj and isinstance(obj["$blobs"], dict):
+                table.update(obj["$blobs"])
+        return obj
+
+    data = json.loads(text, object_hook=hook)
+    if missing:
+        raise ValueError(f"it points at a large value it does not hold ({missing[0]!r}): the file is incomplete")
+    if isinstance(data, dict):
+        data.pop("blobs", None)
+    return data
+
+
 def to_json(trace: Trace, *, indent: int | None = None) -> str:
-    return json.dumps(to_dict(trace), ensure_ascii=False, indent=indent, allow_nan=False)
+    """The file's text. Always valid UTF-8: a string holding a lone surrogate (a value decoded with
+    `surrogateescape`, half of an emoji) is written as a JSON escape, which loads back the same."""
+    data = to_dict(trace, blobs=True)
+    text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(data, ensure_ascii=True, indent=indent, allow_nan=False)
+    return text
 
 
 def read_file(path: str | Path) -> Trace:
@@ -99,13 +211,15 @@ def read_file(path: str | Path) -> Trace:
 def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
     """Parses a trace file as data only; raises `TraceFileError` naming `source` and the problem."""
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         kind = "is truncated" if exc.pos >= len(text) - 1 else "is not valid JSON"
         raise TraceFileError(f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
                              "Re-export the run, or open a complete .json trace file.") from None
     except UnicodeDecodeError as exc:
         raise TraceFileError(f"{source} is not text ({exc.reason}); a trace file is UTF-8 JSON.") from None
+    except (RecursionError, ValueError) as exc:  # a depth bomb; an int of more than 4,300 digits
+        raise TraceFileError(f"{source} cannot be parsed: {type(exc).__name__}: {exc}.") from None
     return from_dict(data, source=source)
 
 
@@ -121,7 +235,7 @@ def from_dict(data: Any, *, source: str = "<trace>") -> Trace:
                              f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it.")
     try:
         return _build(Trace, data, "trace")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
 
 

@@ -1,18 +1,19 @@
-"""Real LangGraph apps, rebuilt on the engine (`debugger/adapters/langgraph_graph.py`) and recorded.
+"""Real LangGraph apps, run by langgraph itself and recorded by watching that run (`debugger/langgraph_recorder/`).
 
-The promise: a graph written with `langgraph` imports gives, through StepScope, the final state (or
-the error class and text) that `langgraph` itself gives for the same input, and a Trace like the one
-the engine records for the same graph written with `engine` imports. Checked here on:
+The promise: recording changes nothing (the final state, or the error class and text, is what
+`langgraph` alone gives for the same input), no recorded step disagrees with the state langgraph
+committed, and the Trace shows what the engine's Trace shows for the same graph written with
+`engine` imports. Checked here on:
 
-- every case of the differential suite (tests/differential/cases.py), built with langgraph and
-  compiled by langgraph, then rebuilt: result, error and probe against langgraph's own `invoke`;
+- every case of the differential suite (tests/differential/cases.py), built and compiled by
+  langgraph: result, error and probe, recorded against langgraph alone;
 - every checkpoint scenario (tests/differential/test_checkpoint_differential.py: interrupts,
-  resumes, breakpoints, history, update_state, subgraphs), on graphs compiled by langgraph;
+  resumes, breakpoints, history, update_state, subgraphs), recorded against langgraph alone;
 - every sample of the gallery (the seed examples), executed with langgraph imports: outcome against
-  langgraph, and the whole Trace against the one of the engine-native sample;
+  langgraph, and each step's tasks, reducer calls and replayed state against the engine-native Trace;
 - graphs written below with `from langgraph... import ...`, with what their traces must show;
-- what is refused (`UnsupportedLangGraphFeature`), `stepscope run file.py:graph` in a subprocess, and
-  the debugger's "Graph file" path (`sources.open_target`).
+- what the former rebuild refused (RetryPolicy, async, context, store, managed values, ...), now
+  recorded; `stepscope run file.py:graph` in a subprocess; the debugger's "Graph file" path.
 """
 
 # No `from __future__ import annotations`: schemas defined inside tests are read by langgraph (and
@@ -23,7 +24,6 @@ import importlib.util
 import json
 import operator
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -47,13 +47,9 @@ from langgraph.types import CachePolicy, Command, Overwrite, RetryPolicy, Send, 
 
 import engine  # noqa: E402
 from debugger import sources  # noqa: E402
-from debugger.adapters.langgraph_graph import (  # noqa: E402
-    LangGraphRebuild,
-    UnsupportedLangGraphFeature,
-    is_langgraph_builder,
-    is_langgraph_graph,
-    to_engine_graph,
-)
+from debugger.langgraph_recorder import is_langgraph_builder, is_langgraph_graph, recording  # noqa: E402
+from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
+from debugger.replay import Replay  # noqa: E402
 from debugger.targets import TargetError, load_target  # noqa: E402
 from differential import test_checkpoint_differential as checkpoint_suite  # noqa: E402
 from differential.backends import get_backend  # noqa: E402
@@ -61,7 +57,6 @@ from differential.cases import CASES  # noqa: E402
 from differential.harness import Normaliser, _with_timeout, describe_error, sort_key  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
 from engine.trace import Recorder, Trace  # noqa: E402
-from engine.tracefile import to_dict  # noqa: E402
 from sample_graphs.gallery import SAMPLES, load_sample  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,23 +88,37 @@ def comparable(value: Any) -> Any:
 
 
 def record(graph: Any, graph_input: Any, config: dict | None = None) -> tuple[Any, Trace]:
-    """Runs a rebuilt graph under the recorder: (output or exception, trace)."""
+    """Runs a langgraph graph recorded: (output or exception, trace). No step may disagree with
+    the state langgraph committed."""
+    with recording(db=False) as session:
+        result = outcome(graph, graph_input, config)
+    trace = session.traces[-1]
+    assert_no_mismatch(trace)
+    return result, trace
+
+
+def assert_no_mismatch(run: Any) -> None:
+    for step in run.steps:
+        assert step.mismatches == [], f"step {step.step}: {step.mismatches}"
+        for task in step.tasks:
+            for nested in task.subgraphs:
+                assert_no_mismatch(nested)
+
+
+def record_native(graph: Any, graph_input: Any, config: dict | None = None) -> tuple[Any, Trace]:
+    """The engine-native graph under the engine's Recorder: (output or exception, trace)."""
     recorder = Recorder(target="test", run_id="run", clock=lambda: "T")
-    result = outcome_with(graph, graph_input, config, recorder)
+    try:
+        result = graph.invoke(copy.deepcopy(graph_input), config, hooks=recorder)
+    except Exception as exc:
+        result = exc
     return result, recorder.trace
 
 
-def outcome_with(graph: Any, graph_input: Any, config: dict | None, hooks: Any) -> Any:
-    try:
-        return graph.invoke(copy.deepcopy(graph_input), config, hooks=hooks)
-    except Exception as exc:
-        return exc
-
-
 def assert_same_as_langgraph(compiled: Any, graph_input: Any, config: dict | None = None) -> tuple[Any, Trace]:
-    """The rebuilt graph's recorded outcome equals langgraph's own; returns (outcome, trace)."""
+    """The recorded run's outcome equals langgraph's own; returns (outcome, trace)."""
     theirs = outcome(compiled, graph_input, config)
-    ours, trace = record(to_engine_graph(compiled), graph_input, config)
+    ours, trace = record(compiled, graph_input, config)
     assert comparable(ours) == comparable(theirs)
     return ours, trace
 
@@ -132,12 +141,12 @@ def reducer_calls(trace: Any, channel: str) -> list[tuple[str, str, Any, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The differential suite's graphs, built and compiled by langgraph, then rebuilt
+# The differential suite's graphs, built and compiled by langgraph, run alone and recorded
 # ---------------------------------------------------------------------------------------------
 
 
-def run_case(name: str, rebuilt: bool) -> dict:
-    """Build the case with langgraph, compile it with langgraph, optionally rebuild it; invoke."""
+def run_case(name: str, recorded: bool) -> dict:
+    """Build the case with langgraph, compile it with langgraph; invoke it, recorded or not."""
     lg = get_backend("langgraph")
     case = CASES[name]
     out: dict = {"stage": None, "value": None, "error": None, "probe": None}
@@ -149,11 +158,19 @@ def run_case(name: str, rebuilt: bool) -> dict:
         except Exception as exc:  # a build or compile error: nothing to rebuild
             out["stage"], out["error"] = "build", exc
             return out
-        if rebuilt:
-            graph = to_engine_graph(graph)
         args = (built.input,) if built.config is None else (built.input, built.config)
         try:
-            out["value"] = graph.invoke(*args)
+            if recorded:
+                with recording(db=False) as session:
+                    try:
+                        out["value"] = graph.invoke(*args)
+                    finally:
+                        for trace in session.traces:
+                            assert_no_mismatch(trace)
+            else:
+                out["value"] = graph.invoke(*args)
+        except AssertionError:
+            raise
         except Exception as exc:
             out["stage"], out["error"] = "run", exc
         if built.probe is not None:
@@ -172,45 +189,31 @@ def run_case(name: str, rebuilt: bool) -> dict:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_differential_case_rebuilt_from_langgraph(name: str) -> None:
+def test_differential_case_recorded_as_langgraph_runs_it(name: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        reference = run_case(name, rebuilt=False)
+        reference = run_case(name, recorded=False)
         if reference["stage"] == "build":
             pytest.skip("langgraph refuses this graph before it can be compiled")
-        assert run_case(name, rebuilt=True) == reference
+        assert run_case(name, recorded=True) == reference
 
 
 # ---------------------------------------------------------------------------------------------
-# The checkpoint scenarios, on graphs compiled by langgraph and rebuilt
+# The checkpoint scenarios, on graphs compiled by langgraph, run alone and recorded
 # ---------------------------------------------------------------------------------------------
 
 
-class _RebuildingStateGraph(StateGraph):
-    """langgraph's StateGraph whose compiled graphs run, and answer state questions, through their
-    rebuild (converted on first use, so a compiled graph can still be added to a parent as a node)."""
-
-    def compile(self, *args: Any, **kwargs: Any) -> Any:
-        compiled = super().compile(*args, **kwargs)
-        cache: dict[str, Any] = {}
-
-        def rebuilt() -> Any:
-            if "graph" not in cache:
-                cache["graph"] = to_engine_graph(compiled)
-            return cache["graph"]
-
-        for method in ("invoke", "stream", "get_state", "get_state_history", "update_state"):
-            setattr(compiled, method, lambda *a, _m=method, **k: getattr(rebuilt(), _m)(*a, **k))
-        return compiled
-
-
-def record_scenario(name: str, rebuilt: bool) -> list:
-    """`test_checkpoint_differential.record`, on langgraph or on the rebuilds of langgraph's graphs."""
+def record_scenario(name: str, recorded: bool) -> list:
+    """`test_checkpoint_differential.record` on langgraph, with every run recorded or not."""
     lg = get_backend("langgraph")
-    if rebuilt:
-        lg = types.SimpleNamespace(**{**vars(lg), "name": "rebuilt", "StateGraph": _RebuildingStateGraph})
     recorder = checkpoint_suite.Recorder(lg)
-    _with_timeout(lambda: checkpoint_suite.SCENARIOS[name](lg, recorder))
+    if recorded:
+        with recording(db=False) as session:
+            _with_timeout(lambda: checkpoint_suite.SCENARIOS[name](lg, recorder))
+        for trace in session.traces:
+            assert_no_mismatch(trace)
+    else:
+        _with_timeout(lambda: checkpoint_suite.SCENARIOS[name](lg, recorder))
     mask = checkpoint_suite.CheckpointNormaliser(mask=True)
     items = []
     for label, value in recorder.items:
@@ -222,12 +225,12 @@ def record_scenario(name: str, rebuilt: bool) -> list:
 
 
 @pytest.mark.parametrize("name", list(checkpoint_suite.SCENARIOS))
-def test_checkpoint_scenario_rebuilt_from_langgraph(name: str) -> None:
+def test_checkpoint_scenario_recorded_as_langgraph_runs_it(name: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        reference = record_scenario(name, rebuilt=False)
-        problems = checkpoint_suite.differences(record_scenario(name, rebuilt=True), reference)
-    assert not problems, "the rebuild differs from LangGraph:\n" + "\n".join(problems)
+        reference = record_scenario(name, recorded=False)
+        problems = checkpoint_suite.differences(record_scenario(name, recorded=True), reference)
+    assert not problems, "recording changed what LangGraph did:\n" + "\n".join(problems)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,22 +279,30 @@ def sample_input(module: types.ModuleType, attribute: str) -> Any:
 
 
 def comparable_trace(trace: Trace) -> Any:
-    """A trace as data without what differs by nature: timings, tracebacks, the module the sample was
-    loaded as, and edge order (langgraph keeps edges in a set)."""
+    """What a trace says step by step, as the debugger shows it: each step's tasks (name, path, state
+    writes, error class), its reducer calls (channel, reducer, writer, write, refused) and the state
+    replayed after it; then status, error class and output. Ids, timings and versions differ by nature."""
+    replay = Replay(trace)
+    keys = set(trace.graph.get("channels", {}))
 
     def scrub(value: Any) -> Any:
         if isinstance(value, dict):
-            out = {k: scrub(v) for k, v in value.items() if k not in ("duration", "traceback")}
-            if isinstance(out.get("edges"), list) and all(isinstance(e, list) for e in out["edges"]):
-                out["edges"] = sorted(out["edges"])
-            return out
+            return {k: scrub(v) for k, v in value.items() if k not in ("id", "traceback")}
         if isinstance(value, list):
             return [scrub(v) for v in value]
-        if isinstance(value, str):
-            return re.sub(r"sample_graphs\.(_lg_)?\w+", "<module>", value)
         return value
 
-    return scrub(to_dict(trace))
+    steps = []
+    for step in trace.steps:
+        if step.step < 0:
+            continue
+        steps.append((
+            step.step,
+            [(t.name, t.path, scrub([w for w in t.writes if w[0] in keys]), (t.error or {}).get("class")) for t in step.tasks],
+            [(c.channel, c.reducer, c.writer_name, scrub(c.write), bool(c.error)) for c in step.reducer_calls],
+            scrub(replay.state_after(step.step)) if step.committed else None,
+        ))
+    return steps, trace.status, (trace.error or {}).get("class"), scrub(trace.output)
 
 
 @pytest.mark.parametrize(("sample", "attribute"), SAMPLE_GRAPHS, ids=[f"{s}.{a}" for s, a in SAMPLE_GRAPHS])
@@ -302,10 +313,10 @@ def test_sample_written_with_langgraph_records_what_the_engine_records(sample: s
     assert is_langgraph_graph(compiled)
     graph_input = sample_input(ours, attribute)
     config = getattr(ours, "example_config", None)
-    rebuilt_outcome, rebuilt_trace = assert_same_as_langgraph(compiled, graph_input, config)
-    native_outcome, native_trace = record(getattr(ours, attribute), graph_input, config)
-    assert comparable(rebuilt_outcome) == comparable(native_outcome)
-    assert comparable_trace(rebuilt_trace) == comparable_trace(native_trace)
+    recorded_outcome, recorded_trace = assert_same_as_langgraph(compiled, graph_input, config)
+    native_outcome, native_trace = record_native(getattr(ours, attribute), graph_input, config)
+    assert comparable(recorded_outcome) == comparable(native_outcome)
+    assert comparable_trace(recorded_trace) == comparable_trace(native_trace)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -459,9 +470,7 @@ def test_send_map_reduce_records_one_push_task_per_send() -> None:
     assert [t.path for t in trace.steps[-1].tasks] == [["__pregel_push", 0, False], ["__pregel_push", 1, False]]
 
 
-def test_wrappers_show_the_users_function_to_code_readers_and_take_the_config() -> None:
-    import inspect
-
+def test_static_view_shows_the_users_functions_to_code_readers() -> None:
     def classify(state: Log) -> dict:
         return {"log": ["classified"]}
 
@@ -472,11 +481,9 @@ def test_wrappers_show_the_users_function_to_code_readers_and_take_the_config() 
     b.add_node("classify", classify)
     b.add_edge(START, "classify")
     b.add_conditional_edges("classify", route)
-    rebuilt = to_engine_graph(b.compile())
-    action = rebuilt.builder.nodes["classify"].action
-    router = rebuilt.builder.branches["classify"]["route"].router
-    assert action.__wrapped__ is classify and router.__wrapped__ is route  # what the diagnostics read
-    assert str(inspect.signature(action)) == str(inspect.signature(router)) == "(state, config=None)"
+    view = static_view(b.compile())
+    assert view.builder.nodes["classify"].action is classify  # what the diagnostics read
+    assert view.builder.branches["classify"]["route"].router is route
 
 
 def test_command_goto_update_and_overwrite() -> None:
@@ -491,7 +498,7 @@ def test_command_goto_update_and_overwrite() -> None:
     compiled = b.compile()
     result, trace = assert_same_as_langgraph(compiled, {"log": ["old"]})
     assert result == {"log": ["reset", "billing"]}
-    assert to_engine_graph(compiled).builder.nodes["triage"].ends == ("billing", "general")
+    assert tuple(static_view(compiled).builder.nodes["triage"].ends) == ("billing", "general")
     assert reducer_calls(trace, "log")[1] == ("triage", "operator.add", engine.Overwrite(["reset"]), None)
 
 
@@ -563,15 +570,17 @@ def test_langgraph_interrupt_pauses_and_resumes_with_a_checkpointer() -> None:
     b.add_edge(START, "ask")
     b.add_edge("ask", "done")
     compiled = b.compile(checkpointer=InMemorySaver())
-    rebuilt = to_engine_graph(compiled)
-    assert isinstance(rebuilt.checkpointer, engine.InMemorySaver)
+    alone = b.compile(checkpointer=InMemorySaver())
     cfg = {"configurable": {"thread_id": "t"}}
-    recorder = Recorder()
-    paused = rebuilt.invoke({"log": []}, cfg, hooks=recorder)
-    assert recorder.trace.status == "interrupted"
-    assert [i.value for i in paused["__interrupt__"]] == [i.value for i in compiled.invoke({"log": []}, cfg)["__interrupt__"]]
-    assert rebuilt.invoke(Command(resume="yes"), cfg) == compiled.invoke(Command(resume="yes"), cfg)
-    assert rebuilt.get_state(cfg).values == {"log": ["answer: yes", "done"]}
+    with recording(db=False) as session:
+        paused = compiled.invoke({"log": []}, cfg)
+        resumed = compiled.invoke(Command(resume="yes"), cfg)
+    stopped, finished = session.traces
+    assert stopped.status == "interrupted" and stopped.interrupts[0]["value"] == "approve?"
+    assert [i.value for i in paused["__interrupt__"]] == [i.value for i in alone.invoke({"log": []}, cfg)["__interrupt__"]]
+    assert resumed == alone.invoke(Command(resume="yes"), cfg)
+    assert finished.status == "done" and compiled.get_state(cfg).values == {"log": ["answer: yes", "done"]}
+    assert decode(Replay(finished).state_after(finished.steps[-1].step)) == {"log": ["answer: yes", "done"]}
 
 
 def test_injected_parameters_and_langgraphs_context_functions() -> None:
@@ -612,7 +621,7 @@ def test_with_config_applies_to_every_run() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# What is refused, with the feature and the node named
+# What the former rebuild refused, now recorded as langgraph runs it
 # ---------------------------------------------------------------------------------------------
 
 
@@ -627,7 +636,8 @@ async def async_node(state: Log) -> dict:
     return {"log": ["x"]}
 
 
-def unsupported_graphs() -> dict[str, tuple[Any, str]]:
+def formerly_refused() -> dict[str, tuple[Any, Any, dict]]:
+    """name -> (compiled graph, input, invoke kwargs)."""
     from langgraph.channels import Topic
     from langgraph.func import entrypoint, task
     from langgraph.managed import RemainingSteps
@@ -661,38 +671,68 @@ def unsupported_graphs() -> dict[str, tuple[Any, str]]:
         b.add_edge(START, "fetch")
         return b.compile()
 
-    return {
-        "retry": (one_node_graph(retry_policy=RetryPolicy()).compile(), "`RetryPolicy`"),
-        "cache": (one_node_graph(cache_policy=CachePolicy()).compile(), "`CachePolicy`"),
-        "async": (graph_of(Log, async_node), "async functions"),
-        "error handler": (one_node_graph(error_handler=lambda s: {"log": ["handled"]}).compile(), "error handlers"),
-        "context": (graph_of(Log, lambda s: {}, context_schema=Context), "a run context (`context_schema=Context`)"),
-        "store": (one_node_graph().compile(store=InMemoryStore()), "a store"),
-        "topic channel": (graph_of(WithTopic, lambda s: {}), "the langgraph channel Topic (state key 'events')"),
-        "managed value": (graph_of(WithSteps, lambda s: {}), "managed values in the state ('remaining_steps'"),
-        "task": (graph_of(Log, uses_task), "the `@task` function 'shout'"),
-        "entrypoint": (workflow, "the Functional API"),
-    }
-
-
-@pytest.mark.parametrize("feature", list(unsupported_graphs()))
-def test_unsupported_feature_is_refused_by_name(feature: str) -> None:
-    compiled, named = unsupported_graphs()[feature]
-    with pytest.raises(UnsupportedLangGraphFeature) as caught:
-        to_engine_graph(compiled)
-    message = str(caught.value)
-    assert named in message and "which StepScope cannot reproduce" in message
-    if feature not in ("entrypoint", "context", "store", "topic channel", "managed value"):
-        assert "node 'fetch'" in message
-
-
-def test_a_custom_checkpointer_is_refused_and_in_memory_ones_are_mapped() -> None:
     class OwnSaver(InMemorySaver):
         pass
 
-    with pytest.raises(UnsupportedLangGraphFeature, match="the checkpointer OwnSaver"):
-        to_engine_graph(one_node_graph().compile(checkpointer=OwnSaver()))
-    assert isinstance(to_engine_graph(one_node_graph().compile(checkpointer=InMemorySaver())).checkpointer, engine.InMemorySaver)
+    return {
+        "retry": (one_node_graph(retry_policy=RetryPolicy()).compile(), {"log": []}, {}),
+        "cache": (one_node_graph(cache_policy=CachePolicy()).compile(), {"log": []}, {}),
+        "error handler": (one_node_graph(error_handler=lambda s: {"log": ["handled"]}).compile(), {"log": []}, {}),
+        "context": (graph_of(Log, lambda s: {"log": ["c"]}, context_schema=Context), {"log": []}, {"context": Context("ada")}),
+        "store": (one_node_graph().compile(store=InMemoryStore()), {"log": []}, {}),
+        "topic channel": (graph_of(WithTopic, lambda s: {"events": ["e1", "e2"]}), {"events": ["in"]}, {}),
+        "managed value": (graph_of(WithSteps, lambda s: {"log": [f"left {s['remaining_steps']}"]}), {"log": []}, {}),
+        "task": (graph_of(Log, uses_task), {"log": []}, {}),
+        "entrypoint": (workflow, 3, {}),
+        "own checkpointer": (one_node_graph().compile(checkpointer=OwnSaver()), {"log": []},
+                             {"config": {"configurable": {"thread_id": "own"}}}),
+    }
+
+
+@pytest.mark.parametrize("feature", list(formerly_refused()))
+def test_what_the_rebuild_refused_is_recorded(feature: str) -> None:
+    compiled, graph_input, kwargs = formerly_refused()[feature]
+    alone = compiled.invoke(copy.deepcopy(graph_input), **kwargs)
+    if "config" in kwargs:  # a thread of its own, not a second turn of the first run's
+        kwargs = {**kwargs, "config": {"configurable": {"thread_id": "recorded"}}}
+    with recording(db=False) as session:
+        assert compiled.invoke(copy.deepcopy(graph_input), **kwargs) == alone
+    trace = session.traces[-1]
+    assert trace.status == "done"
+    assert_no_mismatch(trace)
+    assert any(t.name != "__start__" for s in trace.steps for t in s.tasks)
+
+
+def test_an_async_graph_is_recorded_through_ainvoke() -> None:
+    import asyncio
+
+    b = StateGraph(Log)
+    b.add_node("fetch", async_node)
+    b.add_edge(START, "fetch")
+    compiled = b.compile()
+    with recording(db=False) as session:
+        assert asyncio.run(compiled.ainvoke({"log": []})) == {"log": ["x"]}
+    assert session.traces[-1].status == "done"
+
+
+def test_an_async_graph_opened_from_a_running_event_loop_is_recorded() -> None:
+    """The debugger runs `async def` graphs with ainvoke; from a thread whose loop already runs (a
+    notebook, a Playwright script) that must still work, on a worker thread."""
+    import asyncio
+
+    from debugger.langgraph_recorder.runs import run_graph
+
+    b = StateGraph(Log)
+    b.add_node("fetch", async_node)
+    b.add_edge(START, "fetch")
+    compiled = b.compile()
+
+    async def inside_a_loop():
+        return run_graph(compiled, {"log": []}, target="async.py:graph", db=False)
+
+    result = asyncio.run(inside_a_loop())
+    assert result.error is None and result.trace.status == "done"
+    assert [t.name for s in result.trace.steps for t in s.tasks] == ["__start__", "fetch"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -739,11 +779,9 @@ def app_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_load_target_rebuilds_a_langgraph_graph_and_keeps_the_original(app_file: Path) -> None:
+def test_load_target_keeps_the_langgraph_graph_itself(app_file: Path) -> None:
     loaded = load_target(f"{app_file}:graph")
-    assert isinstance(loaded.graph, LangGraphRebuild) and is_langgraph_graph(loaded.original)
-    assert loaded.graph.langgraph_original is loaded.original
-    assert comparable(loaded.graph.invoke(loaded.example_input)) == comparable(loaded.original.invoke(loaded.example_input))
+    assert loaded.is_langgraph and loaded.graph is loaded.original and is_langgraph_graph(loaded.graph)
 
 
 def test_load_target_without_attribute_picks_graph_and_refuses_a_builder(app_file: Path) -> None:
@@ -753,18 +791,17 @@ def test_load_target_without_attribute_picks_graph_and_refuses_a_builder(app_fil
         load_target(f"{app_file}:builder")
 
 
-def test_load_target_names_an_unsupported_feature(tmp_path: Path) -> None:
+def test_a_retrying_app_loads_and_records(tmp_path: Path) -> None:
     path = tmp_path / "retrying.py"
     path.write_text(APP.replace('builder.add_node("audit", audit)', 'builder.add_node("audit", audit, retry_policy=RetryPolicy())')
                     .replace("from langgraph.graph import", "from langgraph.types import RetryPolicy\nfrom langgraph.graph import"))
-    with pytest.raises(TargetError) as caught:
-        load_target(f"{path}:graph")
-    assert "node 'audit' uses `RetryPolicy`" in str(caught.value)
+    opened = sources.open_target(f"{path}:graph", None, db=str(tmp_path / "runs.sqlite3"))
+    assert opened.trace.status == "done" and tasks_by_step(opened.trace)[-1] == ["answer", "audit"]
 
 
 def test_the_debugger_opens_a_langgraph_graph_file(app_file: Path, tmp_path: Path) -> None:
     opened = sources.open_target(f"{app_file}:graph", None, db=str(tmp_path / "runs.sqlite3"))
-    assert opened.source == "file" and isinstance(opened.graph, LangGraphRebuild)
+    assert opened.source == "file" and is_langgraph_graph(opened.graph)
     assert opened.trace.status == "done"
     assert tasks_by_step(opened.trace) == [["__start__"], ["answer", "audit"]]
     messages = decode(opened.trace.output)["messages"]
@@ -790,12 +827,12 @@ def test_stepscope_run_records_a_langgraph_file(app_file: Path, tmp_path: Path) 
     assert trace["graph"]["channels"]["messages"]["reducer"] == "add_messages"
 
 
-def test_stepscope_run_explains_an_unsupported_langgraph_file(tmp_path: Path) -> None:
+def test_stepscope_run_records_an_async_langgraph_file(tmp_path: Path) -> None:
     path = tmp_path / "async_app.py"
     path.write_text(APP.replace("def audit(", "async def audit("))
     done = stepscope("run", f"{path}:graph", db=tmp_path / "runs.sqlite3")
-    assert done.returncode == 2
-    assert "node 'audit' uses async functions" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "answer, audit" in done.stdout and "status: done" in done.stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -803,13 +840,12 @@ def test_stepscope_run_explains_an_unsupported_langgraph_file(tmp_path: Path) ->
 # ---------------------------------------------------------------------------------------------
 
 
-def test_loading_engine_graphs_and_the_adapter_never_imports_langgraph() -> None:
+def test_loading_engine_graphs_and_the_recorder_package_never_imports_langgraph() -> None:
     code = (
         "import sys\n"
-        "import debugger.adapters.langgraph_graph as a, debugger.targets as t\n"
+        "import debugger.langgraph_recorder as a, debugger.targets as t, debugger.cli, debugger.sources\n"
         "loaded = t.load_target('subgraph_trap')\n"
         "assert not a.is_langgraph_graph(loaded.graph) and loaded.original is None\n"
-        "assert a.to_engine_value({'x': 1}) == {'x': 1}\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)

@@ -22,15 +22,15 @@ from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 from langchain_core.tools import tool  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.errors import InvalidUpdateError  # noqa: E402
-from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.managed import RemainingSteps  # noqa: E402
-from langgraph.prebuilt import ToolNode, create_react_agent  # noqa: E402
+from langgraph.prebuilt import create_react_agent  # noqa: E402
 from langgraph.runtime import Runtime  # noqa: E402
 from langgraph.types import Command, RetryPolicy, Send, interrupt  # noqa: E402
 
 from debugger.diagnostics import diagnose  # noqa: E402
-from debugger.langgraph import record, recording  # noqa: E402
-from debugger.langgraph.static_view import static_view  # noqa: E402
+from debugger.langgraph_recorder import record, recording  # noqa: E402
+from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from engine.codec import encode  # noqa: E402
 from engine.tracefile import from_json, to_json  # noqa: E402
@@ -421,3 +421,86 @@ def test_nested_subgraph_run_is_filed_under_its_task_and_stream_modes_still_work
     assert [t.name for s in child.subgraphs[0].steps for t in s.tasks] == ["__start__", "inner_step"]
     # the subgraph received the parent's list and returned it: the duplication is recorded as it happened
     assert Replay(trace).state_after(trace.steps[-1].step)["log"] == ["in", "in", "inner"]
+
+
+def test_the_one_liner_stores_every_run_of_invoke_and_stream_and_a_failing_one(tmp_path):
+    from debugger.store import RunStore
+
+    db = tmp_path / "runs.sqlite3"
+    graph = record(map_reduce_graph(), db=str(db))
+    graph.invoke({"topics": ["cats"]})
+    list(graph.stream({"topics": ["dogs", "owls"]}))
+    failing = record(conflict_graph(), db=str(db), target="tests:conflict")
+    with pytest.raises(InvalidUpdateError):
+        failing.invoke({"value": "x"})
+    runs = RunStore(db).list()
+    assert [r.status for r in runs] == ["error", "done", "done"]
+    assert runs[0].target == "tests:conflict" and runs[0].graph == "tests:conflict"
+    stored = RunStore(db).load(runs[1].run_id)
+    assert Replay(stored).state_after(stored.steps[-1].step)["jokes"] == ["a joke about dogs", "a joke about owls"]
+
+
+def test_time_travel_forks_and_resumes_a_langgraph_run():
+    from debugger import timetravel
+
+    graph_input = {"topics": ["cats", "dogs"]}
+    app = map_reduce_graph()
+    with recording(db=False) as session:
+        app.invoke(copy.deepcopy(graph_input))
+    original = session.traces[-1]
+    step = next(s.step for s in original.steps if [t.name for t in s.tasks] == ["joke", "joke"])
+    branch = timetravel.fork(app, graph_input, {}, original, step, "joke", "jokes", ["an edited joke"])
+    assert branch.replay_matches and branch.trace.status == "done"
+    final = Replay(branch.trace).state_after(branch.trace.steps[-1].step)
+    assert final["jokes"] == ["an edited joke"]  # the fork's write replaced the step's writes
+    approval = approval_graph()
+    with recording(db=False) as session:
+        approval.invoke({"request": "refund"}, {"configurable": {"thread_id": "tt"}})
+    resumed = timetravel.resume(approval, {"request": "refund"}, {}, session.traces[-1], "no")
+    assert resumed.trace.status == "done"
+    assert Replay(resumed.trace).state_after(resumed.trace.steps[-1].step)["decision"] == "no"
+
+
+def test_a_mismatch_between_recorded_merges_and_committed_state_is_an_error_finding():
+    import dataclasses
+
+    (status, final), trace = check_app(map_reduce_graph, {"topics": ["cats"]})
+    step = trace.steps[-1]
+    broken = dataclasses.replace(step, mismatches=[{"channel": "jokes", "recorded": ["x"], "committed": ["y"]}])
+    trace.steps[-1] = broken
+    findings = [f for f in diagnose(None, trace) if f.kind == "committed_mismatch"]
+    assert len(findings) == 1 and findings[0].severity == "error" and findings[0].key == "jokes"
+    assert "'x'" in findings[0].explanation and "'y'" in findings[0].explanation
+
+
+def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pending_writes():
+    """The builder fed from data alone (as a reader of stored threads does): a checkpoint's channels
+    and the next step's task writes give the same reducer calls the live recorder saw."""
+    from types import SimpleNamespace
+
+    from langgraph.pregel._checkpoint import channels_from_checkpoint
+
+    from debugger.langgraph_recorder.superstep import RunBuilder, refold
+    from engine.trace import RunRecord
+
+    app = react_agent().copy(update={"checkpointer": InMemorySaver()})
+    config = {"configurable": {"thread_id": "refold"}}
+    with recording(db=False) as session:
+        app.invoke({"messages": [HumanMessage("weather and time in Paris?")]}, config)
+    live = session.traces[-1]
+    history = {s.metadata["step"]: s for s in app.get_state_history(config)}
+    tool_step = next(s for s in live.steps if [t.name for t in s.tasks] == ["tools", "tools"])
+    stored = app.checkpointer.get_tuple(history[tool_step.step - 1].config)  # the checkpoint the step started from
+    channels, _ = channels_from_checkpoint(app.channels, stored.checkpoint)
+    planned = history[tool_step.step - 1].tasks  # langgraph's PregelTask: id, name, path
+    tasks = [SimpleNamespace(id=t.id, name=t.name, path=t.path,
+                             writes=[(c, v) for task_id, c, v in stored.pending_writes if task_id == t.id])
+             for t in planned]
+    keys = list(app.builder.channels)
+    run = RunBuilder(RunRecord(ns=[], graph={}, input=None, config=None), keys)
+    after = refold(channels, tasks, keys, run.call_sink(tool_step.step))
+    rebuilt = run.record.steps[-1].reducer_calls
+    assert [(c.channel, c.writer_name, c.reducer) for c in rebuilt] == [
+        (c.channel, c.writer_name, c.reducer) for c in tool_step.reducer_calls]
+    assert strip_ids(encode(after["messages"])) == strip_ids(encode(history[tool_step.step].values["messages"]))
+

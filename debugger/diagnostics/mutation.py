@@ -64,7 +64,7 @@ def _finding(facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: A
     suspects = list(dict.fromkeys(suspects))
     who = suspects[0] if len(suspects) == 1 else f"one of {names(suspects)}"
     added = new[len(prior):] if isinstance(prior, list) and isinstance(new, list) and same(new[: len(prior)], prior) else None
-    index = facts.order.index(step)
+    index = facts.replay.position[step]
     previous = f"after step {facts.order[index - 1]}" if index > 0 else "when the run started"
     what = (f"it was {short(prior, 50)} {previous}"
             + (f" and {short(new, 60)} when {call.writer_name}'s write was merged in step {step}, before any "

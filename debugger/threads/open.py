@@ -32,14 +32,14 @@ class App:
     graph: Any
     """The langgraph compiled graph: its channels, reducers and nodes rebuild the steps."""
     view: Any = None
-    """Its static view for the diagnostics that need no run (`debugger/langgraph/static_view.py`), or None."""
+    """Its static view for the diagnostics that need no run (`debugger/langgraph_recorder/static_view.py`), or None."""
     skipped: str | None = None
     """Why the checks before running cannot look at this graph, when they cannot."""
 
 
 def load_app(target: str) -> App:
     """Imports `target` and picks its compiled langgraph graph (a checkpointer compiled in is ignored)."""
-    from debugger.langgraph.static_view import StaticViewError, static_view
+    from debugger.langgraph_recorder.static_view import StaticViewError, static_view
     from debugger.targets import TargetError, load_target
 
     loaded = load_target(target)

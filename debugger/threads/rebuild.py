@@ -9,7 +9,7 @@ C, its child), the step that led from C to the child is rebuilt with the app's g
 2. the tasks are planned again with langgraph's `prepare_next_tasks` on C (task ids are derived from
    the checkpoint id, so they match the stored writes), and each gets its stored writes;
 3. the writes are applied with langgraph's own `apply_writes`, each state key watched as the live
-   recorder watches it (`debugger/langgraph`: `_ObservedChannels`, `observe_update`), so every reducer
+   recorder watches it (`debugger/langgraph_recorder`: `_ObservedChannels`, `observe_update`), so every reducer
    call has its value before and after; the result is committed as the child's stored values, and
    the live recorder's `RunBuilder` records any state key whose stored value differs from what the
    calls gave as a mismatch (`StepRecord.mismatches`; `stepscope diagnose` reports it). From there on
@@ -30,9 +30,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.langgraph.names import DEFAULT_NAME, describe, state_keys
-from debugger.langgraph.probe import _ObservedChannels, _plain_path
-from debugger.langgraph.superstep import RunBuilder, _get, version_number, writes_by_channel
+from debugger.langgraph_recorder.names import DEFAULT_NAME, describe, state_keys
+from debugger.langgraph_recorder.probe import _ObservedChannels, _plain_path
+from debugger.langgraph_recorder.superstep import RunBuilder, _get, version_number, writes_by_channel
 from engine.channels import MISSING as ENGINE_MISSING
 from engine.codec import encode
 from engine.trace import RunRecord, TaskRecord, Trace

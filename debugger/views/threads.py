@@ -1,38 +1,76 @@
-"""The sidebar's "Checkpointer thread" form: a langgraph app's checkpointer, its threads, the app's graph.
-
-The checkpointer URL may hold a password: it stays in this session (or comes from
-`$STEPSCOPE_CHECKPOINTER`, set by `stepscope app --checkpointer URL`) and never goes into the page URL.
-"""
+"""The sidebar's thread panel for langgraph runs: the run's thread and config, the runs of the thread
+in order (a conversation), and, for a run stopped by `interrupt()`, its question and a box to answer
+it; the answer continues the thread as a new run, which opens."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from debugger import session, sources
-from debugger.threads import open as threads
+from debugger.langgraph_recorder import app_runs
+from debugger.session import LoadedRun
 
 
-def _on_list() -> None:
+def _answer(run: LoadedRun) -> None:
+    text = session.widget_value(session.THREAD_ANSWER) or ""
+    if not text.strip():
+        session.remember(session.OPEN_ERROR, ("Type an answer first (JSON, or plain text).", None, None))
+        return
     try:
-        found = threads.threads_for_app(session.widget_value("thread_checkpointer"))
-        session.remember("thread_list", [(t.thread_id, f"{t.thread_id} · {t.status} · {t.checkpoints} checkpoints · "
-                                                      f"{t.updated_at[:19]}") for t in found])
-        session.remember("open_error", None if found else ("No threads in this checkpointer yet.", None, None))
+        trace = app_runs.answer_interrupt(run.trace, run.graph, text, config=run.config, db=None,
+                                          timeout=sources.run_timeout())
+    except (app_runs.AppRunError, sources.OpenError) as exc:
+        session.remember(session.OPEN_ERROR, (str(exc), None, None))
+        return
+    opened = LoadedRun(trace, "file", run.label, run.graph, run.lesson, run.title, None, run.config)
+    session.set_run(opened)
+    session.remember(session.OPEN_ERROR, None)
+    session.remember(session.STEP_SLIDER, session.cursor().step)
+
+
+def _open_turn(run_id: str) -> None:
+    run = session.loaded_run()
+    try:
+        opened = sources.open_stored(run_id)
     except sources.OpenError as exc:
-        session.remember("thread_list", [])
-        session.remember("open_error", (str(exc), exc.file, exc.line))
+        session.remember(session.OPEN_ERROR, (str(exc), None, None))
+        return
+    loaded = LoadedRun.of(opened)
+    if run is not None and run.graph is not None:  # keep the code, so a later interrupt can be answered here
+        loaded.graph, loaded.config = run.graph, run.config
+    session.set_run(loaded)
+    session.remember(session.STEP_SLIDER, session.cursor().step)
 
 
-def render(open_action) -> None:
-    st.text_input("Checkpointer", value=threads.checkpointer_url(), placeholder="checkpoints.sqlite or postgresql://…",
-                  key="thread_checkpointer", type="password" if threads.checkpointer_url().startswith("postgres") else "default")
-    st.text_input("App graph", placeholder="path/to/my_app.py:graph", key="thread_graph")
-    st.button("List threads", key="list_threads", on_click=_on_list)
-    listed = session.recall("thread_list") or []
-    if listed:
-        labels = dict(listed)
-        st.selectbox("Thread", list(labels), format_func=labels.get, key="thread_choice")
-        st.button("Open thread", key="open_thread", on_click=lambda: open_action(lambda: threads.open_for_app(
-            session.widget_value("thread_graph") or "", session.widget_value("thread_choice") or "",
-            session.widget_value("thread_checkpointer"))))
-    st.caption("Read only: StepScope never writes to the app's checkpointer.")
+def file_options() -> None:
+    """The Graph file form's extra fields for langgraph apps."""
+    with st.expander("Config and thread (langgraph apps)"):
+        st.text_input("Config (JSON)", placeholder='{"recursion_limit": 50}', key=session.FILE_CONFIG)
+        st.text_input("Thread", placeholder="empty: a new thread (graphs with a checkpointer)", key=session.FILE_THREAD)
+
+
+def render(run: LoadedRun) -> None:
+    trace = run.trace
+    if not app_runs.is_langgraph_run(trace):
+        return
+    if trace.thread_id:
+        st.markdown(f"**Thread** `{trace.thread_id}`")
+    st.caption(f"Config: `{app_runs.config_text(trace)}`")
+    if trace.status == "interrupted" and trace.interrupts:
+        st.markdown("**Waiting for an answer**")
+        for text in app_runs.describe_interrupts(trace):
+            st.code(text, language=None)
+        if trace.thread_id:
+            st.text_input("Answer (JSON, or plain text)", key=session.THREAD_ANSWER)
+            st.button("Answer and continue the thread", key="thread_answer_go", on_click=_answer, args=(run,),
+                      type="primary")
+        else:
+            st.caption("No checkpointer, so there is no thread to continue.")
+    turns = app_runs.thread_runs(trace.thread_id, trace.target)
+    if len(turns) > 1:
+        st.markdown("**Runs of this thread**")
+        for index, turn in enumerate(turns, 1):
+            current = turn.run_id == trace.run_id
+            label = f"{index}. {turn.status} · {turn.started_at[11:19]}" + (" (open)" if current else "")
+            st.button(label, key=f"thread_turn_{turn.run_id}", on_click=_open_turn, args=(turn.run_id,),
+                      disabled=current, width="stretch")

@@ -21,13 +21,33 @@ def md(text: Any) -> str:
     return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
-def graph_chart(dot: str, *, large: bool = False) -> None:
-    """Renders DOT in one of two alternating slots: a fresh chart each time, so the browser never
-    diffs the old SVG against the new one (that diff costs seconds on large graphs). A small graph
-    keeps its natural size, so the panels below stay in view; a large one fills the column."""
+def graph_chart(dot: str, *, slot: int, large: bool = False) -> None:
+    """Renders DOT in one of two alternating slots (the caller passes the step's position): a fresh
+    chart for each neighbouring step, so the browser never diffs the old SVG against the new one (that
+    diff costs seconds on large graphs). A small graph keeps its natural size; a large one fills the column."""
     slots = [st.empty(), st.empty()]
-    slot = slots[session.bump("graph_renders") % 2]
-    slot.graphviz_chart(dot, width="stretch" if large else "content")
+    slots[slot % 2].graphviz_chart(dot, width="stretch" if large else "content")
+
+
+def code(text: Any) -> str:
+    """Text for inside backticks: a backtick would end the code span."""
+    return str(text).replace("`", "'")
+
+
+def failure(message: str, detail: str = "") -> None:
+    """A failure in one line, with the long detail (a traceback) folded away."""
+    first = message.strip().splitlines()[0] if message.strip() else "Something failed."
+    st.error(md(first), icon="🛑")
+    if detail or first != message.strip():
+        with st.expander("Details"):
+            st.code(message + ("\n\n" + detail if detail else ""), language="text")
+
+
+def action_error(where: str) -> None:
+    """Shows, in place, the error of the last action made from here (see `session.report_action_error`)."""
+    error = session.action_error()
+    if error is not None and error[0] == where:
+        failure(error[1], error[2])
 
 
 def value(encoded: Any, *, key: str) -> None:

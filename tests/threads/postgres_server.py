@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-SEARCH = ["/usr/lib/postgresql/{v}/bin".format(v=v) for v in (17, 16, 15, 14, 13)] + ["/usr/local/bin", "/usr/bin"]
+SEARCH = [f"/usr/lib/postgresql/{v}/bin" for v in (17, 16, 15, 14, 13)] + ["/usr/local/bin", "/usr/bin"]
 
 
 def find_binaries() -> Path | None:

@@ -11,7 +11,7 @@ import pytest
 
 from apps import SCENARIOS, interrupt_app
 from debugger.diagnostics import diagnose
-from debugger.langgraph import recording
+from debugger.langgraph_recorder import recording
 from debugger.replay import Replay
 from debugger.threads.rebuild import read_thread
 from debugger.threads.savers import CheckpointerError, open_checkpointer

@@ -25,13 +25,13 @@ parallel subgraphs and async runs sharing a thread cannot be confused.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 import weakref
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
+from engine.channels import MISSING as ENGINE_MISSING
 from engine.codec import encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
@@ -156,6 +156,7 @@ class LoopProbe:
         keys = state_keys(graph) if graph is not None else [
             k for k in loop.specs if k not in self.managed and not k.startswith(("__", "branch:", "join:"))]
         self.keys = [k for k in keys if k in loop.specs]
+        self.key_set = frozenset(self.keys)
         self.branch_names = _branch_names(graph)
         name = session.name_for(graph, self.ns)
         description = describe(graph, name) if graph is not None else _describe_loop(loop, name or DEFAULT_NAME)
@@ -199,7 +200,9 @@ class LoopProbe:
             if task.writes:  # finished before an interrupt: langgraph reapplies its saved writes
                 continue
             probe = self.task_probes[task_id] = TaskProbe(record, self)
-            loop.tasks[task_id] = dataclasses.replace(task, proc=ObservedProc(task.proc, probe))
+            # The task is this step's own (frozen) object: its runnable is swapped in place, which is
+            # cheaper than a copy and keeps every reference langgraph holds to it valid.
+            object.__setattr__(task, "proc", ObservedProc(task.proc, probe))
 
     def _task_record(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
         pull = task.path and task.path[0] == "__pregel_pull"
@@ -250,7 +253,7 @@ class LoopProbe:
                 get_next_version: Any, trigger_to_nodes: Any, step: int) -> set[str]:
         tasks = list(tasks)
         self.settle(tasks, committed=True)
-        grouped = writes_by_channel(tasks, self.keys)
+        grouped = writes_by_channel(tasks, self.key_set)
         sink = self.run.call_sink(step)
         proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
         updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
@@ -278,7 +281,12 @@ class LoopProbe:
             error = _recursion_error(loop.config.get("recursion_limit"))
         else:
             status = "done"
-        output = loop.output if error is None or status == "interrupted" else None
+        output = loop.output
+        if output is None and self.run.committed_state:  # a failed run: the state its last barrier committed
+            state = self.run.committed_state
+            keys = loop.output_keys
+            output = state.get(keys) if isinstance(keys, str) else {
+                k: state[k] for k in keys if k in state and state[k] is not ENGINE_MISSING}
         self.run.finish(status, output, error, interrupts)
         with self.session.lock:
             if self.session.loops.get(self.ns) is self:
@@ -386,6 +394,10 @@ def _patch_loop(_loop: Any) -> None:
         probe.first_step = self.step - 1 if resuming else self.step
         try:
             updated = first(self, **kwargs)
+        except BaseException as exc:  # the loop never starts, so its __exit__ never runs: end the record here
+            probe.first_step = None
+            probe.finish(self, exc)
+            raise
         finally:
             step, probe.first_step = probe.first_step, None
         probe.run.commit(step, {k: _get(self.channels[k]) for k in probe.keys},
@@ -408,7 +420,7 @@ def _patch_loop(_loop: Any) -> None:
 
     def put_checkpoint_observed(self: Any, metadata: Any) -> None:
         probe = self.__dict__.get(_PROBE_ATTR)
-        if probe is None:
+        if probe is None or self.checkpointer is None:
             return put_checkpoint(self, metadata)
         step = probe.first_step if probe.first_step is not None else self.step
         before = (self.checkpoint_config.get("configurable") or {}).get("checkpoint_id")
@@ -472,12 +484,12 @@ def _patch_pregel(pregel_class: Any) -> None:
 
     def stream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
         if ACTIVE.get() is not None:
-            _GRAPHS[id(self.nodes)] = weakref.ref(self)
+            _register(self)
         return stream(self, *args, **kwargs)
 
     def astream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
         if ACTIVE.get() is not None:
-            _GRAPHS[id(self.nodes)] = weakref.ref(self)
+            _register(self)
         return astream(self, *args, **kwargs)
 
     pregel_class.stream = stream_observed
@@ -485,6 +497,14 @@ def _patch_pregel(pregel_class: Any) -> None:
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+
+def _register(graph: Any) -> None:
+    key = id(graph.nodes)
+    known = _GRAPHS.get(key)
+    if known is not None and known() is graph:
+        return
+    _GRAPHS[key] = weakref.ref(graph, lambda ref, key=key: _GRAPHS.pop(key, None) if _GRAPHS.get(key) is ref else None)
 
 
 def _is_bubble_up(error: BaseException) -> bool:
@@ -521,7 +541,10 @@ def _plain_config(config: Any) -> Any:
     in-process objects (`__pregel_*` keys, callbacks, savers)."""
     if not isinstance(config, Mapping):
         return config
-    plain = {k: v for k, v in config.items() if k not in ("callbacks", "checkpointer", "configurable", "metadata")}
+    plain = {k: v for k, v in config.items()
+             if k not in ("callbacks", "checkpointer", "configurable", "metadata") and v not in ([], {}, None)}
+    if "recursion_limit" in plain:  # langgraph marks its default with an int subclass
+        plain["recursion_limit"] = int(plain["recursion_limit"])
     configurable = {k: v for k, v in (config.get("configurable") or {}).items()
                     if not k.startswith("__") and isinstance(v, (str, int, float, bool, type(None)))}
     if configurable:

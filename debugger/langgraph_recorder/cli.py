@@ -70,6 +70,10 @@ def command_run(args: Any, target: Any, table: Any) -> int:
     result = run_graph(target.graph, options.pop("graph_input"), target=args.target, db=store, db_path=store.path,
                        **options)
     trace = result.trace
+    if args.out:
+        from engine.tracefile import to_json
+
+        Path(args.out).write_text(to_json(trace, indent=1), encoding="utf-8")
     if result.new_thread:
         print(f"thread: {result.thread_id} (new; continue it with --thread {result.thread_id})")
     elif result.thread_id:
@@ -80,7 +84,7 @@ def command_run(args: Any, target: Any, table: Any) -> int:
         print(f"run: {trace.run_id} (stored, with no steps)")
         return 2
     print(table(trace))
-    print(f"status: {trace.status}   run: {trace.run_id}")
+    print(f"status: {trace.status}   run: {trace.run_id}" + (f"   trace: {args.out}" if args.out else ""))
     if trace.status == "interrupted" and trace.interrupts:
         for item in trace.interrupts:
             where = f" (node {item['node']})" if item.get("node") else ""

@@ -14,6 +14,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextvars
 import copy
 import dataclasses
 import json
@@ -81,6 +84,23 @@ def build_context(graph: Any, data: Any) -> Any:
                             f"{type(exc).__name__}: {exc}") from None
 
 
+def has_async_nodes(graph: Any, _seen: set[int] | None = None) -> bool:
+    """Some node (or router) of the graph or its subgraphs is an `async def` without a sync version."""
+    seen = _seen if _seen is not None else set()
+    if id(graph) in seen:
+        return False
+    seen.add(id(graph))
+    builder = getattr(graph, "builder", None)
+    runnables = [spec.runnable for spec in getattr(builder, "nodes", {}).values()]
+    runnables += [b.path for by_name in getattr(builder, "branches", {}).values() for b in by_name.values()]
+    for runnable in runnables:
+        if getattr(runnable, "afunc", None) is not None and getattr(runnable, "func", 1) is None:
+            return True
+        if hasattr(runnable, "builder") and has_async_nodes(runnable, seen):
+            return True
+    return False
+
+
 def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, Any] | None = None,
               context: Any = None, thread: str | None = None, resume: Any = NO_RESUME, db: Any = None,
               db_path: Path | None = None, session: Session | None = None) -> RunResult:
@@ -115,7 +135,10 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     token = probe.ACTIVE.set(session)
     output, error = None, None
     try:
-        output = graph.invoke(graph_input, config, **kwargs)
+        if has_async_nodes(graph):  # langgraph's invoke cannot call an `async def` node: run it as ainvoke
+            output = run_coroutine(graph.ainvoke(graph_input, config, **kwargs))
+        else:
+            output = graph.invoke(graph_input, config, **kwargs)
     except Exception as exc:  # the run's own error: recorded, stored, reported by the caller
         error = exc
     finally:
@@ -165,3 +188,16 @@ def _default_db_path(db_path: Any = None) -> Path:
     from debugger.stores import local_db_path  # a PostgreSQL run store keeps thread files in the local default
 
     return local_db_path(db_path)
+
+
+def run_coroutine(coroutine: Any) -> Any:
+    """`asyncio.run`, also from a thread whose event loop is already running (a notebook, a Playwright
+    script): there the coroutine runs on a worker thread, in a copy of this thread's context, so the
+    recording session travels with it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    context = contextvars.copy_context()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="stepscope-async") as pool:
+        return pool.submit(context.run, asyncio.run, coroutine).result()

@@ -35,10 +35,17 @@ from engine.trace import SAME, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecor
 
 from .names import reducer_name
 
-try:
-    from langgraph._internal._typing import MISSING as LG_MISSING
-except ImportError:  # pragma: no cover - without langgraph there is nothing of it to record
-    LG_MISSING = object()
+_LG_MISSING: Any = None
+
+
+def _lg_missing() -> Any:
+    """langgraph's empty-channel marker (imported on first use: importing this module imports no langgraph)."""
+    global _LG_MISSING
+    if _LG_MISSING is None:
+        from langgraph._internal._typing import MISSING
+
+        _LG_MISSING = MISSING
+    return _LG_MISSING
 
 CallSink = Callable[[str, str, str, str, Any, Any, Any, "BaseException | None"], None]
 """sink(channel, reducer, writer_id, writer_name, before, write, after, error)."""
@@ -70,6 +77,8 @@ class RunBuilder:
         self.steps: dict[int, StepRecord] = {}
         self.versions: dict[str, int] = {}
         self.memo: dict[int, tuple[Any, Any]] = {}
+        self.committed_state: dict[str, Any] = {}
+        """The state the last committed step left (raw values; MISSING for empty keys)."""
         self.last_after: dict[str, Any] = {}
         """Per channel written this step: the value its last recorded call left (for the check)."""
         self.started = time.perf_counter()
@@ -175,11 +184,15 @@ class RunBuilder:
         record.committed = True
         record.updated_channels = sorted(updated_channels)
         if versions is not None:
-            numbers = {k: version_number(v) for k, v in versions.items()}
+            numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
             record.versions = {k: v for k, v in numbers.items() if self.versions.get(k) != v}
             self.versions = numbers
+        lg_missing = _lg_missing()
         for key in self.state_keys:
-            value = _engine_value(committed.get(key, ENGINE_MISSING))
+            value = committed.get(key, ENGINE_MISSING)
+            if value is lg_missing:
+                value = ENGINE_MISSING
+            self.committed_state[key] = value
             if key in self.last_after and self.last_after[key] is not value and not _equal(self.last_after[key], value):
                 record.mismatches.append(
                     {"channel": key, "recorded": self.encode(self.last_after[key]), "committed": self.encode(value)}
@@ -216,9 +229,10 @@ def writes_by_channel(tasks: Sequence[Any], state_keys: Iterable[str]) -> dict[s
     channels in the order they were first written. `tasks` need `.path` and `.writes`."""
     from langgraph.pregel._algo import task_path_str, writes_sort_key  # langgraph's own key: the order is theirs
 
-    keys = set(state_keys)
+    keys = state_keys if isinstance(state_keys, (set, frozenset, dict)) else set(state_keys)
     grouped: dict[str, list[tuple[Any, Any]]] = {}
-    for task in sorted(tasks, key=lambda t: writes_sort_key(task_path_str(t.path))):
+    ordered = tasks if len(tasks) < 2 else sorted(tasks, key=lambda t: writes_sort_key(task_path_str(t.path)))
+    for task in ordered:
         for channel, value in task.writes:
             if channel in keys:
                 grouped.setdefault(channel, []).append((value, task))
@@ -231,7 +245,9 @@ def observe_update(channel: Any, key: str, values: Sequence[Any], writers: Seque
     `writers[i]` is `(task id, node name)` of `values[i]`. Re-raises what `update` raises, after
     reporting the writes it refused."""
     kind = type(channel).__name__
-    name = reducer_name(channel)
+    name = _NAMES.get(id(getattr(channel, "operator", type(channel))))
+    if name is None:
+        name = _NAMES[id(getattr(channel, "operator", type(channel)))] = reducer_name(channel)
     if kind == "BinaryOperatorAggregate":
         return _observe_binop(channel, key, values, writers, sink, name)
     before = channel.value if hasattr(channel, "value") else _get(channel)
@@ -258,6 +274,12 @@ def observe_update(channel: Any, key: str, values: Sequence[Any], writers: Seque
     raise UnrecordableChannel(key, kind)
 
 
+_get_overwrite: Any = None
+"""langgraph's own test for an Overwrite write (imported on first use)."""
+_NAMES: dict[int, str] = {}
+"""Reducer names by operator (a channel kind for channels without one): reducers live as long as their graphs."""
+
+
 class UnrecordableChannel(Exception):
     """A state key whose channel kind folds writes in a way that cannot be shown one write at a time."""
 
@@ -274,8 +296,20 @@ class UnrecordableChannel(Exception):
 def _observe_binop(channel: Any, key: str, values: Sequence[Any], writers: Sequence[tuple[str, str]],
                    sink: CallSink, name: str) -> bool:
     """A reducer key: the operator's own calls, captured while langgraph's `update` makes them."""
-    from langgraph.channels.binop import _get_overwrite
-
+    global _get_overwrite
+    if _get_overwrite is None:
+        from langgraph.channels.binop import _get_overwrite
+    current = channel.value
+    if len(values) == 1 and current is not _lg_missing() and not _get_overwrite(values[0])[0]:
+        # one plain write into a value: exactly one operator call, whose arguments and result are
+        # the values before and after (the usual step; no wrapper needed)
+        try:
+            changed = channel.update(values)
+        except Exception as exc:
+            sink(key, name, writers[0][0], writers[0][1], current, values[0], ENGINE_MISSING, exc)
+            raise
+        sink(key, name, writers[0][0], writers[0][1], current, values[0], channel.value, None)
+        return changed
     operator = channel.operator
     calls: list[tuple[Any, Any]] = []
 
@@ -284,7 +318,6 @@ def _observe_binop(channel: Any, key: str, values: Sequence[Any], writers: Seque
         calls.append((left, result))
         return result
 
-    current = channel.value
     channel.operator = observed
     failure: BaseException | None = None
     try:
@@ -298,7 +331,7 @@ def _observe_binop(channel: Any, key: str, values: Sequence[Any], writers: Seque
     seen_overwrite = False
     made = iter(calls)
     for index, (write, (writer_id, writer_name)) in enumerate(zip(values, writers)):
-        if index == 0 and current is LG_MISSING:
+        if index == 0 and current is _lg_missing():
             sink(key, name, writer_id, writer_name, ENGINE_MISSING, write, write, None)
             current = write
             done = 1
@@ -353,7 +386,7 @@ def _get(channel: Any) -> Any:
 
 def _engine_value(value: Any) -> Any:
     """langgraph's MISSING marker as the engine's, so it is recorded as an empty channel."""
-    return ENGINE_MISSING if value is LG_MISSING else value
+    return ENGINE_MISSING if value is _lg_missing() else value
 
 
 def _equal(a: Any, b: Any) -> bool:

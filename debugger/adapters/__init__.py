@@ -1,1 +1,0 @@
-"""Adapters that let StepScope record graphs written for other runtimes (`langgraph_graph.py`)."""

@@ -1,0 +1,163 @@
+"""Recording a run from the command line so that nothing recorded is ever lost.
+
+`record_run` runs a graph under a `Recorder` on a worker thread while the calling thread waits, so
+that Ctrl-C and a time limit stop the *wait*, not the bookkeeping: whatever happened in the meantime
+is frozen into a Trace whose status says why it ended:
+
+- `done`, `interrupted` (an `interrupt()`), `error`, `recursion_limit`: the engine's own endings;
+- `cancelled`: the user pressed Ctrl-C;
+- `timeout`: the run took longer than `--timeout` / `$STEPSCOPE_RUN_TIMEOUT` seconds.
+
+An error raised before the engine recorded anything (`recursion_limit` 0, a checkpointer without a
+thread id) still gives a Trace: the graph, the input and the error, with no steps. Every ending
+that is not `done` or `interrupted` carries an error record with a message saying what happened.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engine.codec import encode, encode_error
+from engine.trace import Recorder, Trace, describe, utc_now
+from engine.tracefile import from_dict, to_dict
+
+RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
+STOPPED_STATUSES = ("cancelled", "timeout")
+"""Statuses a run gets when it was stopped from outside rather than ending by itself."""
+ALL_STATUSES = ("done", "interrupted", "error", "recursion_limit", *STOPPED_STATUSES, "running")
+
+
+class RecordingError(ValueError):
+    """A setting that prevents recording (e.g. an unreadable time limit); the message says the fix."""
+
+
+@dataclass
+class RunOutcome:
+    trace: Trace
+    output: Any = None
+    failure: BaseException | None = None
+    """The run's own exception (a node that raised, the recursion limit, ...), if any."""
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.trace.status in ("done", "interrupted")
+
+
+def timeout_from(flag: float | None) -> float | None:
+    """Seconds to wait for a run: the `--timeout` flag, else `$STEPSCOPE_RUN_TIMEOUT`, else no limit."""
+    if flag is not None:
+        if flag <= 0:
+            raise RecordingError(f"--timeout must be a positive number of seconds, not {flag}.")
+        return flag
+    text = os.environ.get(RUN_TIMEOUT_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise RecordingError(f"{RUN_TIMEOUT_ENV}={text!r} is not a number of seconds; set it to e.g. 60, or unset it.") from None
+    if not seconds > 0:
+        raise RecordingError(f"{RUN_TIMEOUT_ENV}={text!r}: the time limit must be a positive number of seconds.")
+    return seconds
+
+
+def record_run(graph: Any, graph_input: Any, config: dict[str, Any], *, target: str,
+               timeout: float | None = None, recorder: Recorder | None = None) -> RunOutcome:
+    """Runs `graph` and returns its Trace, however the run ends (see the module docstring)."""
+    recorder = recorder or Recorder(target=target)
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["output"] = graph.invoke(graph_input, dict(config), hooks=recorder)
+        except BaseException as exc:  # the run's own error: kept for the outcome, never lost with the thread
+            result["failure"] = exc
+
+    worker = threading.Thread(target=run, name=f"stepscope-run-{target}", daemon=True)
+    started = time.monotonic()
+    worker.start()
+    stopped: str | None = None
+    try:
+        while worker.is_alive():
+            left = None if timeout is None else timeout - (time.monotonic() - started)
+            if left is not None and left <= 0:
+                stopped = "timeout"
+                break
+            worker.join(0.2 if left is None else min(0.2, left))
+    except KeyboardInterrupt:
+        stopped = "cancelled"
+    if stopped is None:
+        failure = result.get("failure")
+        trace = recorder.trace
+        if trace is None:  # failed before the engine's first hook: keep what we know
+            trace = unstarted_trace(recorder, graph, graph_input, config, failure)
+        elif trace.status == "running":  # an exception escaped the engine without ending the run
+            _end(trace, "error", failure, "The run stopped without finishing.")
+        return RunOutcome(trace, result.get("output"), failure)
+    return RunOutcome(_stopped_trace(recorder, graph, graph_input, config, stopped, timeout, time.monotonic() - started))
+
+
+def unstarted_trace(recorder: Recorder, graph: Any, graph_input: Any, config: dict[str, Any],
+                    error: BaseException | None) -> Trace:
+    """A Trace for a run that failed before its first superstep: no steps, the error, status `error`."""
+    try:
+        description = describe(graph)
+    except Exception:  # a graph that cannot even be described: its name is enough to list the run
+        empty = {"nodes": [], "edges": []}
+        description = {"name": str(getattr(graph, "name", type(graph).__name__)), "nodes": [], "edges": [],
+                       "channels": {}, "drawing": empty, "drawing_flat": empty}
+    trace = Trace(ns=[], graph=description, input=encode(graph_input), config=encode(config),
+                  recursion_limit=_limit(config), started_at=recorder.clock(), run_id=recorder.run_id,
+                  target=recorder.target)
+    _end(trace, "error", error, "The run failed before its first superstep.")
+    return trace
+
+
+def _stopped_trace(recorder: Recorder, graph: Any, graph_input: Any, config: dict[str, Any], why: str,
+                   timeout: float | None, elapsed: float) -> Trace:
+    with recorder.lock:  # the worker may still be adding to the live trace
+        live = recorder.trace
+        frozen = frozen_copy(live) if live is not None else unstarted_trace(recorder, graph, graph_input, config, None)
+    steps = [s for s in frozen.steps if s.step >= 0]
+    running = [t.name for t in steps[-1].tasks if t.result is None and t.error is None] if steps else []
+    where = f"after {len(steps)} supersteps" + (f", while {', '.join(running)} ran" if running else "")
+    if why == "cancelled":
+        message = f"Stopped with Ctrl-C {where}; what was recorded until then is kept."
+    else:
+        message = (f"The run did not finish within {timeout:g} s; stopped {where}. A node may be waiting forever "
+                   f"(a network call without a timeout, an endless loop). Raise --timeout or {RUN_TIMEOUT_ENV} "
+                   "to wait longer.")
+    frozen.status = why
+    frozen.duration = round(elapsed, 6)
+    frozen.error = {"$type": "error", "class": "RunCancelled" if why == "cancelled" else "RunTimeout",
+                    "module": "stepscope", "message": message, "notes": [], "traceback": ""}
+    return frozen
+
+
+def frozen_copy(trace: Trace) -> Trace:
+    """A copy of a trace that a run may still be writing to (hold the recorder's lock)."""
+    for _ in range(5):
+        try:
+            return from_dict(to_dict(trace))
+        except RuntimeError:  # a list changed size while read: try again
+            time.sleep(0.01)
+    return from_dict(to_dict(trace))
+
+
+def _end(trace: Trace, status: str, error: BaseException | None, fallback: str) -> None:
+    trace.status = status
+    if error is not None:
+        trace.error = encode_error(error)
+    if not trace.error or not str(trace.error.get("message", "")).strip():
+        trace.error = {"$type": "error", "class": type(error).__name__ if error else "RunError", "module": "stepscope",
+                       "message": fallback, "notes": [], "traceback": ""}
+    trace.started_at = trace.started_at or utc_now()
+
+
+def _limit(config: dict[str, Any]) -> int:
+    limit = config.get("recursion_limit") if isinstance(config, dict) else None
+    return limit if type(limit) is int else 0

@@ -1,0 +1,28 @@
+"""Text for a terminal: nothing from a trace may steer it.
+
+Trace fields (node names, error messages, values) come from other people's code and files; printed
+raw, an escape sequence in them could recolour, clear or retitle the user's terminal, or hide text.
+`safe` shows every control character (C0, DEL, C1, bidirectional overrides) and every lone surrogate
+as a visible escape, keeping newlines and tabs. `safe_print` is `print` through that filter.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: str) -> str:
+    return _UNSAFE.sub(_escape, text)
+
+
+def safe_print(*values: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:
+    print(safe(sep.join(str(v) for v in values)), end=end, file=file if file is not None else sys.stdout, flush=flush)

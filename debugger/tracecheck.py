@@ -1,0 +1,545 @@
+"""Reading trace files safely: every trace the debugger opens (a file given to `import`, `show` or
+`diagnose`, an upload in the app, a row of the run database) passes here before anything touches it.
+
+Three gates, each ending in one `TraceFileError` line that names the source and the first problem:
+
+1. Size and nesting, checked on the raw bytes without recursion: a file over `max_trace_bytes()`
+   or nested deeper than `MAX_NESTING` is refused before it is parsed (`json.loads` itself would
+   die with a RecursionError on a depth bomb).
+2. The schema: `TraceFile` below is the file format (`engine.tracefile`'s file form of
+   `engine.trace`'s records), declared once with pydantic in strict mode; it checks every record,
+   every field's type, the deltas, the errors and the tags of recorded values.
+3. Consistency: the deltas of each channel must apply one after another (a `merge` on a list, or a
+   splice past the end, cannot be replayed), and write references must point at writes.
+
+Only then is the Trace built (`engine.tracefile.from_dict`). The engine stays standard-library
+only; this module is the debugger's side of the contract.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from array import array
+from itertools import accumulate
+from pathlib import Path
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+from engine.trace import SCHEMA_VERSION, Trace
+from engine.tracefile import TraceFileError, from_dict, load_json
+
+MAX_NESTING = 400
+"""Deepest JSON nesting a trace may have; recorded values are cut far earlier (engine.codec.MAX_DEPTH)."""
+MAX_TRACE_MB_ENV = "STEPSCOPE_MAX_TRACE_MB"
+DEFAULT_MAX_TRACE_MB = 1024
+STATUSES = ("running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout")
+
+__all__ = ["TraceFileError", "parse_trace", "read_trace_file", "validate", "max_trace_bytes", "MAX_NESTING"]
+
+
+def max_trace_bytes() -> int:
+    try:
+        return int(float(os.environ.get(MAX_TRACE_MB_ENV, DEFAULT_MAX_TRACE_MB)) * 1_000_000)
+    except ValueError:
+        return DEFAULT_MAX_TRACE_MB * 1_000_000
+
+
+# ---- reading -------------------------------------------------------------------------------------
+
+
+def read_trace_file(path: str | Path) -> Trace:
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_trace_bytes():
+            raise TraceFileError(_too_big(str(path), size))
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TraceFileError(f"cannot read {path}: {exc.strerror or exc}.") from None
+    return parse_trace(data, source=str(path))
+
+
+def parse_trace(text: str | bytes, *, source: str = "<trace>") -> Trace:
+    """A validated Trace from JSON text; `TraceFileError` (one line) for anything else."""
+    if len(text) > max_trace_bytes():
+        raise TraceFileError(_too_big(source, len(text)))
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TraceFileError(f"{source} is not text (byte {exc.start}: {exc.reason}); a trace file is UTF-8 JSON.") from None
+    if not text.strip():
+        raise TraceFileError(f"{source} is empty; a trace file is the JSON that `stepscope run --out` or `export` writes.")
+    depth = nesting_depth(text, MAX_NESTING)
+    if depth > MAX_NESTING:
+        raise TraceFileError(f"{source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
+                             "a file, so it is refused unread.")
+    try:
+        data = load_json(text)
+    except json.JSONDecodeError as exc:
+        kind = "is truncated" if exc.pos >= len(text.rstrip()) - 1 else "is not valid JSON"
+        raise TraceFileError(f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
+                             "Re-export the run, or open a complete .json trace file.") from None
+    except (RecursionError, ValueError) as exc:  # an int of more than 4,300 digits; a missing blob
+        raise TraceFileError(f"{source} cannot be parsed: {exc}.") from None
+    validate(data, source=source)
+    try:
+        return from_dict(data, source=source)
+    except TraceFileError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:  # what the schema let through
+        raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
+
+
+def _too_big(source: str, size: int) -> str:
+    return (f"{source} is {size / 1e6:.0f} MB; traces up to {max_trace_bytes() / 1e6:.0f} MB are opened "
+            f"(set {MAX_TRACE_MB_ENV} to allow more).")
+
+
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
+
+
+def nesting_depth(text: str, limit: int) -> int:
+    """How deep `text`'s arrays and objects nest, counted without recursion and at C speed: strings
+    removed, brackets turned into +1/-1 steps, the deepest running sum taken. Capped at `limit + 1`."""
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).translate(_STEP)
+    if not brackets:
+        return 0
+    steps = array("b", brackets.encode("latin-1"))
+    return min(max(accumulate(steps)), limit + 1)
+
+
+# ---- the schema ----------------------------------------------------------------------------------
+
+_MESSAGE_TYPES = ("human", "ai", "system", "tool", "remove", "function")
+_TAGS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    # tag: required keys and their JSON types (values under them are checked as values again)
+    "message": {"message": dict},
+    "dict": {"items": list},
+    "tuple": {"items": list},
+    "set": {"items": list},
+    "missing": {},
+    "float": {"value": str},
+    "int": {"hex": str},
+    "Send": {"node": str, "arg": object},
+    "Overwrite": {"value": object},
+    "Command": {"fields": dict},
+    "object": {"class": str, "fields": dict},
+    "repr": {"class": str, "repr": str},
+    "error": {"class": str, "message": str},
+    "same_as_writes": {},
+}
+
+
+class _Bad(ValueError):
+    """A problem inside a field: `inner` is the path below the field (`.message`, `[3].items`)."""
+
+    def __init__(self, inner: str, problem: str) -> None:
+        super().__init__(f"{inner.lstrip('.') or 'value'}: {problem}")
+        self.inner = inner
+        self.problem = problem
+
+
+def check_value(value: Any) -> Any:
+    """A recorded value (`engine.codec.encode`'s output) whose tags the debugger can read."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if type(item) is list:
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(item))
+        elif type(item) is dict:
+            tag = item.get("$type")
+            if tag is None:
+                if "$view" in item and not (len(item) == 1 and _is_str_list(item["$view"])):
+                    raise _Bad(where, "$view should be a list of state keys")
+                stack.extend((v, f"{where}.{k}") for k, v in item.items())
+                continue
+            _check_tagged(item, tag, where)
+            stack.extend((v, f"{where}.{k}") for k, v in item.items() if k not in ("$type", "class", "repr"))
+        elif type(item) is float and item != item:
+            raise _Bad(where, "NaN is written as a tagged float")
+    return value
+
+
+def _check_tagged(item: dict[str, Any], tag: Any, where: str) -> None:
+    required = _TAGS.get(tag) if isinstance(tag, str) else None
+    if required is None:
+        raise _Bad(where, f"unknown recorded value type {tag!r}")
+    for key, kind in required.items():
+        if key not in item:
+            raise _Bad(where, f"a {tag} value needs {key!r}")
+        if not isinstance(item[key], kind) or type(item[key]) is bool and kind is not object:
+            raise _Bad(f"{where}.{key}", f"should be {getattr(kind, '__name__', kind)}")
+    if tag in ("dict",) and not all(type(p) is list and len(p) == 2 for p in item["items"]):
+        raise _Bad(f"{where}.items", "should be [key, value] pairs")
+    if tag == "message":
+        message = item["message"]
+        if message.get("type") not in _MESSAGE_TYPES or not isinstance(message.get("data"), dict):
+            raise _Bad(f"{where}.message", f"should be {{type: one of {', '.join(_MESSAGE_TYPES)}, data: {{...}}}}")
+    if tag == "float":
+        try:
+            float(item["value"])
+        except ValueError:
+            raise _Bad(f"{where}.value", f"{item['value']!r} is not a float") from None
+    if tag == "int":
+        try:
+            int(item["hex"], 16)
+        except ValueError:
+            raise _Bad(f"{where}.hex", f"{item['hex']!r} is not a hexadecimal int") from None
+    if tag == "Command" and not set(item["fields"]) <= {"graph", "update", "resume", "goto"}:
+        raise _Bad(f"{where}.fields", "a Command has only graph, update, resume and goto")
+
+
+def _is_str_list(value: Any) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def check_delta(change: Any) -> Any:
+    """One of `engine.codec`'s deltas (`same`, `extend`, `splice`, `merge`/`drop`, `set`)."""
+    if type(change) is not dict:
+        raise ValueError("a delta should be an object")
+    keys = set(change)
+    if keys == {"same"} and change["same"] is True:
+        return change
+    if keys == {"extend"}:
+        added = change["extend"]
+        if type(added) is list or _is_write_ref(added):
+            return check_value(change)
+        raise ValueError("extend: should be a list of values")
+    if keys == {"splice", "items"}:
+        if type(change["splice"]) is not int or change["splice"] < 0 or type(change["items"]) is not list:
+            raise ValueError("a splice needs an index >= 0 and a list of items")
+        return check_value(change)
+    if keys in ({"merge"}, {"merge", "drop"}):
+        if type(change["merge"]) is not dict or not _is_str_list(change.get("drop", [])):
+            raise ValueError("a merge needs an object of changed keys (and a list of dropped keys)")
+        return check_value(change)
+    if keys == {"set"}:
+        return check_value(change)
+    raise ValueError(f"not a delta: it has {sorted(keys)}; expected one of same, extend, splice+items, merge(+drop), set")
+
+
+def _is_write_ref(value: Any) -> bool:
+    return type(value) is dict and set(value) == {"$write"} and type(value["$write"]) is int and value["$write"] >= 0
+
+
+def check_pair(pair: Any) -> Any:
+    if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
+        raise ValueError("should be a [name, value] pair")
+    check_value(pair[1])
+    return pair
+
+
+def check_write(write: Any) -> Any:
+    return write if _is_write_ref(write) else check_value(write)
+
+
+Value = Annotated[Any, AfterValidator(check_value)]
+Delta = Annotated[Any, AfterValidator(check_delta)]
+Pair = Annotated[Any, AfterValidator(check_pair)]
+Write = Annotated[Any, AfterValidator(check_write)]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class ErrorRecord(_Record):
+    """An exception as recorded (`engine.codec.encode_error`)."""
+
+    tag: Literal["error"] = Field(alias="$type")
+    cls: str = Field(alias="class")
+    module: str = ""
+    message: str
+    notes: list[str] = []
+    traceback: str = ""
+
+
+class TaskFile(_Record):
+    id: str
+    name: str
+    path: list[Value]
+    triggers: list[str]
+    fired: list[str]
+    seen_versions: dict[str, int]
+    input: Value
+    result: Value = None
+    writes: list[Pair] = []
+    routes: list[Pair] = []
+    duration: float = 0.0
+    error: Optional[ErrorRecord] = None
+    subgraphs: list["RunFile"] = []
+    attempts: list["AttemptFile"] = []
+    managed: dict[str, Value] = {}
+
+
+class AttemptFile(_Record):
+    """A failed attempt of a task under a retry policy."""
+
+    error: ErrorRecord
+    duration: float = 0.0
+
+
+class MismatchFile(_Record):
+    """A state key whose committed value differs from what the recorded reducer calls fold to."""
+
+    channel: str
+    recorded: Value
+    committed: Value
+
+
+class InterruptFile(_Record):
+    """An `interrupt()` that stopped the run."""
+
+    id: str = ""
+    value: Value = None
+    node: str = ""
+    task: str = ""
+
+
+class ReducerCallFile(_Record):
+    index: int = Field(ge=0)
+    channel: str
+    reducer: str
+    writer: str
+    writer_name: str
+    write: Write
+    before: Delta
+    after: Delta
+    error: Optional[ErrorRecord] = None
+
+
+class StepFile(_Record):
+    step: int = Field(ge=-1)
+    tasks: list[TaskFile] = []
+    reducer_calls: list[ReducerCallFile] = []
+    versions: dict[str, int] = {}
+    updated_channels: list[str] = []
+    state: dict[str, Delta] = {}
+    committed: bool = False
+    checkpoint: Optional[dict[str, Any]] = None
+    parent_checkpoint: Optional[dict[str, Any]] = None
+    mismatches: list[MismatchFile] = []
+
+
+class NodeFile(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+    name: str
+    subgraph: bool = False
+    defer: bool = False
+
+
+class ChannelFile(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+    kind: str
+    reducer: Optional[str] = None
+
+
+class DrawNodeFile(_Record):
+    id: str
+    name: str
+    metadata: Optional[dict[str, Any]] = None
+
+
+class DrawEdgeFile(_Record):
+    source: str
+    target: str
+    data: Optional[str] = None
+    conditional: bool = False
+
+
+class DrawingFile(_Record):
+    """`engine.draw.DrawableGraph.to_dict()`."""
+
+    nodes: list[DrawNodeFile]
+    edges: list[DrawEdgeFile]
+
+
+class BranchFile(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+    source: str
+    name: str
+    targets: Optional[dict[str, str]] = None
+
+
+def check_waiting_edge(edge: Any) -> Any:
+    if len(edge) != 2 or not _is_str_list(edge[0]) or type(edge[1]) is not str:
+        raise ValueError("should be [[source, ...], target]")
+    return edge
+
+
+class ControlChannelFile(_Record):
+    """What a control channel carries (`engine.trace.describe`'s `control_channels`)."""
+
+    role: Literal["input", "sends", "edge", "waiting_edge", "internal"]
+    target: str = ""
+    sources: list[str] = []
+
+
+class GraphFile(BaseModel):
+    """`engine.trace.describe(graph)`; more keys are allowed (descriptions grow; readers use .get)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    name: str
+    nodes: list[NodeFile]
+    edges: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
+    channels: dict[str, ChannelFile]
+    waiting_edges: list[Annotated[list[Any], AfterValidator(check_waiting_edge)]] = []
+    branches: list[BranchFile] = []
+    input_keys: list[str] = []
+    output_keys: Union[str, list[str]] = []
+    drawing: DrawingFile
+    drawing_flat: DrawingFile
+    control_channels: Optional[dict[str, ControlChannelFile]] = None
+
+
+class RunFile(_Record):
+    ns: list[str]
+    graph: GraphFile
+    input: Value
+    config: Value
+    recursion_limit: int = Field(default=0, ge=0)
+    steps: list[StepFile] = []
+    status: Literal[STATUSES] = "running"  # type: ignore[valid-type]
+    output: Value = None
+    error: Optional[ErrorRecord] = None
+    started_at: str = ""
+    duration: float = Field(default=0.0, ge=0)
+    interrupts: list[InterruptFile] = []
+
+
+class TraceFile(RunFile):
+    """A whole trace file: the root run plus its identity."""
+
+    schema_version: int = Field(ge=1, le=SCHEMA_VERSION)
+    run_id: str = Field(min_length=1)
+    target: str = ""
+    thread_id: str = ""
+
+
+TaskFile.model_rebuild()
+
+
+# ---- validation ----------------------------------------------------------------------------------
+
+
+def validate(data: Any, *, source: str = "<trace>") -> None:
+    """Raises `TraceFileError` naming `source` and the first field that breaks the schema."""
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise TraceFileError(f"{source} is not a StepScope trace: it has no schema_version. "
+                             "Export one with `stepscope run TARGET --out FILE`.")
+    version = data["schema_version"]
+    if type(version) is int and version > SCHEMA_VERSION:
+        raise TraceFileError(f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
+                             f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it.")
+    try:
+        TraceFile.model_validate(data)
+    except ValidationError as exc:
+        raise TraceFileError(f"{source}: {_first_problem(exc, data)}") from None
+    except RecursionError:
+        raise TraceFileError(f"{source} is nested too deeply to check.") from None
+    problem = _replay_problem(data)
+    if problem:
+        raise TraceFileError(f"{source}: {problem}. The file is damaged; re-export the run.")
+
+
+def _first_problem(exc: ValidationError, data: Any) -> str:
+    error = exc.errors(include_url=False)[0]
+    where = _path(error["loc"])
+    message = error["msg"]
+    if error["type"] == "missing":
+        return f"{where} is missing (a required field). The file is damaged; re-export the run."
+    if error["type"] == "extra_forbidden":
+        return f"{where} is not a field of this trace schema (version {data.get('schema_version')}). " \
+               "Was it written by another program?"
+    cause = (error.get("ctx") or {}).get("error")
+    if isinstance(cause, _Bad):
+        return f"{where}{cause.inner}: {cause.problem}. The file is damaged; re-export the run."
+    found = error.get("input")
+    shown = json.dumps(found)[:60] if isinstance(found, (str, int, float, bool, type(None))) else type(found).__name__
+    if where == "schema_version":
+        return f"schema_version is {shown}; trace files have versions 1 to {SCHEMA_VERSION}."
+    return f"{where} is {shown}: {message.removeprefix('Value error, ')}. The file is damaged; re-export the run."
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif str(part).startswith("function-after["):  # pydantic's name for an Annotated validator
+            continue
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "the file"
+
+
+def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
+    """Whether every channel's deltas apply in order, tracking only each value's kind and length:
+    linear in the file, and it catches what a later replay would crash on."""
+    kinds: dict[str, tuple[str, int]] = {}
+
+    def apply(channel: str, change: dict[str, Any], at: str) -> str | None:
+        kind, length = kinds.get(channel, ("missing", 0))
+        if "same" in change:
+            return None
+        if "set" in change:
+            kinds[channel] = _kind(change["set"])
+            return None
+        if "extend" in change:
+            if kind != "list":
+                return f"{at} extends {channel!r}, which is not a list there"
+            added = change["extend"]
+            kinds[channel] = ("list", length + (len(added) if type(added) is list else 0))
+            return None
+        if "splice" in change:
+            if kind != "list" or change["splice"] > length:
+                return f"{at} splices {channel!r} at {change['splice']}, past its end or not a list"
+            kinds[channel] = ("list", change["splice"] + len(change["items"]))
+            return None
+        if kind != "dict":
+            return f"{at} merges keys into {channel!r}, which is not an object there"
+        return None
+
+    for s, step in enumerate(run.get("steps", ())):
+        tasks = step.get("tasks", ())
+        writes = {t["id"]: t.get("writes", ()) for t in tasks}
+        for c, call in enumerate(step.get("reducer_calls", ())):
+            at = f"{where}steps[{s}].reducer_calls[{c}]"
+            ref = call["write"]
+            if _is_write_ref(ref) and ref["$write"] >= len(writes.get(call["writer"], ())):
+                return f"{at}.write points at a write its task does not have"
+            problem = apply(call["channel"], call["before"], f"{at}.before")
+            if problem is None and call.get("error") is None:
+                after = call["after"]
+                if "extend" in after and _is_write_ref(after["extend"]):
+                    written = writes.get(call["writer"], ())[ref["$write"]][1] if _is_write_ref(ref) else None
+                    if type(written) is not list:
+                        return f"{at}.after extends with a write that is not a list"
+                    after = {"extend": written}
+                problem = apply(call["channel"], after, f"{at}.after")
+            if problem:
+                return problem
+        for key, change in step.get("state", {}).items():
+            problem = apply(key, change, f"{where}steps[{s}].state.{key}")
+            if problem:
+                return problem
+        for t, task in enumerate(tasks):
+            for r, sub in enumerate(task.get("subgraphs", ())):
+                problem = _replay_problem(sub, f"{where}steps[{s}].tasks[{t}].subgraphs[{r}].")
+                if problem:
+                    return problem
+    return None
+
+
+def _kind(value: Any) -> tuple[str, int]:
+    if type(value) is list:
+        return "list", len(value)
+    if type(value) is dict and "$type" not in value:
+        return "dict", len(value)
+    return "other", 0

@@ -1,0 +1,223 @@
+"""Runs are kept however they end, and the command line answers every hostile case in one line
+(issue 14, parts 4 and 6): Ctrl-C, a timeout, a node that raises, an error before the first step,
+sys.exit at import, an unknown channel, escape codes in a trace, a pipe closed early."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+from debugger.store import RunStore
+from debugger.tracecheck import read_trace_file
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SLOW = """
+import time, operator
+from typing import TypedDict, Annotated
+from engine import StateGraph, START
+class S(TypedDict):
+    n: Annotated[list, operator.add]
+def tick(state):
+    time.sleep(0.2)
+    return {"n": [len(state["n"])]}
+g = StateGraph(S)
+g.add_node("tick", tick)
+g.add_edge(START, "tick")
+g.add_conditional_edges("tick", lambda s: "tick")
+graph = g.compile()
+example_input = {"n": []}
+"""
+
+RAISES = """
+from typing import TypedDict
+from engine import StateGraph, START
+class S(TypedDict):
+    v: int
+def fine(state):
+    return {"v": 1}
+def broken(state):
+    raise KeyError("no such customer")
+g = StateGraph(S)
+g.add_node("fine", fine)
+g.add_node("broken", broken)
+g.add_edge(START, "fine")
+g.add_edge("fine", "broken")
+graph = g.compile()
+example_input = {"v": 0}
+"""
+
+
+def cli(*args, db, env=None, **kw):
+    import os
+
+    return subprocess.run([sys.executable, "-m", "debugger.cli", *args, "--db", str(db)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, env={**os.environ, **(env or {})}, **kw)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def only_run(db):
+    runs = RunStore(db).list()
+    assert len(runs) == 1
+    return runs[0], RunStore(db).load(runs[0].run_id)
+
+
+def test_ctrl_c_keeps_the_partial_run_and_says_how_to_reopen_it(tmp_path):
+    db = tmp_path / "runs.sqlite3"
+    ticks = tmp_path / "ticks"
+    slow = write(tmp_path, "slow.py", SLOW.replace("time.sleep(0.2)", f"open({str(ticks)!r}, 'a').write('.'); time.sleep(0.2)"))
+    proc = subprocess.Popen([sys.executable, "-m", "debugger.cli", "run", str(slow), "--db", str(db)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (ticks.exists() and len(ticks.read_text()) >= 3):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    summary, trace = only_run(db)
+    assert summary.status == trace.status == "cancelled"
+    assert "Ctrl-C" in trace.error["message"] and len([s for s in trace.steps if s.step >= 1]) >= 2
+    assert f"reopen: stepscope show {trace.run_id[:12]}" in out
+
+
+def test_timeout_flag_and_environment_keep_what_was_recorded(tmp_path):
+    db = tmp_path / "runs.sqlite3"
+    slow = write(tmp_path, "slow.py", SLOW)
+    out = tmp_path / "slow.json"
+    result = cli("run", str(slow), "--timeout", "1", "--out", str(out), db=db)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "did not finish within 1 s" in result.stderr and "status: timeout" in result.stdout
+    assert read_trace_file(out).status == "timeout"
+    env = cli("run", str(slow), db=db, env={"STEPSCOPE_RUN_TIMEOUT": "0.8"})
+    assert "did not finish within 0.8 s" in env.stderr
+    assert sorted(r.status for r in RunStore(db).list()) == ["timeout", "timeout"]
+    bad = cli("run", str(slow), db=db, env={"STEPSCOPE_RUN_TIMEOUT": "soon"})
+    assert bad.returncode == 2 and "STEPSCOPE_RUN_TIMEOUT='soon' is not a number" in bad.stderr
+
+
+def test_a_node_that_raises_is_stored_with_the_steps_before_it(tmp_path):
+    db = tmp_path / "runs.sqlite3"
+    result = cli("run", str(write(tmp_path, "raises.py", RAISES)), db=db)
+    assert result.returncode == 1 and "KeyError: 'no such customer'" in result.stderr
+    summary, trace = only_run(db)
+    assert summary.status == "error" and "no such customer" in summary.error
+    assert [t.name for s in trace.steps for t in s.tasks] == ["__start__", "fine", "broken"]
+
+
+def test_an_error_before_the_first_step_is_stored_with_its_real_message(tmp_path):
+    db = tmp_path / "runs.sqlite3"
+    result = cli("run", "subgraph_trap", "--recursion-limit", "0", db=db)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "recursion_limit must be at least 1" in result.stderr and "NoneType" not in result.stderr
+    summary, trace = only_run(db)
+    assert summary.status == "error" and trace.steps == [] and trace.graph["name"]
+    assert "reopen: stepscope show" in result.stdout
+    show = cli("show", summary.run_id, db=db)
+    assert show.returncode == 0 and "recursion_limit must be at least 1" in show.stdout
+
+
+def test_sys_exit_at_import_gets_a_message(tmp_path):
+    result = cli("run", str(write(tmp_path, "script.py", "import sys\nsys.exit(3)\n")), db=tmp_path / "db")
+    assert result.returncode == 2
+    assert "called sys.exit(3) while being imported" in result.stderr and 'if __name__ == "__main__":' in result.stderr
+
+
+def test_show_with_an_unknown_channel_says_so(tmp_path):
+    db = tmp_path / "runs.sqlite3"
+    out = tmp_path / "t.json"
+    assert cli("run", "subgraph_trap", "--out", str(out), db=db).returncode == 0
+    result = cli("show", str(out), "--channel", "nosuchkey", db=db)
+    assert result.returncode == 2 and "no state key 'nosuchkey'; its keys are: log" in result.stderr
+
+
+def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fails(tmp_path):
+    not_a_db = write(tmp_path, "x.sqlite3", "not sqlite " * 500)
+    marker = tmp_path / "ran"
+    graph = write(tmp_path, "g.py", SLOW.replace("time.sleep(0.2)", f"open({str(marker)!r}, 'w').close(); time.sleep(0.2)"))
+    result = cli("run", str(graph), "--timeout", "5", db=not_a_db)
+    assert result.returncode == 2 and "not an SQLite database" in result.stderr
+    assert not marker.exists()  # refused before the graph ran: nothing lost
+
+    from debugger import cli as cli_module
+
+    class FailingStore:
+        def __init__(self, path):
+            pass
+
+        def save(self, trace):
+            from debugger.store import StoreError
+
+            raise StoreError("disk full")
+
+    out = tmp_path / "kept.json"
+    original = cli_module.RunStore
+    cli_module.RunStore = FailingStore
+    try:
+        code = cli_module.main(["run", "subgraph_trap", "--out", str(out), "--db", str(tmp_path / "d")])
+    finally:
+        cli_module.RunStore = original
+    assert code == 0 and read_trace_file(out).status == "done"
+
+
+def test_terminal_output_never_carries_control_characters_from_a_trace(tmp_path):
+    db = tmp_path / "runs.sqlite3"
+    out = tmp_path / "t.json"
+    assert cli("run", "subgraph_trap", "--out", str(out), db=db).returncode == 0
+    data = json.loads(out.read_text())
+    data["run_id"] = "evil\x1b]0;pwned\x07id"
+    data["error"] = {"$type": "error", "class": "E\x1b[2J", "message": "clear\x1b[2Jscreen\r\x9b31m", "notes": []}
+    data["status"] = "error"
+    evil = tmp_path / "evil.json"
+    evil.write_text(json.dumps(data))
+    shown = cli("show", str(evil), db=db)
+    assert shown.returncode == 0
+    assert not any(ch in shown.stdout for ch in "\x1b\x07\r\x9b")
+    assert "\\x1b[2J" in shown.stdout
+    assert cli("import", str(evil), db=db).returncode == 0
+    listed = cli("runs", db=db)
+    assert "\x1b" not in listed.stdout and "\\x1b" in listed.stdout
+
+
+def test_a_pipe_closed_early_ends_quietly(tmp_path):
+    from engine.trace import Recorder
+    from engine.tracefile import to_json
+
+    graph = {}
+    exec(compile(SLOW.replace("time.sleep(0.2)", "pass"), "slow", "exec"), graph)
+    recorder = Recorder()
+    try:
+        graph["graph"].invoke({"n": []}, {"recursion_limit": 600}, hooks=recorder)
+    except Exception:  # the loop ends at the recursion limit: a long trace is what we want
+        pass
+    long_trace = tmp_path / "long.json"
+    long_trace.write_text(to_json(recorder.trace))
+    for command in (f"show {long_trace}", "samples"):
+        result = subprocess.run(f"{sys.executable} -m debugger.cli {command} --db {tmp_path / 'db'} | head -n 1",
+                                shell=True, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert result.stdout.count("\n") == 1 and result.stderr == "", (command, result.stderr)
+
+
+def test_main_survives_a_closed_stdout(monkeypatch, capsys):
+    from debugger import cli as cli_module
+
+    class Closed:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            raise ValueError("not a file")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert cli_module.main(["samples"]) == 0
