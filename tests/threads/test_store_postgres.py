@@ -208,3 +208,17 @@ def test_langgraph_runs_go_to_the_server_and_their_thread_files_stay_local(pg_ur
     assert len(runs) == 2
     assert not any(p.name.startswith("postgres") for p in tmp_path.iterdir()), "no folder named after the URL"
     assert list((tmp_path / "home" / ".local" / "share" / "stepscope" / "langgraph-threads").glob("*.json"))
+
+
+def test_the_turns_of_a_thread_are_listed_from_the_server(pg_url):
+    from debugger.langgraph_recorder.app_runs import thread_runs
+
+    store = PostgresRunStore(pg_url)
+    for n, started in enumerate(["2026-01-01T10:00:00", "2026-01-01T09:00:00", "2026-01-01T11:00:00"]):
+        trace = _trace()
+        trace.run_id, trace.target, trace.started_at = f"turn-{n}", "my_app.py:graph", started
+        trace.thread_id = "chat-1" if n < 2 else "chat-2"
+        store.save(trace)
+    turns = thread_runs("chat-1", "my_app.py:graph", db=pg_url)
+    assert [t.run_id for t in turns] == ["turn-1", "turn-0"]  # oldest first
+    assert thread_runs("chat-1", "other.py:graph", db=pg_url) == []
