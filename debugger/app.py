@@ -6,14 +6,11 @@ import sys
 from pathlib import Path
 
 if __package__ in (None, ""):  # streamlit runs this file as a script
-    # ... with this folder on sys.path, where `debugger/langgraph/` would hide the real `langgraph`
+    # ... with this folder first on sys.path, where a module or package of ours could hide an installed
+    # one of the same name (a `debugger/langgraph/` once hid langgraph itself)
     _here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if not p or Path(p).resolve() != _here]
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    try:  # pin the real one now: Streamlit puts this folder first again while callbacks run
-        import langgraph  # noqa: F401
-    except ImportError:  # without the langgraph extra there is nothing to hide
-        pass
 
 import streamlit as st
 

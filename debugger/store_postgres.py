@@ -17,29 +17,22 @@ its own connection, so any number of processes on any number of hosts can record
 
 from __future__ import annotations
 
-import hashlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 from engine.trace import Trace
-from engine.tracefile import TraceFileError, from_json, read_file, to_json
+from engine.tracefile import to_json
 
-from debugger.store import ENV_VAR, RunSummary, StoreError
+from debugger.store import ENV_VAR, MIN_PREFIX, RunExistsError, RunSummary, StoreError, digest
+from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
 
-try:  # the SQLite store's own class when it has one, so callers catch one error for both stores
-    from debugger.store import RunExistsError  # type: ignore[attr-defined]
-except ImportError:
-
-    class RunExistsError(StoreError):  # type: ignore[no-redef]
-        """An import whose run id is already stored with other content."""
-
+__all__ = ["PostgresRunStore", "RunExistsError", "is_postgres_url"]
 
 APPLICATION = "stepscope"
 VERSION = 1
-MIN_PREFIX = 4
 _LOCK_KEY = 0x5374536352756E73  # "StScRuns": serialises layout checks across processes
-_COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest"]
+_COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest", "thread_id"]
 
 _LAYOUT_V1 = (
     "CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -53,9 +46,11 @@ _LAYOUT_V1 = (
         error TEXT NOT NULL,
         trace TEXT NOT NULL,
         digest TEXT NOT NULL,
+        thread_id TEXT NOT NULL DEFAULT '',
         saved BIGSERIAL NOT NULL
     )""",
     "CREATE INDEX stepscope_runs_by_graph ON stepscope_runs (graph, started_at)",
+    "CREATE INDEX stepscope_runs_by_thread ON stepscope_runs (target, thread_id, started_at)",
     "CREATE INDEX stepscope_runs_by_time ON stepscope_runs (started_at, saved)",
 )
 MIGRATIONS: dict[int, tuple[str, ...]] = {}
@@ -64,10 +59,6 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {}
 
 def is_postgres_url(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
-
-
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _redact(url: str) -> str:
@@ -158,7 +149,8 @@ class PostgresRunStore:
         text = to_json(trace)
         error = str((trace.error or {}).get("message", "")).splitlines()[:1]
         row = (run_id, str(trace.graph.get("name", "")), trace.target, trace.started_at, trace.status,
-               len([s for s in trace.steps if s.step >= 0]), error[0] if error else "", text, digest(text))
+               len([s for s in trace.steps if s.step >= 0]), error[0] if error else "", text, digest(text),
+               str(getattr(trace, "thread_id", "") or ""))
         columns = ", ".join(_COLUMNS)
         upsert = (f"INSERT INTO stepscope_runs ({columns}) VALUES ({', '.join(['%s'] * len(_COLUMNS))}) "
                   "ON CONFLICT (run_id) DO UPDATE SET "
@@ -168,7 +160,7 @@ class PostgresRunStore:
                 cur.execute("SELECT digest FROM stepscope_runs WHERE run_id = %s FOR UPDATE", (run_id,))
                 found = cur.fetchone()
                 if found is not None:
-                    if found[0] == row[-1]:
+                    if found[0] == row[8]:
                         return run_id
                     raise RunExistsError(f"a different run with id {run_id} is already stored in {self.path}; "
                                          "pass --replace to overwrite it, or `stepscope delete` it first.")
@@ -191,6 +183,13 @@ class PostgresRunStore:
         with self._operation("list runs") as cur:
             cur.execute(query, (*args, limit))
             return [RunSummary(*row) for row in cur.fetchall()]
+
+    def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
+        """(run id, started at, status) of the stored runs of one thread of one target, oldest first."""
+        with self._operation("list a thread's runs") as cur:
+            cur.execute("SELECT run_id, started_at, status FROM stepscope_runs WHERE target = %s AND thread_id = %s "
+                        "ORDER BY started_at, saved", (target, thread_id))
+            return [tuple(row) for row in cur.fetchall()]
 
     def resolve(self, run_id: str) -> str:
         """The full id of a stored run: `run_id` itself, or the one run it is a prefix of."""
@@ -223,7 +222,7 @@ class PostgresRunStore:
         if found is None:  # deleted between the two statements by another process
             raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
         try:
-            return from_json(found[0], source=f"run {full} in {self.path}")
+            return parse_trace(found[0], source=f"run {full} in {self.path}")
         except TraceFileError as exc:
             raise StoreError(f"{exc} (`stepscope delete {full}` removes it)") from None
 
@@ -242,10 +241,10 @@ class PostgresRunStore:
         return Path(path)
 
     def import_file(self, path: str | Path, *, replace: bool = False) -> str:
-        """Stores a trace file. A different run already stored under the same id is refused unless
-        `replace`; importing the same run twice is harmless."""
+        """Stores a trace file, validated first. A different run already stored under the same id is
+        refused unless `replace`; importing the same run twice is harmless."""
         try:
-            trace = read_file(path)
+            trace = read_trace_file(path)
         except TraceFileError as exc:
             raise StoreError(str(exc)) from None
         return self.save(trace, replace=replace)

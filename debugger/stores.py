@@ -21,3 +21,13 @@ def open_store(db: str | Path | None = None) -> Any:
     if is_postgres_url(chosen):
         return PostgresRunStore(str(chosen))
     return RunStore(db)
+
+
+def local_db_path(db: str | Path | None = None) -> Path:
+    """Where files that must stay on this machine go (`<here>.parent/...`, e.g. saved langgraph threads):
+    the SQLite file when the run store is one, else the default SQLite location."""
+    chosen = db if db not in (None, "") else os.environ.get(ENV_VAR) or None
+    if chosen is not None and not is_postgres_url(str(chosen)):
+        return Path(chosen).expanduser()
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "stepscope" / "runs.sqlite3"

@@ -705,7 +705,6 @@ def test_what_the_rebuild_refused_is_recorded(feature: str) -> None:
 
 
 def test_an_async_graph_is_recorded_through_ainvoke() -> None:
-    import asyncio
 
     b = StateGraph(Log)
     b.add_node("fetch", async_node)

@@ -24,14 +24,15 @@ def run_for_app(graph: Any, graph_input: Any, *, target: str, config: dict[str, 
                 db: str | None, timeout: float, resume: Any = None, resuming: bool = False) -> Trace:
     """Runs a langgraph graph for the app (on a worker thread, at most `timeout` seconds) and stores it."""
     from debugger.sources import OpenError
-    from debugger.store import RunStore, StoreError
+    from debugger.store import StoreError
+    from debugger.stores import local_db_path, open_store
 
     try:
-        store = RunStore(db)
+        store = open_store(db)
     except StoreError:
         store = None  # a broken database must not stop the run from being shown
     kwargs: dict[str, Any] = dict(target=target, config=config, thread=thread or None, db=store if store else False,
-                                  db_path=store.path if store else None)
+                                  db_path=local_db_path(db))
     if resuming:
         kwargs["resume"] = resume
     try:
@@ -74,12 +75,16 @@ class ThreadTurn:
 
 def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[ThreadTurn]:
     """The stored runs of one thread of one target, oldest first: the turns of a conversation."""
-    from debugger.store import RunStore, StoreError
+    from debugger.store import StoreError
+    from debugger.stores import open_store
 
     if not thread_id:
         return []
     try:
-        path = RunStore(db).path
+        store = open_store(db)
+        if hasattr(store, "thread_runs"):  # the PostgreSQL store keeps the thread id in a column
+            return [ThreadTurn(*row) for row in store.thread_runs(target, thread_id)]
+        path = store.path
         with sqlite3.connect(path, timeout=10) as connection:
             rows = connection.execute(
                 "SELECT run_id, started_at, status FROM runs WHERE target = ? AND json_extract(trace, '$.thread_id') = ? "

@@ -58,9 +58,9 @@ def run_options(args: Any, target: Any) -> dict[str, Any]:
 
 def command_run(args: Any, target: Any, table: Any) -> int:
     """`stepscope run` on a langgraph target; `table(trace)` prints the supersteps."""
-    from debugger.store import RunStore
+    from debugger.stores import open_store
 
-    store = RunStore(args.db)
+    store = open_store(args.db)
     options = run_options(args, target)
     if options["resume"] is not NO_RESUME and not (options["thread"] or (options["config"].get("configurable") or {}).get("thread_id")):
         raise RunSetupError("--resume continues a thread: give the thread with --thread ID (the run that stopped printed it).")

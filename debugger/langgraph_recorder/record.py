@@ -82,9 +82,9 @@ def _store(db: Any) -> Any:
     if db is False:
         return None
     if db is None or isinstance(db, (str, Path)):
-        from debugger.store import RunStore
+        from debugger.stores import open_store
 
-        return RunStore(db)
+        return open_store(db)
     return db  # a RunStore (or anything with .save(trace))
 
 

@@ -154,7 +154,7 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
         kwargs["context"] = build_context(graph, context)
     thread_path = None
     if saver is not None and threads.is_in_memory(saver) and thread:
-        store_path = Path(db_path) if db_path is not None else _default_db_path()
+        store_path = _default_db_path(db_path)
         thread_path = threads.thread_file(store_path, target, str(thread))
         try:
             threads.restore_thread(saver, str(thread), thread_path)
@@ -214,7 +214,7 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
     return frozen
 
 
-def _default_db_path() -> Path:
-    from debugger.store import default_db_path
+def _default_db_path(db_path: Any = None) -> Path:
+    from debugger.stores import local_db_path  # a PostgreSQL run store keeps thread files in the local default
 
-    return default_db_path()
+    return local_db_path(db_path)

@@ -32,7 +32,7 @@ class App:
     graph: Any
     """The langgraph compiled graph: its channels, reducers and nodes rebuild the steps."""
     view: Any = None
-    """Its static view for the diagnostics that need no run (`debugger/langgraph/static_view.py`), or None."""
+    """Its static view for the diagnostics that need no run (`debugger/langgraph_recorder/static_view.py`), or None."""
     skipped: str | None = None
     """Why the checks before running cannot look at this graph, when they cannot."""
 
@@ -138,6 +138,7 @@ def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str
     except Exception as exc:  # langgraph refusing this graph/thread pair: say what, keep the page working
         raise sources.OpenError(f"thread {thread_id!r} could not be rebuilt with {target}: {type(exc).__name__}: {exc}") from None
     sources.keep(trace, db)
+    remember_origin(trace.run_id, target.strip(), url, thread_id)
     shown = target.strip().rpartition("/")[2]
     return sources.Opened(trace, "thread", trace.run_id, None, "", f"{shown} · thread {thread_id}")
 
@@ -186,3 +187,60 @@ def command_fork(args: argparse.Namespace) -> int:
         print(f"error: {type(result.error).__name__}: {result.error}")
         return 1
     return 0
+
+
+def remember_origin(run_id: str, target: str, url: str, thread_id: str) -> None:
+    """Notes where an opened thread came from, for time travel on it (in the session: the URL never
+    reaches the page address). Outside the app there is no session to note it in."""
+    try:
+        from debugger import session
+
+        origins = dict(session.recall(session.THREAD_ORIGINS) or {})
+        origins[run_id] = (target, url, thread_id)
+        session.remember(session.THREAD_ORIGINS, origins)
+    except Exception:  # no Streamlit session (a script or a test calling open_for_app): nothing to note
+        pass
+
+
+def fork_for_app(run_id: str, step: int, *, node: str | None = None, key: str | None = None, value_json: str = "",
+                 answer: Any = None, resume: bool = False) -> Any:
+    """Time travel from the app on a thread opened in this session: edit `key` as `node` at the checkpoint
+    after `step` and continue, or answer the interrupt. Returns the fork as `sources.Opened`; every failure
+    is an `OpenError` naming the fix."""
+    import json
+
+    from debugger import session, sources
+    from debugger.targets import TargetError
+    from debugger.tracecheck import TraceFileError
+
+    from .fork import fork_thread
+
+    origin = (session.recall(session.THREAD_ORIGINS) or {}).get(run_id)
+    if origin is None:
+        raise sources.OpenError("Open this thread from the sidebar's Checkpointer thread form first: time travel "
+                                "needs the app's graph and its checkpointer.")
+    target, url, thread_id = origin
+    trace = sources.open_stored(run_id).trace  # kept when the thread was opened
+    steps = {s.step: s for s in trace.steps}
+    record = steps.get(step)
+    config = (record.checkpoint or {}).get("configurable", {}) if record is not None else {}
+    checkpoint_id = config.get("checkpoint_id")
+    if not checkpoint_id:
+        raise sources.OpenError(f"Step {step} has no stored checkpoint to travel from (it did not finish).")
+    values = None
+    if not resume:
+        try:
+            values = {key: json.loads(value_json)}
+        except json.JSONDecodeError as exc:
+            raise sources.OpenError(f"The new value is not valid JSON: {exc.msg} (line {exc.lineno}).") from None
+    try:
+        result = fork_thread(url, thread_id, load_app(target), checkpoint_id, values=values, as_node=node,
+                             resume=answer if resume else None)
+    except (TargetError, CheckpointerError, TraceFileError) as exc:
+        raise sources.OpenError(str(exc)) from None
+    except Exception as exc:  # langgraph refusing the edit (e.g. an unknown node): say so in place
+        raise sources.OpenError(f"The fork could not run: {type(exc).__name__}: {exc}") from None
+    sources.keep(result.trace)
+    remember_origin(result.trace.run_id, target, str(result.local), thread_id)
+    title = f"{target.rpartition('/')[2]} · thread {thread_id} · fork at step {step} (local copy)"
+    return sources.Opened(result.trace, "fork", result.trace.run_id, None, "", title)

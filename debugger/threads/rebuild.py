@@ -9,7 +9,7 @@ C, its child), the step that led from C to the child is rebuilt with the app's g
 2. the tasks are planned again with langgraph's `prepare_next_tasks` on C (task ids are derived from
    the checkpoint id, so they match the stored writes), and each gets its stored writes;
 3. the writes are applied with langgraph's own `apply_writes`, each state key watched as the live
-   recorder watches it (`debugger/langgraph`: `_ObservedChannels`, `observe_update`), so every reducer
+   recorder watches it (`debugger/langgraph_recorder`: `_ObservedChannels`, `observe_update`), so every reducer
    call has its value before and after; the result is committed as the child's stored values, and
    the live recorder's `RunBuilder` records any state key whose stored value differs from what the
    calls gave as a mismatch (`StepRecord.mismatches`; `stepscope diagnose` reports it). From there on

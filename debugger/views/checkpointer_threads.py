@@ -36,3 +36,55 @@ def render(open_action) -> None:
             session.widget_value(session.THREAD_GRAPH) or "", session.widget_value(session.THREAD_CHOICE) or "",
             session.widget_value(session.THREAD_CHECKPOINTER))))
     st.caption("Read only: StepScope never writes to the app's checkpointer.")
+
+
+# ---- time travel on a thread (the Time travel tab) ------------------------------------------------
+
+
+def _travel(run, step: int, resume: bool) -> None:
+    from debugger.session import LoadedRun
+
+    try:
+        opened = threads.fork_for_app(
+            run.trace.run_id, step, node=session.widget_value(session.TT_THREAD_NODE),
+            key=session.widget_value(session.TT_THREAD_KEY), value_json=session.widget_value(session.TT_THREAD_VALUE) or "",
+            answer=_answer(session.widget_value(session.TT_THREAD_ANSWER) or ""), resume=resume)
+    except sources.OpenError as exc:
+        session.report_action_error("thread-time-travel", str(exc))
+        return
+    session.remember(session.FORK_PARENT, session.run_ref(run))
+    session.set_run(LoadedRun.of(opened))
+
+
+def _answer(text: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text  # a plain string answer
+
+
+def render_time_travel(run, step: int) -> None:
+    """Time travel on a checkpointer thread: always on a local copy of the thread."""
+    from debugger.views import widgets
+
+    st.markdown("**Time travel on a local copy.** The thread up to this step's checkpoint is copied into a "
+                "local SQLite file and your app's graph runs there (its nodes run for real); the app's own "
+                "checkpointer is never written.")
+    widgets.action_error("thread-time-travel")
+    if run.trace.status == "interrupted":
+        last = max(s.step for s in run.trace.steps if s.checkpoint)
+        st.text_input("Answer to the interrupt (JSON, or plain text)", key=session.TT_THREAD_ANSWER)
+        st.button("Resume on a local copy", key="tt_thread_resume", on_click=_travel, args=(run, last, True))
+    nodes = [n["name"] for n in run.trace.graph.get("nodes", []) if not n["name"].startswith("__")]
+    keys = list(run.trace.graph.get("channels", {}))
+    if not nodes or not keys:
+        return
+    st.markdown(f"**Edit the state after step {step}** as if a node had returned the new value, and let the "
+                "thread go on from there.")
+    st.selectbox("As node", nodes, key=session.TT_THREAD_NODE)
+    st.selectbox("Key", keys, key=session.TT_THREAD_KEY)
+    st.text_area("New value (JSON)", key=session.TT_THREAD_VALUE, height=80)
+    st.button("Edit and continue on a local copy", key="tt_thread_fork", on_click=_travel, args=(run, step, False),
+              type="primary")

@@ -89,6 +89,11 @@ def render(run: LoadedRun, at: Cursor) -> None:
             st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
         widgets.action_error("time-travel")
         return
+    if run.source == "thread" and not at.scope.path:
+        from debugger.views import checkpointer_threads
+
+        checkpointer_threads.render_time_travel(run, at.step)
+        return
     if run.graph is None or at.scope.path:
         st.info("Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
                 "graph file (stored and uploaded traces carry no code), at the top level (not inside a subgraph).")

@@ -85,3 +85,28 @@ def test_a_thread_that_cannot_be_opened_says_why_and_the_page_keeps_working(app,
     app.idle()
     expect(page.get_by_text(re.compile("does not exist"))).to_be_visible()
     expect(app.graph.first).to_be_visible()
+
+
+def test_time_travel_resumes_a_production_thread_on_a_local_copy(app, shot, production):
+    db, module = production
+    before = db.read_bytes()
+    page = app.open("/?sample=subgraph_trap").page
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Checkpointer thread").click()
+    app.idle()
+    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
+    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:tickets")
+    sidebar.get_by_role("button", name="List threads").click()
+    app.idle()
+    sidebar.get_by_role("button", name="Open thread").click()  # ticket-9, the newest, waits at an interrupt
+    app.idle()
+    expect(sidebar.get_by_text("interrupted", exact=True)).to_be_visible()
+    page.get_by_role("tab", name="Time travel").click()
+    app.idle()
+    page.get_by_role("textbox", name=re.compile("Answer to the interrupt")).fill('"no"')
+    page.get_by_role("button", name="Resume on a local copy").click()
+    app.idle()
+    expect(sidebar.get_by_text(re.compile("fork at step .* \\(local copy\\)")).first).to_be_visible()
+    expect(sidebar.get_by_text("done", exact=True)).to_be_visible()
+    shot("threads-04-fork-resumed")
+    assert db.read_bytes() == before, "the production checkpointer must not change"

@@ -171,3 +171,54 @@ def test_the_cli_records_into_and_reads_from_the_server(pg_url, capsys):
     assert main(["delete", run_id, "--db", pg_url]) == 0
     assert main(["show", run_id, "--db", pg_url]) == 2
     assert "no stored run" in capsys.readouterr().err
+
+
+LANGGRAPH_APP = '''
+import operator
+from typing import Annotated, TypedDict
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+
+class S(TypedDict):
+    log: Annotated[list, operator.add]
+
+def step(state):
+    return {"log": ["turn"]}
+
+builder = StateGraph(S)
+builder.add_node("step", step)
+builder.add_edge(START, "step")
+graph = builder.compile(checkpointer=InMemorySaver())
+example_input = {"log": []}
+'''
+
+
+def test_langgraph_runs_go_to_the_server_and_their_thread_files_stay_local(pg_url, tmp_path, monkeypatch, capsys):
+    from debugger.cli import main
+
+    app = tmp_path / "lg_app.py"
+    app.write_text(LANGGRAPH_APP)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", f"{app}:graph", "--thread", "t1", "--db", pg_url]) == 0
+    assert main(["run", f"{app}:graph", "--thread", "t1", "--db", pg_url]) == 0
+    capsys.readouterr()
+    runs = PostgresRunStore(pg_url).list()
+    assert len(runs) == 2
+    assert not any(p.name.startswith("postgres") for p in tmp_path.iterdir()), "no folder named after the URL"
+    assert list((tmp_path / "home" / ".local" / "share" / "stepscope" / "langgraph-threads").glob("*.json"))
+
+
+def test_the_turns_of_a_thread_are_listed_from_the_server(pg_url):
+    from debugger.langgraph_recorder.app_runs import thread_runs
+
+    store = PostgresRunStore(pg_url)
+    for n, started in enumerate(["2026-01-01T10:00:00", "2026-01-01T09:00:00", "2026-01-01T11:00:00"]):
+        trace = _trace()
+        trace.run_id, trace.target, trace.started_at = f"turn-{n}", "my_app.py:graph", started
+        trace.thread_id = "chat-1" if n < 2 else "chat-2"
+        store.save(trace)
+    turns = thread_runs("chat-1", "my_app.py:graph", db=pg_url)
+    assert [t.run_id for t in turns] == ["turn-1", "turn-0"]  # oldest first
+    assert thread_runs("chat-1", "other.py:graph", db=pg_url) == []
