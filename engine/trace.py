@@ -106,6 +106,9 @@ class StepRecord:
     """False when the step failed before its barrier finished: its writes never reached the state."""
     checkpoint: dict[str, Any] | None = None
     """The config of the checkpoint saved after this step, when the run had a checkpointer."""
+    kind: str = "loop"
+    """`loop` (a superstep), or `update`: a state edit made between supersteps (a person at a pause in
+    a live run, `Loop.update_state`). An edit has no tasks; its reducer calls name the node it was made as."""
 
 
 @dataclass(slots=True)
@@ -330,6 +333,8 @@ class Recorder(Hooks):
         builder = self.builders[ns]
         step = builder.open_step(commit.step)
         step.committed = True
+        if commit.kind == "update":
+            step.kind = "update"
         step.updated_channels = sorted(commit.updated_channels)
         previous = builder.versions
         step.versions = {k: v for k, v in commit.versions.items() if previous.get(k) != v}
