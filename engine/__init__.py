@@ -13,6 +13,8 @@ from .hooks import Hooks, ReducerCall, StepCommit
 from .checkpoint import BaseCheckpointSaver, InMemorySaver, MemorySaver
 from .sqlite_saver import SqliteSaver
 from .interrupts import interrupt
+from .config import get_stream_writer
+from .managed import IsLastStep, RemainingSteps
 from .snapshot import PregelTask, StateSnapshot
 from .messages import (
     REMOVE_ALL_MESSAGES,
@@ -26,7 +28,7 @@ from .messages import (
     ToolMessage,
     add_messages,
 )
-from .types import Command, Interrupt, Overwrite, Send
+from .types import Command, Interrupt, Overwrite, RetryPolicy, Send
 
 __all__ = [
     "StateGraph",
@@ -38,8 +40,12 @@ __all__ = [
     "Send",
     "Command",
     "Overwrite",
+    "RetryPolicy",
     "Interrupt",
     "interrupt",
+    "get_stream_writer",
+    "RemainingSteps",
+    "IsLastStep",
     "InMemorySaver",
     "MemorySaver",
     "SqliteSaver",

@@ -88,6 +88,12 @@ class Task:
     restored: bool = False
     """The task finished in an earlier run of this step: its writes came back from the checkpoint
     and it was not run again (`result` is then MISSING)."""
+    attempts: list[Any] = field(default_factory=list)
+    """Failed attempts that its node's `RetryPolicy` retried (`hooks.TaskAttempt`), oldest first."""
+
+    @property
+    def is_push(self) -> bool:
+        return self.path[0] == PUSH
 
     def sort_key(self) -> tuple[int, Any]:
         """Application order: PULL tasks by node name, then PUSH tasks by Send index."""
@@ -130,11 +136,13 @@ def plan_tasks(
     step: int,
     ns: tuple[str, ...],
     updated_channels: Iterable[str] | None,
+    stop: int = 0,
 ) -> list[Task]:
     """The tasks of the next superstep, in application order (PULL by name, then PUSH by Send index).
 
     Only nodes subscribed to a channel updated at the last barrier are candidates; with
-    `updated_channels=None` (a resumed run) every node is.
+    `updated_channels=None` (a resumed run) every node is. `stop` (the run's step budget) gives the
+    managed values (`managed.py`) in a node's input.
     """
     channels = state.channels
     versions = state.versions
@@ -159,6 +167,8 @@ def plan_tasks(
             task_input = channels[START].get()
         else:
             task_input = state.read(node.reads)
+            for key, get in node.managed:
+                task_input[key] = get(step, stop)
             if node.input_mapper is not None:
                 try:
                     task_input = node.input_mapper(**task_input)
@@ -179,6 +189,15 @@ def plan_tasks(
             path = (PUSH, index, False)  # LangGraph's public path of a Send task
             tasks.append(Task(task_id(ns, step, packet.node, path, state.checkpoint_id), packet.node, path, step, (PUSH,), {}, packet.arg, node, fired=(PUSH,)))
     return tasks
+
+
+def scheduled_order(tasks: list[Task]) -> list[Task]:
+    """The order LangGraph starts a step's tasks in: Send tasks first (by index), then pulled nodes
+    (by name). Tasks that take no time finish in this order, so it is the order of their `updates`,
+    `tasks` and `debug` chunks; `tasks` is in application order (see `plan_tasks`)."""
+    if not tasks or not tasks[-1].is_push or tasks[0].is_push:
+        return tasks
+    return [t for t in tasks if t.is_push] + [t for t in tasks if not t.is_push]
 
 
 def apply_writes(

@@ -7,8 +7,10 @@ only wires a run up (config, hooks, nesting inside a parent task) and shapes its
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Sequence
 
 from . import snapshot
 from .algo import Task
@@ -19,9 +21,10 @@ from .hooks import Hooks, combine
 from .loop import Loop
 from .persistence import Persistence
 from .snapshot import StateSnapshot
-from .runner import current_task
+from .runner import current_task, no_sync_function
 from .schema import ROOT, input_mapper, takes_config
 from .stream import StreamCollector
+from .types import RetryPolicy
 
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import Branch, StateGraph
@@ -53,21 +56,43 @@ class CompiledNode:
     needs_context: bool = True
     input_mapper: Any = None
     """None when the node takes the input dict as is; else the class built as `Schema(**values)`."""
+    retry_policy: tuple[RetryPolicy, ...] = ()
+    """Tried in order; the first that accepts the exception decides (LangGraph's rule)."""
+    managed: tuple[tuple[str, Any], ...] = ()
+    """Managed values in its input (`managed.py`): (key, `get(step, stop)`), after the channel keys."""
 
     sorted_triggers: tuple[str, ...] = ()
+    is_coroutine: bool = False
+    """The action is an `async def`: it only runs in an async run (`ainvoke`, `astream`)."""
+    is_async: bool = False
+    """An async run must await this node: an `async def` action or router, or a subgraph."""
 
     def __post_init__(self) -> None:
         self.input_mapper = input_mapper(self.input_schema)
         self.sorted_triggers = tuple(sorted(self.triggers))
+        self.is_coroutine = is_coroutine_function(self.action)
+        self.is_async = self.is_coroutine or self.is_subgraph or any(b.is_async for b in self.branches)
 
     def call(self, task: Task, loop: Loop) -> Any:
         if self.name == START:
             return task.input
         if self.is_subgraph:
             return self.action.invoke(task.input, _task_config(loop, task))
+        if self.is_coroutine:
+            raise no_sync_function(self.name)
         if self.takes_config:
             return self.action(task.input, config=_task_config(loop, task))
         return self.action(task.input)
+
+    async def acall(self, task: Task, loop: Loop) -> Any:
+        """`call` in an async run: awaits an `async def` node, runs a subgraph with `ainvoke`."""
+        if self.is_subgraph:
+            return await self.action.ainvoke(task.input, _task_config(loop, task))
+        if not self.is_coroutine:
+            return self.call(task, loop)
+        if self.takes_config:
+            return await self.action(task.input, config=_task_config(loop, task))
+        return await self.action(task.input)
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,10 +105,21 @@ class CompiledBranch:
     mapper: Any
     passthrough: bool
     """Without a schema of its own the router also sees the node's extra return keys (LangGraph)."""
+    is_async: bool = False
+    """The router is an `async def`: only an async run can await it."""
+    managed: tuple[tuple[str, Any], ...] = ()
+    """Managed values the router sees, as of its task's step."""
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+
+def is_coroutine_function(action: Any) -> bool:
+    """`async def` functions, and objects (or partials) whose `__call__` is one."""
+    while isinstance(action, functools.partial):
+        action = action.func
+    return inspect.iscoroutinefunction(action) or inspect.iscoroutinefunction(getattr(action, "__call__", None))
 
 
 def _task_config(loop: Loop, task: Task) -> dict[str, Any]:
@@ -98,6 +134,12 @@ def _task_config(loop: Loop, task: Task) -> dict[str, Any]:
         "langgraph_checkpoint_ns": ns,
     }
     return {**loop.config, "metadata": metadata}
+
+
+def _invoke_output(loop: Loop, output: Any) -> Any:
+    if loop.interrupts:  # stopped by interrupt(): LangGraph adds the questions to the output
+        return {**output, INTERRUPT: list(loop.interrupts)} if isinstance(output, dict) else {INTERRUPT: list(loop.interrupts)}
+    return output
 
 
 def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
@@ -121,11 +163,14 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
         for branch in builder.branches.get(name, {}).values():
             schema = branch.input_schema if branch.input_schema is not None else node_schema
             compiled.append(
-                CompiledBranch(branch, tuple(builder.schemas[schema]), input_mapper(schema), branch.input_schema is None)
+                CompiledBranch(branch, tuple(builder.schemas[schema]), input_mapper(schema), branch.input_schema is None,
+                               is_coroutine_function(branch.router), tuple(builder.managed[schema].items()))
             )
         return tuple(compiled)
 
     input_keys = tuple(builder.schemas[builder.input_schema])
+    # A write to a managed value reaches the barrier, which ignores it with LangGraph's warning.
+    writable_keys = state_keys.union(*(m.keys() for m in builder.managed.values()))
     nodes = {
         START: CompiledNode(
             name=START,
@@ -144,13 +189,14 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
     for name, spec in builder.nodes.items():
         is_subgraph = isinstance(spec.action, CompiledStateGraph)
         reads = tuple(builder.schemas[spec.input_schema])
+        managed = tuple(builder.managed[spec.input_schema].items())
         nodes[name] = CompiledNode(
             name=name,
             action=spec.action,
             input_schema=spec.input_schema,
             reads=reads,
             triggers=tuple(triggers[name]),
-            writable_keys=state_keys,
+            writable_keys=writable_keys,
             object_keys=all_keys,
             state_keys=state_keys,
             edge_writes=tuple(edge_writes[name]),
@@ -159,6 +205,8 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             is_subgraph=is_subgraph,
             defer=spec.defer,
             metadata=spec.metadata,
+            retry_policy=spec.retry_policy,
+            managed=managed,
         )
     return nodes
 
@@ -254,10 +302,28 @@ class CompiledStateGraph:
         if stream_mode != "values":
             return list(self.stream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints))
         loop = self.loop(input, config, hooks=hooks, output_keys=output_keys, **breakpoints)
-        output = loop.run()
-        if loop.interrupts:  # stopped by interrupt(): LangGraph adds the questions to the output
-            return {**output, INTERRUPT: list(loop.interrupts)} if isinstance(output, dict) else {INTERRUPT: list(loop.interrupts)}
-        return output
+        return _invoke_output(loop, loop.run())
+
+    async def ainvoke(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        stream_mode: str = "values",
+        output_keys: list[str] | str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        hooks: Hooks | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """`invoke` on the caller's event loop: `async def` nodes and routers are awaited, the tasks
+        of a step run concurrently."""
+        breakpoints = {"interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
+        if stream_mode != "values":
+            stream = self.astream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints)
+            return [chunk async for chunk in stream]
+        loop = self.loop(input, config, hooks=hooks, output_keys=output_keys, **breakpoints)
+        return _invoke_output(loop, await loop.arun())
 
     def stream(
         self,
@@ -272,18 +338,7 @@ class CompiledStateGraph:
         hooks: Hooks | None = None,
         **kwargs: Any,
     ) -> Iterator[Any]:
-        mode = stream_mode if stream_mode is not None else "updates"
-        modes = [mode] if isinstance(mode, str) else list(mode)
-        collector = StreamCollector(
-            modes,
-            single_mode=isinstance(mode, str),
-            subgraphs=subgraphs,
-            stream_keys=output_keys if isinstance(output_keys, list) else self.stream_keys,
-        )
-        loop = self.loop(
-            input, config, hooks=combine([hooks, collector]),
-            interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-        )
+        collector, loop = self._streaming(input, config, stream_mode, subgraphs, output_keys, interrupt_before, interrupt_after, hooks)
         # LangGraph yields what is queued once the next step is planned and before it runs, so a
         # consumer that stops early has run no further, and sees values before nodes touch them.
         phases = (loop.start, loop.plan, loop.execute)
@@ -298,6 +353,55 @@ class CompiledStateGraph:
             if not more:
                 return
             phase = 1 if phase != 1 else 2
+
+    async def astream(
+        self,
+        input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        stream_mode: str | Sequence[str] | None = None,
+        subgraphs: bool = False,
+        output_keys: list[str] | str | None = None,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        hooks: Hooks | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        """`stream` on the caller's event loop (see `ainvoke`); the same chunks at the same points."""
+        collector, loop = self._streaming(input, config, stream_mode, subgraphs, output_keys, interrupt_before, interrupt_after, hooks)
+        phase = 0
+        while True:
+            try:
+                if phase == 2:
+                    more = await loop.aexecute()
+                else:
+                    more = (loop.start, loop.plan)[phase]() is not False
+            except BaseException:
+                for chunk in collector.drain():
+                    yield chunk
+                raise
+            for chunk in collector.drain():
+                yield chunk
+            if not more:
+                return
+            phase = 1 if phase != 1 else 2
+
+    def _streaming(self, input: Any, config: dict[str, Any] | None, stream_mode: Any, subgraphs: bool, output_keys: Any,
+                   interrupt_before: Any, interrupt_after: Any, hooks: Hooks | None) -> tuple[StreamCollector, Loop]:
+        """A run whose hooks include a collector of stream chunks in the requested modes."""
+        mode = stream_mode if stream_mode is not None else "updates"
+        modes = [mode] if isinstance(mode, str) else list(mode)
+        collector = StreamCollector(
+            modes,
+            single_mode=isinstance(mode, str),
+            subgraphs=subgraphs,
+            stream_keys=output_keys if isinstance(output_keys, list) else self.stream_keys,
+        )
+        loop = self.loop(
+            input, config, hooks=combine([hooks, collector]),
+            interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+        )
+        return collector, loop
 
     # ---- checkpoints ---------------------------------------------------------------------------
 

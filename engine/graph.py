@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Literal, Sequence, Un
 
 from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
-from .schema import channels_for_schema, first_parameter_schema, takes_config
+from .schema import channels_for_schema, first_parameter_schema, managed_for_schema, takes_config
+from .types import RetryPolicy
 
 if TYPE_CHECKING:  # pragma: no cover - compiled.py imports this module
     from .compiled import CompiledStateGraph
@@ -37,6 +38,8 @@ class NodeSpec:
     ends: tuple[str, ...] | dict[str, str] = ()
     """Declared `destinations` (a tuple, or a dict of target -> edge label) or `Command[Literal[...]]`
     targets: for drawing and validation only."""
+    retry_policy: tuple[Any, ...] = ()
+    """The node's `RetryPolicy`s (`add_node(..., retry_policy=...)`: one policy or a sequence)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class StateGraph:
         self.branches: dict[str, dict[str, Branch]] = {}
         self.channels: dict[str, Channel] = {}
         self.schemas: dict[Any, dict[str, Channel]] = {}
+        self.managed: dict[Any, dict[str, Callable[[int, int], Any]]] = {}
+        """Per schema, its managed values (`managed.py`): key -> `get(step, stop)`."""
         self.compiled = False
         for schema in (self.state_schema, self.input_schema, self.output_schema):
             self._add_schema(schema)
@@ -107,6 +112,7 @@ class StateGraph:
             return
         channels = channels_for_schema(schema)
         self.schemas[schema] = channels
+        self.managed[schema] = managed_for_schema(schema)
         for key, channel in channels.items():
             existing = self.channels.get(key)
             if existing is None or (type(existing) is LastValue and type(channel) is not LastValue):
@@ -158,7 +164,8 @@ class StateGraph:
             ends = dict(destinations) if isinstance(destinations, dict) else tuple(destinations)
         schema = input_schema if input_schema is not None else self.state_schema
         self._add_schema(schema)
-        self.nodes[node] = NodeSpec(node, action, schema, defer, metadata, ends)
+        policies = () if retry_policy is None else (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy)
+        self.nodes[node] = NodeSpec(node, action, schema, defer, metadata, ends, policies)
         return self
 
     def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> "StateGraph":

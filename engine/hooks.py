@@ -58,6 +58,19 @@ class StepCommit:
 
 
 @dataclass(slots=True)
+class TaskAttempt:
+    """One failed attempt of a task whose node has a `RetryPolicy`, retried after `retry_in` seconds."""
+
+    attempt: int
+    """1 for the first attempt."""
+    error: BaseException
+    duration: float
+    """Seconds the attempt ran before it raised."""
+    retry_in: float
+    """Seconds waited before the next attempt (backoff and jitter included)."""
+
+
+@dataclass(slots=True)
 class RunInfo:
     graph: Any
     """The compiled graph (for its description: `graph.get_graph()`, `graph.builder`)."""
@@ -69,7 +82,8 @@ class RunInfo:
 
 
 class Hooks:
-    """Override any of these; each is called on the thread that owns the run's loop."""
+    """Override any of these; each is called on the thread that owns the run's loop, except the two
+    that report from inside a running task (`task_retrying`, `custom_streamed`)."""
 
     def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None: ...
 
@@ -77,8 +91,18 @@ class Hooks:
         """Tasks in application order, each with its triggers, the versions it saw and its input."""
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: "Task") -> None:
-        """Called for every task of a step, in application order, once all of them have finished:
-        `task.result` (raw return), `task.writes`, `task.routes`, `task.duration`, `task.error`."""
+        """Called for every task of a step once all of them have finished, in the order they were
+        started (Send tasks first, then pulled nodes: `algo.scheduled_order`): `task.result` (raw
+        return), `task.writes`, `task.routes`, `task.duration`, `task.error`, `task.attempts`."""
+
+    def task_retrying(self, *, ns: tuple[str, ...], step: int, task: "Task", attempt: TaskAttempt) -> None:
+        """An attempt of `task` failed and its `RetryPolicy` retries it after `attempt.retry_in` seconds.
+        Called on the thread running the task, as it happens; the attempt is also kept in
+        `task.attempts`. The last attempt's failure (retries exhausted) is `task.error` at `task_finished`."""
+
+    def custom_streamed(self, *, ns: tuple[str, ...], step: int, task: "Task", chunk: Any) -> None:
+        """A node called the writer of `get_stream_writer()` (the `custom` stream mode). Called on the
+        thread running the task, while it runs."""
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None: ...
 
@@ -116,6 +140,14 @@ class HookList(Hooks):
     def task_finished(self, **kw: Any) -> None:
         for h in self.hooks:
             h.task_finished(**kw)
+
+    def task_retrying(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.task_retrying(**kw)
+
+    def custom_streamed(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.custom_streamed(**kw)
 
     def reducer_called(self, **kw: Any) -> None:
         for h in self.hooks:

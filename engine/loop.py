@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from .algo import RunState, Task, apply_writes, plan_tasks, task_id
+from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order, task_id
 from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, InvalidUpdateError, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
@@ -77,7 +77,9 @@ class Loop:
         """What `invoke()` returns: the output keys as of the last step that updated one of them."""
         self.updated_channels: set[str] | None = set()
         self.tasks: list[Task] = []
-        """The tasks of the step most recently run."""
+        """The tasks of the step most recently run, in application order."""
+        self.scheduled: list[Task] = []
+        """The same tasks in the order they are started and reported (`algo.scheduled_order`)."""
         self.runner = Runner(self, self.config.get("max_concurrency"))
 
     # ---- driving -------------------------------------------------------------------------------
@@ -146,7 +148,7 @@ class Loop:
         if nulls:
             self._commit([self._external_task(nulls)], kind="input")
         try:
-            return plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+            return plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels, self.stop)
         except Exception as exc:
             self._end("error", exc)
 
@@ -180,13 +182,14 @@ class Loop:
         if self.step > self.stop:
             self._end("recursion_limit", recursion_limit_error(self.recursion_limit))
         try:
-            tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels)
+            tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels, self.stop)
         except Exception as exc:  # building a node's input failed (e.g. schema validation)
             self._end("error", exc)
         if not tasks:
             self._end("done", None)
             return False
         self.tasks = tasks
+        self.scheduled = scheduled_order(tasks)
         if self.persistence is not None:  # tasks that finished before a pause get their writes back
             self.persistence.prepare(tasks, self)
         if self._breakpoint(self.interrupt_before, tasks):
@@ -197,18 +200,31 @@ class Loop:
 
     def execute(self) -> bool:
         """Runs the planned tasks and commits their writes at the barrier. False when the run is over."""
-        tasks = self.tasks
-        self.runner.run([t for t in tasks if not t.restored])
-        if self._finish(tasks):
-            return False
-        self._commit(tasks)
-        self.step += 1
-        self.resuming = False
-        return not self._breakpoint(self.interrupt_after, tasks)
+        self.runner.run(self._to_run())
+        return self._complete()
+
+    async def aexecute(self) -> bool:
+        """`execute` in an async run: the tasks run on the caller's event loop (`Runner.arun`); the
+        barrier and everything around it is the same code as in a sync run."""
+        await self.runner.arun(self._to_run())
+        return self._complete()
 
     def run(self) -> Any:
         """Ticks to the end and returns the output (what `invoke` returns)."""
         while self.tick():
+            pass
+        return self.output
+
+    async def atick(self) -> bool:
+        """`tick` in an async run."""
+        if self.status == "pending":
+            self.start()
+            return True
+        return self.plan() and await self.aexecute()
+
+    async def arun(self) -> Any:
+        """`run` in an async run (what `ainvoke` returns)."""
+        while await self.atick():
             pass
         return self.output
 
@@ -228,7 +244,7 @@ class Loop:
         path = (INTERRUPT, 0)
         task = Task(task_id(self.ns, self.step, as_node, path), as_node, path, self.step, (INTERRUPT,), {}, values, node)
         node_writes(node, task, values, self)  # raises for a value the node could not have returned
-        self.tasks = []
+        self.tasks, self.scheduled = [], []
         self._commit([task], kind="update")
         self.updated_channels = None  # as after resuming a checkpoint: every node is a candidate again
         if self.persistence is not None:
@@ -237,10 +253,24 @@ class Loop:
 
     # ---- internals -----------------------------------------------------------------------------
 
+    def _to_run(self) -> list[Task]:
+        """The planned tasks that still have to run, in the order LangGraph starts them."""
+        return [t for t in self.scheduled if not t.restored]
+
+    def _complete(self) -> bool:
+        """After the tasks ran: report them, then commit their writes. False when the run is over."""
+        tasks = self.tasks
+        if self._finish(tasks):
+            return False
+        self._commit(tasks)
+        self.step += 1
+        self.resuming = False
+        return not self._breakpoint(self.interrupt_after, tasks)
+
     def _finish(self, tasks: list[Task]) -> bool:
         """Reports the step's tasks and stores what they did; True (or raises) if one failed or interrupted."""
         if self.hooks is not None:
-            for task in tasks:
+            for task in self.scheduled:  # as LangGraph reports tasks that finish together
                 self.hooks.task_finished(ns=self.ns, step=self.step, task=task)
         if self.persistence is not None:
             self.persistence.put_task_writes(tasks)

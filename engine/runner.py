@@ -3,13 +3,20 @@ channel (the barrier in `algo.apply_writes` does that).
 
 A step with one task runs it inline on the caller's thread; a step with several runs them
 concurrently in a thread pool (LangGraph does the same), so eight nodes that each wait 50 ms finish
-their step in about 50 ms. Whatever the timing, results are read back in application order, so the
-writes, the recording and the final state are the same run after run.
+their step in about 50 ms. An async run (`ainvoke`/`astream`) runs them as asyncio tasks instead, the
+same way. Whatever the timing, the loop reads results back in a fixed order, so the writes, the
+recording and the final state are the same run after run.
+
+A node with a `RetryPolicy` is retried here, inside its task: each failed attempt is kept on the task
+(`task.attempts`) and reported to the hooks; only the last attempt's outcome reaches the barrier.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import inspect
+import logging
 import queue
 import threading
 import time
@@ -17,8 +24,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from .algo import Task, local_read
+from .channels import MISSING
 from .constants import END, START, TASKS, branch_channel
 from .errors import GraphBubbleUp, GraphInterrupt, InvalidUpdateError, ParentCommand
+from .hooks import TaskAttempt
 from .schema import state_update_pairs
 from .types import Command, Send
 
@@ -26,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loop import Loop
 
 DEFAULT_MAX_WORKERS = 64
+logger = logging.getLogger("engine")
 
 
 @dataclass(slots=True)
@@ -135,10 +145,17 @@ def shared_pool() -> ForkJoinPool:
 
 class Runner:
     """Executes tasks for one run: inline when a step has one task, else on the shared fork-join
-    pool. `config["max_concurrency"]` gives the run a private pool of that many threads instead."""
+    pool. `config["max_concurrency"]` gives the run a private pool of that many threads instead.
+
+    In an async run (`ainvoke`, `astream`) the tasks of a step are asyncio tasks on the caller's
+    event loop: `async def` nodes await concurrently, and sync nodes go to a worker thread when the
+    step has several tasks (LangGraph does the same), else run inline. Either way a task runs to
+    completion here with its retries; its exception is stored on the task, never raised.
+    """
 
     def __init__(self, loop: "Loop", max_concurrency: int | None) -> None:
         self.loop = loop
+        self.max_concurrency = max_concurrency
         self.pool = ForkJoinPool(max(max_concurrency - 1, 0)) if max_concurrency else None
 
     def run(self, tasks: list[Task]) -> None:
@@ -149,42 +166,125 @@ class Runner:
         else:
             (self.pool or shared_pool()).run(self.execute, tasks)
 
+    async def arun(self, tasks: list[Task]) -> None:
+        if not tasks:
+            return
+        if len(tasks) == 1:
+            await self.aexecute(tasks[0], alone=True)
+            return
+        limit = asyncio.Semaphore(self.max_concurrency) if self.max_concurrency else None
+
+        async def one(task: Task) -> None:
+            if limit is None:
+                return await self.aexecute(task, alone=False)
+            async with limit:
+                return await self.aexecute(task, alone=False)
+
+        # Each coroutine becomes an asyncio task with its own copy of the context, started in order.
+        await asyncio.gather(*(one(task) for task in tasks))
+
     def close(self) -> None:
         """Nothing to release: pool threads are daemons that wait for the next batch."""
 
     def execute(self, task: Task) -> None:
-        """Runs one task to completion; its exception is stored on the task, never raised here."""
+        """Runs one task to completion, retries included (sync nodes)."""
         loop = self.loop
         node = task.node
         started = time.perf_counter()
         token = current_task.set(TaskContext(loop, task, loop.config)) if node.needs_context else None
         try:
-            returned = node.call(task, loop)
-            task.result = returned
-            task.writes = node_writes(node, task, returned, loop)
-        except ParentCommand as bubble:
-            if node.is_subgraph:
-                # The subgraph's node addressed its parent (us): apply it as this node's return.
-                command = bubble.command
-                command = Command(update=command.update, goto=command.goto, resume=command.resume)
-                task.result = command
+            attempt_started = started
+            while True:
                 try:
-                    task.writes = node_writes(node, task, command, loop)
-                except Exception as exc:  # noqa: BLE001 - stored, re-raised by the loop
-                    _fail(task, exc)
-            else:
-                _fail(task, bubble)
-        except GraphInterrupt as bubble:  # interrupt(), here or in a subgraph this task runs
-            task.error = bubble
-            task.interrupts = tuple(bubble.interrupts)
-        except GraphBubbleUp as bubble:
-            task.error = bubble
-        except Exception as exc:  # noqa: BLE001 - stored, re-raised by the loop after the step
-            _fail(task, exc)
+                    returned = node.call(task, loop)
+                    task.result = returned
+                    task.writes = node_writes(node, task, returned, loop)
+                    break
+                except Exception as exc:  # noqa: BLE001 - stored on the task, re-raised by the loop
+                    delay = self.failed(task, exc, attempt_started)
+                    if delay is None:
+                        break
+                time.sleep(delay)
+                attempt_started = time.perf_counter()
         finally:
             if token is not None:
                 current_task.reset(token)
             task.duration = time.perf_counter() - started
+
+    async def aexecute(self, task: Task, alone: bool) -> None:
+        """Runs one task to completion, retries included, in an async run."""
+        node = task.node
+        if not node.is_async:
+            if alone:
+                return self.execute(task)
+            return await asyncio.to_thread(self.execute, task)
+        loop = self.loop
+        started = time.perf_counter()
+        token = current_task.set(TaskContext(loop, task, loop.config))
+        try:
+            attempt_started = started
+            while True:
+                try:
+                    returned = await node.acall(task, loop)
+                    task.result = returned
+                    task.writes = await anode_writes(node, task, returned, loop)
+                    break
+                except Exception as exc:  # noqa: BLE001 - stored on the task, re-raised by the loop
+                    delay = self.failed(task, exc, attempt_started)
+                    if delay is None:
+                        break
+                await asyncio.sleep(delay)
+                attempt_started = time.perf_counter()
+        finally:
+            current_task.reset(token)
+            task.duration = time.perf_counter() - started
+
+    def failed(self, task: Task, exc: Exception, attempt_started: float) -> float | None:
+        """Stores what an attempt raised on the task. Returns the seconds to wait before retrying, or
+        None when the task is done (LangGraph's `run_with_retry`)."""
+        node = task.node
+        if isinstance(exc, ParentCommand) and node.is_subgraph:
+            # The subgraph's node addressed its parent (us): apply it as this node's return.
+            command = exc.command
+            command = Command(update=command.update, goto=command.goto, resume=command.resume)
+            task.result = command
+            try:
+                task.writes = node_writes(node, task, command, self.loop)
+            except Exception as error:  # noqa: BLE001 - stored, re-raised by the loop
+                _fail(task, error)
+            return None
+        if isinstance(exc, GraphInterrupt):  # interrupt(), here or in a subgraph this task runs
+            task.error = exc
+            task.interrupts = tuple(exc.interrupts)
+            return None
+        if isinstance(exc, GraphBubbleUp) and not isinstance(exc, ParentCommand):
+            task.error = exc
+            return None
+        _fail(task, exc)
+        if isinstance(exc, ParentCommand):  # addressed to a graph further up: never retried
+            return None
+        policy = next((p for p in node.retry_policy if p.accepts(exc)), None) if node.retry_policy else None
+        if policy is None or len(task.attempts) + 1 >= policy.max_attempts:
+            return None
+        attempt = TaskAttempt(len(task.attempts) + 1, exc, time.perf_counter() - attempt_started, policy.interval(len(task.attempts) + 1))
+        task.attempts.append(attempt)
+        logger.info(
+            f"Retrying task {task.name} after {attempt.retry_in:.2f} seconds (attempt {attempt.attempt}) "
+            f"after {exc.__class__.__name__} {exc}",
+            exc_info=exc,
+        )
+        # A fresh start: nothing of the failed attempt is kept, and interrupt() answers restart at 0.
+        task.error = None
+        task.result = MISSING
+        task.writes = []
+        task.routes = []
+        context = current_task.get()
+        if context is not None:
+            context.interrupt_calls = 0
+        hooks = self.loop.hooks
+        if hooks is not None:
+            hooks.task_retrying(ns=self.loop.ns, step=task.step, task=task, attempt=attempt)
+        return attempt.retry_in
 
 
 def _fail(task: Task, exc: BaseException) -> None:
@@ -195,12 +295,28 @@ def _fail(task: Task, exc: BaseException) -> None:
 def node_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
     """All writes of one task, in LangGraph's writer order: state keys, Command/Send control
     writes, static edges, then one set per conditional edge (each router runs here, in the task)."""
+    writes = _own_writes(node, task, returned)
+    for branch in node.branches:
+        writes.extend(route_writes(branch, task, call_router(branch, task, returned, writes, loop)))
+    return writes
+
+
+async def anode_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
+    """`node_writes` in an async run: a router may be an `async def`."""
+    writes = _own_writes(node, task, returned)
+    for branch in node.branches:
+        result = call_router(branch, task, returned, writes, loop, awaitable=True)
+        if inspect.isawaitable(result):
+            result = await result
+        writes.extend(route_writes(branch, task, result))
+    return writes
+
+
+def _own_writes(node: Any, task: Task, returned: Any) -> list[tuple[str, Any]]:
     # Built in place on the task, so a router that raises leaves what was written before it visible.
     task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
     writes.extend(control_writes(returned))
     writes.extend(node.edge_writes)
-    for branch in node.branches:
-        writes.extend(route(branch, node, task, returned, writes, loop))
     return writes
 
 
@@ -227,14 +343,24 @@ def control_writes(returned: Any) -> list[tuple[str, Any]]:
     return writes
 
 
-def route(branch: Any, node: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop") -> list[tuple[str, Any]]:
-    """Runs one router on the fresh state (step start + this task's own writes) and returns its writes."""
+def call_router(branch: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop", awaitable: bool = False) -> Any:
+    """Runs one router on the fresh state (step start + this task's own writes); returns its result
+    (a coroutine for an `async def` router when `awaitable`)."""
+    spec = branch.spec
+    if branch.is_async and not awaitable:
+        raise no_sync_function(spec.name)
     fresh = local_read(loop.state, branch.reads, writes)
+    for key, get in branch.managed:
+        fresh[key] = get(task.step, loop.stop)
     value = fresh if branch.mapper is None else branch.mapper(**fresh)
     if branch.passthrough and isinstance(value, dict) and isinstance(returned, dict):
         value = {**returned, **value}  # LangGraph passes the node's extra return keys through
+    return spec.router(value, config=loop.config) if spec.router_takes_config else spec.router(value)
+
+
+def route_writes(branch: Any, task: Task, result: Any) -> list[tuple[str, Any]]:
+    """The writes of what one router chose."""
     spec = branch.spec
-    result = spec.router(value, config=loop.config) if spec.router_takes_config else spec.router(value)
     task.routes.append((spec.name, result))
     results = result if isinstance(result, (list, tuple)) else (result,)
     path_map = spec.path_map
@@ -250,3 +376,11 @@ def route(branch: Any, node: Any, task: Task, returned: Any, writes: list[tuple[
         elif destination != END:
             out.append((branch_channel(destination), None))
     return out
+
+
+def no_sync_function(name: str) -> TypeError:
+    """LangGraph's error for an `async def` node or router in a sync run (`invoke`, `stream`)."""
+    return TypeError(
+        f'No synchronous function provided to "{name}".\n'
+        "Either initialize with a synchronous function or invoke via the async API (ainvoke, astream, etc.)"
+    )

@@ -17,6 +17,7 @@ from typing import Any, Callable, NotRequired, Required, Sequence, get_type_hint
 
 from .channels import BinaryOperatorAggregate, Channel, LastValue
 from .errors import invalid_return_error
+from .managed import managed_getter
 from .types import Command
 
 ROOT = "__root__"
@@ -39,10 +40,23 @@ def schema_fields(schema: Any) -> dict[str, Any]:
 
 
 def channels_for_schema(schema: Any) -> dict[str, Channel]:
+    """The channel of each field, managed values (`managed.py`) left out."""
     fields = schema_fields(schema)
     if not fields:
         return {ROOT: LastValue(ROOT)}
-    return {name: channel_for_field(name, annotation) for name, annotation in fields.items()}
+    return {
+        name: channel_for_field(name, annotation) for name, annotation in fields.items() if managed_getter(annotation) is None
+    }
+
+
+def managed_for_schema(schema: Any) -> dict[str, Callable[[int, int], Any]]:
+    """The managed values a schema declares: key -> `get(step, stop)`."""
+    found = {}
+    for name, annotation in schema_fields(schema).items():
+        getter = managed_getter(annotation)
+        if getter is not None:
+            found[name] = getter
+    return found
 
 
 def channel_for_field(name: str, annotation: Any) -> Channel:

@@ -1,10 +1,13 @@
 """`stream()` output as a hook: turns the loop's moments into LangGraph's stream chunks.
 
 Modes: `values` (the whole state after each step that changed a state key), `updates` (one chunk per
-task: `{node: its raw writes}`), `debug` (`task` and `task_result` events) and `tasks`. A string mode
-yields bare chunks, a list of modes `(mode, chunk)` pairs, `subgraphs=True` puts the namespace first.
-Unlike LangGraph, `updates` chunks of one step come in application order (node name, then Sends),
-not completion order, so a stream is the same run after run.
+task: `{node: its raw writes}`), `tasks` (`task` and `task_result` events), `checkpoints` (one event
+per saved checkpoint, with a checkpointer), `debug` (both of the last two, wrapped with step,
+timestamp and type) and `custom` (what nodes write with `get_stream_writer()`). A string mode yields
+bare chunks, a list of modes `(mode, chunk)` pairs, `subgraphs=True` puts the namespace first.
+The tasks of one step are reported in the order they were started (Send tasks first, then pulled
+nodes by name), which is LangGraph's order when they finish together; unlike LangGraph, not in
+completion order, so a stream is the same run after run.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Sequence
 
-from .algo import Task
+from .algo import Task, scheduled_order
 from .constants import INTERRUPT, RETURN, START
 from .errors import GraphBubbleUp, GraphInterrupt
 from .hooks import Hooks, RunInfo, StepCommit
@@ -64,6 +67,15 @@ class StreamCollector(Hooks):
         self.tasks_in_step: dict[tuple[str, ...], int] = {}
         self.readers: dict[tuple[str, ...], Callable[..., dict[str, Any]]] = {}
         """Per namespace, how to read the live state (from the first commit), for interrupt chunks."""
+        self.custom: dict[str, list[Any]] = {}
+        """Per task id, the `custom` chunks it wrote and that wait for it to be reported."""
+        self.waiter = "custom" in self.modes or "messages" in self.modes
+        """LangGraph runs even a lone task in the background with these modes, yielding as it finishes."""
+        self.checkpoint_events = "checkpoints" in self.modes or "debug" in self.modes
+        self.last_checkpoint: dict[tuple[str, ...], Any] = {}
+        """Per namespace, the config of the checkpoint saved last (the next one's `parent_config`)."""
+        self.unannounced: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
+        """Per namespace, a saved checkpoint whose event waits for the next step's tasks (its `next`)."""
 
     def drain(self) -> Iterator[Any]:
         while self.chunks:
@@ -102,6 +114,9 @@ class StreamCollector(Hooks):
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         self.tasks_in_step[ns] = len(tasks)
         self.release()
+        tasks = scheduled_order(list(tasks))
+        if ns in self.unannounced:
+            self._checkpoint_event(ns, tasks)
         if "debug" not in self.modes and "tasks" not in self.modes:
             return
         for task in tasks:
@@ -113,10 +128,15 @@ class StreamCollector(Hooks):
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
         if task.name == START:
             return
+        if self.custom:
+            with self.lock:
+                written = self.custom.pop(task.id, ())
+            for chunk in written:
+                self._queue(ns, "custom", chunk)
         keys = self.key_sets.get(ns, frozenset())
         # A task that ran on a worker thread (several tasks, or a stream waiter with subgraphs=True)
         # is yielded as it finishes; a lone task ran inline and waits for the next release.
-        release = task.error is not None or self.tasks_in_step.get(ns, 1) > 1 or self.subgraphs
+        release = task.error is not None or self.tasks_in_step.get(ns, 1) > 1 or self.subgraphs or self.waiter
         if task.interrupts:  # interrupt(): the questions, and the state they were asked in
             self._queue_interrupt(ns, task.interrupts, release)
         # LangGraph shows a task's update unless its first write is its error: a task whose router
@@ -137,6 +157,37 @@ class StreamCollector(Hooks):
             self._task_event(ns, step, "task_result", payload, release=release)
         if release:
             self.release()
+
+    def custom_streamed(self, *, ns: tuple[str, ...], step: int, task: Task, chunk: Any) -> None:
+        """Kept with its task until the task is reported, so each task's `custom` chunks come right
+        before its `updates` chunk, as in LangGraph when tasks finish one after the other."""
+        if "custom" in self.modes and (self.subgraphs or not ns):
+            with self.lock:
+                self.custom.setdefault(task.id, []).append(chunk)
+
+    def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Any, metadata: Any) -> None:
+        """LangGraph announces a checkpoint once the next step is planned, with that step's tasks as
+        `next`; the values are read now, before anything changes them."""
+        if not self.checkpoint_events:
+            return
+        parent = self.last_checkpoint.get(ns)
+        self.last_checkpoint[ns] = config
+        values = self.readers[ns](self._keys(ns)) if ns in self.readers else {}
+        payload = {"config": _public_config(config), "parent_config": _public_config(parent), "values": values, "metadata": metadata}
+        self.unannounced[ns] = (step, payload)
+
+    def _checkpoint_event(self, ns: tuple[str, ...], tasks: Sequence[Task]) -> None:
+        step, payload = self.unannounced.pop(ns)
+        thread_id = (payload["config"].get("configurable") or {}).get("thread_id")
+        payload["next"] = [t.name for t in tasks]
+        payload["tasks"] = [
+            {"id": t.id, "name": t.name, "interrupts": (), "state": _subgraph_state(ns, t, thread_id)} for t in tasks
+        ]
+        if "checkpoints" in self.modes:
+            self._queue(ns, "checkpoints", payload, release=True)
+        if "debug" in self.modes:
+            event = {"step": step, "timestamp": self.clock(), "type": "checkpoint", "payload": payload}
+            self._queue(ns, "debug", event, release=True)
 
     def _queue_interrupt(self, ns: tuple[str, ...], interrupts: tuple[Any, ...], release: bool) -> None:
         if "updates" in self.modes:
@@ -162,6 +213,8 @@ class StreamCollector(Hooks):
             self._queue(ns, "values", commit.read(keys))
 
     def run_finished(self, *, ns: tuple[str, ...], status: str, output: Any, error: BaseException | None, step: int) -> None:
+        if ns in self.unannounced and status == "done":  # the last checkpoint: nothing comes next
+            self._checkpoint_event(ns, ())
         breakpoint = error is None or (isinstance(error, GraphInterrupt) and not error.interrupts)
         if status == "interrupted" and breakpoint and not ns and "updates" in self.modes:
             self._queue(ns, "updates", {INTERRUPT: ()})  # a breakpoint, here or in a subgraph
@@ -172,6 +225,22 @@ class StreamCollector(Hooks):
             # LangGraph never yields what was still queued.
             with self.lock:
                 self.pending.clear()
+
+
+def _public_config(config: Any) -> Any:
+    """A checkpoint's config as LangGraph streams it: only its `configurable` part, without the
+    engine's private keys."""
+    if config is None:
+        return None
+    configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__pregel_")}
+    return {"configurable": configurable}
+
+
+def _subgraph_state(ns: tuple[str, ...], task: Task, thread_id: Any) -> Any:
+    """Where a subgraph task's own checkpoints are (LangGraph's signal that they exist), else None."""
+    if not task.node.is_subgraph:
+        return None
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": "|".join((*ns, f"{task.name}:{task.id}"))}}
 
 
 def updates_chunk(writes: list[tuple[str, Any]], keys: frozenset[str]) -> Any:

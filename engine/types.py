@@ -1,9 +1,11 @@
-"""The small value types nodes hand back to the engine: `Send`, `Command`, `Overwrite`, `Interrupt`."""
+"""The small value types nodes hand back to the engine (`Send`, `Command`, `Overwrite`, `Interrupt`) and
+`RetryPolicy`, which `add_node` takes."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Hashable, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Hashable, NamedTuple, Sequence, TypeVar
 
 N = TypeVar("N", bound=Hashable)
 
@@ -91,3 +93,63 @@ class Command(Generic[N]):
         if isinstance(self.goto, (list, tuple)):
             return list(self.goto)
         return [self.goto] if self.goto else []
+
+
+def default_retry_on(exc: Exception) -> bool:
+    """LangGraph's default: retry anything except errors that will fail the same way again (bad
+    values, bad code, missing keys, OS errors), but do retry connection errors and HTTP 5xx answers.
+    httpx and requests are recognised by their class names, so the engine imports neither."""
+    if isinstance(exc, ConnectionError):
+        return True
+    kind = type(exc)
+    module = kind.__module__.split(".")[0]
+    if module == "httpx" and any(c.__name__ == "HTTPStatusError" for c in kind.__mro__):
+        return 500 <= exc.response.status_code < 600  # type: ignore[attr-defined]
+    if module == "requests" and any(c.__name__ == "HTTPError" for c in kind.__mro__):
+        response = getattr(exc, "response", None)
+        return 500 <= response.status_code < 600 if response else True
+    if isinstance(
+        exc,
+        (ValueError, TypeError, ArithmeticError, ImportError, LookupError, NameError, SyntaxError, RuntimeError,
+         ReferenceError, StopIteration, StopAsyncIteration, OSError),
+    ):
+        return False
+    return True
+
+
+class RetryPolicy(NamedTuple):
+    """How to retry a node that raised (`add_node(..., retry_policy=RetryPolicy(...))`).
+
+    A failed attempt is retried when `retry_on` accepts the exception, until `max_attempts` attempts
+    (the first included) have failed; then the last exception fails the run as usual. Before retry n
+    (1-based) the task sleeps `min(max_interval, initial_interval * backoff_factor ** (n - 1))`
+    seconds, plus a random 0-1 s when `jitter`. LangGraph's defaults.
+    """
+
+    initial_interval: float = 0.5
+    """Seconds before the first retry."""
+    backoff_factor: float = 2.0
+    """Multiplier of the interval after each retry."""
+    max_interval: float = 128.0
+    """Upper bound of the interval, in seconds."""
+    max_attempts: int = 3
+    """Attempts in all, the first included."""
+    jitter: bool = True
+    """Add a random 0-1 s to each interval."""
+    retry_on: type[Exception] | Sequence[type[Exception]] | Callable[[Exception], bool] = default_retry_on
+    """An exception class, a sequence of them, or a predicate on the exception."""
+
+    def accepts(self, exc: Exception) -> bool:
+        retry_on = self.retry_on
+        if isinstance(retry_on, Sequence):
+            return isinstance(exc, tuple(retry_on))
+        if isinstance(retry_on, type) and issubclass(retry_on, Exception):
+            return isinstance(exc, retry_on)
+        if callable(retry_on):
+            return retry_on(exc)  # type: ignore[call-arg]
+        raise TypeError("retry_on must be an Exception class, a list or tuple of Exception classes, or a callable")
+
+    def interval(self, failures: int) -> float:
+        """Seconds to wait after the `failures`-th failed attempt (jitter included)."""
+        interval = min(self.max_interval, self.initial_interval * (self.backoff_factor ** (failures - 1)))
+        return interval + random.uniform(0, 1) if self.jitter else interval
