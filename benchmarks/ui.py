@@ -10,7 +10,8 @@ For each of the three runs it prints:
    This includes the websocket round trip, the rerun, React and the Graphviz WASM layout.
 
 and each one's ratio to the 6-node case, plus the time to open each run (record it, store it,
-draw its first step). Each run is opened as a user would, from the sidebar's "Graph file" (a small
+draw its first step). Then the Live run page's step click while a run goes on in the background,
+next to the same click on the finished run (`benchmarks/live_ui.py`). Each run is opened as a user would, from the sidebar's "Graph file" (a small
 module in a temporary folder), so it has its live graph and the What-if tab does its work too.
 Runs go to a temporary run store (`STEPSCOPE_DB`). A step change is Next, or Prev once at the end.
 
@@ -49,6 +50,7 @@ from typing import Annotated, TypedDict
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo first: `engine`, `debugger`, `sample_graphs`
 
+from benchmarks.live_ui import live_click_times, report as live_report, write_workload as write_live_workload  # noqa: E402
 from debugger.model import Scope  # noqa: E402
 from engine import END, START, StateGraph  # noqa: E402
 
@@ -332,6 +334,7 @@ def main() -> None:
                 print(f"\n---- cProfile of {args.clicks} step changes, {name} ----\n{profile}")
 
         browser: dict[str, tuple[float, float]] = {}
+        live = None
         if not args.no_browser:
             if not os.path.exists(CHROMIUM):
                 print(f"\n{CHROMIUM} is missing: browser timings skipped (apt-get install chromium)")
@@ -339,6 +342,7 @@ def main() -> None:
                 proc, url = start_server(db)
                 try:
                     measured = browser_times(url, targets, args.browser_steps)
+                    live = live_click_times(url, write_live_workload(Path(folder)), args.browser_steps)
                 finally:
                     stop_server(proc)
                 browser = {n: (load, statistics.median(times)) for n, (load, times) in measured.items()}
@@ -357,6 +361,8 @@ def main() -> None:
             line += f" {'-':>15} {'-':>6}"
         line += f"   {first:11.2f}s" + (f" {browser[name][0]:7.2f}s" if name in browser else "")
         print(line)
+    if live is not None:
+        print("\n" + live_report(*live))
 
 
 if __name__ == "__main__":

@@ -134,12 +134,13 @@ class LiveRun:
             self._publish_locked(breakpoints=breakpoints)
 
     def step(self) -> None:
-        """At a pause: run exactly one superstep, then pause again."""
-        self._send(_Command("step"))
+        """At a pause: run exactly one superstep, then pause again. Returns once the run has left
+        the pause, so a snapshot taken next no longer shows it paused there."""
+        self._send(_Command("step"), wait=True)
 
     def resume(self) -> None:
-        """At a pause: run to the next breakpoint or the end (Continue)."""
-        self._send(_Command("continue"))
+        """At a pause: run to the next breakpoint or the end (Continue); returns once it goes."""
+        self._send(_Command("continue"), wait=True)
 
     def pause(self) -> None:
         """While running: pause before the next superstep."""
@@ -179,7 +180,7 @@ class LiveRun:
 
     # ---- the worker thread -----------------------------------------------------------------------
 
-    def _send(self, command: _Command) -> None:
+    def _send(self, command: _Command, wait: bool = False) -> None:
         with self._cond:
             if self._snapshot.status != PAUSED:
                 command.error = "The run is not paused."
@@ -187,6 +188,8 @@ class LiveRun:
                 return
             self._commands.append(command)
             self._cond.notify_all()
+        if wait:
+            command.done.wait(5.0)
 
     def _work(self) -> None:
         try:

@@ -136,8 +136,9 @@ def _command(name: str) -> None:
         session.remember(FOLLOW, True)
 
 
-def _on_pick() -> None:
-    session.remember(SHOWN, session.widget_value("live_step_pick"))
+def _on_pick(steps: list[int]) -> None:
+    wanted = session.widget_value("live_goto")
+    session.remember(SHOWN, min(steps, key=lambda s: abs(s - wanted)) if steps and wanted is not None else None)
     session.remember(FOLLOW, False)
 
 
@@ -195,18 +196,22 @@ def render() -> None:
                 "Set breakpoints or step mode to pause it, look at the state the next nodes will read, "
                 "edit it and continue.")
         return
-    active = not run.snapshot().finished
-    st.fragment(run_every=POLL if active else None)(_live_panel)()
+    polling = _moving(run.snapshot())
+    session.remember("live_polling", polling)
+    st.fragment(run_every=POLL if polling else None)(_live_panel)()
+
+
+def _moving(snap) -> bool:
+    """Whether the page has to look again by itself: not at a pause (nothing changes until the user
+    acts, and an edit box must not be rerun under the user's typing) and not once the run is over."""
+    return snap.status in ("starting", "running", "stopping")
 
 
 def _live_panel() -> None:
     run: LiveRun = session.recall(RUN)
     snap = run.snapshot()
-    if snap.finished and session.recall("live_polling_for") == snap.run_id:
-        session.remember("live_polling_for", None)
-        st.rerun(scope="app")  # stop polling: the run is over
-    if not snap.finished:
-        session.remember("live_polling_for", snap.run_id)
+    if _moving(snap) != session.recall("live_polling"):
+        st.rerun(scope="app")  # start or stop polling: the run paused, went on or ended
 
     _status(snap)
     _controls(snap)
@@ -220,7 +225,7 @@ def _live_panel() -> None:
         drawing = live_view.drawing_of(snap.trace, None)
         if drawing is not None:
             light = live_view.highlight(snap, None if follow else shown)
-            widgets.graph_chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
+            _chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
             st.caption(LEGEND)
     with side_col:
         if snap.pause is not None:
@@ -228,6 +233,17 @@ def _live_panel() -> None:
         elif snap.finished:
             _finished_panel(snap)
     _timeline(snap, steps, step_ids, shown, follow)
+
+
+def _chart(dot: str, *, large: bool) -> None:
+    """`widgets.graph_chart`, except that an unchanged drawing is sent again into the same slot: the
+    page polls a running run, and a fresh chart each time would make the browser lay it out anew."""
+    if session.recall("live_dot") == dot:
+        slots = [st.empty(), st.empty()]
+        slots[session.recall("graph_renders", 0) % 2].graphviz_chart(dot, width="stretch" if large else "content")
+        return
+    session.remember("live_dot", dot)
+    widgets.graph_chart(dot, large=large)
 
 
 def _status(snap) -> None:
@@ -318,21 +334,19 @@ def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool)
         st.caption("No superstep has committed yet.")
         return
     labels = {s.step: live_view.step_label(s) for s in steps}
-    cols = st.columns([1, 6, 1, 1.6], vertical_alignment="bottom")
+    # Buttons and a box the server never writes to: a widget whose value the page sets while the
+    # fragment polls sends stale values back (a spurious change that stops following).
+    cols = st.columns([1, 1.2, 3.4, 1, 1.6], vertical_alignment="bottom")
     cols[0].button("◀ Prev", key="live_prev", on_click=_on_move, args=(step_ids, -1), width="stretch",
                    disabled=shown == step_ids[0])
-    if len(step_ids) > 1:
-        session.remember("live_step_pick", shown)
-        cols[1].select_slider("Superstep", options=step_ids, key="live_step_pick", on_change=_on_pick,
-                              format_func=lambda s: labels.get(s, str(s)))
-    else:
-        cols[1].markdown(f"Superstep **{labels[shown]}**")
-    cols[2].button("Next ▶", key="live_next", on_click=_on_move, args=(step_ids, 1), width="stretch",
+    cols[1].number_input("Go to step", key="live_goto", step=1, value=None, on_change=_on_pick, args=(step_ids,))
+    cols[2].markdown(f"Superstep **{widgets.md(labels[shown])}** · {len(step_ids)} so far")
+    cols[3].button("Next ▶", key="live_next", on_click=_on_move, args=(step_ids, 1), width="stretch",
                    disabled=shown == step_ids[-1])
     if follow:
-        cols[3].markdown("⏩ following the newest step")
+        cols[4].markdown("⏩ following the newest step")
     else:
-        cols[3].button("⏩ Follow the run", key="live_follow", on_click=_on_follow, width="stretch")
+        cols[4].button("⏩ Follow the run", key="live_follow_button", on_click=_on_follow, width="stretch")
     record = next(s for s in steps if s.step == shown)
     detail = live_view.step_detail(_replay(snap), record)
     title = f"Step {detail.step}: " + ("a person's edit" if detail.kind == "update" else labels[shown].split(" ", 1)[1])
