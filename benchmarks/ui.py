@@ -10,7 +10,8 @@ For each of the three runs it prints:
    This includes the websocket round trip, the rerun (with Graphviz's layout on the server) and React.
 
 and each one's ratio to the 6-node case, plus the time to open each run (record it, store it,
-draw its first step), and the time to the first drawn graph when a sample's link is opened in a new
+draw its first step), the Live run page's step click while a run goes on in the background next to
+the same click on the finished run (`benchmarks/live_ui.py`), and the time to the first drawn graph when a sample's link is opened in a new
 browser session (a fresh chromium each time, the server already warm). Each run is opened as a user would, from the sidebar's "Graph file" (a small
 module in a temporary folder), so it has its live graph and the What-if tab does its work too.
 Runs go to a temporary run store (`STEPSCOPE_DB`). A step change is Next, or Prev once at the end.
@@ -50,6 +51,7 @@ from typing import Annotated, TypedDict
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo first: `engine`, `debugger`, `sample_graphs`
 
+from benchmarks.live_ui import live_click_times, report as live_report, write_workload as write_live_workload  # noqa: E402
 from debugger.model import Scope  # noqa: E402
 from engine import END, START, StateGraph  # noqa: E402
 
@@ -351,6 +353,7 @@ def main() -> None:
                 print(f"\n---- cProfile of {args.clicks} step changes, {name} ----\n{profile}")
 
         browser: dict[str, tuple[float, float]] = {}
+        live = None
         if not args.no_browser:
             if not os.path.exists(CHROMIUM):
                 print(f"\n{CHROMIUM} is missing: browser timings skipped (apt-get install chromium)")
@@ -360,6 +363,7 @@ def main() -> None:
                     first_render(url, "/?sample=fan_out_search", 1)  # the server's first script run imports everything
                     firsts = first_render(url, "/?sample=fan_out_search", 3)
                     measured = browser_times(url, targets, args.browser_steps)
+                    live = live_click_times(url, write_live_workload(Path(folder)), args.browser_steps)
                 finally:
                     stop_server(proc)
                 browser = {n: (load, statistics.median(times)) for n, (load, times) in measured.items()}
@@ -381,6 +385,8 @@ def main() -> None:
     if browser:
         print(f"\nfirst drawn graph in a new browser session (fan_out_search, 1280x800): median "
               f"{statistics.median(firsts):.2f}s of {len(firsts)} ({', '.join(f'{t:.2f}' for t in firsts)})")
+    if live is not None:
+        print("\n" + live_report(*live))
 
 
 if __name__ == "__main__":

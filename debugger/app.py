@@ -15,7 +15,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 import streamlit as st
 
 from debugger import session
-from debugger.views import gallery, runs, sidebar, step_through, widgets
+from debugger.views import gallery, live, runs, sidebar, step_through, widgets
 
 
 def main() -> None:
@@ -30,6 +30,7 @@ def main() -> None:
     pages = st.navigation(
         [
             step_page,
+            st.Page(live.render, title="Live run", icon="🔴", url_path="live"),
             st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
             st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
         ]

@@ -2,6 +2,7 @@
 
     stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH]   run, record, store, print the supersteps
         langgraph apps also: [--config JSON] [--thread ID] [--context JSON] [--resume VALUE]
+        engine graphs also: [--follow]                             print each superstep as it commits
     stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
     stepscope samples                                               the gallery of lessons
@@ -76,6 +77,10 @@ def command_run(args: argparse.Namespace) -> int:
     config = dict(target.example_config)
     if args.recursion_limit is not None:
         config["recursion_limit"] = args.recursion_limit
+    if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/live/follow.py)
+        from debugger.live.follow import follow
+
+        return follow(args.target, target.graph, graph_input, config, db=args.db, out_file=args.out)
     timeout = timeout_from(args.timeout)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
     outcome = record_run(target.graph, graph_input, config, target=args.target, timeout=timeout)
@@ -274,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
     run.add_argument("--input", help="the graph input as JSON, @file.json or - for stdin (default: the module's example_input)")
     run.add_argument("--out", help="also write the trace to this JSON file")
+    run.add_argument("--follow", action="store_true",
+                     help="print each superstep as it commits and the nodes running now; Ctrl-C stops and stores")
     run.add_argument("--recursion-limit", type=int,
                      help="supersteps allowed (default: the sample's example_config, else LangGraph's 10007)")
     run.add_argument("--config", help="langgraph apps: the run config as JSON (or @file.json)")

@@ -327,6 +327,7 @@ class StepFile(_Record):
     checkpoint: Optional[dict[str, Any]] = None
     parent_checkpoint: Optional[dict[str, Any]] = None
     mismatches: list[MismatchFile] = []
+    kind: Literal["loop", "update"] = "loop"
 
 
 class NodeFile(BaseModel):

@@ -54,7 +54,8 @@ class StepCommit:
     """The keys of this graph's state (the other channels are edges and Send queues)."""
     kind: StepKind = "loop"
     """`loop` (a superstep), `input` (the input), `resume` (a resume's Command writes, at the resumed
-    checkpoint's step) or `interrupt` (finished tasks of a step `interrupt()` stopped; never saved)."""
+    checkpoint's step), `interrupt` (finished tasks of a step `interrupt()` stopped; never saved) or
+    `update` (a state edit between supersteps, `Loop.update_state`: no task ran; it has a step of its own)."""
 
 
 @dataclass(slots=True)

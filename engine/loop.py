@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
-from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order
+from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order, task_id
 from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
-from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, recursion_limit_error
+from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, InvalidUpdateError, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
 from .context import TaskContext
-from .runner import Runner
+from .runner import Runner, node_writes
 from .schema import update_as_pairs
 from .types import Command, RunStatus, StepKind
 
@@ -228,6 +228,29 @@ class Loop:
         while await self.atick():
             pass
         return self.output
+
+    def update_state(self, values: Any, as_node: str) -> None:
+        """Between supersteps (before `plan`, or after a `plan` whose tasks will not run): applies
+        `values` as if `as_node` had returned them, as `CompiledStateGraph.update_state` does on a
+        checkpoint: the values go through the reducers, the node's edges and routers fire, its
+        pending task is dropped, and the edit takes a step number of its own (commit kind `update`).
+        For a debugger that pauses a live run and lets a person change the state."""
+        if self.status != "running":
+            raise RuntimeError(f"update_state needs a running loop between supersteps; this one is {self.status!r}.")
+        node = self.graph.nodes.get(as_node)
+        if node is None:
+            error = InvalidUpdateError(f"Node {as_node} does not exist")
+            error.add_note(f"as_node must be one of: {', '.join(n for n in self.graph.nodes if n != START)}.")
+            raise error
+        path = (INTERRUPT, 0)
+        task = Task(task_id(self.ns, self.step, as_node, path), as_node, path, self.step, (INTERRUPT,), {}, values, node)
+        node_writes(node, task, values, self)  # raises for a value the node could not have returned
+        self.tasks, self.scheduled = [], []
+        self._commit([task], kind="update")
+        self.updated_channels = None  # as after resuming a checkpoint: every node is a candidate again
+        if self.persistence is not None:
+            self._save("update")
+        self.step += 1
 
     # ---- internals -----------------------------------------------------------------------------
 

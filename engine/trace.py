@@ -134,6 +134,9 @@ class StepRecord:
     mismatches: list[dict[str, Any]] = field(default_factory=list)
     """State keys whose committed value differs from what the recorded reducer calls give:
     `{"channel", "recorded", "committed"}` (encoded). Always empty unless recording went wrong."""
+    kind: StepKind = "loop"
+    """`loop` (a superstep), or `update`: a state edit made between supersteps (a person at a pause in
+    a live run, `Loop.update_state`). An edit has no tasks; its reducer calls name the node it was made as."""
 
 
 @dataclass(slots=True)
@@ -402,6 +405,8 @@ class Recorder(Hooks):
         if step is None or step.step != commit.step:
             step = builder.open_step(commit.step)
         step.committed = True
+        if commit.kind == "update":
+            step.kind = "update"
         step.updated_channels = sorted(commit.updated_channels)
         previous = builder.versions
         versions = commit.versions  # already the barrier's own copy

@@ -12,8 +12,9 @@ N = TypeVar("N", bound=Hashable)
 RunStatus = Literal["running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout"]
 """A run's status: `running` until it ends `done`, `interrupted`, `error` or `recursion_limit`;
 `cancelled` and `timeout` are set by a caller that stopped the run (the debugger's Ctrl-C and timeout)."""
-StepKind = Literal["loop", "input", "resume", "interrupt"]
-"""What a barrier committed (`hooks.StepCommit.kind`)."""
+StepKind = Literal["loop", "input", "resume", "interrupt", "update"]
+"""What a barrier committed (`hooks.StepCommit.kind`); `update` is a state edit made between
+supersteps (`Loop.update_state`: a person editing a paused live run)."""
 TaskPathKind = Literal["__pregel_pull", "__pregel_push"]
 """The first item of a task's path (`constants.PULL`, `constants.PUSH`): edge-triggered or a `Send`."""
 

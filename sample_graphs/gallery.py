@@ -42,6 +42,7 @@ TEACHING_ORDER = (
     "endless_loop",
     "in_place_mutation",
     "clear_with_empty_list",
+    "slow_research",
 )
 
 #: Attributes every sample module has (the debugger and `stepscope` rely on them).

@@ -1,13 +1,20 @@
 """Markers by folder, so `make check` can leave out what is slow to start: every test under tests/e2e
 is `e2e` (a real browser), every test under tests/differential and the langgraph import tests are
 `reference` (the real langgraph beside the engine). Tests that start a Python process of their own
-(`test_cli_*`, a killed-process resume) are `slow`; a test can also say `@pytest.mark.slow` itself."""
+(`test_cli_*`, a killed-process resume) are `slow`; a test can also say `@pytest.mark.slow` itself.
+
+The samples that sleep to be watched live (`slow_research`) do not sleep in tests unless a test asks
+for it (`monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", ...)`)."""
 
 from __future__ import annotations
+
+import os
 
 from pathlib import Path
 
 import pytest
+
+os.environ.setdefault("STEPSCOPE_SAMPLE_DELAY", "0")
 
 HERE = Path(__file__).parent
 REFERENCE_FILES = {"test_langgraph_import.py", "test_draw.py"}

@@ -101,6 +101,13 @@ EXPECTED: dict[tuple[str, str], Any] = {
             "ai/12 x 7 + 5 = 89/ai-3",
         ]
     },
+    ("slow_research", "graph"): {
+        "topic": "reducers",
+        "notes": ["plan: look up reducers", "docs: 1 manual about reducers", "web: 3 pages about reducers",
+                  "write: drafted", "review: read 'reducers: 1 manual about reducers; 3 pages about reducers'"],
+        "draft": "reducers: 1 manual about reducers; 3 pages about reducers",
+        "verdict": "approved (57 characters)",
+    },
     ("fan_out_search", "graph"): {
         "query": "langgraph",
         "results": ["db: 3 design notes", "web: the LangGraph docs"],

@@ -1,0 +1,101 @@
+"""`stepscope run TARGET --follow`: the run goes on in the background (`LiveRun`) while this prints
+each superstep as it commits, and the nodes of the step running now. Ctrl-C stops the run, stores
+what was recorded and says how to reopen it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine.codec import encode
+from engine.trace import StepRecord
+from engine.tracefile import to_json
+from debugger.live.controller import LiveRun
+from debugger.live.status import LiveSnapshot
+from debugger.present import short
+
+
+def step_line(step: StepRecord) -> str:
+    """One committed superstep in one line: its tasks, the keys they wrote, its first error."""
+    if step.kind == "update":
+        writers = sorted({c.writer_name for c in step.reducer_calls})
+        return f"step {step.step}: edit as {', '.join(writers)} -> {', '.join(sorted({c.channel for c in step.reducer_calls}))}"
+    if not step.committed and not step.reducer_calls:
+        return f"step {step.step}: {', '.join(t.name for t in step.tasks)} -> never committed (stopped): nothing written"
+    keys = sorted({c.channel for c in step.reducer_calls})
+    errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
+    line = f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}"
+    line += f" -> {', '.join(keys)}" if keys else " -> (no state change)"
+    line += f"  [{len(step.reducer_calls)} reducer call{'s' if len(step.reducer_calls) != 1 else ''}]"
+    if errors:
+        line += f"  {errors[0]['class']}: {short(errors[0]['message'].splitlines()[0] if errors[0]['message'] else '', 70)}"
+    return line
+
+
+class _Printer:
+    """Prints what is new in each snapshot: committed steps once, and the running step's progress."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.printed = 0
+        self.step: int | None = None
+        self.progress: dict[str, str] = {}
+
+    def show(self, snap: LiveSnapshot) -> None:
+        steps = [s for s in snap.trace.steps if s.step >= 0] if snap.trace is not None else []
+        for step in steps[self.printed:]:
+            self._print(step_line(step))
+        self.printed = max(self.printed, len(steps))
+        if snap.step is None or not snap.running:
+            return
+        if snap.step != self.step:
+            self.step, self.progress = snap.step, {}
+            self._print(f"step {snap.step}: running {', '.join(t.name for t in snap.running)} ...")
+        for task in snap.running:
+            state = "running" if task.state == "waiting" else task.state
+            if self.progress.get(task.id, "running") != state:
+                took = f" in {task.duration:.2f} s" if task.duration is not None else ""
+                self._print(f"  {task.name} {state}{took}" + (f": {short(task.error, 80)}" if task.error else ""))
+            self.progress[task.id] = state
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+
+def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *, db: str | None = None,
+           out_file: str | None = None, out: TextIO | None = None) -> int:
+    """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 130 stopped by Ctrl-C)."""
+    out = out or sys.stdout
+    live = LiveRun(graph, graph_input, config, target=target, db=db).start()
+    printer = _Printer(out)
+    version = -1
+    try:
+        while True:
+            snap = live.wait(version, timeout=0.5)
+            version = snap.version
+            printer.show(snap)
+            if snap.finished:
+                break
+    except KeyboardInterrupt:
+        snap = live.stop()
+        printer.show(snap)
+        _finish(snap, out_file, out)
+        print(f"stopped by Ctrl-C. {snap.message}", file=out)
+        print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or the app at /step?run={snap.run_id}", file=out)
+        return 130
+    _finish(snap, out_file, out)
+    if snap.status in ("error", "recursion_limit"):
+        print(f"error: {snap.message}", file=sys.stderr)
+        return 1
+    if snap.trace is not None:
+        print(f"final state: {short(snap.trace.output if snap.trace.output is not None else encode(None), 400)}", file=out)
+    return 0
+
+
+def _finish(snap: LiveSnapshot, out_file: str | None, out: TextIO) -> None:
+    if out_file and snap.trace is not None:
+        Path(out_file).write_text(to_json(snap.trace, indent=1), encoding="utf-8")
+    where = f"   stored in {snap.stored}" if snap.stored else "   NOT stored"
+    print(f"status: {snap.status}   run: {snap.run_id}" + (f"   trace: {out_file}" if out_file else "") + where, file=out)

@@ -1,0 +1,140 @@
+"""What a live run looks like from outside, as plain immutable data: the `LiveSnapshot` a page or the
+CLI reads, with the tasks running now, the pause (if any) and the trace of the committed steps.
+
+The controller (`controller.py`) builds a new snapshot whenever something changes and swaps it in
+under a lock; readers take the current one and never see a half-built state. Values are encoded
+(`engine.codec.encode`), so nothing a reader holds can change under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from engine.constants import PUSH, START
+from engine.trace import Trace
+
+RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
+FINISHED = ("done", "error", "interrupted", "recursion_limit", "stopped")
+"""A finished live run has one of a stored run's statuses, or `stopped` (the user pressed Stop)."""
+
+
+@dataclass(frozen=True)
+class Breakpoints:
+    """Where a live run pauses. Before a node: before the superstep that would run it. After a node:
+    once the superstep that ran it has committed. Step mode: before every superstep."""
+
+    before: frozenset[str] = frozenset()
+    after: frozenset[str] = frozenset()
+    every_step: bool = False
+
+    @classmethod
+    def of(cls, before: Iterable[str] = (), after: Iterable[str] = (), every_step: bool = False) -> "Breakpoints":
+        return cls(frozenset(before), frozenset(after), every_step)
+
+    def __bool__(self) -> bool:
+        return bool(self.before or self.after or self.every_step)
+
+
+@dataclass(frozen=True)
+class TaskProgress:
+    """One task of the superstep running now."""
+
+    id: str
+    name: str
+    state: str
+    """`running`, `done`, `failed` or `interrupted`."""
+    started: float
+    """`time.monotonic()` when it started."""
+    duration: float | None = None
+    """Seconds it took, once it has finished."""
+    error: str = ""
+    """`Class: message` when it failed."""
+
+
+@dataclass(frozen=True)
+class PlannedTask:
+    """A task the next superstep will run, as shown at a pause."""
+
+    id: str
+    name: str
+    why: str
+    """In words: the edge, Send or input that triggered it."""
+    input: Any
+    """What the node will receive (encoded): exactly the value planning built for it."""
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A live run waiting between supersteps for Step, Continue, an edit or Stop."""
+
+    step: int
+    """The superstep that runs next."""
+    reasons: tuple[str, ...]
+    """Why it paused, in words (a breakpoint, step mode, a Step, the Pause button, an interrupt)."""
+    tasks: tuple[PlannedTask, ...]
+    """The tasks of that superstep, in application order."""
+    state: dict[str, Any]
+    """The whole state now (encoded): what the next tasks read."""
+    channels: dict[str, str]
+    """State key -> its reducer (`LastValue` for a plain key), so an edit can say what it will do."""
+    edit_as: tuple[str, ...]
+    """The nodes an edit can be made as."""
+    default_as: str | None
+    """The node LangGraph's `update_state` would pick without `as_node` (None when ambiguous)."""
+    interrupts: tuple[Any, ...] = ()
+    """Questions asked with `interrupt()` (encoded values), when an interrupt paused the run."""
+
+
+@dataclass(frozen=True)
+class LiveSnapshot:
+    """Everything a reader needs at one moment of a live run."""
+
+    version: int
+    """Increases with every change; a reader that saw version N waits for N+1."""
+    status: str
+    """`starting`, `running`, `paused`, `stopping`, then one of `FINISHED`."""
+    trace: Trace | None
+    """The recording so far: every committed superstep (and edit). The running step is not in it."""
+    step: int | None = None
+    """The superstep running now (None between steps)."""
+    running: tuple[TaskProgress, ...] = ()
+    pause: Pause | None = None
+    message: str = ""
+    """What the user should know: the run's error, where a stopped run stood, where it was stored."""
+    run_id: str = ""
+    stored: str = ""
+    """Where the finished run was stored (the database path), '' until it is."""
+    breakpoints: Breakpoints = field(default_factory=Breakpoints)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+    @property
+    def committed_steps(self) -> list[int]:
+        return [s.step for s in self.trace.steps if s.step >= 0] if self.trace is not None else []
+
+
+def why(name: str, fired: Iterable[str], writers: dict[str, list[str]]) -> str:
+    """Why a planned task runs, in words. `writers` maps a channel to the nodes (or `your edit as X`)
+    that wrote it at the last barrier."""
+    fired = list(fired)
+    if name == START:
+        return "writes the input to the state"
+    if fired == [PUSH]:
+        who = writers.get("__pregel_tasks") or ["a router"]
+        return f"a Send from {', '.join(who)}"
+    parts = []
+    for channel in fired:
+        who = ", ".join(writers.get(channel, [])) or "an earlier step"
+        if channel.startswith("branch:to:"):
+            parts.append(f"edge from {who}")
+        elif channel.startswith("join:"):
+            sources = channel.split(":")[1].replace("+", ", ")
+            parts.append(f"all of {sources} finished (last: {who})")
+        elif channel == START:
+            parts.append("the input")
+        else:
+            parts.append(f"{channel} changed (written by {who})")
+    return "; ".join(parts) or "triggered"

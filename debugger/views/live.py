@@ -1,0 +1,360 @@
+"""The Live run page: start a sample or a graph file in the background and watch it; breakpoints,
+step mode, Pause / Step / Continue / Stop, the state at a pause and an edit box.
+
+The run itself is a `debugger.live.LiveRun` kept in the session; this page only reads its snapshots
+(`debugger/live/view.py` turns them into what is shown) and sends it commands from callbacks. The
+part that changes while a run goes is a fragment that reruns on its own every `POLL` seconds, so the
+rest of the page does not; a step click reruns only that fragment too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from debugger import session
+from debugger.live import Breakpoints, EditError, LiveRun
+from debugger.live import view as live_view
+from debugger.replay import Replay
+from debugger.session import LoadedRun
+from debugger.sources import Opened
+from debugger.targets import TargetError, load_target
+from debugger.views import widgets
+
+POLL = 0.4
+"""Seconds between two looks at a running run."""
+RUN, FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_run", "live_follow", "live_shown", "live_error", "live_edit_note"
+DEFAULT_SAMPLE = "slow_research"
+LEGEND = "⏳ running · ▶ done (or ran in this step) · ✖ failed · ▷ runs next · ✓ ran before · double purple border: breakpoint"
+
+
+# ---- starting a run ------------------------------------------------------------------------------
+
+def _target_name() -> str:
+    if session.widget_value("live_source", "Sample") == "Sample":
+        return session.widget_value("live_sample") or DEFAULT_SAMPLE
+    return (session.widget_value("live_file") or "").strip()
+
+
+def _loaded(target: str) -> Any:
+    """The target's LoadedTarget, loaded once per session and name (a file is re-read on Start)."""
+    cache = session.recall("live_targets") or {}
+    if target not in cache:
+        cache[target] = load_target(target)
+        session.remember("live_targets", cache)
+    return cache[target]
+
+
+def _breakpoints() -> Breakpoints:
+    return Breakpoints.of(session.widget_value("live_before") or (), session.widget_value("live_after") or (),
+                          bool(session.widget_value("live_step_mode")))
+
+
+def _on_breakpoints() -> None:
+    run: LiveRun | None = session.recall(RUN)
+    if run is not None and not run.snapshot().finished:
+        run.set_breakpoints(_breakpoints())
+
+
+def _on_start() -> None:
+    target = _target_name()
+    session.remember(ERROR, None)
+    if not target:
+        session.remember(ERROR, "Name a graph file first: path/to/file.py[:attribute].")
+        return
+    try:
+        cache = session.recall("live_targets") or {}
+        cache.pop(target, None) if target.partition(":")[0].endswith(".py") else None
+        session.remember("live_targets", cache)
+        loaded = _loaded(target)
+    except TargetError as exc:
+        session.remember(ERROR, str(exc))
+        return
+    text = (session.widget_value("live_input") or "").strip()
+    try:
+        graph_input = json.loads(text) if text else loaded.example_input
+    except json.JSONDecodeError as exc:
+        session.remember(ERROR, f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.")
+        return
+    previous: LiveRun | None = session.recall(RUN)
+    if previous is not None and not previous.snapshot().finished:
+        previous.stop()
+    run = LiveRun(loaded.graph, graph_input, loaded.example_config, target=target, breakpoints=_breakpoints())
+    session.remember(RUN, run.start())
+    session.remember(FOLLOW, True)
+    session.remember(SHOWN, None)
+    session.remember(EDIT_NOTE, None)
+
+
+def _start_panel(run: LiveRun | None) -> None:
+    from sample_graphs.gallery import SAMPLES
+
+    with st.expander("Start a live run", expanded=run is None or run.snapshot().finished):
+        source = st.radio("Run", ["Sample", "Graph file"], key="live_source", horizontal=True)
+        if source == "Sample":
+            st.selectbox("Sample", SAMPLES, key="live_sample", index=SAMPLES.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in SAMPLES else 0)
+        else:
+            st.text_input("Path to the graph", key="live_file", placeholder="path/to/file.py[:attribute] or package.module[:attribute]")
+        st.text_area("Input (JSON; empty: the module's example_input)", key="live_input", height=80)
+        nodes: list[str] = []
+        target = _target_name()
+        if target:
+            try:
+                nodes = [n for n in _loaded(target).graph.nodes if n != "__start__"]
+            except TargetError as exc:
+                widgets.open_error(str(exc), exc.file, exc.line)
+            else:
+                st.caption(f"`{target}`: nodes " + ", ".join(f"`{n}`" for n in nodes))
+        cols = st.columns([2, 2, 1.2, 1], vertical_alignment="bottom")
+        cols[0].multiselect("Pause before", nodes, key="live_before", on_change=_on_breakpoints)
+        cols[1].multiselect("Pause after", nodes, key="live_after", on_change=_on_breakpoints)
+        cols[2].checkbox("Step mode (pause before every superstep)", key="live_step_mode", on_change=_on_breakpoints)
+        cols[3].button("▶ Start", key="live_start", on_click=_on_start, type="primary", width="stretch")
+        if session.recall(ERROR):
+            widgets.open_error(session.recall(ERROR))
+
+
+# ---- commands ------------------------------------------------------------------------------------
+
+def _command(name: str) -> None:
+    run: LiveRun | None = session.recall(RUN)
+    if run is None:
+        return
+    session.remember(EDIT_NOTE, None)
+    if name == "stop":
+        run.stop()
+    elif name == "pause":
+        run.pause()
+    elif name == "step":
+        run.step()
+        session.remember(FOLLOW, True)
+    elif name == "continue":
+        run.resume()
+        session.remember(FOLLOW, True)
+
+
+def _on_pick(steps: list[int]) -> None:
+    wanted = session.widget_value("live_goto")
+    session.remember(SHOWN, min(steps, key=lambda s: abs(s - wanted)) if steps and wanted is not None else None)
+    session.remember(FOLLOW, False)
+
+
+def _on_move(steps: list[int], offset: int) -> None:
+    shown = session.recall(SHOWN)
+    index = steps.index(shown) if shown in steps else len(steps) - 1
+    session.remember(SHOWN, steps[max(0, min(index + offset, len(steps) - 1))])
+    session.remember(FOLLOW, False)
+
+
+def _on_follow() -> None:
+    session.remember(FOLLOW, True)
+
+
+def _on_edit_key(state: dict[str, Any]) -> None:
+    key = session.widget_value("live_edit_key")
+    session.remember("live_edit_value", live_view.value_text(state.get(key)))
+
+
+def _on_edit() -> None:
+    run: LiveRun | None = session.recall(RUN)
+    if run is None:
+        return
+    key, as_node = session.widget_value("live_edit_key"), session.widget_value("live_edit_as")
+    value = live_view.parse_value(session.widget_value("live_edit_value") or "")
+    try:
+        run.edit({key: value}, as_node=as_node)
+    except EditError as exc:
+        session.remember(EDIT_NOTE, ("error", f"The edit was not applied: {exc}"))
+    else:
+        session.remember(EDIT_NOTE, ("ok", f"Applied {key} = {json.dumps(value, ensure_ascii=False, default=str)[:200]} "
+                                           f"as {as_node}; it is recorded as its own step."))
+
+
+def _on_open_step_page() -> None:
+    run: LiveRun | None = session.recall(RUN)
+    snap = run.snapshot() if run is not None else None
+    if snap is None or snap.trace is None:
+        return
+    opened = Opened(snap.trace, "stored", snap.run_id, run.graph, "", snap.trace.target or run.target,
+                    run.graph_input, run.config)
+    session.set_run(LoadedRun.of(opened))
+    session.request_step_page()
+
+
+# ---- the live part -------------------------------------------------------------------------------
+
+def render() -> None:
+    session.follow_step_page_request()
+    st.title("Live run")
+    run: LiveRun | None = session.recall(RUN)
+    _start_panel(run)
+    if run is None:
+        st.info("Start a run above: it goes on in the background while this page follows it. "
+                "Set breakpoints or step mode to pause it, look at the state the next nodes will read, "
+                "edit it and continue.")
+        return
+    polling = _moving(run.snapshot())
+    session.remember("live_polling", polling)
+    st.fragment(run_every=POLL if polling else None)(_live_panel)()
+
+
+def _moving(snap) -> bool:
+    """Whether the page has to look again by itself: not at a pause (nothing changes until the user
+    acts, and an edit box must not be rerun under the user's typing) and not once the run is over."""
+    return snap.status in ("starting", "running", "stopping")
+
+
+def _live_panel() -> None:
+    run: LiveRun = session.recall(RUN)
+    snap = run.snapshot()
+    if _moving(snap) != session.recall("live_polling"):
+        st.rerun(scope="app")  # start or stop polling: the run paused, went on or ended
+
+    _status(snap)
+    _controls(snap)
+    steps = live_view.timeline(snap.trace)
+    step_ids = [s.step for s in steps]
+    follow = session.recall(FOLLOW, True)
+    shown = step_ids[-1] if step_ids and (follow or session.recall(SHOWN) not in step_ids) else session.recall(SHOWN)
+
+    graph_col, side_col = st.columns([3, 2], gap="medium")
+    with graph_col:
+        drawing = live_view.drawing_of(snap.trace, None)
+        if drawing is not None:
+            light = live_view.highlight(snap, None if follow else shown)
+            _chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
+            st.caption(LEGEND)
+    with side_col:
+        if snap.pause is not None:
+            _pause_panel(snap)
+        elif snap.finished:
+            _finished_panel(snap)
+    _timeline(snap, steps, step_ids, shown, follow)
+
+
+def _chart(dot: str, *, large: bool) -> None:
+    """`widgets.graph_chart`, except that an unchanged drawing is sent again into the same slot: the
+    page polls a running run, and a fresh chart each time would make the browser lay it out anew."""
+    if session.recall("live_dot") == dot:
+        slots = [st.empty(), st.empty()]
+        slots[session.recall("graph_renders", 0) % 2].graphviz_chart(dot, width="stretch" if large else "content")
+        return
+    session.remember("live_dot", dot)
+    widgets.graph_chart(dot, large=large)
+
+
+def _status(snap) -> None:
+    line = live_view.status_line(snap)  # starts with its own symbol
+    if snap.status in ("error", "recursion_limit"):
+        st.error(line)
+    elif snap.status == "paused":
+        st.warning(line)
+    elif snap.status == "done":
+        st.success(line)
+    else:
+        st.info(line)
+
+
+def _controls(snap) -> None:
+    paused, finished = snap.status == "paused", snap.finished
+    cols = st.columns(4)
+    cols[0].button("⏸ Pause", key="live_pause", on_click=_command, args=("pause",), width="stretch",
+                   disabled=finished or paused)
+    cols[1].button("⏭ Step", key="live_step", on_click=_command, args=("step",), width="stretch", disabled=not paused,
+                   help="Run exactly one superstep, then pause again.")
+    cols[2].button("▶ Continue", key="live_continue", on_click=_command, args=("continue",), width="stretch",
+                   disabled=not paused, help="Run to the next breakpoint or the end.")
+    cols[3].button("⏹ Stop", key="live_stop", on_click=_command, args=("stop",), width="stretch", disabled=finished,
+                   help="End the run now; what was recorded is kept and stored.")
+
+
+def _pause_panel(snap) -> None:
+    pause = snap.pause
+    st.subheader(f"Paused before step {pause.step}")
+    st.markdown("Why: " + "; ".join(widgets.md(r) for r in pause.reasons) + ".")
+    if pause.tasks:
+        st.markdown("**About to run:**")
+        for task in pause.tasks:
+            st.markdown(f"- **{widgets.md(task.name)}**: {widgets.md(task.why)}")
+    else:
+        st.markdown("**Nothing left to run:** Continue ends the run.")
+    with st.expander("The state the next tasks will read", expanded=True):
+        widgets.value(pause.state, key="live_pause_state")
+        for task in pause.tasks:
+            if task.input != pause.state:
+                st.caption(f"{task.name} receives:")
+                widgets.value(task.input, key=f"live_input_{task.id}")
+    _edit_box(pause)
+
+
+def _edit_box(pause) -> None:
+    keys = list(pause.channels)
+    with st.expander("✎ Edit the state, then continue", expanded=False):
+        if session.recall("live_edit_key") not in keys:
+            session.remember("live_edit_key", keys[0])
+            session.remember("live_edit_value", live_view.value_text(pause.state.get(keys[0])))
+        key = st.selectbox("Key", keys, key="live_edit_key", on_change=_on_edit_key, args=(pause.state,))
+        options = list(pause.edit_as)
+        default = options.index(pause.default_as) if pause.default_as in options else 0
+        as_node = st.selectbox("As node", options, index=default, key="live_edit_as",
+                               help="The edit is that node's write: it goes through the key's reducer and "
+                                    "that node's edges decide what runs next (LangGraph's update_state).")
+        st.caption(live_view.edit_hint(key, pause.channels.get(key, "LastValue"), as_node))
+        st.text_area("Value (JSON; text that is not JSON is taken as a string)", key="live_edit_value", height=90)
+        st.button("Apply edit", key="live_edit_apply", on_click=_on_edit)
+    note = session.recall(EDIT_NOTE)
+    if note:
+        (st.success if note[0] == "ok" else st.error)(note[1])
+
+
+def _finished_panel(snap) -> None:
+    st.subheader("The run is over")  # how it ended is in the status line above
+    if snap.stored:
+        st.caption(f"Stored as run {snap.run_id[:12]} in {snap.stored}: the Stored runs page reopens it.")
+    st.button("Open in Step through", key="live_open", on_click=_on_open_step_page, type="primary")
+    if snap.trace is not None and snap.status != "stopped":
+        with st.expander("Final state", expanded=True):
+            widgets.value(snap.trace.output, key="live_final_state")
+
+
+def _replay(snap) -> Replay:
+    key = (snap.run_id, len(snap.trace.steps), snap.status)
+    cached = session.recall("live_replay")
+    if cached is None or cached[0] != key:
+        cached = (key, Replay(snap.trace))
+        session.remember("live_replay", cached)
+    return cached[1]
+
+
+def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool) -> None:
+    if not steps:
+        st.caption("No superstep has committed yet.")
+        return
+    labels = {s.step: live_view.step_label(s) for s in steps}
+    # Buttons and a box the server never writes to: a widget whose value the page sets while the
+    # fragment polls sends stale values back (a spurious change that stops following).
+    cols = st.columns([1, 1.2, 3.4, 1, 1.6], vertical_alignment="bottom")
+    cols[0].button("◀ Prev", key="live_prev", on_click=_on_move, args=(step_ids, -1), width="stretch",
+                   disabled=shown == step_ids[0])
+    cols[1].number_input("Go to step", key="live_goto", step=1, value=None, on_change=_on_pick, args=(step_ids,))
+    cols[2].markdown(f"Superstep **{widgets.md(labels[shown])}** · {len(step_ids)} so far")
+    cols[3].button("Next ▶", key="live_next", on_click=_on_move, args=(step_ids, 1), width="stretch",
+                   disabled=shown == step_ids[-1])
+    if follow:
+        cols[4].markdown("⏩ following the newest step")
+    else:
+        cols[4].button("⏩ Follow the run", key="live_follow_button", on_click=_on_follow, width="stretch")
+    record = next(s for s in steps if s.step == shown)
+    detail = live_view.step_detail(_replay(snap), record)
+    title = f"Step {detail.step}: " + ("a person's edit" if detail.kind == "update" else labels[shown].split(" ", 1)[1])
+    st.markdown(f"**{widgets.md(title)}**" + ("" if detail.committed else " — never committed: its writes never reached the state"))
+    if detail.tasks:
+        st.dataframe(pd.DataFrame(detail.tasks), hide_index=True, width="stretch")
+    if detail.calls:
+        st.dataframe(pd.DataFrame([c.__dict__ for c in detail.calls]), hide_index=True, width="stretch")
+    if detail.committed:
+        with st.expander("State after this step"):
+            widgets.value(detail.state_after, key=f"live_state_{detail.step}")

@@ -1,0 +1,210 @@
+"""The Live run page in a real browser: a graph file whose nodes sleep, run from the page while it
+follows; step mode, an edit at a pause, Stop. Each graph file logs what every node received to a
+`inputs.jsonl` beside it, so a test can compare what the page showed at a pause with what the node got."""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+import textwrap
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+import pytest
+from playwright.sync_api import expect
+
+from debugger.store import RunStore
+from conftest import GRAPH, wait_idle
+
+GRAPH_FILE = '''
+import json, operator, os, time
+from typing import Annotated, TypedDict
+from engine import END, START, StateGraph
+
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inputs.jsonl")
+
+
+class State(TypedDict):
+    log: Annotated[list[str], operator.add]
+    draft: str
+
+
+def make(name, seconds):
+    def node(state):
+        with open(LOG, "a") as f:
+            f.write(json.dumps({{"node": name, "input": state}}) + "\\n")
+        time.sleep(seconds)
+        return {{"log": [name], "draft": "by " + name}} if name == "write" else {{"log": [name]}}
+    return node
+
+
+builder = StateGraph(State)
+for name, seconds in (("fetch", {fetch}), ("slow", {slow}), ("write", 0.1), ("review", 0.1)):
+    builder.add_node(name, make(name, seconds))
+builder.add_edge(START, "fetch")
+builder.add_edge("fetch", "slow")
+builder.add_edge("slow", "write")
+builder.add_edge("write", "review")
+builder.add_edge("review", END)
+graph = builder.compile()
+example_input = {{"log": [], "draft": ""}}
+'''
+
+
+def graph_file(folder: Path, *, fetch: float = 0.1, slow: float = 0.1) -> Path:
+    path = folder / "live_graph.py"
+    path.write_text(textwrap.dedent(GRAPH_FILE.format(fetch=fetch, slow=slow)), encoding="utf-8")
+    return path
+
+
+def inputs(path: Path) -> list[dict]:
+    log = path.parent / "inputs.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def start(page, path: Path, *, before: list[str] = (), step_mode: bool = False) -> None:
+    page.goto("/live")
+    page.get_by_role("button", name=re.compile("Start")).wait_for()
+    wait_idle(page)
+    main = page.get_by_test_id("stMainBlockContainer")
+    main.get_by_text("Graph file", exact=True).click()
+    wait_idle(page)
+    box = main.get_by_label("Path to the graph")
+    box.fill(str(path))
+    box.press("Enter")
+    expect(main.get_by_text(re.compile(r"nodes fetch, slow, write, review"))).to_be_visible()
+    wait_idle(page)
+    for name in before:
+        main.locator('[data-testid="stMultiSelect"]').first.click()
+        page.get_by_role("option", name=name, exact=True).click()
+        page.keyboard.press("Escape")
+        wait_idle(page)
+    if step_mode:
+        main.get_by_text("Step mode (pause before every superstep)").click()
+        wait_idle(page)
+    page.get_by_role("button", name=re.compile("Start")).click()
+
+
+def main(page):
+    """The page's own content (the sidebar shows the step-through page's run, with its own status)."""
+    return page.get_by_test_id("stMainBlockContainer")
+
+
+def node(page, name: str):
+    return page.locator(f"{GRAPH} g#node_{name}")
+
+
+def shown_state(page) -> dict:
+    """The JSON of 'The state the next tasks will read' at a pause."""
+    code = page.locator('[data-testid="stExpander"]', has_text="The state the next tasks will read").locator("code").first
+    return json.loads(code.inner_text())
+
+
+def test_running_node_is_marked_before_it_finishes(page, tmp_path, shot) -> None:
+    path = graph_file(tmp_path, slow=8)
+    start(page, path)
+    slow = node(page, "slow")
+    expect(slow).to_have_class(re.compile(r"\brunning\b"), timeout=15_000)
+    assert [entry["node"] for entry in inputs(path)] == ["fetch", "slow"]  # slow started, nothing after it
+    expect(main(page).get_by_text(re.compile(r"running: step 2: slow ⏳"))).to_be_visible()
+    shot("live-running")
+    expect(node(page, "fetch")).to_have_class(re.compile(r"\bvisited\b"))
+    expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=20_000)
+    expect(slow).not_to_have_class(re.compile(r"\brunning\b"))
+
+
+def test_step_mode_advances_one_superstep_per_click_and_shows_what_the_node_receives(page, tmp_path, shot) -> None:
+    path = graph_file(tmp_path)
+    start(page, path, step_mode=True)
+    for step, name in ((1, "fetch"), (2, "slow"), (3, "write"), (4, "review")):
+        expect(page.get_by_role("heading", name=f"Paused before step {step}")).to_be_visible(timeout=15_000)
+        expect(page.get_by_text(re.compile(rf"^{name}: "))).to_be_visible()
+        wait_idle(page)
+        state = shown_state(page)
+        ran = [entry["node"] for entry in inputs(path)]
+        assert len(ran) == step - 1  # nothing of the paused step has run
+        if step == 2:
+            shot("live-step-mode-paused")
+        page.get_by_role("button", name=re.compile("Step$")).click()
+        expect(page.get_by_role("heading", name=f"Paused before step {step + 1}").or_(
+            main(page).get_by_role("heading", name="The run is over"))).to_be_visible(timeout=15_000)
+        received = inputs(path)
+        assert [entry["node"] for entry in received] == [*ran, name]  # exactly one more superstep
+        assert received[-1]["input"] == state  # what the page showed is what the node received
+
+
+class EditState(TypedDict):
+    log: Annotated[list[str], operator.add]
+    draft: str
+
+
+def langgraph_final_state(values: dict, as_node: str) -> dict:
+    """The same graph in real langgraph, paused before review, `update_state`, resumed."""
+    graph_module = pytest.importorskip("langgraph.graph")
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    def make(name):
+        return lambda state: {"log": [name], "draft": "by " + name} if name == "write" else {"log": [name]}
+
+    builder = graph_module.StateGraph(EditState)
+    for name in ("fetch", "slow", "write", "review"):
+        builder.add_node(name, make(name))
+    builder.add_edge(graph_module.START, "fetch")
+    builder.add_edge("fetch", "slow")
+    builder.add_edge("slow", "write")
+    builder.add_edge("write", "review")
+    builder.add_edge("review", graph_module.END)
+    graph = builder.compile(checkpointer=InMemorySaver(), interrupt_before=["review"])
+    config = {"configurable": {"thread_id": "e2e"}}
+    graph.invoke({"log": [], "draft": ""}, config)
+    graph.update_state(config, values, as_node=as_node)
+    return graph.invoke(None, config)
+
+
+def test_edit_at_a_pause_changes_the_final_state_as_update_state_would(page, tmp_path, e2e_db, shot) -> None:
+    path = graph_file(tmp_path)
+    start(page, path, before=["review"])
+    expect(page.get_by_role("heading", name="Paused before step 4")).to_be_visible(timeout=15_000)
+    wait_idle(page)
+    page.get_by_text("✎ Edit the state, then continue").click()
+    wait_idle(page)
+    page.get_by_role("textbox", name=re.compile("Value")).wait_for()
+    # the key: `log` (operator.add) as `write`: the list is appended through the reducer
+    page.locator('[data-testid="stSelectbox"]', has_text="Key").click()
+    page.get_by_role("option", name="log", exact=True).click()
+    wait_idle(page)
+    value = page.get_by_role("textbox", name=re.compile("Value"))
+    value.fill('["a person was here"]')
+    value.press("Control+Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Apply edit").click()
+    expect(page.get_by_text(re.compile("Applied log"))).to_be_visible()
+    expect(page.get_by_role("heading", name="Paused before step 5")).to_be_visible()
+    shot("live-edited")
+    page.get_by_role("button", name=re.compile("Continue")).click()
+    expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=15_000)
+    expected = langgraph_final_state({"log": ["a person was here"]}, "write")
+    final = page.locator('[data-testid="stExpander"]', has_text="Final state").locator("code").first
+    assert json.loads(final.inner_text()) == expected
+    stored = RunStore(e2e_db).list()[0]
+    trace = RunStore(e2e_db).load(stored.run_id)
+    assert trace.output == expected and [s.kind for s in trace.steps].count("update") == 1
+
+
+def test_stop_keeps_a_stored_run_that_reopens(page, tmp_path, e2e_db, shot) -> None:
+    path = graph_file(tmp_path, slow=30)
+    start(page, path)
+    expect(node(page, "slow")).to_have_class(re.compile(r"\brunning\b"), timeout=15_000)
+    page.get_by_role("button", name=re.compile("Stop")).click()
+    expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=5_000)
+    expect(main(page).locator('[data-testid="stAlert"]').first).to_contain_text("stopped")
+    expect(page.get_by_text(re.compile("still running: slow"))).to_be_visible()
+    shot("live-stopped")
+    run_id = next(r.run_id for r in RunStore(e2e_db).list() if r.status == "stopped")
+    trace = RunStore(e2e_db).load(run_id)
+    assert [s.step for s in trace.steps if s.committed] == [-1, 0, 1]
+    page.goto(f"/step?run={run_id}")
+    page.locator(GRAPH).first.wait_for()
+    wait_idle(page)
+    expect(page.locator(f"{GRAPH} g#node_fetch")).to_be_visible()

@@ -1,0 +1,85 @@
+"""The Live run page's logic under AppTest (the browser tests are in tests/e2e/test_live_browser.py):
+bad input answers in place, a run starts, pauses, takes an edit or refuses one in words, stops."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+
+def _page() -> None:
+    from debugger.views import live
+
+    live.render()
+
+
+@pytest.fixture
+def at(tmp_path, monkeypatch):
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
+    monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", "0")
+    app = AppTest.from_function(_page, default_timeout=30)
+    app.run()
+    yield app
+    run = app.session_state["live_run"] if "live_run" in app.session_state else None
+    if run is not None:
+        run.stop()
+
+
+def _until(at, predicate, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        snap = at.session_state["live_run"].snapshot()
+        if predicate(snap) or time.monotonic() > deadline:
+            at.run()
+            return snap
+        time.sleep(0.05)
+
+
+def texts(at) -> str:
+    return "\n".join(str(e.value) for e in [*at.markdown, *at.error, *at.warning, *at.info, *at.success, *at.caption])
+
+
+def test_bad_input_json_and_a_missing_file_answer_in_place(at, tmp_path) -> None:
+    at.text_area(key="live_input").input("{not json").run()
+    at.button(key="live_start").click().run()
+    assert not at.exception
+    assert "The input is not valid JSON (line 1, column 2)" in texts(at)
+    at.radio(key="live_source").set_value("Graph file").run()
+    at.text_input(key="live_file").input(str(tmp_path / "nope.py")).run()
+    assert not at.exception and "no such file" in texts(at)
+    at.button(key="live_start").click().run()
+    assert not at.exception and "live_run" not in at.session_state
+
+
+def test_pause_edit_refused_then_applied_then_continue(at) -> None:
+    at.multiselect(key="live_before").set_value(["review"]).run()
+    at.button(key="live_start").click().run()
+    snap = _until(at, lambda s: s.status == "paused")
+    assert snap.pause.step == 4
+    assert "Paused before step 4" in [h.value for h in at.subheader]
+    at.selectbox(key="live_edit_key").set_value("notes").run()
+    at.text_area(key="live_edit_value").input("5").run()
+    at.button(key="live_edit_apply").click().run()
+    assert not at.exception
+    assert "The edit was not applied: TypeError" in texts(at)
+    at.selectbox(key="live_edit_key").set_value("draft").run()
+    at.selectbox(key="live_edit_as").set_value("write").run()
+    at.text_area(key="live_edit_value").input("my own draft").run()  # not JSON: taken as a string
+    at.button(key="live_edit_apply").click().run()
+    assert "Applied draft" in texts(at)
+    at.button(key="live_continue").click().run()
+    final = _until(at, lambda s: s.finished)
+    assert final.status == "done" and final.trace.output["verdict"] == "approved (12 characters)"
+    assert "The run is over" in [h.value for h in at.subheader]
+
+
+def test_stop_from_the_page(at, monkeypatch) -> None:
+    monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", "5")
+    at.button(key="live_start").click().run()
+    _until(at, lambda s: s.step == 1)
+    at.button(key="live_stop").click().run()
+    snap = at.session_state["live_run"].snapshot()
+    assert snap.status == "stopped" and snap.stored
+    assert "still running: plan" in texts(at)
