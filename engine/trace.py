@@ -416,8 +416,6 @@ class Recorder(Hooks):
         trackers = builder.trackers
         encode_shared = builder.encode
         for key in commit.state_keys:
-            change = builder.tracker(key).delta(state.get(key, MISSING), builder.encode)
-
             value = state.get(key, MISSING)
             snap = trackers.get(key)
             if snap is None:

@@ -33,7 +33,7 @@ from engine.codec import encode
 from engine.constants import INTERRUPT, START
 from engine.hooks import Hooks, combine
 from engine.runner import Runner, node_writes
-from engine.snapshot import infer_as_node
+from engine.state_api import infer_as_node
 from engine.trace import Recorder, StepRecord, Trace
 
 from debugger.live.status import (
