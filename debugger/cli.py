@@ -40,6 +40,10 @@ from debugger.stores import open_store
 from debugger.tracecheck import read_trace_file
 from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes from a trace
 from debugger.targets import TargetError, load_target
+from debugger.langgraph_recorder.probe import UnsupportedLangGraph  # these import no langgraph
+from debugger.langgraph_recorder.runs import RunSetupError
+from debugger.langgraph_recorder.superstep import UnrecordableChannel
+from debugger.langgraph_recorder.threads import ThreadFileError
 from debugger.threads.open import add_arguments as add_thread_arguments, command_fork, command_threads, trace_from_args
 from debugger.threads.savers import CheckpointerError
 
@@ -346,18 +350,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `stepscope samples | head`: the reader has all it wanted
         _silence_stdout()
         return 0
-    except (TargetError, StoreError, TraceFileError, RecordingError, RunFailedBeforeStart,
-            CheckpointerError) as exc:
+    except (TargetError, StoreError, TraceFileError, RecordingError, RunFailedBeforeStart, CheckpointerError,
+            RunSetupError, ThreadFileError, UnsupportedLangGraph, UnrecordableChannel) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:
         print(f"error: --input is not valid JSON: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:
-        if type(exc).__name__ in ("RunSetupError", "ThreadFileError", "UnsupportedLangGraph", "UnrecordableChannel"):
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        raise
 
 
 def _silence_stdout() -> None:
