@@ -24,8 +24,7 @@ from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
 from engine.codec import TYPE, decode
-from engine.schema import takes_config
-from engine.trace import Trace
+from engine.trace import Trace, takes_config
 
 _threads = itertools.count(1)
 

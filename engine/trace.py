@@ -36,7 +36,7 @@ from .codec import RESERVED, TYPE, DeltaTracker, encode, encode_error
 from .constants import END, PULL, PUSH, START, TASKS, branch_channel, join_channel
 from .draw import graph_of
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
-from .schema import schema_fields
+from .schema import schema_fields, takes_config
 from .types import RunStatus, StepKind, TaskPathKind
 
 __all__ = [
@@ -44,7 +44,7 @@ __all__ = [
     "Trace", "RunRecord", "StepRecord", "TaskRecord", "ReducerCallRecord", "SCHEMA_VERSION", "VIEW", "SAME",
     "SAME_AS_WRITES", "RunStatus", "StepKind", "TaskPathKind", "PUSH", "PULL", "TASKS",
     # recording a run and describing its graph
-    "Recorder", "describe", "utc_now", "reducer_display_name", "schema_fields",
+    "Recorder", "describe", "utc_now", "reducer_display_name", "schema_fields", "takes_config",
 ]
 """What the debugger may use: the records it reads, and what it needs to record runs (langgraph's too)
 and name what it sees as the engine does. The rest of the engine's modules are its own."""

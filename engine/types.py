@@ -9,9 +9,10 @@ from typing import Any, Callable, ClassVar, Generic, Hashable, Literal, NamedTup
 
 N = TypeVar("N", bound=Hashable)
 
-RunStatus = Literal["running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout"]
+RunStatus = Literal["running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout", "stopped"]
 """A run's status: `running` until it ends `done`, `interrupted`, `error` or `recursion_limit`;
-`cancelled` and `timeout` are set by a caller that stopped the run (the debugger's Ctrl-C and timeout)."""
+`cancelled`, `timeout` and `stopped` are set by a caller that stopped the run (the debugger's Ctrl-C
+and timeout, and Stop on a live run)."""
 StepKind = Literal["loop", "input", "resume", "interrupt", "update"]
 """What a barrier committed (`hooks.StepCommit.kind`); `update` is a state edit made between
 supersteps (`Loop.update_state`: a person editing a paused live run)."""

@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 
 import engine
+import engine.stepping
 import engine.trace
 from engine import START, StateGraph
 from engine.graph import UnreachableNodeWarning
@@ -45,7 +46,7 @@ def test_public_surface_has_the_langgraph_names():
 
 # Modules of the engine the debugger may import from, and which of their names (None: any name).
 DEBUGGER_SURFACE = {"engine": set(engine.__all__), "engine.trace": set(engine.trace.__all__), "engine.codec": None,
-                    "engine.tracefile": None, "engine.draw": None}
+                    "engine.tracefile": None, "engine.draw": None, "engine.stepping": set(engine.stepping.__all__)}
 
 
 def test_debugger_uses_only_the_engines_public_names():
@@ -67,6 +68,7 @@ def test_debugger_uses_only_the_engines_public_names():
 
 def test_engine_trace_all_names_exist():
     assert all(hasattr(engine.trace, name) for name in engine.trace.__all__)
+    assert all(hasattr(engine.stepping, name) for name in engine.stepping.__all__)
 
 
 def test_no_engine_import_hides_inside_a_function_but_get_graphs():

@@ -28,12 +28,11 @@ from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any
 
-from engine.algo import RunState, Task, apply_writes, plan_tasks
-from engine.codec import encode
-from engine.constants import INTERRUPT, START
-from engine.hooks import Hooks, combine
-from engine.runner import Runner, node_writes
-from engine.state_api import infer_as_node
+from engine import START, Hooks
+from engine.codec import TYPE, encode
+from engine.stepping import (
+    INTERRUPT, RunState, Runner, Task, apply_writes, combine, infer_as_node, node_writes, plan_tasks,
+)
 from engine.trace import Recorder, StepRecord, Trace
 
 from debugger.live.status import (
@@ -411,7 +410,7 @@ class LiveRun:
                      if step is not None else f"before step {pause.step}" if pause is not None else "")
             message = f"Stopped by you {where}. The supersteps committed before that are recorded."
             trace.status = "stopped"
-            trace.error = {"$type": "error", "class": "RunStopped", "module": "stepscope", "notes": [],
+            trace.error = {TYPE: "error", "class": "RunStopped", "module": "stepscope", "notes": [],
                            "traceback": "", "message": message}
         self._publish_final(trace, "stopped", message)
         return self._snapshot
@@ -447,7 +446,7 @@ def _stopped_step(record: StepRecord, unfinished: set[str]) -> StepRecord:
         if error is None:
             text = ("was still running when the run was stopped; its result is not recorded" if task.id in unfinished
                     else "had finished, but the step never committed, so its writes never reached the state")
-            error = {"$type": "error", "class": "RunStopped", "module": "stepscope", "notes": [], "traceback": "",
+            error = {TYPE: "error", "class": "RunStopped", "module": "stepscope", "notes": [], "traceback": "",
                      "message": f"{task.name} {text}."}
         tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
     return StepRecord(record.step, tasks=tasks, committed=False)

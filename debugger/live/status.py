@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from engine.constants import PUSH, START
-from engine.trace import Trace
+from engine import START
+from engine.trace import PUSH, Trace
 
 RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
 FINISHED = ("done", "error", "interrupted", "recursion_limit", "stopped")
