@@ -36,7 +36,10 @@ from engine.codec import encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
-from .superstep import RunBuilder, _get, check_recordable, observe_update, version_number, writes_by_channel
+from .superstep import (
+    RunBuilder, _get, check_recordable, observe_update, reducer_name_of, single_plain_write, version_number,
+    writes_by_channel,
+)
 
 ACTIVE: ContextVar[Any] = ContextVar("stepscope_langgraph_session", default=None)
 """The recording session (`record.Session`) runs started in this context report to."""
@@ -255,10 +258,37 @@ class LoopProbe:
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
         sink = self.run.call_sink(step)
-        proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
-        updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
+        if grouped and all(len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()):
+            updated = self._single_writes(apply, checkpoint, channels, tasks, get_next_version, trigger_to_nodes,
+                                          grouped, sink)
+        else:
+            proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
+            updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
         committed = {k: _get(channels[k]) for k in self.keys}
         self.run.commit(step, committed, checkpoint["channel_versions"], updated)
+        return updated
+
+    def _single_writes(self, apply: Callable[..., set[str]], checkpoint: Any, channels: Mapping[str, Any], tasks: Any,
+                       get_next_version: Any, trigger_to_nodes: Any, grouped: dict[str, list[tuple[Any, Any]]],
+                       sink: Any) -> set[str]:
+        """The usual step: one plain write per key, so each key's reducer runs once, on the value before
+        and giving the value after; read around langgraph's own barrier, with no wrapper in its way.
+        A reducer that raises is found in the traceback (the `update` frame of its channel)."""
+        before = {key: channels[key].value for key in grouped}
+        try:
+            updated = apply(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+        except Exception as exc:
+            failed = _failed_channel(exc, {id(channels[key]): key for key in grouped})
+            for key, [(write, task)] in grouped.items():
+                if key == failed or failed is None:
+                    sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, ENGINE_MISSING, exc)
+                    if failed is not None:
+                        break
+                else:
+                    sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, channels[key].value, None)
+            raise
+        for key, [(write, task)] in grouped.items():
+            sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, channels[key].value, None)
         return updated
 
     # ---- the end -----------------------------------------------------------------------------
@@ -504,6 +534,19 @@ def _register(graph: Any) -> None:
     if known is not None and known() is graph:
         return
     _GRAPHS[key] = weakref.ref(graph, lambda ref, key=key: _GRAPHS.pop(key, None) if _GRAPHS.get(key) is ref else None)
+
+
+def _failed_channel(error: BaseException, watched: dict[int, str]) -> str | None:
+    """The state key whose channel's `update` raised `error` (from the traceback's frames)."""
+    tb = error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "update":
+            key = watched.get(id(frame.f_locals.get("self")))
+            if key is not None:
+                return key
+        tb = tb.tb_next
+    return None
 
 
 def _is_bubble_up(error: BaseException) -> bool:
