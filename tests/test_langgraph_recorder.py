@@ -525,3 +525,26 @@ def test_a_delta_channel_key_is_refused_by_name_before_anything_runs():
         with pytest.raises(UnrecordableChannel, match="operator.add"):
             app.invoke({"items": []})
     assert app.invoke({"items": []}) == {"items": [1]}  # outside a recording, langgraph's own run is untouched
+
+
+def test_a_reducer_that_raises_on_a_single_write_is_recorded_on_its_key():
+    def picky(old, new):
+        if new == ["bad"]:
+            raise ValueError("no bad items")
+        return old + new
+
+    class Two(TypedDict):
+        good: Annotated[list, operator.add]
+        checked: Annotated[list, picky]
+
+    def build():
+        graph = StateGraph(Two)
+        graph.add_node("write", lambda s: {"good": ["g"], "checked": ["bad"]})
+        graph.add_edge(START, "write")
+        return graph.compile()
+
+    (status, error_class, message), trace = check_app(build, {"good": [], "checked": []})
+    assert error_class == "ValueError" and message == "no bad items"
+    step = next(s for s in trace.steps if [t.name for t in s.tasks] == ["write"])
+    assert [(c.channel, c.writer_name, bool(c.error)) for c in step.reducer_calls] == [("good", "write", False), ("checked", "write", True)]
+    assert step.reducer_calls[1].error["message"] == "no bad items" and not step.committed

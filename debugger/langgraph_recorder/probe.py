@@ -1,23 +1,12 @@
-"""Watching langgraph's own run: the hooks the live recorder puts into langgraph's Pregel loop.
+"""Watching langgraph's own run: what the hooks in langgraph's loop (`patches.py`) record.
 
-langgraph has no hook interface for what a debugger needs (each reducer call with its value before
-and after, each failed attempt of a retried node, a router's own answer), so StepScope wraps the few
-loop methods where those happen, once, when recording is first used (`install()`), and only for
-runs started inside a recording session (`record.py`): every other run goes straight through after
-one context-variable lookup. Nothing is re-implemented; every value is langgraph's own object.
-
-    PregelLoop._first         the run starts: one RunBuilder per loop (a subgraph's loop is nested
-                              under the task that started it, found by its checkpoint namespace);
-                              the state it starts from; the input's writes
-    PregelLoop.tick           the tasks planned for the step; each task's runnable is wrapped
-                              (`ObservedProc`) to see its raw return value, its error, every failed
-                              attempt under a RetryPolicy, and (via `BranchSpec._finish`) each
-                              router's answer
-    apply_writes (in _loop)   the barrier: each state key's `update` observed (`superstep.observe_update`),
-                              then the committed state checked against the recorded calls
-    PregelLoop._put_checkpoint  checkpoint id and parent of each step
-    __exit__ / __aexit__      status, output, error, interrupts; the unfinished step's tasks
-    Pregel.stream / astream   which compiled graph a loop belongs to (for nested runs' drawings)
+`LoopProbe` records one loop (the root run of a Trace, or a subgraph's run nested under the task that
+started it, found by its checkpoint namespace): the state it starts from, the tasks each tick plans,
+each step's barrier (every state key's `update` observed, `superstep.observe_update`, then the
+committed state checked against the recorded calls), checkpoints, and the end (status, output,
+error, interrupts). `ObservedProc` wraps a task's runnable to see its raw return value, its error
+and every failed attempt under a RetryPolicy; `TaskProbe` holds what it saw. Every value is
+langgraph's own object; nothing is re-implemented.
 
 Which loop an `apply_writes` call belongs to is found by its `channels` mapping (one per loop), so
 parallel subgraphs and async runs sharing a thread cannot be confused.
@@ -25,9 +14,7 @@ parallel subgraphs and async runs sharing a thread cannot be confused.
 
 from __future__ import annotations
 
-import threading
 import time
-import weakref
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
@@ -36,7 +23,10 @@ from engine.codec import encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
-from .superstep import RunBuilder, _get, check_recordable, observe_update, version_number, writes_by_channel
+from .superstep import (
+    RunBuilder, _get, observe_update, reducer_name_of, single_plain_write, version_number,
+    writes_by_channel,
+)
 
 ACTIVE: ContextVar[Any] = ContextVar("stepscope_langgraph_session", default=None)
 """The recording session (`record.Session`) runs started in this context report to."""
@@ -45,8 +35,6 @@ _BY_CHANNELS: dict[int, "LoopProbe"] = {}
 """id(loop.channels) -> the probe of that loop, while it runs."""
 _GRAPHS: dict[int, "weakref.ref[Any]"] = {}
 """id(pregel.nodes) -> the compiled graph, for the loops it starts (registered while recording)."""
-_INSTALLED = False
-_INSTALL_LOCK = threading.Lock()
 _PROBE_ATTR = "_stepscope_probe"
 
 
@@ -255,10 +243,37 @@ class LoopProbe:
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
         sink = self.run.call_sink(step)
-        proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
-        updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
+        if grouped and all(len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()):
+            updated = self._single_writes(apply, checkpoint, channels, tasks, get_next_version, trigger_to_nodes,
+                                          grouped, sink)
+        else:
+            proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
+            updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
         committed = {k: _get(channels[k]) for k in self.keys}
         self.run.commit(step, committed, checkpoint["channel_versions"], updated)
+        return updated
+
+    def _single_writes(self, apply: Callable[..., set[str]], checkpoint: Any, channels: Mapping[str, Any], tasks: Any,
+                       get_next_version: Any, trigger_to_nodes: Any, grouped: dict[str, list[tuple[Any, Any]]],
+                       sink: Any) -> set[str]:
+        """The usual step: one plain write per key, so each key's reducer runs once, on the value before
+        and giving the value after; read around langgraph's own barrier, with no wrapper in its way.
+        A reducer that raises is found in the traceback (the `update` frame of its channel)."""
+        before = {key: channels[key].value for key in grouped}
+        try:
+            updated = apply(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+        except Exception as exc:
+            failed = _failed_channel(exc, {id(channels[key]): key for key in grouped})
+            for key, [(write, task)] in grouped.items():
+                if key == failed or failed is None:
+                    sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, ENGINE_MISSING, exc)
+                    if failed is not None:
+                        break
+                else:
+                    sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, channels[key].value, None)
+            raise
+        for key, [(write, task)] in grouped.items():
+            sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, channels[key].value, None)
         return updated
 
     # ---- the end -----------------------------------------------------------------------------
@@ -305,6 +320,9 @@ class LoopProbe:
         return {"id": ident, "value": encode(getattr(interrupt, "value", None)), "node": node, "task": task}
 
 
+LoopProbe.loop_step = 0  # set by each tick before its tasks run, read by that step's barrier
+
+
 class _ObservedChannels(Mapping):
     """`loop.channels` as `apply_writes` sees it: the state keys that receive writes are watched."""
 
@@ -346,164 +364,21 @@ class _ChannelProbe:
         return getattr(self.channel, name)
 
 
-# ---- the hooks -----------------------------------------------------------------------------------
-
-
-def install() -> None:
-    """Puts the hooks into langgraph's classes (once). Raises `UnsupportedLangGraph` for a langgraph
-    whose internals differ from the 1.2 series StepScope knows."""
-    global _INSTALLED
-    with _INSTALL_LOCK:
-        if _INSTALLED:
-            return
-        try:
-            from langgraph.graph._branch import BranchSpec
-            from langgraph.pregel import _loop
-            from langgraph.pregel.main import Pregel
-        except ImportError as exc:
-            raise UnsupportedLangGraph(f"this langgraph cannot be recorded ({exc}); StepScope supports langgraph 1.2.x") from None
-        loop_class = _loop.PregelLoop
-        needed = [(loop_class, "_first"), (loop_class, "tick"), (loop_class, "_put_checkpoint"),
-                  (_loop.SyncPregelLoop, "__exit__"), (_loop.AsyncPregelLoop, "__aexit__"), (_loop, "apply_writes"),
-                  (BranchSpec, "_finish"), (Pregel, "stream"), (Pregel, "astream")]
-        missing = [f"{getattr(o, '__name__', o)}.{n}" for o, n in needed if not hasattr(o, n)]
-        if missing:
-            raise UnsupportedLangGraph(f"this langgraph has no {', '.join(missing)}; StepScope supports langgraph 1.2.x")
-        _patch_loop(_loop)
-        _patch_branch(BranchSpec)
-        _patch_pregel(Pregel)
-        _INSTALLED = True
-
-
-def _patch_loop(_loop: Any) -> None:
-    loop_class = _loop.PregelLoop
-    first, tick, put_checkpoint = loop_class._first, loop_class.tick, loop_class._put_checkpoint
-    apply_writes = _loop.apply_writes
-    sync_exit, async_exit = _loop.SyncPregelLoop.__exit__, _loop.AsyncPregelLoop.__aexit__
-    resuming_key = getattr(_loop, "CONFIG_KEY_RESUMING", "__pregel_resuming")
-
-    def _first_observed(self: Any, **kwargs: Any) -> Any:
-        session = ACTIVE.get()
-        if session is None:
-            return first(self, **kwargs)
-        check_recordable(self.specs, [k for k in self.specs if k not in (getattr(self, "managed", None) or ())
-                                      and not k.startswith(("__", "branch:", "join:"))])  # refused before it runs
-        probe = LoopProbe(session, self)
-        self.__dict__[_PROBE_ATTR] = probe
-        configurable = self.config.get("configurable", {})
-        resuming = bool(self.checkpoint["channel_versions"]) and bool(configurable.get(
-            resuming_key, self.input is None or type(self.input).__name__ == "Command"))
-        probe.first_step = self.step - 1 if resuming else self.step
-        try:
-            updated = first(self, **kwargs)
-        except BaseException as exc:  # the loop never starts, so its __exit__ never runs: end the record here
-            probe.first_step = None
-            probe.finish(self, exc)
-            raise
-        finally:
-            step, probe.first_step = probe.first_step, None
-        probe.run.commit(step, {k: _get(self.channels[k]) for k in probe.keys},
-                         self.checkpoint["channel_versions"], updated or ())
-        return updated
-
-    def tick_observed(self: Any) -> bool:
-        probe = self.__dict__.get(_PROBE_ATTR)
-        if probe is None:
-            return tick(self)
-        probe.loop_step = self.step  # after_tick applies this step's writes at this step
-        more = tick(self)
-        if more:
-            probe.planned(self)
-        return more
-
-    def apply_writes_observed(checkpoint: Any, channels: Any, tasks: Any, get_next_version: Any, trigger_to_nodes: Any) -> Any:
-        probe = _BY_CHANNELS.get(id(channels)) if _BY_CHANNELS else None
-        if probe is None:
-            return apply_writes(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
-        step = probe.first_step if probe.first_step is not None else probe.loop_step
-        return probe.barrier(apply_writes, checkpoint, channels, tasks, get_next_version, trigger_to_nodes, step)
-
-    def put_checkpoint_observed(self: Any, metadata: Any) -> None:
-        probe = self.__dict__.get(_PROBE_ATTR)
-        if probe is None or self.checkpointer is None:
-            return put_checkpoint(self, metadata)
-        step = probe.first_step if probe.first_step is not None else self.step
-        before = (self.checkpoint_config.get("configurable") or {}).get("checkpoint_id")
-        put_checkpoint(self, metadata)
-        after = (self.checkpoint_config.get("configurable") or {}).get("checkpoint_id")
-        if self.checkpointer is not None and after and after != before:
-            probe.run.checkpoint(step, self.checkpoint_config, self.prev_checkpoint_config)
-
-    def sync_exit_observed(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
-        probe = self.__dict__.get(_PROBE_ATTR)
-        if probe is None:
-            return sync_exit(self, exc_type, exc, tb)
-        probe.loop_step = self.step
-        try:
-            return sync_exit(self, exc_type, exc, tb)
-        finally:
-            probe.finish(self, exc)
-
-    async def async_exit_observed(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
-        probe = self.__dict__.get(_PROBE_ATTR)
-        if probe is None:
-            return await async_exit(self, exc_type, exc, tb)
-        probe.loop_step = self.step
-        try:
-            return await async_exit(self, exc_type, exc, tb)
-        finally:
-            probe.finish(self, exc)
-
-    # after_tick calls apply_writes at the tick's step; `loop_step` remembers it (tick sets it).
-    loop_class._first = _first_observed
-    loop_class.tick = tick_observed
-    loop_class._put_checkpoint = put_checkpoint_observed
-    _loop.apply_writes = apply_writes_observed
-    _loop.SyncPregelLoop.__exit__ = sync_exit_observed
-    _loop.AsyncPregelLoop.__aexit__ = async_exit_observed
-
-
-LoopProbe.loop_step = 0  # set by each tick before its tasks run, read by that step's barrier
-
-
-def _patch_branch(branch_class: Any) -> None:
-    finish = branch_class._finish
-
-    def finish_observed(self: Any, writer: Any, input: Any, result: Any, config: Any) -> Any:
-        probe = _TASK.get()
-        if probe is not None:
-            probe.routes.append((probe.loop.branch_names.get(id(self)) or _callable_name(self.path), result))
-        return finish(self, writer, input, result, config)
-
-    branch_class._finish = finish_observed
-
-
-def _patch_pregel(pregel_class: Any) -> None:
-    stream, astream = pregel_class.stream, pregel_class.astream
-
-    def stream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if ACTIVE.get() is not None:
-            _register(self)
-        return stream(self, *args, **kwargs)
-
-    def astream_observed(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if ACTIVE.get() is not None:
-            _register(self)
-        return astream(self, *args, **kwargs)
-
-    pregel_class.stream = stream_observed
-    pregel_class.astream = astream_observed
-
-
 # ---- helpers -------------------------------------------------------------------------------------
 
 
-def _register(graph: Any) -> None:
-    key = id(graph.nodes)
-    known = _GRAPHS.get(key)
-    if known is not None and known() is graph:
-        return
-    _GRAPHS[key] = weakref.ref(graph, lambda ref, key=key: _GRAPHS.pop(key, None) if _GRAPHS.get(key) is ref else None)
+
+def _failed_channel(error: BaseException, watched: dict[int, str]) -> str | None:
+    """The state key whose channel's `update` raised `error` (from the traceback's frames)."""
+    tb = error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "update":
+            key = watched.get(id(frame.f_locals.get("self")))
+            if key is not None:
+                return key
+        tb = tb.tb_next
+    return None
 
 
 def _is_bubble_up(error: BaseException) -> bool:
@@ -525,10 +400,6 @@ def _branch_names(graph: Any) -> dict[int, str]:
     branches = getattr(builder, "branches", None) or {}
     return {id(spec): name for by_name in branches.values() for name, spec in by_name.items()}
 
-
-def _callable_name(path: Any) -> str:
-    func = getattr(path, "func", None) or getattr(path, "afunc", None) or path
-    return getattr(func, "__name__", None) or type(func).__name__
 
 
 def _plain_path(path: Any) -> list[Any]:

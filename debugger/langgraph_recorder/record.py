@@ -29,6 +29,7 @@ from engine.codec import encode, encode_error
 from engine.trace import Trace, utc_now
 
 from . import probe
+from .patches import install
 from .names import DEFAULT_NAME, describe, state_keys
 from .superstep import check_recordable
 
@@ -92,7 +93,7 @@ def _store(db: Any) -> Any:
 def recording(*, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None) -> Iterator[Session]:
     """Records every langgraph run started inside the block (sync or async, any thread the run
     uses). `db`: a path, a `RunStore`, None for the default database, False to keep runs in memory."""
-    probe.install()
+    install()
     session = Session(target=target, store=_store(db), on_trace=on_trace)
     token = probe.ACTIVE.set(session)
     try:
@@ -178,7 +179,7 @@ def _reset(token: Any) -> None:
 
 def record(graph: Any, *, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None) -> RecordedGraph:
     """`graph`, recording each run of `invoke`, `ainvoke`, `stream` and `astream` (see the module doc)."""
-    probe.install()
+    install()
     check_recordable(getattr(graph, "channels", {}), state_keys(graph))  # refused now, not in the middle of a run
     name = target or getattr(graph, "name", "") or ""
     return RecordedGraph(graph, Session(target=name if name != DEFAULT_NAME else "", store=_store(db), on_trace=on_trace))

@@ -29,6 +29,7 @@ from engine.codec import TYPE
 from engine.trace import Trace
 
 from . import probe, threads
+from .patches import install
 from .names import state_keys
 from .record import Session, _store
 from .superstep import UnrecordableChannel, check_recordable
@@ -160,7 +161,7 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
             threads.restore_thread(saver, str(thread), thread_path)
         except threads.ThreadFileError as exc:
             raise RunSetupError(str(exc)) from None
-    probe.install()
+    install()
     session = session or Session(target=target, store=_store(db))
     token = probe.ACTIVE.set(session)
     output, error = None, None

@@ -256,9 +256,7 @@ def observe_update(channel: Any, key: str, values: Sequence[Any], writers: Seque
     `writers[i]` is `(task id, node name)` of `values[i]`. Re-raises what `update` raises, after
     reporting the writes it refused."""
     kind = type(channel).__name__
-    name = _NAMES.get(id(getattr(channel, "operator", type(channel))))
-    if name is None:
-        name = _NAMES[id(getattr(channel, "operator", type(channel)))] = reducer_name(channel)
+    name = reducer_name_of(channel)
     if kind == "BinaryOperatorAggregate":
         return _observe_binop(channel, key, values, writers, sink, name)
     before = channel.value if hasattr(channel, "value") else _get(channel)
@@ -302,6 +300,29 @@ def check_recordable(channels: Mapping[str, Any], state_keys: Iterable[str]) -> 
         channel = channels.get(key)
         if channel is not None and type(channel).__name__ not in RECORDABLE_KINDS:
             raise UnrecordableChannel(key, type(channel).__name__)
+
+
+def reducer_name_of(channel: Any) -> str:
+    """`reducer_name`, cached by reducer (or by channel kind)."""
+    key = id(getattr(channel, "operator", type(channel)))
+    name = _NAMES.get(key)
+    if name is None:
+        name = _NAMES[key] = reducer_name(channel)
+    return name
+
+
+def single_plain_write(channel: Any, write: Any) -> bool:
+    """True when `channel.update([write])` makes exactly one reducer call (or none, for a plain key)
+    turning the value before into the value after: a reducer key with a value and no Overwrite, or a plain key."""
+    kind = type(channel).__name__
+    if kind == "LastValue":
+        return True
+    if kind != "BinaryOperatorAggregate":
+        return False
+    global _get_overwrite
+    if _get_overwrite is None:
+        from langgraph.channels.binop import _get_overwrite
+    return channel.value is not _lg_missing() and not _get_overwrite(write)[0]
 
 
 class UnrecordableChannel(Exception):
