@@ -73,7 +73,8 @@ def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | Non
     from debugger.langgraph_recorder.runs import RunResult, run_in_background
 
     try:
-        done = run_in_background(graph, graph_input, timeout=timeout, target=target, config=config, db=False)
+        done = run_in_background(graph, graph_input, timeout=timeout, target=target, config=config, db=False,
+                                 keep_thread=False)  # a re-run on the debugger's own saver
     except Exception as exc:  # noqa: BLE001 - a run that cannot be set up (bad context, unreadable thread)
         raise OpenError(f"{target}: {exc}") from None
     return done.trace if isinstance(done, RunResult) else done

@@ -147,7 +147,7 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     if key is not None and key not in graph.builder.channels:
         raise TimeTravelError(f"{key!r} is not a state key; pick one of {', '.join(graph.builder.channels)}.")
     check_value(graph, original, step, key, value)
-    if _ran_in(original, step, node) and not hasattr(graph.builder.nodes[node].action, "builder"):
+    if _ran_in(original, step, node) and _forkable_in_step(graph, node):
         return _fork_in_step(graph, graph_input, config, original, step, node, key, value)
     copy, thread, replayed = _replay_original(graph, graph_input, config)
     base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
@@ -166,6 +166,13 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
 
 def _ran_in(trace: Trace, step: int, node: str) -> bool:
     return any(t.name == node for s in trace.steps if s.step == step for t in s.tasks)
+
+
+def _forkable_in_step(graph: Any, node: str) -> bool:
+    """An engine graph's plain node can have its write replaced inside the step (`_fork_in_step`). A
+    subgraph node, or a langgraph app (whose nodes are langgraph's runnables), forks with
+    `update_state` after the step instead."""
+    return not is_langgraph_graph(graph) and not hasattr(graph.builder.nodes[node].action, "builder")
 
 
 def _fork_in_step(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,

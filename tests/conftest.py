@@ -16,6 +16,19 @@ import pytest
 
 os.environ.setdefault("STEPSCOPE_SAMPLE_DELAY", "0")
 
+
+@pytest.fixture(autouse=True, scope="session")
+def _runs_stay_out_of_the_users_data_folder(tmp_path_factory: pytest.TempPathFactory):
+    """Runs and thread files a test makes without naming a database go to a temporary one, never to
+    ~/.local/share/stepscope (a test of the default location sets its own environment)."""
+    previous = os.environ.get("STEPSCOPE_DB")
+    os.environ["STEPSCOPE_DB"] = str(tmp_path_factory.mktemp("default-store") / "runs.sqlite3")
+    yield
+    if previous is None:
+        os.environ.pop("STEPSCOPE_DB", None)
+    else:
+        os.environ["STEPSCOPE_DB"] = previous
+
 HERE = Path(__file__).parent
 REFERENCE_FILES = {"test_langgraph_import.py", "test_draw.py"}
 """Files that run the real langgraph as the reference (imports, drawings compared with LangGraph's)."""

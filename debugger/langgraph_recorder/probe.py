@@ -15,6 +15,7 @@ parallel subgraphs and async runs sharing a thread cannot be confused.
 from __future__ import annotations
 
 import time
+import weakref
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 

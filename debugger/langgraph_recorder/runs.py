@@ -130,9 +130,11 @@ def has_async_nodes(graph: Any, _seen: set[int] | None = None) -> bool:
 
 def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, Any] | None = None,
               context: Any = None, thread: str | None = None, resume: Any = NO_RESUME, db: Any = None,
-              db_path: Path | None = None, session: Session | None = None) -> RunResult:
+              db_path: Path | None = None, session: Session | None = None, keep_thread: bool = True) -> RunResult:
     """Runs `graph` on langgraph, recorded (see the module doc). `db`: where traces are stored (a
-    path, a RunStore, None for the default, False for nowhere); `db_path`: where thread files go."""
+    path, a RunStore, None for the default, False for nowhere); `db_path`: where thread files go.
+    `keep_thread=False`: an `InMemorySaver` thread is neither restored from nor saved to a thread file
+    (the debugger's own re-runs on a throwaway saver, whose thread ids mean nothing to the user)."""
     from langgraph.types import Command
 
     config = copy.deepcopy(dict(config or {}))
@@ -154,7 +156,7 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     if context is not None:
         kwargs["context"] = build_context(graph, context)
     thread_path = None
-    if saver is not None and threads.is_in_memory(saver) and thread:
+    if keep_thread and saver is not None and threads.is_in_memory(saver) and thread:
         store_path = _default_db_path(db_path)
         thread_path = threads.thread_file(store_path, target, str(thread))
         try:
