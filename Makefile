@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SAMPLE ?=
 
-.PHONY: run test check lint format-check install install-test system-deps bench clean
+.PHONY: run run-deps test check lint format-check install install-test system-deps bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -12,9 +12,10 @@ $(PY):
 install: $(PY)
 	$(PY) -m pip install -q -e .
 
-# chromium drives the browser tests; graphviz's `dot` checks every DOT text we emit; the emoji
-# font lets screenshots show the app's symbols as a user's browser does. postgresql: the tests start
-# their own server (tests/threads/postgres_server.py) for checkpointer threads and the shared run store.
+# chromium drives the browser tests; graphviz's `dot` lays out the app's drawings and checks every DOT
+# text; the emoji font lets screenshots show the app's symbols as a user's browser does. postgresql:
+# the tests start their own server (tests/threads/postgres_server.py) for checkpointer threads and the
+# shared run store.
 SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji postgresql
 system-deps:
 	@if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1 \
@@ -25,7 +26,11 @@ system-deps:
 install-test: $(PY) system-deps
 	$(PY) -m pip install -q -e ".[test]"
 
-run: install
+# The app lays out its drawings with graphviz's `dot` (Debian package graphviz).
+run-deps:
+	@command -v dot >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null)
+
+run: install run-deps
 	$(PY) -m debugger.cli app $(SAMPLE)
 
 # pytest exits 5 when it collected nothing: that is a failure, never a silent pass.

@@ -21,6 +21,7 @@ from typing import Any
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
 from debugger.drawing import Highlight, to_dot
+from debugger.failures import ErrorReport, is_interrupt, step_errors
 from debugger.present import explain_call
 from debugger.replay import Origin
 from engine import END, START
@@ -105,23 +106,6 @@ class Trigger:
         return f"{self.task} runs because {because}"
 
 
-@dataclass(frozen=True)
-class ErrorReport:
-    """A failing step, in plain words, with the fixes (from a `Finding` when diagnose has one)."""
-
-    title: str
-    message: str
-    explanation: str
-    key: str | None = None
-    writers: tuple[tuple[str, Any], ...] = ()
-    """For a refused write: (writer, value) of every write to the key in that step."""
-    fixes: tuple[tuple[str, str], ...] = ()
-    """(what to do, code snippet)."""
-    traceback: str = ""
-    culprits: tuple[str, ...] = ()
-    """The tasks that caused the failure; the step's other tasks are bystanders."""
-
-
 class RunView:
     """Derived views of one run. Cheap to build; heavy parts are computed once and cached."""
 
@@ -189,7 +173,7 @@ class RunView:
         record = self.by_step.get(step)
         if record is None:
             return set()
-        ids = {t.id for t in record.tasks if t.error and not _is_interrupt(t.error)}
+        ids = {t.id for t in record.tasks if t.error and not is_interrupt(t.error)}
         return ids | {c.writer for c in record.reducer_calls if c.error}
 
     # ---- the graph --------------------------------------------------------------------------------
@@ -277,7 +261,7 @@ class RunView:
                 culprits = self.culprits(step)
                 if not tasks:
                     mark = ""
-                elif any(t.error and _is_interrupt(t.error) for t in tasks):
+                elif any(t.error and is_interrupt(t.error) for t in tasks):
                     mark = "⏸"
                 elif any(t.id in culprits for t in tasks):
                     mark = "✖"
@@ -391,54 +375,8 @@ class RunView:
         return reports[0] if reports else None
 
     def errors(self, step: int) -> list[ErrorReport]:
-        """What went wrong in `step`: diagnose's error findings there, else the raw failure in words."""
-        record = self.by_step.get(step)
-        if record is None:
-            return []
-        culprits = self.culprits(step)
-        names = tuple(dict.fromkeys(t.name for t in record.tasks if t.id in culprits))
-        reports = []
-        failed = not record.committed or bool(culprits)
-        for finding in self.findings_at(step) if failed else ():
-            if finding.severity != "error":
-                continue
-            writers = tuple((self.writer_label(record, c), c.write) for c in record.reducer_calls if c.channel == finding.key)
-            message = next((c.error["message"] for c in record.reducer_calls if c.error and c.channel == finding.key), "")
-            reports.append(ErrorReport(finding.title, message, finding.explanation, finding.key, writers,
-                                       ((finding.fix_label, finding.fix), *finding.other_fixes), "",
-                                       tuple(finding.nodes or (finding.node,))))
-        if reports:
-            return reports
-        refused = [c for c in record.reducer_calls if c.error]
-        if refused:
-            call = refused[0]
-            return [ErrorReport(f"{call.reducer} refused a write to {call.channel!r}", call.error["message"],
-                                f"The reducer of {call.channel!r} raised while merging step {step}, so the step failed "
-                                "and none of its writes were applied.", call.channel,
-                                tuple((c.writer_name, c.write) for c in record.reducer_calls if c.channel == call.channel),
-                                culprits=names)]
-        failed = [t for t in record.tasks if t.error and not _is_interrupt(t.error)]
-        if failed:
-            task = failed[0]
-            others = [self.label(t) for t in record.tasks if t.id not in culprits]
-            bystanders = (f" {', '.join(others)} finished, but {'its writes were' if len(others) == 1 else 'their writes were'}"
-                          " discarded with the step." if others else "")
-            return [ErrorReport(
-                title=f"{self.label(task)} raised {task.error['class']}", message=task.error["message"],
-                explanation=f"The node {task.name!r} raised an exception in step {step}, so none of the step's writes "
-                            f"were applied: the state stays as it was after the previous step.{bystanders}",
-                traceback=task.error.get("traceback", ""), culprits=names)]
-        if step == self.failed_step and self.run.error:
-            error = self.run.error
-            if error["class"] == "GraphRecursionError":
-                explanation = (f"The run was stopped after {self.run.recursion_limit} supersteps without reaching END. "
-                               "A loop whose exit condition never becomes true runs until the recursion limit.")
-                fixes = (("Make the loop's router return END when it is done", 'return END if done(state) else "again"'),
-                         ("Or allow more supersteps if the loop is meant to be long",
-                          'graph.invoke(inp, {"recursion_limit": 100})'))
-                return [ErrorReport(error["class"], error["message"], explanation, fixes=fixes)]
-            return [ErrorReport(error["class"], error["message"], "", traceback=error.get("traceback", ""))]
-        return []
+        """What went wrong in `step`, in words (`debugger.failures`: diagnose's words where it has them)."""
+        return step_errors(self, step)
 
     # ---- subgraphs --------------------------------------------------------------------------------
 
@@ -459,10 +397,6 @@ def _role_words(role: dict[str, Any], channel: str) -> str:
     if kind == "input":
         return "the input"
     return "internal"
-
-
-def _is_interrupt(error: dict[str, Any]) -> bool:
-    return error.get("class") in ("GraphInterrupt", "NodeInterrupt")
 
 
 # ---- the whole trace ------------------------------------------------------------------------------
