@@ -94,11 +94,12 @@ def _describe(graph: Any) -> dict[str, Any]:
             for source, by_name in builder.branches.items() for branch_name, branch in by_name.items()
         ]
         managed = {k: getattr(v, "__name__", type(v).__name__) for k, v in (getattr(builder, "managed", None) or {}).items()}
+        control = _control_channels(builder.nodes, builder.waiting_edges)
         input_keys = list(builder.schemas.get(builder.input_schema, {})) if hasattr(builder, "schemas") else []
     else:  # a Pregel built by hand or the Functional API: what the compiled object says
         channel_objects = {k: v for k, v in getattr(graph, "channels", {}).items() if not _internal_channel(k)}
         nodes = [{"name": node, "subgraph": False, "defer": False, "metadata": {}} for node in getattr(graph, "nodes", {})]
-        edges, waiting, branches, managed, input_keys = [], [], [], {}, []
+        edges, waiting, branches, managed, input_keys, control = [], [], [], {}, [], None
     output_keys = getattr(graph, "output_channels", None)
     return {
         "name": getattr(graph, "name", None) or DEFAULT_NAME,
@@ -113,7 +114,20 @@ def _describe(graph: Any) -> dict[str, Any]:
         "drawing": _drawing(graph, xray=True),
         "drawing_flat": _drawing(graph, xray=False),
         "source": "langgraph",
+        **({"control_channels": control} if control is not None else {}),
     }
+
+
+def _control_channels(nodes: Any, waiting_edges: Any) -> dict[str, dict[str, Any]]:
+    """`engine.trace.describe`'s `control_channels` for langgraph's channel names (langgraph/graph/state.py
+    names them `branch:to:<node>` and `join:<a>+<b>:<node>`), so readers never parse them."""
+    roles: dict[str, dict[str, Any]] = {"__start__": {"role": "input"}, "__pregel_tasks": {"role": "sends"}}
+    for node in nodes:
+        roles[f"branch:to:{node}"] = {"role": "edge", "target": node}
+    for starts, end in waiting_edges:
+        if end != "__end__":
+            roles[f"join:{'+'.join(starts)}:{end}"] = {"role": "waiting_edge", "sources": list(starts), "target": end}
+    return roles
 
 
 def _drawing(graph: Any, xray: bool) -> dict[str, list[dict[str, Any]]]:
