@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SAMPLE ?=
 
-.PHONY: run test install install-test system-deps bench clean
+.PHONY: run test check lint format-check install install-test system-deps bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -28,9 +28,21 @@ run: install
 	$(PY) -m debugger.cli app $(SAMPLE)
 
 # pytest exits 5 when it collected nothing: that is a failure, never a silent pass.
-test: install-test
+test: install-test lint
 	@$(PY) -m pytest -q tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
+
+# The everyday run (under 30 s): no browser, no langgraph reference, no subprocesses.
+check: lint
+	@$(PY) -m pytest -q -p no:cacheprovider tests -m "not e2e and not reference and not slow" \
+	  --ignore=tests/e2e --ignore=tests/differential
+
+lint:
+	$(VENV)/bin/ruff check .
+
+# Enabled by the lead after the one-time `ruff format` of the whole tree (add it to `test:`'s prerequisites).
+format-check:
+	$(VENV)/bin/ruff format --check .
 
 bench: install-test
 	$(PY) benchmarks/engine.py

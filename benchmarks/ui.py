@@ -7,11 +7,13 @@ For each of the three runs it prints:
    runs the app in this process, so this is the Python side only: view-model, DOT, tables.
 2. **browser**: the time from a Next/Prev click in chromium (Debian's, via Playwright) until the new
    graph is drawn: a fresh SVG in the chart with its `ran` node (median over `--browser-steps`).
-   This includes the websocket round trip, the rerun, React and the Graphviz WASM layout.
+   This includes the websocket round trip, the rerun (with Graphviz's layout on the server) and React.
 
 and each one's ratio to the 6-node case, plus the time to open each run (record it, store it,
-draw its first step). Then the Live run page's step click while a run goes on in the background,
-next to the same click on the finished run (`benchmarks/live_ui.py`). Each run is opened as a user would, from the sidebar's "Graph file" (a small
+draw its first step), and the time to the first drawn graph when a sample's link is opened in a new
+browser session (a fresh chromium each time, the server already warm). Then the Live run page's step
+click while a run goes on in the background, next to the same click on the finished run
+(`benchmarks/live_ui.py`). Each run is opened as a user would, from the sidebar's "Graph file" (a small
 module in a temporary folder), so it has its live graph and the What-if tab does its work too.
 Runs go to a temporary run store (`STEPSCOPE_DB`). A step change is Next, or Prev once at the end.
 
@@ -209,7 +211,7 @@ def server_times(target: str, clicks: int, profile: bool) -> tuple[float, list[f
 
 REDRAW_JS = """
 (key) => new Promise((resolve, reject) => {
-  const charts = '[data-testid="stGraphVizChart"] svg';
+  const charts = '.stepscope-graph svg';
   document.querySelectorAll(charts).forEach(svg => svg.setAttribute('data-old', '1'));
   const started = performance.now();
   document.querySelector(`.st-key-${key} button`).click();
@@ -285,11 +287,11 @@ def browser_times(url: str, targets: dict[str, str], steps: int) -> dict[str, tu
             page.locator(".st-key-file_target input").fill(target)
             page.locator(".st-key-file_target input").press("Enter")
             page.locator(IDLE).wait_for(timeout=120_000)
-            page.evaluate("() => document.querySelectorAll('[data-testid=\"stGraphVizChart\"] svg')"
+            page.evaluate("() => document.querySelectorAll('.stepscope-graph svg')"
                           ".forEach(svg => svg.setAttribute('data-old', '1'))")
             started = time.perf_counter()
             page.locator(".st-key-open_file button").click()
-            page.locator('[data-testid="stGraphVizChart"] svg:not([data-old]) g.stepscope-node.ran').first.wait_for(
+            page.locator('.stepscope-graph svg:not([data-old]) g.stepscope-node.ran').first.wait_for(
                 timeout=120_000)
             opened = time.perf_counter() - started
             page.locator(IDLE).wait_for(timeout=120_000)
@@ -303,6 +305,24 @@ def browser_times(url: str, targets: dict[str, str], steps: int) -> dict[str, tu
             page.close()
         browser.close()
     return out
+
+
+def first_render(url: str, path: str, repeats: int) -> list[float]:
+    """Seconds from opening `path` in a new browser session (a new context: no cache, a new Streamlit
+    session) until its graph is drawn, each time in a freshly started chromium."""
+    from playwright.sync_api import sync_playwright
+
+    times = []
+    with sync_playwright() as p:
+        for _ in range(repeats):
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+            started = time.perf_counter()
+            page.goto(url + path)
+            page.locator(".stepscope-graph svg g.stepscope-node").first.wait_for(timeout=120_000)
+            times.append(time.perf_counter() - started)
+            browser.close()
+    return times
 
 
 # ---- report -------------------------------------------------------------------------------------------
@@ -341,6 +361,8 @@ def main() -> None:
             else:
                 proc, url = start_server(db)
                 try:
+                    first_render(url, "/?sample=fan_out_search", 1)  # the server's first script run imports everything
+                    firsts = first_render(url, "/?sample=fan_out_search", 3)
                     measured = browser_times(url, targets, args.browser_steps)
                     live = live_click_times(url, write_live_workload(Path(folder)), args.browser_steps)
                 finally:
@@ -361,6 +383,9 @@ def main() -> None:
             line += f" {'-':>15} {'-':>6}"
         line += f"   {first:11.2f}s" + (f" {browser[name][0]:7.2f}s" if name in browser else "")
         print(line)
+    if browser:
+        print(f"\nfirst drawn graph in a new browser session (fan_out_search, 1280x800): median "
+              f"{statistics.median(firsts):.2f}s of {len(firsts)} ({', '.join(f'{t:.2f}' for t in firsts)})")
     if live is not None:
         print("\n" + live_report(*live))
 

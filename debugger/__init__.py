@@ -1,1 +1,2 @@
-"""StepScope's debugger: the `stepscope` command line (and, later, the Streamlit app)."""
+"""StepScope's debugger: the Streamlit app (`app.py`, `views/`) and the `stepscope` command line
+(`cli.py`), both reading one analysis of a recorded run (`model.py` over `diagnostics/facts.py`)."""

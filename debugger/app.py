@@ -11,12 +11,17 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 import streamlit as st
 
 from debugger import session
-from debugger.views import gallery, live, runs, sidebar, step_through
+from debugger.views import gallery, live, runs, sidebar, step_through, widgets
 
 
 def main() -> None:
     st.set_page_config(page_title="StepScope", page_icon="🔎", layout="wide")
-    sidebar.open_from_url()
+    try:  # also set by `stepscope app`; here for `streamlit run debugger/app.py` started by hand
+        st.set_option("client.showErrorDetails", "none")
+    except Exception:  # an option Streamlit refuses at run time: the command-line flag still applies
+        pass
+    widgets.page_style()
+    widgets.render_guarded(sidebar.open_from_url, "the run named in the link")
     step_page = st.Page(step_through.render, title="Step through", icon="⏯️", url_path="step", default=True)
     pages = st.navigation(
         [
@@ -27,8 +32,8 @@ def main() -> None:
         ]
     )
     session.remember(session.STEP_PAGE, step_page)
-    sidebar.render()
-    pages.run()
+    widgets.render_guarded(sidebar.render, "the sidebar")
+    widgets.render_guarded(pages.run, "this page")
 
 
 main()

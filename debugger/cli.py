@@ -107,7 +107,7 @@ def command_show(args: argparse.Namespace) -> int:
             verdict = "REFUSED" if call.error else short(after, 60)
             print(f"  #{call.index} {call.channel} [{call.reducer}] from {call.writer_name}: "
                   f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}")
-            print(f"      {explain_call(call, before, after)}")
+            print(f"      {explain_call(call, before, after, applied=step.committed)}")
     if trace.error:
         print(f"error: {trace.error['class']}: {trace.error['message']}")
     return 0
@@ -165,12 +165,9 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
                 graph_input = copy.deepcopy(target.example_input)
             except Exception:  # an input that cannot be copied is passed as it is
                 graph_input = target.example_input
-        recorder = Recorder(target=ref)
-        try:
-            target.graph.invoke(graph_input, dict(target.example_config), hooks=recorder)
-        except Exception:  # the run's own error is in the trace, and is what we diagnose
-            pass
-        return f"graph {ref}", target.graph, recorder.trace
+        from debugger.sources import record
+
+        return f"graph {ref}", target.graph, record(target.graph, graph_input, dict(target.example_config), ref)
     try:
         trace = RunStore(args.db).load(ref)
     except StoreError as exc:

@@ -1,7 +1,8 @@
 """A Trace as pandas DataFrames: tasks, writes, reducer calls and channel versions, one row each.
 
-For analysis in a notebook and for the debugger's tables. Values are shown as short previews
-(`present.short`); the encoded values stay in the Trace.
+For analysis in a notebook (`from debugger.frames import tasks_frame`); the app builds its own
+tables from the view-model. Values are shown as short previews (`present.short`); the encoded values
+stay in the Trace.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ def streamlit_command(*, host: str, port: int) -> list[str]:
         "--server.address", host, "--server.port", str(port), "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--server.runOnSave", "false",
         "--client.toolbarMode", "viewer",  # a local debugger has nothing to deploy
+        "--client.showErrorDetails", "none",  # errors are told in one line by the app, never as a traceback
     ]
 
 

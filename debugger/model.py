@@ -1,26 +1,31 @@
 """The debugger's view-model: everything a page shows, computed from a Trace. Imports no Streamlit.
 
+One analysis per run: `debugger.diagnostics.facts.RunFacts` indexes a recorded run (its steps, the
+state each started from, why each task ran, who wrote what, repeated items with their provenance) over
+one `debugger.replay.Replay`; `stepscope diagnose` and the app both read it, and the app's findings
+and Errors tab are `debugger.diagnostics.diagnose`'s findings, word for word.
+
 `RunView` wraps one recorded run (the root run of a Trace, or a subgraph's run nested in a task) and
-answers, for a step: which nodes ran, which run next and why, which edges were taken, the merge one
-reducer call at a time with a sentence each, the state and its diff, the channel versions, and what
-went wrong. Views render these; callbacks move the `Cursor`. Nothing here mutates a record.
+answers, for a step: which tasks ran (Sends named with index and argument), which run next and why,
+which edges were taken, the merge one reducer call at a time with a sentence each (and whether the
+barrier applied it), the state and its diff, the channel versions, the findings and what went wrong.
+Views render these; callbacks move the `Cursor`. Nothing here mutates a record.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from debugger.present import explain_call, short
-from debugger.replay import Origin, Replay
-from engine.codec import decode
-from engine.constants import END, START
-from engine.draw import DrawableGraph, Highlight, to_dot
-from engine.trace import ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
-
-PUSH = "__pregel_push"
+from debugger.diagnostics import Finding, diagnose
+from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
+from debugger.drawing import Highlight, to_dot
+from debugger.present import explain_call
+from debugger.replay import Origin
+from engine.constants import END, PUSH, START
+from engine.draw import DrawableGraph
+from engine.trace import SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 
 @dataclass(frozen=True)
@@ -54,9 +59,20 @@ class MergeCall:
     call: ReducerCallRecord
     before: Any
     after: Any
+    """What the reducer computed (equal to `before` for a refused write)."""
     sentence: str
-    duplicated: tuple[int, ...] = ()
-    """Indexes of items in `after` that repeat items already in `before` (the subgraph trap)."""
+    writer: str
+    """The writing task as people read it (`write_joke[1] {"subject": "owls"}` for a Send)."""
+    applied: bool
+    """Whether the barrier wrote the result to the state: False for every call of a failed step."""
+    repeats: tuple[Repeat, ...] = ()
+    """Items of `after` that repeat items already in `before` (the subgraph trap), with their origin."""
+    findings: tuple[Finding, ...] = ()
+    """Findings of `diagnose` about this call (same step, key and writer)."""
+
+    @property
+    def duplicated(self) -> tuple[int, ...]:
+        return tuple(r.index for r in self.repeats)
 
 
 @dataclass(frozen=True)
@@ -74,42 +90,48 @@ class DiffEntry:
 
 @dataclass(frozen=True)
 class Trigger:
-    """Why a task runs: the trigger channels that changed, and who wrote them."""
+    """Why a task runs: the reasons `RunFacts.reasons` found (fired channels and their writers)."""
 
     task: str
-    channels: tuple[str, ...]
-    writers: tuple[str, ...]
+    """The task as people read it (node name, or `name[index] argument` for a Send)."""
+    reasons: tuple[Reason, ...]
+
+    @property
+    def writers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        if self.channels == (PUSH,):
-            return f"{self.task} runs for a Send from {', '.join(self.writers) or 'a router'}"
-        via = ", ".join(self.channels)
-        who = ", ".join(self.writers) if self.writers else "the input"
-        return f"{self.task} runs because {via} changed (written by {who})"
+        because = "; ".join(r.text for r in self.reasons) or "it was scheduled"
+        return f"{self.task} runs because {because}"
 
 
 @dataclass(frozen=True)
 class ErrorReport:
-    """A failing step, in plain words, with the fixes."""
+    """A failing step, in plain words, with the fixes (from a `Finding` when diagnose has one)."""
 
     title: str
     message: str
     explanation: str
     key: str | None = None
     writers: tuple[tuple[str, Any], ...] = ()
-    """For a concurrent update: (node, value) of every write to the key in that step."""
+    """For a refused write: (writer, value) of every write to the key in that step."""
     fixes: tuple[tuple[str, str], ...] = ()
     """(what to do, code snippet)."""
     traceback: str = ""
+    culprits: tuple[str, ...] = ()
+    """The tasks that caused the failure; the step's other tasks are bystanders."""
 
 
 class RunView:
     """Derived views of one run. Cheap to build; heavy parts are computed once and cached."""
 
-    def __init__(self, run: RunRecord) -> None:
+    def __init__(self, run: RunRecord, *, graph: Any = None, findings: tuple[Finding, ...] = ()) -> None:
         self.run = run
-        self.replay = Replay(run)
-        self.by_step: dict[int, StepRecord] = {s.step: s for s in run.steps}
+        self.facts = RunFacts(run, (), graph)
+        self.replay = self.facts.replay
+        self.by_step: dict[int, StepRecord] = self.facts.steps
+        self.findings = findings
+        """`diagnose`'s findings about this run (the ones of its scope)."""
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
 
@@ -123,6 +145,11 @@ class RunView:
     def last(self) -> int:
         return self.steps[-1] if self.steps else 0
 
+    @property
+    def opening_step(self) -> int:
+        """Where a run opens: at its failure when it failed, else at its first step."""
+        return self.failed_step if self.failed_step is not None else self.first
+
     def clamp(self, step: int) -> int:
         if not self.steps:
             return 0
@@ -134,6 +161,37 @@ class RunView:
         index = self.steps.index(self.clamp(step)) + offset
         return self.steps[max(0, min(index, len(self.steps) - 1))]
 
+    # ---- tasks ------------------------------------------------------------------------------------
+
+    def tasks(self, step: int) -> list[TaskRecord]:
+        return self.facts.tasks(step)
+
+    def label(self, task: TaskRecord) -> str:
+        return self.facts.label(task)
+
+    def task_input(self, step: int, task: TaskRecord) -> tuple[Any, str]:
+        """(the encoded input, a note): a node that read the state gets the state's keys at the step's start."""
+        if isinstance(task.input, dict) and VIEW in task.input:
+            keys = list(task.input[VIEW])
+            state = self.state_before(step)
+            return ({k: state[k] for k in keys if k in state},
+                    f"The state at the start of the step (keys: {', '.join(keys)}).")
+        return task.input, ""
+
+    def task_result(self, task: TaskRecord) -> tuple[Any, str]:
+        """(the encoded return value, a note): a dict equal to its state writes is recorded once."""
+        if task.result == SAME_AS_WRITES:
+            return dict(self.facts.state_writes(task)), "A dict: exactly its state writes."
+        return task.result, ""
+
+    def culprits(self, step: int) -> set[str]:
+        """Ids of the tasks that made `step` fail: raised, or wrote what the barrier refused."""
+        record = self.by_step.get(step)
+        if record is None:
+            return set()
+        ids = {t.id for t in record.tasks if t.error and not _is_interrupt(t.error)}
+        return ids | {c.writer for c in record.reducer_calls if c.error}
+
     # ---- the graph --------------------------------------------------------------------------------
 
     @cached_property
@@ -144,30 +202,27 @@ class RunView:
     def node_names(self) -> list[str]:
         return [n["name"] for n in self.run.graph["nodes"]]
 
-    def tasks(self, step: int) -> list[TaskRecord]:
-        record = self.by_step.get(step)
-        return list(record.tasks) if record else []
-
     def highlight(self, step: int) -> Highlight:
-        """Ran (this step), next (the following step), visited (before), failed, edges taken into this step."""
+        """Ran (this step), next (the following step), visited (before), failed (culprits only), edges taken into this step."""
         index = self.steps.index(self.clamp(step)) if self.steps else 0
-        ran = {t.name for t in self.tasks(step)}
+        tasks = self.tasks(step)
+        ran = {t.name for t in tasks}
         following = self.steps[index + 1] if index + 1 < len(self.steps) else None
         next_nodes = {t.name for t in self.tasks(following)} if following is not None else set()
         if following is None and self.run.status == "done" and ran:
             next_nodes = {END}
         visited = {t.name for s in self.steps[:index] for t in self.tasks(s)} - ran
-        failed = {t.name for t in self.tasks(step) if t.error and not _is_interrupt(t.error)}
-        record = self.by_step.get(step)
-        if record is not None and any(c.error for c in record.reducer_calls):
-            failed |= {c.writer_name for c in record.reducer_calls if c.error}
-        edges = {(writer, trigger.task) for trigger in self.triggers(step) for writer in trigger.writers}
-        if following is None and self.run.status == "done":
-            edges |= {(name, END) for name in ran if self._ends_here(name)}
-        return Highlight(ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges)
-
-    def _ends_here(self, name: str) -> bool:
-        return any(e.source == name and e.target == END for e in self.drawing.edges)
+        culprits = self.culprits(step)
+        failed = {t.name for t in tasks if t.id in culprits}
+        edges = {r.edge for trigger in self.triggers(step) for r in trigger.reasons if r.edge}
+        edges = {(START if a == START else a, b) for a, b in edges}
+        sends: dict[str, list[str]] = {}
+        for task in tasks:
+            if task.path and task.path[0] == PUSH:
+                sends.setdefault(task.name, []).append(self.label(task)[len(task.name):].strip())
+        labels = {name: "\n".join(items[:4]) + (f"\n… {len(items) - 4} more" if len(items) > 4 else "")
+                  for name, items in sends.items()}
+        return Highlight(ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels)
 
     @cached_property
     def xray(self) -> DrawableGraph:
@@ -181,38 +236,28 @@ class RunView:
             return {name}
         return {node for node in self.xray.nodes if node.startswith(f"{name}:")}
 
-    def dot(self, step: int) -> str:
-        """DOT for the step, subgraphs drawn as clusters: a subgraph node that ran marks its cluster."""
+    def dot(self, step: int, *, collapsed: bool = False) -> str:
+        """DOT for the step, subgraphs drawn as clusters (or, `collapsed`, as single nodes)."""
         flat = self.highlight(step)
-        if self.xray is self.drawing or set(self.xray.nodes) == set(self.drawing.nodes):
+        if collapsed or self.xray is self.drawing or set(self.xray.nodes) == set(self.drawing.nodes):
             return to_dot(self.drawing, highlight=flat)
 
         def ids(names: set[str]) -> set[str]:
             return {drawn for name in names for drawn in self._drawn_ids(name)}
 
-        edges = {(e.source, e.target) for e in self.xray.edges
-                 for a, b in flat.edges_taken if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)}
+        edges = {(e.source, e.target) for e in self.xray.edges for a, b in flat.edges_taken
+                 if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)}
+        labels = {drawn: text for name, text in flat.labels.items() for drawn in self._drawn_ids(name)}
         return to_dot(self.xray, highlight=Highlight(ran=ids(flat.ran), next=ids(flat.next), visited=ids(flat.visited),
-                                                     failed=ids(flat.failed), edges_taken=edges))
+                                                     failed=ids(flat.failed), edges_taken=edges, labels=labels))
+
+    @property
+    def has_subgraphs(self) -> bool:
+        return set(self.xray.nodes) != set(self.drawing.nodes)
 
     def triggers(self, step: int) -> list[Trigger]:
-        """Why each task of `step` runs: its fired channels and the tasks of the step before that wrote them."""
-        index = self.steps.index(self.clamp(step)) if step in self.steps else None
-        previous = self.by_step.get(self.steps[index - 1]) if index else self.by_step.get(step - 1)
-        out = []
-        for task in self.tasks(step):
-            writers: list[str] = []
-            if previous is not None:
-                for earlier in previous.tasks:
-                    channels = {c for c, _ in earlier.writes}
-                    if task.fired == [PUSH]:
-                        hit = "__pregel_tasks" in channels
-                    else:
-                        hit = bool(channels & set(task.fired))
-                    if hit and earlier.name not in writers:
-                        writers.append(earlier.name)
-            out.append(Trigger(task.name, tuple(task.fired), tuple(writers)))
-        return out
+        """Why each task of `step` runs (`RunFacts.reasons`: the same words `diagnose` uses)."""
+        return [Trigger(self.label(t), tuple(self.facts.reasons(step, t))) for t in self.tasks(step)]
 
     def next_triggers(self, step: int) -> list[Trigger]:
         following = [s for s in self.steps if s > step]
@@ -222,20 +267,22 @@ class RunView:
 
     @cached_property
     def timeline(self) -> list[dict[str, Any]]:
-        """Rows of node x step: '' (idle), '●' (ran), '●×n' (ran n times, Sends), '✖' (failed), '⏸' (interrupted)."""
+        """Rows of node x step: '' (idle), '●' (ran), '●×n' (ran n times, Sends), '✖' (caused a failure),
+        '○' (ran in a failed step, its writes discarded), '⏸' (interrupted)."""
         rows = []
-        names = [START, *self.node_names]
-        for name in names:
+        for name in [START, *self.node_names]:
             row: dict[str, Any] = {"node": name}
             for step in self.steps:
                 tasks = [t for t in self.tasks(step) if t.name == name]
-                refused = {c.writer for c in self.by_step[step].reducer_calls if c.error}
+                culprits = self.culprits(step)
                 if not tasks:
                     mark = ""
                 elif any(t.error and _is_interrupt(t.error) for t in tasks):
                     mark = "⏸"
-                elif any(t.error or t.id in refused for t in tasks):
+                elif any(t.id in culprits for t in tasks):
                     mark = "✖"
+                elif not self.by_step[step].committed:
+                    mark = "○"
                 else:
                     mark = "●" if len(tasks) == 1 else f"●×{len(tasks)}"
                 row[str(step)] = mark
@@ -245,18 +292,17 @@ class RunView:
     # ---- merge ------------------------------------------------------------------------------------
 
     def merge(self, step: int) -> list[MergeCall]:
-        if step not in self.by_step:
+        record = self.by_step.get(step)
+        if record is None:
             return []
         calls = []
         for call, before, after in self.replay.call_values(step):
-            duplicated: tuple[int, ...] = ()
-            if isinstance(before, list) and isinstance(after, list) and len(after) > len(before):
-                seen = [json.dumps(item, sort_keys=True) for item in before]
-                duplicated = tuple(
-                    len(before) + i for i, item in enumerate(after[len(before):])
-                    if json.dumps(item, sort_keys=True) in seen
-                )
-            calls.append(MergeCall(call, before, after, explain_call(call, before, after), duplicated))
+            writer = self.writer_label(record, call)
+            repeats = tuple(self.facts.repeats(step, call.channel, before, after)) if call.error is None else ()
+            marks = tuple(f for f in self.findings_at(step) if f.key == call.channel
+                          and call.writer_name in (f.nodes or (f.node,)))
+            calls.append(MergeCall(call, before, after, explain_call(call, before, after, applied=record.committed),
+                                   writer, record.committed and call.error is None, repeats, marks))
         return calls
 
     def merge_by_channel(self, step: int) -> dict[str, list[MergeCall]]:
@@ -264,6 +310,14 @@ class RunView:
         for item in self.merge(step):
             grouped.setdefault(item.call.channel, []).append(item)
         return grouped
+
+    def writer_label(self, record: StepRecord, call: ReducerCallRecord) -> str:
+        task = next((t for t in record.tasks if t.id == call.writer), None)
+        return self.label(task) if task is not None else call.writer_name
+
+    def committed(self, step: int) -> bool:
+        record = self.by_step.get(step)
+        return record is not None and record.committed
 
     # ---- state ------------------------------------------------------------------------------------
 
@@ -300,19 +354,27 @@ class RunView:
     # ---- versions ---------------------------------------------------------------------------------
 
     def versions(self, step: int) -> list[dict[str, Any]]:
-        """Every channel's version after `step`, with whether it changed at that barrier."""
+        """Every channel's version after `step`'s barrier, what it is, and whether that barrier changed it
+        (`change`: `written`, or `cleared`: an edge or the input channel emptied after the node it
+        triggered has run, which LangGraph also counts as a new version)."""
         current: dict[str, int] = {}
         for record in self.run.steps:
             current.update(record.versions)
             if record.step == step:
-                changed = record.versions
-                return [
-                    {"channel": ch, "version": v, "changed": ch in changed, "kind": _channel_kind(ch)}
-                    for ch, v in sorted(current.items(), key=lambda kv: (_channel_kind(kv[0]) != "state", kv[0]))
-                ]
+                rows = []
+                for channel, version in current.items():
+                    role = self.facts.channel_role(channel)
+                    changed = channel in record.versions
+                    change = ("written" if channel in record.updated_channels else "cleared") if changed else ""
+                    rows.append({"channel": channel, "version": version, "changed": changed, "change": change,
+                                 "what": _role_words(role, channel)})
+                return sorted(rows, key=lambda r: (r["what"] != "state key", r["channel"]))
         return []
 
-    # ---- errors -----------------------------------------------------------------------------------
+    # ---- findings and errors ---------------------------------------------------------------------
+
+    def findings_at(self, step: int) -> list[Finding]:
+        return [f for f in self.findings if f.step == step]
 
     @property
     def failed_step(self) -> int | None:
@@ -325,35 +387,58 @@ class RunView:
         return self.last
 
     def error(self, step: int) -> ErrorReport | None:
+        reports = self.errors(step)
+        return reports[0] if reports else None
+
+    def errors(self, step: int) -> list[ErrorReport]:
+        """What went wrong in `step`: diagnose's error findings there, else the raw failure in words."""
         record = self.by_step.get(step)
         if record is None:
-            return None
+            return []
+        culprits = self.culprits(step)
+        names = tuple(dict.fromkeys(t.name for t in record.tasks if t.id in culprits))
+        reports = []
+        failed = not record.committed or bool(culprits)
+        for finding in self.findings_at(step) if failed else ():
+            if finding.severity != "error":
+                continue
+            writers = tuple((self.writer_label(record, c), c.write) for c in record.reducer_calls if c.channel == finding.key)
+            message = next((c.error["message"] for c in record.reducer_calls if c.error and c.channel == finding.key), "")
+            reports.append(ErrorReport(finding.title, message, finding.explanation, finding.key, writers,
+                                       ((finding.fix_label, finding.fix), *finding.other_fixes), "",
+                                       tuple(finding.nodes or (finding.node,))))
+        if reports:
+            return reports
         refused = [c for c in record.reducer_calls if c.error]
         if refused:
-            return _concurrent_update_report(record, refused)
+            call = refused[0]
+            return [ErrorReport(f"{call.reducer} refused a write to {call.channel!r}", call.error["message"],
+                                f"The reducer of {call.channel!r} raised while merging step {step}, so the step failed "
+                                "and none of its writes were applied.", call.channel,
+                                tuple((c.writer_name, c.write) for c in record.reducer_calls if c.channel == call.channel),
+                                culprits=names)]
         failed = [t for t in record.tasks if t.error and not _is_interrupt(t.error)]
         if failed:
             task = failed[0]
-            return ErrorReport(
-                title=f"{task.name} raised {task.error['class']}",
-                message=task.error["message"],
-                explanation=f"The node {task.name!r} raised an exception in step {step}, so the step's writes were "
-                            f"never applied: the state stays as it was after the previous step. Writes of the other "
-                            f"tasks of this step are kept in the trace but not merged.",
-                traceback=task.error.get("traceback", ""),
-            )
+            others = [self.label(t) for t in record.tasks if t.id not in culprits]
+            bystanders = (f" {', '.join(others)} finished, but {'its writes were' if len(others) == 1 else 'their writes were'}"
+                          " discarded with the step." if others else "")
+            return [ErrorReport(
+                title=f"{self.label(task)} raised {task.error['class']}", message=task.error["message"],
+                explanation=f"The node {task.name!r} raised an exception in step {step}, so none of the step's writes "
+                            f"were applied: the state stays as it was after the previous step.{bystanders}",
+                traceback=task.error.get("traceback", ""), culprits=names)]
         if step == self.failed_step and self.run.error:
             error = self.run.error
-            explanation = ""
             if error["class"] == "GraphRecursionError":
                 explanation = (f"The run was stopped after {self.run.recursion_limit} supersteps without reaching END. "
                                "A loop whose exit condition never becomes true runs until the recursion limit.")
                 fixes = (("Make the loop's router return END when it is done", 'return END if done(state) else "again"'),
                          ("Or allow more supersteps if the loop is meant to be long",
                           'graph.invoke(inp, {"recursion_limit": 100})'))
-                return ErrorReport(error["class"], error["message"], explanation, fixes=fixes)
-            return ErrorReport(error["class"], error["message"], explanation, traceback=error.get("traceback", ""))
-        return None
+                return [ErrorReport(error["class"], error["message"], explanation, fixes=fixes)]
+            return [ErrorReport(error["class"], error["message"], "", traceback=error.get("traceback", ""))]
+        return []
 
     # ---- subgraphs --------------------------------------------------------------------------------
 
@@ -361,53 +446,41 @@ class RunView:
         return [(task, i, run) for task in self.tasks(step) for i, run in enumerate(task.subgraphs)]
 
 
-def _channel_kind(channel: str) -> str:
-    if channel.startswith("branch:to:"):
-        return "edge"
-    if channel.startswith("join:"):
-        return "waiting edge"
-    if channel.startswith("__"):
-        return "internal"
-    return "state"
+def _role_words(role: dict[str, Any], channel: str) -> str:
+    kind = role.get("role")
+    if kind == "state":
+        return "state key"
+    if kind == "edge":
+        return f"edge into {role.get('target')}"
+    if kind == "waiting_edge":
+        return f"waiting edge [{', '.join(role.get('sources', []))}] → {role.get('target')}"
+    if kind == "sends":
+        return "Send packets"
+    if kind == "input":
+        return "the input"
+    return "internal"
 
 
 def _is_interrupt(error: dict[str, Any]) -> bool:
     return error.get("class") in ("GraphInterrupt", "NodeInterrupt")
 
 
-def _concurrent_update_report(record: StepRecord, refused: list[ReducerCallRecord]) -> ErrorReport:
-    key = refused[0].channel
-    writers = tuple((c.writer_name, c.write) for c in refused)
-    names = [w for w, _ in writers]
-    message = refused[0].error["message"] if refused[0].error else ""
-    if refused[0].reducer != "LastValue":
-        return ErrorReport(f"{refused[0].reducer} refused a write to {key!r}", message,
-                           f"The reducer of {key!r} raised while merging step {record.step}.", key, writers)
-    explanation = (
-        f"{' and '.join(repr(n) for n in names)} ran in the same superstep (step {record.step}) and both returned "
-        f"{key!r}. {key!r} has no reducer, so it can hold one value per step, and the engine will not guess which "
-        f"write wins: the whole step fails and none of its writes are applied."
-    )
-    fixes = (
-        (f"Give {key!r} a reducer, so parallel writes are merged",
-         f"{key}: Annotated[list, operator.add]   # or any (old, new) -> merged function"),
-        (f"Let only one node write {key!r} (the others write their own keys)",
-         f"def {names[-1]}(state):\n    return {{\"{key}_{names[-1]}\": ...}}"),
-        ("Or make one write win explicitly with Overwrite (on a key that has a reducer)",
-         f"return {{\"{key}\": Overwrite(value)}}"),
-    )
-    return ErrorReport("Two nodes wrote the same plain key in one superstep", message, explanation, key, writers, fixes)
-
-
 # ---- the whole trace ------------------------------------------------------------------------------
 
 
 class TraceView:
-    """A Trace plus the scope the user has entered; hands out `RunView`s (cached)."""
+    """A Trace plus the scope the user has entered; hands out `RunView`s (cached). `graph` is the live
+    compiled graph when the run came from code (it lends diagnose its static checks and reducers)."""
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, graph: Any = None) -> None:
         self.trace = trace
+        self.graph = graph
         self._views: dict[Scope, RunView] = {}
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        """`stepscope diagnose`'s findings for this run: the same call, so the same words and fixes."""
+        return diagnose(self.graph, self.trace)
 
     def run_at(self, scope: Scope) -> RunRecord:
         run: RunRecord = self.trace
@@ -418,9 +491,34 @@ class TraceView:
             run = task.subgraphs[index]
         return run
 
+    def labels(self, scope: Scope) -> tuple[str, ...]:
+        """The scope as diagnose names it (`("child@2",)`)."""
+        run: RunRecord = self.trace
+        labels = []
+        for step, task_id, index in scope.path:
+            task = next(t for s in run.steps if s.step == step for t in s.tasks if t.id == task_id)
+            labels.append(scope_label(task.name, step, index))
+            run = task.subgraphs[index]
+        return tuple(labels)
+
+    def scope_of(self, labels: tuple[str, ...]) -> Scope | None:
+        """The app's scope for a finding's scope labels (None if the trace has no such run)."""
+        scope, run = Scope(), self.trace
+        for label in labels:
+            found = next(((s.step, t, i) for s in run.steps for t in s.tasks for i in range(len(t.subgraphs))
+                          if scope_label(t.name, s.step, i) == label), None)
+            if found is None:
+                return None
+            step, task, index = found
+            scope, run = scope.enter(step, task.id, index), task.subgraphs[index]
+        return scope
+
     def view(self, scope: Scope) -> RunView:
         if scope not in self._views:
-            self._views[scope] = RunView(self.run_at(scope))
+            run = self.run_at(scope)
+            labels = self.labels(scope)
+            mine = tuple(f for f in self.findings if f.scope == labels and f.step is not None)
+            self._views[scope] = RunView(run, graph=self.graph if not scope.path else None, findings=mine)
         return self._views[scope]
 
     def breadcrumbs(self, scope: Scope) -> list[str]:
@@ -437,48 +535,8 @@ class TraceView:
         try:
             view = self.view(cursor.scope)
         except KeyError:
-            return Cursor(Scope(), self.view(Scope()).first)
+            return Cursor(Scope(), self.view(Scope()).opening_step)
         step = view.clamp(cursor.step)
         calls = len(view.by_step[step].reducer_calls) if step in view.by_step else 0
         call = None if cursor.call is None else max(0, min(cursor.call, calls))
         return replace(cursor, step=step, call=call)
-
-
-def parse_guess(text: str) -> Any:
-    """A learner's predicted value, as JSON or a Python literal; raises ValueError with a hint."""
-    import ast
-
-    text = text.strip()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        raise ValueError("Write the value as JSON or a Python literal, e.g. ['a', 'b'] or 3 or 'text'.") from None
-
-
-def _sets_item(item: MergeCall, index: int) -> bool:
-    """Whether this reducer call put (or changed) the list item at `index`."""
-    before, after = item.before, item.after
-    if not isinstance(after, list) or index >= len(after):
-        return False
-    return not isinstance(before, list) or index >= len(before) or before[index] != after[index]
-
-
-def check_guess(view: RunView, step: int, channel: str, guess: Any) -> tuple[bool, str]:
-    """Whether the learner's guess equals the value after the merge; if not, which call made the difference."""
-    calls = view.merge_by_channel(step).get(channel, [])
-    if not calls:
-        return False, f"{channel!r} was not written in step {step}."
-    actual = decode(calls[-1].after)
-    plain_actual = [short(x) for x in actual] if isinstance(actual, list) and actual and not isinstance(actual[0], (str, int, float)) else actual
-    if guess == actual or guess == plain_actual:
-        return True, f"Right: {channel!r} is {short(calls[-1].after, 120)} after the merge."
-    culprit = calls[-1]
-    if isinstance(actual, list) and isinstance(guess, list):
-        index = next((i for i, (a, g) in enumerate(zip(actual, guess)) if a != g), min(len(actual), len(guess)))
-        culprit = next((item for item in calls if _sets_item(item, index)), culprit)
-    return False, (f"Not quite: {channel!r} is {short(calls[-1].after, 120)}. The difference comes from reducer call "
-                   f"#{culprit.call.index} by {culprit.call.writer_name}: {culprit.sentence}.")

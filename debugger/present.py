@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.codec import MISSING_ENCODED, TYPE, decode
+from debugger.replay import repeated_items
 from engine.trace import ReducerCallRecord
 
 MISSING = MISSING_ENCODED
@@ -53,16 +54,25 @@ def is_message_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in value)
 
 
-def explain_call(call: ReducerCallRecord, before: Any, after: Any) -> str:
-    """One sentence on what a reducer call did, e.g. "operator.add appended ['b'] to ['a']"."""
-    channel = call.channel
-    write = call.write
+def explain_call(call: ReducerCallRecord, before: Any, after: Any, *, applied: bool = True) -> str:
+    """One sentence on what a reducer call did, e.g. "operator.add appended ['b'] to ['a']". With
+    `applied=False` (a step that failed) it says what was computed and that it never reached the state."""
     if call.error is not None:
         first = call.error["message"].splitlines()[0]
         if call.reducer == "LastValue":
-            return (f"{channel!r} has no reducer, so it takes one value per step; {call.writer_name} wrote a second "
-                    f"one ({short(write, 40)}) and the step failed: {first}")
-        return f"{call.reducer} refused {short(write, 40)} from {call.writer_name}: {first}"
+            return (f"{call.writer_name} wrote {short(call.write, 40)} to {call.channel!r}, a key without a reducer, "
+                    f"which takes one write per step; another task wrote it in the same step, so the barrier refused "
+                    f"the writes and the step failed: {first}")
+        return f"{call.reducer} refused {short(call.write, 40)} from {call.writer_name}: {first}"
+    sentence = _explain_applied(call, before, after)
+    if applied:
+        return sentence
+    return f"would have {sentence[0].lower()}{sentence[1:]}, but the step failed, so nothing was applied"
+
+
+def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
+    channel = call.channel
+    write = call.write
     if isinstance(write, dict) and write.get(TYPE) == "Overwrite":
         return f"Overwrite replaced {channel!r} with {short(after, 60)}, bypassing {call.reducer}"
     if before == MISSING:
@@ -79,7 +89,7 @@ def explain_call(call: ReducerCallRecord, before: Any, after: Any) -> str:
             return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"
         if after[: len(before)] == before:
             added = after[len(before):]
-            duplicates = [item for item in added if item in before]
+            duplicates = repeated_items(before, after)
             note = f" ({len(duplicates)} of them already there: duplicated)" if duplicates else ""
             return f"{call.reducer} appended {short(added, 50)} to {short(before, 40)}{note}"
     if isinstance(before, (int, float)) and isinstance(after, (int, float)) and not isinstance(before, bool):

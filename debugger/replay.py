@@ -8,8 +8,8 @@ where a caller needs them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from itertools import permutations
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.codec import MISSING_ENCODED, apply_delta, decode, encode
@@ -54,7 +54,12 @@ class Replay:
         self._states: dict[int, dict[str, ChannelHistory]] = {}
 
     def _fold_step(self, channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None) -> None:
-        """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes."""
+        """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes.
+
+        A step that did not commit (a refused write, a node that raised, a timeout) applies nothing, as in
+        LangGraph: its reducer calls were computed but the barrier never wrote them to the state."""
+        if not step.committed:
+            return
         calls = step.reducer_calls if upto is None else step.reducer_calls[:upto]
         for call in calls:
             history = channels.setdefault(call.channel, ChannelHistory())
@@ -125,6 +130,20 @@ class Replay:
         return list(history.origins)
 
 
+def repeated_items(before: Any, after: Any) -> tuple[int, ...]:
+    """Indexes of the items a call appended to the list `before` (giving `after`) that were already in
+    `before`: a write that carried the old value again (the subgraph trap, a read-modify-write)."""
+    if not (isinstance(before, list) and isinstance(after, list) and len(after) > len(before)):
+        return ()
+    seen = {canonical(item) for item in before}
+    return tuple(len(before) + i for i, item in enumerate(after[len(before):]) if canonical(item) in seen)
+
+
+def canonical(value: Any) -> str:
+    """One text per recorded value, so equal values compare equal whatever their key order."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
 def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any) -> None:
     """Updates item origins for a change from `previous` to `new` (both encoded)."""
     if isinstance(new, list) and isinstance(previous, list):
@@ -193,18 +212,3 @@ def refold(
 
 
 MISSING_MARK = decode(MISSING_VALUE)
-
-
-def order_sensitivity(replay: Replay, step: int, channel: str, reducer: Callable[[Any, Any], Any], limit: int = 120) -> list[Refold]:
-    """Every other order of a step's writes to `channel` (up to `limit` orders) that changes the result."""
-    calls = channel_calls(replay.steps[step], channel)
-    differing = []
-    for count, order in enumerate(permutations(range(len(calls)))):
-        if count >= limit:
-            break
-        if order == tuple(range(len(calls))):
-            continue
-        result = refold(replay, step, channel, reducer, order)
-        if result.differs:
-            differing.append(result)
-    return differing

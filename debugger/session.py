@@ -8,7 +8,7 @@ Callbacks change the cursor; views only read it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import streamlit as st
@@ -20,6 +20,37 @@ RUN = "stepscope_run"
 STEP_PAGE = "stepscope_step_page"
 GO_TO_STEP = "stepscope_go_to_step"
 CURSOR = "stepscope_cursor"
+OPEN_ERROR = "open_error"
+"""(message, file, line) of the last open that failed, shown at the top of the sidebar."""
+ACTION_ERROR = "action_error"
+"""(where, message, detail) of the last action that failed (fork, what-if, answer), shown in place."""
+URL_READ = "url_read"
+FORK_RESULT = "time_travel_fork"
+"""(Fork or None, error message or None) of the last fork or resume."""
+FORK_PARENT = "fork_parent"
+"""`run_ref` of the run a branch was made from, for "Back to the original run"; also in the URL."""
+GUESSES = "learn_guesses"
+"""Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
+
+# widget keys: the views create the widgets, callbacks read them here
+LEARN = "learn_mode"
+STEP_SLIDER = "step_slider"
+SAMPLE_CHOICE = "sample_choice"
+FILE_TARGET = "file_target"
+FILE_INPUT = "file_input"
+STORED_CHOICE = "stored_choice"
+TRACE_UPLOAD = "trace_upload"
+RERUN_INPUT = "rerun_input"
+OPEN_KIND = "open_kind"
+TT_NODE = "tt_node"
+TT_KEY = "tt_key"
+TT_VALUE = "tt_value"
+TT_ANSWER = "tt_answer"
+WHATIF_CHANNEL = "whatif_channel"
+WHATIF_ORDER = "whatif_order"
+WHATIF_SKIP = "whatif_skip"
+STATE_KEY = "state_key"
+COLLAPSE_SUBGRAPHS = "collapse_subgraphs"
 
 
 @dataclass
@@ -31,7 +62,7 @@ class LoadedRun(Opened):
 
     def __post_init__(self) -> None:
         if self.view is None:
-            self.view = TraceView(self.trace)
+            self.view = TraceView(self.trace, self.graph)
 
     @classmethod
     def of(cls, opened: Opened) -> "LoadedRun":
@@ -45,9 +76,10 @@ def loaded_run() -> LoadedRun | None:
 def set_run(run: LoadedRun, *, step: int | None = None, scope: Scope | None = None, call: int | None = None) -> None:
     st.session_state[RUN] = run
     view = run.view.view(Scope())
-    cursor = run.view.valid(Cursor(scope or Scope(), view.first if step is None else step, call))
-    st.session_state[CURSOR] = cursor
-    _write_url(run, cursor)
+    cursor = run.view.valid(Cursor(scope or Scope(), view.opening_step if step is None else step, call))
+    if call is None and learning():
+        cursor = replace(cursor, call=0)
+    _set_cursor(run, cursor)
 
 
 def cursor() -> Cursor:
@@ -59,9 +91,19 @@ def move(to: Cursor) -> None:
     run = loaded_run()
     if run is None:
         return
-    valid = run.view.valid(to)
-    st.session_state[CURSOR] = valid
-    _write_url(run, valid)
+    _set_cursor(run, run.view.valid(to))
+
+
+def _set_cursor(run: LoadedRun, at: Cursor) -> None:
+    st.session_state[CURSOR] = at
+    st.session_state[STEP_SLIDER] = at.step  # the slider follows every move, never set while rendering
+    st.session_state.pop(ACTION_ERROR, None)
+    _write_url(run, at)
+
+
+def learning() -> bool:
+    """Learn mode: each reducer call's result stays hidden until the learner has guessed it."""
+    return bool(st.session_state.get(LEARN))
 
 
 def _write_url(run: LoadedRun, at: Cursor) -> None:
@@ -70,6 +112,9 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
         params["sample"] = run.label
     else:
         params["run"] = run.trace.run_id
+    parent = st.session_state.get(FORK_PARENT)
+    if run.source == "fork" and parent:
+        params["parent"] = parent
     params["step"] = str(at.step)
     if at.call is not None:
         params["call"] = str(at.call)
@@ -89,7 +134,12 @@ def sync_url() -> None:
 
 def url_request() -> dict[str, str]:
     """What the URL asks for (read once, when a session starts)."""
-    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope") if k in st.query_params}
+    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope", "parent") if k in st.query_params}
+
+
+def run_ref(run: LoadedRun) -> str:
+    """How a URL names a run: `sample:<name>` for a sample opened by its link, else its run id."""
+    return f"sample:{run.label}" if run.source == "sample" else run.trace.run_id
 
 
 def encode_scope(scope: Scope) -> str:
@@ -123,11 +173,29 @@ def bump(counter: str) -> int:
 
 
 def remember(key: str, value: Any) -> None:
+    """Keeps a value under one of the keys named at the top of this module."""
     st.session_state[key] = value
 
 
 def recall(key: str, default: Any = None) -> Any:
     return st.session_state.get(key, default)
+
+
+def action_error() -> tuple[str, str, str] | None:
+    return st.session_state.get(ACTION_ERROR)
+
+
+def report_action_error(where: str, message: str, detail: str = "") -> None:
+    """From a callback: an action failed; the view named `where` shows `message` in place."""
+    st.session_state[ACTION_ERROR] = (where, message, detail)
+
+
+def guess(scope: Any, step: int, call: int) -> Any:
+    return st.session_state.get(GUESSES, {}).get((scope, step, call))
+
+
+def record_guess(scope: Any, step: int, call: int, verdict: Any) -> None:
+    st.session_state.setdefault(GUESSES, {})[(scope, step, call)] = verdict
 
 
 def request_step_page() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from debugger.store import RunStore, StoreError
 from debugger.targets import TargetError, load_target
 from engine.trace import Recorder, Trace
+from engine.codec import decode
 from engine.tracefile import TraceFileError, from_dict, from_json, to_dict
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -125,6 +126,22 @@ def _parse_input(input_json: str | None, default: Any) -> Any:
         raise OpenError(f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.") from None
 
 
+def require_input(graph: Any, graph_input: Any, trace: Trace) -> None:
+    """Refuses an empty input that the graph could not run with (a node read a key nobody gave it: a
+    bare KeyError), saying what the graph expects. An empty input a graph runs fine with is kept."""
+    if graph_input not in (None, {}, "") or trace.status != "error" or (trace.error or {}).get("class") != "KeyError":
+        return
+    builder = getattr(graph, "builder", None)
+    schemas = getattr(builder, "schemas", {})
+    keys = list(schemas.get(getattr(builder, "input_schema", None), {}) or getattr(builder, "channels", {}))
+    if not keys:
+        return
+    example = "{" + ", ".join(f'"{k}": ...' for k in keys[:4]) + (", ..." if len(keys) > 4 else "") + "}"
+    raise OpenError(f"The input is empty, and {trace.graph.get('name', 'the graph')} needs one: a node read "
+                    f"{trace.error.get('message', '')} before anything wrote it. The graph's input has the keys {', '.join(keys)}: give a JSON object "
+                    f"such as {example}, or define `example_input` in the graph's module.")
+
+
 def open_sample(name: str, *, db: str | None = None, input_json: str | None = None, store: bool = True) -> Opened:
     """Runs a gallery sample. `store=False` for a sample opened by its link (`sample=<name>`): the
     link reproduces it, so storing it on every visit would only fill the run list with copies."""
@@ -137,9 +154,12 @@ def open_sample(name: str, *, db: str | None = None, input_json: str | None = No
     config = dict(getattr(module, "example_config", None) or {})
     value = _parse_input(input_json, module.example_input)
     trace = record(module.graph, value, config, name)
-    if store:
+    require_input(module.graph, value, trace)
+    edited = input_json is not None and input_json.strip() != "" and value != module.example_input
+    if store or edited:
         _store(trace, db)
-    return Opened(trace, "sample", name, module.graph, getattr(module, "lesson", ""), getattr(module, "title", name),
+    title = getattr(module, "title", name) + (" (edited input)" if edited else "")
+    return Opened(trace, "edited" if edited else "sample", name, module.graph, getattr(module, "lesson", ""), title,
                   value, config)
 
 
@@ -150,18 +170,59 @@ def open_target(target: str, input_json: str | None = None, *, db: str | None = 
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
     graph_input = _parse_input(input_json, loaded.example_input)
     trace = record(loaded.graph, graph_input, loaded.example_config, target)
+    require_input(loaded.graph, graph_input, trace)
     _store(trace, db)
     module = loaded.module
     return Opened(trace, "file", target, loaded.graph, getattr(module, "lesson", ""), getattr(module, "title", target),
                   graph_input, loaded.example_config)
 
 
-def open_stored(run_id: str, *, db: str | None = None) -> Opened:
+def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) -> Opened:
+    """A stored run. `with_code`: also load the graph's code it was made from (a sample, or the graph
+    file, when it is still there), so What-if and Time travel work as they did when it was made; a
+    branch made by time travel finds its original's code the same way. Nothing is run."""
     try:
         trace = RunStore(db).load(run_id)
     except StoreError as exc:
         raise OpenError(str(exc)) from None
-    return Opened(trace, "stored", trace.run_id, None, "", trace.target or trace.graph.get("name", ""))
+    source = "fork" if trace.target != origin_target(trace.target) else "stored"
+    opened = Opened(trace, source, trace.run_id, None, "", trace.target or trace.graph.get("name", ""))
+    if with_code:
+        _attach_code(opened, origin_target(trace.target))
+    return opened
+
+
+def origin_target(target: str) -> str:
+    from debugger.timetravel import origin_target as origin
+
+    return origin(target)
+
+
+def _attach_code(opened: Opened, target: str) -> None:
+    """Loads `target`'s graph (a sample name or a file target) without running it; quietly nothing if
+    it cannot be loaded: the stored run is still shown, only re-running needs the code."""
+    from sample_graphs.gallery import SAMPLES, load_sample
+
+    try:
+        if target in SAMPLES:
+            module = load_sample(target)
+            graph, config = module.graph, dict(getattr(module, "example_config", None) or {})
+            title = getattr(module, "title", target)
+        elif target.partition(":")[0].endswith(".py") or ":" in target:
+            loaded = load_target(target)
+            module, graph, config = loaded.module, loaded.graph, loaded.example_config
+            title = getattr(module, "title", target)
+        else:
+            return
+    except Exception:  # the code moved or broke since: show the stored run without it
+        return
+    if graph.name != opened.trace.graph.get("name", graph.name):
+        return  # not the graph this run was made from
+    opened.graph, opened.config = graph, config
+    opened.lesson = getattr(module, "lesson", "")
+    opened.graph_input = decode(opened.trace.input)
+    if opened.source != "fork":
+        opened.title = title
 
 
 def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:

@@ -12,13 +12,19 @@ A graph whose nodes are not deterministic (a real LLM call) may not replay the r
 
 from __future__ import annotations
 
+import copy as copy_module
+import dataclasses
 import itertools
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
-from engine.trace import Recorder, Trace
+from engine.codec import decode
+from engine.schema import takes_config
+from engine.trace import Trace
 
 _threads = itertools.count(1)
 
@@ -55,6 +61,65 @@ class Fork:
         return [c.step for c in self.comparison if c.differs]
 
 
+@dataclass(frozen=True)
+class ForkForm:
+    """What the fork form offers at a step, from the recorded trace (never the live graph)."""
+
+    nodes: list[str]
+    node: str
+    keys: list[str]
+    key: str
+    value_json: str
+    """The value `node` wrote to `key` in this step, else the key's value after it, as JSON."""
+
+
+def fork_form(view: Any, step: int, node: str | None = None, key: str | None = None) -> ForkForm:
+    """Defaults: a node that ran in the step (else one that runs next), a key it wrote, its value."""
+    described = view.run.graph
+    nodes = [n["name"] for n in described["nodes"]] or ["(none)"]
+    keys = list(described.get("channels", {})) or ["(none)"]
+    ran = [t.name for t in view.tasks(step) if t.name in nodes]
+    following = [t.name for t in view.tasks(view.neighbour(step, +1)) if t.name in nodes] if step != view.last else []
+    if node not in nodes:
+        node = (ran or following or nodes)[0]
+    writes = [(c, v) for t in view.tasks(step) if t.name == node for c, v in t.writes if c in keys]
+    if key not in keys:
+        key = writes[0][0] if writes else keys[0]
+    current = next((v for c, v in writes if c == key), None)
+    if current is None:
+        current = view.state(step).get(key)
+    text = json.dumps(decode(current) if current is not None else None, ensure_ascii=False, default=str)
+    return ForkForm(nodes, node, keys, key, text)
+
+
+def branch_target(original: Trace, how: str) -> str:
+    """`subgraph_trap (fork at step 2)`: what a branch is, as the run store lists it; `origin_target`
+    reads the original's target back (so a stored branch can find its graph's code again)."""
+    return f"{origin_target(original.target) or original.graph.get('name', 'run')} ({how})"
+
+
+def fork_step_of(target: str) -> int | None:
+    """The step a branch was forked at, from its target (`... (fork at step 2)`), else None."""
+    found = re.search(r"\(fork at step (-?\d+)\)$", target)
+    return int(found.group(1)) if found else None
+
+
+def origin_target(target: str) -> str:
+    """The target a run (or a branch of it, or a branch of a branch) was made from."""
+    while target.endswith(")") and " (" in target and target.rsplit(" (", 1)[1].startswith(("fork at step ", "resumed")):
+        target = target.rsplit(" (", 1)[0]
+    return target
+
+
+def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -> Trace:
+    from debugger.sources import OpenError, record
+
+    try:
+        return record(graph, graph_input, config, target)
+    except OpenError as exc:
+        raise TimeTravelError(str(exc)) from None
+
+
 def _checkpointed(graph: Any) -> Any:
     return graph.builder.compile(
         checkpointer=InMemorySaver(), name=graph.name,
@@ -65,12 +130,7 @@ def _checkpointed(graph: Any) -> Any:
 def _replay_original(graph: Any, graph_input: Any, config: dict[str, Any] | None) -> tuple[Any, dict[str, Any], Trace]:
     copy = _checkpointed(graph)
     thread = {**(config or {}), "configurable": {**(config or {}).get("configurable", {}), "thread_id": f"stepscope-{next(_threads)}"}}
-    recorder = Recorder(target="replay")
-    try:
-        copy.invoke(graph_input, thread, hooks=recorder)
-    except Exception:  # the original may have failed later than the fork point: that is fine
-        pass
-    return copy, thread, recorder.trace
+    return copy, thread, _record(copy, graph_input, thread, "replay")  # it may fail after the fork point: fine
 
 
 def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,
@@ -82,6 +142,9 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
         raise TimeTravelError(f"{node!r} is not a node of this graph; pick one of {', '.join(graph.builder.nodes)}.")
     if key is not None and key not in graph.builder.channels:
         raise TimeTravelError(f"{key!r} is not a state key; pick one of {', '.join(graph.builder.channels)}.")
+    check_value(graph, original, step, key, value)
+    if _ran_in(original, step, node) and not hasattr(graph.builder.nodes[node].action, "builder"):
+        return _fork_in_step(graph, graph_input, config, original, step, node, key, value)
     copy, thread, replayed = _replay_original(graph, graph_input, config)
     base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
     if base is None:
@@ -90,13 +153,39 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     matches = _same_state(Replay(original), Replay(replayed), step - 1)
     values = {key: value} if key is not None else None
     edited = copy.update_state(base.config, values, as_node=node)
-    recorder = Recorder(target=f"{original.target or original.graph.get('name', 'run')} (fork at step {step})")
-    try:
-        copy.invoke(None, edited, hooks=recorder)
-    except Exception:  # the fork may fail: its trace says how
-        pass
-    result = Fork(recorder.trace, step, node, key, value, matches)
-    result.comparison = compare(original, recorder.trace)
+    branch = _record(copy, None, edited, branch_target(original, f"fork at step {step}"))  # a failure is in its trace
+    branch = with_history(original, branch, step, node, key, value)
+    result = Fork(branch, step, node, key, value, matches)
+    result.comparison = compare(original, branch)
+    return result
+
+
+def _ran_in(trace: Trace, step: int, node: str) -> bool:
+    return any(t.name == node for s in trace.steps if s.step == step for t in s.tasks)
+
+
+def _fork_in_step(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,
+                  step: int, node: str, key: str | None, value: Any) -> Fork:
+    """The run again from its input, with `node` returning `{key: value}` in `step` instead of what it
+    computed: the edit is a write of that very superstep, so the step's other tasks keep their writes
+    (their conflicts too), the barrier folds them all through the reducers, and `node`'s edges route
+    from there, as `update_state(..., as_node=node)` would. One whole recorded run, nothing synthetic."""
+    spec = graph.builder.nodes[node]
+    action = spec.action
+
+    def edited(state: Any, config: dict[str, Any]) -> Any:
+        if (config.get("metadata") or {}).get("langgraph_step") == step:
+            return {key: value} if key is not None else {}
+        return action(state, config=config) if takes_config(action) else action(state)
+
+    builder = copy_module.copy(graph.builder)
+    builder.nodes = {**graph.builder.nodes, node: dataclasses.replace(spec, action=edited)}
+    changed = builder.compile(name=graph.name, interrupt_before=graph.interrupt_before_nodes or None,
+                              interrupt_after=graph.interrupt_after_nodes or None)
+    branch = _record(changed, graph_input, dict(config or {}), branch_target(original, f"fork at step {step}"))
+    matches = _same_state(Replay(original), Replay(branch), step - 1)
+    result = Fork(branch, step, node, key, value, matches)
+    result.comparison = [row for row in compare(original, branch) if row.step >= step]
     return result
 
 
@@ -110,22 +199,91 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
     if replayed.status != "interrupted":
         raise TimeTravelError(f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
                               "the graph does not replay the same way.")
-    recorder = Recorder(target=f"{original.target or original.graph.get('name', 'run')} (resumed)")
-    try:
-        copy.invoke(Command(resume=answer), thread, hooks=recorder)
-    except Exception:  # the resumed run may fail: its trace says how
-        pass
+    branch = _record(copy, Command(resume=answer), thread, branch_target(original, "resumed"))
     last = max((s.step for s in replayed.steps), default=-1)
-    result = Fork(recorder.trace, last + 1, "(resume)", None, answer, True)
-    result.comparison = compare(original, recorder.trace)
+    result = Fork(branch, last + 1, "(resume)", None, answer, True)
+    result.comparison = compare(original, branch)
     return result
+
+
+def check_value(graph: Any, original: Trace, step: int, key: str | None, value: Any) -> None:
+    """Refuses, before anything runs, a value the key's reducer cannot take (`"hello"` for a list
+    under operator.add), naming the reducer and what it expects."""
+    if key is None:
+        return
+    channel = graph.builder.channels.get(key)
+    reducer = getattr(channel, "operator", None)
+    if reducer is None:
+        return
+    replay = Replay(original)
+    earlier = [s for s in replay.order if s < step]
+    current = replay.state_after(earlier[-1]).get(key) if earlier else None
+    if current is None:
+        return
+    old = decode(current)
+    try:
+        reducer(old, value)
+    except Exception as exc:  # the user's reducer on the user's value: any failure is the answer
+        name = getattr(channel, "reducer_name", getattr(reducer, "__name__", "the reducer"))
+        raise TimeTravelError(
+            f"{name} cannot merge {json.dumps(value, ensure_ascii=False, default=str)} into {key!r}: it expects a value "
+            f"it can combine with {type(old).__name__} {json.dumps(old, ensure_ascii=False, default=str)[:60]} "
+            f"({type(exc).__name__}: {exc}). For a list under operator.add, write a list, e.g. [\"hello\"]."
+        ) from None
+
+
+def with_history(original: Trace, branch: Trace, step: int, node: str, key: str | None, value: Any) -> Trace:
+    """The branch as a whole run: the original's steps before the fork, then the fork step as the edit
+    made it (`node` writing `{key: value}` through the key's reducer), then what the branch ran."""
+    from engine.codec import encode
+    from engine.trace import ReducerCallRecord, StepRecord, TaskRecord
+
+    history = [s for s in original.steps if s.step < step]
+    recorded = [s for s in branch.steps if s.step >= step]
+    fork_step = next((s for s in recorded if s.step == step), None)
+    if fork_step is None or fork_step.tasks:
+        return branch
+    before = Replay(original).state_after(history[-1].step).get(key) if history and key else None
+    after = fork_step.state.get(key, {}).get("set", before) if key else None
+    task = TaskRecord(id=f"fork-{step}-{node}", name=node, path=["__pregel_pull", node], triggers=[], fired=[],
+                      seen_versions={}, input={}, result={key: encode(value)} if key else None,
+                      writes=[[key, encode(value)]] if key else [])
+    calls = []
+    if key is not None:
+        reducer = original.graph.get("channels", {}).get(key, {}).get("reducer", "LastValue")
+        calls.append(ReducerCallRecord(0, key, reducer, task.id, node, encode(value),
+                                       {"same": True} if before is not None else {"set": {"$type": "missing"}},
+                                       {"set": after}))
+    edited = StepRecord(step, [task], calls, dict(fork_step.versions), list(fork_step.updated_channels),
+                        {k: v for k, v in fork_step.state.items() if k != key}, True, fork_step.checkpoint)
+    branch.steps = [*history, edited, *(s for s in recorded if s.step > step)]
+    branch.input = original.input
+    return branch
+
+
+def ranges(steps: list[int]) -> str:
+    """`steps 3-249 and 251`, `step 2`, `steps 2 and 4`: step numbers with consecutive runs joined."""
+    runs: list[list[int]] = []
+    for number in sorted(set(steps)):
+        if runs and runs[-1][1] == number - 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    if not runs:
+        return "no step"
+    parts = [str(a) if a == b else f"{a}-{b}" for a, b in runs]
+    words = "step" if len(runs) == 1 and runs[0][0] == runs[0][1] else "steps"
+    return f"{words} " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
 
 
 def compare(original: Trace, branch: Trace) -> list[StepComparison]:
     """The state after each step of `branch` next to the original's at the same step number."""
     mine, theirs = Replay(original), Replay(branch)
     rows = []
+    first = min((s.step for s in branch.steps if s.tasks and s.tasks[0].id.startswith("fork-")), default=None)
     for step in theirs.order:
+        if first is not None and step < first:
+            continue  # the original's own history, copied into the branch
         new = theirs.state_after(step)
         old = mine.state_after(step) if step in mine.steps else None
         rows.append(StepComparison(step, old, new, old != new))

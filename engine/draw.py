@@ -1,4 +1,4 @@
-"""Drawing a compiled graph: LangGraph's `get_graph()` model, its Mermaid text, and DOT for the debugger.
+"""Drawing a compiled graph: LangGraph's `get_graph()` model and its Mermaid text.
 
 `graph_of(compiled)` is LangGraph's `get_graph()`, and like it the graph is *discovered by simulation*,
 not read off the builder: the control channels run superstep by superstep with empty input. Every
@@ -10,9 +10,8 @@ waiting edge looks like plain edges; a node that is a target but never a source 
 `__end__`, which is also the only way a static edge to `__end__` shows. `draw_mermaid()` is a port of
 langchain-core's and returns the same text.
 
-`to_dot()` draws the same model as Graphviz DOT for the debugger, with a `Highlight` for one moment
-of a run. Every state has a marker as well as a colour, and the marker sits in a fixed-size cell, so
-a label never changes size and the layout stays put while the cursor moves.
+The debugger draws one moment of a run from this model with Graphviz (`debugger/drawing.py`); the
+engine keeps only LangGraph's own drawing API.
 """
 
 from __future__ import annotations
@@ -88,9 +87,6 @@ class DrawableGraph:
 
     def draw_mermaid(self, *, with_styles: bool = True, curve_style: str = "linear", wrap_label_n_words: int = 9) -> str:
         return draw_mermaid(self, with_styles=with_styles, curve_style=curve_style, wrap_label_n_words=wrap_label_n_words)
-
-    def to_dot(self, *, highlight: "Highlight | None" = None) -> str:
-        return to_dot(self, highlight=highlight)
 
     def _add_edge_once(self, source: str, target: str, data: str | None = None, conditional: bool = False) -> None:
         """LangGraph's `draw_graph.add_edge`: one edge per (source, target); `__end__` added on first use."""
@@ -343,124 +339,3 @@ def draw_mermaid(graph: DrawableGraph, *, with_styles: bool = True, curve_style:
                 seen.add(prefix)
         text.append(_MERMAID_CLASS_DEFS)
     return "".join(text)
-
-
-# ---- DOT for the debugger ----------------------------------------------------------------------
-
-@dataclass
-class Highlight:
-    """One moment of a run: node ids per state, and the (source, target) edges just followed.
-
-    Each state has a marker besides its colour: failed ✖ red, running ⏳ green (a live run), ran ▶ gold
-    and bold, next ▷ dashed bold border, visited ✓ tinted. A node in several sets gets every style (the later in that list winning)
-    and the marker of the first. Taken edges are bold and thicker.
-    """
-
-    ran: set[str] = field(default_factory=set)
-    next: set[str] = field(default_factory=set)
-    visited: set[str] = field(default_factory=set)
-    failed: set[str] = field(default_factory=set)
-    edges_taken: set[tuple[str, str]] = field(default_factory=set)
-    running: set[str] = field(default_factory=set)
-    """Nodes whose task is executing right now (a live run): ⏳, green, dashed bold border."""
-
-    def state_of(self, node_id: str) -> str:
-        """`failed`, `running`, `ran`, `next`, `visited` or `idle`: the node's marker and SVG class."""
-        return next((s for s in ("failed", "running", "ran", "next", "visited") if node_id in getattr(self, s)), "idle")
-
-
-_NODE_STATES = {  # state -> (marker, attributes, style words); applied in reverse order of precedence
-    "visited": ("✓", {"fillcolor": "#d6ecff"}, ["rounded", "filled"]),
-    "next": ("▷", {"penwidth": "2.5"}, ["dashed", "bold"]),
-    "ran": ("▶", {"fillcolor": "#ffd45e", "penwidth": "3"}, ["bold"]),
-    "running": ("⏳", {"fillcolor": "#c9f2c7", "color": "#1a7f37", "penwidth": "3"}, ["dashed", "bold"]),
-    "failed": ("✖", {"fillcolor": "#ffd6d6", "color": "#cc0000", "fontcolor": "#990000", "penwidth": "3"}, ["bold"]),
-}
-_TERMINALS = {START: {"shape": "oval", "fillcolor": "white"}, END: {"shape": "oval", "fillcolor": "#bfb6fc", "peripheries": "2"}}
-_FONT = "Helvetica,Arial,sans-serif"
-_DOT_DEFAULTS = (
-    f'\tgraph [rankdir=TB, fontname="{_FONT}", fontsize=12];\n'
-    f'\tnode [shape=box, style="rounded,filled", fillcolor="#f2f0ff", color="#444444", fontname="{_FONT}", fontsize=14];\n'
-    f'\tedge [color="#555555", fontname="{_FONT}", fontsize=11, arrowsize=0.8];\n'
-)
-
-
-def dot_node_id(node_id: str) -> str:
-    """`node_<id>`, the SVG id: `[A-Za-z0-9_]` kept, any other character `-<hex>-` (`:` -> `-3a-`)."""
-    return "node_" + "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else f"-{ord(ch):x}-" for ch in node_id)
-
-
-def _quoted(text: str) -> str:
-    """A DOT double-quoted string; backslashes doubled so escapes like `\\N` stay literal."""
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _html(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("\n", "<br/>")
-
-
-def _statement(head: str, attributes: dict[str, str], html_label: str | None) -> str:
-    parts = [f"{key}={_quoted(value)}" for key, value in attributes.items()]
-    return f"{head} [{', '.join(parts + ([f'label=<{html_label}>'] if html_label is not None else []))}];\n"
-
-
-def _node_statement(node: DrawNode, highlight: Highlight) -> str:
-    """A node whose marker sits in a fixed-size cell (balanced by an empty one), so its size never changes."""
-    state, style = highlight.state_of(node.id), ["rounded", "filled"]
-    attributes = {"id": dot_node_id(node.id), "class": f"stepscope-node {state}", "tooltip": node.id, **_TERMINALS.get(node.id, {})}
-    for name, (_, extra, words) in _NODE_STATES.items():
-        if node.id in getattr(highlight, name):
-            attributes.update(extra)
-            style += words
-    attributes["style"] = ",".join(dict.fromkeys(style))
-    cell = '<td fixedsize="true" width="18" height="18">{}</td>'
-    marker = _NODE_STATES[state][0] if state != "idle" else ""
-    notes = "".join(f'<tr><td colspan="3"><font point-size="10">{_html(f"{k} = {v}")}</font></td></tr>' for k, v in (node.metadata or {}).items())
-    label = (f'<table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>{cell.format(marker)}'
-             f"<td>{_html(node.name.split(':')[-1])}</td>{cell.format('')}</tr>{notes}</table>")
-    return _statement(_quoted(node.id), attributes, label)
-
-
-def to_dot(drawable: DrawableGraph | CompiledStateGraph, *, highlight: Highlight | None = None, xray: bool | int = False) -> str:
-    """Graphviz DOT in LangGraph's conventions: START and END as stadiums (END doubled), conditional edges
-    dashed, xray subgraphs as nested `cluster_` clusters; `id=node_<id>` and `id=edge_<src>-to-<dst>`
-    (see `dot_node_id`) and classes `stepscope-node <state>` / `stepscope-edge taken|idle` for selectors.
-
-    `xray` applies when given a compiled graph. A highlight restyles nodes and edges, never resizes them.
-    """
-    graph = graph_of(drawable, xray=xray) if isinstance(drawable, CompiledStateGraph) else drawable
-    highlight = highlight or Highlight()
-    lines = ["digraph stepscope {\n", _DOT_DEFAULTS]
-    members: dict[str, list[DrawNode]] = {}
-    for node in graph.nodes.values():
-        if ":" in node.id:
-            members.setdefault(node.id.rsplit(":", 1)[0], []).append(node)
-        else:
-            lines.append("\t" + _node_statement(node, highlight))
-    prefixes = sorted({prefix.rsplit(":", depth)[0] for prefix in members for depth in range(prefix.count(":") + 1)})
-
-    def add_cluster(prefix: str, indent: str) -> None:
-        lines.append(f"{indent}subgraph {_quoted('cluster_' + prefix)} {{\n{indent}\tid={_quoted('cluster_' + dot_node_id(prefix)[5:])}; "
-                     f'label=<{_html(prefix.rsplit(":", 1)[-1])}>; style="rounded,dashed"; color="gray50"; fontcolor="gray30";\n')
-        lines.extend(f"{indent}\t{_node_statement(node, highlight)}" for node in members.get(prefix, ()))
-        for child in prefixes:
-            if child.startswith(prefix + ":") and ":" not in child[len(prefix) + 1:]:
-                add_cluster(child, indent + "\t")
-        lines.append(f"{indent}}}\n")
-
-    for prefix in prefixes:
-        if ":" not in prefix:
-            add_cluster(prefix, "\t")
-    id_counts: dict[str, int] = defaultdict(int)
-    for edge in graph.edges:
-        taken = (edge.source, edge.target) in highlight.edges_taken
-        edge_id = f"edge_{dot_node_id(edge.source)[5:]}-to-{dot_node_id(edge.target)[5:]}"
-        id_counts[edge_id] += 1
-        attributes = {"id": edge_id + (f"-{id_counts[edge_id]}" if id_counts[edge_id] > 1 else ""),
-                      "class": "stepscope-edge " + ("taken" if taken else "idle")}
-        if style := ",".join((["dashed"] if edge.conditional else []) + (["bold"] if taken else [])):
-            attributes["style"] = style
-        attributes.update({"penwidth": "3", "color": "#b36b00"} if taken else {})
-        label = None if edge.data is None else f"&nbsp;{_html(edge.data)}&nbsp;"
-        lines.append("\t" + _statement(f"{_quoted(edge.source)} -> {_quoted(edge.target)}", attributes, label))
-    return "".join(lines) + "}\n"

@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence
 from .algo import Task
 from .channels import MISSING
 from .codec import Snapshot, encode, encode_error
+from .constants import END, START, TASKS, branch_channel, join_channel
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 
 SCHEMA_VERSION = 1
@@ -172,6 +173,7 @@ def describe(graph: Any) -> dict[str, Any]:
             for branches in builder.branches.values() for b in branches.values()
         ],
         "channels": channels,
+        "control_channels": _control_channels(builder),
         "input_keys": list(builder.schemas[builder.input_schema]),
         "output_keys": graph.output_keys if isinstance(graph.output_keys, str) else list(graph.output_keys),
         "drawing": graph_of(graph, xray=True).to_dict(),
@@ -179,6 +181,19 @@ def describe(graph: Any) -> dict[str, Any]:
     }
     _DESCRIPTIONS[graph] = description
     return description
+
+
+def _control_channels(builder: Any) -> dict[str, dict[str, Any]]:
+    """The channels that carry control flow, by role, so a reader never parses their names:
+    `{"branch:to:x": {"role": "edge", "target": "x"}, "join:a+b:x": {"role": "waiting_edge",
+    "sources": ["a", "b"], "target": "x"}, "__pregel_tasks": {"role": "sends"}, "__start__": {"role": "input"}}`."""
+    roles: dict[str, dict[str, Any]] = {START: {"role": "input"}, TASKS: {"role": "sends"}}
+    for node in builder.nodes:
+        roles[branch_channel(node)] = {"role": "edge", "target": node}
+    for w in builder.waiting_edges:
+        if w.target != END:
+            roles[join_channel(w.sources, w.target)] = {"role": "waiting_edge", "sources": list(w.sources), "target": w.target}
+    return roles
 
 
 # ---- the recorder ------------------------------------------------------------------------------

@@ -1,16 +1,16 @@
 """The Streamlit app, page by page, with `streamlit.testing.v1.AppTest` (no browser).
 
 AppTest runs `debugger/app.py` in this process and lets a test click buttons, set widgets and read
-the elements, the session state and the URL (`at.query_params`). It renders nothing: the graph is
-checked through its DOT text (`at.get("graphviz_chart")[0].proto.spec`), where `engine.draw.to_dot`
-gives every node `id="node_<name>"`, a class `stepscope-node <state>` and a marker (▶ ran, ▷ next,
-✓ visited, ✖ failed). What only a browser shows (layout, colours, key presses) is in tests/e2e.
+the elements, the session state and the URL (`at.query_params`). The graph is laid out on the server,
+so its SVG is in the page (`drawing(at)`): `debugger.drawing` gives every node `id="node_<name>"`, a
+class `stepscope-node <state>` and a marker (▶ ran, ▷ next, ✓ visited, ✖ caused a failure). What only a browser shows (layout, colours, key presses) is in tests/e2e.
 
 Every test gets its own run store (`STEPSCOPE_DB` in a temporary folder) and cleared st caches.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -19,7 +19,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from debugger import sources
+from debugger import model, sources
 from debugger.store import RunStore
 from engine.tracefile import to_json
 
@@ -55,20 +55,27 @@ def url(at: AppTest) -> dict[str, str]:
     return {key: at.query_params[key] for key in at.query_params}
 
 
-def dot(at: AppTest) -> str:
-    charts = at.get("graphviz_chart")
+def drawing(at: AppTest) -> str:
+    """The step drawing's SVG (laid out by Graphviz on the server), entities decoded."""
+    charts = [h for h in at.get("html") if 'class="stepscope-graph"' in h.proto.body]
     assert len(charts) == 1, "exactly one graph on the page"
-    return charts[0].proto.spec
+    carried = re.search(r"canvas\.innerHTML = (\".*?\");\n", charts[0].proto.body).group(1)
+    return html.unescape(json.loads(carried))  # the page's script puts this SVG in the frame
 
 
 def node_state(at: AppTest, node: str) -> str:
-    """The highlight state `to_dot` gave the node: ran, next, visited, failed or idle."""
-    line = next(line for line in dot(at).splitlines() if f'id="node_{node}"' in line)
-    return re.search(r'class="stepscope-node (\w+)"', line).group(1)
+    """The highlight state the drawing gave the node: ran, next, visited, failed or idle."""
+    return re.search(rf'<g id="node_{re.escape(node)}" class="node stepscope-node (\w+)"', drawing(at)).group(1)
 
 
 def ran_nodes(at: AppTest) -> list[str]:
-    return re.findall(r'id="node_([\w-]+)", class="stepscope-node ran"', dot(at))
+    return re.findall(r'<g id="node_([\w-]+)" class="node stepscope-node ran"', drawing(at))
+
+
+def node_svg(at: AppTest, node: str) -> str:
+    svg = drawing(at)
+    start = svg.index(f'<g id="node_{node}"')
+    return svg[start:svg.index("</g>", start)]
 
 
 def tab(at: AppTest, name: str):
@@ -142,25 +149,23 @@ def test_the_slider_moves_the_step():
 
 def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
     at = start(sample="subgraph_trap", step="2")
-    spec = dot(at)
+    svg = drawing(at)
     # the subgraph node is drawn as a cluster of its own nodes: its inner node `s1` is marked
-    child = next(line for line in spec.splitlines() if 'id="node_child-3a-s1"' in line)
-    assert 'class="stepscope-node ran"' in child
-    assert '<td fixedsize="true" width="18" height="18">▶</td>' in child
-    assert 'fillcolor="#ffd45e"' in child and 'penwidth="3"' in child
-    assert node_state(at, "p1") == "visited" and "✓" in next(l for l in spec.splitlines() if 'id="node_p1"' in l)
+    child = node_svg(at, "child-3a-s1")
+    assert "▶" in child and 'fill="#ffd45e"' in child and 'stroke-width="3"' in child
+    assert node_state(at, "p1") == "visited" and "✓" in node_svg(at, "p1")
     assert node_state(at, "__start__") == "visited"
     assert node_state(at, "__end__") == "next"
-    assert re.search(r'"p1" -> "child:s1" \[id="edge_p1-to-child-3a-s1", class="stepscope-edge taken"', spec)
-    assert 'subgraph "cluster_child"' in spec
-    assert re.search(r'"__start__" -> "p1" \[id="edge___start__-to-p1", class="stepscope-edge idle"', spec)
+    assert '<g id="edge_p1-to-child-3a-s1" class="edge stepscope-edge taken">' in svg
+    assert '<g id="cluster_child" class="cluster">' in svg
+    assert '<g id="edge___start__-to-p1" class="edge stepscope-edge idle">' in svg
 
 
 def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
     at = start(sample="subgraph_trap", step="2")
     summary = texts(at.main)
     assert "In step 2, **child** ran." in summary
-    assert "- child runs because branch:to:child changed (written by p1)" in summary
+    assert "- child runs because p1 finished (edge p1 → child)" in summary
     assert "**Next:** nothing — the run ended with status `done`." in summary
     assert any(plain(w.value).startswith("`log` now holds items twice: operator.add appended ['parent', 'sub-1']")
                for w in at.warning)
@@ -179,8 +184,10 @@ def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
     call = next(line for line in lines if "**#0**" in line)
     assert call.startswith("✅ **#0** from **child** wrote `['parent', 'sub-1']` → `['parent', 'parent', 'sub-1']`")
     assert "(1 of them already there: duplicated)" in call
-    [warning] = merge.warning
-    assert warning.value == "Item #1 'parent' of the result repeats what was already there: this write carried the old value again."
+    repeat, mark = merge.warning
+    assert plain(repeat.value) == ("Item #1 'parent' (written by p1 in step 1) of the result repeats what was already "
+                                   "there: this write carried the old value again.")
+    assert plain(mark.value) == "**Subgraph node child re-appended 'log'** (see Findings)", "diagnose's finding marks the call"
 
 
 def test_merge_calls_step_one_reducer_call_at_a_time():
@@ -204,40 +211,53 @@ def test_merge_calls_step_one_reducer_call_at_a_time():
     assert url(at)["step"] == "3" and "call" not in url(at), "a step change shows the whole merge again"
 
 
+def check(at: AppTest, guess: str) -> AppTest:
+    at.text_input[0].input(guess)
+    next(b for b in at.button if b.label == "Check").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_learn_mode_asks_for_a_prediction_and_checks_it():
     at = start(sample="subgraph_trap", step="2")
     at.toggle(key="learn_mode").set_value(True).run()
-    assert any(i.value.startswith("Learn mode: step through the calls") for i in at.info)
-    click(at, "learn_start")
-    assert url(at)["call"] == "0"
+    assert url(at)["call"] == "0", "turning learn mode on hides the step's results"
     [question] = at.text_input
     assert question.label == "What will `log` be after call #0?"
-    check = next(b for b in at.button if b.label == "Check")
+    assert not any("'parent', 'parent', 'sub-1'" in line for line in texts(tab(at, "Merge")))
+    assert not at.warning, "no duplicate warning gives the answer away"
 
-    question.input("['parent', 'sub-1']")
-    check.click().run()
-    [error] = tab(at, "Merge").error
-    assert plain(error.value).startswith("Not quite: it is ['parent', 'parent', 'sub-1'].")
+    check(at, "[oops")
+    assert "Write the value as JSON or a Python literal" in tab(at, "Merge").error[-1].value
+    assert url(at)["call"] == "0", "a guess that cannot be read reveals nothing"
 
-    at.text_input[0].input("['parent', 'parent', 'sub-1']")
-    next(b for b in at.button if b.label == "Check").click().run()
-    assert plain(tab(at, "Merge").success[0].value).startswith("Right: ['parent', 'parent', 'sub-1'].")
+    check(at, "['parent', 'sub-1']")
+    assert "call" not in url(at), "the guessed call is revealed"
+    verdict = tab(at, "Merge").warning[0].value
+    assert plain(verdict).startswith("Not quite: 'log' is ['parent', 'parent', 'sub-1'] after call #0.")
 
-    at.text_input[0].input("[oops")
-    next(b for b in at.button if b.label == "Check").click().run()
-    assert "Write the value as JSON or a Python literal" in tab(at, "Merge").warning[-1].value
+
+def test_learn_mode_hides_the_results_again_after_next():
+    at = start(sample="fan_out_search", step="1")
+    at.toggle(key="learn_mode").set_value(True).run()
+    click(at, "next")
+    assert url(at)["call"] == "0", "the next step opens with its results hidden"
+    assert at.text_input[0].label.startswith("What will `")
+    check(at, "['db: refund policy']")
+    assert url(at)["call"] == "1"
 
 
 def test_learn_mode_says_when_the_guess_is_the_value_after_the_whole_merge():
-    at = start(sample="order_dependent_reducer", step="1", call="2")
+    at = start(sample="order_dependent_reducer", step="1")
     at.toggle(key="learn_mode").set_value(True).run()
+    check(at, "'x'")
+    check(at, "'x'")
     [question] = at.text_input
     assert question.label == "What will `trail` be after call #2?"
-    question.input("'archive;live;'")
-    next(b for b in at.button if b.label == "Check").click().run()
-    [error] = tab(at, "Merge").error
-    assert plain(error.value).startswith("Not quite: it is 'archive;'.")
-    assert error.value.endswith("You gave the value after the whole merge, not after this call.")
+    check(at, "'archive;live;'")
+    verdict = next(w for w in tab(at, "Merge").warning if w.value.startswith("Not quite: 'trail'"))
+    assert plain(verdict.value).startswith("Not quite: 'trail' is 'archive;' after call #2.")
+    assert verdict.value.endswith("You gave the value after the whole merge, not after this call.")
 
 
 # ---- the other tabs ---------------------------------------------------------------------------------
@@ -245,18 +265,20 @@ def test_learn_mode_says_when_the_guess_is_the_value_after_the_whole_merge():
 
 def test_errors_tab_on_a_concurrent_update_shows_both_writers_and_the_fixes():
     at = start(sample="refund_concurrent_update", step="1")
-    assert [t.label for t in at.tabs][5] == "Errors 🛑"
+    assert "Errors 🛑" in [t.label for t in at.tabs]
     assert sorted(ran_nodes(at)) == [], "a refused step shows its nodes as failed, not ran"
     assert node_state(at, "lookup_order") == "failed" and node_state(at, "lookup_user_history") == "failed"
     errors = tab(at, "Errors")
-    assert errors.error[0].value == "**Two nodes wrote the same plain key in one superstep**"
+    assert errors.error[0].value == "**lookup\\_order and lookup\\_user\\_history wrote the plain key 'v' in one superstep**"
     lines = texts(errors)
     assert "**Who wrote `v` in step 1:**" in lines
     assert "**lookup_order**" in lines and "**lookup_user_history**" in lines
     assert [c.value for c in errors.code][:2] == ["1", "2"]
     assert len([line for line in lines if line.startswith("**Fix:**")]) == 3
+    assert any(plain(line).startswith("**Caused by:** **lookup_order**, **lookup_user_history**") for line in lines)
     assert "INVALID_CONCURRENT_GRAPH_UPDATE" in errors.code[-1].value
-    assert any(e.value.startswith("**Two nodes wrote the same plain key") and "Errors tab" in e.value for e in at.main.error)
+    assert any(plain(e.value).startswith("**lookup_order and lookup_user_history wrote") and "Errors tab" in e.value
+               for e in at.main.error)
     click(at, "first")
     assert tab(at, "Errors").info[0].value == "This step is fine; the run failed at step 1."
 
@@ -282,17 +304,21 @@ def test_state_versions_and_tasks_tabs():
     assert frame.to_dict("records") == [{"key": "log", "change": "✎ changed", "before": "['parent']",
                                          "after": "['parent', 'parent', 'sub-1']", "new items": "1, 2"}]
     versions = tab(at, "Versions").dataframe[0].value
-    assert versions.iloc[0].to_dict() == {"channel": "log", "version": 4, "changed": "● changed here", "kind": "state"}
+    assert versions.iloc[0].to_dict() == {"channel": "log", "what": "state key", "version": 4, "changed": "● written here"}
     assert tab(at, "Tasks").expander[0].label.startswith("child  ·  ")
     assert tab(at, "Subgraphs").button[0].label == "⤵ Step into child"
 
 
 def test_timeline_marks_the_current_step():
     at = start(sample="map_reduce_send", step="2")
-    frame = at.dataframe[0].value
+    frame = timeline(at)
     assert list(frame.columns) == ["0", "1", "▶ 2", "3"]
     assert frame.loc["write_joke", "▶ 2"] == "●×3"
-    assert timeline_label(at) == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ failed, ⏸ interrupted)"
+    assert timeline_label(at) == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted)"
+
+
+def timeline(at: AppTest):
+    return next(e for e in at.expander if e.label.startswith("Timeline")).dataframe[0].value
 
 
 def timeline_label(at: AppTest) -> str:
@@ -322,13 +348,13 @@ def test_timeline_of_a_long_run_shows_a_window_around_the_current_step(tmp_path)
     path.write_text(LOOP_FILE)
     at = open_file(start(), str(path))
     assert timeline_label(at).endswith("; supersteps 0–40 of 61")
-    assert list(at.dataframe[0].value.columns) == ["▶ 0", *map(str, range(1, 41))]
+    assert list(timeline(at).columns) == ["▶ 0", *map(str, range(1, 41))]
     at.select_slider(key="step_slider").set_value(30).run()
     assert timeline_label(at).endswith("; supersteps 10–50 of 61")
-    assert at.dataframe[0].value.columns[20] == "▶ 30"
+    assert timeline(at).columns[20] == "▶ 30"
     click(at, "last")
     assert timeline_label(at).endswith("; supersteps 20–60 of 61")
-    assert at.dataframe[0].value.columns[-1] == "▶ 60"
+    assert timeline(at).columns[-1] == "▶ 60"
 
 
 # ---- subgraphs --------------------------------------------------------------------------------------
@@ -342,7 +368,7 @@ def test_step_into_the_subgraph_and_back_out():
     assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0"}
     assert at.main.markdown[0].value.endswith("› **child (step 2)**")
     assert at.select_slider(key="step_slider").value == 0
-    assert "node_s1" in dot(at) and "node_p1" not in dot(at)
+    assert "node_s1" in drawing(at) and "node_p1" not in drawing(at)
     click(at, "next")
     assert url(at)["step"] == "1" and ran_nodes(at) == ["s1"]
     assert "Before: `['parent']`" in texts(tab(at, "Merge")), "the subgraph starts from the parent's state"
@@ -377,7 +403,19 @@ def test_a_link_to_a_stored_run_opens_it(fresh_store):
     assert url(at) == {"run": opened.trace.run_id, "step": "3"}
     assert ran_nodes(at) == ["merge"]
     assert at.session_state["stepscope_run"].source == "stored"
-    assert "so it needs the graph's code" in tab(at, "What-if").info[0].value
+    at = start(run=opened.trace.run_id, step="2")
+    assert at.session_state["stepscope_run"].graph is not None, "a stored run of a sample gets its code back"
+    assert "Re-folded with the graph's reducer" in tab(at, "What-if").caption[-1].value
+
+
+def test_what_if_works_on_a_trace_without_its_code():
+    from debugger import whatif
+    from debugger.model import Scope, TraceView
+
+    view = TraceView(sources.open_sample("fan_out_search", store=False).trace).view(Scope())  # no live graph
+    offer = whatif.offer(view, 2, "results")
+    assert offer.how == "operator.add, by name"
+    assert whatif.sensitivity(view, 2, offer) == (1, 1), "the other order lists the two results the other way round"
 
 
 @pytest.mark.parametrize("params, message", [
@@ -444,7 +482,7 @@ def test_sidebar_opens_a_graph_file_with_its_example_input_or_json(tmp_path):
     run = at.session_state["stepscope_run"]
     assert (run.source, run.label, run.title) == ("file", str(path), "Two steps")
     assert url(at) == {"run": run.trace.run_id, "step": "0"}
-    assert "node_alpha" in dot(at) and "node_beta" in dot(at)
+    assert "node_alpha" in drawing(at) and "node_beta" in drawing(at)
     click(at, "last")
     assert ran_nodes(at) == ["beta"]
 
@@ -602,3 +640,33 @@ def test_md_escapes_names_and_sentences_for_markdown():
     assert md("__start__") == r"\_\_start\_\_"
     assert md("keep_first(['a'], *x*) <b> `c` $1 | #2") == r"keep\_first(\['a'\], \*x\*) \<b\> \`c\` \$1 \| \#2"
     assert md("lookup order: 1.5") == "lookup order: 1.5"
+
+
+# ---- the app and `stepscope diagnose` say the same --------------------------------------------------
+
+
+def cli_findings(target: str, capsys) -> list[dict]:
+    from debugger.cli import main
+
+    main(["diagnose", target, "--json"])
+    return json.loads(capsys.readouterr().out)["findings"]
+
+
+@pytest.mark.parametrize("name", sorted(__import__("sample_graphs.gallery", fromlist=["SAMPLES"]).SAMPLES))
+def test_the_findings_tab_shows_what_stepscope_diagnose_finds(name, capsys):
+    expected = cli_findings(name, capsys)
+    at = start(sample=name)
+    panel = tab(at, "Findings")
+    assert panel.label == (f"Findings ({len(expected)})" if expected else "Findings")
+    shown, codes = texts(panel), [c.value for c in panel.code]
+    for finding in expected:
+        assert any(line.endswith(f"**{finding['title']}**  \n{finding['where']}") for line in shown), finding["title"]
+        assert finding["explanation"] in shown
+        assert finding["fix"] in codes and all(other["code"] in codes for other in finding["other_fixes"])
+    if not expected:
+        assert panel.success[0].value == "`stepscope diagnose` finds nothing wrong in this run."
+    for step in {f["step"] for f in expected if f["step"] is not None and not f["scope"]}:
+        errors = [f for f in expected if f["step"] == step and f["severity"] == "error" and not f["scope"]]
+        failing = at.session_state["stepscope_run"].view.view(model.Scope())
+        for report, finding in zip(failing.errors(step), errors if not failing.committed(step) else []):
+            assert (report.title, report.explanation) == (finding["title"], finding["explanation"])

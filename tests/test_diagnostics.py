@@ -76,9 +76,11 @@ def test_concurrent_update_names_every_writer_their_values_and_why_they_ran_toge
     finding = only(diagnose_trace(record(graph, {"log": []})), "concurrent_update")
     assert (finding.severity, finding.step, finding.key, finding.nodes) == ("error", 1, "v", ("x", "y"))
     assert "x and y both wrote 'v' in step 1 (x wrote 1; y wrote 2)" in finding.explanation
-    assert "x ran because __start__ (step 0) took the edge START → x" in finding.explanation
+    assert "x ran because the input was written (edge START → x)" in finding.explanation
     assert [e["value"] for e in finding.evidence] == [1, 2]
-    assert "Annotated[list[int], operator.add]" in finding.fix
+    assert finding.fix_label.startswith("Give each node its own key"), "an int has no natural merge: keep one writer"
+    assert any("Annotated[list[int], operator.add]" in code and "type changes from int" in label
+               for label, code in finding.other_fixes)
     assert any("add_edge" in code for _, code in finding.other_fixes)
 
 
@@ -125,7 +127,7 @@ def test_a_router_that_returns_a_list_can_run_its_targets_together():
     assert static.severity == "warning" and static.nodes == ("billing", "tech")
     assert "triage's router route_both can choose billing" in static.explanation
     run = only(diagnose_trace(record(graph, {"question": "x"})), "concurrent_update")
-    assert "the router route_both of triage (step 1) chose billing" in run.explanation
+    assert "triage finished and its router route_both chose billing" in run.explanation
 
 
 class Jokes(TypedDict):

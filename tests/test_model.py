@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from debugger import sources
-from debugger.model import Cursor, DiffEntry, RunView, Scope, TraceView, check_guess, parse_guess
+from debugger.diagnostics import diagnose
+from debugger.learn import check_guess, parse_guess
+from debugger.model import Cursor, DiffEntry, RunView, Scope, TraceView
 from engine.constants import END, START
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +31,8 @@ def traces(tmp_path_factory):
 
     def get(name: str) -> TraceView:
         if name not in cache:
-            cache[name] = TraceView(sources.open_sample(name, db=db).trace)
+            opened = sources.open_sample(name, db=db)
+            cache[name] = TraceView(opened.trace, opened.graph)
         return cache[name]
 
     return get
@@ -60,7 +63,7 @@ def test_highlight_of_subgraph_trap_follows_the_run(trap):
     assert last.next == {END}, "the last step of a finished run points at END"
     assert last.visited == {START, "p1"}
     assert last.failed == set()
-    assert last.edges_taken == {("p1", "child"), ("child", END)}
+    assert last.edges_taken == {("p1", "child")}, "only edges into this step are bold (the legend says so); END is marked next"
 
 
 def test_highlight_of_a_fan_out_marks_both_branches_and_the_join(traces):
@@ -83,13 +86,13 @@ def test_highlight_marks_both_writers_of_a_refused_step_failed(traces):
 
 
 def test_dot_marks_the_ran_node_with_its_marker_and_id(trap):
-    dot = trap.dot(2)
-    child = next(line for line in dot.splitlines() if 'id="node_child-3a-s1"' in line)  # inside cluster_child
+    dot = trap.dot(2).replace('"node_', "node_").replace('" [', " [").replace('" -> ', " -> ")
+    child = next(line for line in dot.splitlines() if line.strip().startswith("node_child-3a-s1 ["))  # inside cluster_child
     assert 'class="stepscope-node ran"' in child and "▶" in child and "#ffd45e" in child
-    p1 = next(line for line in dot.splitlines() if 'id="node_p1"' in line)
+    p1 = next(line for line in dot.splitlines() if line.strip().startswith("node_p1 ["))
     assert 'class="stepscope-node visited"' in p1 and "✓" in p1
-    assert 'class="stepscope-edge taken"' in next(line for line in dot.splitlines() if '"p1" -> "child:s1"' in line)
-    assert 'subgraph "cluster_child"' in dot
+    assert 'class="stepscope-edge taken"' in next(line for line in dot.splitlines() if "node_p1 -> node_child-3a-s1" in line)
+    assert "subgraph cluster_child {" in dot
 
 
 # ---- timeline --------------------------------------------------------------------------------------
@@ -153,7 +156,9 @@ def test_merge_of_a_refused_write_explains_the_missing_reducer(traces):
     view = traces("refund_concurrent_update").view(Scope())
     sentences = [m.sentence for m in view.merge(1)]
     assert len(sentences) == 2
-    assert all(s.startswith("'v' has no reducer") for s in sentences)
+    assert sentences[0].startswith("lookup_order wrote 1 to 'v', a key without a reducer")
+    assert all("another task wrote it in the same step" in s and "second" not in s for s in sentences)
+    assert not any(m.applied for m in view.merge(1)), "a failed step applies nothing"
 
 
 def test_merge_of_a_step_that_does_not_exist_is_empty(trap):
@@ -188,25 +193,29 @@ def test_diff_reports_a_removed_key(trap, monkeypatch):
 
 def test_versions_list_state_channels_first_and_mark_changes(trap):
     rows = trap.versions(1)
-    assert rows[0] == {"channel": "log", "version": 3, "changed": True, "kind": "state"}
-    kinds = {row["channel"]: row["kind"] for row in rows}
-    assert kinds["branch:to:p1"] == "edge" and kinds["__start__"] == "internal"
+    assert rows[0] == {"channel": "log", "version": 3, "changed": True, "change": "written", "what": "state key"}
+    change = {row["channel"]: row["change"] for row in rows}
+    assert (change["branch:to:child"], change["branch:to:p1"]) == ("written", "cleared"), "p1 ran: its edge is cleared"
+    kinds = {row["channel"]: row["what"] for row in rows}
+    assert kinds["branch:to:p1"] == "edge into p1" and kinds["__start__"] == "the input"
     assert next(row for row in rows if row["channel"] == "__start__")["changed"] is False
     assert trap.versions(99) == []
 
 
 def test_trigger_sentences_name_the_channel_and_its_writer(traces, trap):
-    assert [t.sentence() for t in trap.triggers(2)] == ["child runs because branch:to:child changed (written by p1)"]
+    assert [t.sentence() for t in trap.triggers(2)] == ["child runs because p1 finished (edge p1 → child)"]
     assert [t.sentence() for t in trap.next_triggers(1)] == [t.sentence() for t in trap.triggers(2)]
     assert trap.next_triggers(2) == []
     fan = traces("fan_out_search").view(Scope())
     assert [t.sentence() for t in fan.triggers(3)] == [
-        "merge runs because branch:to:merge changed (written by search_db, search_web)"]
+        "merge runs because search_db finished (edge search_db → merge); search_web finished (edge search_web → merge)"]
 
 
 def test_trigger_sentence_of_a_send(traces):
     view = traces("map_reduce_send").view(Scope())
-    assert [t.sentence() for t in view.triggers(2)] == ["write_joke runs for a Send from plan"] * 3
+    assert [t.sentence() for t in view.triggers(2)] == [
+        f'write_joke[{i}] {{"subject": "{s}"}} runs because plan sent a Send to write_joke from its router fan_out'
+        for i, s in enumerate(["owl", "cat", "dog"])]
 
 
 # ---- errors ----------------------------------------------------------------------------------------
@@ -217,15 +226,15 @@ def test_concurrent_update_report_names_both_writers_and_three_fixes(traces):
     assert view.failed_step == 1
     assert view.error(0) is None
     report = view.error(1)
-    assert report.title == "Two nodes wrote the same plain key in one superstep"
+    finding = next(f for f in diagnose(None, view.run) if f.kind == "concurrent_update")
+    assert report.title == finding.title == "lookup_order and lookup_user_history wrote the plain key 'v' in one superstep"
+    assert report.explanation == finding.explanation, "the app explains with diagnose's words"
+    assert report.fixes == ((finding.fix_label, finding.fix), *finding.other_fixes)
     assert report.key == "v"
     assert report.writers == (("lookup_order", 1), ("lookup_user_history", 2))
+    assert report.culprits == ("lookup_order", "lookup_user_history")
     assert report.message.startswith("At key 'v': Can receive only one value per step.")
     assert "INVALID_CONCURRENT_GRAPH_UPDATE" in report.message
-    assert "'lookup_order' and 'lookup_user_history' ran in the same superstep (step 1)" in report.explanation
-    assert len(report.fixes) == 3
-    assert "Annotated[list, operator.add]" in report.fixes[0][1]
-    assert "Overwrite" in report.fixes[2][1]
 
 
 def test_recursion_limit_report(traces):

@@ -1,8 +1,6 @@
 """Replay from a Trace alone, the run store, the DataFrames and the command line."""
 
-import json
 import operator
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +10,14 @@ import pytest
 
 from debugger.frames import reducer_calls_frame, tasks_frame, versions_frame, writes_frame
 from debugger.present import explain_call
-from debugger.replay import Replay, order_sensitivity, refold
+from debugger.diagnostics.order import candidate_orders
+from debugger.replay import Replay, channel_calls, refold
+
+
+def order_sensitivity(replay, step, key, reducer):
+    """The orders `diagnose` and the What-if panel try (`candidate_orders`) that change the result."""
+    count = len(channel_calls(replay.steps[step], key))
+    return [o for o in candidate_orders(count) if o != tuple(range(count)) and refold(replay, step, key, reducer, o).differs]
 from debugger.store import RunStore, StoreError
 from engine import START, StateGraph
 from engine.trace import Recorder

@@ -120,3 +120,31 @@ def test_a_run_that_never_ends_is_shown_as_far_as_it_got():
     assert "did not finish within 0 s" in trace.error["message"] or "within 1 s" in trace.error["message"]
     assert "Still running: stuck" in trace.error["message"]
     assert Replay(trace).state_after(1) == {"log": ["quick"]}
+
+
+def test_forking_one_writer_of_a_step_keeps_the_others_writes():
+    from sample_graphs.fan_out_search import example_input, graph
+
+    original = recorded(graph, example_input)
+    branch = fork(graph, example_input, {}, original, 2, "search_db", "results", ["db: EDITED"])
+    step = next(s for s in branch.trace.steps if s.step == 2)
+    assert sorted(t.name for t in step.tasks) == ["search_db", "search_web"]
+    results = Replay(branch.trace).state_after(2)["results"]
+    assert "db: EDITED" in results and any(r.startswith("web:") for r in results), "search_web's write is kept"
+    assert [c.step for c in branch.comparison][0] == 2, "the comparison starts at the fork"
+
+
+def test_a_fork_refuses_a_value_its_reducer_cannot_take():
+    from sample_graphs.subgraph_trap import example_input, graph
+
+    original = recorded(graph, example_input)
+    with pytest.raises(TimeTravelError, match=r"operator\.add cannot merge \"hello\" into 'log'"):
+        fork(graph, example_input, {}, original, 1, "p1", "log", "hello")
+
+
+def test_step_ranges_read_right():
+    from debugger.timetravel import ranges
+
+    assert ranges([2]) == "step 2"
+    assert ranges([2, 4]) == "steps 2 and 4"
+    assert ranges(list(range(3, 250)) + [251]) == "steps 3-249 and 251"

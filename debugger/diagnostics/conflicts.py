@@ -14,6 +14,7 @@ from typing import Any
 
 from debugger.present import short
 from debugger.replay import MISSING_VALUE
+from engine.codec import decode
 
 from .facts import RunFacts, both, names, same
 from .findings import Finding
@@ -97,14 +98,29 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
 
 
 def _fixes(key: str, calls: list[Any], writers: list[str], echoes: list[str], subgraphs: list[str]) -> list[tuple[str, str]]:
-    item = _item_type([c.write for c in calls])
-    reducer = (
-        f"Give {key!r} a reducer, so parallel writes are merged",
-        f"{key}: Annotated[list[{item}], operator.add]   # each node returns {{\"{key}\": [its value]}}",
-    )
+    """The fixes that fit, best first. Which reducer fits depends on what the writes are: lists are
+    merged by concatenation and dicts by union, keeping the key's type; scalars (a str, an int) have no
+    natural merge, so their first fix keeps one writer per key and collecting them is offered as a
+    change of type."""
+    values = [decode_or_raw(c.write) for c in calls]
+    if all(isinstance(v, list) for v in values):
+        reducer = (f"Give {key!r} a reducer that concatenates, so parallel lists are merged",
+                   f"{key}: Annotated[list, operator.add]   # each node's list is appended")
+    elif all(isinstance(v, dict) for v in values):
+        reducer = (f"Give {key!r} a reducer that merges the dicts",
+                   f"{key}: Annotated[dict, lambda old, new: {{**old, **new}}]   # later keys win")
+    else:
+        item = _item_type([c.write for c in calls])
+        reducer = (f"Or collect every value: make {key!r} a list with a reducer (its type changes from {item} "
+                   f"to list[{item}])",
+                   f"{key}: Annotated[list[{item}], operator.add]   # each node returns {{\"{key}\": [its value]}}")
     own_keys = (
         "Give each node its own key, if the values mean different things",
         "\n".join(f'return {{"{key}_{w}": ...}}   # in {w}' for w in writers[:3]),
+    )
+    sequence = (
+        "Run them one after the other instead of in parallel",
+        f'builder.add_edge("{writers[0]}", "{writers[-1]}")   # instead of both edges from the same node',
     )
     fixes = []
     if subgraphs:
@@ -117,14 +133,21 @@ def _fixes(key: str, calls: list[Any], writers: list[str], echoes: list[str], su
             "Return only what changed, not the whole state",
             f'return {{"other_key": new_value}}   # leave {key!r} out of the update (not `return state`)',
         ))
-    fixes.append(reducer)
-    if len(writers) > 1:
-        fixes.append(own_keys)
-        fixes.append((
-            "Run them one after the other instead of in parallel",
-            f'builder.add_edge("{writers[0]}", "{writers[1]}")   # instead of both edges from the same node',
-        ))
+    scalar = reducer[0].startswith("Or collect")
+    if scalar and len(writers) > 1:
+        fixes += [own_keys, reducer, sequence]
+    else:
+        fixes.append(reducer)
+        if len(writers) > 1:
+            fixes += [own_keys, sequence]
     return fixes
+
+
+def decode_or_raw(encoded: Any) -> Any:
+    try:
+        return decode(encoded)
+    except Exception:  # a value the codec cannot rebuild: judge its recorded form
+        return encoded
 
 
 def _item_type(values: list[Any]) -> str:

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterator
 
-from debugger.replay import MISSING_VALUE, Replay
+from debugger.present import short
+from debugger.replay import MISSING_VALUE, Origin, Replay, canonical, repeated_items
+from engine.codec import TYPE, apply_delta, decode
 from engine.constants import PUSH, START, TASKS
-from engine.trace import ReducerCallRecord, RunRecord, StepRecord, TaskRecord
+from engine.trace import VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
 
 INPUT_WRITERS = (START, "__input__")
 """Writers that are the input, not a node."""
@@ -88,9 +90,9 @@ class RunFacts:
     def input_keys(self, task: TaskRecord) -> list[str]:
         """The state keys a task received (its input view, or the keys of an encoded dict input)."""
         value = task.input
-        if isinstance(value, dict) and "$view" in value:
-            return list(value["$view"])
-        if isinstance(value, dict) and "$type" not in value:
+        if isinstance(value, dict) and VIEW in value:
+            return list(value[VIEW])
+        if isinstance(value, dict) and TYPE not in value:
             return list(value)
         return []
 
@@ -98,19 +100,88 @@ class RunFacts:
         channels = self.run.graph.get("channels", {})
         return [(c, v) for c, v in task.writes if c in channels]
 
+    # ---- duplicates ----------------------------------------------------------------------------------
+
+    def origins_before(self, step: int, key: str) -> list[Origin]:
+        """Who put each item of `key` there, as of the start of `step`."""
+        index = self.order.index(step) if step in self.order else 0
+        if index == 0:
+            return []
+        try:
+            return self.replay.provenance(self.order[index - 1], key)
+        except KeyError:
+            return []
+
+    def repeats(self, step: int, key: str, before: Any, after: Any) -> list[Repeat]:
+        """The items a reducer call appended that were already in the list, each with where the first
+        copy came from (the one duplicate detector: the app's marks and `diagnose` both use it)."""
+        start = self.start_value(step, key)
+        first: dict[str, int] = {}
+        for index, item in enumerate(start if isinstance(start, list) else []):
+            first.setdefault(canonical(item), index)
+        origins = self.origins_before(step, key)
+        found = []
+        for index in repeated_items(before, after):
+            item = after[index]
+            at = first.get(canonical(item))
+            found.append(Repeat(index, item, origins[at] if at is not None and at < len(origins) else None))
+        return found
+
+    # ---- channels ------------------------------------------------------------------------------------
+
+    def channel_role(self, channel: str) -> dict[str, Any]:
+        """`{"role": "state" | "edge" | "waiting_edge" | "sends" | "input" | "internal", ...}`.
+
+        The trace's graph description records the control channels (`control_channels`); traces recorded
+        before it did are read by LangGraph's channel names, here and nowhere else."""
+        recorded = self.run.graph.get("control_channels")
+        if channel in self.run.graph.get("channels", {}):
+            return {"role": "state"}
+        if recorded is not None:
+            return recorded.get(channel, {"role": "internal"})
+        if channel.startswith("branch:to:"):
+            return {"role": "edge", "target": channel[len("branch:to:"):]}
+        if channel.startswith("join:") and channel.count(":") >= 2:
+            _, sources, target = channel.split(":", 2)
+            return {"role": "waiting_edge", "sources": sources.split("+"), "target": target}
+        return {"role": {START: "input", TASKS: "sends"}.get(channel, "internal")}
+
     # ---- why a task ran ------------------------------------------------------------------------------
 
-    def why(self, step: int, task: TaskRecord) -> str:
-        """`__start__ (step 0) took the edge START → lookup_order`, in words."""
-        reasons = []
+    def label(self, task: TaskRecord) -> str:
+        """The task as people should read it: `write_joke[1] {"subject": "owls"}` for a Send, else its name."""
+        if task.path and task.path[0] == PUSH:
+            index = task.path[1] if len(task.path) > 1 else "?"
+            return f"{task.name}[{index}] {short_json(task.input)}"
+        return task.name
+
+    def reasons(self, step: int, task: TaskRecord) -> list[Reason]:
+        """Why `task` ran in `step`: one reason per fired channel and earlier writer of it."""
+        reasons: list[Reason] = []
         for channel in task.fired:
             writer_step, writers = self._writers_of(step, TASKS if channel == PUSH else channel)
             if not writers:
-                reasons.append(f"{channel} changed")
+                reasons.append(Reason(self._unwritten_words(channel, task.name), channel))
                 continue
             for earlier in writers:
-                reasons.append(self._edge_words(writer_step, earlier, task.name, channel))
-        return "; ".join(dict.fromkeys(reasons)) or "it was scheduled"
+                text, edge = self._edge_words(writer_step, step, earlier, task.name, channel)
+                reasons.append(Reason(text, channel, earlier.name, writer_step, edge))
+        unique = {r.text: r for r in reasons}
+        return list(unique.values())
+
+    def why(self, step: int, task: TaskRecord) -> str:
+        """`p1 finished (edge p1 → child)`, in words."""
+        return "; ".join(r.text for r in self.reasons(step, task)) or "it was scheduled"
+
+    def _unwritten_words(self, channel: str, target: str) -> str:
+        role = self.channel_role(channel)
+        if role["role"] == "input" or target == START:
+            return "the run was given its input"
+        if role["role"] == "sends":
+            return "a Send asked for it"
+        if role["role"] in ("edge", "waiting_edge"):
+            return f"an edge into {target} was taken"
+        return f"{channel} changed"
 
     def _writers_of(self, step: int, channel: str) -> tuple[int, list[TaskRecord]]:
         """The latest earlier step whose tasks wrote `channel`, and those tasks."""
@@ -121,24 +192,76 @@ class RunFacts:
                 return earlier_step, writers
         return -1, []
 
-    def _edge_words(self, step: int, earlier: TaskRecord, target: str, channel: str) -> str:
+    def _edge_words(self, writer_step: int, step: int, earlier: TaskRecord, target: str,
+                    channel: str) -> tuple[str, tuple[str, str] | None]:
         source = "START" if earlier.name == START else earlier.name
-        who = f"{earlier.name} (step {step})"
+        waited = self._previous_step(step) != writer_step
+        finished = ("the input was written" if earlier.name == START
+                    else f"{earlier.name} finished" + (f" in step {writer_step}" if waited else ""))
+        edge = (earlier.name, target)
         if channel == PUSH:
             routes = [name for name, chosen in earlier.routes if _mentions(chosen, target)]
             how = f"its router {routes[0]}" if routes else "a Command"
-            return f"{who} sent a Send to {target} from {how}"
-        if channel.startswith("join:"):
-            return f"the waiting edge [{channel.split(':')[1].replace('+', ', ')}] → {target} was complete after {who}"
+            return f"{earlier.name} sent a Send to {target} from {how}", edge
+        role = self.channel_role(channel)
+        if role["role"] == "waiting_edge":
+            sources = ", ".join(role.get("sources", []))
+            return f"every node of the waiting edge [{sources}] → {target} had finished (last: {earlier.name})", edge
         routes = [name for name, chosen in earlier.routes if _mentions(chosen, target)]
         if routes:
-            return f"the router {routes[0]} of {who} chose {target}"
-        edges = self.run.graph.get("edges", [])
-        if [earlier.name, target] in edges or (earlier.name == START and [START, target] in edges):
-            return f"{who} took the edge {source} → {target}"
-        if isinstance(earlier.result, dict) and earlier.result.get("$type") == "Command":
-            return f"{who} returned Command(goto={target!r})"
-        return f"{who} triggered {target}"
+            return f"{finished} and its router {routes[0]} chose {target}", edge
+        if [earlier.name, target] in self.run.graph.get("edges", []):
+            return f"{finished} (edge {source} → {target})", edge
+        if isinstance(earlier.result, dict) and earlier.result.get(TYPE) == "Command":
+            return f"{finished} and returned Command(goto={target!r})", edge
+        return f"{finished} and triggered {target}", edge
+
+    def _previous_step(self, step: int) -> int | None:
+        index = self.order.index(step) if step in self.order else 0
+        return self.order[index - 1] if index > 0 else None
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A list item added again: its index in the new value, the item, and where its first copy came from."""
+
+    index: int
+    item: Any
+    origin: Origin | None
+
+    def origin_words(self) -> str:
+        return origin_words(self.origin)
+
+
+def origin_words(origin: Origin | None) -> str:
+    if origin is None:
+        return "changed during this step"
+    if origin.task == START:
+        return "from the input"
+    if origin.call_index is None:
+        return f"changed outside the reducers in step {origin.step}"
+    return f"written by {origin.task} in step {origin.step}"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One reason a task ran: a fired channel and the earlier task that wrote it."""
+
+    text: str
+    channel: str
+    writer: str | None = None
+    writer_step: int | None = None
+    edge: tuple[str, str] | None = None
+    """The (source, target) edge this reason followed, for the drawing."""
+
+
+def short_json(encoded: Any, limit: int = 60) -> str:
+    """A Send's argument as compact JSON, e.g. `{"subject": "owls"}`."""
+    try:
+        text = json.dumps(decode(encoded), ensure_ascii=False, separators=(", ", ": "), default=str)
+    except Exception:  # a value the codec cannot decode is still shown
+        text = short(encoded, limit)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _mentions(encoded: Any, target: str) -> bool:
@@ -147,7 +270,7 @@ def _mentions(encoded: Any, target: str) -> bool:
         return True
     if isinstance(encoded, list):
         return any(_mentions(item, target) for item in encoded)
-    if isinstance(encoded, dict) and encoded.get("$type") == "Send":
+    if isinstance(encoded, dict) and encoded.get(TYPE) == "Send":
         return encoded.get("node") == target
     return False
 
@@ -158,8 +281,12 @@ def runs(trace: RunRecord, graph: Any = None, scope: tuple[str, ...] = ()) -> It
     for step in trace.steps:
         for task in step.tasks:
             for index, nested in enumerate(task.subgraphs):
-                label = f"{task.name}@{step.step}" + (f"#{index + 1}" if index else "")
-                yield from runs(nested, _subgraph_of(graph, task.name), (*scope, label))
+                yield from runs(nested, _subgraph_of(graph, task.name), (*scope, scope_label(task.name, step.step, index)))
+
+
+def scope_label(node: str, step: int, index: int = 0) -> str:
+    """How a finding names a subgraph run: `child@2` (`child@2#2` for the task's second run)."""
+    return f"{node}@{step}" + (f"#{index + 1}" if index else "")
 
 
 def _subgraph_of(graph: Any, node: str) -> Any:
@@ -172,8 +299,6 @@ def _subgraph_of(graph: Any, node: str) -> Any:
 def calls_with_values(facts: RunFacts, step: int) -> Iterator[tuple[ReducerCallRecord, Any, Any, Any]]:
     """Each reducer call of `step` with the channel's recorded value before the call's `before` delta
     (`prior`), the value the reducer received (`before`) and its result (`after`)."""
-    from engine.codec import apply_delta
-
     values = dict(facts.start_state(step))
     for call in facts.steps[step].reducer_calls:
         prior = values.get(call.channel, MISSING_VALUE)
@@ -185,10 +310,6 @@ def calls_with_values(facts: RunFacts, step: int) -> Iterator[tuple[ReducerCallR
 
 def same(a: Any, b: Any) -> bool:
     return canonical(a) == canonical(b)
-
-
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def names(items: list[str]) -> str:

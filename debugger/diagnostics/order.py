@@ -22,12 +22,14 @@ from typing import Any, Callable
 
 from debugger.present import short
 from debugger.replay import channel_calls, refold
+from engine.codec import TYPE
 from engine.messages import add_messages
 
 from .facts import RunFacts, both, canonical, names, same
 from .findings import Finding
 
 MAX_ORDERS = 120
+"""At most this many orders are re-folded per channel and step (the What-if panel uses the same)."""
 
 _BY_NAME: dict[str, Callable[[Any, Any], Any]] = {"add_messages": add_messages, "max": max, "min": min}
 
@@ -45,7 +47,7 @@ def order_sensitivity(facts: RunFacts) -> list[Finding]:
                 continue
             if all(same(c.write, calls[0].write) for c in calls):
                 continue
-            reducer, how = _reducer(facts, key, calls)
+            reducer, how = reducer_for(facts, key, calls)
             if reducer is None:
                 continue
             recorded = refold(facts.replay, record.step, key, reducer)
@@ -58,10 +60,12 @@ def order_sensitivity(facts: RunFacts) -> list[Finding]:
 
 
 def _is_overwrite(write: Any) -> bool:
-    return isinstance(write, dict) and write.get("$type") == "Overwrite"
+    return isinstance(write, dict) and write.get(TYPE) == "Overwrite"
 
 
-def _reducer(facts: RunFacts, key: str, calls: list[Any]) -> tuple[Callable[[Any, Any], Any] | None, str]:
+def reducer_for(facts: RunFacts, key: str, calls: list[Any]) -> tuple[Callable[[Any, Any], Any] | None, str]:
+    """The reducer of `key` as a function, and how it was found: the live graph's, else by its recorded
+    name, else inferred from `calls` (one step's calls on `key`); (None, "") when none of these works."""
     graph = facts.graph
     channel = getattr(getattr(graph, "builder", None), "channels", {}).get(key) if graph is not None else None
     live = getattr(channel, "operator", None)
@@ -88,7 +92,9 @@ def _call_values(facts: RunFacts, calls: list[Any]):
             yield call, before, after
 
 
-def _orders(count: int):
+def candidate_orders(count: int):
+    """The orders tried for `count` writes: all of them (at most MAX_ORDERS) for up to five writes; for
+    more, the reverse, every rotation and every swap of neighbours (a permutation count explodes)."""
     if count <= 5:
         yield from itertools.islice(itertools.permutations(range(count)), MAX_ORDERS)
         return
@@ -103,7 +109,7 @@ def _orders(count: int):
 
 
 def _differing_order(facts: RunFacts, step: int, key: str, reducer: Any, count: int, value: Any):
-    for order in _orders(count):
+    for order in candidate_orders(count):
         if order == tuple(range(count)):
             continue
         result = refold(facts.replay, step, key, reducer, order)

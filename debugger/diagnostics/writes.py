@@ -113,46 +113,16 @@ def _echoes(facts: RunFacts, step: int, call: Any, start: Any) -> bool:
         return False
     if len(write) > len(start):
         return True
-    return any(origin.task != call.writer_name for origin in _origins(facts, step, call.channel)[: len(start)])
-
-
-def _origins(facts: RunFacts, step: int, key: str) -> list[Any]:
-    index = facts.order.index(step)
-    if index == 0:
-        return []
-    try:
-        return facts.replay.provenance(facts.order[index - 1], key)
-    except KeyError:
-        return []
-
-
-def _origin_words(origin: Any) -> str:
-    if origin is None:
-        return "changed during this step"
-    if origin.task == "__start__":
-        return "from the input"
-    if origin.call_index is None:
-        return f"changed outside the reducers in step {origin.step}"
-    return f"written by {origin.task} in step {origin.step}"
+    return any(origin.task != call.writer_name for origin in facts.origins_before(step, call.channel)[: len(start)])
 
 
 def _repeated(facts: RunFacts, step: int, call: Any, start: list[Any], before: list[Any], after: list[Any],
               subgraph: bool) -> Finding:
     key, node, reducer = call.channel, call.writer_name, call.reducer
-    seen = {}
-    for index, item in enumerate(start):
-        seen.setdefault(canonical(item), index)
-    origins = _origins(facts, step, key)
-    before_keys = {canonical(item) for item in before}
-    duplicated = [item for item in call.write if canonical(item) in before_keys]
-    evidence = []
-    for item in duplicated:
-        index = seen.get(canonical(item))
-        origin = origins[index] if index is not None and index < len(origins) else None
-        evidence.append({
-            "item": item, "text": short(item, 60), "origin": _origin_words(origin),
-            "count_after": sum(1 for x in after if same(x, item)),
-        })
+    evidence = [{
+        "item": repeat.item, "text": short(repeat.item, 60), "origin": repeat.origin_words(),
+        "count_after": sum(1 for x in after if same(x, repeat.item)),
+    } for repeat in facts.repeats(step, key, before, after)]
     listed = ", ".join(f"{e['text']} ({e['origin']})" for e in evidence[:4]) + (" …" if len(evidence) > 4 else "")
     new_items = call.write[len(start):]
     if subgraph:

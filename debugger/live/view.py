@@ -9,8 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from engine.draw import DrawableGraph, Highlight, to_dot
+from engine.draw import DrawableGraph
 from engine.trace import StepRecord, Trace
+from debugger.drawing import Highlight, dot_node_id, to_dot
 from debugger.live.status import Breakpoints, LiveSnapshot
 from debugger.present import short
 from debugger.replay import Replay
@@ -60,7 +61,7 @@ def live_dot(drawing: DrawableGraph, light: Highlight, breakpoints: Breakpoints)
         if name not in drawing.nodes:
             continue
         where = " and ".join(w for w, names in (("before", breakpoints.before), ("after", breakpoints.after)) if name in names)
-        marks.append(f'\t"{name}" [peripheries="2", color="{BREAKPOINT_COLOUR}", tooltip="breakpoint {where} {name}"];\n')
+        marks.append(f'\t{dot_node_id(name)} [peripheries="2", color="{BREAKPOINT_COLOUR}", tooltip="breakpoint {where} {name}"];\n')
     return dot[: dot.rstrip().rfind("}")] + "".join(marks) + "}\n" if marks else dot
 
 

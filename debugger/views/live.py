@@ -225,7 +225,7 @@ def _live_panel() -> None:
         drawing = live_view.drawing_of(snap.trace, None)
         if drawing is not None:
             light = live_view.highlight(snap, None if follow else shown)
-            _chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
+            widgets.graph_chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
             st.caption(LEGEND)
     with side_col:
         if snap.pause is not None:
@@ -233,17 +233,6 @@ def _live_panel() -> None:
         elif snap.finished:
             _finished_panel(snap)
     _timeline(snap, steps, step_ids, shown, follow)
-
-
-def _chart(dot: str, *, large: bool) -> None:
-    """`widgets.graph_chart`, except that an unchanged drawing is sent again into the same slot: the
-    page polls a running run, and a fresh chart each time would make the browser lay it out anew."""
-    if session.recall("live_dot") == dot:
-        slots = [st.empty(), st.empty()]
-        slots[session.recall("graph_renders", 0) % 2].graphviz_chart(dot, width="stretch" if large else "content")
-        return
-    session.remember("live_dot", dot)
-    widgets.graph_chart(dot, large=large)
 
 
 def _status(snap) -> None:

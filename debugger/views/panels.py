@@ -1,48 +1,36 @@
 """The per-superstep panels: tasks, merge (one reducer call at a time, with learn mode), state diff,
-versions, what-if, errors, subgraphs. Each renders one view-model answer; callbacks move the cursor."""
+versions, subgraphs; the findings, errors, what-if and time travel tabs live in modules of their own.
+Each renders one view-model answer; callbacks move the cursor."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import islice, permutations
 
 import pandas as pd
 import streamlit as st
 
-from debugger import session
-from debugger.model import Cursor, RunView, check_guess, parse_guess
-from debugger.present import short
-from debugger.replay import order_sensitivity, refold
+from debugger import learn, session
+from debugger.model import Cursor, RunView
 from debugger.session import LoadedRun
-from debugger.views import widgets
-from engine.trace import VIEW
+from debugger.views import findings, widgets
 
 DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ changed", "same": "＝ same"}
 
 
 def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
-    report = view.error(at.step)
-    names = ["Merge", "Tasks", "State", "Versions", "What-if", "Errors" + (" 🛑" if report else ""), "Subgraphs",
-             "Time travel"]
-    tabs = st.tabs(names)
-    with tabs[0]:
-        merge_panel(view, at)
-    with tabs[1]:
-        tasks_panel(view, at)
-    with tabs[2]:
-        state_panel(view, at)
-    with tabs[3]:
-        versions_panel(view, at)
-    with tabs[4]:
-        what_if_panel(run, view, at)
-    with tabs[5]:
-        errors_panel(view, at)
-    with tabs[6]:
-        subgraphs_panel(view, at)
-    with tabs[7]:
-        from debugger.views import time_travel
+    errors = view.errors(at.step)
+    count = len(run.view.findings)
+    names = ["Merge", "Tasks", "State", "Versions", "Errors" + (" 🛑" if errors else ""),
+             f"Findings ({count})" if count else "Findings", "What-if", "Subgraphs", "Time travel"]
+    from debugger.views import time_travel
 
-        time_travel.render(run, at)
+    panels = [lambda: merge_panel(view, at), lambda: tasks_panel(view, at), lambda: state_panel(view, at),
+              lambda: versions_panel(view, at), lambda: findings.errors_panel(view, at),
+              lambda: findings.findings_panel(run, at), lambda: findings.what_if_panel(view, at),
+              lambda: subgraphs_panel(view, at), lambda: time_travel.render(run, at)]
+    for tab, name, panel in zip(st.tabs(names), names, panels):
+        with tab:
+            widgets.render_guarded(panel, f"the {name.split()[0]} tab")
 
 
 # ---- tasks -----------------------------------------------------------------------------------------
@@ -53,35 +41,36 @@ def tasks_panel(view: RunView, at: Cursor) -> None:
     if not tasks:
         st.caption("No task ran in this step (the input was written).")
         return
+    culprits = view.culprits(at.step)
+    failed_step = not view.committed(at.step)
     for task in tasks:
-        mark = "✖ " if task.error else ""
-        with st.expander(f"{mark}{widgets.md(task.name)}  ·  {task.duration * 1000:.2f} ms  ·  fired by {widgets.md(', '.join(task.fired))}",
-                         expanded=len(tasks) <= 3):
+        mark = "✖ " if task.id in culprits else ("○ " if failed_step else "")
+        with st.expander(f"{mark}{widgets.md(view.label(task))}  ·  {task.duration * 1000:.2f} ms  ·  "
+                         f"fired by {widgets.md(', '.join(task.fired))}", expanded=len(tasks) <= 3):
+            if failed_step and task.id not in culprits:
+                st.caption("A bystander: it finished, but its writes were discarded with the failed step.")
             left, right = st.columns(2)
             with left:
                 st.markdown("**Input**")
-                if isinstance(task.input, dict) and VIEW in task.input:
-                    st.caption(f"The state at the start of the step (keys: {', '.join(task.input[VIEW])}).")
-                    state = view.state_before(at.step)
-                    widgets.value({k: state.get(k) for k in task.input[VIEW] if k in state}, key=f"in-{task.id}")
-                else:
-                    widgets.value(task.input, key=f"in-{task.id}")
+                value, note = view.task_input(at.step, task)
+                if note:
+                    st.caption(note)
+                widgets.value(value, key=f"in-{task.id}")
             with right:
                 st.markdown("**Returned**")
-                if task.result == {"$type": "same_as_writes"}:
-                    st.caption("A dict: exactly its state writes below.")
+                value, note = view.task_result(task)
+                if note:
+                    st.caption(note)
                 else:
-                    widgets.value(task.result, key=f"out-{task.id}")
+                    widgets.value(value, key=f"out-{task.id}")
                 st.markdown("**Writes** (in order)")
                 rows = [{"channel": c, "value": widgets.inline(v, 120)} for c, v in task.writes]
                 if rows:
                     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
                 for router, chosen in task.routes:
-                    st.markdown(f"Router `{router}` returned `{widgets.inline(chosen)}`")
+                    st.markdown(f"Router `{widgets.code(router)}` returned `{widgets.inline(chosen)}`")
             if task.error:
-                st.error(widgets.md(f"{task.error['class']}: {task.error['message']}"))
-                with st.expander("Traceback"):
-                    st.code(task.error.get("traceback", ""), language="text")
+                widgets.failure(f"{task.error['class']}: {task.error['message']}", task.error.get("traceback", ""))
 
 
 # ---- merge -----------------------------------------------------------------------------------------
@@ -106,6 +95,26 @@ def _on_call_all() -> None:
     _set_call(None)
 
 
+def _on_learn() -> None:
+    """Turning learn mode on hides the step's results again: the merge restarts at its first call."""
+    if session.learning():
+        _set_call(0)
+
+
+@widgets.guarded("learn", message="Could not check the guess")
+def _on_guess(step: int, index: int, total: int, form_key: str) -> None:
+    run = session.loaded_run()
+    at = session.cursor()
+    try:
+        guess = learn.parse_guess(session.widget_value(form_key) or "")
+    except ValueError as exc:
+        session.report_action_error("learn", str(exc))
+        return
+    verdict = learn.check_call(run.view.view(at.scope), step, index, guess)
+    session.record_guess(at.scope, step, index, verdict)
+    _set_call(None if index + 1 >= total else index + 1)
+
+
 def merge_panel(view: RunView, at: Cursor) -> None:
     merges = view.merge(at.step)
     if not merges:
@@ -113,61 +122,66 @@ def merge_panel(view: RunView, at: Cursor) -> None:
         return
     total = len(merges)
     shown = total if at.call is None else at.call
-    learn = st.toggle("Learn mode: predict each result before it is revealed", key="learn_mode")
+    learning = session.learning()
+    st.toggle("Learn mode: predict each result before it is revealed", key=session.LEARN, on_change=_on_learn)
     cols = st.columns([1, 1, 1, 4], vertical_alignment="center")
     cols[0].button("◀ call", key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch")
-    cols[1].button("call ▶", key="call_next", on_click=_on_call_next, args=(total,), disabled=at.call is None, width="stretch")
+    cols[1].button("call ▶", key="call_next", on_click=_on_call_next, args=(total,), disabled=at.call is None or learning,
+                   width="stretch")
     cols[2].button("all", key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
     cols[3].markdown(f"Showing **{shown} of {total}** reducer calls, in application order "
                      "(tasks by node name, then Sends; each task's writes in order).")
-    if at.call is None and learn:
-        st.info("Learn mode: step through the calls with **call ▶** from the start.")
-        if st.button("Start from the first call", key="learn_start"):
-            _set_call(0)
-            st.rerun()
+    applied = view.committed(at.step)
+    if not applied:
+        st.error("This step failed: the calls below show what the reducers computed, but the barrier applied "
+                 "**none** of it. The state after this step is the state before it.", icon="🛑")
     for channel, items in view.merge_by_channel(at.step).items():
-        st.markdown(f"#### `{channel}`  ·  reducer `{items[0].call.reducer}`")
+        st.markdown(f"#### `{widgets.code(channel)}`  ·  reducer `{widgets.code(items[0].call.reducer)}`")
         st.markdown(f"Before: `{widgets.inline(items[0].before, 140)}`")
         for item in items:
-            call = item.call
-            revealed = call.index < shown
-            upcoming = call.index == shown and at.call is not None
-            icon = "🛑" if call.error else ("✅" if revealed else "⏳")
-            line = f"{icon} **#{call.index}** from **{widgets.md(call.writer_name)}** wrote `{widgets.inline(call.write, 120)}`"
-            if revealed:
-                st.markdown(f"{line} → `{widgets.inline(item.after, 140)}`  \n{widgets.md(item.sentence)}")
-                if item.duplicated:
-                    repeated = ", ".join(f"#{i} {widgets.inline(item.after[i], 40)}" for i in item.duplicated)
-                    st.warning(f"Item{'s' if len(item.duplicated) > 1 else ''} {repeated} of the result "
-                               f"{'repeat' if len(item.duplicated) > 1 else 'repeats'} what was already there: "
-                               "this write carried the old value again.", icon="⚠️")
-            else:
-                st.markdown(line + " → *(not applied yet)*")
-                if upcoming and learn:
-                    _learn_box(view, at, channel, item)
-        if shown >= total and len(items) > 1:
+            _merge_call(view, at, item, shown, total, learning, applied)
+        if shown >= total and len(items) > 1 and applied:
             st.markdown(f"After: `{widgets.inline(items[-1].after, 140)}`")
 
 
-def _learn_box(view: RunView, at: Cursor, channel: str, item) -> None:
-    with st.form(key=f"guess-{at.step}-{item.call.index}"):
-        guess_text = st.text_input(f"What will `{channel}` be after call #{item.call.index}?",
-                                   placeholder="JSON or a Python literal, e.g. ['a', 'b']")
-        if st.form_submit_button("Check"):
-            try:
-                guess = parse_guess(guess_text)
-            except ValueError as exc:
-                st.warning(str(exc))
-                return
-            from engine.codec import decode
+def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learning: bool, applied: bool) -> None:
+    call = item.call
+    revealed = call.index < shown
+    if call.error:
+        icon = "🛑"
+    elif not applied:
+        icon = "○"
+    else:
+        icon = "✅" if revealed else "⏳"
+    line = f"{icon} **#{call.index}** from **{widgets.md(item.writer)}** wrote `{widgets.inline(call.write, 120)}`"
+    if revealed:
+        result = "refused" if call.error else (f"`{widgets.inline(item.after, 140)}`" if applied
+                                               else f"would give `{widgets.inline(item.after, 140)}` (not applied)")
+        st.markdown(f"{line} → {result}  \n{widgets.md(item.sentence)}")
+        verdict = session.guess(at.scope, at.step, call.index)
+        if verdict is not None:
+            (st.success if verdict.right else st.warning)(widgets.md(verdict.text))
+        if item.repeats:
+            repeated = ", ".join(f"#{r.index} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})"
+                                 for r in item.repeats)
+            st.warning(f"Item{'s' if len(item.repeats) > 1 else ''} {repeated} of the result "
+                       f"{'repeat' if len(item.repeats) > 1 else 'repeats'} what was already there: "
+                       "this write carried the old value again.", icon="⚠️")
+        for finding in item.findings:
+            st.warning(f"**{widgets.md(finding.title)}** (see Findings)", icon="🔎")
+        return
+    st.markdown(line + " → *(not applied yet)*")
+    if learning and call.index == shown:
+        _learn_box(at, item, total)
 
-            actual = decode(item.after)
-            if guess == actual:
-                st.success(f"Right: {widgets.md(short(item.after, 120))}. {widgets.md(item.sentence)}.")
-            else:
-                final, _ = check_guess(view, at.step, channel, guess)
-                st.error(f"Not quite: it is {widgets.md(short(item.after, 120))}. {widgets.md(item.sentence)}."
-                         + (" You gave the value after the whole merge, not after this call." if final else ""))
+
+def _learn_box(at: Cursor, item, total: int) -> None:
+    form_key = f"guess-{at.step}-{item.call.index}"
+    with st.form(key=f"form-{form_key}"):
+        st.text_input(f"What will `{widgets.code(item.call.channel)}` be after call #{item.call.index}?",
+                      placeholder="JSON or a Python literal, e.g. ['a', 'b']", key=form_key)
+        st.form_submit_button("Check", on_click=_on_guess, args=(at.step, item.call.index, total, form_key))
+    widgets.action_error("learn")
 
 
 # ---- state -----------------------------------------------------------------------------------------
@@ -176,6 +190,8 @@ def _learn_box(view: RunView, at: Cursor, channel: str, item) -> None:
 def state_panel(view: RunView, at: Cursor) -> None:
     where = "after the step" if at.call is None else f"inside the merge, after {at.call} reducer call(s)"
     st.caption(f"The whole state {where}, compared with the state before the step.")
+    if not view.committed(at.step):
+        st.caption("The step failed, so the state is unchanged: none of its writes were applied.")
     entries = view.diff(at.step, at.call)
     if not entries:
         st.caption("The state is empty.")
@@ -186,7 +202,7 @@ def state_panel(view: RunView, at: Cursor) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     keys = [e.key for e in entries if e.kind != "removed"]
     if keys:
-        key = st.selectbox("Look at a key, and where each of its items came from", keys, key="state_key")
+        key = st.selectbox("Look at a key, and where each of its items came from", keys, key=session.STATE_KEY)
         entry = next(e for e in entries if e.key == key)
         widgets.value(entry.after, key=f"state-{key}")
         if at.call is None:
@@ -207,82 +223,18 @@ def versions_panel(view: RunView, at: Cursor) -> None:
         st.caption("No versions recorded for this step.")
         return
     frame = pd.DataFrame(rows)
-    frame["changed"] = frame["changed"].map({True: "● changed here", False: ""})
-    st.caption("Channel versions after this step's barrier. Every channel changed at one barrier gets the same "
-               "new version (one global clock); edges are channels too (`branch:to:X`).")
-    st.dataframe(frame, hide_index=True, width="stretch")
+    frame["changed"] = frame["change"].map({"written": "● written here", "cleared": "○ cleared here", "": ""})
+    st.caption("Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
+               "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
+               "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
+               "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
+               "clears it, which also counts as a new version (○ cleared here).")
+    st.dataframe(frame[["channel", "what", "version", "changed"]], hide_index=True, width="stretch")
     following = view.next_triggers(at.step)
     if following:
         st.markdown("**Why the next step's nodes run**")
         for trigger in following:
             st.markdown(f"- {widgets.md(trigger.sentence())}")
-
-
-# ---- what-if ---------------------------------------------------------------------------------------
-
-
-def what_if_panel(run: LoadedRun, view: RunView, at: Cursor) -> None:
-    by_channel = view.merge_by_channel(at.step)
-    candidates = [c for c, items in by_channel.items() if items[0].call.reducer not in ("LastValue", "AnyValue")]
-    if not by_channel:
-        st.caption("Nothing was merged in this step.")
-        return
-    if run.graph is None or at.scope.path:
-        st.info("What-if re-folds this step's recorded writes with the graph's live reducers, so it needs the graph's "
-                "code: open the run from a sample or a graph file (stored and uploaded traces carry no code).")
-        return
-    if not candidates:
-        st.caption("Only plain keys were written here; a plain key takes one write per step, so order cannot matter.")
-        return
-    channel = st.selectbox("Channel", candidates, key="whatif_channel")
-    items = by_channel[channel]
-    reducer = run.graph.builder.channels[channel].operator
-    labels = [f"#{i} {m.call.writer_name}: {widgets.inline(m.call.write, 40)}" for i, m in enumerate(items)]
-    orders = list(islice(permutations(range(len(items))), 120))  # 10 writes have 3.6M orders: take the first 120
-    order = st.selectbox("Fold the writes in this order", orders, key="whatif_order",
-                         format_func=lambda o: " → ".join(items[i].call.writer_name for i in o))
-    skip = st.selectbox("…leaving out", [None, *range(len(items))], key="whatif_skip",
-                        format_func=lambda i: "nothing" if i is None else labels[i])
-    result = refold(view.replay, at.step, channel, reducer, order, skip=skip)
-    if result.error:
-        st.error(f"The reducer failed on these writes: {widgets.md(result.error)}")
-    elif result.differs:
-        st.warning(f"Different result: `{widgets.inline(result.value, 140)}` instead of "
-                   f"`{widgets.inline(items[-1].after, 140)}`.", icon="🔀")
-    else:
-        st.success(f"Same result: `{widgets.inline(result.value, 140)}`.")
-    sensitive = order_sensitivity(view.replay, at.step, channel, reducer)
-    if len(items) > 1:
-        st.markdown(f"**Order sensitivity:** {len(sensitive)} of {min(len(orders), 120) - 1} other orders change the "
-                    "result." if sensitive else "**Order sensitivity:** every order gives the same result here.")
-
-
-# ---- errors ----------------------------------------------------------------------------------------
-
-
-def errors_panel(view: RunView, at: Cursor) -> None:
-    report = view.error(at.step)
-    failed_at = view.failed_step
-    if report is None:
-        if failed_at is not None:
-            st.info(f"This step is fine; the run failed at step {failed_at}.")
-        else:
-            st.caption("No error in this step.")
-        return
-    st.error(f"**{widgets.md(report.title)}**")
-    st.markdown(widgets.md(report.explanation))
-    if report.writers:
-        st.markdown(f"**Who wrote `{report.key}` in step {at.step}:**")
-        for column, (writer, value) in zip(st.columns(len(report.writers)), report.writers):
-            column.markdown(f"**{widgets.md(writer)}**")
-            column.code(short(value, 200), language="text")
-    for title, snippet in report.fixes:
-        st.markdown(f"**Fix:** {widgets.md(title)}")
-        st.code(snippet, language="python")
-    st.code(report.message, language="text", wrap_lines=True)
-    if report.traceback:
-        with st.expander("Traceback"):
-            st.code(report.traceback, language="text")
 
 
 # ---- subgraphs -------------------------------------------------------------------------------------
@@ -292,9 +244,7 @@ def _enter(step: int, task_id: str, index: int) -> None:
     at = session.cursor()
     scope = at.scope.enter(step, task_id, index)
     run = session.loaded_run()
-    first = run.view.view(scope).first
-    session.move(Cursor(scope, first, None))
-    session.remember("step_slider", session.cursor().step)
+    session.move(Cursor(scope, run.view.view(scope).opening_step, 0 if session.learning() else None))
 
 
 def subgraphs_panel(view: RunView, at: Cursor) -> None:
@@ -304,7 +254,7 @@ def subgraphs_panel(view: RunView, at: Cursor) -> None:
         return
     for task, index, sub in runs:
         steps = len([s for s in sub.steps if s.step >= 0])
-        st.markdown(f"**{widgets.md(task.name)}** ran a subgraph: {steps} supersteps, status `{sub.status}`, "
-                    f"returned `{widgets.inline(sub.output, 120)}`.")
+        st.markdown(f"**{widgets.md(view.label(task))}** ran a subgraph: {steps} supersteps, status "
+                    f"`{widgets.code(sub.status)}`, returned `{widgets.inline(sub.output, 120)}`.")
         st.button(f"⤵ Step into {task.name}", key=f"enter-{task.id}-{index}", on_click=_enter,
                   args=(at.step, task.id, index))

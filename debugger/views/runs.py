@@ -18,7 +18,7 @@ def _delete(run_id: str) -> None:
     try:
         RunStore().delete(run_id)
     except StoreError as exc:
-        session.remember("open_error", (str(exc), None, None))
+        session.remember(session.OPEN_ERROR, (str(exc), None, None))
 
 
 def render() -> None:

@@ -7,19 +7,19 @@ import streamlit as st
 from debugger import session, sources
 from debugger.session import LoadedRun
 from debugger.views import widgets
+from sample_graphs.gallery import SAMPLES
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
 
 def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None = None, scope=None) -> None:
     session.set_run(LoadedRun.of(opened), step=step, call=call, scope=scope)
-    session.remember("open_error", None)
-    session.remember("step_slider", session.cursor().step)
+    session.remember(session.OPEN_ERROR, None)
 
 
 def open_from_url() -> None:
     """On a session's first run: open what the URL names, else the default sample."""
-    if not session.once("url_read"):
+    if not session.once(session.URL_READ):
         return
     request = session.url_request()
     step = int(request["step"]) if request.get("step", "").lstrip("-").isdigit() else None
@@ -33,7 +33,9 @@ def open_from_url() -> None:
     error = None
     try:
         if request.get("run"):
-            opened = sources.open_stored(request["run"])
+            opened = sources.open_stored(request["run"], with_code=True)
+            if opened.source == "fork" and request.get("parent"):
+                session.remember(session.FORK_PARENT, request["parent"])
         else:
             opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE, store=False)
     except sources.OpenError as exc:
@@ -41,42 +43,52 @@ def open_from_url() -> None:
         opened = sources.open_sample(DEFAULT_SAMPLE, store=False)
         step = call = scope = None
     _adopt(opened, step=step, call=call, scope=scope)
+    origin = sources.origin_target(opened.trace.target)
+    kind = {"file": "Graph file", "stored": "Stored run", "fork": "Stored run", "upload": "Trace file"}.get(
+        opened.source, "Sample")
+    if opened.graph is not None and opened.source != "fork":  # a stored run that got its code back
+        kind = "Sample" if origin in SAMPLES else "Graph file"
+    session.remember(session.OPEN_KIND, kind)
+    if kind == "Graph file":
+        session.remember(session.FILE_TARGET, origin)
     if error:  # after _adopt, which clears the error of the previous open
-        session.remember("open_error", error)
+        session.remember(session.OPEN_ERROR, error)
 
 
 def _open(action) -> None:
     try:
         _adopt(action())
     except sources.OpenError as exc:
-        session.remember("open_error", (str(exc), exc.file, exc.line))
+        session.remember(session.OPEN_ERROR, (str(exc), exc.file, exc.line))
+    except Exception as exc:  # anything else the user's graph does while loading: said in one line, page kept
+        session.remember(session.OPEN_ERROR, (f"Could not open the run: {type(exc).__name__}: {exc}", None, None))
 
 
 def open_and_show(action) -> None:
     """From another page's callback: opens the run, then shows it on the step-through page."""
     _open(action)
-    if session.recall("open_error") is None:
+    if session.recall(session.OPEN_ERROR) is None:
         session.request_step_page()
 
 
 def _on_sample() -> None:
-    _open(lambda: sources.open_sample(session.widget_value("sample_choice")))
+    _open(lambda: sources.open_sample(session.widget_value(session.SAMPLE_CHOICE)))
 
 
 def _on_file() -> None:
-    target = (session.widget_value("file_target") or "").strip()
+    target = (session.widget_value(session.FILE_TARGET) or "").strip()
     if not target:
-        session.remember("open_error", ("Name a graph: path/to/file.py[:attribute] or package.module[:attribute].", None, None))
+        session.remember(session.OPEN_ERROR, ("Name a graph: path/to/file.py[:attribute] or package.module[:attribute].", None, None))
         return
-    _open(lambda: sources.open_target(target, session.widget_value("file_input")))
+    _open(lambda: sources.open_target(target, session.widget_value(session.FILE_INPUT)))
 
 
 def _on_stored() -> None:
-    _open(lambda: sources.open_stored(session.widget_value("stored_choice")))
+    _open(lambda: sources.open_stored(session.widget_value(session.STORED_CHOICE)))
 
 
 def _on_upload() -> None:
-    upload = session.widget_value("trace_upload")
+    upload = session.widget_value(session.TRACE_UPLOAD)
     if upload is not None:
         _open(lambda: sources.open_upload(upload.getvalue(), upload.name))
 
@@ -85,11 +97,12 @@ def _on_rerun_with_input() -> None:
     run = session.loaded_run()
     if run is None or run.graph is None:
         return
-    text = session.widget_value("rerun_input") or ""
-    if run.source == "sample":
-        _open(lambda: sources.open_sample(run.label, input_json=text))
+    text = session.widget_value(session.RERUN_INPUT) or ""
+    target = sources.origin_target(run.trace.target) or run.label
+    if target in SAMPLES:
+        _open(lambda: sources.open_sample(target, input_json=text))
     else:
-        _open(lambda: sources.open_target(run.label, text))
+        _open(lambda: sources.open_target(target, text))
 
 
 def render() -> None:
@@ -98,19 +111,19 @@ def render() -> None:
     with st.sidebar:
         st.header("StepScope")
         run = session.loaded_run()
-        error = session.recall("open_error")
+        error = session.recall(session.OPEN_ERROR)
         if error:
             widgets.open_error(*error)
-        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file"], horizontal=True, key="open_kind")
+        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file"], horizontal=True, key=session.OPEN_KIND)
         if kind == "Sample":
             names = [s.name for s in list_samples()]
             current = run.label if run and run.source == "sample" and run.label in names else DEFAULT_SAMPLE
-            st.selectbox("Sample", names, index=names.index(current), key="sample_choice", on_change=_on_sample,
+            st.selectbox("Sample", names, index=names.index(current), key=session.SAMPLE_CHOICE, on_change=_on_sample,
                          format_func=lambda n: n.replace("_", " "))
         elif kind == "Graph file":
-            st.text_input("Graph", placeholder="path/to/graph.py:graph", key="file_target")
+            st.text_input("Graph", placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
             st.text_area("Input (JSON)", value="", placeholder='{"messages": []}  (empty: the module\'s example_input)',
-                         key="file_input", height=90)
+                         key=session.FILE_INPUT, height=90)
             st.button("Run and open", key="open_file", on_click=_on_file)
         elif kind == "Stored run":
             from debugger.store import RunStore, StoreError
@@ -122,23 +135,23 @@ def render() -> None:
                 stored = []
             if stored:
                 labels = {r.run_id: f"{r.target or r.graph} · {r.status} · {r.started_at[:19]}" for r in stored}
-                st.selectbox("Run", list(labels), format_func=labels.get, key="stored_choice")
+                st.selectbox("Run", list(labels), format_func=labels.get, key=session.STORED_CHOICE)
                 st.button("Open", key="open_stored", on_click=_on_stored)
             else:
                 st.caption("No stored runs yet.")
         else:
-            st.file_uploader("Trace (.json)", type=["json"], key="trace_upload", on_change=_on_upload)
+            st.file_uploader("Trace (.json)", type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)
             st.caption("Opened as data only: nothing in the file is executed.")
         if run is not None:
             st.divider()
             status = run.trace.status
             icon = {"done": "✅", "error": "🛑", "recursion_limit": "🔁", "interrupted": "⏸️"}.get(status, "•")
-            st.markdown(f"**{run.title or run.label}**  \n{icon} `{status}` · {len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`")
+            st.markdown(f"**{widgets.md(run.title or run.label)}**  \n{icon} `{status}` · {len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`")
             if run.graph is not None and run.graph_input is not None:
                 import json
 
                 with st.expander("Edit the input and run again"):
                     st.text_area("Input (JSON)", value=json.dumps(run.graph_input, ensure_ascii=False, default=str),
-                                 key="rerun_input", height=100)
+                                 key=session.RERUN_INPUT, height=100)
                     st.button("Run again", key="rerun", on_click=_on_rerun_with_input)
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import session
+from debugger import session, timetravel
 from debugger.model import Cursor, RunView
 from debugger.views import panels, widgets
 
@@ -16,14 +16,16 @@ TIMELINE_COLUMNS = 41
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
-LEGEND = ("▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ failed · bold edges: taken into this step · "
-          "dashed edges: conditional")
+SUMMARY_TASKS = 4
+"""The step summary explains this many tasks; the tabs list them all."""
+LEGEND = ("▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · bold edges: taken into this "
+          "step · dashed edges: conditional · drag to pan, Ctrl+wheel or +/− to zoom")
 
 
 def _go(step: int) -> None:
+    """Moves to `step`; in learn mode its merge starts hidden, at the first call."""
     at = session.cursor()
-    session.move(replace(at, step=step, call=None))
-    session.remember("step_slider", session.cursor().step)
+    session.move(replace(at, step=step, call=0 if session.learning() else None))
 
 
 def _on_first() -> None:
@@ -43,7 +45,7 @@ def _on_next() -> None:
 
 
 def _on_slider() -> None:
-    _go(int(session.widget_value("step_slider")))
+    _go(int(session.widget_value(session.STEP_SLIDER)))
 
 
 def _view() -> RunView:
@@ -54,8 +56,7 @@ def _view() -> RunView:
 def _leave_scope() -> None:
     at = session.cursor()
     step = at.scope.path[-1][0]
-    session.move(Cursor(at.scope.leave(), step, None))
-    session.remember("step_slider", session.cursor().step)
+    session.move(Cursor(at.scope.leave(), step, 0 if session.learning() else None))
 
 
 def render() -> None:
@@ -69,7 +70,7 @@ def render() -> None:
     step = at.step
 
     crumbs = run.view.breadcrumbs(at.scope)
-    st.title(run.title or run.label)
+    st.title(widgets.md(run.title or run.label))
     if at.scope.path:
         left, right = st.columns([5, 1])
         left.markdown("Inside a subgraph: " + " › ".join(f"**{widgets.md(c)}**" for c in crumbs))
@@ -83,16 +84,23 @@ def render() -> None:
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
-        widgets.graph_chart(view.dot(step), large=len(view.drawing.nodes) > 12)
+        collapsed = bool(session.widget_value(session.COLLAPSE_SUBGRAPHS))
+        height = widgets.graph_chart(view.dot(step, collapsed=collapsed), large=len(view.drawing.nodes) > 12)
+        if view.has_subgraphs:
+            st.toggle("Collapse subgraphs", key=session.COLLAPSE_SUBGRAPHS)
         st.caption(LEGEND)
     with side_col:
-        _step_summary(view, step)
-        if run.lesson and not at.scope.path:
-            with st.expander("The lesson", expanded=True):
-                st.markdown(run.lesson)
+        # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
+        with st.container(height=max(height, 260), border=False):
+            if not at.scope.path and timetravel.fork_step_of(run.trace.target) == step:
+                st.info("✎ Time travel edited a write of this step: the merge shows it going through the reducer.")
+            _step_summary(view, at)
+            if run.lesson and not at.scope.path:
+                with st.expander("The lesson", expanded=True):
+                    st.markdown(run.lesson)  # the sample's own text, written as Markdown
 
-    _timeline(view, step)
     panels.render_tabs(run, view, at)
+    _timeline(view, step)
 
 
 def _stepper(view: RunView, step: int) -> None:
@@ -100,42 +108,56 @@ def _stepper(view: RunView, step: int) -> None:
     cols[0].button("⏮ First", key="first", on_click=_on_first, shortcut="Home", width="stretch", disabled=step == view.first)
     cols[1].button("◀ Prev", key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first)
     if len(view.steps) > 1:
-        session.remember("step_slider", step) if session.recall("step_slider") not in view.steps else None
-        cols[2].select_slider("Superstep", options=view.steps, key="step_slider", on_change=_on_slider,
-                              format_func=lambda s: "input" if s < 0 else str(s))
+        marked = {f.step for f in view.findings}
+        cols[2].select_slider("Superstep", options=view.steps, key=session.STEP_SLIDER, on_change=_on_slider,
+                              format_func=lambda s: ("input" if s < 0 else str(s)) + (" 🔎" if s in marked else ""))
     else:
         cols[2].markdown(f"Superstep **{step}** (the only one)")
     cols[3].button("Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last)
     cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
 
 
-def _step_summary(view: RunView, step: int) -> None:
+def _step_summary(view: RunView, at: Cursor) -> None:
+    step = at.step
     tasks = view.tasks(step)
     label = "the input" if step < 0 else f"step {step}"
-    names = ", ".join(f"**{widgets.md(t.name)}**" for t in tasks) or "no task"
+    names = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks) or "no task"
     st.subheader(f"Superstep {step}" if step >= 0 else "Input")
     st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
     if step == 0:
         st.caption("Step 0 is the hidden `__start__` task: it writes the graph input through the reducers.")
-    for trigger in view.triggers(step):
-        if trigger.task != "__start__":
-            st.markdown(f"- {widgets.md(trigger.sentence())}")
+    triggers = [t for t in view.triggers(step) if t.task != "__start__"]
+    for trigger in triggers[:SUMMARY_TASKS]:
+        st.markdown(f"- {widgets.md(trigger.sentence())}")
+    if len(triggers) > SUMMARY_TASKS:
+        st.markdown(f"- … and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)")
     merges = view.merge(step)
-    if merges:
+    committed = view.committed(step)
+    if merges and committed:
         channels = sorted({m.call.channel for m in merges})
         st.markdown(f"The barrier applied **{len(merges)}** write{'s' if len(merges) != 1 else ''} to "
-                    + ", ".join(f"`{c}`" for c in channels) + ".")
-    duplicated = [m for m in merges if m.duplicated]
-    if duplicated:
-        st.warning(f"`{duplicated[0].call.channel}` now holds items twice: {widgets.md(duplicated[0].sentence)}.", icon="⚠️")
-    report = view.error(step)
-    if report is not None:
-        st.error(f"**{widgets.md(report.title)}** — see the Errors tab.", icon="🛑")
+                    + ", ".join(f"`{widgets.code(c)}`" for c in channels) + ".")
+    elif merges:
+        st.markdown(f"The barrier applied **none** of the {len(merges)} writes: the step failed, the state is unchanged.")
+    hidden = session.learning() and at.call is not None
+    duplicated = [m for m in merges if m.repeats]
+    if duplicated and not hidden:
+        st.warning(f"`{widgets.code(duplicated[0].call.channel)}` now holds items twice: "
+                   f"{widgets.md(duplicated[0].sentence)}.", icon="⚠️")
+    for report in view.errors(step):
+        culprits = ", ".join(report.culprits)
+        st.error(f"**{widgets.md(report.title)}**" + (f" (caused by {widgets.md(culprits)})" if culprits else "")
+                 + " — see the Errors tab.", icon="🛑")
+    others = [f for f in view.findings_at(step) if f.severity != "error"]
+    if others and not hidden:
+        st.warning("🔎 " + "; ".join(widgets.md(f.title) for f in others) + " — see the Findings tab.")
     following = view.next_triggers(step)
     if following:
-        st.markdown("**Next:** " + "; ".join(widgets.md(t.sentence()) for t in following))
+        shown = "; ".join(widgets.md(t.sentence()) for t in following[:SUMMARY_TASKS])
+        more = len(following) - SUMMARY_TASKS
+        st.markdown("**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))
     elif step == view.last:
-        st.markdown(f"**Next:** nothing — the run ended with status `{view.run.status}`.")
+        st.markdown(f"**Next:** nothing — the run ended with status `{widgets.code(view.run.status)}`.")
 
 
 def _timeline(view: RunView, step: int) -> None:
@@ -163,7 +185,7 @@ def _timeline(view: RunView, step: int) -> None:
             return ["color: #bbb"] * len(column)
         return [""] * len(column)
 
-    with st.expander(f"Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ failed, ⏸ interrupted){shown}",
+    with st.expander(f"Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted){shown}",
                      expanded=len(view.steps) <= 40):
         small = len(columns) <= TIMELINE_SHADED_COLUMNS and frame.size <= TIMELINE_SHADED_CELLS
         data = frame.style.apply(style, axis=0) if small else frame

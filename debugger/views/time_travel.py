@@ -12,15 +12,15 @@ from debugger import session, sources, timetravel
 from debugger.model import Cursor
 from debugger.session import LoadedRun
 from debugger.views import widgets
-from engine.codec import decode
 
-FORK = "time_travel_fork"
+FORK = session.FORK_RESULT
 
 
+@widgets.guarded("time-travel", message="The fork failed")
 def _run_fork(run: LoadedRun, step: int) -> None:
-    node = session.widget_value("tt_node")
-    key = session.widget_value("tt_key")
-    text = session.widget_value("tt_value") or ""
+    node = session.widget_value(session.TT_NODE)
+    key = session.widget_value(session.TT_KEY)
+    text = session.widget_value(session.TT_VALUE) or ""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -34,8 +34,9 @@ def _run_fork(run: LoadedRun, step: int) -> None:
     session.remember(FORK, (branch, None))
 
 
+@widgets.guarded("time-travel", message="The resume failed")
 def _run_resume(run: LoadedRun) -> None:
-    text = session.widget_value("tt_answer") or ""
+    text = session.widget_value(session.TT_ANSWER) or ""
     try:
         answer = json.loads(text)
     except json.JSONDecodeError:
@@ -48,31 +49,45 @@ def _run_resume(run: LoadedRun) -> None:
     session.remember(FORK, (branch, None))
 
 
+@widgets.guarded("time-travel", message="Could not open the branch")
 def _open_branch(run: LoadedRun) -> None:
     branch, _ = session.recall(FORK, (None, None))
     if branch is None:
         return
-    opened = LoadedRun(branch.trace, "fork", branch.trace.target, run.graph, run.lesson,
-                       f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}",
-                       None, run.config)
-    sources.keep(branch.trace)  # so the URL's run=<id> reopens the branch
-    session.remember("fork_parent", run)
+    title = f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}"
+    opened = LoadedRun(branch.trace, "fork", branch.trace.run_id, run.graph, run.lesson, title, run.graph_input,
+                       run.config)
+    sources.keep(branch.trace)  # a stored run: its URL (run=<id>) reopens it whole
+    session.remember(session.FORK_PARENT, session.run_ref(run))
     session.set_run(opened, step=branch.step)
-    session.remember("step_slider", session.cursor().step)
 
 
+@widgets.guarded("time-travel", message="Could not reopen the original run")
 def _back_to_original() -> None:
-    parent = session.recall("fork_parent")
-    if parent is not None:
-        session.set_run(parent)
-        session.remember("fork_parent", None)
-        session.remember("step_slider", session.cursor().step)
+    parent = session.recall(session.FORK_PARENT)
+    here = session.loaded_run()
+    step = timetravel.fork_step_of(here.trace.target)
+    try:
+        if parent and parent.startswith("sample:"):
+            opened = sources.open_sample(parent.removeprefix("sample:"), store=False)
+        elif parent:
+            opened = sources.open_stored(parent, with_code=True)
+        else:
+            return
+    except sources.OpenError as exc:
+        session.report_action_error("time-travel", str(exc))
+        return
+    session.remember(session.FORK_PARENT, None)
+    session.set_run(LoadedRun.of(opened), step=step)
 
 
 def render(run: LoadedRun, at: Cursor) -> None:
     if run.source == "fork":
-        st.info("You are looking at a branch made by time travel.")
-        st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
+        st.info("You are looking at a branch made by time travel: the original's steps up to the fork, then the "
+                "edited write going through the reducer, then what ran from there.")
+        if session.recall(session.FORK_PARENT):
+            st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
+        widgets.action_error("time-travel")
         return
     if run.graph is None or at.scope.path:
         st.info("Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
@@ -81,33 +96,28 @@ def render(run: LoadedRun, at: Cursor) -> None:
     view = run.view.view(at.scope)
     if run.trace.status == "interrupted":
         st.markdown("This run stopped at an `interrupt()`. Give the answer and resume it from its checkpoint.")
-        st.text_input("Answer (JSON, or plain text)", key="tt_answer")
+        st.text_input("Answer (JSON, or plain text)", key=session.TT_ANSWER)
         st.button("Resume", key="tt_resume", on_click=_run_resume, args=(run,))
     st.markdown(f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
                 "from there. The new value goes through the reducers as that node's write.")
-    nodes = list(run.graph.builder.nodes)
-    ran = [t.name for t in view.tasks(at.step) if t.name in nodes]
-    node = st.selectbox("As node", nodes, index=nodes.index(ran[0]) if ran else 0, key="tt_node")
-    keys = list(run.graph.builder.channels)
-    written = [c for c, _ in next((t.writes for t in view.tasks(at.step) if t.name == node), []) if c in keys]
-    key = st.selectbox("Key", keys, index=keys.index(written[0]) if written else 0, key="tt_key")
-    current = next((v for t in view.tasks(at.step) if t.name == node for c, v in t.writes if c == key), None)
-    if current is None:
-        current = view.state(at.step).get(key)
-    st.text_area("New value (JSON)", value=json.dumps(decode(current) if current is not None else None,
-                                                      ensure_ascii=False, default=str), key="tt_value", height=80)
+    form = timetravel.fork_form(view, at.step, session.widget_value(session.TT_NODE),
+                                session.widget_value(session.TT_KEY))
+    st.selectbox("As node", form.nodes, index=form.nodes.index(form.node), key=session.TT_NODE)
+    st.selectbox("Key", form.keys, index=form.keys.index(form.key), key=session.TT_KEY)
+    st.text_area("New value (JSON)", value=form.value_json, key=session.TT_VALUE, height=80)
     st.button("Run the fork", key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
+    widgets.action_error("time-travel")
     branch, error = session.recall(FORK, (None, None))
     if error:
-        st.error(error)
+        widgets.failure(error)
     if branch is None:
         return
     if not branch.replay_matches:
         st.warning("Re-running the original did not reproduce the recorded state before the fork point (the graph "
                    "is not deterministic), so the fork starts from the re-run's state.")
     differing = branch.differing_steps
-    st.markdown(f"**The branch** ({branch.trace.status}): "
-                + (f"differs from the original at steps {', '.join(map(str, differing))}." if differing
+    st.markdown(f"**The branch** ({widgets.code(branch.trace.status)}): "
+                + (f"differs from the original at {timetravel.ranges(differing)}." if differing
                    else "ends in the same states as the original."))
     rows = [{"step": c.step, "differs": "✱ differs" if c.differs else "= same",
              "original": widgets.inline(c.original, 70) if c.original is not None else "(no such step)",

@@ -16,7 +16,7 @@ Backends: `langgraph` (a second LangGraph run must match the first: the harness 
 `SqliteSaver(":memory:")`, so both savers are held to LangGraph's behaviour).
 
 `EXPECT` pins facts about LangGraph's record (the langgraph side fails if LangGraph changes), written
-from docs/langgraph-semantics.md sections 2.5, 5.7, 5.8 and 7.
+from langgraph's checkpoint behaviour (langgraph/pregel/, langgraph/checkpoint/).
 """
 
 from __future__ import annotations
@@ -937,7 +937,7 @@ def sc_parallel_subgraph_interrupts(lg, obs):
 
 
 # ---------------------------------------------------------------------------------------------
-# Pinned LangGraph facts (docs/langgraph-semantics.md)
+# Pinned LangGraph facts (read off langgraph 1.2.22's sources)
 # ---------------------------------------------------------------------------------------------
 
 EXPECT: dict[str, dict[str, Any]] = {

@@ -20,7 +20,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -30,7 +29,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-GRAPH = '[data-testid="stGraphVizChart"] svg'
+GRAPH = ".stepscope-graph svg"
+"""The step drawing: SVG laid out by Graphviz on the server (debugger/views/widgets.py)."""
 SCREENSHOTS = Path(os.environ.get("STEPSCOPE_SCREENSHOTS") or ROOT / "test-artifacts" / "screenshots")
 _saved: list[Path] = []
 
@@ -62,10 +62,10 @@ def streamlit_url(tmp_path_factory, e2e_db) -> str:
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "STEPSCOPE_DB": str(e2e_db)}
     log = open(folder / "server.log", "wb")
+    from debugger.launch import streamlit_command
+
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "debugger/app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--server.runOnSave", "false", "--client.toolbarMode", "viewer"],
+        streamlit_command(host="127.0.0.1", port=port),  # the flags `stepscope app` uses
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
     )
     try:

@@ -1,8 +1,8 @@
 """The app in a real browser (Debian's chromium via Playwright): what AppTest cannot see.
 
-The graph is drawn by Graphviz WASM in the page; `to_dot` gives each node `id=node_<name>` and
-the class `stepscope-node <state>`, which come through to the SVG as `<g id="node_child"
-class="node stepscope-node ran">`, so the tests read the highlight from the SVG itself: the class,
+The graph is laid out by Graphviz on the server (`debugger/views/widgets.py`); `debugger.drawing`
+gives each node `id=node_<name>` and the class `stepscope-node <state>`, which come through to the
+SVG as `<g id="node_child" class="node stepscope-node ran">`, so the tests read the highlight from the SVG itself: the class,
 the fill and pen width of the node's shape and the ▶ marker in its label. Keyboard shortcuts, tabs
 and page navigation are exercised as a user would. Each test saves screenshots (see conftest.py).
 """
@@ -52,7 +52,7 @@ def test_step_through_subgraph_trap_with_buttons_and_keys(app, shot):
         "stroke-width", "3")
 
     merge = page.get_by_role("tabpanel", name="Merge")
-    warning = merge.get_by_text("Item #1 'parent' of the result repeats what was already there")
+    warning = merge.get_by_text("Item #1 'parent' (written by p1 in step 1) of the result repeats what was already there")
     expect(warning).to_be_visible()
     expect(merge.get_by_text("operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there")).to_be_visible()
     expect(page.get_by_text("now holds items twice")).to_be_visible()
@@ -99,12 +99,13 @@ def test_errors_tab_shows_both_writers_of_a_concurrent_update(app, shot):
         expect(app.node(name).locator("text").first).to_have_text("✖")
     page.get_by_role("tab", name=re.compile("Errors")).click()
     panel = page.get_by_role("tabpanel", name=re.compile("Errors"))
-    expect(panel.get_by_text("Two nodes wrote the same plain key in one superstep")).to_be_visible()
+    expect(panel.get_by_text("lookup_order and lookup_user_history wrote the plain key 'v' in one superstep")).to_be_visible()
     expect(panel.get_by_text("Who wrote v in step 1:")).to_be_visible()
-    writers = panel.locator("strong").filter(has_text=re.compile(r"^lookup_(order|user_history)$"))
+    writers = panel.locator('[data-testid="stColumn"] strong').filter(has_text=re.compile(r"^lookup_(order|user_history)$"))
     expect(writers).to_have_text(["lookup_order", "lookup_user_history"])
     expect(writers.nth(1)).to_be_visible()
     expect(panel.get_by_text(re.compile(r"^Fix:"))).to_have_count(3)
+    expect(panel.get_by_text(re.compile(r"^Caused by:"))).to_be_visible()
     shot("04-refund-errors-tab", panel)
     shot("05-refund-concurrent-update")
 

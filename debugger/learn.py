@@ -1,0 +1,82 @@
+"""Learn mode: the learner predicts what each reducer call gives before it is revealed. Pure: no
+Streamlit; `check_call` says whether a guess is right and, if not, what the call really did."""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from debugger.model import MergeCall, RunView
+from debugger.present import short
+from engine.codec import decode
+
+
+@dataclass(frozen=True)
+class Verdict:
+    right: bool
+    text: str
+
+
+def parse_guess(text: str) -> Any:
+    """A learner's predicted value, as JSON or a Python literal; raises ValueError with a hint."""
+    text = text.strip()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise ValueError("Write the value as JSON or a Python literal, e.g. ['a', 'b'] or 3 or 'text'.") from None
+
+
+def _matches(guess: Any, encoded: Any) -> bool:
+    actual = decode(encoded)
+    if guess == actual:
+        return True
+    if isinstance(actual, list) and actual and not isinstance(actual[0], (str, int, float)):
+        return guess == [short(x) for x in actual]  # messages and objects: their one-line previews
+    return False
+
+
+def check_call(view: RunView, step: int, index: int, guess: Any) -> Verdict:
+    """Whether `guess` is the channel's value after reducer call `index` of `step`."""
+    item = next((m for m in view.merge(step) if m.call.index == index), None)
+    if item is None:
+        return Verdict(False, f"Step {step} has no reducer call #{index}.")
+    channel = item.call.channel
+    if item.call.error is not None:
+        return Verdict(False, f"Trick question: the barrier refused this write. {item.sentence}.")
+    if _matches(guess, item.after):
+        return Verdict(True, f"Right: {channel!r} is {short(item.after, 120)}. {item.sentence}.")
+    later = view.merge_by_channel(step)[channel][-1]
+    note = " You gave the value after the whole merge, not after this call." if (
+        later is not item and _matches(guess, later.after)) else ""
+    return Verdict(False, f"Not quite: {channel!r} is {short(item.after, 120)} after call #{index}. {item.sentence}.{note}")
+
+
+def _sets_item(item: MergeCall, index: int) -> bool:
+    """Whether this reducer call put (or changed) the list item at `index`."""
+    before, after = item.before, item.after
+    if not isinstance(after, list) or index >= len(after):
+        return False
+    return not isinstance(before, list) or index >= len(before) or before[index] != after[index]
+
+
+def check_guess(view: RunView, step: int, channel: str, guess: Any) -> tuple[bool, str]:
+    """Whether the guess equals the channel's value after the whole merge; if not, which call made the difference."""
+    calls = view.merge_by_channel(step).get(channel, [])
+    if not calls:
+        return False, f"{channel!r} was not written in step {step}."
+    final = calls[-1]
+    if _matches(guess, final.after):
+        return True, f"Right: {channel!r} is {short(final.after, 120)} after the merge."
+    actual = decode(final.after)
+    culprit = final
+    if isinstance(actual, list) and isinstance(guess, list):
+        index = next((i for i, (a, g) in enumerate(zip(actual, guess)) if a != g), min(len(actual), len(guess)))
+        culprit = next((item for item in calls if _sets_item(item, index)), culprit)
+    return False, (f"Not quite: {channel!r} is {short(final.after, 120)}. The difference comes from reducer call "
+                   f"#{culprit.call.index} by {culprit.writer}: {culprit.sentence}.")

@@ -1,0 +1,123 @@
+"""The Errors, Findings and What-if tabs. Errors and findings are `stepscope diagnose`'s own
+findings (`TraceView.findings`), so the app and the command line give the same explanation and fix."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from debugger import session, whatif
+from debugger.diagnostics import Finding
+from debugger.model import Cursor, RunView, Scope
+from debugger.session import LoadedRun
+from debugger.views import widgets
+
+SEVERITY_ICONS = {"error": "🛑", "warning": "⚠️", "info": "ℹ️"}
+
+
+# ---- errors ----------------------------------------------------------------------------------------
+
+
+def errors_panel(view: RunView, at: Cursor) -> None:
+    reports = view.errors(at.step)
+    failed_at = view.failed_step
+    if not reports:
+        if failed_at is not None:
+            st.info(f"This step is fine; the run failed at step {failed_at}.")
+        else:
+            st.caption("No error in this step.")
+        return
+    for report in reports:
+        st.error(f"**{widgets.md(report.title)}**")
+        st.markdown(widgets.md(report.explanation))
+        if report.culprits:
+            bystanders = [view.label(t) for t in view.tasks(at.step) if t.name not in report.culprits]
+            st.markdown("**Caused by:** " + ", ".join(f"**{widgets.md(c)}**" for c in report.culprits)
+                        + ("  ·  **Bystanders** (finished, writes discarded): "
+                           + ", ".join(widgets.md(b) for b in bystanders) if bystanders else ""))
+        if report.writers:
+            st.markdown(f"**Who wrote `{widgets.code(report.key)}` in step {at.step}:**")
+            for column, (writer, value) in zip(st.columns(len(report.writers)), report.writers):
+                column.markdown(f"**{widgets.md(writer)}**")
+                column.code(widgets.inline(value, 200), language="text")
+        for title, snippet in report.fixes:
+            st.markdown(f"**Fix:** {widgets.md(title)}")
+            st.code(snippet, language="python")
+        if report.message:
+            st.code(report.message, language="text", wrap_lines=True)
+        if report.traceback:
+            with st.expander("Traceback"):
+                st.code(report.traceback, language="text")
+
+
+# ---- findings --------------------------------------------------------------------------------------
+
+
+def _go_to_finding(scope: Scope, step: int) -> None:
+    session.move(Cursor(scope, step, 0 if session.learning() else None))
+
+
+def findings_panel(run: LoadedRun, at: Cursor) -> None:
+    found = run.view.findings
+    if not found:
+        st.success("`stepscope diagnose` finds nothing wrong in this run.")
+        return
+    st.caption("What `stepscope diagnose` reports for this run, with the same explanations and fixes. "
+               "Steps and merge calls they concern carry a 🔎 mark.")
+    for number, finding in enumerate(found):
+        finding_card(finding)
+        scope = run.view.scope_of(finding.scope)
+        if finding.step is not None and scope is not None and (scope, finding.step) != (at.scope, at.step):
+            st.button(f"Go to step {finding.step}" + (f" in {' › '.join(finding.scope)}" if finding.scope else ""),
+                      key=f"finding-go-{number}", on_click=_go_to_finding, args=(scope, finding.step))
+
+
+def finding_card(finding: Finding) -> None:
+    icon = SEVERITY_ICONS.get(finding.severity, "•")
+    with st.container(border=True):
+        st.markdown(f"{icon} **{widgets.md(finding.title)}**  \n{widgets.md(finding.where())}")
+        st.markdown(widgets.md(finding.explanation))
+        if finding.fix:
+            st.markdown(f"**Fix:** {widgets.md(finding.fix_label)}")
+            st.code(finding.fix, language="python")
+        for label, code in finding.other_fixes:
+            st.markdown(f"**Or:** {widgets.md(label)}")
+            st.code(code, language="python")
+
+
+# ---- what-if ---------------------------------------------------------------------------------------
+
+
+def what_if_panel(view: RunView, at: Cursor) -> None:
+    keys = whatif.channels(view, at.step)
+    if not keys:
+        st.caption("No reducer merged several writes here; a plain key takes one write per step, so order cannot "
+                   "matter.")
+        return
+    if session.learning() and at.call is not None:
+        st.caption("Learn mode: what-if opens once you have guessed every call of this step.")
+        return
+    channel = st.selectbox("Channel", keys, key=session.WHATIF_CHANNEL)
+    offer = whatif.offer(view, at.step, channel)
+    if offer.reducer is None:
+        st.info(f"What-if cannot re-fold {widgets.md(channel)}: {widgets.md(offer.how)}.")
+        return
+    order = st.selectbox("Fold the writes in this order", offer.orders, key=session.WHATIF_ORDER,
+                         format_func=lambda o: " → ".join(offer.writers[i] for i in o))
+    skip = st.selectbox("…leaving out", [None, *range(len(offer.writers))], key=session.WHATIF_SKIP,
+                        format_func=lambda i: "nothing" if i is None else f"#{i} {offer.writers[i]}")
+    if order not in offer.orders:  # a choice left over from another step
+        order = offer.orders[0]
+    result = whatif.fold(view, at.step, offer, order, skip)
+    recorded = view.merge_by_channel(at.step)[channel][-1].after
+    if result.error:
+        st.error(f"The reducer failed on these writes: {widgets.md(result.error)}")
+    elif result.differs:
+        st.warning(f"Different result: `{widgets.inline(result.value, 140)}` instead of "
+                   f"`{widgets.inline(recorded, 140)}`.", icon="🔀")
+    else:
+        st.success(f"Same result: `{widgets.inline(result.value, 140)}`.")
+    if len(offer.writers) > 1:
+        changed, tried = whatif.sensitivity(view, at.step, offer)
+        st.markdown(f"**Order sensitivity:** {changed} of {tried} other orders change the result."
+                    if changed else "**Order sensitivity:** every order tried gives the same result here.")
+    st.caption(f"Re-folded with {widgets.md(offer.how)}; nodes are not run again, only their recorded writes.")
