@@ -204,9 +204,9 @@ def test_stop_while_a_node_hangs_answers_at_once_and_stores_a_reopenable_run(tmp
     started = time.monotonic()
     final = run.stop()
     assert time.monotonic() - started < 2  # b still hangs: Stop does not wait for it
-    assert final.status == "stopped" and final.stored == str(db)
+    assert final.status == "cancelled" and final.stored == str(db)
     stored = RunStore(db).load(final.run_id)
-    assert stored.status == "stopped" and "still running: b" in stored.error["message"]
+    assert stored.status == "cancelled" and "still running: b" in stored.error["message"]
     assert [s.step for s in stored.steps if s.committed] == [-1, 0, 1]
     last = stored.steps[-1]
     assert last.step == 2 and not last.committed and {t.name for t in last.tasks} == {"b", "c"}
@@ -220,8 +220,8 @@ def test_stop_at_a_pause(tmp_path) -> None:
     run = LiveRun(pipeline().compile(), dict(INPUT), breakpoints=Breakpoints.of(before=["d"]), db=str(tmp_path / "r.db")).start()
     paused(run)
     final = run.stop()
-    assert final.status == "stopped" and "before step 3" in final.message
-    assert RunStore(tmp_path / "r.db").load(final.run_id).status == "stopped"
+    assert final.status == "cancelled" and "before step 3" in final.message
+    assert RunStore(tmp_path / "r.db").load(final.run_id).status == "cancelled"
 
 
 def test_pause_button_pauses_before_the_next_superstep() -> None:
@@ -273,4 +273,4 @@ def test_follow_ctrl_c_stops_stores_and_says_how_to_reopen(tmp_path, capsys, mon
     assert code == 130 and waits["n"] == 1
     run_id = RunStore(tmp_path / "r.db").list()[0].run_id
     assert "stopped by Ctrl-C" in out and f"stepscope show {run_id[:12]}" in out
-    assert RunStore(tmp_path / "r.db").load(run_id).status == "stopped"
+    assert RunStore(tmp_path / "r.db").load(run_id).status == "cancelled"

@@ -81,5 +81,5 @@ def test_stop_from_the_page(at, monkeypatch) -> None:
     _until(at, lambda s: s.step == 1)
     at.button(key="live_stop").click().run()
     snap = at.session_state["live_run"].snapshot()
-    assert snap.status == "stopped" and snap.stored
+    assert snap.status == "cancelled" and snap.stored
     assert "still running: plan" in texts(at)

@@ -14,7 +14,7 @@ What the outside sees is a `LiveSnapshot` (`status.py`), rebuilt after every cha
 the committed supersteps (a shallow copy: a committed StepRecord is never changed again, so copies
 share them), the tasks running now with their progress, and the pause. A finished live run is a
 stored run like any other (`RunStore`). Stop answers at once even when a node is stuck: the run is
-recorded as far as it got (status `stopped`) and stored; the node's thread cannot be killed in
+recorded as far as it got (status `cancelled`, as a Ctrl-C in the CLI) and stored; the node's thread cannot be killed in
 Python, so it finishes on its own and its result is dropped.
 """
 
@@ -37,7 +37,7 @@ from engine.snapshot import infer_as_node
 from engine.trace import Recorder, StepRecord, Trace
 
 from debugger.live.status import (
-    PAUSED, RUNNING, STOPPING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress, why,
+    CANCELLED, PAUSED, RUNNING, STOPPING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress, why,
 )
 
 
@@ -148,7 +148,7 @@ class LiveRun:
             self._pause_requested = True
 
     def stop(self) -> LiveSnapshot:
-        """Ends the run now and keeps what was recorded (status `stopped`); returns the final snapshot."""
+        """Ends the run now and keeps what was recorded (status `cancelled`); returns the final snapshot."""
         with self._cond:
             if self._final:
                 return self._snapshot
@@ -410,10 +410,10 @@ class LiveRun:
             where = (f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
                      if step is not None else f"before step {pause.step}" if pause is not None else "")
             message = f"Stopped by you {where}. The supersteps committed before that are recorded."
-            trace.status = "stopped"
-            trace.error = {"$type": "error", "class": "RunStopped", "module": "stepscope", "notes": [],
+            trace.status = CANCELLED
+            trace.error = {"$type": "error", "class": "RunCancelled", "module": "stepscope", "notes": [],
                            "traceback": "", "message": message}
-        self._publish_final(trace, "stopped", message)
+        self._publish_final(trace, CANCELLED, message)
         return self._snapshot
 
     def _publish_final(self, trace: Trace | None, status: str, message: str) -> None:
@@ -447,7 +447,7 @@ def _stopped_step(record: StepRecord, unfinished: set[str]) -> StepRecord:
         if error is None:
             text = ("was still running when the run was stopped; its result is not recorded" if task.id in unfinished
                     else "had finished, but the step never committed, so its writes never reached the state")
-            error = {"$type": "error", "class": "RunStopped", "module": "stepscope", "notes": [], "traceback": "",
+            error = {"$type": "error", "class": "RunCancelled", "module": "stepscope", "notes": [], "traceback": "",
                      "message": f"{task.name} {text}."}
         tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
     return StepRecord(record.step, tasks=tasks, committed=False)

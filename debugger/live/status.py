@@ -15,8 +15,10 @@ from engine.constants import PUSH, START
 from engine.trace import Trace
 
 RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
-FINISHED = ("done", "error", "interrupted", "recursion_limit", "stopped")
-"""A finished live run has one of a stored run's statuses, or `stopped` (the user pressed Stop)."""
+CANCELLED = "cancelled"
+"""The status of a run the user stopped (Stop in the page, Ctrl-C in the CLI), as the CLI's own runs."""
+FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED)
+"""A finished live run has one of a stored run's statuses."""
 
 
 @dataclass(frozen=True)

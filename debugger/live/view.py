@@ -20,7 +20,7 @@ BREAKPOINT_COLOUR = "#7b2cbf"
 STATUS_WORDS = {
     "starting": "⏳ starting", "running": "▶ running", "paused": "⏸ paused", "stopping": "⏹ stopping",
     "done": "✅ done", "error": "✖ failed", "interrupted": "⏸ interrupted", "recursion_limit": "✖ recursion limit",
-    "stopped": "⏹ stopped",
+    "cancelled": "⏹ stopped",
 }
 
 

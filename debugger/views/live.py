@@ -304,7 +304,7 @@ def _finished_panel(snap) -> None:
     if snap.stored:
         st.caption(f"Stored as run {snap.run_id[:12]} in {snap.stored}: the Stored runs page reopens it.")
     st.button("Open in Step through", key="live_open", on_click=_on_open_step_page, type="primary")
-    if snap.trace is not None and snap.status != "stopped":
+    if snap.trace is not None and snap.status != "cancelled":
         with st.expander("Final state", expanded=True):
             widgets.value(snap.trace.output, key="live_final_state")
 

@@ -201,7 +201,7 @@ def test_stop_keeps_a_stored_run_that_reopens(page, tmp_path, e2e_db, shot) -> N
     expect(main(page).locator('[data-testid="stAlert"]').first).to_contain_text("stopped")
     expect(page.get_by_text(re.compile("still running: slow"))).to_be_visible()
     shot("live-stopped")
-    run_id = next(r.run_id for r in RunStore(e2e_db).list() if r.status == "stopped")
+    run_id = next(r.run_id for r in RunStore(e2e_db).list() if r.status == "cancelled")
     trace = RunStore(e2e_db).load(run_id)
     assert [s.step for s in trace.steps if s.committed] == [-1, 0, 1]
     page.goto(f"/step?run={run_id}")
