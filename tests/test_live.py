@@ -274,3 +274,32 @@ def test_follow_ctrl_c_stops_stores_and_says_how_to_reopen(tmp_path, capsys, mon
     run_id = RunStore(tmp_path / "r.db").list()[0].run_id
     assert "stopped by Ctrl-C" in out and f"stepscope show {run_id[:12]}" in out
     assert RunStore(tmp_path / "r.db").load(run_id).status == "cancelled"
+
+
+def test_a_graph_the_engine_does_not_run_is_refused_in_words(capsys) -> None:
+    from debugger.live import LiveRunError
+    from debugger.live.follow import follow
+
+    class Foreign:
+        interrupt_before_nodes = interrupt_after_nodes = ()
+
+    with pytest.raises(LiveRunError, match="Record it with `stepscope run TARGET`"):
+        LiveRun(Foreign(), {}, target="app.py:graph")
+    assert follow("app.py:graph", Foreign(), {}, {}) == 2
+    assert "live runs drive StepScope's engine" in capsys.readouterr().err
+
+
+def test_interrupt_ends_the_live_run_with_the_question() -> None:
+    from engine import interrupt
+
+    def ask(state: State) -> dict:
+        return {"log": [f"answer: {interrupt('Approve the plan?')}"]}
+
+    builder = StateGraph(State)
+    builder.add_node("plan", lambda state: {"log": ["plan"]})
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "plan")
+    builder.add_edge("plan", "ask")
+    builder.add_edge("ask", END)
+    final = live(builder.compile()).join(10)
+    assert final.status == "interrupted" and "'Approve the plan?'" in final.message

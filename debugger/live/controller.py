@@ -55,6 +55,10 @@ class EditError(Exception):
     """An edit that cannot be applied; the run is unchanged and still paused."""
 
 
+class LiveRunError(Exception):
+    """A graph that cannot be run live; the message says why and what to do instead."""
+
+
 class _WatchedRunner(Runner):
     """The engine's runner, telling the controller when each task of the root run starts and ends
     (the hooks only report a step's tasks once all of them have finished)."""
@@ -77,6 +81,11 @@ class LiveRun:
     def __init__(self, graph: Any, graph_input: Any, config: dict[str, Any] | None = None, *, target: str = "",
                  breakpoints: Breakpoints | None = None, db: str | None = None, store: bool = True,
                  hooks: Hooks | None = None) -> None:
+        if not callable(getattr(graph, "loop", None)):
+            raise LiveRunError(
+                f"{target or type(graph).__name__}: live runs drive StepScope's engine one superstep at a time, and "
+                f"this is a {type(graph).__module__.split('.')[0]} graph. Record it with `stepscope run TARGET` "
+                "instead, or build it with `from engine import StateGraph` to watch it live.")
         self.graph = graph
         self.graph_input = graph_input
         self.config = dict(config or {})

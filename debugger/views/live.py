@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import session
-from debugger.live import Breakpoints, EditError, LiveRun
+from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError
 from debugger.live import view as live_view
 from debugger.replay import Replay
 from debugger.session import LoadedRun
@@ -79,10 +79,14 @@ def _on_start() -> None:
     except json.JSONDecodeError as exc:
         session.remember(ERROR, f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.")
         return
+    try:
+        run = LiveRun(loaded.graph, graph_input, loaded.example_config, target=target, breakpoints=_breakpoints())
+    except LiveRunError as exc:
+        session.remember(ERROR, str(exc))
+        return
     previous: LiveRun | None = session.recall(RUN)
     if previous is not None and not previous.snapshot().finished:
-        previous.stop()
-    run = LiveRun(loaded.graph, graph_input, loaded.example_config, target=target, breakpoints=_breakpoints())
+        previous.stop()  # one live run per page: the one it showed is stopped and stored
     session.remember(RUN, run.start())
     session.remember(FOLLOW, True)
     session.remember(SHOWN, None)
