@@ -83,3 +83,44 @@ def test_stop_from_the_page(at, monkeypatch) -> None:
     snap = at.session_state["live_run"].snapshot()
     assert snap.status == "cancelled" and snap.stored
     assert "still running: plan" in texts(at)
+
+
+ASKING = """
+import operator
+from typing import Annotated, TypedDict
+from engine import END, START, StateGraph, interrupt
+
+
+class State(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+def ask(state):
+    return {"log": ["answer: " + str(interrupt("Approve the plan?"))]}
+
+
+builder = StateGraph(State)
+builder.add_node("plan", lambda state: {"log": ["plan"]})
+builder.add_node("ask", ask)
+builder.add_edge(START, "plan")
+builder.add_edge("plan", "ask")
+builder.add_edge("ask", END)
+graph = builder.compile()
+example_input = {"log": []}
+"""
+
+
+def test_an_interrupt_shows_its_question_and_takes_the_answer(at, tmp_path) -> None:
+    path = tmp_path / "asking.py"
+    path.write_text(ASKING, encoding="utf-8")
+    at.radio(key="live_source").set_value("Graph file").run()
+    at.text_input(key="live_file").input(str(path)).run()
+    at.button(key="live_start").click().run()
+    snap = _until(at, lambda s: s.status == "paused")
+    assert snap.pause.interrupts == ("Approve the plan?",)
+    assert "ask asks, in step 2" in [h.value for h in at.subheader]
+    assert at.button(key="live_step").disabled and at.button(key="live_continue").disabled
+    at.text_area(key="live_answer").input("yes").run()
+    at.button(key="live_answer_button").click().run()
+    final = _until(at, lambda s: s.finished)
+    assert final.status == "done" and final.trace.output == {"log": ["plan", "answer: yes"]}

@@ -69,7 +69,7 @@ def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *,
     """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 130 Ctrl-C)."""
     out = out or sys.stdout
     try:
-        live = LiveRun(graph, graph_input, config, target=target, db=db).start()
+        live = LiveRun(graph, graph_input, config, target=target, db=db, ask=False).start()
     except LiveRunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -45,7 +45,7 @@ class TaskProgress:
     id: str
     name: str
     state: str
-    """`running`, `done`, `failed` or `interrupted`."""
+    """`waiting`, `running`, `asking` (its `interrupt()` waits for an answer), `done`, `failed` or `interrupted`."""
     started: float
     """`time.monotonic()` when it started."""
     duration: float | None = None

@@ -252,10 +252,11 @@ def _status(snap) -> None:
 
 
 def _controls(snap) -> None:
-    paused, finished = snap.status == "paused", snap.finished
+    finished = snap.finished
+    paused = snap.status == "paused" and not (snap.pause is not None and snap.pause.interrupts)  # a question needs an answer
     cols = st.columns(4)
     cols[0].button("⏸ Pause", key="live_pause", on_click=_command, args=("pause",), width="stretch",
-                   disabled=finished or paused)
+                   disabled=finished or snap.status == "paused")
     cols[1].button("⏭ Step", key="live_step", on_click=_command, args=("step",), width="stretch", disabled=not paused,
                    help="Run exactly one superstep, then pause again.")
     cols[2].button("▶ Continue", key="live_continue", on_click=_command, args=("continue",), width="stretch",
@@ -264,8 +265,41 @@ def _controls(snap) -> None:
                    help="End the run now; what was recorded is kept and stored.")
 
 
+def _on_answer() -> None:
+    run: LiveRun | None = session.recall(RUN)
+    if run is None:
+        return
+    value = live_view.parse_value(session.widget_value("live_answer") or "")
+    try:
+        run.answer(value)
+    except EditError as exc:
+        session.remember(EDIT_NOTE, ("error", f"The answer was not taken: {exc}"))
+    else:
+        session.remember(EDIT_NOTE, None)
+        session.remember(FOLLOW, True)
+
+
+def _question_panel(pause) -> None:
+    task = pause.tasks[0]
+    st.subheader(f"{task.name} asks, in step {pause.step}")
+    st.markdown(f"`interrupt()` in **{widgets.md(task.name)}** asks:")
+    widgets.value(pause.interrupts[0], key="live_question")
+    st.text_area("Your answer (JSON; text that is not JSON is taken as a string)", key="live_answer", height=80)
+    st.button("Answer and continue", key="live_answer_button", on_click=_on_answer, type="primary",
+              help=f"{task.name} runs again from its top and its interrupt() returns your answer "
+                   "(LangGraph's Command(resume=...)).")
+    with st.expander("The state now"):
+        widgets.value(pause.state, key="live_question_state")
+    note = session.recall(EDIT_NOTE)
+    if note:
+        (st.success if note[0] == "ok" else st.error)(note[1])
+
+
 def _pause_panel(snap) -> None:
     pause = snap.pause
+    if pause.interrupts:
+        _question_panel(pause)
+        return
     st.subheader(f"Paused before step {pause.step}")
     st.markdown("Why: " + "; ".join(widgets.md(r) for r in pause.reasons) + ".")
     if pause.tasks:
