@@ -4,9 +4,12 @@ bad input answers in place, a run starts, pauses, takes an edit or refuses one i
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from debugger.live import Breakpoints
 
 
 def _page() -> None:
@@ -124,3 +127,21 @@ def test_an_interrupt_shows_its_question_and_takes_the_answer(at, tmp_path) -> N
     at.button(key="live_answer_button").click().run()
     final = _until(at, lambda s: s.finished)
     assert final.status == "done" and final.trace.output == {"log": ["plan", "answer: yes"]}
+
+
+def test_the_step_page_says_where_a_person_edited_the_state(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
+    from debugger.live import LiveRun
+    from sample_graphs.slow_research import example_input, graph
+
+    run = LiveRun(graph, example_input, target="slow_research", breakpoints=Breakpoints.of(before=["review"])).start()
+    run.wait_until(lambda s: s.status == "paused")
+    run.edit({"draft": "MY DRAFT"}, as_node="write")
+    run.resume()
+    final = run.join(10)
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "debugger" / "app.py"), default_timeout=30)
+    app.query_params["run"] = final.run_id
+    app.query_params["step"] = "4"
+    app.run()
+    assert not app.exception
+    assert any("a person edited the state" in m.value and "write" in m.value for m in app.markdown)

@@ -87,7 +87,7 @@ def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *,
         printer.show(snap)
         _finish(snap, out_file, out)
         print(f"stopped by Ctrl-C. {snap.message}", file=out)
-        print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or the app at /step?run={snap.run_id}", file=out)
+        print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
         return 130
     _finish(snap, out_file, out)
     if snap.status in ("error", "recursion_limit"):

@@ -205,7 +205,7 @@ def test_stop_keeps_a_stored_run_that_reopens(page, tmp_path, e2e_db, shot) -> N
     run_id = next(r.run_id for r in RunStore(e2e_db).list() if r.status == "cancelled")
     trace = RunStore(e2e_db).load(run_id)
     assert [s.step for s in trace.steps if s.committed] == [-1, 0, 1]
-    page.goto(f"/step?run={run_id}")
+    page.goto(f"/?run={run_id}")
     page.locator(GRAPH).first.wait_for()
     wait_idle(page)
     expect(page.locator(f"{GRAPH} g#node_fetch")).to_be_visible()
