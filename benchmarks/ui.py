@@ -10,9 +10,10 @@ For each of the three runs it prints:
    This includes the websocket round trip, the rerun (with Graphviz's layout on the server) and React.
 
 and each one's ratio to the 6-node case, plus the time to open each run (record it, store it,
-draw its first step), the Live run page's step click while a run goes on in the background next to
-the same click on the finished run (`benchmarks/live_ui.py`), and the time to the first drawn graph when a sample's link is opened in a new
-browser session (a fresh chromium each time, the server already warm). Each run is opened as a user would, from the sidebar's "Graph file" (a small
+draw its first step), and the time to the first drawn graph when a sample's link is opened in a new
+browser session (a fresh chromium each time, the server already warm). Then the Live run page's step
+click while a run goes on in the background, next to the same click on the finished run
+(`benchmarks/live_ui.py`). Each run is opened as a user would, from the sidebar's "Graph file" (a small
 module in a temporary folder), so it has its live graph and the What-if tab does its work too.
 Runs go to a temporary run store (`STEPSCOPE_DB`). A step change is Next, or Prev once at the end.
 

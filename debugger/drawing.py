@@ -38,7 +38,7 @@ class Highlight:
     labels: dict[str, str] = field(default_factory=dict)
     """Extra text under a node's name (e.g. the Sends it ran: `[0] {"subject": "owls"}`)."""
     running: set[str] = field(default_factory=set)
-    """Nodes whose task is executing right now (a live run)."""
+    """Nodes whose task is executing right now (a live run): ⏳, green, dashed bold border."""
 
     def state_of(self, node_id: str) -> str:
         """`failed`, `running`, `ran`, `next`, `visited` or `idle`: the node's marker and SVG class."""

@@ -26,7 +26,7 @@ from engine.trace import Recorder, RunStatus, Trace, describe, utc_now
 from engine.tracefile import from_dict, to_dict
 
 RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
-STOPPED_STATUSES: tuple[RunStatus, ...] = ("cancelled", "timeout", "stopped")
+STOPPED_STATUSES: tuple[RunStatus, ...] = ("cancelled", "timeout")
 """Statuses a run gets when it was stopped from outside rather than ending by itself."""
 ALL_STATUSES: tuple[RunStatus, ...] = ("done", "interrupted", "error", "recursion_limit", *STOPPED_STATUSES, "running")
 

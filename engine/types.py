@@ -9,10 +9,9 @@ from typing import Any, Callable, ClassVar, Generic, Hashable, Literal, NamedTup
 
 N = TypeVar("N", bound=Hashable)
 
-RunStatus = Literal["running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout", "stopped"]
+RunStatus = Literal["running", "done", "interrupted", "error", "recursion_limit", "cancelled", "timeout"]
 """A run's status: `running` until it ends `done`, `interrupted`, `error` or `recursion_limit`;
-`cancelled`, `timeout` and `stopped` are set by a caller that stopped the run (the debugger's Ctrl-C
-and timeout, and Stop on a live run)."""
+`cancelled` (Ctrl-C, or Stop on a live run) and `timeout` are set by a caller that stopped the run."""
 StepKind = Literal["loop", "input", "resume", "interrupt", "update"]
 """What a barrier committed (`hooks.StepCommit.kind`); `update` is a state edit made between
 supersteps (`Loop.update_state`: a person editing a paused live run)."""

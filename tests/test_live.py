@@ -204,9 +204,9 @@ def test_stop_while_a_node_hangs_answers_at_once_and_stores_a_reopenable_run(tmp
     started = time.monotonic()
     final = run.stop()
     assert time.monotonic() - started < 2  # b still hangs: Stop does not wait for it
-    assert final.status == "stopped" and final.stored == str(db)
+    assert final.status == "cancelled" and final.stored == str(db)
     stored = RunStore(db).load(final.run_id)
-    assert stored.status == "stopped" and "still running: b" in stored.error["message"]
+    assert stored.status == "cancelled" and "still running: b" in stored.error["message"]
     assert [s.step for s in stored.steps if s.committed] == [-1, 0, 1]
     last = stored.steps[-1]
     assert last.step == 2 and not last.committed and {t.name for t in last.tasks} == {"b", "c"}
@@ -220,8 +220,8 @@ def test_stop_at_a_pause(tmp_path) -> None:
     run = LiveRun(pipeline().compile(), dict(INPUT), breakpoints=Breakpoints.of(before=["d"]), db=str(tmp_path / "r.db")).start()
     paused(run)
     final = run.stop()
-    assert final.status == "stopped" and "before step 3" in final.message
-    assert RunStore(tmp_path / "r.db").load(final.run_id).status == "stopped"
+    assert final.status == "cancelled" and "before step 3" in final.message
+    assert RunStore(tmp_path / "r.db").load(final.run_id).status == "cancelled"
 
 
 def test_pause_button_pauses_before_the_next_superstep() -> None:
@@ -273,4 +273,104 @@ def test_follow_ctrl_c_stops_stores_and_says_how_to_reopen(tmp_path, capsys, mon
     assert code == 130 and waits["n"] == 1
     run_id = RunStore(tmp_path / "r.db").list()[0].run_id
     assert "stopped by Ctrl-C" in out and f"stepscope show {run_id[:12]}" in out
-    assert RunStore(tmp_path / "r.db").load(run_id).status == "stopped"
+    assert RunStore(tmp_path / "r.db").load(run_id).status == "cancelled"
+
+
+def test_a_graph_the_engine_does_not_run_is_refused_in_words(capsys) -> None:
+    from debugger.live import LiveRunError
+    from debugger.live.follow import follow
+
+    class Foreign:
+        interrupt_before_nodes = interrupt_after_nodes = ()
+
+    with pytest.raises(LiveRunError, match="Record it with `stepscope run TARGET`"):
+        LiveRun(Foreign(), {}, target="app.py:graph")
+    assert follow("app.py:graph", Foreign(), {}, {}) == 2
+    assert "live runs drive StepScope's engine" in capsys.readouterr().err
+
+
+def test_interrupt_ends_a_run_that_does_not_ask_with_the_question() -> None:
+    from engine import interrupt
+
+    def ask(state: State) -> dict:
+        return {"log": [f"answer: {interrupt('Approve the plan?')}"]}
+
+    builder = StateGraph(State)
+    builder.add_node("plan", lambda state: {"log": ["plan"]})
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "plan")
+    builder.add_edge("plan", "ask")
+    builder.add_edge("ask", END)
+    final = live(builder.compile(), ask=False).join(10)
+    assert final.status == "interrupted" and "'Approve the plan?'" in final.message
+
+
+def asking_graph(calls: list[str]):
+    """plan -> ask (interrupt() twice) -> END; `calls` records each run of ask's body."""
+    from engine import interrupt
+
+    def ask(state: State) -> dict:
+        calls.append("ask")
+        first = interrupt("Approve the plan?")
+        second = interrupt({"question": "Why?"})
+        return {"log": [f"{first} because {second}"]}
+
+    builder = StateGraph(State)
+    builder.add_node("plan", lambda state: {"log": ["plan"]})
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "plan")
+    builder.add_edge("plan", "ask")
+    builder.add_edge("ask", END)
+    return builder
+
+
+def test_interrupt_pauses_with_the_question_and_the_answer_reruns_the_node_as_langgraph_does() -> None:
+    calls: list[str] = []
+    run = live(asking_graph(calls).compile())
+    first = paused(run)
+    assert first.pause.interrupts == ("Approve the plan?",) and first.pause.tasks[0].name == "ask"
+    with pytest.raises(EditError, match="Answer the question first"):
+        run.edit({"draft": "x"}, as_node="plan")
+    run.answer("yes")
+    second = run.wait_until(lambda s: s.status == "paused" and s.pause.interrupts != first.pause.interrupts)
+    assert second.pause.interrupts == ({"question": "Why?"},)
+    run.answer("it is cheap")
+    final = run.join(10)
+    assert final.status == "done" and calls == ["ask", "ask", "ask"]  # from the top, once per answer
+
+    graph_module = pytest.importorskip("langgraph.graph")
+    from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
+    from langgraph.types import Command, interrupt as lg_interrupt
+
+    lg_calls: list[str] = []
+
+    def lg_ask(state: State) -> dict:
+        lg_calls.append("ask")
+        return {"log": [f"{lg_interrupt('Approve the plan?')} because {lg_interrupt({'question': 'Why?'})}"]}
+
+    builder = graph_module.StateGraph(State)
+    builder.add_node("plan", lambda state: {"log": ["plan"]})
+    builder.add_node("ask", lg_ask)
+    builder.add_edge(graph_module.START, "plan")
+    builder.add_edge("plan", "ask")
+    builder.add_edge("ask", graph_module.END)
+    graph = builder.compile(checkpointer=LangGraphSaver())
+    config = {"configurable": {"thread_id": "q"}}
+    graph.invoke(dict(INPUT), config)
+    graph.invoke(Command(resume="yes"), config)
+    expected = graph.invoke(Command(resume="it is cheap"), config)
+    assert final.trace.output == expected and lg_calls == calls
+
+
+def test_stop_while_a_question_waits() -> None:
+    run = live(asking_graph([]).compile())
+    paused(run)
+    final = run.stop()
+    assert final.status == "cancelled" and "still running: ask" in final.message
+
+
+def test_follow_does_not_wait_for_answers(tmp_path, capsys) -> None:
+    from debugger.live.follow import follow
+
+    code = follow("asking", asking_graph([]).compile(), dict(INPUT), {}, db=str(tmp_path / "r.db"))
+    assert code == 0 and "status: interrupted" in capsys.readouterr().out

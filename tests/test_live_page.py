@@ -4,9 +4,12 @@ bad input answers in place, a run starts, pauses, takes an edit or refuses one i
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from debugger.live import Breakpoints
 
 
 def _page() -> None:
@@ -81,5 +84,64 @@ def test_stop_from_the_page(at, monkeypatch) -> None:
     _until(at, lambda s: s.step == 1)
     at.button(key="live_stop").click().run()
     snap = at.session_state["live_run"].snapshot()
-    assert snap.status == "stopped" and snap.stored
+    assert snap.status == "cancelled" and snap.stored
     assert "still running: plan" in texts(at)
+
+
+ASKING = """
+import operator
+from typing import Annotated, TypedDict
+from engine import END, START, StateGraph, interrupt
+
+
+class State(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+def ask(state):
+    return {"log": ["answer: " + str(interrupt("Approve the plan?"))]}
+
+
+builder = StateGraph(State)
+builder.add_node("plan", lambda state: {"log": ["plan"]})
+builder.add_node("ask", ask)
+builder.add_edge(START, "plan")
+builder.add_edge("plan", "ask")
+builder.add_edge("ask", END)
+graph = builder.compile()
+example_input = {"log": []}
+"""
+
+
+def test_an_interrupt_shows_its_question_and_takes_the_answer(at, tmp_path) -> None:
+    path = tmp_path / "asking.py"
+    path.write_text(ASKING, encoding="utf-8")
+    at.radio(key="live_source").set_value("Graph file").run()
+    at.text_input(key="live_file").input(str(path)).run()
+    at.button(key="live_start").click().run()
+    snap = _until(at, lambda s: s.status == "paused")
+    assert snap.pause.interrupts == ("Approve the plan?",)
+    assert "ask asks, in step 2" in [h.value for h in at.subheader]
+    assert at.button(key="live_step").disabled and at.button(key="live_continue").disabled
+    at.text_area(key="live_answer").input("yes").run()
+    at.button(key="live_answer_button").click().run()
+    final = _until(at, lambda s: s.finished)
+    assert final.status == "done" and final.trace.output == {"log": ["plan", "answer: yes"]}
+
+
+def test_the_step_page_says_where_a_person_edited_the_state(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
+    from debugger.live import LiveRun
+    from sample_graphs.slow_research import example_input, graph
+
+    run = LiveRun(graph, example_input, target="slow_research", breakpoints=Breakpoints.of(before=["review"])).start()
+    run.wait_until(lambda s: s.status == "paused")
+    run.edit({"draft": "MY DRAFT"}, as_node="write")
+    run.resume()
+    final = run.join(10)
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "debugger" / "app.py"), default_timeout=30)
+    app.query_params["run"] = final.run_id
+    app.query_params["step"] = "4"
+    app.run()
+    assert not app.exception
+    assert any("a person edited the state" in m.value and "write" in m.value for m in app.markdown)

@@ -2,7 +2,8 @@
 step one superstep at a time, edit at a pause and stop (`controller.LiveRun`, read through
 `status.LiveSnapshot`; `follow.py` is `stepscope run --follow`)."""
 
-from debugger.live.controller import EditError, LiveRun
+from debugger.live.controller import LiveRun, LiveRunError
+from debugger.live.edits import EditError
 from debugger.live.status import Breakpoints, LiveSnapshot, Pause
 
-__all__ = ["Breakpoints", "EditError", "LiveRun", "LiveSnapshot", "Pause"]
+__all__ = ["Breakpoints", "EditError", "LiveRun", "LiveRunError", "LiveSnapshot", "Pause"]

@@ -8,13 +8,15 @@ step or after a node of the step just committed, step mode, a Step, or the Pause
 paused, the worker thread waits for a command: Step (run exactly one superstep, then pause again),
 Continue (run to the next breakpoint or the end), an edit (`Loop.update_state`: the value goes
 through the key's reducer as a chosen node's write, and is recorded as a step of kind `update`), or
-Stop. Only the worker thread touches the `Loop`; other threads send commands and read snapshots.
+Stop. An `interrupt()` pauses too, on the task's own thread, until the question is answered
+(`runner.py`). Only the worker thread touches the `Loop`; other threads send commands and read
+snapshots.
 
 What the outside sees is a `LiveSnapshot` (`status.py`), rebuilt after every change: the trace of
 the committed supersteps (a shallow copy: a committed StepRecord is never changed again, so copies
 share them), the tasks running now with their progress, and the pause. A finished live run is a
 stored run like any other (`RunStore`). Stop answers at once even when a node is stuck: the run is
-recorded as far as it got (status `stopped`) and stored; the node's thread cannot be killed in
+recorded as far as it got (status `cancelled`, as a Ctrl-C in the CLI) and stored; the node's thread cannot be killed in
 Python, so it finishes on its own and its result is dropped.
 """
 
@@ -25,18 +27,18 @@ import copy
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
 from typing import Any
 
 from engine import START, Hooks
-from engine.codec import TYPE, encode
-from engine.stepping import (
-    INTERRUPT, RunState, Runner, Task, apply_writes, combine, infer_as_node, node_writes, plan_tasks,
-)
-from engine.trace import Recorder, StepRecord, Trace
+from engine.codec import encode
+from engine.stepping import Task, combine, infer_as_node, plan_tasks
+from engine.trace import Recorder, Trace
 
+from debugger.live.edits import EditError, apply_edit
+from debugger.live.ending import cancel, error_line, names_of, writers_of
+from debugger.live.runner import NO_ANSWER, WatchedRunner
 from debugger.live.status import (
-    PAUSED, RUNNING, STOPPING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress, why,
+    CANCELLED, PAUSED, RUNNING, STOPPING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress, why,
 )
 
 
@@ -50,24 +52,8 @@ class _Command:
     error: str | None = None
 
 
-class EditError(Exception):
-    """An edit that cannot be applied; the run is unchanged and still paused."""
-
-
-class _WatchedRunner(Runner):
-    """The engine's runner, telling the controller when each task of the root run starts and ends
-    (the hooks only report a step's tasks once all of them have finished)."""
-
-    def __init__(self, loop: Any, live: "LiveRun") -> None:
-        super().__init__(loop, loop.config.get("max_concurrency"))
-        self.live = live
-
-    def execute(self, task: Task) -> None:
-        self.live._task_started(task)
-        try:
-            super().execute(task)
-        finally:
-            self.live._task_ended(task)
+class LiveRunError(Exception):
+    """A graph that cannot be run live; the message says why and what to do instead."""
 
 
 class LiveRun:
@@ -75,7 +61,12 @@ class LiveRun:
 
     def __init__(self, graph: Any, graph_input: Any, config: dict[str, Any] | None = None, *, target: str = "",
                  breakpoints: Breakpoints | None = None, db: str | None = None, store: bool = True,
-                 hooks: Hooks | None = None) -> None:
+                 hooks: Hooks | None = None, ask: bool = True) -> None:
+        if not callable(getattr(graph, "loop", None)):
+            raise LiveRunError(
+                f"{target or type(graph).__name__}: live runs drive StepScope's engine one superstep at a time, and "
+                f"this is a {type(graph).__module__.split('.')[0]} graph. Record it with `stepscope run TARGET` "
+                "instead, or build it with `from engine import StateGraph` to watch it live.")
         self.graph = graph
         self.graph_input = graph_input
         self.config = dict(config or {})
@@ -83,7 +74,10 @@ class LiveRun:
         self.db = db
         self.store = store
         self.extra_hooks = hooks
-        compiled = Breakpoints.of(_names(graph.interrupt_before_nodes, graph), _names(graph.interrupt_after_nodes, graph))
+        self.ask = ask
+        """Whether an `interrupt()` pauses the run with its question (else it ends the run, as `invoke` does)."""
+        self._asking = threading.Lock()
+        compiled = Breakpoints.of(names_of(graph.interrupt_before_nodes, graph), names_of(graph.interrupt_after_nodes, graph))
         self._breakpoints = breakpoints if breakpoints is not None else compiled
         self.recorder = Recorder(target=self.target)
         self._cond = threading.Condition()
@@ -147,7 +141,7 @@ class LiveRun:
             self._pause_requested = True
 
     def stop(self) -> LiveSnapshot:
-        """Ends the run now and keeps what was recorded (status `stopped`); returns the final snapshot."""
+        """Ends the run now and keeps what was recorded (status `cancelled`); returns the final snapshot."""
         with self._cond:
             if self._final:
                 return self._snapshot
@@ -171,6 +165,19 @@ class LiveRun:
         self._send(command)
         if not command.done.wait(timeout):
             raise EditError("The run did not take the edit in time; try again.")
+        if command.error:
+            raise EditError(command.error)
+
+    def answer(self, value: Any, timeout: float = 10.0) -> None:
+        """At a pause made by `interrupt()`: the node runs again from its top and its `interrupt()`
+        returns `value` (LangGraph's `Command(resume=value)`). Raises `EditError` if nothing asks."""
+        pause = self._snapshot.pause
+        if self._snapshot.status != PAUSED or pause is None or not pause.interrupts:
+            raise EditError("No interrupt() is waiting for an answer.")
+        command = _Command("answer", value)
+        self._send(command)
+        if not command.done.wait(timeout):
+            raise EditError("The run did not take the answer in time; try again.")
         if command.error:
             raise EditError(command.error)
 
@@ -202,7 +209,7 @@ class LiveRun:
     def _drive(self) -> None:
         loop = self.graph.loop(self.graph_input, self.config, hooks=combine([self.recorder, self.extra_hooks]),
                                interrupt_before=(), interrupt_after=())
-        loop.runner = _WatchedRunner(loop, self)
+        loop.runner = WatchedRunner(loop, self)
         self._loop = loop
         loop.start()
         self._publish(status=RUNNING)
@@ -222,7 +229,7 @@ class LiveRun:
             if self._stop_requested:
                 return
             just_ran = {t.name for t in loop.tasks}
-            self._writers = _writers_of(loop.tasks)
+            self._writers = writers_of(loop.tasks)
             with self._cond:
                 self._step, self._progress = None, {}
                 self._publish_locked()
@@ -275,6 +282,10 @@ class LiveRun:
                     self._publish_locked(status=RUNNING, pause=None)
                 command.done.set()
                 return True
+            if command.kind == "answer":
+                command.error = "Nothing asks a question here: answers are for interrupt()."
+                command.done.set()
+                continue
             try:
                 self._apply_edit(loop, command.values, command.as_node)
             except EditError as exc:
@@ -288,29 +299,8 @@ class LiveRun:
             command.done.set()
 
     def _apply_edit(self, loop: Any, values: Any, as_node: str | None) -> None:
-        graph = loop.graph
-        if not isinstance(values, dict) or not values:
-            raise EditError("An edit is a non-empty {key: value} update.")
-        unknown = [k for k in values if k not in graph.state_keys]
-        if unknown:
-            raise EditError(f"{', '.join(map(repr, unknown))} is not a state key; the keys are "
-                            f"{', '.join(graph.state_keys_ordered)}.")
-        if as_node is None:
-            as_node = infer_as_node(graph, loop.state.versions_seen)
-            if as_node is None:
-                raise EditError("Ambiguous update, specify as_node: several nodes ran last; pick the node to edit as.")
-        if as_node not in graph.nodes or as_node == START:
-            raise EditError(f"{as_node!r} is not a node of this graph; pick one of "
-                            f"{', '.join(n for n in graph.nodes if n != START)}.")
-        scratch = _scratch(loop.state)  # try it on a copy first: a refused edit must not end the run
-        task = Task("edit", as_node, (INTERRUPT, 0), loop.step, (INTERRUPT,), {}, values, graph.nodes[as_node])
-        try:
-            node_writes(graph.nodes[as_node], task, values, SimpleNamespace(state=scratch, config=loop.config))
-            apply_writes(scratch, [task], graph.trigger_to_nodes)
-        except Exception as exc:  # a reducer or router refused the value: say so, keep the run
-            raise EditError(f"{type(exc).__name__}: {exc}".strip()) from None
-        loop.update_state(values, as_node)
-        self._writers = {channel: [f"your edit as {as_node}"] for channel, _ in task.writes}
+        as_node, channels = apply_edit(loop, values, as_node)
+        self._writers = {channel: [f"your edit as {as_node}"] for channel in channels}
         self._publish()
 
     def _pause_of(self, loop: Any, planned: list[Task], reasons: list[str]) -> Pause:
@@ -324,6 +314,46 @@ class LiveRun:
         )
 
     # ---- task progress (called on the threads that run the tasks) -------------------------------
+
+    def _ask(self, task: Task, question: Any) -> Any:
+        """On the task's thread: pauses with `question` until the user answers (returns the answer)
+        or stops the run (returns `NO_ANSWER`). One question at a time."""
+        with self._asking, self._cond:
+            if self._stop_requested or self._final:
+                return NO_ANSWER
+            loop = self._loop
+            graph = loop.graph
+            pause = Pause(
+                step=task.step, reasons=(f"interrupt() in {task.name} asks a question",),
+                tasks=(PlannedTask(task.id, task.name, "asked with interrupt(); runs again with your answer",
+                                   encode(task.input)),),
+                state=encode(loop.read_state()),
+                channels={k: getattr(graph.channels[k], "reducer_name", "LastValue") for k in graph.state_keys_ordered},
+                edit_as=(), default_as=None, interrupts=(encode(question),),
+            )
+            self._set_progress(task, "asking")
+            self._publish_locked(status=PAUSED, pause=pause)
+            while True:
+                self._cond.wait_for(lambda: bool(self._commands))
+                command = self._commands.popleft()
+                if command.kind in ("answer", "stop"):
+                    break
+                command.error = "Answer the question first: interrupt() is waiting for it."
+                command.done.set()
+            if command.kind == "answer":
+                self._set_progress(task, "running")
+                self._publish_locked(status=RUNNING, pause=None)
+        if command.kind == "stop":
+            self._finish_stopped()
+            command.done.set()
+            return NO_ANSWER
+        command.done.set()
+        return command.values
+
+    def _set_progress(self, task: Task, state: str) -> None:
+        current = self._progress.get(task.id)
+        if current is not None:
+            self._progress[task.id] = replace(current, state=state)
 
     def _task_started(self, task: Task) -> None:
         with self._cond:
@@ -383,7 +413,7 @@ class LiveRun:
             self._final = True
             trace = self.recorder.trace
             status = trace.status if trace is not None else "error"
-            message = _error_line(trace) if trace is not None else "The run did not start."
+            message = error_line(trace) if trace is not None else "The run did not start."
             loop = self._loop
             if status == "interrupted" and loop is not None and loop.interrupts:
                 questions = ", ".join(repr(getattr(i, "value", i)) for i in loop.interrupts)
@@ -399,20 +429,11 @@ class LiveRun:
             trace = self._committed()
             if trace is None:
                 trace = self.recorder.trace or Trace(ns=[], graph={}, input=None, config=None, run_id=self.recorder.run_id)
-            running = [p for p in self._progress.values() if p.state in ("waiting", "running")]
-            step = self._step
-            if step is not None and self.recorder.trace is not None and self.recorder.trace.steps:
-                open_record = self.recorder.trace.steps[-1]
-                if not open_record.committed:
-                    trace.steps = [*trace.steps, _stopped_step(open_record, {p.id for p in running})]
+            running = [p for p in self._progress.values() if p.state in ("waiting", "running", "asking")]
+            open_record = self.recorder.trace.steps[-1] if self.recorder.trace is not None and self.recorder.trace.steps else None
             pause = self._snapshot.pause
-            where = (f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
-                     if step is not None else f"before step {pause.step}" if pause is not None else "")
-            message = f"Stopped by you {where}. The supersteps committed before that are recorded."
-            trace.status = "stopped"
-            trace.error = {TYPE: "error", "class": "RunStopped", "module": "stepscope", "notes": [],
-                           "traceback": "", "message": message}
-        self._publish_final(trace, "stopped", message)
+            message = cancel(trace, self._step, open_record, running, pause.step if pause is not None else None)
+        self._publish_final(trace, CANCELLED, message)
         return self._snapshot
 
     def _publish_final(self, trace: Trace | None, status: str, message: str) -> None:
@@ -436,50 +457,3 @@ class LiveRun:
         except StoreError as exc:
             return "", f" It could not be stored: {exc}"
         return str(store.path), ""
-
-
-def _stopped_step(record: StepRecord, unfinished: set[str]) -> StepRecord:
-    """A copy of the step that was running when the user stopped: not committed, its tasks marked."""
-    tasks = []
-    for task in list(record.tasks):
-        error = task.error
-        if error is None:
-            text = ("was still running when the run was stopped; its result is not recorded" if task.id in unfinished
-                    else "had finished, but the step never committed, so its writes never reached the state")
-            error = {TYPE: "error", "class": "RunStopped", "module": "stepscope", "notes": [], "traceback": "",
-                     "message": f"{task.name} {text}."}
-        tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
-    return StepRecord(record.step, tasks=tasks, committed=False)
-
-
-def _writers_of(tasks: list[Task]) -> dict[str, list[str]]:
-    writers: dict[str, list[str]] = {}
-    for task in tasks:
-        for channel, _ in task.writes:
-            names = writers.setdefault(channel, [])
-            if task.name not in names:
-                names.append(task.name)
-    return writers
-
-
-def _scratch(state: RunState) -> RunState:
-    """A copy of the run's state to try an edit on: deep when the values allow it, else per channel."""
-    try:
-        return copy.deepcopy(state)
-    except Exception:  # values that cannot be copied (locks, clients): shallow channel copies
-        return RunState({k: c.copy() for k, c in state.channels.items()}, dict(state.versions),
-                        {k: dict(v) for k, v in state.versions_seen.items()}, state.checkpoint_id)
-
-
-def _names(nodes: Any, graph: Any) -> list[str]:
-    if not nodes:
-        return []
-    if nodes == "*":
-        return [n for n in graph.nodes if n != START]
-    return [nodes] if isinstance(nodes, str) else list(nodes)
-
-
-def _error_line(trace: Trace) -> str:
-    if trace.error is None:
-        return ""
-    return f"{trace.error.get('class', 'Error')}: {trace.error.get('message', '').splitlines()[0] if trace.error.get('message') else ''}"

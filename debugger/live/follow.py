@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from engine.codec import encode
 from engine.trace import StepRecord
 from engine.tracefile import to_json
-from debugger.live.controller import LiveRun
+from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.status import LiveSnapshot
 from debugger.present import short
 
@@ -66,9 +66,13 @@ class _Printer:
 
 def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *, db: str | None = None,
            out_file: str | None = None, out: TextIO | None = None) -> int:
-    """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 130 stopped by Ctrl-C)."""
+    """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 130 Ctrl-C)."""
     out = out or sys.stdout
-    live = LiveRun(graph, graph_input, config, target=target, db=db).start()
+    try:
+        live = LiveRun(graph, graph_input, config, target=target, db=db, ask=False).start()
+    except LiveRunError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     printer = _Printer(out)
     version = -1
     try:
@@ -83,7 +87,7 @@ def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *,
         printer.show(snap)
         _finish(snap, out_file, out)
         print(f"stopped by Ctrl-C. {snap.message}", file=out)
-        print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or the app at /step?run={snap.run_id}", file=out)
+        print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
         return 130
     _finish(snap, out_file, out)
     if snap.status in ("error", "recursion_limit"):

@@ -15,8 +15,10 @@ from engine import START
 from engine.trace import PUSH, Trace
 
 RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
-FINISHED = ("done", "error", "interrupted", "recursion_limit", "stopped")
-"""A finished live run has one of a stored run's statuses, or `stopped` (the user pressed Stop)."""
+CANCELLED = "cancelled"
+"""The status of a run the user stopped (Stop in the page, Ctrl-C in the CLI), as the CLI's own runs."""
+FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED)
+"""A finished live run has one of a stored run's statuses."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class TaskProgress:
     id: str
     name: str
     state: str
-    """`running`, `done`, `failed` or `interrupted`."""
+    """`waiting`, `running`, `asking` (its `interrupt()` waits for an answer), `done`, `failed` or `interrupted`."""
     started: float
     """`time.monotonic()` when it started."""
     duration: float | None = None

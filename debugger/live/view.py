@@ -20,7 +20,7 @@ BREAKPOINT_COLOUR = "#7b2cbf"
 STATUS_WORDS = {
     "starting": "⏳ starting", "running": "▶ running", "paused": "⏸ paused", "stopping": "⏹ stopping",
     "done": "✅ done", "error": "✖ failed", "interrupted": "⏸ interrupted", "recursion_limit": "✖ recursion limit",
-    "stopped": "⏹ stopped",
+    "cancelled": "⏹ stopped",
 }
 
 
@@ -38,7 +38,7 @@ def highlight(snap: LiveSnapshot, shown_step: int | None) -> Highlight:
     steps = {s.step: s for s in trace.steps} if trace is not None else {}
     visited = {t.name for s in steps.values() if s.step >= 0 for t in s.tasks}
     if snap.step is not None and snap.running and (shown_step is None or shown_step >= snap.step - 1):
-        running = {t.name for t in snap.running if t.state in ("running", "waiting")}
+        running = {t.name for t in snap.running if t.state in ("running", "waiting", "asking")}
         done = {t.name for t in snap.running if t.state == "done"}
         failed = {t.name for t in snap.running if t.state in ("failed", "interrupted")}
         return Highlight(ran=done, running=running, failed=failed, visited=visited - running - done - failed)
@@ -71,6 +71,8 @@ def status_line(snap: LiveSnapshot) -> str:
         for task in snap.running:
             if task.state in ("running", "waiting"):
                 parts.append(f"{task.name} ⏳")
+            elif task.state == "asking":
+                parts.append(f"{task.name} asks ❓")
             else:
                 took = f" {task.duration:.1f} s" if task.duration is not None else ""
                 parts.append(f"{task.name} {'✓' if task.state == 'done' else '✖'}{took}")

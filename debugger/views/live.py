@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger import session
-from debugger.live import Breakpoints, EditError, LiveRun
+from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError
 from debugger.live import view as live_view
 from debugger.replay import Replay
 from debugger.session import LoadedRun
@@ -79,10 +79,14 @@ def _on_start() -> None:
     except json.JSONDecodeError as exc:
         session.remember(ERROR, f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.")
         return
+    try:
+        run = LiveRun(loaded.graph, graph_input, loaded.example_config, target=target, breakpoints=_breakpoints())
+    except LiveRunError as exc:
+        session.remember(ERROR, str(exc))
+        return
     previous: LiveRun | None = session.recall(RUN)
     if previous is not None and not previous.snapshot().finished:
-        previous.stop()
-    run = LiveRun(loaded.graph, graph_input, loaded.example_config, target=target, breakpoints=_breakpoints())
+        previous.stop()  # one live run per page: the one it showed is stopped and stored
     session.remember(RUN, run.start())
     session.remember(FOLLOW, True)
     session.remember(SHOWN, None)
@@ -225,7 +229,7 @@ def _live_panel() -> None:
         drawing = live_view.drawing_of(snap.trace, None)
         if drawing is not None:
             light = live_view.highlight(snap, None if follow else shown)
-            _chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
+            widgets.graph_chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
             st.caption(LEGEND)
     with side_col:
         if snap.pause is not None:
@@ -233,17 +237,6 @@ def _live_panel() -> None:
         elif snap.finished:
             _finished_panel(snap)
     _timeline(snap, steps, step_ids, shown, follow)
-
-
-def _chart(dot: str, *, large: bool) -> None:
-    """`widgets.graph_chart`, except that an unchanged drawing is sent again into the same slot: the
-    page polls a running run, and a fresh chart each time would make the browser lay it out anew."""
-    if session.recall("live_dot") == dot:
-        slots = [st.empty(), st.empty()]
-        slots[session.recall("graph_renders", 0) % 2].graphviz_chart(dot, width="stretch" if large else "content")
-        return
-    session.remember("live_dot", dot)
-    widgets.graph_chart(dot, large=large)
 
 
 def _status(snap) -> None:
@@ -259,10 +252,11 @@ def _status(snap) -> None:
 
 
 def _controls(snap) -> None:
-    paused, finished = snap.status == "paused", snap.finished
+    finished = snap.finished
+    paused = snap.status == "paused" and not (snap.pause is not None and snap.pause.interrupts)  # a question needs an answer
     cols = st.columns(4)
     cols[0].button("⏸ Pause", key="live_pause", on_click=_command, args=("pause",), width="stretch",
-                   disabled=finished or paused)
+                   disabled=finished or snap.status == "paused")
     cols[1].button("⏭ Step", key="live_step", on_click=_command, args=("step",), width="stretch", disabled=not paused,
                    help="Run exactly one superstep, then pause again.")
     cols[2].button("▶ Continue", key="live_continue", on_click=_command, args=("continue",), width="stretch",
@@ -271,8 +265,41 @@ def _controls(snap) -> None:
                    help="End the run now; what was recorded is kept and stored.")
 
 
+def _on_answer() -> None:
+    run: LiveRun | None = session.recall(RUN)
+    if run is None:
+        return
+    value = live_view.parse_value(session.widget_value("live_answer") or "")
+    try:
+        run.answer(value)
+    except EditError as exc:
+        session.remember(EDIT_NOTE, ("error", f"The answer was not taken: {exc}"))
+    else:
+        session.remember(EDIT_NOTE, None)
+        session.remember(FOLLOW, True)
+
+
+def _question_panel(pause) -> None:
+    task = pause.tasks[0]
+    st.subheader(f"{task.name} asks, in step {pause.step}")
+    st.markdown(f"`interrupt()` in **{widgets.md(task.name)}** asks:")
+    widgets.value(pause.interrupts[0], key="live_question")
+    st.text_area("Your answer (JSON; text that is not JSON is taken as a string)", key="live_answer", height=80)
+    st.button("Answer and continue", key="live_answer_button", on_click=_on_answer, type="primary",
+              help=f"{task.name} runs again from its top and its interrupt() returns your answer "
+                   "(LangGraph's Command(resume=...)).")
+    with st.expander("The state now"):
+        widgets.value(pause.state, key="live_question_state")
+    note = session.recall(EDIT_NOTE)
+    if note:
+        (st.success if note[0] == "ok" else st.error)(note[1])
+
+
 def _pause_panel(snap) -> None:
     pause = snap.pause
+    if pause.interrupts:
+        _question_panel(pause)
+        return
     st.subheader(f"Paused before step {pause.step}")
     st.markdown("Why: " + "; ".join(widgets.md(r) for r in pause.reasons) + ".")
     if pause.tasks:
@@ -315,7 +342,7 @@ def _finished_panel(snap) -> None:
     if snap.stored:
         st.caption(f"Stored as run {snap.run_id[:12]} in {snap.stored}: the Stored runs page reopens it.")
     st.button("Open in Step through", key="live_open", on_click=_on_open_step_page, type="primary")
-    if snap.trace is not None and snap.status != "stopped":
+    if snap.trace is not None and snap.status != "cancelled":
         with st.expander("Final state", expanded=True):
             widgets.value(snap.trace.output, key="live_final_state")
 

@@ -123,7 +123,13 @@ def _step_summary(view: RunView, at: Cursor) -> None:
     label = "the input" if step < 0 else f"step {step}"
     names = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks) or "no task"
     st.subheader(f"Superstep {step}" if step >= 0 else "Input")
-    st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
+    record = view.by_step.get(step)
+    if record is not None and record.kind == "update":  # an edit made at a pause of a live run
+        writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
+        st.markdown(f"In {label}, **a person edited the state** at a pause of a live run, as **{widgets.md(writers)}**: "
+                    "no node ran; the values went through the reducers as that node's write (`update_state`).")
+    else:
+        st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
     if step == 0:
         st.caption("Step 0 is the hidden `__start__` task: it writes the graph input through the reducers.")
     triggers = [t for t in view.triggers(step) if t.task != "__start__"]

@@ -63,7 +63,8 @@ def inputs(path: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-def start(page, path: Path, *, before: list[str] = (), step_mode: bool = False) -> None:
+def start(page, path: Path, *, before: list[str] = (), step_mode: bool = False,
+          nodes: str = "fetch, slow, write, review") -> None:
     page.goto("/live")
     page.get_by_role("button", name=re.compile("Start")).wait_for()
     wait_idle(page)
@@ -73,7 +74,7 @@ def start(page, path: Path, *, before: list[str] = (), step_mode: bool = False) 
     box = main.get_by_label("Path to the graph")
     box.fill(str(path))
     box.press("Enter")
-    expect(main.get_by_text(re.compile(r"nodes fetch, slow, write, review"))).to_be_visible()
+    expect(main.get_by_text(re.compile(rf"nodes {nodes}"))).to_be_visible()
     wait_idle(page)
     for name in before:
         main.locator('[data-testid="stMultiSelect"]').first.click()
@@ -201,10 +202,53 @@ def test_stop_keeps_a_stored_run_that_reopens(page, tmp_path, e2e_db, shot) -> N
     expect(main(page).locator('[data-testid="stAlert"]').first).to_contain_text("stopped")
     expect(page.get_by_text(re.compile("still running: slow"))).to_be_visible()
     shot("live-stopped")
-    run_id = next(r.run_id for r in RunStore(e2e_db).list() if r.status == "stopped")
+    run_id = next(r.run_id for r in RunStore(e2e_db).list() if r.status == "cancelled")
     trace = RunStore(e2e_db).load(run_id)
     assert [s.step for s in trace.steps if s.committed] == [-1, 0, 1]
-    page.goto(f"/step?run={run_id}")
+    page.goto(f"/?run={run_id}")
     page.locator(GRAPH).first.wait_for()
     wait_idle(page)
     expect(page.locator(f"{GRAPH} g#node_fetch")).to_be_visible()
+
+
+ASKING_FILE = """
+import operator
+from typing import Annotated, TypedDict
+from engine import END, START, StateGraph, interrupt
+
+
+class State(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+def ask(state):
+    return {"log": ["answer: " + str(interrupt({"question": "Approve the plan?"}))]}
+
+
+builder = StateGraph(State)
+builder.add_node("plan", lambda state: {"log": ["plan"]})
+builder.add_node("ask", ask)
+builder.add_edge(START, "plan")
+builder.add_edge("plan", "ask")
+builder.add_edge("ask", END)
+graph = builder.compile()
+example_input = {"log": []}
+"""
+
+
+def test_an_interrupt_pauses_with_its_question_and_a_box_to_answer_it(page, tmp_path, shot) -> None:
+    path = tmp_path / "asking.py"
+    path.write_text(ASKING_FILE, encoding="utf-8")
+    start(page, path, nodes="plan, ask")
+    expect(main(page).get_by_role("heading", name="ask asks, in step 2")).to_be_visible(timeout=15_000)
+    expect(main(page).get_by_text("Approve the plan?")).to_be_visible()
+    expect(main(page).get_by_role("button", name=re.compile("Continue"))).to_be_disabled()
+    answer = main(page).get_by_role("textbox", name=re.compile("Your answer"))
+    answer.fill("yes")
+    answer.press("Control+Enter")
+    wait_idle(page)
+    shot("live-question")
+    main(page).get_by_role("button", name="Answer and continue").click()
+    expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=15_000)
+    final = main(page).locator('[data-testid="stExpander"]', has_text="Final state").locator("code").first
+    assert json.loads(final.inner_text()) == {"log": ["plan", "answer: yes"]}

@@ -1,0 +1,66 @@
+"""How a live run ends on the record: a stopped run's trace (status `cancelled`, the step that was
+running kept, never committed, its tasks marked), and small helpers the controller reports with."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from engine.stepping import Task
+from engine import START
+from engine.trace import StepRecord, Trace
+
+from debugger.live.status import CANCELLED, TaskProgress
+
+
+def cancel(trace: Trace, step: int | None, open_record: StepRecord | None, running: list[TaskProgress],
+           paused_before: int | None) -> str:
+    """Marks `trace` (the committed steps) as stopped by the user; returns the message it carries.
+    `open_record` is the recorder's record of the step that was running, if it never committed."""
+    if step is not None and open_record is not None and not open_record.committed:
+        trace.steps = [*trace.steps, stopped_step(open_record, {p.id for p in running})]
+    where = (f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
+             if step is not None else f"before step {paused_before}" if paused_before is not None else "")
+    message = f"Stopped by you {where}. The supersteps committed before that are recorded."
+    trace.status = CANCELLED
+    trace.error = {"$type": "error", "class": "RunCancelled", "module": "stepscope", "notes": [], "traceback": "",
+                   "message": message}
+    return message
+
+
+def stopped_step(record: StepRecord, unfinished: set[str]) -> StepRecord:
+    """A copy of the step that was running when the user stopped: not committed, its tasks marked."""
+    tasks = []
+    for task in list(record.tasks):
+        error = task.error
+        if error is None:
+            text = ("was still running when the run was stopped; its result is not recorded" if task.id in unfinished
+                    else "had finished, but the step never committed, so its writes never reached the state")
+            error = {"$type": "error", "class": "RunCancelled", "module": "stepscope", "notes": [], "traceback": "",
+                     "message": f"{task.name} {text}."}
+        tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
+    return StepRecord(record.step, tasks=tasks, committed=False)
+
+
+def writers_of(tasks: list[Task]) -> dict[str, list[str]]:
+    writers: dict[str, list[str]] = {}
+    for task in tasks:
+        for channel, _ in task.writes:
+            names = writers.setdefault(channel, [])
+            if task.name not in names:
+                names.append(task.name)
+    return writers
+
+
+def names_of(nodes: Any, graph: Any) -> list[str]:
+    if not nodes:
+        return []
+    if nodes == "*":
+        return [n for n in graph.nodes if n != START]
+    return [nodes] if isinstance(nodes, str) else list(nodes)
+
+
+def error_line(trace: Trace) -> str:
+    if trace.error is None:
+        return ""
+    return f"{trace.error.get('class', 'Error')}: {trace.error.get('message', '').splitlines()[0] if trace.error.get('message') else ''}"
