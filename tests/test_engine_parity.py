@@ -102,3 +102,36 @@ def test_stream_writer_outside_any_observed_run_is_harmless():
     with pytest.raises(RuntimeError, match="outside of a runnable context"):
         get_stream_writer()
     assert flaky_graph(0).invoke({"log": []}) == {"log": ["ok"]}  # no hooks: the writer discards
+
+
+def test_trace_built_after_the_run_keeps_values_as_they_were_when_recorded():
+    """Flat values are turned into records only when the trace is read; a node that later changes a
+    recorded list in place must not rewrite what was recorded before it did."""
+    kept = {}
+
+    def first(state):
+        return {"log": [1, 2]}
+
+    def sneaky(state):
+        kept["list"] = state["log"]
+        state["log"].append("in place")  # mutates the channel's list: not a write
+        return {}
+
+    def later(state):
+        kept["list"][0] = "rewritten"  # after the step that recorded it
+        return {"log": ["later"]}
+
+    g = StateGraph(Log)
+    g.add_node("first", first)
+    g.add_node("sneaky", sneaky)
+    g.add_node("later", later)
+    g.add_edge(START, "first")
+    g.add_edge("first", "sneaky")
+    g.add_edge("sneaky", "later")
+    recorder = Recorder()
+    g.compile().invoke({"log": []}, hooks=recorder)
+    kept["list"].append("after the run")  # before the trace is read
+    steps = {s.step: s for s in recorder.trace.steps}
+    assert steps[1].reducer_calls[0].after == {"extend": [1, 2]}
+    assert steps[2].state["log"] == {"extend": ["in place"]}  # seen as a change outside the reducers
+    assert steps[3].reducer_calls[0].before == {"splice": 0, "items": ["rewritten", 2, "in place"]}
