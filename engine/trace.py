@@ -26,6 +26,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections import deque
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
@@ -201,6 +202,19 @@ class _RunBuilder:
         self.versions: dict[str, int] = {}
         self.started = time.perf_counter()
         self.memo: dict[int, tuple[Any, Any]] = {}
+        self.latest: dict[str, Any] = {}
+        """Per state key, the value object recorded last, kept up to date as events come."""
+        self.pending: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+        """Events kept as they came, to be turned into records later (see `Recorder`), in order."""
+        self.lock = threading.Lock()
+        """Held while events are turned into records (the run's thread, or a reader of `trace`)."""
+
+    def catch_up(self) -> None:
+        """Turns the kept events into records, oldest first (call with `lock` held)."""
+        pending = self.pending
+        while pending:
+            build, args = pending.popleft()
+            build(self, *args)
 
     def snapshot(self, channel: str) -> Snapshot:
         snap = self.snapshots.get(channel)
@@ -236,15 +250,34 @@ class _RunBuilder:
 
 class Recorder(Hooks):
     """A hook that records a run into `self.trace`. One Recorder per run; thread-safe for subgraphs
-    that run in parallel worker threads."""
+    that run in parallel worker threads.
+
+    Cheap while the run goes: an event whose values cannot change any more (numbers, strings, and
+    flat lists, dicts and tuples of them, copied shallowly) is kept as it came and turned into records
+    only when `trace` is read, or when an event that must be recorded at once arrives (any other
+    value is encoded on the spot, since a node may later change it in place). Records are built in
+    event order either way, so the Trace is the same whenever it is built.
+    """
 
     def __init__(self, *, target: str = "", run_id: str | None = None, clock: Callable[[], str] = utc_now) -> None:
-        self.trace: Trace | None = None
+        self._trace: Trace | None = None
         self.target = target
         self.run_id = run_id or uuid.uuid4().hex
         self.clock = clock
         self.builders: dict[tuple[str, ...], _RunBuilder] = {}
         self.lock = threading.Lock()
+
+    @property
+    def trace(self) -> Trace | None:
+        """The recorded run, complete up to the last event (safe to read while it runs)."""
+        for builder in list(self.builders.values()):
+            with builder.lock:
+                builder.catch_up()
+        return self._trace
+
+    @trace.setter
+    def trace(self, value: Trace | None) -> None:
+        self._trace = value
 
     # ---- run boundaries --------------------------------------------------------------------------
 
@@ -256,12 +289,15 @@ class Recorder(Hooks):
         with self.lock:
             if not ns:
                 record: RunRecord = Trace(**common, run_id=self.run_id, target=self.target)
-                self.trace = record  # type: ignore[assignment]
+                self._trace = record  # type: ignore[assignment]
             else:
                 record = RunRecord(**common)
                 parent = self.builders.get(ns[:-1])
-                task_id = ns[-1].rpartition(":")[2]
-                task = parent.tasks_by_id.get(task_id) if parent else None
+                task = None
+                if parent is not None:
+                    with parent.lock:
+                        parent.catch_up()
+                        task = parent.tasks_by_id.get(ns[-1].rpartition(":")[2])
                 if task is not None:
                     task.subgraphs.append(record)
             self.builders[ns] = _RunBuilder(record)
@@ -280,115 +316,241 @@ class Recorder(Hooks):
 
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         builder = self.builders[ns]
-        record = builder.step if builder.step is not None and builder.step.step == step else builder.open_step(step)
-        records = record.tasks
-        by_id = builder.tasks_by_id
+        inputs = []
         for task in tasks:
-            task_record = TaskRecord(
-                task.id, task.name, list(task.path), list(task.triggers), list(task.fired), dict(task.seen_versions),
-                self._input_view(builder, task),
-            )
-            records.append(task_record)
-            by_id[task.id] = task_record
-
-    def _input_view(self, builder: _RunBuilder, task: Task) -> Any:
-        """`{"$view": keys}` when the node's input is the recorded state (checked now, before the node
-        runs: it may replace values in its input dict), else the encoded input."""
-        value = task.input
-        if task.path[0] == "__pregel_pull" and task.name != "__start__":
-            snapshots = builder.snapshots
-            if type(value) is dict:
-                for key, item in value.items():
-                    snap = snapshots.get(key)
-                    if snap is None or snap.raw is not item:
-                        break
-                else:
-                    return {VIEW: list(value)}
-            else:
-                items = _fields_of(value)
-                if items is not None and all(
-                    (snap := snapshots.get(k)) is not None and snap.raw is v for k, v in items
-                ):
-                    return {VIEW: [k for k, _ in items]}
-        return encode(value)
+            value = task.input
+            keys = _view_keys(builder, task, value)  # now: the node may replace values in its input
+            frozen = _View(keys) if keys is not None else _freeze_input(value)
+            if frozen is _THAWED:
+                break
+            inputs.append(frozen)
+        else:
+            builder.pending.append((_planned, (step, tasks, inputs)))
+            return
+        with builder.lock:
+            builder.catch_up()
+            _planned(builder, step, tasks, [_input_record(builder, task) for task in tasks])
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
         builder = self.builders[ns]
-        record = builder.tasks_by_id[task.id]
-        writes = task.writes
         result = task.result
-        encode_shared = builder.encode
-        if type(result) is dict and _same_as_writes(result, writes):
-            record.result = SAME_AS_WRITES
-        else:
-            record.result = encode_shared(result)
-        record.writes = [[channel, encode_shared(value)] for channel, value in writes]
-        if task.routes:
-            record.routes = [[name, encode_shared(chosen)] for name, chosen in task.routes]
-        record.duration = round(task.duration, 6)
-        if task.error is not None:
-            record.error = encode_error(task.error)
-        if task.attempts:
-            record.attempts = [
-                {"attempt": a.attempt, "error": encode_error(a.error), "duration": round(a.duration, 6),
-                 "retry_in": round(a.retry_in, 6)}
-                for a in task.attempts
-            ]
+        if type(result) is dict and _same_as_writes(result, task.writes):
+            result = SAME_AS_WRITES
+        if task.error is None and not task.attempts:
+            frozen = result if result is SAME_AS_WRITES else _freeze(result)
+            writes = _freeze_pairs(task.writes)
+            routes = _freeze_pairs(task.routes)
+            if frozen is not _THAWED and writes is not _THAWED and routes is not _THAWED:
+                builder.pending.append((_finished, (task.id, frozen, writes, routes, task.duration, None, ())))
+                return
+        with builder.lock:
+            builder.catch_up()
+            _finished(builder, task.id, result, task.writes, task.routes, task.duration, task.error, task.attempts)
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
-        step = builder.step
-        if step is None or step.step != call.step:
-            step = builder.open_step(call.step)
-        snap = builder.snapshots.get(call.channel) or builder.snapshot(call.channel)
-        encode_shared = builder.encode
-        value = call.before
-        if value is snap.raw and (type(value) in _IMMUTABLE or _unchanged_list(value, snap.items)):
-            before = SAME  # the usual case: what the last call (or commit) recorded, untouched since
-        else:
-            before = snap.delta(value, encode_shared)
-        error = call.error
-        step.reducer_calls.append(
-            ReducerCallRecord(
-                call.index, call.channel, call.reducer, call.writer, call.writer_name, encode_shared(call.write), before,
-                SAME if error is not None else snap.delta(call.after, encode_shared),
-                encode_error(error) if error is not None else None,
-            )
-        )
+        builder.latest[call.channel] = call.after if call.error is None else call.before
+        if call.error is None:
+            before, write, after = _freeze(call.before), _freeze(call.write), _freeze(call.after)
+            if before is not _THAWED and write is not _THAWED and after is not _THAWED:
+                builder.pending.append((_reduced, (call, before, write, after)))
+                return
+        with builder.lock:
+            builder.catch_up()
+            _reduced(builder, call, call.before, call.write, call.after)
 
     def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None:
         builder = self.builders[ns]
-        step = builder.step
-        if step is None or step.step != commit.step:
-            step = builder.open_step(commit.step)
-        step.committed = True
-        step.updated_channels = sorted(commit.updated_channels)
-        previous = builder.versions
-        versions = commit.versions  # already the barrier's own copy
-        step.versions = {k: v for k, v in versions.items() if previous.get(k) != v}
-        builder.versions = versions
         state = commit.read(None)
-        snapshots = builder.snapshots
-        encode_shared = builder.encode
+        latest = builder.latest
         for key in commit.state_keys:
-            value = state.get(key, MISSING)
-            snap = snapshots.get(key)
-            if snap is None:
-                snap = builder.snapshot(key)
-            elif value is snap.raw and (type(value) in _IMMUTABLE or _unchanged_list(value, snap.items)):
-                continue  # the common case, checked without copying the list again
-            change = snap.delta(value, encode_shared)
-            if "same" not in change:
-                step.state[key] = change
+            latest[key] = state.get(key, MISSING)
+        frozen = {}
+        for key, value in state.items():
+            copy = _freeze(value)
+            if copy is _THAWED:
+                break
+            frozen[key] = copy
+        else:
+            builder.pending.append((_committed, (commit.step, commit.updated_channels, commit.versions, commit.state_keys, state, frozen)))
+            return
+        with builder.lock:
+            builder.catch_up()
+            _committed(builder, commit.step, commit.updated_channels, commit.versions, commit.state_keys, state, state)
 
     def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Any, metadata: Any) -> None:
         builder = self.builders.get(ns)
         if builder is None:
             return
+        with builder.lock:
+            builder.catch_up()
         for record in reversed(builder.record.steps):
             if record.step == step:
                 record.checkpoint = encode(config)
                 return
+
+
+# ---- turning events into records (now, or later in the same order) ---------------------------------
+# Each takes the values as they were when the event came: the originals, or (kept for later) shallow
+# copies of flat values, which hold the very same items. Identity checks against what was recorded
+# before (`Snapshot.raw`) use the original objects, so both ways give the same records.
+
+
+def _planned(builder: _RunBuilder, step: int, tasks: Sequence[Task], inputs: list[Any]) -> None:
+    """`inputs`: each task's input as a `_View` of the recorded state, or the value to encode."""
+    record = builder.step if builder.step is not None and builder.step.step == step else builder.open_step(step)
+    records = record.tasks
+    by_id = builder.tasks_by_id
+    for task, value in zip(tasks, inputs):
+        task_record = TaskRecord(
+            task.id, task.name, list(task.path), list(task.triggers), list(task.fired), dict(task.seen_versions),
+            {VIEW: value.keys} if type(value) is _View else encode(value),
+        )
+        records.append(task_record)
+        by_id[task.id] = task_record
+
+
+def _view_keys(builder: _RunBuilder, task: Task, value: Any) -> list[str] | None:
+    """The keys of a node's input when it is exactly the recorded state (then it is recorded as a
+    view, `{"$view": keys}`), else None."""
+    if task.path[0] == "__pregel_pull" and task.name != "__start__":
+        latest = builder.latest
+        if type(value) is dict:
+            for key, item in value.items():
+                if latest.get(key, _THAWED) is not item:
+                    return None
+            return list(value)
+        items = _fields_of(value)
+        if items is not None and all(latest.get(k, _THAWED) is v for k, v in items):
+            return [k for k, _ in items]
+    return None
+
+
+def _input_record(builder: _RunBuilder, task: Task) -> Any:
+    keys = _view_keys(builder, task, task.input)
+    return _View(keys) if keys is not None else task.input
+
+
+class _View:
+    """A node input that is exactly the recorded state: recorded as `{"$view": keys}`."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+
+
+def _finished(builder: _RunBuilder, task_id: str, result: Any, writes: Any, routes: Any, duration: float,
+              error: BaseException | None, attempts: Sequence[Any]) -> None:
+    record = builder.tasks_by_id[task_id]
+    encode_shared = builder.encode
+    record.result = result if result is SAME_AS_WRITES else encode_shared(result)
+    record.writes = [[channel, encode_shared(value)] for channel, value in writes]
+    if routes:
+        record.routes = [[name, encode_shared(chosen)] for name, chosen in routes]
+    record.duration = round(duration, 6)
+    if error is not None:
+        record.error = encode_error(error)
+    if attempts:
+        record.attempts = [
+            {"attempt": a.attempt, "error": encode_error(a.error), "duration": round(a.duration, 6),
+             "retry_in": round(a.retry_in, 6)}
+            for a in attempts
+        ]
+
+
+def _reduced(builder: _RunBuilder, call: ReducerCall, before: Any, write: Any, after: Any) -> None:
+    step = builder.step
+    if step is None or step.step != call.step:
+        step = builder.open_step(call.step)
+    snap = builder.snapshots.get(call.channel) or builder.snapshot(call.channel)
+    encode_shared = builder.encode
+    if call.before is snap.raw and (type(before) in _IMMUTABLE or _unchanged_list(before, snap.items)):
+        before_delta = SAME  # the usual case: what the last call (or commit) recorded, untouched since
+    else:
+        before_delta = snap.delta(before, encode_shared)
+        snap.raw = call.before
+    error = call.error
+    if error is None:
+        after_delta = snap.delta(after, encode_shared)
+        snap.raw = call.after
+    else:
+        after_delta = SAME
+    step.reducer_calls.append(
+        ReducerCallRecord(
+            call.index, call.channel, call.reducer, call.writer, call.writer_name, encode_shared(write), before_delta,
+            after_delta, encode_error(error) if error is not None else None,
+        )
+    )
+
+
+def _committed(builder: _RunBuilder, step_number: int, updated: Any, versions: dict[str, int], state_keys: Any,
+               state: dict[str, Any], values: dict[str, Any]) -> None:
+    step = builder.step
+    if step is None or step.step != step_number:
+        step = builder.open_step(step_number)
+    step.committed = True
+    step.updated_channels = sorted(updated)
+    previous = builder.versions
+    step.versions = {k: v for k, v in versions.items() if previous.get(k) != v}
+    builder.versions = versions  # already the barrier's own copy
+    snapshots = builder.snapshots
+    encode_shared = builder.encode
+    for key in state_keys:
+        raw = state.get(key, MISSING)
+        value = values.get(key, MISSING)
+        snap = snapshots.get(key)
+        if snap is None:
+            snap = builder.snapshot(key)
+        elif raw is snap.raw and (type(value) in _IMMUTABLE or _unchanged_list(value, snap.items)):
+            continue  # the common case, checked without copying the list again
+        change = snap.delta(value, encode_shared)
+        snap.raw = raw
+        if "same" not in change:
+            step.state[key] = change
+
+
+_THAWED = object()
+"""`_freeze`'s answer for a value that may still change in place: it is recorded at once."""
+_FROZEN = frozenset((int, str, float, bool, type(None), type(MISSING)))
+
+
+def _freeze(value: Any) -> Any:
+    """A value that stays as it is now: the value itself when immutable, a shallow copy of a flat
+    list or dict (whose items are immutable), else `_THAWED`."""
+    kind = type(value)
+    if kind in _FROZEN:
+        return value
+    if kind is list:
+        return list(value) if all(map(_FROZEN.__contains__, map(type, value))) else _THAWED
+    if kind is dict:
+        return dict(value) if all(map(_FROZEN.__contains__, map(type, value.values()))) else _THAWED
+    if kind is tuple:
+        return value if all(map(_FROZEN.__contains__, map(type, value))) else _THAWED
+    return _THAWED
+
+
+def _freeze_input(value: Any) -> Any:
+    """`_freeze` for a node's input: a dict of flat values is copied one level deeper."""
+    if type(value) is not dict:
+        return _freeze(value)
+    frozen = {}
+    for key, item in value.items():
+        copy = _freeze(item)
+        if copy is _THAWED:
+            return _THAWED
+        frozen[key] = copy
+    return frozen
+
+
+def _freeze_pairs(pairs: list[tuple[str, Any]]) -> Any:
+    frozen = []
+    for name, value in pairs:
+        copy = _freeze(value)
+        if copy is _THAWED:
+            return _THAWED
+        frozen.append((name, copy))
+    return frozen
 
 
 _SCALARS = (int, str, float, bool, type(None))
