@@ -510,6 +510,7 @@ def _committed(builder: _RunBuilder, step_number: int, updated: Any, versions: d
             step.state[key] = change
 
 
+_second = operator.itemgetter(1)
 _THAWED = object()
 """`_freeze`'s answer for a value that may still change in place: it is recorded at once."""
 _FROZEN = frozenset((int, str, float, bool, type(None), type(MISSING)))
@@ -544,6 +545,9 @@ def _freeze_input(value: Any) -> Any:
 
 
 def _freeze_pairs(pairs: list[tuple[str, Any]]) -> Any:
+    """`_freeze` for a task's writes or routes, `(name, value)` pairs."""
+    if all(map(_FROZEN.__contains__, map(type, map(_second, pairs)))):
+        return list(pairs)  # the usual case, checked at C speed
     frozen = []
     for name, value in pairs:
         copy = _freeze(value)
