@@ -135,3 +135,28 @@ def test_trace_built_after_the_run_keeps_values_as_they_were_when_recorded():
     assert steps[1].reducer_calls[0].after == {"extend": [1, 2]}
     assert steps[2].state["log"] == {"extend": ["in place"]}  # seen as a change outside the reducers
     assert steps[3].reducer_calls[0].before == {"splice": 0, "items": ["rewritten", 2, "in place"]}
+
+
+def test_a_blocking_sync_node_does_not_stall_the_event_loop():
+    """In ainvoke a sync node runs on a worker thread: here it waits for a coroutine that only the
+    event loop can run; run inline it would wait forever (the wait gives up after 10 s)."""
+    import threading
+
+    released = threading.Event()
+
+    def waits(state):
+        return {"log": ["released" if released.wait(10) else "stalled"]}
+
+    g = StateGraph(Log)
+    g.add_node("waits", waits)
+    g.add_edge(START, "waits")
+
+    async def main():
+        async def release():
+            await asyncio.sleep(0.01)
+            released.set()
+
+        result, _ = await asyncio.gather(g.compile().ainvoke({"log": []}), release())
+        return result
+
+    assert asyncio.run(main()) == {"log": ["released"]}
