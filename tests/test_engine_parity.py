@@ -14,6 +14,15 @@ from engine.trace import Recorder
 from engine.tracefile import from_json, to_json
 
 
+def run_async(coroutine):
+    """`asyncio.run` on a thread of its own: other tests (the browser's sync API) may leave an event
+    loop marked running on the main thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=60)
+
+
 class Log(TypedDict):
     log: Annotated[list, operator.add]
 
@@ -90,7 +99,7 @@ def test_async_run_records_the_same_trace_as_a_sync_one():
 
     sync, asynchronous = Recorder(run_id="r", clock=lambda: "t"), Recorder(run_id="r", clock=lambda: "t")
     build(lambda s: {"log": ["a"]}).invoke({"log": []}, hooks=sync)
-    asyncio.run(build(a_async).ainvoke({"log": []}, hooks=asynchronous))
+    run_async(build(a_async).ainvoke({"log": []}, hooks=asynchronous))
 
     def shape(trace):
         return [[(t.name, t.writes, t.error) for t in s.tasks] for s in trace.steps], trace.output
@@ -159,4 +168,4 @@ def test_a_blocking_sync_node_does_not_stall_the_event_loop():
         result, _ = await asyncio.gather(g.compile().ainvoke({"log": []}), release())
         return result
 
-    assert asyncio.run(main()) == {"log": ["released"]}
+    assert run_async(main()) == {"log": ["released"]}
