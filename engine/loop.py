@@ -256,6 +256,8 @@ class Loop:
 
     def _to_run(self) -> list[Task]:
         """The planned tasks that still have to run, in the order LangGraph starts them."""
+        if self.persistence is None:  # only a checkpoint restores tasks that already ran
+            return self.scheduled
         return [t for t in self.scheduled if not t.restored]
 
     def _complete(self) -> bool:

@@ -131,9 +131,9 @@ class Runner:
     pool. `config["max_concurrency"]` gives the run a private pool of that many threads instead.
 
     In an async run (`ainvoke`, `astream`) the tasks of a step are asyncio tasks on the caller's
-    event loop: `async def` nodes await concurrently, and sync nodes go to a worker thread when the
-    step has several tasks (LangGraph does the same), else run inline. Either way a task runs to
-    completion here with its retries; its exception is stored on the task, never raised.
+    event loop: `async def` nodes await concurrently, and sync nodes run on a worker thread (LangGraph
+    does the same), so a blocking node never stalls the loop. Either way a task runs to completion
+    here with its retries; its exception is stored on the task, never raised.
     """
 
     def __init__(self, loop: "Loop", max_concurrency: int | None) -> None:
@@ -153,15 +153,15 @@ class Runner:
         if not tasks:
             return
         if len(tasks) == 1:
-            await self.aexecute(tasks[0], alone=True)
+            await self.aexecute(tasks[0])
             return
         limit = asyncio.Semaphore(self.max_concurrency) if self.max_concurrency else None
 
         async def one(task: Task) -> None:
             if limit is None:
-                return await self.aexecute(task, alone=False)
+                return await self.aexecute(task)
             async with limit:
-                return await self.aexecute(task, alone=False)
+                return await self.aexecute(task)
 
         # Each coroutine becomes an asyncio task with its own copy of the context, started in order.
         await asyncio.gather(*(one(task) for task in tasks))
@@ -194,12 +194,14 @@ class Runner:
                 current_task.reset(token)
             task.duration = time.perf_counter() - started
 
-    async def aexecute(self, task: Task, alone: bool) -> None:
+    async def aexecute(self, task: Task) -> None:
         """Runs one task to completion, retries included, in an async run."""
         node = task.node
         if not node.is_async:
-            if alone:
+            if node.action is None:  # the input's `__start__` task: nothing that could block
                 return self.execute(task)
+            # A sync node may block (I/O, time.sleep): it runs on a worker thread, so the event loop
+            # and the other tasks of the step keep going (LangGraph's run_in_executor).
             return await asyncio.to_thread(self.execute, task)
         loop = self.loop
         started = time.perf_counter()

@@ -14,6 +14,15 @@ from engine.trace import Recorder
 from engine.tracefile import from_json, to_json
 
 
+def run_async(coroutine):
+    """`asyncio.run` on a thread of its own: other tests (the browser's sync API) may leave an event
+    loop marked running on the main thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=60)
+
+
 class Log(TypedDict):
     log: Annotated[list, operator.add]
 
@@ -90,7 +99,7 @@ def test_async_run_records_the_same_trace_as_a_sync_one():
 
     sync, asynchronous = Recorder(run_id="r", clock=lambda: "t"), Recorder(run_id="r", clock=lambda: "t")
     build(lambda s: {"log": ["a"]}).invoke({"log": []}, hooks=sync)
-    asyncio.run(build(a_async).ainvoke({"log": []}, hooks=asynchronous))
+    run_async(build(a_async).ainvoke({"log": []}, hooks=asynchronous))
 
     def shape(trace):
         return [[(t.name, t.writes, t.error) for t in s.tasks] for s in trace.steps], trace.output
@@ -102,3 +111,61 @@ def test_stream_writer_outside_any_observed_run_is_harmless():
     with pytest.raises(RuntimeError, match="outside of a runnable context"):
         get_stream_writer()
     assert flaky_graph(0).invoke({"log": []}) == {"log": ["ok"]}  # no hooks: the writer discards
+
+
+def test_trace_built_after_the_run_keeps_values_as_they_were_when_recorded():
+    """Flat values are turned into records only when the trace is read; a node that later changes a
+    recorded list in place must not rewrite what was recorded before it did."""
+    kept = {}
+
+    def first(state):
+        return {"log": [1, 2]}
+
+    def sneaky(state):
+        kept["list"] = state["log"]
+        state["log"].append("in place")  # mutates the channel's list: not a write
+        return {}
+
+    def later(state):
+        kept["list"][0] = "rewritten"  # after the step that recorded it
+        return {"log": ["later"]}
+
+    g = StateGraph(Log)
+    g.add_node("first", first)
+    g.add_node("sneaky", sneaky)
+    g.add_node("later", later)
+    g.add_edge(START, "first")
+    g.add_edge("first", "sneaky")
+    g.add_edge("sneaky", "later")
+    recorder = Recorder()
+    g.compile().invoke({"log": []}, hooks=recorder)
+    kept["list"].append("after the run")  # before the trace is read
+    steps = {s.step: s for s in recorder.trace.steps}
+    assert steps[1].reducer_calls[0].after == {"extend": [1, 2]}
+    assert steps[2].state["log"] == {"extend": ["in place"]}  # seen as a change outside the reducers
+    assert steps[3].reducer_calls[0].before == {"splice": 0, "items": ["rewritten", 2, "in place"]}
+
+
+def test_a_blocking_sync_node_does_not_stall_the_event_loop():
+    """In ainvoke a sync node runs on a worker thread: here it waits for a coroutine that only the
+    event loop can run; run inline it would wait forever (the wait gives up after 10 s)."""
+    import threading
+
+    released = threading.Event()
+
+    def waits(state):
+        return {"log": ["released" if released.wait(10) else "stalled"]}
+
+    g = StateGraph(Log)
+    g.add_node("waits", waits)
+    g.add_edge(START, "waits")
+
+    async def main():
+        async def release():
+            await asyncio.sleep(0.01)
+            released.set()
+
+        result, _ = await asyncio.gather(g.compile().ainvoke({"log": []}), release())
+        return result
+
+    assert run_async(main()) == {"log": ["released"]}

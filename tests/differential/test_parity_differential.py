@@ -485,7 +485,7 @@ def test_engine_matches_langgraph(name: str) -> None:
 
 def test_async_workers_of_one_step_run_concurrently_on_the_engine() -> None:
     """Eight async nodes that each wait until all eight are waiting: only a concurrent run finishes."""
-    result = asyncio.run(_async_fan(namespace("engine")).ainvoke({"log": []}))
+    result = _with_timeout(lambda: asyncio.run(_async_fan(namespace("engine")).ainvoke({"log": []})))
     assert result["log"][:2] == ["fan", "w0"] and result["log"][-1].startswith("tail saw")
 
 
@@ -497,4 +497,4 @@ def test_sync_nodes_of_an_async_step_run_in_threads() -> None:
     for name in ("x", "y", "z"):
         g.add_node(name, lambda s, name=name: barrier.wait() is not None and {"log": [name]})
         g.add_edge(lib.START, name)
-    assert asyncio.run(g.compile().ainvoke({"log": []})) == {"log": ["x", "y", "z"]}
+    assert _with_timeout(lambda: asyncio.run(g.compile().ainvoke({"log": []}))) == {"log": ["x", "y", "z"]}
