@@ -13,6 +13,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from apps import conflict_graph, drive, interrupt_graph
 from debugger.cli import main
 
+pytestmark = pytest.mark.slow  # runs real langgraph apps and reads their checkpointers: `make test`, not `make check`
+
 APP = '''
 import sqlite3, sys
 sys.path.insert(0, {tests!r})

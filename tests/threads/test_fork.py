@@ -10,6 +10,8 @@ from debugger.threads.fork import fork_thread
 from debugger.threads.open import App
 from debugger.threads.savers import CheckpointerError, open_checkpointer
 
+pytestmark = pytest.mark.slow  # starts PostgreSQL and runs real langgraph apps: `make test`, not `make check`
+
 
 def _root_checkpoints(url, thread):
     with open_checkpointer(url) as checkpointer:

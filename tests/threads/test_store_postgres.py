@@ -20,6 +20,7 @@ from engine.tracefile import to_json
 from sample_graphs import gallery
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # starts PostgreSQL and subprocesses: `make test`, not `make check`
 
 
 def _trace(sample: str = "subgraph_trap"):
@@ -178,6 +179,7 @@ import operator
 from typing import Annotated, TypedDict
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
+
 
 class S(TypedDict):
     log: Annotated[list, operator.add]

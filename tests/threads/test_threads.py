@@ -19,6 +19,8 @@ from engine.codec import encode
 from engine.trace import RunRecord, Trace
 from engine.tracefile import from_json, to_json
 
+pytestmark = pytest.mark.slow  # starts PostgreSQL and runs real langgraph apps: `make test`, not `make check`
+
 EXPECTED_STATUS = {"agent": "done", "fan_out": "done", "conflict": "error", "interrupt": "done"}
 
 
