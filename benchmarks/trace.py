@@ -5,8 +5,12 @@
    Target (issue 3): both ratios at most 10.
 2. Time: the engine benchmark's loop and fan-out workloads, bare, with the full Recorder, and on
    langgraph. Target: recorder / langgraph at most 0.1.
+3. Files and reads (issue 14): trace bytes per superstep; the file size for one 5 MB value carried
+   through ten steps (target: about 5 MB); peak memory of recording 1k and 10k steps while streaming
+   to a run database (target: about the same); the time of `stepscope show` and `stepscope diagnose`
+   on runs of 2k and 8k supersteps, each in a fresh process (target: ratio near 4, i.e. linear).
 
-Run: `.venv/bin/python benchmarks/trace.py [--steps N] [--repeat N]`.
+Run: `.venv/bin/python benchmarks/trace.py [--steps N] [--repeat N] [--only files]`.
 """
 
 import argparse
@@ -14,6 +18,7 @@ import json
 import statistics
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -105,13 +110,119 @@ def timing(repeat: int) -> None:
               f"{med['recorder'] / med['bare']:9.2f} {med['recorder'] / med['langgraph']:7.3f}")
 
 
+def file_report(only_memory: bool = False) -> None:
+    import subprocess
+    import tempfile
+
+    from workloads import build_messages
+
+    from debugger.recording import StoreSink
+    from debugger.store import RunStore
+
+    work = Path(tempfile.mkdtemp(prefix="stepscope-bench-"))
+    print("files and reads (issue 14)")
+
+    if not only_memory:
+        graph, graph_input, config = build_messages(engine, 2000)
+        recorder = Recorder()
+        graph.invoke(graph_input, config, hooks=recorder)
+        size = len(to_json(recorder.trace).encode())
+        print(f"  trace bytes per superstep (add_messages loop, 2000 steps): {size / 2000:.0f}")
+        print(f"  one 5 MB value carried through ten steps: {_carried_size(5_000_000) / 1e6:.2f} MB trace file")
+
+    for title, build in (("counter loop, constant state", _counter_loop), ("add_messages loop, growing state", build_messages)):
+        warm, warm_input, warm_config = build(engine, 50)  # imports and one-time caches, before measuring
+        warm.invoke(warm_input, warm_config, hooks=Recorder(sink=StoreSink(RunStore(work / f"warm-{title[:3]}.sqlite3"))))
+        peaks = {}
+        for steps in (1000, 10_000):
+            graph, graph_input, config = build(engine, steps)
+            store = RunStore(work / f"mem-{len(peaks)}-{steps}-{title[:3]}.sqlite3")
+            tracemalloc.start()
+            sink = StoreSink(store)
+            recorder = Recorder(sink=sink)
+            graph.invoke(graph_input, config, hooks=recorder)
+            sink.finish(recorder.trace)
+            peaks[steps] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        print(f"  recording memory streamed to the run database, {title}: 1k steps {peaks[1000] / 1e6:.2f} MB, "
+              f"10k steps {peaks[10_000] / 1e6:.2f} MB (x{peaks[10_000] / peaks[1000]:.2f})")
+
+    if only_memory:
+        return
+    times: dict[tuple[str, int], float] = {}
+    for steps in (2000, 8000):
+        graph, graph_input, config = build_messages(engine, steps)
+        recorder = Recorder()
+        graph.invoke(graph_input, config, hooks=recorder)
+        path = work / f"run{steps}.json"
+        path.write_text(to_json(recorder.trace))
+        for command in ("show", "diagnose"):
+            out = subprocess.run([sys.executable, __file__, "--time-command", command, str(path), str(work / "db")],
+                                 capture_output=True, text=True, check=True)
+            times[command, steps] = float(out.stdout.strip().splitlines()[-1])
+    for command in ("show", "diagnose"):
+        small, large = times[command, 2000], times[command, 8000]
+        print(f"  {command:8} 2k supersteps {small:6.2f} s   8k supersteps {large:6.2f} s   ratio {large / small:.2f}")
+
+
+def _counter_loop(lib: Any, steps: int) -> tuple[Any, dict, dict]:
+    """A loop whose state stays one int: what grows with the steps here is only the recording."""
+    from workloads import Counter
+
+    g = lib.StateGraph(Counter)
+    g.add_node("inc", lambda state: {"n": 1})
+    g.add_edge(lib.START, "inc")
+    g.add_conditional_edges("inc", lambda state: "inc" if state["n"] < steps else lib.END)
+    return g.compile(), {"n": 0}, {"recursion_limit": steps + 10}
+
+
+def _carried_size(size: int) -> int:
+    from typing import TypedDict
+
+    class Doc(TypedDict):
+        doc: str
+        n: int
+
+    g = engine.StateGraph(Doc)
+    g.add_node("step", lambda s: {"n": s["n"] + 1})
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < 10 else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"doc": "x" * size, "n": 0}, hooks=recorder)
+    return len(to_json(recorder.trace).encode())
+
+
+def time_command(command: str, path: str, db: str) -> None:
+    """Runs one CLI command in this process and prints its wall time (imports excluded)."""
+    import contextlib
+    import io
+
+    from debugger import cli
+
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli.main([command, path, "--db", db])
+    print(f"{time.perf_counter() - start:.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", choices=["size", "time", "files", "memory"])
+    parser.add_argument("--time-command", nargs=3, metavar=("COMMAND", "FILE", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    size_report(args.steps)
-    timing(args.repeat)
+    if args.time_command:
+        time_command(*args.time_command)
+        return
+    if args.only in (None, "size"):
+        size_report(args.steps)
+    if args.only in (None, "time"):
+        timing(args.repeat)
+    if args.only in (None, "files"):
+        file_report()
+    if args.only == "memory":
+        file_report(only_memory=True)
 
 
 if __name__ == "__main__":

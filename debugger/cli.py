@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from engine.codec import encode
-from engine.trace import Trace
+from engine.trace import Recorder, StepRecord, Trace
 from engine.tracefile import TraceFileError, to_json
 from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
 from debugger.present import explain_call, short
-from debugger.recording import ALL_STATUSES, RecordingError, record_run, timeout_from
+from debugger.recording import ALL_STATUSES, RecordingError, StoreSink, record_run, timeout_from
 from debugger.replay import Replay
 from debugger.store import StoreError
 from debugger.stores import open_store
@@ -56,9 +56,9 @@ def _table(rows: list[list[str]], headers: list[str]) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
-def superstep_rows(trace: Trace) -> list[list[str]]:
+def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
     rows = []
-    for step in trace.steps:
+    for step in steps.steps if isinstance(steps, Trace) else steps:
         if step.step < 0:
             continue
         keys = sorted({c.channel for c in step.reducer_calls})
@@ -87,21 +87,24 @@ def command_run(args: argparse.Namespace) -> int:
         return follow(args.target, target.graph, graph_input, config, db=args.db, out_file=args.out)
     timeout = timeout_from(args.timeout)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
-    outcome = record_run(target.graph, graph_input, config, target=args.target, timeout=timeout)
+    rows: list[list[str]] = []
+    sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)))
+    recorder = Recorder(target=args.target, sink=sink)  # steps go to the database as they finish
+    outcome = record_run(target.graph, graph_input, config, target=args.target, timeout=timeout, recorder=recorder)
     trace = outcome.trace
-    print(_run_table(trace))
+    sink.finish(trace)
+    print(_table(rows, RUN_HEADERS))
     kept = []
-    if args.out:  # first: the file must exist even if the database fails
+    if args.out:
         try:
-            Path(args.out).write_text(to_json(trace, indent=1), encoding="utf-8")
+            Path(args.out).write_text(to_json(sink.whole_trace(trace), indent=1), encoding="utf-8")
             kept.append(f"trace: {args.out}")
-        except OSError as exc:
-            print(f"error: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
-    try:
-        store.save(trace)
+        except (OSError, StoreError, TraceFileError) as exc:
+            print(f"error: cannot write {args.out}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+    if sink.error is None:
         kept.append(f"reopen: stepscope show {trace.run_id[:12]}")
-    except StoreError as exc:
-        print(f"error: the run was not stored: {exc}", file=sys.stderr)
+    else:
+        print(f"error: the run was not (fully) stored: {sink.error}", file=sys.stderr)
     print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))
     if not outcome.ok:
         error = trace.error or {}
@@ -111,8 +114,11 @@ def command_run(args: argparse.Namespace) -> int:
     return 0
 
 
+RUN_HEADERS = ["step", "tasks", "keys written", "reducer calls", "error"]
+
+
 def _run_table(trace: Trace) -> str:
-    return _table(superstep_rows(trace), ["step", "tasks", "keys written", "reducer calls", "error"])
+    return _table(superstep_rows(trace), RUN_HEADERS)
 
 
 def _input_option(text: str | None, default: Any) -> Any:

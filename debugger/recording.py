@@ -19,10 +19,11 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
+from debugger.store import StoreError
 from engine.codec import TYPE, encode, encode_error
-from engine.trace import Recorder, RunStatus, Trace, describe, utc_now
+from engine.trace import Recorder, RunRecord, RunStatus, StepRecord, Trace, describe, utc_now
 from engine.tracefile import from_dict, to_dict
 
 RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
@@ -65,9 +66,84 @@ def timeout_from(flag: float | None) -> float | None:
     return seconds
 
 
+class StoreSink:
+    """Streams a run into a `RunStore` superstep by superstep (a `Recorder`'s sink), so recording
+    holds one step at a time. If the database fails mid-run, the remaining steps are kept in memory
+    (`kept`) and the error in `error`: the run goes on and nothing more is lost."""
+
+    def __init__(self, store: Any, on_steps: Callable[[list[StepRecord]], None] | None = None) -> None:
+        self.store = store
+        self.on_steps = on_steps
+        self.lock = threading.Lock()
+        self.closed = False
+        self.started = False
+        self.error: Exception | None = None
+        self.kept: list[StepRecord] = []
+
+    def flush(self, record: RunRecord) -> None:
+        with self.lock:
+            if self.closed:  # the run was stopped: its steps stay in the record, for the frozen copy
+                return
+            steps = list(record.steps)
+            del record.steps[:]
+            self._store(record, steps)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+
+    def finish(self, trace: Trace) -> None:
+        """Stores the run's final head and the steps still in `trace` (all of them if none streamed)."""
+        with self.lock:
+            self.closed = True
+            steps = list(trace.steps)
+            if self.on_steps is not None and steps:
+                self.on_steps(steps)
+            if self.error is None:
+                try:
+                    if not self.started:
+                        self.store.start_run(trace)
+                        self.started = True
+                    self.store.finish_run(trace)
+                    return
+                except StoreError as exc:
+                    self.error = exc
+            self.kept.extend(steps)
+
+    def _store(self, record: RunRecord, steps: list[StepRecord]) -> None:
+        if self.on_steps is not None:
+            self.on_steps(steps)
+        if self.error is None:
+            try:
+                if not self.started:
+                    self.store.start_run(record)
+                    self.started = True
+                self.store.append_steps(record.run_id, steps)  # type: ignore[attr-defined]
+                return
+            except StoreError as exc:  # a database that fails mid-run must not stop or lose the run
+                self.error = exc
+        self.kept.extend(steps)
+
+    def whole_trace(self, trace: Trace) -> Trace:
+        """The run with every step: from the database when it held up, else what it kept plus memory."""
+        if self.error is None and self.started:
+            return self.store.load(trace.run_id)
+        steps: list[StepRecord] = []
+        if self.started:
+            try:
+                steps = self.store.load(trace.run_id).steps
+            except StoreError:  # the stored part is unreadable: keep what memory has
+                steps = []
+        whole = frozen_copy(trace)
+        whole.steps = [*steps, *self.kept, *whole.steps]
+        return whole
+
+
 def record_run(graph: Any, graph_input: Any, config: dict[str, Any], *, target: str,
                timeout: float | None = None, recorder: Recorder | None = None) -> RunOutcome:
-    """Runs `graph` and returns its Trace, however the run ends (see the module docstring)."""
+    """Runs `graph` and returns its Trace, however the run ends (see the module docstring). With a
+    recorder that streams (`Recorder(sink=StoreSink(...))`), the trace holds only the steps not
+    streamed yet; finish it with `StoreSink.finish`."""
     recorder = recorder or Recorder(target=target)
     result: dict[str, Any] = {}
 
@@ -119,6 +195,8 @@ def unstarted_trace(recorder: Recorder, graph: Any, graph_input: Any, config: di
 
 def _stopped_trace(recorder: Recorder, graph: Any, graph_input: Any, config: dict[str, Any], why: str,
                    timeout: float | None, elapsed: float) -> Trace:
+    if isinstance(recorder.sink, StoreSink):
+        recorder.sink.close()  # from here on the worker's steps stay in the trace we freeze
     with recorder.lock:  # the worker may still be adding to the live trace
         live = recorder.trace
         frozen = frozen_copy(live) if live is not None else unstarted_trace(recorder, graph, graph_input, config, None)

@@ -19,6 +19,7 @@ the whole interface: another backend (PostgreSQL) implements the same ones.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -26,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from engine.trace import Trace
-from engine.tracefile import to_json
+from engine.blobs import BlobPacker
+from engine.trace import StepRecord, Trace
+from engine.tracefile import compose_json, dumps, head_dict, step_dict, to_json
 from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
 
 ENV_VAR = "STEPSCOPE_DB"
@@ -65,7 +67,7 @@ class RunExistsError(StoreError):
     """An import whose run id is already stored with other content."""
 
 
-_RUNS_V2 = (
+_LAYOUT_V2 = (
     """CREATE TABLE runs (
         run_id TEXT PRIMARY KEY NOT NULL CHECK (run_id <> ''),
         graph TEXT NOT NULL,
@@ -78,8 +80,25 @@ _RUNS_V2 = (
         digest TEXT NOT NULL
     )""",
     "CREATE INDEX runs_by_graph ON runs (graph, started_at)",
+    """CREATE TABLE run_steps (
+        run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        step INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    )""",
+    """CREATE TABLE run_blobs (
+        run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, key)
+    )""",
 )
-"""Statements, not a script: `executescript` would commit the open transaction."""
+"""Version 2: `runs.trace` holds a trace's head (its file form without steps), `run_steps` one row
+per superstep, `run_blobs` each large value once (`engine.blobs`). A run is written step by step as
+it is recorded and read back as one trace file (`engine.tracefile.compose_json`). Statements, not
+a script: `executescript` would commit the open transaction."""
+_TABLES_V2 = {"runs", "run_steps", "run_blobs"}
 _COLUMNS_V1 = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace"]
 _COLUMNS_V2 = [*_COLUMNS_V1, "digest"]
 
@@ -126,12 +145,12 @@ class RunStore:
                              f"knows up to {VERSION}). Upgrade StepScope, or pass --db PATH to use another file.")
         if version == 1:
             self._migrate_1_to_2(db)
-        elif self._columns(db) != _COLUMNS_V2:
+        elif self._columns(db) != _COLUMNS_V2 or not _TABLES_V2 <= tables:
             raise StoreError(f"{self.path} says it is a StepScope database (version {version}) but its runs table "
                              "has another shape; it was not changed. Pass --db PATH to use another file.")
 
     def _create(self, db: sqlite3.Connection) -> None:
-        for statement in _RUNS_V2:
+        for statement in _LAYOUT_V2:
             db.execute(statement)
         self._stamp(db)
 
@@ -156,9 +175,12 @@ class RunStore:
             if not isinstance(run_id, str) or not run_id:
                 run_id = f"unnamed-{number:04d}-{digest(str(trace))[:12]}"
             text = trace if isinstance(trace, str) else str(trace)
+            head, parts = _split(text)
             db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (run_id, str(graph or ""), str(target or ""), str(started_at or ""), str(status or ""),
-                        steps if isinstance(steps, int) else 0, str(error or ""), text, digest(text)))
+                        steps if isinstance(steps, int) else 0, str(error or ""), head, ""))
+            db.executemany("INSERT INTO run_steps VALUES (?, ?, ?, ?)",
+                           [(run_id, seq, number_of_step, data) for seq, (number_of_step, data) in enumerate(parts)])
         db.execute("DROP TABLE runs_v1")
 
     # ---- connections -------------------------------------------------------------------------------
@@ -194,31 +216,100 @@ class RunStore:
     # ---- operations --------------------------------------------------------------------------------
 
     def save(self, trace: Trace, *, replace: bool = True) -> str:
-        """Stores `trace` under its run id. With `replace=False`, an id already stored with other
-        content is refused (`RunExistsError`); the same content again is a no-op."""
-        run_id = trace.run_id
-        if not isinstance(run_id, str) or not run_id.strip():
-            raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
-        text = to_json(trace)
-        error = str((trace.error or {}).get("message", "")).splitlines()[:1]
-        row = (run_id, str(trace.graph.get("name", "")), trace.target, trace.started_at, trace.status,
-               len([s for s in trace.steps if s.step >= 0]), error[0] if error else "", text, digest(text))
+        """Stores a whole `trace` under its run id, in one transaction. With `replace=False`, an id
+        already stored with other content is refused (`RunExistsError`); the same content again is a
+        no-op."""
+        run_id = _checked_id(trace)
+        packer = BlobPacker()
+        steps = [(step.step, dumps(step_dict(step, packer))) for step in trace.steps]
+        head = dumps(head_dict(trace, packer))
+        blobs = [(key, dumps(value)) for key, value in packer.take_fresh().items()]
+        text = compose_json(head, [data for _, data in steps], blobs)
         try:
             with self._transaction() as db:
                 if not replace:
-                    found = db.execute("SELECT digest, trace FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-                    if found is not None and found[0] != row[-1] and not self._same_run(found[1], text):
+                    found = db.execute("SELECT digest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+                    if found is not None and found[0] != digest(text) \
+                            and not self._same_run(self._text(db, run_id), to_json(parse_trace(text))):
                         raise RunExistsError(
                             f"a different run with id {run_id} is already stored in {self.path}; "
                             "pass --replace to overwrite it, or `stepscope delete` it first.")
-                db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                self._remove(db, run_id)
+                db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           (*_summary(trace, len([n for n, _ in steps if n >= 0])), head, digest(text)))
+                self._append(db, run_id, 0, steps, blobs)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
         return run_id
 
+    # ---- a run stored while it is recorded (engine.trace.Recorder's `sink`) -------------------------
+
+    def start_run(self, trace: Trace) -> None:
+        """Stores the head of a run that has just started (status `running`, no steps yet)."""
+        run_id = _checked_id(trace)
+        head = dumps(head_dict(trace, BlobPacker()))  # nothing large is pooled: the head is rewritten at the end
+        try:
+            with self._transaction() as db:
+                self._remove(db, run_id)
+                db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*_summary(trace, 0), head, ""))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
+
+    def append_steps(self, run_id: str, steps: list[StepRecord]) -> None:
+        """Adds finished supersteps to a started run, after those already stored."""
+        packer = BlobPacker()
+        rows = [(step.step, dumps(step_dict(step, packer))) for step in steps]
+        blobs = [(key, dumps(value)) for key, value in packer.take_fresh().items()]
+        try:
+            with self._transaction() as db:
+                (count,) = db.execute("SELECT count(*) FROM run_steps WHERE run_id = ?", (run_id,)).fetchone()
+                self._append(db, run_id, count, rows, blobs)
+                done = len([n for n, _ in rows if n >= 0])
+                db.execute("UPDATE runs SET steps = steps + ? WHERE run_id = ?", (done, run_id))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot store the steps of run {run_id} in {self.path}: {_reason(exc)}.") from None
+
+    def finish_run(self, trace: Trace) -> None:
+        """Stores the final head of a started run (status, output, error); its steps stay as stored,
+        and `trace.steps`, if any, are appended after them."""
+        if trace.steps:
+            self.append_steps(trace.run_id, trace.steps)
+        packer = BlobPacker()
+        head_data = head_dict(trace, packer)
+        blobs = [(key, dumps(value)) for key, value in packer.take_fresh().items()]
+        summary = _summary(trace, 0)
+        try:
+            with self._transaction() as db:
+                self._append(db, trace.run_id, None, [], blobs)
+                db.execute("UPDATE runs SET graph = ?, target = ?, started_at = ?, status = ?, error = ?, trace = ? "
+                           "WHERE run_id = ?", (*summary[1:5], summary[6], dumps(head_data), trace.run_id))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot store run {trace.run_id} in {self.path}: {_reason(exc)}.") from None
+
+    @staticmethod
+    def _append(db: sqlite3.Connection, run_id: str, first: int | None, steps: list[tuple[int, str]],
+                blobs: list[tuple[str, str]]) -> None:
+        db.executemany("INSERT OR IGNORE INTO run_blobs VALUES (?, ?, ?)", [(run_id, k, v) for k, v in blobs])
+        if steps:
+            db.executemany("INSERT INTO run_steps VALUES (?, ?, ?, ?)",
+                           [(run_id, first + i, number, data) for i, (number, data) in enumerate(steps)])
+
+    @staticmethod
+    def _remove(db: sqlite3.Connection, run_id: str) -> None:
+        for table in ("run_steps", "run_blobs", "runs"):
+            db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+
+    @staticmethod
+    def _text(db: sqlite3.Connection, run_id: str) -> str:
+        """A stored run as one trace file's text."""
+        (head,) = db.execute("SELECT trace FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        steps = [data for (data,) in db.execute("SELECT data FROM run_steps WHERE run_id = ? ORDER BY seq", (run_id,))]
+        blobs = list(db.execute("SELECT key, data FROM run_blobs WHERE run_id = ?", (run_id,)))
+        return compose_json(head, steps, blobs)
+
     @staticmethod
     def _same_run(stored: str, text: str) -> bool:
-        """True when a stored row (perhaps written by an older version) holds the trace `text` holds."""
+        """True when a stored run (perhaps written by an older version) holds the trace `text` holds."""
         try:
             return to_json(parse_trace(stored, source="stored run")) == text
         except TraceFileError:
@@ -264,7 +355,7 @@ class RunStore:
     def load(self, run_id: str) -> Trace:
         with self._reading() as db:
             full = self._resolve(db, run_id)
-            (text,) = db.execute("SELECT trace FROM runs WHERE run_id = ?", (full,)).fetchone()
+            text = self._text(db, full)
         try:
             return parse_trace(text, source=f"run {full} in {self.path}")
         except TraceFileError as exc:
@@ -274,7 +365,7 @@ class RunStore:
         try:
             with self._transaction() as db:
                 full = self._resolve(db, run_id)
-                db.execute("DELETE FROM runs WHERE run_id = ?", (full,))
+                self._remove(db, full)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot delete run {run_id} from {self.path}: {_reason(exc)}.") from None
         return full
@@ -298,6 +389,31 @@ class RunStore:
 
     def __iter__(self) -> Iterator[RunSummary]:
         return iter(self.list())
+
+
+def _checked_id(trace: Trace) -> str:
+    run_id = trace.run_id
+    if not isinstance(run_id, str) or not run_id.strip():
+        raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
+    return run_id
+
+
+def _summary(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int, str]:
+    """The run list's columns: id, graph, target, started, status, steps, first line of the error."""
+    error = str((trace.error or {}).get("message", "")).splitlines()[:1]
+    return (trace.run_id, str(trace.graph.get("name", "")), trace.target, trace.started_at, trace.status, steps,
+            error[0] if error else "")
+
+
+def _split(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """A version 1 row's whole trace as a head and its steps; text that does not parse is kept as
+    the head, so opening the run says what is wrong with it (and `delete` removes it)."""
+    try:
+        data = json.loads(text)
+        steps = data.pop("steps", [])
+        return dumps(data), [(s.get("step", 0) if isinstance(s, dict) else 0, dumps(s)) for s in steps]
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        return text, []
 
 
 def _reason(exc: BaseException) -> str:

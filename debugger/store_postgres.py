@@ -17,6 +17,7 @@ its own connection, so any number of processes on any number of hosts can record
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -78,6 +79,8 @@ class PostgresRunStore:
                              "(psycopg 3).") from None
         self._psycopg = psycopg
         self.url = url
+        self._streamed: dict[str, list[Any]] = {}
+        """Steps of runs being recorded (`start_run` .. `finish_run`), by run id."""
         self.path = _redact(url)
         """Where the runs are, for messages (the URL without its password)."""
         try:
@@ -166,6 +169,25 @@ class PostgresRunStore:
                                          "pass --replace to overwrite it, or `stepscope delete` it first.")
             cur.execute(upsert, row)
         return run_id
+
+    # Recording as a run goes (`debugger.recording.StoreSink`). The SQLite store writes each superstep as it
+    # finishes; here the run's head is written when it starts (a run cut off shows as `running`) and the
+    # whole run when it finishes, its steps held in memory meanwhile.
+
+    def start_run(self, trace: Trace) -> None:
+        """Stores the head of a run that has just started (status `running`, no steps yet)."""
+        self._streamed[trace.run_id] = []
+        self.save(_without_steps(trace))
+
+    def append_steps(self, run_id: str, steps: list[Any]) -> None:
+        """Keeps finished supersteps of a started run until `finish_run` stores them with it."""
+        self._streamed.setdefault(run_id, []).extend(steps)
+
+    def finish_run(self, trace: Trace) -> None:
+        """Stores a started run whole: the steps handed over so far, then `trace.steps`."""
+        whole = _without_steps(trace)
+        whole.steps = [*self._streamed.pop(trace.run_id, []), *trace.steps]
+        self.save(whole)
 
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
         """Newest first, optionally only one graph's or one status's runs."""
@@ -256,3 +278,7 @@ class PostgresRunStore:
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+def _without_steps(trace: Trace) -> Trace:
+    return dataclasses.replace(trace, steps=[])

@@ -28,7 +28,7 @@ import uuid
 import weakref
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from .algo import Task
 from .channels import MISSING, reducer_display_name
@@ -235,8 +235,10 @@ def utc_now() -> str:
 class _RunBuilder:
     """Builds one RunRecord from the hook calls of one namespace (always from one thread at a time)."""
 
-    def __init__(self, record: RunRecord) -> None:
+    def __init__(self, record: RunRecord, sink: "StepSink | None" = None) -> None:
         self.record = record
+        self.sink = sink
+        """Where finished steps go instead of staying in `record.steps` (the root run only)."""
         self.trackers: dict[str, DeltaTracker] = {}
         self.step: StepRecord | None = None
         self.tasks_by_id: dict[str, TaskRecord] = {}
@@ -252,6 +254,9 @@ class _RunBuilder:
 
     def open_step(self, step: int) -> StepRecord:
         if self.step is None or self.step.step != step:
+            if self.sink is not None and self.record.steps:
+                self.sink.flush(self.record)  # the previous step is final: hand it over, hold no more of it
+                self.tasks_by_id.clear()
             self.step = StepRecord(step)
             self.record.steps.append(self.step)
             self.memo.clear()
@@ -277,12 +282,23 @@ class _RunBuilder:
         return encoded
 
 
+class StepSink(Protocol):
+    """Takes a run's finished steps as it is recorded (e.g. into a database, `debugger.recording`)."""
+
+    def flush(self, record: RunRecord) -> None:
+        """Takes `record.steps` (all final) and empties the list; may decline and leave them there."""
+
+
 class Recorder(Hooks):
     """A hook that records a run into `self.trace`. One Recorder per run; thread-safe for subgraphs
     that run in parallel worker threads."""
 
-    def __init__(self, *, target: str = "", run_id: str | None = None, clock: Callable[[], str] = utc_now) -> None:
+    def __init__(self, *, target: str = "", run_id: str | None = None, clock: Callable[[], str] = utc_now,
+                 sink: "StepSink | None" = None) -> None:
         self.trace: Trace | None = None
+        self.sink = sink
+        """With a sink, the root run's finished steps are handed over as they end and dropped from
+        `trace.steps`, so recording memory does not grow with the number of steps."""
         self.target = target
         self.run_id = run_id or uuid.uuid4().hex
         self.clock = clock
@@ -307,7 +323,7 @@ class Recorder(Hooks):
                 task = parent.tasks_by_id.get(task_id) if parent else None
                 if task is not None:
                     task.subgraphs.append(record)
-            self.builders[ns] = _RunBuilder(record)
+            self.builders[ns] = _RunBuilder(record, self.sink if not ns else None)
 
     def run_finished(self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int) -> None:
         builder = self.builders.get(ns)
@@ -318,6 +334,8 @@ class Recorder(Hooks):
         record.output = encode(output)
         record.error = encode_error(error) if error is not None else None
         record.duration = round(time.perf_counter() - builder.started, 6)
+        if builder.sink is not None and record.steps:
+            builder.sink.flush(record)
 
     # ---- supersteps --------------------------------------------------------------------------------
 

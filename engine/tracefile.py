@@ -11,13 +11,12 @@ These checks are the engine's minimum (standard library only). The debugger read
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import MISSING as MISSING_FIELD, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from .codec import BLOB
+from .blobs import BlobPacker, load_json
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 
@@ -37,7 +36,9 @@ def to_dict(trace: Trace, *, blobs: bool = False) -> dict[str, Any]:
     # reader meets each large value before the first pointer to it
     head = {"schema_version": SCHEMA_VERSION, "run_id": data.pop("run_id", "")}
     if blobs:
-        table = _BlobPacker().pack_run(data)
+        packer = BlobPacker()
+        packer.pack_run(data)
+        table = packer.take_fresh()
         if table:
             head["blobs"] = {"$blobs": table}
     return {**head, **data}
@@ -96,99 +97,14 @@ def _step_to_dict(step: StepRecord) -> dict[str, Any]:
     return {k: v for k, v in plain.items() if k == "step" or v != defaults.get(k, object())}
 
 
-BLOB_MIN = 32 * 1024
-"""Values whose JSON is at least this long are stored once per file, however often they occur."""
-
-
-class _BlobPacker:
-    """Replaces large values in a file-form run by pointers to one shared copy each. Only a value's
-    largest parts that stand alone are pooled: a long string, or a container none of whose items is
-    itself large; a container holding a large item keeps its small items in place."""
-
-    def __init__(self) -> None:
-        self.table: dict[str, Any] = {}
-        self.seen: dict[int, tuple[Any, Any]] = {}
-
-    def pack_run(self, run: dict[str, Any]) -> dict[str, Any]:
-        for key in ("input", "output", "config"):
-            if key in run:
-                run[key] = self.pack(run[key])
-        for step in run.get("steps", ()):
-            for task in step.get("tasks", ()):
-                for key in ("input", "result"):
-                    if key in task:
-                        task[key] = self.pack(task[key])
-                for key in ("writes", "routes"):
-                    if key in task:
-                        task[key] = [[name, self.pack(value)] for name, value in task[key]]
-                for sub in task.get("subgraphs", ()):
-                    self.pack_run(sub)
-            for call in step.get("reducer_calls", ()):
-                for key in ("write", "before", "after"):
-                    if key in call:
-                        call[key] = self.pack(call[key])
-            if "state" in step:
-                step["state"] = {key: self.pack(change) for key, change in step["state"].items()}
-        return self.table
-
-    def pack(self, value: Any) -> Any:
-        kind = type(value)
-        if kind is str:
-            return self._pool(value, value) if len(value) >= BLOB_MIN else value
-        if kind is not list and kind is not dict or not value:
-            return value
-        hit = self.seen.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        text = json.dumps(value, ensure_ascii=True, allow_nan=False)
-        if len(text) < BLOB_MIN:
-            packed = value
-        else:
-            if kind is list:
-                inner: Any = [self.pack(item) for item in value]
-                changed = any(a is not b for a, b in zip(inner, value))
-            else:
-                inner = {k: self.pack(v) for k, v in value.items()}
-                changed = any(inner[k] is not v for k, v in value.items())
-            packed = inner if changed else self._pool(value, text)
-        self.seen[id(value)] = (value, packed)
-        return packed
-
-    def _pool(self, value: Any, text: str) -> dict[str, str]:
-        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        self.table.setdefault(key, value)
-        return {BLOB: key}
-
-
-def load_json(text: str | bytes) -> Any:
-    """Parses a trace file's JSON, putting each pooled large value back where it is pointed at (the
-    same object everywhere: a value stored once is held once in memory too)."""
-    table: dict[str, Any] = {}
-    missing: list[str] = []
-
-    def hook(obj: dict[str, Any]) -> Any:
-        if len(obj) == 1:
-            if BLOB in obj:
-                key = obj[BLOB]
-                if isinstance(key, str) and key in table:
-                    return table[key]
-                missing.append(str(key)[:40])
-            elif "$blobs" in obj and isinstance(obj["$blobs"], dict):
-                table.update(obj["$blobs"])
-        return obj
-
-    data = json.loads(text, object_hook=hook)
-    if missing:
-        raise ValueError(f"it points at a large value it does not hold ({missing[0]!r}): the file is incomplete")
-    if isinstance(data, dict):
-        data.pop("blobs", None)
-    return data
-
-
 def to_json(trace: Trace, *, indent: int | None = None) -> str:
-    """The file's text. Always valid UTF-8: a string holding a lone surrogate (a value decoded with
+    """The file's text (see `dumps`)."""
+    return dumps(to_dict(trace, blobs=True), indent=indent)
+
+
+def dumps(data: Any, *, indent: int | None = None) -> str:
+    """JSON that is always valid UTF-8: a string holding a lone surrogate (a value decoded with
     `surrogateescape`, half of an emoji) is written as a JSON escape, which loads back the same."""
-    data = to_dict(trace, blobs=True)
     text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
     if not text.isascii():
         try:
@@ -196,6 +112,36 @@ def to_json(trace: Trace, *, indent: int | None = None) -> str:
         except UnicodeEncodeError:
             text = json.dumps(data, ensure_ascii=True, indent=indent, allow_nan=False)
     return text
+
+
+# ---- a trace in pieces: written step by step, read back as one file ------------------------------
+
+
+def head_dict(trace: Trace, packer: BlobPacker) -> dict[str, Any]:
+    """The file form of everything but the steps and the blobs (large values go to `packer`)."""
+    data = _record_to_dict(trace)
+    data.pop("steps", None)
+    data.pop("schema_version", None)
+    packer.pack_run(data)
+    return {"schema_version": SCHEMA_VERSION, "run_id": data.pop("run_id", ""), **data}
+
+
+def step_dict(step: StepRecord, packer: BlobPacker) -> dict[str, Any]:
+    """One step's file form (large values go to `packer`)."""
+    data = _step_to_dict(step)
+    packer.pack_run({"steps": [data]})
+    return data
+
+
+def compose_json(head: str, steps: list[str], blobs: list[tuple[str, str]]) -> str:
+    """One trace file's text from the JSON of its head, of each step and of each pooled value (the
+    form a store keeps a run in while it is recorded), without parsing any of them."""
+    parts = ["{"]
+    if blobs:
+        parts += ['"blobs": {"$blobs": {', ", ".join(f"{json.dumps(key)}: {value}" for key, value in blobs), "}}, "]
+    parts.append(head.strip()[1:-1].strip())
+    parts += [', "steps": [', ", ".join(steps), "]}"]
+    return "".join(parts)
 
 
 def read_file(path: str | Path) -> Trace:

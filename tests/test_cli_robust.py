@@ -2,6 +2,8 @@
 (issue 14, parts 4 and 6): Ctrl-C, a timeout, a node that raises, an error before the first step,
 sys.exit at import, an unknown channel, escape codes in a trace, a pipe closed early."""
 
+import contextlib
+import io
 import json
 import signal
 import subprocess
@@ -148,24 +150,32 @@ def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fail
     assert not marker.exists()  # refused before the graph ran: nothing lost
 
     from debugger import cli as cli_module
+    from debugger.store import StoreError
 
-    class FailingStore:
-        def __init__(self, path):
-            pass
+    class FailsMidRun(RunStore):
+        calls = 0
 
-        def save(self, trace):
-            from debugger.store import StoreError
-
-            raise StoreError("disk full")
+        def append_steps(self, run_id, steps):
+            FailsMidRun.calls += 1
+            if FailsMidRun.calls > 1:
+                raise StoreError("disk full")
+            super().append_steps(run_id, steps)
 
     out = tmp_path / "kept.json"
     original = cli_module.open_store
-    cli_module.open_store = FailingStore
+    cli_module.open_store = FailsMidRun
+    err = io.StringIO()
     try:
-        code = cli_module.main(["run", "subgraph_trap", "--out", str(out), "--db", str(tmp_path / "d")])
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli_module.main(["run", "parallel_append_race", "--out", str(out), "--db", str(tmp_path / "d")])
     finally:
         cli_module.open_store = original
-    assert code == 0 and read_trace_file(out).status == "done"
+    assert code == 0 and "not (fully) stored: disk full" in err.getvalue()
+    whole = read_trace_file(out)
+    expected = cli("run", "parallel_append_race", "--out", str(tmp_path / "ref.json"), db=tmp_path / "ref.sqlite3")
+    assert expected.returncode == 0
+    assert [s.step for s in whole.steps] == [s.step for s in read_trace_file(tmp_path / "ref.json").steps]
+    assert whole.status == "done" and len(whole.steps) == 3
 
 
 def test_terminal_output_never_carries_control_characters_from_a_trace(tmp_path):

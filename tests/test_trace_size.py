@@ -7,7 +7,8 @@ from typing import Any, TypedDict
 from engine import END, START, StateGraph
 from engine.codec import decode, encode
 from engine.trace import SCHEMA_VERSION, Recorder
-from engine.tracefile import BLOB_MIN, from_json, to_json
+from engine.blobs import BLOB_MIN
+from engine.tracefile import from_json, to_json
 from debugger.present import short
 from debugger.tracecheck import TraceFileError, parse_trace
 
@@ -86,3 +87,30 @@ def test_previews_of_long_lists_render_only_what_they_show():
     nested = {"rows": long, "n": 1}
     assert short(nested, 50) == repr(nested)[:49] + "…"
     assert short(["a", "b"]) == "['a', 'b']"
+
+
+def test_a_streamed_run_holds_no_finished_steps_and_stores_every_one(tmp_path):
+    from debugger.recording import StoreSink
+    from debugger.store import RunStore
+
+    store = RunStore(tmp_path / "runs.sqlite3")
+    seen = []
+    sink = StoreSink(store, on_steps=lambda steps: seen.extend(s.step for s in steps))
+    held = []
+
+    graph = StateGraph(Doc)
+    graph.add_node("step", lambda s: (held.append(len(recorder.trace.steps)), {"n": s["n"] + 1})[1])
+    graph.add_edge(START, "step")
+    graph.add_conditional_edges("step", lambda s: "step" if s["n"] < 50 else END)
+    recorder = Recorder(sink=sink)
+    graph.compile().invoke({"doc": "x" * (BLOB_MIN * 2), "n": 0}, hooks=recorder)
+    sink.finish(recorder.trace)
+    assert max(held) == 1  # while a node runs, only its own step is in memory
+    assert recorder.trace.steps == []
+    stored = store.load(recorder.trace.run_id)
+    assert [s.step for s in stored.steps] == list(range(-1, 51)) == seen
+    assert store.list()[0].steps == 51 and stored.status == "done"
+    plain = Recorder(run_id=recorder.trace.run_id)
+    graph.compile().invoke({"doc": "x" * (BLOB_MIN * 2), "n": 0}, hooks=plain)
+    assert [s.reducer_calls for s in stored.steps] == [s.reducer_calls for s in plain.trace.steps]
+    assert decode(stored.output["doc"]) == "x" * (BLOB_MIN * 2)
