@@ -240,3 +240,19 @@ def test_follow_on_a_langgraph_file_prints_each_superstep_and_stores_it(tmp_path
     assert "status: done" in out and RunStore(tmp_path / "r.db").list()[0].status == "done"
     assert main(["run", f"{app}:graph", "--follow", "--thread", "t1"]) == 2
     assert "--follow runs on a fresh thread" in capsys.readouterr().err
+
+
+def test_pause_while_running_stops_between_supersteps_and_continue_finishes_the_run() -> None:
+    gate = threading.Event()
+    received: dict = {}
+    run = new_live_run(pipeline(received, gate=gate), dict(INPUT), store=False).start()
+    run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
+    run.pause()
+    gate.set()
+    snap = paused(run)
+    assert snap.pause.reasons == ("you pressed Pause",) and [t.name for t in snap.pause.tasks] == ["c"]
+    assert "c" not in received and snap.committed_steps == [0, 1, 2]
+    run.resume()
+    final = run.join(10)
+    assert final.status == "done" and final.trace.output == {"log": ["a", "b", "c"], "count": 8}
+    assert [s.step for s in final.trace.steps] == [-1, 0, 1, 2, 3]
