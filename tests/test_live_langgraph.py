@@ -256,3 +256,25 @@ def test_pause_while_running_stops_between_supersteps_and_continue_finishes_the_
     final = run.join(10)
     assert final.status == "done" and final.trace.output == {"log": ["a", "b", "c"], "count": 8}
     assert [s.step for s in final.trace.steps] == [-1, 0, 1, 2, 3]
+
+
+def test_two_parallel_interrupts_are_asked_one_at_a_time() -> None:
+    def asker(name: str):
+        return lambda state: {"log": [f"{name}: {interrupt(f'{name}?')}"]}
+
+    builder = StateGraph(State)
+    builder.add_node("left", asker("left"))
+    builder.add_node("right", asker("right"))
+    builder.add_edge(START, "left")
+    builder.add_edge(START, "right")
+    run = new_live_run(builder.compile(), dict(INPUT), store=False).start()
+    first = paused(run)
+    assert len(first.pause.interrupts) == 1
+    run.answer("one")
+    second = run.wait_until(lambda s: s.status == "paused" and s.version > first.version + 1)
+    assert second.status == "paused" and second.pause.interrupts != first.pause.interrupts
+    run.answer("two")
+    final = run.join(10)
+    answers = {first.pause.interrupts[0][:-1]: "one", second.pause.interrupts[0][:-1]: "two"}
+    assert final.status == "done"
+    assert sorted(final.trace.output["log"]) == sorted(f"{name}: {answer}" for name, answer in answers.items())

@@ -120,15 +120,17 @@ class LangGraphLiveRun(LiveRun):
                 if not self._segment(graph_input, before, sorted(bp.after)):
                     return
                 state = self.graph.get_state(self.config)
-                questions = [i for t in state.tasks for i in (t.interrupts or ())]
-                if not state.next and not questions:
+                pending = [i for t in state.tasks for i in (t.interrupts or ())]
+                if not state.next and not pending:
                     return  # the run ended; its last segment has the status and output
-                if questions and not self.ask:
+                if pending and not self.ask:
                     return  # `--follow`: an interrupt ends the run, as `invoke` does
-                command = self._pause_at(state, questions, single)
+                command = self._pause_at(state, pending[:1], single)  # one question at a time
                 if command is None:
                     return
-                graph_input = Command(resume=command.values) if command.kind == "answer" else None
+                graph_input = None
+                if command.kind == "answer":  # several questions pending: langgraph wants each answer by its id
+                    graph_input = Command(resume={pending[0].id: command.values} if len(pending) > 1 else command.values)
         finally:
             probe.ACTIVE.reset(token)
 
