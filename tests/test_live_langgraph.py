@@ -278,3 +278,43 @@ def test_two_parallel_interrupts_are_asked_one_at_a_time() -> None:
     answers = {first.pause.interrupts[0][:-1]: "one", second.pause.interrupts[0][:-1]: "two"}
     assert final.status == "done"
     assert sorted(final.trace.output["log"]) == sorted(f"{name}: {answer}" for name, answer in answers.items())
+
+
+def test_follow_ctrl_c_on_a_langgraph_app_stops_stores_and_says_how_to_reopen(tmp_path, capsys, monkeypatch) -> None:
+    from debugger.live import follow as follow_module
+
+    app = tmp_path / "lg_slow.py"
+    app.write_text(textwrap.dedent('''
+        import operator, time
+        from typing import Annotated, TypedDict
+        from langgraph.graph import END, START, StateGraph
+
+        class State(TypedDict):
+            log: Annotated[list[str], operator.add]
+
+        builder = StateGraph(State)
+        builder.add_node("fetch", lambda s: {"log": ["fetch"]})
+        builder.add_node("slow", lambda s: time.sleep(3) or {"log": ["slow"]})
+        builder.add_edge(START, "fetch")
+        builder.add_edge("fetch", "slow")
+        builder.add_edge("slow", END)
+        graph = builder.compile()
+        example_input = {"log": []}
+    '''), encoding="utf-8")
+    original = follow_module.LiveRun.wait
+
+    def wait_then_ctrl_c(self, after_version=-1, timeout=None):
+        snap = original(self, after_version, timeout)
+        if any(t.name == "slow" for t in snap.running):  # slow is running: the user presses Ctrl-C
+            raise KeyboardInterrupt
+        return snap
+
+    monkeypatch.setattr(follow_module.LiveRun, "wait", wait_then_ctrl_c)
+    code = main(["run", f"{app}:graph", "--follow", "--db", str(tmp_path / "r.db")])
+    out = capsys.readouterr().out
+    assert code == 130, out
+    assert "step 1: fetch -> log" in out and "stopped by Ctrl-C" in out
+    run_id = RunStore(tmp_path / "r.db").list()[0].run_id
+    assert f"stepscope show {run_id[:12]}" in out
+    stored = RunStore(tmp_path / "r.db").load(run_id)
+    assert stored.status == "cancelled" and [s.step for s in stored.steps if s.committed] == [-1, 0, 1]
