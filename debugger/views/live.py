@@ -183,7 +183,8 @@ def _on_open_step_page() -> None:
     snap = run.snapshot() if run is not None else None
     if snap is None or snap.trace is None:
         return
-    opened = Opened(snap.trace, "stored", snap.run_id, run.graph, "", snap.trace.target or run.target,
+    graph = getattr(run, "user_graph", run.graph)  # a langgraph app as the user wrote it, not the live run's copy
+    opened = Opened(snap.trace, "stored", snap.run_id, graph, "", snap.trace.target or run.target,
                     run.graph_input, run.config)
     session.set_run(LoadedRun.of(opened))
     session.request_step_page()
