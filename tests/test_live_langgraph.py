@@ -318,3 +318,42 @@ def test_follow_ctrl_c_on_a_langgraph_app_stops_stores_and_says_how_to_reopen(tm
     assert f"stepscope show {run_id[:12]}" in out
     stored = RunStore(tmp_path / "r.db").load(run_id)
     assert stored.status == "cancelled" and [s.step for s in stored.steps if s.committed] == [-1, 0, 1]
+
+
+def counting_loop():
+    class Count(TypedDict):
+        n: int
+
+    builder = StateGraph(Count)
+    builder.add_node("inc", lambda state: {"n": state["n"] + 1})
+    builder.add_edge(START, "inc")
+    builder.add_conditional_edges("inc", lambda state: "inc" if state["n"] < 100 else END)
+    return builder.compile()
+
+
+@pytest.mark.parametrize("how", ["step mode", "continue", "no breakpoints"])
+def test_a_live_run_keeps_to_the_recursion_limit_as_one_invoke_does(how: str) -> None:
+    from debugger.langgraph_recorder.record import recording
+
+    config = {"recursion_limit": 6}
+    with recording(db=False) as session:
+        with pytest.raises(Exception, match="Recursion limit of 6 reached"):
+            counting_loop().invoke({"n": 0}, config)
+    plain = session.traces[-1]
+    breakpoints = {"step mode": Breakpoints.of(every_step=True), "continue": Breakpoints.of(after=["inc"]),
+                   "no breakpoints": Breakpoints()}[how]
+    run = new_live_run(counting_loop(), {"n": 0}, config, store=False, breakpoints=breakpoints).start()
+    for _ in range(20):
+        snap = run.wait_until(lambda s: s.status == "paused")
+        if snap.finished:
+            break
+        if how == "continue":
+            run.set_breakpoints(Breakpoints())
+            run.resume()
+        else:
+            run.step()
+    final = run.join(10)
+    assert final.status == plain.status == "recursion_limit"
+    assert "Recursion limit of 6 reached" in final.message
+    assert [s.step for s in final.trace.steps] == [s.step for s in plain.steps]
+    assert final.trace.output == plain.output

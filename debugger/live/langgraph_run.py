@@ -27,7 +27,7 @@ import time
 import uuid
 from typing import Any
 
-from engine.codec import SAME, encode
+from engine.codec import SAME, encode, encode_error
 from engine.trace import ReducerCallRecord, StepRecord, Trace
 
 from debugger.live.controller import LiveRun, LiveRunError
@@ -97,6 +97,7 @@ class LangGraphLiveRun(LiveRun):
         self._edits: list[StepRecord] = []
         self._last_step = -1
         self._session: Any = None
+        self._out_of_steps = False
 
     # ---- the worker thread -----------------------------------------------------------------------
 
@@ -116,8 +117,12 @@ class LangGraphLiveRun(LiveRun):
             while not self._stop_requested:
                 with self._cond:
                     bp, single = self._breakpoints, self._single_step
-                before = "*" if single or bp.every_step else sorted(bp.before)
-                if not self._segment(graph_input, before, sorted(bp.after)):
+                config, one_step = self._segment_config()
+                if config is None:
+                    self._out_of_steps = True  # the whole run has used the user's recursion limit
+                    return
+                before = "*" if single or bp.every_step or one_step else sorted(bp.before)
+                if not self._segment(graph_input, config, before, sorted(bp.after)):
                     return
                 state = self.graph.get_state(self.config)
                 pending = [i for t in state.tasks for i in (t.interrupts or ())]
@@ -125,6 +130,9 @@ class LangGraphLiveRun(LiveRun):
                     return  # the run ended; its last segment has the status and output
                 if pending and not self.ask:
                     return  # `--follow`: an interrupt ends the run, as `invoke` does
+                graph_input = None
+                if not pending and one_step and not self._reasons(state, [], single):
+                    continue  # a step taken alone only to keep to the recursion limit: no pause
                 command = self._pause_at(state, pending[:1], single)  # one question at a time
                 if command is None:
                     return
@@ -134,9 +142,9 @@ class LangGraphLiveRun(LiveRun):
         finally:
             probe.ACTIVE.reset(token)
 
-    def _segment(self, graph_input: Any, before: Any, after: list[str]) -> bool:
+    def _segment(self, graph_input: Any, config: dict[str, Any], before: Any, after: list[str]) -> bool:
         """One `stream` call, publishing as it goes. False when the user stopped the run."""
-        stream = self.graph.stream(graph_input, self.config, interrupt_before=before or None,
+        stream = self.graph.stream(graph_input, config, interrupt_before=before or None,
                                    interrupt_after=after or None, stream_mode=["tasks", "checkpoints"])
         try:
             for mode, event in stream:
@@ -151,6 +159,21 @@ class LangGraphLiveRun(LiveRun):
         finally:
             stream.close()
         return not self._stop_requested
+
+    def _segment_config(self) -> tuple[dict[str, Any] | None, bool]:
+        """(the config for the next segment, whether it must run one superstep only); None when the
+        run has used up its recursion limit. langgraph counts the limit per invocation, from the
+        checkpoint it resumes (steps up to `limit` may run in a fresh one); a segment gets what is
+        left of the user's limit, so the whole live run keeps to it, as one `invoke` would."""
+        limit = int(self.config.get("recursion_limit") or 25)
+        if self._last_step < 0:
+            return self.config, False
+        allowed = limit - self._last_step  # supersteps still allowed: last_step + 1 .. limit
+        if allowed <= 0:
+            return None, False
+        if allowed < 3:  # langgraph's smallest limit (1) lets two supersteps run: take one at a time
+            return {**self.config, "recursion_limit": 1}, True
+        return {**self.config, "recursion_limit": allowed - 2}, False
 
     def _committed_step(self, event: dict[str, Any]) -> None:
         step = (event.get("metadata") or {}).get("step")
@@ -178,7 +201,7 @@ class LangGraphLiveRun(LiveRun):
 
     def _pause_at(self, state: Any, questions: list[Any], single: bool) -> Any:
         """Waits at a pause, applying edits as they come; the command that leaves it (None: Stop)."""
-        reasons = self._reasons(state, questions, single)
+        reasons = self._reasons(state, questions, single) or ["a breakpoint"]
         with self._cond:
             self._single_step = self._pause_requested = False
             self._publish_locked(status=PAUSED, pause=self._pause_of_state(state, questions, reasons))
@@ -229,7 +252,7 @@ class LangGraphLiveRun(LiveRun):
             reasons.append("step mode: pausing before every superstep")
         reasons += [f"breakpoint after {name}" for name in sorted(just_ran & bp.after)]
         reasons += [f"breakpoint before {name}" for name in sorted(next_names & bp.before)]
-        return reasons or ["a breakpoint compiled into the graph"]
+        return reasons
 
     def _pause_of_state(self, state: Any, questions: list[Any], reasons: list[str]) -> Pause:
         """The pause as langgraph sees it: `get_state` values (what a node reading the state receives)
@@ -323,6 +346,11 @@ class LangGraphLiveRun(LiveRun):
         view.run_id, view.thread_id, view.target = self.run_id, "", self.target
         view.status = last.status if final else "running"
         view.output, view.error, view.interrupts = last.output, last.error, list(last.interrupts)
+        if final and (self._out_of_steps or last.status == "recursion_limit"):
+            from debugger.langgraph_recorder.probe import _recursion_error
+
+            view.status = "recursion_limit"  # in the words of the user's limit, not the segment's share of it
+            view.error = encode_error(_recursion_error(self.config.get("recursion_limit") or 25))
         view.duration = round(sum(s.duration or 0 for s in segments), 6)
         return view
 
