@@ -357,3 +357,16 @@ def test_a_live_run_keeps_to_the_recursion_limit_as_one_invoke_does(how: str) ->
     assert "Recursion limit of 6 reached" in final.message
     assert [s.step for s in final.trace.steps] == [s.step for s in plain.steps]
     assert final.trace.output == plain.output
+
+
+def test_a_breakpoint_set_while_the_run_goes_pauses_it_there() -> None:
+    gate = threading.Event()
+    run = new_live_run(pipeline(gate=gate), dict(INPUT), store=False).start()
+    run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
+    run.set_breakpoints(Breakpoints.of(before=["c"]))
+    gate.set()
+    snap = paused(run)
+    assert snap.pause.reasons == ("breakpoint before c",) and snap.committed_steps == [0, 1, 2]
+    run.set_breakpoints(Breakpoints())
+    run.resume()
+    assert run.join(10).trace.output == {"log": ["a", "b", "c"], "count": 8}

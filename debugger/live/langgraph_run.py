@@ -131,8 +131,8 @@ class LangGraphLiveRun(LiveRun):
                 if pending and not self.ask:
                     return  # `--follow`: an interrupt ends the run, as `invoke` does
                 graph_input = None
-                if not pending and one_step and not self._reasons(state, [], single):
-                    continue  # a step taken alone only to keep to the recursion limit: no pause
+                if not pending and not self._reasons(state, [], single):
+                    continue  # no reason to pause (a step taken alone for the recursion limit, new breakpoints)
                 command = self._pause_at(state, pending[:1], single)  # one question at a time
                 if command is None:
                     return
@@ -146,14 +146,17 @@ class LangGraphLiveRun(LiveRun):
         """One `stream` call, publishing as it goes. False when the user stopped the run."""
         stream = self.graph.stream(graph_input, config, interrupt_before=before or None,
                                    interrupt_after=after or None, stream_mode=["tasks", "checkpoints"])
+        breakpoints = self._breakpoints
         try:
             for mode, event in stream:
                 if self._stop_requested:
                     return False
                 if mode == "checkpoints":
                     self._committed_step(event)
-                    if self._pause_requested and event.get("next"):
-                        return True  # Pause: leave langgraph's loop between supersteps; it resumes from the checkpoint
+                    if event.get("next") and (self._pause_requested or self._breakpoints != breakpoints):
+                        # Pause, or breakpoints changed: leave langgraph's loop between supersteps (the
+                        # checkpoint is saved) and go on from it with the new interrupt_before/after
+                        return True
                 else:
                     self._task_event(event)
         finally:
@@ -201,7 +204,7 @@ class LangGraphLiveRun(LiveRun):
 
     def _pause_at(self, state: Any, questions: list[Any], single: bool) -> Any:
         """Waits at a pause, applying edits as they come; the command that leaves it (None: Stop)."""
-        reasons = self._reasons(state, questions, single) or ["a breakpoint"]
+        reasons = self._reasons(state, questions, single)
         with self._cond:
             self._single_step = self._pause_requested = False
             self._publish_locked(status=PAUSED, pause=self._pause_of_state(state, questions, reasons))
