@@ -10,6 +10,8 @@ events say when a task starts and ends and when a superstep has committed (its c
 At a pause the state is langgraph's own `graph.get_state(config)` (values, next tasks, interrupts);
 Step and Continue resume with `stream(None, config, ...)`, an answer with `Command(resume=answer)`,
 an edit is `graph.update_state(config, values, as_node=...)`, recorded as a step of kind `update`.
+Pause, or breakpoints changed while a segment runs, leave langgraph's loop at the next checkpoint
+and go on from it; each segment gets what is left of the user's recursion limit.
 
 The run needs a checkpointer to pause and resume: the app's own one (on a fresh thread id, so no
 thread of the user's is touched), or, for a graph compiled without one, a fresh `InMemorySaver` on a
