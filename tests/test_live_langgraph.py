@@ -370,3 +370,36 @@ def test_a_breakpoint_set_while_the_run_goes_pauses_it_there() -> None:
     run.set_breakpoints(Breakpoints())
     run.resume()
     assert run.join(10).trace.output == {"log": ["a", "b", "c"], "count": 8}
+
+
+def test_an_interrupt_inside_a_subgraph_is_asked_and_answered() -> None:
+    class Inner(TypedDict):
+        log: Annotated[list[str], operator.add]
+
+    inner = StateGraph(Inner)
+    inner.add_node("check", lambda state: {"log": [f"checked: {interrupt('Looks right?')}"]})
+    inner.add_edge(START, "check")
+    outer = StateGraph(Inner)
+    outer.add_node("prepare", lambda state: {"log": ["prepare"]})
+    outer.add_node("review", inner.compile())
+    outer.add_edge(START, "prepare")
+    outer.add_edge("prepare", "review")
+    run = new_live_run(outer.compile(), {"log": []}, store=False).start()
+    snap = paused(run)
+    assert snap.pause.interrupts == ("Looks right?",)
+    run.answer("yes")
+    final = run.join(10)
+    assert final.status == "done" and final.trace.output["log"][-1] == "checked: yes"
+
+
+def test_async_nodes_are_refused_in_words() -> None:
+    from debugger.live import LiveRunError
+
+    async def slow(state: State) -> dict:
+        return {"log": ["slow"]}
+
+    builder = StateGraph(State)
+    builder.add_node("slow", slow)
+    builder.add_edge(START, "slow")
+    with pytest.raises(LiveRunError, match="async def.*stepscope run TARGET"):
+        new_live_run(builder.compile(), dict(INPUT), target="app.py:graph")
