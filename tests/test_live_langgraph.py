@@ -403,3 +403,24 @@ def test_async_nodes_are_refused_in_words() -> None:
     builder.add_edge(START, "slow")
     with pytest.raises(LiveRunError, match="async def.*stepscope run TARGET"):
         new_live_run(builder.compile(), dict(INPUT), target="app.py:graph")
+
+
+def test_send_tasks_at_a_pause_show_the_argument_each_receives() -> None:
+    from langgraph.types import Send
+
+    class Items(TypedDict):
+        items: Annotated[list[int], operator.add]
+
+    got: list = []
+    builder = StateGraph(Items)
+    builder.add_node("plan", lambda state: {})
+    builder.add_node("work", lambda arg: got.append(arg) or {"items": [arg["v"] * 2]})
+    builder.add_edge(START, "plan")
+    builder.add_conditional_edges("plan", lambda state: [Send("work", {"v": 1}), Send("work", {"v": 5})])
+    run = new_live_run(builder.compile(), {"items": []}, store=False, breakpoints=Breakpoints.of(before=["work"])).start()
+    snap = paused(run)
+    assert [(t.name, t.input) for t in snap.pause.tasks] == [("work", {"v": 1}), ("work", {"v": 5})]
+    assert all(t.why == "a Send from plan" for t in snap.pause.tasks)
+    run.resume()
+    final = run.join(10)
+    assert final.trace.output == {"items": [2, 10]} and got == [{"v": 1}, {"v": 5}]

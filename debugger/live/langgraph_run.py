@@ -268,11 +268,16 @@ class LangGraphLiveRun(LiveRun):
         last = self._last_loop_step()
         ran = sorted({t.name for t in last.tasks if t.name != START}) if last is not None else []
         after = ", ".join(ran) or "the input"
+        sends = self._pending_sends()
         tasks = []
         for task in state.tasks:
+            push = bool(task.path) and task.path[0] == "__pregel_push"
             why = ("asked with interrupt(); runs again with your answer" if task.interrupts else
-                   f"a Send from {after}" if task.path and task.path[0] == "__pregel_push" else f"edge from {after}")
-            tasks.append(PlannedTask(task.id, task.name, why, values))
+                   f"a Send from {after}" if push else f"edge from {after}")
+            given = values  # a node reading the state receives it; a Send's target receives the Send's arg
+            if push and isinstance(task.path[1], int) and task.path[1] < len(sends):
+                given = encode(getattr(sends[task.path[1]], "arg", None))
+            tasks.append(PlannedTask(task.id, task.name, why, given))
         nodes = tuple(n for n in self.graph.nodes if n != START)
         return Pause(
             step=self._last_step + 1, reasons=tuple(reasons), tasks=tuple(tasks), state=values,
@@ -280,6 +285,14 @@ class LangGraphLiveRun(LiveRun):
             edit_as=() if questions else nodes, default_as=ran[0] if len(ran) == 1 else None,
             interrupts=tuple(encode(getattr(i, "value", i)) for i in questions),
         )
+
+    def _pending_sends(self) -> list[Any]:
+        """The Sends the next superstep runs, in langgraph's order (its checkpoint keeps them)."""
+        try:
+            saved = self.graph.checkpointer.get_tuple(self.config)
+            return list(saved.checkpoint["channel_values"].get("__pregel_tasks") or []) if saved else []
+        except Exception:  # a saver that cannot say: the tasks show the state instead
+            return []
 
     def _apply_edit_lg(self, values: Any, as_node: str | None) -> str:
         """`update_state` on the run's thread, recorded as a step of kind `update`."""
