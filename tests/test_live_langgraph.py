@@ -424,3 +424,18 @@ def test_send_tasks_at_a_pause_show_the_argument_each_receives() -> None:
     run.resume()
     final = run.join(10)
     assert final.trace.output == {"items": [2, 10]} and got == [{"v": 1}, {"v": 5}]
+
+
+def test_a_graph_compiled_with_breakpoints_starts_with_them() -> None:
+    builder = StateGraph(State)
+    builder.add_node("a", lambda state: {"log": ["a"]})
+    builder.add_node("b", lambda state: {"log": ["b"]})
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    run = new_live_run(builder.compile(interrupt_before=["b"]), dict(INPUT), store=False).start()
+    assert run.snapshot().breakpoints == Breakpoints.of(before=["b"])
+    snap = paused(run)
+    assert snap.pause.reasons == ("breakpoint before b",)
+    run.set_breakpoints(Breakpoints())
+    run.resume()
+    assert run.join(10).trace.output == {"log": ["a", "b"], "count": 1}

@@ -34,7 +34,7 @@ from engine.trace import ReducerCallRecord, StepRecord, Trace
 
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.edits import EditError
-from debugger.live.ending import cancel, error_line
+from debugger.live.ending import cancel, error_line, names_of
 from debugger.live.status import CANCELLED, PAUSED, RUNNING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress
 
 START = "__start__"
@@ -81,7 +81,7 @@ class LangGraphLiveRun(LiveRun):
         self.extra_hooks = hooks
         self.ask = ask
         self._asking = threading.Lock()
-        compiled = Breakpoints.of(_names(graph.interrupt_before_nodes, graph), _names(graph.interrupt_after_nodes, graph))
+        compiled = Breakpoints.of(names_of(graph.interrupt_before_nodes, graph), names_of(graph.interrupt_after_nodes, graph))
         self._breakpoints = breakpoints if breakpoints is not None else compiled
         self.run_id = uuid.uuid4().hex
         self._cond = threading.Condition()
@@ -405,14 +405,6 @@ class LangGraphLiveRun(LiveRun):
             message = cancel(trace, self._step, open_record, running, pause.step if pause is not None else None)
         self._publish_final(trace, CANCELLED, message)
         return self._snapshot
-
-
-def _names(nodes: Any, graph: Any) -> list[str]:
-    if not nodes:
-        return []
-    if nodes == "*":
-        return [n for n in graph.nodes if n != START]
-    return [nodes] if isinstance(nodes, str) else list(nodes)
 
 
 def new_live_run(graph: Any, graph_input: Any, config: dict[str, Any] | None = None, **options: Any) -> LiveRun:
