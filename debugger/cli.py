@@ -2,7 +2,7 @@
 
     stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH]   run, record, store, print the supersteps
         langgraph apps also: [--config JSON] [--thread ID] [--context JSON] [--resume VALUE]
-        engine graphs also: [--follow]                             print each superstep as it commits
+        engine and langgraph: [--follow]                          print each superstep as it commits
     stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
     stepscope samples                                               the gallery of lessons

@@ -29,11 +29,27 @@ def diagnose(target_graph: Any = None, trace: RunRecord | None = None) -> list[F
     """Static findings for `target_graph` and recorded ones for `trace`, merged: a static suspicion the run
     confirmed appears once, with the run's step and values."""
     found: list[Finding] = []
+    target_graph = _static_graph(target_graph)
     if target_graph is not None:
         found += diagnose_graph(target_graph)
     if trace is not None:
         found += diagnose_trace(trace, target_graph)
     return merge(found)
+
+
+def _static_graph(graph: Any) -> Any:
+    """The graph the static checks read: a langgraph app lends its static view (as `stepscope
+    diagnose` does), or none when it cannot be viewed statically; an engine graph is itself."""
+    from debugger.langgraph_recorder.names import is_langgraph_graph  # imports no langgraph
+
+    if graph is None or not is_langgraph_graph(graph):
+        return graph
+    from debugger.langgraph_recorder.static_view import StaticViewError, static_view
+
+    try:
+        return static_view(graph)
+    except StaticViewError:
+        return None
 
 
 def has_errors(findings: list[Finding]) -> bool:

@@ -60,8 +60,10 @@ def command_run(args: Any, target: Any, table: Any) -> int:
     """`stepscope run` on a langgraph target; `table(trace)` prints the supersteps."""
     from debugger.stores import open_store
 
-    store = open_store(args.db)
     options = run_options(args, target)
+    if getattr(args, "follow", False):
+        return _follow(args, target, options)
+    store = open_store(args.db)
     if options["resume"] is not NO_RESUME and not (options["thread"] or (options["config"].get("configurable") or {}).get("thread_id")):
         raise RunSetupError("--resume continues a thread: give the thread with --thread ID (the run that stopped printed it).")
     if options["resume"] is not NO_RESUME and checkpointer_of(target.graph) is None:
@@ -97,6 +99,18 @@ def command_run(args: Any, target: Any, table: Any) -> int:
         return 1
     print(f"final state: {json.dumps(encode(result.output), ensure_ascii=False, default=repr)[:400]}")
     return 0
+
+
+def _follow(args: Any, target: Any, options: dict[str, Any]) -> int:
+    """`--follow`: a live run (`debugger/live/langgraph_run.py`) on a fresh thread, printed as it goes."""
+    from debugger.live.follow import follow
+
+    given = [name for name in ("thread", "context") if options[name] is not None] + (
+        ["resume"] if options["resume"] is not NO_RESUME else [])
+    if given:
+        raise RunSetupError(f"--follow runs on a fresh thread without {', '.join('--' + g for g in given)}: "
+                            "drop --follow to continue a thread or pass a context.")
+    return follow(args.target, target.graph, options["graph_input"], options["config"], db=args.db, out_file=args.out)
 
 
 def resume_command(args: Any, thread_id: str, answer: str = "ANSWER") -> str:

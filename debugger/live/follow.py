@@ -13,6 +13,7 @@ from engine.codec import encode
 from engine.trace import StepRecord
 from engine.tracefile import to_json
 from debugger.live.controller import LiveRun, LiveRunError
+from debugger.live.langgraph_run import new_live_run
 from debugger.live.status import LiveSnapshot
 from debugger.present import short
 
@@ -69,7 +70,7 @@ def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *,
     """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 130 Ctrl-C)."""
     out = out or sys.stdout
     try:
-        live = LiveRun(graph, graph_input, config, target=target, db=db, ask=False).start()
+        live: LiveRun = new_live_run(graph, graph_input, config, target=target, db=db, ask=False).start()
     except LiveRunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
