@@ -45,8 +45,10 @@ def test_public_surface_has_the_langgraph_names():
 
 
 # Modules of the engine the debugger may import from, and which of their names (None: any name).
+# engine.blobs is part of the trace file format (large values stored once), as engine.tracefile is.
 DEBUGGER_SURFACE = {"engine": set(engine.__all__), "engine.trace": set(engine.trace.__all__), "engine.codec": None,
-                    "engine.tracefile": None, "engine.draw": None, "engine.stepping": set(engine.stepping.__all__)}
+                    "engine.tracefile": None, "engine.blobs": None, "engine.draw": None,
+                    "engine.stepping": set(engine.stepping.__all__)}
 
 
 def test_debugger_uses_only_the_engines_public_names():
