@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SAMPLE ?=
 
-.PHONY: run run-deps test check lint format-check install install-test system-deps bench clean
+.PHONY: run run-deps test check lint install install-test system-deps bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -43,11 +43,9 @@ check: lint
 	@$(PY) -m pytest -q -p no:cacheprovider tests -m "not e2e and not reference and not slow" \
 	  --ignore=tests/e2e --ignore=tests/differential
 
+# ruff lints (rules in pyproject.toml) and checks that the tree is formatted as `ruff format` would.
 lint:
 	$(VENV)/bin/ruff check .
-
-# Enabled by the lead after the one-time `ruff format` of the whole tree (add it to `test:`'s prerequisites).
-format-check:
 	$(VENV)/bin/ruff format --check .
 
 bench: install-test

@@ -22,12 +22,24 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from workloads import (  # noqa: E402
+    FAN_RUNS,
+    FAN_WIDTH,
+    LOOP_STEPS,
+    MESSAGE_STEPS,
+    KeepEverything,
+    build_fan,
+    build_loop,
+    build_messages,
+    floor_fan,
+    floor_loop,
+    floor_messages,
+    langgraph_namespace,
+)
+
 import engine  # noqa: E402
 from engine.trace import Recorder  # noqa: E402
-from workloads import (  # noqa: E402
-    FAN_RUNS, FAN_WIDTH, LOOP_STEPS, MESSAGE_STEPS, KeepEverything, build_fan, build_loop, build_messages,
-    floor_fan, floor_loop, floor_messages, langgraph_namespace,
-)
+
 
 def runner(lib: Any, build: Callable, with_hook: bool | str, times: int = 1) -> Callable[[], Any]:
     app, inp, config = build(lib)

@@ -18,8 +18,18 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from workloads import (
+    FAN_RUNS,
+    FAN_WIDTH,
+    LOOP_STEPS,
+    MESSAGE_STEPS,
+    build_fan,
+    build_loop,
+    build_messages,
+    langgraph_namespace,
+)  # noqa: E402
+
 from debugger.langgraph_recorder import recording  # noqa: E402
-from workloads import FAN_RUNS, FAN_WIDTH, LOOP_STEPS, MESSAGE_STEPS, build_fan, build_loop, build_messages, langgraph_namespace  # noqa: E402
 
 
 def runner(lib: Any, build: Callable, recorded: bool, times: int) -> Callable[[], Any]:
@@ -56,12 +66,17 @@ def main() -> None:
         (f"messages: {MESSAGE_STEPS}-step add_messages loop", build_messages, 1),
     ]
     print(f"python {sys.version.split()[0]}; {args.repeat} interleaved rounds; CPU seconds of this process")
-    header = (f"{'workload':48} {'langgraph':>10} {'recorded':>10} {'ratio (median)':>15} "
-              f"{'best lg':>8} {'best rec':>9} {'ratio (best)':>13}")
+    header = (
+        f"{'workload':48} {'langgraph':>10} {'recorded':>10} {'ratio (median)':>15} "
+        f"{'best lg':>8} {'best rec':>9} {'ratio (best)':>13}"
+    )
     print(header)
     print("-" * len(header))
     for title, build, times in workloads:
-        candidates = {"alone": runner(langgraph, build, False, times), "recorded": runner(langgraph, build, True, times)}
+        candidates = {
+            "alone": runner(langgraph, build, False, times),
+            "recorded": runner(langgraph, build, True, times),
+        }
         for fn in candidates.values():  # warm-up: imports, thread pools, the graph description cache
             fn()
         samples: dict[str, list[float]] = {name: [] for name in candidates}
@@ -70,8 +85,10 @@ def main() -> None:
                 samples[name].append(measure(fn))
         med = {name: statistics.median(values) for name, values in samples.items()}
         best = {name: min(values) for name, values in samples.items()}
-        print(f"{title:48} {med['alone']:10.4f} {med['recorded']:10.4f} {med['recorded'] / med['alone']:15.3f} "
-              f"{best['alone']:8.4f} {best['recorded']:9.4f} {best['recorded'] / best['alone']:13.3f}")
+        print(
+            f"{title:48} {med['alone']:10.4f} {med['recorded']:10.4f} {med['recorded'] / med['alone']:15.3f} "
+            f"{best['alone']:8.4f} {best['recorded']:9.4f} {best['recorded'] / best['alone']:13.3f}"
+        )
 
 
 if __name__ == "__main__":

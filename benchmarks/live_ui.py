@@ -26,7 +26,7 @@ CHROMIUM = "/usr/bin/chromium"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 STEPS, SLEEP = 1000, 0.4
 
-WORKLOAD = f'''
+WORKLOAD = f"""
 import operator, time
 from typing import Annotated, TypedDict
 from engine import END, START, StateGraph
@@ -49,7 +49,7 @@ builder.add_conditional_edges("work", lambda s: "work" if s["n"] < {STEPS} else 
 graph = builder.compile()
 example_input = {{"n": 0, "log": []}}
 example_config = {{"recursion_limit": {STEPS + 10}}}
-'''
+"""
 
 CLICK_JS = """
 async (key) => {
@@ -97,8 +97,9 @@ def _clicks(page, clicks: int) -> list[float]:
             raise SystemExit(f"the {key} button is disabled (step {_shown_step(page)})")
         if took < 0:
             page.screenshot(path="/tmp/bench_fail.png")
-            raise SystemExit(f"no other step showed within 20 s of the {key} click (step {_shown_step(page)}, "
-                             f"click {index})")
+            raise SystemExit(
+                f"no other step showed within 20 s of the {key} click (step {_shown_step(page)}, click {index})"
+            )
         times.append(took / 1000)
         page.locator(IDLE).wait_for(timeout=60_000)
     return times[1:]
@@ -109,9 +110,19 @@ def live_click_times(url: str, target: str, clicks: int) -> tuple[list[float], l
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
+        )
         page = browser.new_page(viewport={"width": 1400, "height": 1800})
         page.goto(f"{url}/live")
         page.locator(IDLE).wait_for(timeout=120_000)
@@ -138,9 +149,11 @@ def live_click_times(url: str, target: str, clicks: int) -> tuple[list[float], l
 
 def report(during: list[float], finished: list[float]) -> str:
     live, done = statistics.median(during), statistics.median(finished)
-    return (f"live run page, step click (Prev/Next) until the step shows, median of {len(during)}:\n"
-            f"  during a live run {live * 1000:8.1f} ms   on the finished run {done * 1000:8.1f} ms   "
-            f"ratio {live / done:4.2f}")
+    return (
+        f"live run page, step click (Prev/Next) until the step shows, median of {len(during)}:\n"
+        f"  during a live run {live * 1000:8.1f} ms   on the finished run {done * 1000:8.1f} ms   "
+        f"ratio {live / done:4.2f}"
+    )
 
 
 def main() -> None:

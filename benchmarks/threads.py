@@ -91,8 +91,10 @@ def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> 
             checkpointer.threads()
 
     t_read, t_history, t_open, t_list = (best(f, repeat) for f in (read, history, open_thread, listing))
-    print(f"{label:<11} {stored:>11} {t_read:>8.2f} s {t_history:>9.2f} s {t_open:>8.2f} s "
-          f"{t_open / t_read:>10.1f}x {t_open / t_history:>13.1f}x {t_list * 1000:>10.1f} ms")
+    print(
+        f"{label:<11} {stored:>11} {t_read:>8.2f} s {t_history:>9.2f} s {t_open:>8.2f} s "
+        f"{t_open / t_read:>10.1f}x {t_open / t_history:>13.1f}x {t_list * 1000:>10.1f} ms"
+    )
 
 
 def main() -> None:
@@ -104,13 +106,14 @@ def main() -> None:
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
+    from postgres_server import PostgresServer
     from psycopg.rows import dict_row
 
-    from postgres_server import PostgresServer
-
     print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat})")
-    print(f"{'backend':<11} {'checkpoints':>11} {'read':>10} {'history':>11} {'open':>10} "
-          f"{'open/read':>11} {'open/history':>14} {'threads':>13}")
+    print(
+        f"{'backend':<11} {'checkpoints':>11} {'read':>10} {'history':>11} {'open':>10} "
+        f"{'open/read':>11} {'open/history':>14} {'threads':>13}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "app.sqlite")
         conn = sqlite3.connect(path, check_same_thread=False)

@@ -70,8 +70,12 @@ def size_report(steps: int) -> None:
     trace_memory = deep_size(trace)
     trace_disk = len(to_json(trace))
     print(f"size: {steps}-step add_messages append ({len(final['messages'])} messages), recorded in {elapsed:.2f} s")
-    print(f"  in memory: trace {trace_memory / 1e6:.2f} MB / final state {state_memory / 1e6:.2f} MB = {trace_memory / state_memory:.2f}x")
-    print(f"  on disk:   trace {trace_disk / 1e6:.2f} MB / final state {state_disk / 1e6:.2f} MB = {trace_disk / state_disk:.2f}x")
+    print(
+        f"  in memory: trace {trace_memory / 1e6:.2f} MB / final state {state_memory / 1e6:.2f} MB = {trace_memory / state_memory:.2f}x"
+    )
+    print(
+        f"  on disk:   trace {trace_disk / 1e6:.2f} MB / final state {state_disk / 1e6:.2f} MB = {trace_disk / state_disk:.2f}x"
+    )
 
 
 def timing(repeat: int) -> None:
@@ -106,8 +110,10 @@ def timing(repeat: int) -> None:
                 fn()
                 samples[name].append(time.perf_counter() - t)
         med = {k: statistics.median(v) for k, v in samples.items()}
-        print(f"  {title:10} {med['bare']:8.4f} {med['recorder']:9.4f} {med['langgraph']:10.4f} "
-              f"{med['recorder'] / med['bare']:9.2f} {med['recorder'] / med['langgraph']:7.3f}")
+        print(
+            f"  {title:10} {med['bare']:8.4f} {med['recorder']:9.4f} {med['langgraph']:10.4f} "
+            f"{med['recorder'] / med['bare']:9.2f} {med['recorder'] / med['langgraph']:7.3f}"
+        )
 
 
 def file_report(only_memory: bool = False) -> None:
@@ -130,9 +136,14 @@ def file_report(only_memory: bool = False) -> None:
         print(f"  trace bytes per superstep (add_messages loop, 2000 steps): {size / 2000:.0f}")
         print(f"  one 5 MB value carried through ten steps: {_carried_size(5_000_000) / 1e6:.2f} MB trace file")
 
-    for title, build in (("counter loop, constant state", _counter_loop), ("add_messages loop, growing state", build_messages)):
+    for title, build in (
+        ("counter loop, constant state", _counter_loop),
+        ("add_messages loop, growing state", build_messages),
+    ):
         warm, warm_input, warm_config = build(engine, 50)  # imports and one-time caches, before measuring
-        warm.invoke(warm_input, warm_config, hooks=Recorder(sink=StoreSink(RunStore(work / f"warm-{title[:3]}.sqlite3"))))
+        warm.invoke(
+            warm_input, warm_config, hooks=Recorder(sink=StoreSink(RunStore(work / f"warm-{title[:3]}.sqlite3")))
+        )
         peaks = {}
         for steps in (1000, 10_000):
             graph, graph_input, config = build(engine, steps)
@@ -144,8 +155,10 @@ def file_report(only_memory: bool = False) -> None:
             sink.finish(recorder.trace)
             peaks[steps] = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
-        print(f"  recording memory streamed to the run database, {title}: 1k steps {peaks[1000] / 1e6:.2f} MB, "
-              f"10k steps {peaks[10_000] / 1e6:.2f} MB (x{peaks[10_000] / peaks[1000]:.2f})")
+        print(
+            f"  recording memory streamed to the run database, {title}: 1k steps {peaks[1000] / 1e6:.2f} MB, "
+            f"10k steps {peaks[10_000] / 1e6:.2f} MB (x{peaks[10_000] / peaks[1000]:.2f})"
+        )
 
     if only_memory:
         return
@@ -157,8 +170,12 @@ def file_report(only_memory: bool = False) -> None:
         path = work / f"run{steps}.json"
         path.write_text(to_json(recorder.trace))
         for command in ("show", "diagnose"):
-            out = subprocess.run([sys.executable, __file__, "--time-command", command, str(path), str(work / "db")],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--time-command", command, str(path), str(work / "db")],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             times[command, steps] = float(out.stdout.strip().splitlines()[-1])
     for command in ("show", "diagnose"):
         small, large = times[command, 2000], times[command, 8000]

@@ -52,7 +52,9 @@ from typing import Annotated, TypedDict
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo first: `engine`, `debugger`, `sample_graphs`
 
-from benchmarks.live_ui import live_click_times, report as live_report, write_workload as write_live_workload  # noqa: E402
+from benchmarks.live_ui import live_click_times  # noqa: E402
+from benchmarks.live_ui import report as live_report
+from benchmarks.live_ui import write_workload as write_live_workload
 from debugger.model import Scope  # noqa: E402
 from engine import END, START, StateGraph  # noqa: E402
 
@@ -240,11 +242,31 @@ def start_server(db: str) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", APP, "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-         "--server.runOnSave", "false"],
-        cwd=ROOT, env={**os.environ, "STEPSCOPE_DB": db}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            APP,
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            "--server.runOnSave",
+            "false",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "STEPSCOPE_DB": db},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -274,9 +296,19 @@ def browser_times(url: str, targets: dict[str, str], steps: int) -> dict[str, tu
 
     out = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
+        )
         for name, target in targets.items():
             page = browser.new_page(viewport={"width": 1400, "height": 1800})
             page.goto(url)
@@ -287,12 +319,13 @@ def browser_times(url: str, targets: dict[str, str], steps: int) -> dict[str, tu
             page.locator(".st-key-file_target input").fill(target)
             page.locator(".st-key-file_target input").press("Enter")
             page.locator(IDLE).wait_for(timeout=120_000)
-            page.evaluate("() => document.querySelectorAll('.stepscope-graph svg')"
-                          ".forEach(svg => svg.setAttribute('data-old', '1'))")
+            page.evaluate(
+                "() => document.querySelectorAll('.stepscope-graph svg')"
+                ".forEach(svg => svg.setAttribute('data-old', '1'))"
+            )
             started = time.perf_counter()
             page.locator(".st-key-open_file button").click()
-            page.locator('.stepscope-graph svg:not([data-old]) g.stepscope-node.ran').first.wait_for(
-                timeout=120_000)
+            page.locator(".stepscope-graph svg:not([data-old]) g.stepscope-node.ran").first.wait_for(timeout=120_000)
             opened = time.perf_counter() - started
             page.locator(IDLE).wait_for(timeout=120_000)
             direction, times = "next", []
@@ -370,8 +403,10 @@ def main() -> None:
                 browser = {n: (load, statistics.median(times)) for n, (load, times) in measured.items()}
 
     print(f"\nstep change, median of {args.clicks} (server) and {args.browser_steps} (browser) clicks; ratio to small")
-    print(f"{'run':30} {'server (AppTest)':>17} {'ratio':>6} {'browser redraw':>15} {'ratio':>6}"
-          f"   {'open: server':>12} {'browser':>8}")
+    print(
+        f"{'run':30} {'server (AppTest)':>17} {'ratio':>6} {'browser redraw':>15} {'ratio':>6}"
+        f"   {'open: server':>12} {'browser':>8}"
+    )
     base_server = server["small"][1]
     base_browser = browser.get("small", (0, 0))[1]
     for name, (nodes, steps) in shapes.items():
@@ -384,8 +419,10 @@ def main() -> None:
         line += f"   {first:11.2f}s" + (f" {browser[name][0]:7.2f}s" if name in browser else "")
         print(line)
     if browser:
-        print(f"\nfirst drawn graph in a new browser session (fan_out_search, 1280x800): median "
-              f"{statistics.median(firsts):.2f}s of {len(firsts)} ({', '.join(f'{t:.2f}' for t in firsts)})")
+        print(
+            f"\nfirst drawn graph in a new browser session (fan_out_search, 1280x800): median "
+            f"{statistics.median(firsts):.2f}s of {len(firsts)} ({', '.join(f'{t:.2f}' for t in firsts)})"
+        )
     if live is not None:
         print("\n" + live_report(*live))
 

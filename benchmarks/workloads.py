@@ -100,8 +100,12 @@ def langgraph_namespace() -> Any:
     except ImportError:
         raise SystemExit("langgraph is not installed: `make install-test` installs it (test extra).")
     return argparse.Namespace(
-        StateGraph=lg_graph.StateGraph, START=lg_graph.START, END=lg_graph.END, MessagesState=lg_graph.MessagesState,
-        AIMessage=lc_messages.AIMessage, HumanMessage=lc_messages.HumanMessage,
+        StateGraph=lg_graph.StateGraph,
+        START=lg_graph.START,
+        END=lg_graph.END,
+        MessagesState=lg_graph.MessagesState,
+        AIMessage=lc_messages.AIMessage,
+        HumanMessage=lc_messages.HumanMessage,
     )
 
 
@@ -127,5 +131,3 @@ def floor_messages() -> None:
     messages = [engine.HumanMessage(content="hi", id="0")]
     while len(messages) < MESSAGE_STEPS:
         messages = engine.add_messages(messages, [engine.AIMessage(content=f"turn {len(messages)}")])
-
-

@@ -27,25 +27,28 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from engine.codec import encode
-from engine.trace import Recorder, StepRecord, Trace
-from engine.tracefile import TraceFileError, to_json
 from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
+from debugger.langgraph_recorder.probe import UnsupportedLangGraph  # these import no langgraph
+from debugger.langgraph_recorder.runs import RunSetupError
+from debugger.langgraph_recorder.superstep import UnrecordableChannel
+from debugger.langgraph_recorder.threads import ThreadFileError
 from debugger.present import explain_call, short
 from debugger.recording import ALL_STATUSES, RecordingError, StoreSink, record_run, timeout_from
 from debugger.replay import Replay
 from debugger.store import StoreError
 from debugger.stores import open_store
-from debugger.tracecheck import read_trace_file
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes from a trace
 from debugger.targets import TargetError, load_target
-from debugger.langgraph_recorder.probe import UnsupportedLangGraph  # these import no langgraph
-from debugger.langgraph_recorder.runs import RunSetupError
-from debugger.langgraph_recorder.superstep import UnrecordableChannel
-from debugger.langgraph_recorder.threads import ThreadFileError
-from debugger.threads.open import add_arguments as add_thread_arguments, command_fork, command_threads, trace_from_args
+from debugger.terminal import (
+    safe_print as print,
+)  # every line shown goes through one filter: no escape codes from a trace
+from debugger.threads.open import add_arguments as add_thread_arguments
+from debugger.threads.open import command_fork, command_threads, trace_from_args
 from debugger.threads.savers import CheckpointerError
+from debugger.tracecheck import read_trace_file
+from engine.codec import encode
+from engine.trace import Recorder, StepRecord, Trace
+from engine.tracefile import TraceFileError, to_json
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
@@ -66,7 +69,9 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
         error = f"{errors[0]['class']}: {errors[0]['message'].splitlines()[0]}" if errors else ""
         nested = sum(len(t.subgraphs) for t in step.tasks)
         tasks = ", ".join(t.name for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
-        rows.append([str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), short(error, 70) if error else ""])
+        rows.append(
+            [str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), short(error, 70) if error else ""]
+        )
     return rows
 
 
@@ -132,8 +137,10 @@ def _input_option(text: str | None, default: Any) -> Any:
 def _refuse_langgraph_only_options(args: argparse.Namespace) -> None:
     given = [f"--{name}" for name in ("config", "thread", "context", "resume") if getattr(args, name, None) is not None]
     if given:
-        raise TargetError(f"{', '.join(given)}: only for langgraph apps (threads, checkpointers and run contexts); "
-                          f"{args.target} is a StepScope engine graph.")
+        raise TargetError(
+            f"{', '.join(given)}: only for langgraph apps (threads, checkpointers and run contexts); "
+            f"{args.target} is a StepScope engine graph."
+        )
 
 
 def _open_trace(ref: str, db: str | None) -> Trace:
@@ -153,7 +160,9 @@ def command_show(args: argparse.Namespace) -> int:
     if args.channel is not None:
         known = set(trace.graph.get("channels") or {}) | {c.channel for s in trace.steps for c in s.reducer_calls}
         if args.channel not in known:
-            raise StoreError(f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}.")
+            raise StoreError(
+                f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}."
+            )
     print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {trace.status}")
     for step in steps:
         calls = [(c, b, a) for c, b, a in replay.call_values(step.step) if args.channel in (None, c.channel)]
@@ -162,8 +171,10 @@ def command_show(args: argparse.Namespace) -> int:
         print(f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}")
         for call, before, after in calls:
             verdict = "REFUSED" if call.error else short(after, 60)
-            print(f"  #{call.index} {call.channel} [{call.reducer}] from {call.writer_name}: "
-                  f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}")
+            print(
+                f"  #{call.index} {call.channel} [{call.reducer}] from {call.writer_name}: "
+                f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}"
+            )
             print(f"      {explain_call(call, before, after, applied=step.committed)}")
     if trace.error:
         print(f"error: {trace.error['class']}: {trace.error['message']}")
@@ -191,8 +202,14 @@ def command_samples(args: argparse.Namespace) -> int:
 def command_app(args: argparse.Namespace) -> int:
     from debugger.launch import launch
 
-    return launch(host=args.host, port=args.port, sample=args.sample, db=args.db,
-                  checkpointer=args.checkpointer, thread=args.thread)
+    return launch(
+        host=args.host,
+        port=args.port,
+        sample=args.sample,
+        db=args.db,
+        checkpointer=args.checkpointer,
+        thread=args.thread,
+    )
 
 
 def command_diagnose(args: argparse.Namespace) -> int:
@@ -228,8 +245,9 @@ def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None
                 graph_input = copy.deepcopy(target.example_input)
             except Exception:  # an input that cannot be copied is passed as it is
                 graph_input = target.example_input
-        outcome = record_run(target.graph, graph_input, dict(target.example_config), target=ref,
-                             timeout=timeout_from(None))
+        outcome = record_run(
+            target.graph, graph_input, dict(target.example_config), target=ref, timeout=timeout_from(None)
+        )
         return f"graph {ref}", target.graph, outcome.trace  # the run's own error is what we diagnose
     try:
         trace = open_store(args.db).load(ref)
@@ -245,8 +263,10 @@ def _langgraph_subject(args: argparse.Namespace, target: Any) -> tuple[str, Any,
     if skipped:
         print(f"note: the checks before running were skipped: {skipped}", file=sys.stderr)
     if result is not None and result.before_start:
-        raise RunFailedBeforeStart(f"{args.target}: the run failed before its first superstep, so there is nothing "
-                                   f"to diagnose in it: {type(result.error).__name__}: {result.error}")
+        raise RunFailedBeforeStart(
+            f"{args.target}: the run failed before its first superstep, so there is nothing "
+            f"to diagnose in it: {type(result.error).__name__}: {result.error}"
+        )
     return f"graph {args.target}", view, result.trace if result is not None else None
 
 
@@ -276,29 +296,45 @@ def command_delete(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="stepscope", description="See what a state graph does, superstep by superstep.")
+    parser = argparse.ArgumentParser(
+        prog="stepscope", description="See what a state graph does, superstep by superstep."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     def add(name: str, handler: Any, help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
-        sub.add_argument("--db", help="the run database (default: $STEPSCOPE_DB or ~/.local/share/stepscope/runs.sqlite3)")
+        sub.add_argument(
+            "--db", help="the run database (default: $STEPSCOPE_DB or ~/.local/share/stepscope/runs.sqlite3)"
+        )
         sub.set_defaults(handler=handler)
         return sub
 
     run = add("run", command_run, "run a graph headless, record and store it, print its supersteps")
     run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
-    run.add_argument("--input", help="the graph input as JSON, @file.json or - for stdin (default: the module's example_input)")
+    run.add_argument(
+        "--input", help="the graph input as JSON, @file.json or - for stdin (default: the module's example_input)"
+    )
     run.add_argument("--out", help="also write the trace to this JSON file")
-    run.add_argument("--follow", action="store_true",
-                     help="print each superstep as it commits and the nodes running now; Ctrl-C stops and stores")
-    run.add_argument("--recursion-limit", type=int,
-                     help="supersteps allowed (default: the sample's example_config, else LangGraph's 10007)")
+    run.add_argument(
+        "--follow",
+        action="store_true",
+        help="print each superstep as it commits and the nodes running now; Ctrl-C stops and stores",
+    )
+    run.add_argument(
+        "--recursion-limit",
+        type=int,
+        help="supersteps allowed (default: the sample's example_config, else LangGraph's 10007)",
+    )
     run.add_argument("--config", help="langgraph apps: the run config as JSON (or @file.json)")
     run.add_argument("--thread", help="langgraph apps with a checkpointer: the thread to run on (default: a new one)")
     run.add_argument("--context", help="langgraph apps with a context_schema: the run context as JSON")
     run.add_argument("--resume", help="langgraph apps: answer the thread's interrupt (JSON, or plain text)")
-    run.add_argument("--timeout", type=float, help="stop waiting after this many seconds and keep what was "
-                                                   "recorded (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)")
+    run.add_argument(
+        "--timeout",
+        type=float,
+        help="stop waiting after this many seconds and keep what was "
+        "recorded (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
+    )
     show = add("show", command_show, "print a run's merges, one reducer call at a time")
     show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
     show.add_argument("--step", type=int, help="only this superstep")
@@ -318,15 +354,25 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--graph", help="only runs of this graph")
     runs.add_argument("--status", choices=ALL_STATUSES)
     add("samples", command_samples, "list the gallery of sample lessons")
-    diag = add("diagnose", command_diagnose,
-               "find concurrent updates, reducer traps and in-place edits; exit 1 if any finding is an error")
-    diag.add_argument("target", help="sample name, file.py[:attr] or module[:attr] (checked, then run and checked), "
-                                      "a trace .json file or a stored run id")
+    diag = add(
+        "diagnose",
+        command_diagnose,
+        "find concurrent updates, reducer traps and in-place edits; exit 1 if any finding is an error",
+    )
+    diag.add_argument(
+        "target",
+        help="sample name, file.py[:attr] or module[:attr] (checked, then run and checked), "
+        "a trace .json file or a stored run id",
+    )
     diag.add_argument("--json", action="store_true", help="print the findings as JSON")
     diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
     diag.add_argument("--input", help="the graph input as JSON, @file.json or - (default: the module's example_input)")
-    for name, text in (("config", "the run config as JSON"), ("thread", "the thread to run on (with --checkpointer: to read)"),
-                       ("context", "the run context as JSON"), ("resume", "answer the thread's interrupt")):
+    for name, text in (
+        ("config", "the run config as JSON"),
+        ("thread", "the thread to run on (with --checkpointer: to read)"),
+        ("context", "the run context as JSON"),
+        ("resume", "answer the thread's interrupt"),
+    ):
         diag.add_argument(f"--{name}", help=f"langgraph apps: {text}")
     add_thread_arguments(diag, thread=False)
     diag.add_argument("--checkpoint", metavar="ID", help="with --checkpointer: stop at this checkpoint")
@@ -356,8 +402,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `stepscope samples | head`: the reader has all it wanted
         _silence_stdout()
         return 0
-    except (TargetError, StoreError, TraceFileError, RecordingError, RunFailedBeforeStart, CheckpointerError,
-            RunSetupError, ThreadFileError, UnsupportedLangGraph, UnrecordableChannel) as exc:
+    except (
+        TargetError,
+        StoreError,
+        TraceFileError,
+        RecordingError,
+        RunFailedBeforeStart,
+        CheckpointerError,
+        RunSetupError,
+        ThreadFileError,
+        UnsupportedLangGraph,
+        UnrecordableChannel,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:

@@ -65,15 +65,25 @@ def dot_node_id(node_id: str) -> str:
 
 
 def _html(text: Any) -> str:
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("\n", "<br/>"))
+    return (
+        str(text)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("\n", "<br/>")
+    )
 
 
 def _node_attributes(node: DrawNode, highlight: Highlight) -> dict[str, str]:
     """A node whose marker sits in a fixed-size cell (balanced by an empty one), so its size never changes."""
     state, style = highlight.state_of(node.id), ["rounded", "filled"]
-    attributes = {"id": dot_node_id(node.id), "class": f"stepscope-node {state}", "tooltip": node.id,
-                  **_TERMINALS.get(node.id, {})}
+    attributes = {
+        "id": dot_node_id(node.id),
+        "class": f"stepscope-node {state}",
+        "tooltip": node.id,
+        **_TERMINALS.get(node.id, {}),
+    }
     for name, (_, extra, words) in _NODE_STATES.items():
         if node.id in getattr(highlight, name):
             attributes.update(extra)
@@ -85,12 +95,16 @@ def _node_attributes(node: DrawNode, highlight: Highlight) -> dict[str, str]:
     if node.id in highlight.labels:
         notes.append(highlight.labels[node.id])
     rows = "".join(f'<tr><td colspan="3"><font point-size="10">{_html(note)}</font></td></tr>' for note in notes)
-    attributes["label"] = (f'<<table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>{cell.format(marker)}'
-                           f"<td>{_html(node.name.split(':')[-1])}</td>{cell.format('')}</tr>{rows}</table>>")
+    attributes["label"] = (
+        f'<<table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>{cell.format(marker)}'
+        f"<td>{_html(node.name.split(':')[-1])}</td>{cell.format('')}</tr>{rows}</table>>"
+    )
     return attributes
 
 
-def digraph(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None, xray: bool | int = False) -> graphviz.Digraph:
+def digraph(
+    drawable: DrawableGraph | Any, *, highlight: Highlight | None = None, xray: bool | int = False
+) -> graphviz.Digraph:
     """The drawing as a `graphviz.Digraph`, in LangGraph's conventions: START and END as stadiums (END
     doubled), conditional edges dashed, xray subgraphs as nested `cluster_` clusters (collapsible in the
     page). `xray` applies when given a compiled graph. A highlight restyles nodes and edges, never resizes them."""
@@ -98,8 +112,9 @@ def digraph(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None
     highlight = highlight or Highlight()
     dot = graphviz.Digraph("stepscope")
     dot.attr("graph", rankdir="TB", fontname=_FONT, fontsize="12")
-    dot.attr("node", shape="box", style="rounded,filled", fillcolor="#f2f0ff", color="#444444", fontname=_FONT,
-             fontsize="14")
+    dot.attr(
+        "node", shape="box", style="rounded,filled", fillcolor="#f2f0ff", color="#444444", fontname=_FONT, fontsize="14"
+    )
     dot.attr("edge", color="#555555", fontname=_FONT, fontsize="11", arrowsize="0.8")
     members: dict[str, list[DrawNode]] = {}
     for node in graph.nodes.values():
@@ -112,12 +127,18 @@ def digraph(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None
     def add_cluster(parent: graphviz.Digraph, prefix: str) -> None:
         name = "cluster_" + dot_node_id(prefix)[5:]
         with parent.subgraph(name=name) as cluster:
-            cluster.attr(id=name, label=f"<{_html(prefix.rsplit(':', 1)[-1])}>", style="rounded,dashed",
-                         color="gray50", fontcolor="gray30", labeljust="l")
+            cluster.attr(
+                id=name,
+                label=f"<{_html(prefix.rsplit(':', 1)[-1])}>",
+                style="rounded,dashed",
+                color="gray50",
+                fontcolor="gray30",
+                labeljust="l",
+            )
             for node in members.get(prefix, ()):
                 cluster.node(dot_node_id(node.id), **_node_attributes(node, highlight))
             for child in prefixes:
-                if child.startswith(prefix + ":") and ":" not in child[len(prefix) + 1:]:
+                if child.startswith(prefix + ":") and ":" not in child[len(prefix) + 1 :]:
                     add_cluster(cluster, child)
 
     for prefix in prefixes:
@@ -128,8 +149,10 @@ def digraph(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None
         taken = (edge.source, edge.target) in highlight.edges_taken
         edge_id = f"edge_{dot_node_id(edge.source)[5:]}-to-{dot_node_id(edge.target)[5:]}"
         id_counts[edge_id] = id_counts.get(edge_id, 0) + 1
-        attributes = {"id": edge_id + (f"-{id_counts[edge_id]}" if id_counts[edge_id] > 1 else ""),
-                      "class": "stepscope-edge " + ("taken" if taken else "idle")}
+        attributes = {
+            "id": edge_id + (f"-{id_counts[edge_id]}" if id_counts[edge_id] > 1 else ""),
+            "class": "stepscope-edge " + ("taken" if taken else "idle"),
+        }
         if style := ",".join((["dashed"] if edge.conditional else []) + (["bold"] if taken else [])):
             attributes["style"] = style
         if taken:

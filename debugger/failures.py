@@ -46,41 +46,72 @@ def step_errors(view: RunView, step: int) -> list[ErrorReport]:
     for finding in view.findings_at(step) if failed else ():
         if finding.severity != "error":
             continue
-        writers = tuple((view.writer_label(record, c), c.write) for c in record.reducer_calls if c.channel == finding.key)
+        writers = tuple(
+            (view.writer_label(record, c), c.write) for c in record.reducer_calls if c.channel == finding.key
+        )
         message = next((c.error["message"] for c in record.reducer_calls if c.error and c.channel == finding.key), "")
-        reports.append(ErrorReport(finding.title, message, finding.explanation, finding.key, writers,
-                                   ((finding.fix_label, finding.fix), *finding.other_fixes), "",
-                                   tuple(finding.nodes or (finding.node,))))
+        reports.append(
+            ErrorReport(
+                finding.title,
+                message,
+                finding.explanation,
+                finding.key,
+                writers,
+                ((finding.fix_label, finding.fix), *finding.other_fixes),
+                "",
+                tuple(finding.nodes or (finding.node,)),
+            )
+        )
     if reports:
         return reports
     refused = [c for c in record.reducer_calls if c.error]
     if refused:
         call = refused[0]
-        return [ErrorReport(f"{call.reducer} refused a write to {call.channel!r}", call.error["message"],
-                            f"The reducer of {call.channel!r} raised while merging step {step}, so the step failed "
-                            "and none of its writes were applied.", call.channel,
-                            tuple((c.writer_name, c.write) for c in record.reducer_calls if c.channel == call.channel),
-                            culprits=names)]
+        return [
+            ErrorReport(
+                f"{call.reducer} refused a write to {call.channel!r}",
+                call.error["message"],
+                f"The reducer of {call.channel!r} raised while merging step {step}, so the step failed "
+                "and none of its writes were applied.",
+                call.channel,
+                tuple((c.writer_name, c.write) for c in record.reducer_calls if c.channel == call.channel),
+                culprits=names,
+            )
+        ]
     failed = [t for t in record.tasks if t.error and not is_interrupt(t.error)]
     if failed:
         task = failed[0]
         others = [view.label(t) for t in record.tasks if t.id not in culprits]
-        bystanders = (f" {', '.join(others)} finished, but {'its writes were' if len(others) == 1 else 'their writes were'}"
-                      " discarded with the step." if others else "")
-        return [ErrorReport(
-            title=f"{view.label(task)} raised {task.error['class']}", message=task.error["message"],
-            explanation=f"The node {task.name!r} raised an exception in step {step}, so none of the step's writes "
-                        f"were applied: the state stays as it was after the previous step.{bystanders}",
-            traceback=task.error.get("traceback", ""), culprits=names)]
+        bystanders = (
+            f" {', '.join(others)} finished, but {'its writes were' if len(others) == 1 else 'their writes were'}"
+            " discarded with the step."
+            if others
+            else ""
+        )
+        return [
+            ErrorReport(
+                title=f"{view.label(task)} raised {task.error['class']}",
+                message=task.error["message"],
+                explanation=f"The node {task.name!r} raised an exception in step {step}, so none of the step's writes "
+                f"were applied: the state stays as it was after the previous step.{bystanders}",
+                traceback=task.error.get("traceback", ""),
+                culprits=names,
+            )
+        ]
     if step == view.failed_step and view.run.error:
         error = view.run.error
         if error["class"] == "GraphRecursionError":
-            explanation = (f"The run was stopped after {view.run.recursion_limit} supersteps without reaching END. "
-                           "A loop whose exit condition never becomes true runs until the recursion limit.")
-            fixes = (("Make the loop's router return END when it is done", 'return END if done(state) else "again"'),
-                     ("Or allow more supersteps if the loop is meant to be long",
-                      'graph.invoke(inp, {"recursion_limit": 100})'))
+            explanation = (
+                f"The run was stopped after {view.run.recursion_limit} supersteps without reaching END. "
+                "A loop whose exit condition never becomes true runs until the recursion limit."
+            )
+            fixes = (
+                ("Make the loop's router return END when it is done", 'return END if done(state) else "again"'),
+                (
+                    "Or allow more supersteps if the loop is meant to be long",
+                    'graph.invoke(inp, {"recursion_limit": 100})',
+                ),
+            )
             return [ErrorReport(error["class"], error["message"], explanation, fixes=fixes)]
         return [ErrorReport(error["class"], error["message"], "", traceback=error.get("traceback", ""))]
     return []
-

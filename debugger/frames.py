@@ -16,19 +16,30 @@ from engine.trace import RunRecord
 
 def tasks_frame(run: RunRecord) -> pd.DataFrame:
     rows = [
-        {"step": step.step, "task": task.name, "id": task.id, "fired": ", ".join(task.fired),
-         "duration_ms": round(task.duration * 1000, 3), "writes": len(task.writes),
-         "subgraph_runs": len(task.subgraphs),
-         "error": f"{task.error['class']}: {task.error['message'].splitlines()[0]}" if task.error else ""}
-        for step in run.steps for task in step.tasks
+        {
+            "step": step.step,
+            "task": task.name,
+            "id": task.id,
+            "fired": ", ".join(task.fired),
+            "duration_ms": round(task.duration * 1000, 3),
+            "writes": len(task.writes),
+            "subgraph_runs": len(task.subgraphs),
+            "error": f"{task.error['class']}: {task.error['message'].splitlines()[0]}" if task.error else "",
+        }
+        for step in run.steps
+        for task in step.tasks
     ]
-    return pd.DataFrame(rows, columns=["step", "task", "id", "fired", "duration_ms", "writes", "subgraph_runs", "error"])
+    return pd.DataFrame(
+        rows, columns=["step", "task", "id", "fired", "duration_ms", "writes", "subgraph_runs", "error"]
+    )
 
 
 def writes_frame(run: RunRecord) -> pd.DataFrame:
     rows = [
         {"step": step.step, "task": task.name, "order": order, "channel": channel, "value": short(value, 120)}
-        for step in run.steps for task in step.tasks for order, (channel, value) in enumerate(task.writes)
+        for step in run.steps
+        for task in step.tasks
+        for order, (channel, value) in enumerate(task.writes)
     ]
     return pd.DataFrame(rows, columns=["step", "task", "order", "channel", "value"])
 
@@ -36,13 +47,23 @@ def writes_frame(run: RunRecord) -> pd.DataFrame:
 def reducer_calls_frame(run: RunRecord) -> pd.DataFrame:
     replay = Replay(run)
     rows = [
-        {"step": step, "index": call.index, "channel": call.channel, "reducer": call.reducer,
-         "writer": call.writer_name, "before": short(before, 80), "write": short(call.write, 80),
-         "after": "REFUSED" if call.error else short(after, 80),
-         "error": call.error["message"].splitlines()[0] if call.error else ""}
-        for step in replay.order for call, before, after in replay.call_values(step)
+        {
+            "step": step,
+            "index": call.index,
+            "channel": call.channel,
+            "reducer": call.reducer,
+            "writer": call.writer_name,
+            "before": short(before, 80),
+            "write": short(call.write, 80),
+            "after": "REFUSED" if call.error else short(after, 80),
+            "error": call.error["message"].splitlines()[0] if call.error else "",
+        }
+        for step in replay.order
+        for call, before, after in replay.call_values(step)
     ]
-    return pd.DataFrame(rows, columns=["step", "index", "channel", "reducer", "writer", "before", "write", "after", "error"])
+    return pd.DataFrame(
+        rows, columns=["step", "index", "channel", "reducer", "writer", "before", "write", "after", "error"]
+    )
 
 
 def versions_frame(run: RunRecord) -> pd.DataFrame:
@@ -52,5 +73,7 @@ def versions_frame(run: RunRecord) -> pd.DataFrame:
     for step in run.steps:
         current.update(step.versions)
         for channel, version in sorted(current.items()):
-            rows.append({"step": step.step, "channel": channel, "version": version, "changed": channel in step.versions})
+            rows.append(
+                {"step": step.step, "channel": channel, "version": version, "changed": channel in step.versions}
+            )
     return pd.DataFrame(rows, columns=["step", "channel", "version", "changed"])

@@ -13,16 +13,39 @@ APP = Path(__file__).resolve().parent / "app.py"
 
 def streamlit_command(*, host: str, port: int) -> list[str]:
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
-        "--server.address", host, "--server.port", str(port), "--server.headless", "true",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-        "--client.toolbarMode", "viewer",  # a local debugger has nothing to deploy
-        "--client.showErrorDetails", "none",  # errors are told in one line by the app, never as a traceback
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+        "--client.toolbarMode",
+        "viewer",  # a local debugger has nothing to deploy
+        "--client.showErrorDetails",
+        "none",  # errors are told in one line by the app, never as a traceback
     ]
 
 
-def launch(*, host: str = "127.0.0.1", port: int = 8501, sample: str | None = None, db: str | None = None,
-           checkpointer: str | None = None, thread: str | None = None) -> int:
+def launch(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8501,
+    sample: str | None = None,
+    db: str | None = None,
+    checkpointer: str | None = None,
+    thread: str | None = None,
+) -> int:
     env = dict(os.environ)
     if db:
         env["STEPSCOPE_DB"] = db

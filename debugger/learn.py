@@ -52,9 +52,14 @@ def check_call(view: RunView, step: int, index: int, guess: Any) -> Verdict:
     if _matches(guess, item.after):
         return Verdict(True, f"Right: {channel!r} is {short(item.after, 120)}. {item.sentence}.")
     later = view.merge_by_channel(step)[channel][-1]
-    note = " You gave the value after the whole merge, not after this call." if (
-        later is not item and _matches(guess, later.after)) else ""
-    return Verdict(False, f"Not quite: {channel!r} is {short(item.after, 120)} after call #{index}. {item.sentence}.{note}")
+    note = (
+        " You gave the value after the whole merge, not after this call."
+        if (later is not item and _matches(guess, later.after))
+        else ""
+    )
+    return Verdict(
+        False, f"Not quite: {channel!r} is {short(item.after, 120)} after call #{index}. {item.sentence}.{note}"
+    )
 
 
 def _sets_item(item: MergeCall, index: int) -> bool:
@@ -78,5 +83,7 @@ def check_guess(view: RunView, step: int, channel: str, guess: Any) -> tuple[boo
     if isinstance(actual, list) and isinstance(guess, list):
         index = next((i for i, (a, g) in enumerate(zip(actual, guess)) if a != g), min(len(actual), len(guess)))
         culprit = next((item for item in calls if _sets_item(item, index)), culprit)
-    return False, (f"Not quite: {channel!r} is {short(final.after, 120)}. The difference comes from reducer call "
-                   f"#{culprit.call.index} by {culprit.writer}: {culprit.sentence}.")
+    return False, (
+        f"Not quite: {channel!r} is {short(final.after, 120)}. The difference comes from reducer call "
+        f"#{culprit.call.index} by {culprit.writer}: {culprit.sentence}."
+    )

@@ -158,8 +158,10 @@ class RunView:
         if isinstance(task.input, dict) and VIEW in task.input:
             keys = list(task.input[VIEW])
             state = self.state_before(step)
-            return ({k: state[k] for k in keys if k in state},
-                    f"The state at the start of the step (keys: {', '.join(keys)}).")
+            return (
+                {k: state[k] for k in keys if k in state},
+                f"The state at the start of the step (keys: {', '.join(keys)}).",
+            )
         return task.input, ""
 
     def task_result(self, task: TaskRecord) -> tuple[Any, str]:
@@ -203,9 +205,11 @@ class RunView:
         sends: dict[str, list[str]] = {}
         for task in tasks:
             if task.path and task.path[0] == PUSH:
-                sends.setdefault(task.name, []).append(self.label(task)[len(task.name):].strip())
-        labels = {name: "\n".join(items[:4]) + (f"\n… {len(items) - 4} more" if len(items) > 4 else "")
-                  for name, items in sends.items()}
+                sends.setdefault(task.name, []).append(self.label(task)[len(task.name) :].strip())
+        labels = {
+            name: "\n".join(items[:4]) + (f"\n… {len(items) - 4} more" if len(items) > 4 else "")
+            for name, items in sends.items()
+        }
         return Highlight(ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels)
 
     @cached_property
@@ -229,11 +233,24 @@ class RunView:
         def ids(names: set[str]) -> set[str]:
             return {drawn for name in names for drawn in self._drawn_ids(name)}
 
-        edges = {(e.source, e.target) for e in self.xray.edges for a, b in flat.edges_taken
-                 if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)}
+        edges = {
+            (e.source, e.target)
+            for e in self.xray.edges
+            for a, b in flat.edges_taken
+            if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)
+        }
         labels = {drawn: text for name, text in flat.labels.items() for drawn in self._drawn_ids(name)}
-        return to_dot(self.xray, highlight=Highlight(ran=ids(flat.ran), next=ids(flat.next), visited=ids(flat.visited),
-                                                     failed=ids(flat.failed), edges_taken=edges, labels=labels))
+        return to_dot(
+            self.xray,
+            highlight=Highlight(
+                ran=ids(flat.ran),
+                next=ids(flat.next),
+                visited=ids(flat.visited),
+                failed=ids(flat.failed),
+                edges_taken=edges,
+                labels=labels,
+            ),
+        )
 
     @property
     def has_subgraphs(self) -> bool:
@@ -283,10 +300,23 @@ class RunView:
         for call, before, after in self.replay.call_values(step):
             writer = self.writer_label(record, call)
             repeats = tuple(self.facts.repeats(step, call.channel, before, after)) if call.error is None else ()
-            marks = tuple(f for f in self.findings_at(step) if f.key == call.channel
-                          and call.writer_name in (f.nodes or (f.node,)))
-            calls.append(MergeCall(call, before, after, explain_call(call, before, after, applied=record.committed),
-                                   writer, record.committed and call.error is None, repeats, marks))
+            marks = tuple(
+                f
+                for f in self.findings_at(step)
+                if f.key == call.channel and call.writer_name in (f.nodes or (f.node,))
+            )
+            calls.append(
+                MergeCall(
+                    call,
+                    before,
+                    after,
+                    explain_call(call, before, after, applied=record.committed),
+                    writer,
+                    record.committed and call.error is None,
+                    repeats,
+                    marks,
+                )
+            )
         return calls
 
     def merge_by_channel(self, step: int) -> dict[str, list[MergeCall]]:
@@ -350,8 +380,15 @@ class RunView:
                     role = self.facts.channel_role(channel)
                     changed = channel in record.versions
                     change = ("written" if channel in record.updated_channels else "cleared") if changed else ""
-                    rows.append({"channel": channel, "version": version, "changed": changed, "change": change,
-                                 "what": _role_words(role, channel)})
+                    rows.append(
+                        {
+                            "channel": channel,
+                            "version": version,
+                            "changed": changed,
+                            "change": change,
+                            "what": _role_words(role, channel),
+                        }
+                    )
                 return sorted(rows, key=lambda r: (r["what"] != "state key", r["channel"]))
         return []
 
@@ -439,8 +476,16 @@ class TraceView:
         """The app's scope for a finding's scope labels (None if the trace has no such run)."""
         scope, run = Scope(), self.trace
         for label in labels:
-            found = next(((s.step, t, i) for s in run.steps for t in s.tasks for i in range(len(t.subgraphs))
-                          if scope_label(t.name, s.step, i) == label), None)
+            found = next(
+                (
+                    (s.step, t, i)
+                    for s in run.steps
+                    for t in s.tasks
+                    for i in range(len(t.subgraphs))
+                    if scope_label(t.name, s.step, i) == label
+                ),
+                None,
+            )
             if found is None:
                 return None
             step, task, index = found

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.codec import MISSING_ENCODED, TYPE, decode
 from debugger.replay import repeated_items
+from engine.codec import MISSING_ENCODED, TYPE, decode
 from engine.trace import ReducerCallRecord
 
 MISSING = MISSING_ENCODED
@@ -27,7 +27,11 @@ def _text(value: Any, limit: int | None = None) -> str:
         return "(empty)"
     if isinstance(value, dict) and value.get(TYPE) == "message":
         return _message_text(value)
-    if isinstance(value, list) and value and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in _head(value, limit)):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in _head(value, limit))
+    ):
         return _joined("[", "]", (_message_text(v) for v in value), limit)
     if isinstance(value, dict) and value.get(TYPE) in ("repr", "error"):
         return value.get("repr") or f"{value['class']}: {value.get('message', '')}"
@@ -91,9 +95,11 @@ def explain_call(call: ReducerCallRecord, before: Any, after: Any, *, applied: b
     if call.error is not None:
         first = call.error["message"].splitlines()[0]
         if call.reducer == "LastValue":
-            return (f"{call.writer_name} wrote {short(call.write, 40)} to {call.channel!r}, a key without a reducer, "
-                    f"which takes one write per step; another task wrote it in the same step, so the barrier refused "
-                    f"the writes and the step failed: {first}")
+            return (
+                f"{call.writer_name} wrote {short(call.write, 40)} to {call.channel!r}, a key without a reducer, "
+                f"which takes one write per step; another task wrote it in the same step, so the barrier refused "
+                f"the writes and the step failed: {first}"
+            )
         return f"{call.reducer} refused {short(call.write, 40)} from {call.writer_name}: {first}"
     sentence = _explain_applied(call, before, after)
     if applied:
@@ -109,28 +115,43 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
     if before == MISSING:
         if call.reducer in ("LastValue", "AnyValue"):
             return f"set {channel!r} to {short(after, 60)} (it was empty)"
-        return (f"stored {short(write, 60)} as {channel!r}'s first value: the channel starts empty, "
-                f"so {call.reducer} was not called")
+        return (
+            f"stored {short(write, 60)} as {channel!r}'s first value: the channel starts empty, "
+            f"so {call.reducer} was not called"
+        )
     if call.reducer in ("LastValue", "AnyValue"):
         return f"replaced {channel!r}: {short(before, 40)} → {short(after, 40)} (a plain key keeps the last write)"
     appended = _appended(call, before, after)
-    if call.reducer == "add_messages" and appended is not None and appended and is_message_list(appended) \
-            and all(m["message"]["data"].get("id") for m in appended) and before and is_message_list(before[:1]):
+    if (
+        call.reducer == "add_messages"
+        and appended is not None
+        and appended
+        and is_message_list(appended)
+        and all(m["message"]["data"].get("id") for m in appended)
+        and before
+        and is_message_list(before[:1])
+    ):
         # the recorded delta says these were appended, nothing replaced: no need to compare whole lists
-        return f"add_messages appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})"
+        return (
+            f"add_messages appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})"
+        )
     if call.reducer == "add_messages" and is_message_list(before) and is_message_list(after):
         return f"add_messages {_message_changes(before, after)}"
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
             return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"
         if appended is not None or after[: len(before)] == before:
-            added = after[len(before):]
+            added = after[len(before) :]
             duplicates = repeated_items(before, after)
             note = f" ({len(duplicates)} of them already there: duplicated)" if duplicates else ""
             return f"{call.reducer} appended {short(added, 50)} to {short(before, 40)}{note}"
     if isinstance(before, (int, float)) and isinstance(after, (int, float)) and not isinstance(before, bool):
         return f"{call.reducer} combined {short(before)} with {short(write)} → {short(after)}"
-    if isinstance(before, str) and isinstance(after, str) and after == before + (write if isinstance(write, str) else ""):
+    if (
+        isinstance(before, str)
+        and isinstance(after, str)
+        and after == before + (write if isinstance(write, str) else "")
+    ):
         return f"{call.reducer} appended {write!r} to {before!r} → {after!r}"
     if after == before:
         return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) left {channel!r} unchanged"
@@ -140,8 +161,12 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
 def _appended(call: ReducerCallRecord, before: Any, after: Any) -> list[Any] | None:
     """The items a call appended, read from its recorded delta (`{"extend": [...]}`) when it has one."""
     added = call.after.get("extend") if isinstance(call.after, dict) else None
-    if isinstance(added, list) and isinstance(before, list) and isinstance(after, list) \
-            and len(after) == len(before) + len(added):
+    if (
+        isinstance(added, list)
+        and isinstance(before, list)
+        and isinstance(after, list)
+        and len(after) == len(before) + len(added)
+    ):
         return added
     return None
 

@@ -60,7 +60,9 @@ def timeout_from(flag: float | None) -> float | None:
     try:
         seconds = float(text)
     except ValueError:
-        raise RecordingError(f"{RUN_TIMEOUT_ENV}={text!r} is not a number of seconds; set it to e.g. 60, or unset it.") from None
+        raise RecordingError(
+            f"{RUN_TIMEOUT_ENV}={text!r} is not a number of seconds; set it to e.g. 60, or unset it."
+        ) from None
     if not seconds > 0:
         raise RecordingError(f"{RUN_TIMEOUT_ENV}={text!r}: the time limit must be a positive number of seconds.")
     return seconds
@@ -139,8 +141,15 @@ class StoreSink:
         return whole
 
 
-def record_run(graph: Any, graph_input: Any, config: dict[str, Any], *, target: str,
-               timeout: float | None = None, recorder: Recorder | None = None) -> RunOutcome:
+def record_run(
+    graph: Any,
+    graph_input: Any,
+    config: dict[str, Any],
+    *,
+    target: str,
+    timeout: float | None = None,
+    recorder: Recorder | None = None,
+) -> RunOutcome:
     """Runs `graph` and returns its Trace, however the run ends (see the module docstring). With a
     recorder that streams (`Recorder(sink=StoreSink(...))`), the trace holds only the steps not
     streamed yet; finish it with `StoreSink.finish`."""
@@ -174,27 +183,50 @@ def record_run(graph: Any, graph_input: Any, config: dict[str, Any], *, target: 
         elif trace.status == "running":  # an exception escaped the engine without ending the run
             _end(trace, "error", failure, "The run stopped without finishing.")
         return RunOutcome(trace, result.get("output"), failure)
-    return RunOutcome(_stopped_trace(recorder, graph, graph_input, config, stopped, timeout, time.monotonic() - started))
+    return RunOutcome(
+        _stopped_trace(recorder, graph, graph_input, config, stopped, timeout, time.monotonic() - started)
+    )
 
 
-def unstarted_trace(recorder: Recorder, graph: Any, graph_input: Any, config: dict[str, Any],
-                    error: BaseException | None) -> Trace:
+def unstarted_trace(
+    recorder: Recorder, graph: Any, graph_input: Any, config: dict[str, Any], error: BaseException | None
+) -> Trace:
     """A Trace for a run that failed before its first superstep: no steps, the error, status `error`."""
     try:
         description = describe(graph)
     except Exception:  # a graph that cannot even be described: its name is enough to list the run
         empty = {"nodes": [], "edges": []}
-        description = {"name": str(getattr(graph, "name", type(graph).__name__)), "nodes": [], "edges": [],
-                       "channels": {}, "drawing": empty, "drawing_flat": empty}
-    trace = Trace(ns=[], graph=description, input=encode(graph_input), config=encode(config),
-                  recursion_limit=_limit(config), started_at=recorder.clock(), run_id=recorder.run_id,
-                  target=recorder.target)
+        description = {
+            "name": str(getattr(graph, "name", type(graph).__name__)),
+            "nodes": [],
+            "edges": [],
+            "channels": {},
+            "drawing": empty,
+            "drawing_flat": empty,
+        }
+    trace = Trace(
+        ns=[],
+        graph=description,
+        input=encode(graph_input),
+        config=encode(config),
+        recursion_limit=_limit(config),
+        started_at=recorder.clock(),
+        run_id=recorder.run_id,
+        target=recorder.target,
+    )
     _end(trace, "error", error, "The run failed before its first superstep.")
     return trace
 
 
-def _stopped_trace(recorder: Recorder, graph: Any, graph_input: Any, config: dict[str, Any], why: str,
-                   timeout: float | None, elapsed: float) -> Trace:
+def _stopped_trace(
+    recorder: Recorder,
+    graph: Any,
+    graph_input: Any,
+    config: dict[str, Any],
+    why: str,
+    timeout: float | None,
+    elapsed: float,
+) -> Trace:
     if isinstance(recorder.sink, StoreSink):
         recorder.sink.close()  # from here on the worker's steps stay in the trace we freeze
     with recorder.lock:  # the worker may still be adding to the live trace
@@ -206,13 +238,21 @@ def _stopped_trace(recorder: Recorder, graph: Any, graph_input: Any, config: dic
     if why == "cancelled":
         message = f"Stopped with Ctrl-C {where}; what was recorded until then is kept."
     else:
-        message = (f"The run did not finish within {timeout:g} s; stopped {where}. A node may be waiting forever "
-                   f"(a network call without a timeout, an endless loop). Raise --timeout or {RUN_TIMEOUT_ENV} "
-                   "to wait longer.")
+        message = (
+            f"The run did not finish within {timeout:g} s; stopped {where}. A node may be waiting forever "
+            f"(a network call without a timeout, an endless loop). Raise --timeout or {RUN_TIMEOUT_ENV} "
+            "to wait longer."
+        )
     frozen.status = why
     frozen.duration = round(elapsed, 6)
-    frozen.error = {TYPE: "error", "class": "RunCancelled" if why == "cancelled" else "RunTimeout",
-                    "module": "stepscope", "message": message, "notes": [], "traceback": ""}
+    frozen.error = {
+        TYPE: "error",
+        "class": "RunCancelled" if why == "cancelled" else "RunTimeout",
+        "module": "stepscope",
+        "message": message,
+        "notes": [],
+        "traceback": "",
+    }
     return frozen
 
 
@@ -231,8 +271,14 @@ def _end(trace: Trace, status: str, error: BaseException | None, fallback: str) 
     if error is not None:
         trace.error = encode_error(error)
     if not trace.error or not str(trace.error.get("message", "")).strip():
-        trace.error = {TYPE: "error", "class": type(error).__name__ if error else "RunError", "module": "stepscope",
-                       "message": fallback, "notes": [], "traceback": ""}
+        trace.error = {
+            TYPE: "error",
+            "class": type(error).__name__ if error else "RunError",
+            "module": "stepscope",
+            "message": fallback,
+            "notes": [],
+            "traceback": "",
+        }
     trace.started_at = trace.started_at or utc_now()
 
 

@@ -77,8 +77,13 @@ class Replay:
             if call.error is not None:
                 continue
             after = apply_delta(before, call.after)
-            _attribute(history, after, Origin(step.step, call.writer_name, call.writer, call.index), previous=before,
-                       change=call.after)
+            _attribute(
+                history,
+                after,
+                Origin(step.step, call.writer_name, call.writer, call.index),
+                previous=before,
+                change=call.after,
+            )
             history.value = after
         if upto is None:
             for key, change in step.state.items():
@@ -91,8 +96,11 @@ class Replay:
         """Every channel's value and provenance after `step`'s barrier."""
         index = self.position.get(step)
         if index is None:
-            raise KeyError(f"run has no step {step}; steps are {self.order[0]}..{self.order[-1]}" if self.order
-                           else "the run has no steps")
+            raise KeyError(
+                f"run has no step {step}; steps are {self.order[0]}..{self.order[-1]}"
+                if self.order
+                else "the run has no steps"
+            )
         if step in self._states:
             return self._states[step]
         if self._last is not None and self._last[0] == index:
@@ -113,6 +121,7 @@ class Replay:
                 self._states[self.order[position]] = channels
         self._last = (index, channels)
         return channels
+
     def state_after(self, step: int) -> dict[str, Any]:
         """The recorded state (encoded values) after `step`; empty keys are left out, as in node input."""
         return {k: h.value for k, h in self.histories_after(step).items() if h.value != MISSING_VALUE}
@@ -160,7 +169,7 @@ def repeated_items(before: Any, after: Any) -> tuple[int, ...]:
     if not (isinstance(before, list) and isinstance(after, list) and len(after) > len(before)):
         return ()
     seen = {canonical(item) for item in before}
-    return tuple(len(before) + i for i, item in enumerate(after[len(before):]) if canonical(item) in seen)
+    return tuple(len(before) + i for i, item in enumerate(after[len(before) :]) if canonical(item) in seen)
 
 
 def canonical(value: Any) -> str:
@@ -171,8 +180,13 @@ def canonical(value: Any) -> str:
 def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any, change: Any = None) -> None:
     """Updates item origins for a change from `previous` to `new` (both encoded). A recorded
     `extend` delta says the old items stayed as they were, so they are not compared again."""
-    if isinstance(change, dict) and "extend" in change and isinstance(previous, list) and isinstance(new, list) \
-            and len(history.origins) == len(previous):
+    if (
+        isinstance(change, dict)
+        and "extend" in change
+        and isinstance(previous, list)
+        and isinstance(new, list)
+        and len(history.origins) == len(previous)
+    ):
         history.origins.extend([origin] * (len(new) - len(previous)))
         return
     if isinstance(new, list) and isinstance(previous, list):

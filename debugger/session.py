@@ -149,7 +149,11 @@ def sync_url() -> None:
 
 def url_request() -> dict[str, str]:
     """What the URL asks for (read once, when a session starts)."""
-    return {k: st.query_params[k] for k in ("sample", "run", "step", "call", "scope", "parent", "graph", "thread") if k in st.query_params}
+    return {
+        k: st.query_params[k]
+        for k in ("sample", "run", "step", "call", "scope", "parent", "graph", "thread")
+        if k in st.query_params
+    }
 
 
 def run_ref(run: LoadedRun) -> str:

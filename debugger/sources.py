@@ -12,14 +12,14 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from debugger.langgraph_recorder.names import is_langgraph_graph
+from debugger.recording import record_run
 from debugger.store import StoreError
 from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
-from engine.trace import Trace
-from debugger.langgraph_recorder.names import is_langgraph_graph
-from debugger.recording import record_run
 from debugger.tracecheck import parse_trace
 from engine.codec import decode
+from engine.trace import Trace
 from engine.tracefile import TraceFileError
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -58,8 +58,9 @@ def run_timeout() -> float:
         return DEFAULT_RUN_TIMEOUT
 
 
-def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str,
-           timeout: float | None = None) -> Trace:
+def record(
+    graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float | None = None
+) -> Trace:
     """Runs `graph` and returns its trace, however the run ends (`debugger.recording.record_run`): a
     failing run is a complete trace (status `error`); one still going after `timeout` seconds (a node
     waiting forever, say) is what was recorded so far, status `timeout`, with a message saying so."""
@@ -69,12 +70,15 @@ def record(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: 
     return record_run(graph, graph_input, dict(config or {}), target=target, timeout=limit).trace
 
 
-def _record_langgraph(graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float) -> Trace:
+def _record_langgraph(
+    graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float
+) -> Trace:
     from debugger.langgraph_recorder.runs import RunResult, run_in_background
 
     try:
-        done = run_in_background(graph, graph_input, timeout=timeout, target=target, config=config, db=False,
-                                 keep_thread=False)  # a re-run on the debugger's own saver
+        done = run_in_background(
+            graph, graph_input, timeout=timeout, target=target, config=config, db=False, keep_thread=False
+        )  # a re-run on the debugger's own saver
     except Exception as exc:  # noqa: BLE001 - a run that cannot be set up (bad context, unreadable thread)
         raise OpenError(f"{target}: {exc}") from None
     return done.trace if isinstance(done, RunResult) else done
@@ -113,9 +117,11 @@ def require_input(graph: Any, graph_input: Any, trace: Trace) -> None:
     if not keys:
         return
     example = "{" + ", ".join(f'"{k}": ...' for k in keys[:4]) + (", ..." if len(keys) > 4 else "") + "}"
-    raise OpenError(f"The input is empty, and {trace.graph.get('name', 'the graph')} needs one: a node read "
-                    f"{trace.error.get('message', '')} before anything wrote it. The graph's input has the keys {', '.join(keys)}: give a JSON object "
-                    f"such as {example}, or define `example_input` in the graph's module.")
+    raise OpenError(
+        f"The input is empty, and {trace.graph.get('name', 'the graph')} needs one: a node read "
+        f"{trace.error.get('message', '')} before anything wrote it. The graph's input has the keys {', '.join(keys)}: give a JSON object "
+        f"such as {example}, or define `example_input` in the graph's module."
+    )
 
 
 def open_sample(name: str, *, db: str | None = None, input_json: str | None = None, store: bool = True) -> Opened:
@@ -135,12 +141,19 @@ def open_sample(name: str, *, db: str | None = None, input_json: str | None = No
     if store or edited:
         _store(trace, db)
     title = getattr(module, "title", name) + (" (edited input)" if edited else "")
-    return Opened(trace, "edited" if edited else "sample", name, module.graph, getattr(module, "lesson", ""), title,
-                  value, config)
+    return Opened(
+        trace, "edited" if edited else "sample", name, module.graph, getattr(module, "lesson", ""), title, value, config
+    )
 
 
-def open_target(target: str, input_json: str | None = None, *, db: str | None = None, config_json: str | None = None,
-                thread: str | None = None) -> Opened:
+def open_target(
+    target: str,
+    input_json: str | None = None,
+    *,
+    db: str | None = None,
+    config_json: str | None = None,
+    thread: str | None = None,
+) -> Opened:
     """Runs a graph file. `config_json` and `thread` (langgraph apps): the run config, and the
     checkpointer thread to run on (a graph with a checkpointer and no thread gets a fresh one)."""
     try:
@@ -152,15 +165,24 @@ def open_target(target: str, input_json: str | None = None, *, db: str | None = 
     if loaded.is_langgraph:
         from debugger.langgraph_recorder.app_runs import run_for_app
 
-        trace = run_for_app(loaded.graph, graph_input, target=target, config=config, thread=thread, db=db,
-                            timeout=run_timeout())
+        trace = run_for_app(
+            loaded.graph, graph_input, target=target, config=config, thread=thread, db=db, timeout=run_timeout()
+        )
     else:
         trace = record(loaded.graph, graph_input, config, target)
     require_input(loaded.graph, graph_input, trace)
     _store(trace, db)
     module = loaded.module
-    return Opened(trace, "file", target, loaded.graph, getattr(module, "lesson", ""), getattr(module, "title", target),
-                  graph_input, config)
+    return Opened(
+        trace,
+        "file",
+        target,
+        loaded.graph,
+        getattr(module, "lesson", ""),
+        getattr(module, "title", target),
+        graph_input,
+        config,
+    )
 
 
 def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) -> Opened:
@@ -213,8 +235,10 @@ def _attach_code(opened: Opened, target: str) -> None:
 
 def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
     if len(data) > MAX_UPLOAD_BYTES:
-        raise OpenError(f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "
-                        "Use `stepscope show` for larger ones.")
+        raise OpenError(
+            f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "
+            "Use `stepscope show` for larger ones."
+        )
     try:
         trace = parse_trace(data, source=filename)
     except TraceFileError as exc:

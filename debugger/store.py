@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
 from engine.blobs import BlobPacker
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, dumps, head_dict, step_dict, to_json
-from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
 
 ENV_VAR = "STEPSCOPE_DB"
 APPLICATION_ID = 0x53745363  # "StSc"
@@ -117,19 +117,27 @@ class RunStore:
             with self._transaction() as db:
                 self._check_and_migrate(db)
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot use the run database {self.path}: {_reason(exc)}. "
-                             f"Pass --db PATH or set {ENV_VAR} to a writable file.") from None
+            raise StoreError(
+                f"cannot use the run database {self.path}: {_reason(exc)}. "
+                f"Pass --db PATH or set {ENV_VAR} to a writable file."
+            ) from None
 
     # ---- layout ----------------------------------------------------------------------------------
 
     def _check_and_migrate(self, db: sqlite3.Connection) -> None:
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {name for (name,) in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+        tables = {
+            name
+            for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        }
         if app_id not in (0, APPLICATION_ID) or (app_id == 0 and version != 0):
-            raise StoreError(f"{self.path} is not a StepScope run database (it belongs to another application). "
-                             f"Pass --db PATH or set {ENV_VAR} to another file; it was not changed.")
+            raise StoreError(
+                f"{self.path} is not a StepScope run database (it belongs to another application). "
+                f"Pass --db PATH or set {ENV_VAR} to another file; it was not changed."
+            )
         if app_id == 0:
             if not tables:
                 self._create(db)
@@ -137,17 +145,23 @@ class RunStore:
             if tables == {"runs"} and self._columns(db) == _COLUMNS_V1:
                 version = 1  # the first releases' layout, before the database said its version
             else:
-                raise StoreError(f"{self.path} is not a StepScope run database (it has tables "
-                                 f"{', '.join(sorted(tables))}). Pass --db PATH or set {ENV_VAR} to another file; "
-                                 "it was not changed.")
+                raise StoreError(
+                    f"{self.path} is not a StepScope run database (it has tables "
+                    f"{', '.join(sorted(tables))}). Pass --db PATH or set {ENV_VAR} to another file; "
+                    "it was not changed."
+                )
         if version > VERSION:
-            raise StoreError(f"{self.path} was written by a newer StepScope (database version {version}; this one "
-                             f"knows up to {VERSION}). Upgrade StepScope, or pass --db PATH to use another file.")
+            raise StoreError(
+                f"{self.path} was written by a newer StepScope (database version {version}; this one "
+                f"knows up to {VERSION}). Upgrade StepScope, or pass --db PATH to use another file."
+            )
         if version == 1:
             self._migrate_1_to_2(db)
         elif self._columns(db) != _COLUMNS_V2 or not _TABLES_V2 <= tables:
-            raise StoreError(f"{self.path} says it is a StepScope database (version {version}) but its runs table "
-                             "has another shape; it was not changed. Pass --db PATH to use another file.")
+            raise StoreError(
+                f"{self.path} says it is a StepScope database (version {version}) but its runs table "
+                "has another shape; it was not changed. Pass --db PATH to use another file."
+            )
 
     def _create(self, db: sqlite3.Connection) -> None:
         for statement in _LAYOUT_V2:
@@ -176,11 +190,24 @@ class RunStore:
                 run_id = f"unnamed-{number:04d}-{digest(str(trace))[:12]}"
             text = trace if isinstance(trace, str) else str(trace)
             head, parts = _split(text)
-            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (run_id, str(graph or ""), str(target or ""), str(started_at or ""), str(status or ""),
-                        steps if isinstance(steps, int) else 0, str(error or ""), head, ""))
-            db.executemany("INSERT INTO run_steps VALUES (?, ?, ?, ?)",
-                           [(run_id, seq, number_of_step, data) for seq, (number_of_step, data) in enumerate(parts)])
+            db.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    str(graph or ""),
+                    str(target or ""),
+                    str(started_at or ""),
+                    str(status or ""),
+                    steps if isinstance(steps, int) else 0,
+                    str(error or ""),
+                    head,
+                    "",
+                ),
+            )
+            db.executemany(
+                "INSERT INTO run_steps VALUES (?, ?, ?, ?)",
+                [(run_id, seq, number_of_step, data) for seq, (number_of_step, data) in enumerate(parts)],
+            )
         db.execute("DROP TABLE runs_v1")
 
     # ---- connections -------------------------------------------------------------------------------
@@ -229,14 +256,20 @@ class RunStore:
             with self._transaction() as db:
                 if not replace:
                     found = db.execute("SELECT digest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-                    if found is not None and found[0] != digest(text) \
-                            and not self._same_run(self._text(db, run_id), to_json(parse_trace(text))):
+                    if (
+                        found is not None
+                        and found[0] != digest(text)
+                        and not self._same_run(self._text(db, run_id), to_json(parse_trace(text)))
+                    ):
                         raise RunExistsError(
                             f"a different run with id {run_id} is already stored in {self.path}; "
-                            "pass --replace to overwrite it, or `stepscope delete` it first.")
+                            "pass --replace to overwrite it, or `stepscope delete` it first."
+                        )
                 self._remove(db, run_id)
-                db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           (*_summary(trace, len([n for n, _ in steps if n >= 0])), head, digest(text)))
+                db.execute(
+                    "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*_summary(trace, len([n for n, _ in steps if n >= 0])), head, digest(text)),
+                )
                 self._append(db, run_id, 0, steps, blobs)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
@@ -281,18 +314,28 @@ class RunStore:
         try:
             with self._transaction() as db:
                 self._append(db, trace.run_id, None, [], blobs)
-                db.execute("UPDATE runs SET graph = ?, target = ?, started_at = ?, status = ?, error = ?, trace = ? "
-                           "WHERE run_id = ?", (*summary[1:5], summary[6], dumps(head_data), trace.run_id))
+                db.execute(
+                    "UPDATE runs SET graph = ?, target = ?, started_at = ?, status = ?, error = ?, trace = ? "
+                    "WHERE run_id = ?",
+                    (*summary[1:5], summary[6], dumps(head_data), trace.run_id),
+                )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {trace.run_id} in {self.path}: {_reason(exc)}.") from None
 
     @staticmethod
-    def _append(db: sqlite3.Connection, run_id: str, first: int | None, steps: list[tuple[int, str]],
-                blobs: list[tuple[str, str]]) -> None:
+    def _append(
+        db: sqlite3.Connection,
+        run_id: str,
+        first: int | None,
+        steps: list[tuple[int, str]],
+        blobs: list[tuple[str, str]],
+    ) -> None:
         db.executemany("INSERT OR IGNORE INTO run_blobs VALUES (?, ?, ?)", [(run_id, k, v) for k, v in blobs])
         if steps:
-            db.executemany("INSERT INTO run_steps VALUES (?, ?, ?, ?)",
-                           [(run_id, first + i, number, data) for i, (number, data) in enumerate(steps)])
+            db.executemany(
+                "INSERT INTO run_steps VALUES (?, ?, ?, ?)",
+                [(run_id, first + i, number, data) for i, (number, data) in enumerate(steps)],
+            )
 
     @staticmethod
     def _remove(db: sqlite3.Connection, run_id: str) -> None:
@@ -342,10 +385,14 @@ class RunStore:
         if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
             return run_id
         if len(run_id) < MIN_PREFIX:
-            raise StoreError(f"no stored run {run_id!r} in {self.path}; a shortened id needs at least "
-                             f"{MIN_PREFIX} characters (`stepscope runs` lists them).")
-        ids = [r[0] for r in db.execute(
-            "SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? LIMIT 2", (len(run_id), run_id))]
+            raise StoreError(
+                f"no stored run {run_id!r} in {self.path}; a shortened id needs at least "
+                f"{MIN_PREFIX} characters (`stepscope runs` lists them)."
+            )
+        ids = [
+            r[0]
+            for r in db.execute("SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? LIMIT 2", (len(run_id), run_id))
+        ]
         if not ids:
             raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
         if len(ids) > 1:
@@ -401,8 +448,15 @@ def _checked_id(trace: Trace) -> str:
 def _summary(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int, str]:
     """The run list's columns: id, graph, target, started, status, steps, first line of the error."""
     error = str((trace.error or {}).get("message", "")).splitlines()[:1]
-    return (trace.run_id, str(trace.graph.get("name", "")), trace.target, trace.started_at, trace.status, steps,
-            error[0] if error else "")
+    return (
+        trace.run_id,
+        str(trace.graph.get("name", "")),
+        trace.target,
+        trace.started_at,
+        trace.status,
+        steps,
+        error[0] if error else "",
+    )
 
 
 def _split(text: str) -> tuple[str, list[tuple[int, str]]]:

@@ -22,11 +22,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from engine.trace import Trace
-from engine.tracefile import to_json
-
 from debugger.store import ENV_VAR, MIN_PREFIX, RunExistsError, RunSummary, StoreError, digest
 from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
+from engine.trace import Trace
+from engine.tracefile import to_json
 
 __all__ = ["PostgresRunStore", "RunExistsError", "is_postgres_url"]
 
@@ -75,8 +74,9 @@ class PostgresRunStore:
         try:
             import psycopg
         except ImportError:
-            raise StoreError(f"{ENV_VAR} is a PostgreSQL URL, which needs `pip install stepscope[postgres]` "
-                             "(psycopg 3).") from None
+            raise StoreError(
+                f"{ENV_VAR} is a PostgreSQL URL, which needs `pip install stepscope[postgres]` (psycopg 3)."
+            ) from None
         self._psycopg = psycopg
         self.url = url
         self._streamed: dict[str, list[Any]] = {}
@@ -88,8 +88,10 @@ class PostgresRunStore:
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
                 self._check_and_migrate(cur)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot use the run database {self.path}: {_reason(exc)}. "
-                             f"Check the URL and that the server is running, or set {ENV_VAR} to a file.") from None
+            raise StoreError(
+                f"cannot use the run database {self.path}: {_reason(exc)}. "
+                f"Check the URL and that the server is running, or set {ENV_VAR} to a file."
+            ) from None
 
     # ---- layout ----------------------------------------------------------------------------------
 
@@ -99,31 +101,42 @@ class PostgresRunStore:
         if not has_meta and not has_runs:
             for statement in _LAYOUT_V1:
                 cur.execute(statement)
-            cur.execute("INSERT INTO stepscope_meta VALUES ('application', %s), ('version', %s)",
-                        (APPLICATION, str(VERSION)))
+            cur.execute(
+                "INSERT INTO stepscope_meta VALUES ('application', %s), ('version', %s)", (APPLICATION, str(VERSION))
+            )
             return
         if not has_meta or not has_runs:
-            raise StoreError(f"{self.path} has a table named stepscope_{'runs' if has_runs else 'meta'} that StepScope "
-                             f"did not make; it was not changed. Use another database for {ENV_VAR}.")
+            raise StoreError(
+                f"{self.path} has a table named stepscope_{'runs' if has_runs else 'meta'} that StepScope "
+                f"did not make; it was not changed. Use another database for {ENV_VAR}."
+            )
         cur.execute("SELECT key, value FROM stepscope_meta")
         meta = dict(cur.fetchall())
         if meta.get("application") != APPLICATION or not str(meta.get("version", "")).isdigit():
-            raise StoreError(f"{self.path}'s stepscope_* tables belong to another application; they were not changed. "
-                             f"Use another database for {ENV_VAR}.")
+            raise StoreError(
+                f"{self.path}'s stepscope_* tables belong to another application; they were not changed. "
+                f"Use another database for {ENV_VAR}."
+            )
         version = int(meta["version"])
         if version > VERSION:
-            raise StoreError(f"{self.path} was written by a newer StepScope (run store version {version}; this one "
-                             f"knows up to {VERSION}). Upgrade StepScope, or use another database.")
+            raise StoreError(
+                f"{self.path} was written by a newer StepScope (run store version {version}; this one "
+                f"knows up to {VERSION}). Upgrade StepScope, or use another database."
+            )
         for target in range(version + 1, VERSION + 1):
             for statement in MIGRATIONS[target]:
                 cur.execute(statement)
             cur.execute("UPDATE stepscope_meta SET value = %s WHERE key = 'version'", (str(target),))
-        cur.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'stepscope_runs' "
-                    "AND table_schema = current_schema()")
+        cur.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'stepscope_runs' "
+            "AND table_schema = current_schema()"
+        )
         columns = {row[0] for row in cur.fetchall()}
         if not set(_COLUMNS) <= columns:
-            raise StoreError(f"{self.path}'s stepscope_runs table has another shape than version {VERSION}'s; it was "
-                             "not changed. Use another database.")
+            raise StoreError(
+                f"{self.path}'s stepscope_runs table has another shape than version {VERSION}'s; it was "
+                "not changed. Use another database."
+            )
 
     # ---- connections -------------------------------------------------------------------------------
 
@@ -151,13 +164,25 @@ class PostgresRunStore:
             raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
         text = to_json(trace)
         error = str((trace.error or {}).get("message", "")).splitlines()[:1]
-        row = (run_id, str(trace.graph.get("name", "")), trace.target, trace.started_at, trace.status,
-               len([s for s in trace.steps if s.step >= 0]), error[0] if error else "", text, digest(text),
-               str(getattr(trace, "thread_id", "") or ""))
+        row = (
+            run_id,
+            str(trace.graph.get("name", "")),
+            trace.target,
+            trace.started_at,
+            trace.status,
+            len([s for s in trace.steps if s.step >= 0]),
+            error[0] if error else "",
+            text,
+            digest(text),
+            str(getattr(trace, "thread_id", "") or ""),
+        )
         columns = ", ".join(_COLUMNS)
-        upsert = (f"INSERT INTO stepscope_runs ({columns}) VALUES ({', '.join(['%s'] * len(_COLUMNS))}) "
-                  "ON CONFLICT (run_id) DO UPDATE SET "
-                  + ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[1:]) + ", saved = DEFAULT")
+        upsert = (
+            f"INSERT INTO stepscope_runs ({columns}) VALUES ({', '.join(['%s'] * len(_COLUMNS))}) "
+            "ON CONFLICT (run_id) DO UPDATE SET "
+            + ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[1:])
+            + ", saved = DEFAULT"
+        )
         with self._operation(f"store run {run_id}") as cur:
             if not replace:
                 cur.execute("SELECT digest FROM stepscope_runs WHERE run_id = %s FOR UPDATE", (run_id,))
@@ -165,8 +190,10 @@ class PostgresRunStore:
                 if found is not None:
                     if found[0] == row[8]:
                         return run_id
-                    raise RunExistsError(f"a different run with id {run_id} is already stored in {self.path}; "
-                                         "pass --replace to overwrite it, or `stepscope delete` it first.")
+                    raise RunExistsError(
+                        f"a different run with id {run_id} is already stored in {self.path}; "
+                        "pass --replace to overwrite it, or `stepscope delete` it first."
+                    )
             cur.execute(upsert, row)
         return run_id
 
@@ -209,8 +236,11 @@ class PostgresRunStore:
     def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
         """(run id, started at, status) of the stored runs of one thread of one target, oldest first."""
         with self._operation("list a thread's runs") as cur:
-            cur.execute("SELECT run_id, started_at, status FROM stepscope_runs WHERE target = %s AND thread_id = %s "
-                        "ORDER BY started_at, saved", (target, thread_id))
+            cur.execute(
+                "SELECT run_id, started_at, status FROM stepscope_runs WHERE target = %s AND thread_id = %s "
+                "ORDER BY started_at, saved",
+                (target, thread_id),
+            )
             return [tuple(row) for row in cur.fetchall()]
 
     def resolve(self, run_id: str) -> str:
@@ -225,10 +255,14 @@ class PostgresRunStore:
         if cur.fetchone():
             return run_id
         if len(run_id) < MIN_PREFIX:
-            raise StoreError(f"no stored run {run_id!r} in {self.path}; a shortened id needs at least "
-                             f"{MIN_PREFIX} characters (`stepscope runs` lists them).")
-        cur.execute("SELECT run_id FROM stepscope_runs WHERE left(run_id, %s) = %s ORDER BY run_id LIMIT 2",
-                    (len(run_id), run_id))
+            raise StoreError(
+                f"no stored run {run_id!r} in {self.path}; a shortened id needs at least "
+                f"{MIN_PREFIX} characters (`stepscope runs` lists them)."
+            )
+        cur.execute(
+            "SELECT run_id FROM stepscope_runs WHERE left(run_id, %s) = %s ORDER BY run_id LIMIT 2",
+            (len(run_id), run_id),
+        )
         ids = [row[0] for row in cur.fetchall()]
         if not ids:
             raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")

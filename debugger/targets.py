@@ -74,7 +74,9 @@ def _import_file(path: Path) -> Any:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
-        raise TargetError(f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}", file=exc.filename, line=exc.lineno) from None
+        raise TargetError(
+            f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}", file=exc.filename, line=exc.lineno
+        ) from None
     except SystemExit as exc:  # a script without `if __name__ == "__main__":` exits when imported
         sys.modules.pop(module_name, None)
         raise _exit_at_import(exc, str(path)) from None
@@ -89,11 +91,17 @@ def _import_module(name: str, target: str) -> Any:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name and name.startswith(exc.name):
-            hint = "no such sample (`stepscope samples` lists them)" if name.startswith("sample_graphs.") else "no such module"
+            hint = (
+                "no such sample (`stepscope samples` lists them)"
+                if name.startswith("sample_graphs.")
+                else "no such module"
+            )
             raise TargetError(f"{target}: {hint}. Give a sample name, a .py path or an importable module.") from None
         raise _import_failure(exc, name) from None
     except SyntaxError as exc:
-        raise TargetError(f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}", file=exc.filename, line=exc.lineno) from None
+        raise TargetError(
+            f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}", file=exc.filename, line=exc.lineno
+        ) from None
     except SystemExit as exc:
         raise _exit_at_import(exc, name) from None
     except Exception as exc:
@@ -105,7 +113,8 @@ def _exit_at_import(exc: SystemExit, what: str) -> TargetError:
     return TargetError(
         f"{found} -- {what} called sys.exit({exc.code!r}) while being imported. Put the code that runs it "
         'under `if __name__ == "__main__":` so StepScope can import the graph without running the script.',
-        file=found.file, line=found.line,
+        file=found.file,
+        line=found.line,
     )
 
 
@@ -117,7 +126,8 @@ def _import_failure(exc: BaseException, what: str) -> TargetError:
     where = f"{frame.filename}, line {frame.lineno}: " if frame else ""
     return TargetError(
         f"{where}{type(exc).__name__}: {exc} (while importing {what})",
-        file=frame.filename if frame else None, line=frame.lineno if frame else None,
+        file=frame.filename if frame else None,
+        line=frame.lineno if frame else None,
     )
 
 

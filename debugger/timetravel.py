@@ -106,7 +106,9 @@ def fork_step_of(target: str) -> int | None:
 
 def origin_target(target: str) -> str:
     """The target a run (or a branch of it, or a branch of a branch) was made from."""
-    while target.endswith(")") and " (" in target and target.rsplit(" (", 1)[1].startswith(("fork at step ", "resumed")):
+    while (
+        target.endswith(")") and " (" in target and target.rsplit(" (", 1)[1].startswith(("fork at step ", "resumed"))
+    ):
         target = target.rsplit(" (", 1)[0]
     return target
 
@@ -121,27 +123,44 @@ def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -
 
 
 def _checkpointed(graph: Any) -> Any:
-    if is_langgraph_graph(graph):  # langgraph's own graph with a fresh saver of its own: the user's threads stay untouched
+    if is_langgraph_graph(
+        graph
+    ):  # langgraph's own graph with a fresh saver of its own: the user's threads stay untouched
         from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
 
         return graph.copy(update={"checkpointer": LangGraphSaver()})
     return graph.builder.compile(
-        checkpointer=InMemorySaver(), name=graph.name,
-        interrupt_before=graph.interrupt_before_nodes or None, interrupt_after=graph.interrupt_after_nodes or None,
+        checkpointer=InMemorySaver(),
+        name=graph.name,
+        interrupt_before=graph.interrupt_before_nodes or None,
+        interrupt_after=graph.interrupt_after_nodes or None,
     )
 
 
 def _replay_original(graph: Any, graph_input: Any, config: dict[str, Any] | None) -> tuple[Any, dict[str, Any], Trace]:
     copy = _checkpointed(graph)
-    thread = {**(config or {}), "configurable": {**(config or {}).get("configurable", {}), "thread_id": f"stepscope-{next(_threads)}"}}
+    thread = {
+        **(config or {}),
+        "configurable": {**(config or {}).get("configurable", {}), "thread_id": f"stepscope-{next(_threads)}"},
+    }
     return copy, thread, _record(copy, graph_input, thread, "replay")  # it may fail after the fork point: fine
 
 
-def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,
-         step: int, node: str, key: str | None, value: Any) -> Fork:
+def fork(
+    graph: Any,
+    graph_input: Any,
+    config: dict[str, Any] | None,
+    original: Trace,
+    step: int,
+    node: str,
+    key: str | None,
+    value: Any,
+) -> Fork:
     """Runs `graph` again from just before `step`, with `node`'s write replaced by `{key: value}`."""
     if graph is None:
-        raise TimeTravelError("Forking re-runs the graph, so it needs the graph's code: open the run from a sample or a graph file.")
+        raise TimeTravelError(
+            "Forking re-runs the graph, so it needs the graph's code: open the run from a sample or a graph file."
+        )
     if node not in graph.builder.nodes:
         raise TimeTravelError(f"{node!r} is not a node of this graph; pick one of {', '.join(graph.builder.nodes)}.")
     if key is not None and key not in graph.builder.channels:
@@ -152,8 +171,10 @@ def fork(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: 
     copy, thread, replayed = _replay_original(graph, graph_input, config)
     base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
     if base is None:
-        raise TimeTravelError(f"The re-run has no checkpoint before step {step}; it stopped at step "
-                              f"{max((s.step for s in replayed.steps), default=-1)}.")
+        raise TimeTravelError(
+            f"The re-run has no checkpoint before step {step}; it stopped at step "
+            f"{max((s.step for s in replayed.steps), default=-1)}."
+        )
     matches = _same_state(Replay(original), Replay(replayed), step - 1)
     values = {key: value} if key is not None else None
     edited = copy.update_state(base.config, values, as_node=node)
@@ -175,8 +196,16 @@ def _forkable_in_step(graph: Any, node: str) -> bool:
     return not is_langgraph_graph(graph) and not hasattr(graph.builder.nodes[node].action, "builder")
 
 
-def _fork_in_step(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace,
-                  step: int, node: str, key: str | None, value: Any) -> Fork:
+def _fork_in_step(
+    graph: Any,
+    graph_input: Any,
+    config: dict[str, Any] | None,
+    original: Trace,
+    step: int,
+    node: str,
+    key: str | None,
+    value: Any,
+) -> Fork:
     """The run again from its input, with `node` returning `{key: value}` in `step` instead of what it
     computed: the edit is a write of that very superstep, so the step's other tasks keep their writes
     (their conflicts too), the barrier folds them all through the reducers, and `node`'s edges route
@@ -191,8 +220,11 @@ def _fork_in_step(graph: Any, graph_input: Any, config: dict[str, Any] | None, o
 
     builder = copy_module.copy(graph.builder)
     builder.nodes = {**graph.builder.nodes, node: dataclasses.replace(spec, action=edited)}
-    changed = builder.compile(name=graph.name, interrupt_before=graph.interrupt_before_nodes or None,
-                              interrupt_after=graph.interrupt_after_nodes or None)
+    changed = builder.compile(
+        name=graph.name,
+        interrupt_before=graph.interrupt_before_nodes or None,
+        interrupt_after=graph.interrupt_after_nodes or None,
+    )
     branch = _record(changed, graph_input, dict(config or {}), branch_target(original, f"fork at step {step}"))
     matches = _same_state(Replay(original), Replay(branch), step - 1)
     result = Fork(branch, step, node, key, value, matches)
@@ -203,13 +235,19 @@ def _fork_in_step(graph: Any, graph_input: Any, config: dict[str, Any] | None, o
 def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original: Trace, answer: Any) -> Fork:
     """Re-runs an interrupted run to its interrupt and resumes it with `answer`."""
     if graph is None:
-        raise TimeTravelError("Resuming re-runs the graph, so it needs the graph's code: open the run from a sample or a graph file.")
+        raise TimeTravelError(
+            "Resuming re-runs the graph, so it needs the graph's code: open the run from a sample or a graph file."
+        )
     if original.status != "interrupted":
-        raise TimeTravelError(f"Only an interrupted run can be resumed; this one ended with status {original.status!r}.")
+        raise TimeTravelError(
+            f"Only an interrupted run can be resumed; this one ended with status {original.status!r}."
+        )
     copy, thread, replayed = _replay_original(graph, graph_input, config)
     if replayed.status != "interrupted":
-        raise TimeTravelError(f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
-                              "the graph does not replay the same way.")
+        raise TimeTravelError(
+            f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
+            "the graph does not replay the same way."
+        )
     command = Command(resume=answer)
     if is_langgraph_graph(copy):
         from langgraph.types import Command as LangGraphCommand
@@ -244,7 +282,7 @@ def check_value(graph: Any, original: Trace, step: int, key: str | None, value: 
         raise TimeTravelError(
             f"{name} cannot merge {json.dumps(value, ensure_ascii=False, default=str)} into {key!r}: it expects a value "
             f"it can combine with {type(old).__name__} {json.dumps(old, ensure_ascii=False, default=str)[:60]} "
-            f"({type(exc).__name__}: {exc}). For a list under operator.add, write a list, e.g. [\"hello\"]."
+            f'({type(exc).__name__}: {exc}). For a list under operator.add, write a list, e.g. ["hello"].'
         ) from None
 
 
@@ -261,17 +299,42 @@ def with_history(original: Trace, branch: Trace, step: int, node: str, key: str 
         return branch
     before = Replay(original).state_after(history[-1].step).get(key) if history and key else None
     after = fork_step.state.get(key, {}).get("set", before) if key else None
-    task = TaskRecord(id=f"fork-{step}-{node}", name=node, path=["__pregel_pull", node], triggers=[], fired=[],
-                      seen_versions={}, input={}, result={key: encode(value)} if key else None,
-                      writes=[[key, encode(value)]] if key else [])
+    task = TaskRecord(
+        id=f"fork-{step}-{node}",
+        name=node,
+        path=["__pregel_pull", node],
+        triggers=[],
+        fired=[],
+        seen_versions={},
+        input={},
+        result={key: encode(value)} if key else None,
+        writes=[[key, encode(value)]] if key else [],
+    )
     calls = []
     if key is not None:
         reducer = original.graph.get("channels", {}).get(key, {}).get("reducer", "LastValue")
-        calls.append(ReducerCallRecord(0, key, reducer, task.id, node, encode(value),
-                                       {"same": True} if before is not None else {"set": {TYPE: "missing"}},
-                                       {"set": after}))
-    edited = StepRecord(step, [task], calls, dict(fork_step.versions), list(fork_step.updated_channels),
-                        {k: v for k, v in fork_step.state.items() if k != key}, True, fork_step.checkpoint)
+        calls.append(
+            ReducerCallRecord(
+                0,
+                key,
+                reducer,
+                task.id,
+                node,
+                encode(value),
+                {"same": True} if before is not None else {"set": {TYPE: "missing"}},
+                {"set": after},
+            )
+        )
+    edited = StepRecord(
+        step,
+        [task],
+        calls,
+        dict(fork_step.versions),
+        list(fork_step.updated_channels),
+        {k: v for k, v in fork_step.state.items() if k != key},
+        True,
+        fork_step.checkpoint,
+    )
     branch.steps = [*history, edited, *(s for s in recorded if s.step > step)]
     branch.input = original.input
     return branch

@@ -24,7 +24,7 @@ import re
 from array import array
 from itertools import accumulate
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -70,19 +70,27 @@ def parse_trace(text: str | bytes, *, source: str = "<trace>") -> Trace:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise TraceFileError(f"{source} is not text (byte {exc.start}: {exc.reason}); a trace file is UTF-8 JSON.") from None
+            raise TraceFileError(
+                f"{source} is not text (byte {exc.start}: {exc.reason}); a trace file is UTF-8 JSON."
+            ) from None
     if not text.strip():
-        raise TraceFileError(f"{source} is empty; a trace file is the JSON that `stepscope run --out` or `export` writes.")
+        raise TraceFileError(
+            f"{source} is empty; a trace file is the JSON that `stepscope run --out` or `export` writes."
+        )
     depth = nesting_depth(text, MAX_NESTING)
     if depth > MAX_NESTING:
-        raise TraceFileError(f"{source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
-                             "a file, so it is refused unread.")
+        raise TraceFileError(
+            f"{source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
+            "a file, so it is refused unread."
+        )
     try:
         data = load_json(text)
     except json.JSONDecodeError as exc:
         kind = "is truncated" if exc.pos >= len(text.rstrip()) - 1 else "is not valid JSON"
-        raise TraceFileError(f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
-                             "Re-export the run, or open a complete .json trace file.") from None
+        raise TraceFileError(
+            f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
+            "Re-export the run, or open a complete .json trace file."
+        ) from None
     except (RecursionError, ValueError) as exc:  # an int of more than 4,300 digits; a missing blob
         raise TraceFileError(f"{source} cannot be parsed: {exc}.") from None
     validate(data, source=source)
@@ -95,8 +103,10 @@ def parse_trace(text: str | bytes, *, source: str = "<trace>") -> Trace:
 
 
 def _too_big(source: str, size: int) -> str:
-    return (f"{source} is {size / 1e6:.0f} MB; traces up to {max_trace_bytes() / 1e6:.0f} MB are opened "
-            f"(set {MAX_TRACE_MB_ENV} to allow more).")
+    return (
+        f"{source} is {size / 1e6:.0f} MB; traces up to {max_trace_bytes() / 1e6:.0f} MB are opened "
+        f"(set {MAX_TRACE_MB_ENV} to allow more)."
+    )
 
 
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -221,7 +231,9 @@ def check_delta(change: Any) -> Any:
         return check_value(change)
     if keys == {"set"}:
         return check_value(change)
-    raise ValueError(f"not a delta: it has {sorted(keys)}; expected one of same, extend, splice+items, merge(+drop), set")
+    raise ValueError(
+        f"not a delta: it has {sorted(keys)}; expected one of same, extend, splice+items, merge(+drop), set"
+    )
 
 
 def _is_write_ref(value: Any) -> bool:
@@ -272,7 +284,7 @@ class TaskFile(_Record):
     writes: list[Pair] = []
     routes: list[Pair] = []
     duration: float = 0.0
-    error: Optional[ErrorRecord] = None
+    error: ErrorRecord | None = None
     subgraphs: list["RunFile"] = []
     attempts: list["AttemptFile"] = []
     managed: dict[str, Value] = {}
@@ -284,7 +296,7 @@ class AttemptFile(_Record):
     attempt: int = Field(default=0, ge=0)
     error: ErrorRecord
     duration: float = 0.0
-    retry_in: Optional[float] = None
+    retry_in: float | None = None
 
 
 class MismatchFile(_Record):
@@ -313,7 +325,7 @@ class ReducerCallFile(_Record):
     write: Write
     before: Delta
     after: Delta
-    error: Optional[ErrorRecord] = None
+    error: ErrorRecord | None = None
 
 
 class StepFile(_Record):
@@ -324,8 +336,8 @@ class StepFile(_Record):
     updated_channels: list[str] = []
     state: dict[str, Delta] = {}
     committed: bool = False
-    checkpoint: Optional[dict[str, Any]] = None
-    parent_checkpoint: Optional[dict[str, Any]] = None
+    checkpoint: dict[str, Any] | None = None
+    parent_checkpoint: dict[str, Any] | None = None
     mismatches: list[MismatchFile] = []
     kind: Literal["loop", "update"] = "loop"
 
@@ -340,19 +352,19 @@ class NodeFile(BaseModel):
 class ChannelFile(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
     kind: str
-    reducer: Optional[str] = None
+    reducer: str | None = None
 
 
 class DrawNodeFile(_Record):
     id: str
     name: str
-    metadata: Optional[dict[str, Any]] = None
+    metadata: dict[str, Any] | None = None
 
 
 class DrawEdgeFile(_Record):
     source: str
     target: str
-    data: Optional[str] = None
+    data: str | None = None
     conditional: bool = False
 
 
@@ -367,7 +379,7 @@ class BranchFile(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
     source: str
     name: str
-    targets: Optional[dict[str, str]] = None
+    targets: dict[str, str] | None = None
 
 
 def check_waiting_edge(edge: Any) -> Any:
@@ -398,7 +410,7 @@ class GraphFile(BaseModel):
     output_keys: Union[str, list[str]] = []
     drawing: DrawingFile
     drawing_flat: DrawingFile
-    control_channels: Optional[dict[str, ControlChannelFile]] = None
+    control_channels: dict[str, ControlChannelFile] | None = None
 
 
 class RunFile(_Record):
@@ -410,7 +422,7 @@ class RunFile(_Record):
     steps: list[StepFile] = []
     status: RunStatus = "running"
     output: Value = None
-    error: Optional[ErrorRecord] = None
+    error: ErrorRecord | None = None
     started_at: str = ""
     duration: float = Field(default=0.0, ge=0)
     interrupts: list[InterruptFile] = []
@@ -434,12 +446,16 @@ TaskFile.model_rebuild()
 def validate(data: Any, *, source: str = "<trace>") -> None:
     """Raises `TraceFileError` naming `source` and the first field that breaks the schema."""
     if not isinstance(data, dict) or "schema_version" not in data:
-        raise TraceFileError(f"{source} is not a StepScope trace: it has no schema_version. "
-                             "Export one with `stepscope run TARGET --out FILE`.")
+        raise TraceFileError(
+            f"{source} is not a StepScope trace: it has no schema_version. "
+            "Export one with `stepscope run TARGET --out FILE`."
+        )
     version = data["schema_version"]
     if type(version) is int and version > SCHEMA_VERSION:
-        raise TraceFileError(f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
-                             f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it.")
+        raise TraceFileError(
+            f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
+            f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it."
+        )
     try:
         TraceFile.model_validate(data)
     except ValidationError as exc:
@@ -458,8 +474,10 @@ def _first_problem(exc: ValidationError, data: Any) -> str:
     if error["type"] == "missing":
         return f"{where} is missing (a required field). The file is damaged; re-export the run."
     if error["type"] == "extra_forbidden":
-        return f"{where} is not a field of this trace schema (version {data.get('schema_version')}). " \
-               "Was it written by another program?"
+        return (
+            f"{where} is not a field of this trace schema (version {data.get('schema_version')}). "
+            "Was it written by another program?"
+        )
     cause = (error.get("ctx") or {}).get("error")
     if isinstance(cause, _Bad):
         return f"{where}{cause.inner}: {cause.problem}. The file is damaged; re-export the run."

@@ -42,8 +42,10 @@ def offer(view: RunView, step: int, channel: str) -> WhatIf:
     calls = channel_calls(record, channel)
     reducer, how = reducer_for(view.facts, channel, calls)
     if reducer is None:
-        how = (f"the reducer {calls[0].reducer} is your own code and this run was opened without it (a stored or "
-               "uploaded trace); open it from its graph file to re-fold")
+        how = (
+            f"the reducer {calls[0].reducer} is your own code and this run was opened without it (a stored or "
+            "uploaded trace); open it from its graph file to re-fold"
+        )
     identity = tuple(range(len(calls)))
     orders = (identity, *(o for o in candidate_orders(len(calls)) if o != identity))
     return WhatIf(channel, tuple(view.writer_label(record, c) for c in calls), orders, reducer, how)

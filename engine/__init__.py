@@ -5,18 +5,15 @@ observed through hooks (`engine.hooks`): each task, each write, each reducer cal
 version, which is what the StepScope debugger records and shows.
 """
 
+from .channels import BinaryOperatorAggregate, LastValue
+from .compiled import CompiledStateGraph
+from .config import get_stream_writer
 from .constants import END, START
 from .errors import EmptyInputError, GraphRecursionError, InvalidUpdateError
 from .graph import StateGraph
-from .compiled import CompiledStateGraph
 from .hooks import Hooks, ReducerCall, StepCommit
-from .channels import BinaryOperatorAggregate, LastValue
-from .savers import BaseCheckpointSaver, InMemorySaver, MemorySaver
-from .sqlite_saver import SqliteSaver
 from .interrupts import interrupt
-from .config import get_stream_writer
 from .managed import IsLastStep, RemainingSteps
-from .state_api import PregelTask, StateSnapshot
 from .messages import (
     REMOVE_ALL_MESSAGES,
     AIMessage,
@@ -29,6 +26,9 @@ from .messages import (
     ToolMessage,
     add_messages,
 )
+from .savers import BaseCheckpointSaver, InMemorySaver, MemorySaver
+from .sqlite_saver import SqliteSaver
+from .state_api import PregelTask, StateSnapshot
 from .types import Command, Interrupt, Overwrite, RetryPolicy, Send
 
 __all__ = [

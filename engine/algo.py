@@ -177,8 +177,17 @@ def plan_tasks(
                     raise
         path = (PULL, name)
         tasks.append(
-            Task(task_id(ns, step, name, path, state.checkpoint_id), name, path, step, node.sorted_triggers,
-                 {c: versions[c] for c in triggered}, task_input, node, fired=tuple(triggered))
+            Task(
+                task_id(ns, step, name, path, state.checkpoint_id),
+                name,
+                path,
+                step,
+                node.sorted_triggers,
+                {c: versions[c] for c in triggered},
+                task_input,
+                node,
+                fired=tuple(triggered),
+            )
         )
     if channels[TASKS].is_available():
         for index, packet in enumerate(channels[TASKS].get()):
@@ -187,7 +196,19 @@ def plan_tasks(
                 logger.warning(f"Ignoring unknown node name {packet.node} in pending sends")
                 continue
             path = (PUSH, index, False)  # LangGraph's public path of a Send task
-            tasks.append(Task(task_id(ns, step, packet.node, path, state.checkpoint_id), packet.node, path, step, (PUSH,), {}, packet.arg, node, fired=(PUSH,)))
+            tasks.append(
+                Task(
+                    task_id(ns, step, packet.node, path, state.checkpoint_id),
+                    packet.node,
+                    path,
+                    step,
+                    (PUSH,),
+                    {},
+                    packet.arg,
+                    node,
+                    fired=(PUSH,),
+                )
+            )
     return tasks
 
 
@@ -248,7 +269,9 @@ def apply_writes(
                     pending[channel] = [value]
                     writers[channel] = [task]
             else:
-                logger.warning(f"Task {task.name} with path {task.path} wrote to unknown channel {channel}, ignoring it.")
+                logger.warning(
+                    f"Task {task.name} with path {task.path} wrote to unknown channel {channel}, ignoring it."
+                )
 
     updated: set[str] = set()
     observed = [0]  # running index of reducer calls within this step
@@ -295,7 +318,9 @@ def _update_observed(
         reported.append(index)
         hooks.reducer_called(
             ns=ns,
-            call=ReducerCall(step, channel, target.reducer_name, before, write, writer.id, writer.name, after, counter[0]),
+            call=ReducerCall(
+                step, channel, target.reducer_name, before, write, writer.id, writer.name, after, counter[0]
+            ),
         )
         counter[0] += 1
 
@@ -308,7 +333,18 @@ def _update_observed(
             if index not in reported:
                 hooks.reducer_called(
                     ns=ns,
-                    call=ReducerCall(step, channel, target.reducer_name, before, write, writer.id, writer.name, MISSING, counter[0], exc),
+                    call=ReducerCall(
+                        step,
+                        channel,
+                        target.reducer_name,
+                        before,
+                        write,
+                        writer.id,
+                        writer.name,
+                        MISSING,
+                        counter[0],
+                        exc,
+                    ),
                 )
                 counter[0] += 1
         raise

@@ -114,5 +114,3 @@ def load_json(text: str | bytes) -> Any:
     if isinstance(data, dict):
         data.pop("blobs", None)
     return data
-
-

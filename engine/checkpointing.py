@@ -23,14 +23,25 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .algo import RunState, Task
 from .channels import MISSING
-from .savers import (
-    CHECKPOINT_VERSION, CONTROL_WRITES, NULL_TASK_ID, WRITES_IDX_MAP, BaseCheckpointSaver, Checkpoint,
-    PendingWrite, checkpoint_metadata, empty_checkpoint, finished_writes, make_config, read_task_statuses,
-    task_path_str, thread_config,
-)
 from .constants import ERROR, INTERRUPT, NO_WRITES, NS_SEP, RESUME, START, TASKS, branch_channel
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, InvalidUpdateError
 from .interrupts import interrupt_id, is_interrupt_id, task_ns
+from .savers import (
+    CHECKPOINT_VERSION,
+    CONTROL_WRITES,
+    NULL_TASK_ID,
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    Checkpoint,
+    PendingWrite,
+    checkpoint_metadata,
+    empty_checkpoint,
+    finished_writes,
+    make_config,
+    read_task_statuses,
+    task_path_str,
+    thread_config,
+)
 from .schema import update_as_pairs
 from .types import Command
 
@@ -56,7 +67,9 @@ def unknown_checkpoint(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -
 def restore_state(graph: "CompiledStateGraph", checkpoint: Checkpoint) -> RunState:
     """Fresh channels holding a checkpoint's values; those it does not hold start empty."""
     values = checkpoint["channel_values"]
-    channels = {key: spec.restore(values[key]) if key in values else spec.fresh() for key, spec in graph.channels.items()}
+    channels = {
+        key: spec.restore(values[key]) if key in values else spec.fresh() for key, spec in graph.channels.items()
+    }
     return RunState(
         channels,
         dict(checkpoint["channel_versions"]),
@@ -74,7 +87,10 @@ def new_checkpoint(saver: BaseCheckpointSaver, state: RunState, step: int, updat
             if saved is not MISSING:
                 values[key] = saved
     return Checkpoint(
-        v=CHECKPOINT_VERSION, id=saver.new_id(step), ts=saver.now(), channel_values=values,
+        v=CHECKPOINT_VERSION,
+        id=saver.new_id(step),
+        ts=saver.now(),
+        channel_values=values,
         channel_versions=dict(state.versions),
         versions_seen={node: dict(seen) for node, seen in state.versions_seen.items()},
         updated_channels=sorted(updated) if updated is not None else None,
@@ -99,8 +115,13 @@ def task_pending_writes(task: Task) -> list[tuple[str, Any]]:
 class Persistence:
     """Checkpointing for one run of one graph (root or nested)."""
 
-    def __init__(self, saver: BaseCheckpointSaver, config: dict[str, Any], ns: tuple[str, ...],
-                 parent: "Persistence | None" = None) -> None:
+    def __init__(
+        self,
+        saver: BaseCheckpointSaver,
+        config: dict[str, Any],
+        ns: tuple[str, ...],
+        parent: "Persistence | None" = None,
+    ) -> None:
         self.saver = saver
         self.thread_id, _, addressed = thread_config(config)
         self.checkpoint_ns = NS_SEP.join(ns)
@@ -274,8 +295,12 @@ class Persistence:
     def save(self, state: RunState, step: int, updated: Any, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
         """Saves the state as a checkpoint of `source` at `step`; returns its config and metadata."""
         checkpoint = new_checkpoint(self.saver, state, step, updated)
-        configurable = {**(self.run_config.get("configurable") or {}), "thread_id": self.thread_id,
-                        "checkpoint_ns": self.checkpoint_ns, "checkpoint_id": self.saved_id}
+        configurable = {
+            **(self.run_config.get("configurable") or {}),
+            "thread_id": self.thread_id,
+            "checkpoint_ns": self.checkpoint_ns,
+            "checkpoint_id": self.saved_id,
+        }
         put_config = {**self.run_config, "configurable": configurable}
         metadata = {"source": source, "step": step, "parents": dict(self.parents)}
         previous = self.checkpoint["channel_versions"]

@@ -93,7 +93,10 @@ def _encode_container(value: Any, depth: int, active: set[int]) -> Any:
     if type(value) is dict:
         if all(type(k) is str for k in value) and value.keys().isdisjoint(RESERVED):
             return {k: _encode(v, depth, active) for k, v in value.items()}
-        return {TYPE: "dict", "items": [[_encode(k, depth, active), _encode(v, depth, active)] for k, v in value.items()]}
+        return {
+            TYPE: "dict",
+            "items": [[_encode(k, depth, active), _encode(v, depth, active)] for k, v in value.items()],
+        }
     if isinstance(value, BaseMessage) or _is_foreign_message(value):
         return {TYPE: "message", "message": encode_message(value, depth, active)}
     if value is MISSING:
@@ -108,7 +111,11 @@ def _encode_container(value: Any, depth: int, active: set[int]) -> Any:
     if isinstance(value, Overwrite):
         return {TYPE: "Overwrite", "value": _encode(value.value, depth, active)}
     if isinstance(value, Command) or _is_foreign(value, "Command"):
-        fields = {k: _encode(getattr(value, k), depth, active) for k in ("graph", "update", "resume", "goto") if getattr(value, k)}
+        fields = {
+            k: _encode(getattr(value, k), depth, active)
+            for k in ("graph", "update", "resume", "goto")
+            if getattr(value, k)
+        }
         return {TYPE: "Command", "fields": fields}
     if _is_foreign(value, "Send"):
         return {TYPE: "Send", "node": value.node, "arg": _encode(value.arg, depth, active)}
@@ -117,7 +124,12 @@ def _encode_container(value: Any, depth: int, active: set[int]) -> Any:
     if isinstance(value, BaseException):
         return encode_error(value)
     if isinstance(value, (int, str, float)):  # subclasses: IntEnum, str-based enums, ...
-        return {TYPE: "repr", "class": class_name(value), "repr": repr(value)[:MAX_REPR], "value": _encode(_builtin(value), depth, active)}
+        return {
+            TYPE: "repr",
+            "class": class_name(value),
+            "repr": repr(value)[:MAX_REPR],
+            "value": _encode(_builtin(value), depth, active),
+        }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: _encode(getattr(value, f.name), depth, active) for f in dataclasses.fields(value)}
         return {TYPE: "object", "class": class_name(value), "fields": fields}
@@ -125,9 +137,17 @@ def _encode_container(value: Any, depth: int, active: set[int]) -> Any:
         fields = {name: _encode(getattr(value, name, None), depth, active) for name in type(value).model_fields}
         return {TYPE: "object", "class": class_name(value), "fields": fields}
     if isinstance(value, tuple):  # namedtuple
-        return {TYPE: "object", "class": class_name(value), "fields": {k: _encode(v, depth, active) for k, v in value._asdict().items()}}
+        return {
+            TYPE: "object",
+            "class": class_name(value),
+            "fields": {k: _encode(v, depth, active) for k, v in value._asdict().items()},
+        }
     if isinstance(value, dict):  # dict subclasses
-        return {TYPE: "dict", "class": class_name(value), "items": [[_encode(k, depth, active), _encode(v, depth, active)] for k, v in value.items()]}
+        return {
+            TYPE: "dict",
+            "class": class_name(value),
+            "items": [[_encode(k, depth, active), _encode(v, depth, active)] for k, v in value.items()],
+        }
     if isinstance(value, list):
         return [_encode(item, depth, active) for item in value]
     return _as_repr(value)
@@ -149,8 +169,11 @@ def _is_foreign_message(value: Any) -> bool:
     classes share, so it is recorded (and shown) as a message. Chunks and custom types are not."""
     kind = getattr(value, "type", None)
     return (
-        type(kind) is str and kind in _MESSAGE_TYPES and type(value).__name__.endswith("Message")
-        and hasattr(value, "content") and callable(getattr(value, "model_dump", None))
+        type(kind) is str
+        and kind in _MESSAGE_TYPES
+        and type(value).__name__.endswith("Message")
+        and hasattr(value, "content")
+        and callable(getattr(value, "model_dump", None))
     )
 
 
@@ -164,7 +187,8 @@ def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | Non
     kept = {
         key: encode(value, depth, _active)
         for key, value in data["data"].items()
-        if key in ("content", "tool_call_id") or (key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != [])
+        if key in ("content", "tool_call_id")
+        or (key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != [])
     }
     return {"type": data["type"], "data": kept}
 
@@ -220,7 +244,11 @@ class Recorded:
         self.text = text
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Recorded) and (self.cls, self.fields, self.text) == (other.cls, other.fields, other.text)
+        return isinstance(other, Recorded) and (self.cls, self.fields, self.text) == (
+            other.cls,
+            other.fields,
+            other.text,
+        )
 
     def __repr__(self) -> str:
         if self.text is not None:
@@ -304,7 +332,12 @@ class DeltaTracker:
                 result = {"splice": common, "items": changed}
             self.raw, self.items = new, list(new)
             return result
-        if type(new) is dict and type(old_items) is dict and all(type(k) is str for k in new) and new.keys().isdisjoint(RESERVED):
+        if (
+            type(new) is dict
+            and type(old_items) is dict
+            and all(type(k) is str for k in new)
+            and new.keys().isdisjoint(RESERVED)
+        ):
             merged = {k: encode(v) for k, v in new.items() if k not in old_items or old_items[k] is not v}
             dropped = [k for k in old_items if k not in new]
             if not merged and not dropped:
@@ -318,7 +351,13 @@ class DeltaTracker:
             return SAME
         self.encoded = encode(new)
         self.raw = new
-        self.items = list(new) if type(new) is list else dict(new) if type(new) is dict and type(self.encoded) is dict and self.encoded.keys().isdisjoint(RESERVED) else None
+        self.items = (
+            list(new)
+            if type(new) is list
+            else dict(new)
+            if type(new) is dict and type(self.encoded) is dict and self.encoded.keys().isdisjoint(RESERVED)
+            else None
+        )
         return {"set": self.encoded}
 
 
@@ -348,4 +387,3 @@ def apply_delta(encoded: Any, change: dict[str, Any]) -> Any:
     if "set" in change:
         return change["set"]
     raise ValueError(f"not a delta: {sorted(change)}")
-

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Sequence
 
 from . import state_api
 from .channels import Channel
-from .savers import BaseCheckpointSaver
+from .checkpointing import Persistence
 from .constants import INTERRUPT, START, branch_channel, join_channel
 from .context import current_task
 from .hooks import Hooks, combine
 from .loop import Loop
-from .checkpointing import Persistence
 from .nodes import CompiledBranch, CompiledNode, is_coroutine_function
-from .state_api import StateSnapshot
+from .savers import BaseCheckpointSaver
 from .schema import ROOT, input_mapper, takes_config
+from .state_api import StateSnapshot
 from .stream import StreamCollector
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def _invoke_output(loop: Loop, output: Any) -> Any:
     if loop.interrupts:  # stopped by interrupt(): LangGraph adds the questions to the output
-        return {**output, INTERRUPT: list(loop.interrupts)} if isinstance(output, dict) else {INTERRUPT: list(loop.interrupts)}
+        return (
+            {**output, INTERRUPT: list(loop.interrupts)}
+            if isinstance(output, dict)
+            else {INTERRUPT: list(loop.interrupts)}
+        )
     return output
 
 
@@ -53,8 +57,14 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
         for branch in builder.branches.get(name, {}).values():
             schema = branch.input_schema if branch.input_schema is not None else node_schema
             compiled.append(
-                CompiledBranch(branch, tuple(builder.schemas[schema]), input_mapper(schema), branch.input_schema is None,
-                               is_coroutine_function(branch.router), tuple(builder.managed[schema].items()))
+                CompiledBranch(
+                    branch,
+                    tuple(builder.schemas[schema]),
+                    input_mapper(schema),
+                    branch.input_schema is None,
+                    is_coroutine_function(branch.router),
+                    tuple(builder.managed[schema].items()),
+                )
             )
         return tuple(compiled)
 
@@ -160,9 +170,16 @@ class CompiledStateGraph:
             config = {**parent.loop.config, **(config or {})}
             hooks = combine([parent.loop.hooks, hooks])
         return Loop(
-            self, input, config, hooks=hooks, ns=ns, output_keys=output_keys,
-            interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-            persistence=self._persistence(config or {}, ns, parent), parent=parent,
+            self,
+            input,
+            config,
+            hooks=hooks,
+            ns=ns,
+            output_keys=output_keys,
+            interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after,
+            persistence=self._persistence(config or {}, ns, parent),
+            parent=parent,
         )
 
     def _persistence(self, config: dict[str, Any], ns: tuple[str, ...], parent: Any) -> Persistence | None:
@@ -190,7 +207,9 @@ class CompiledStateGraph:
         """Runs to the end and returns the output keys' values (None if no step ever wrote one)."""
         breakpoints = {"interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
         if stream_mode != "values":
-            return list(self.stream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints))
+            return list(
+                self.stream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints)
+            )
         loop = self.loop(input, config, hooks=hooks, output_keys=output_keys, **breakpoints)
         return _invoke_output(loop, loop.run())
 
@@ -210,7 +229,9 @@ class CompiledStateGraph:
         of a step run concurrently."""
         breakpoints = {"interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
         if stream_mode != "values":
-            stream = self.astream(input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints)
+            stream = self.astream(
+                input, config, stream_mode=stream_mode, hooks=hooks, output_keys=output_keys, **breakpoints
+            )
             return [chunk async for chunk in stream]
         loop = self.loop(input, config, hooks=hooks, output_keys=output_keys, **breakpoints)
         return _invoke_output(loop, await loop.arun())
@@ -228,7 +249,9 @@ class CompiledStateGraph:
         hooks: Hooks | None = None,
         **kwargs: Any,
     ) -> Iterator[Any]:
-        collector, loop = self._streaming(input, config, stream_mode, subgraphs, output_keys, interrupt_before, interrupt_after, hooks)
+        collector, loop = self._streaming(
+            input, config, stream_mode, subgraphs, output_keys, interrupt_before, interrupt_after, hooks
+        )
         # LangGraph yields what is queued once the next step is planned and before it runs, so a
         # consumer that stops early has run no further, and sees values before nodes touch them.
         phases = (loop.start, loop.plan, loop.execute)
@@ -258,7 +281,9 @@ class CompiledStateGraph:
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """`stream` on the caller's event loop (see `ainvoke`); the same chunks at the same points."""
-        collector, loop = self._streaming(input, config, stream_mode, subgraphs, output_keys, interrupt_before, interrupt_after, hooks)
+        collector, loop = self._streaming(
+            input, config, stream_mode, subgraphs, output_keys, interrupt_before, interrupt_after, hooks
+        )
         phase = 0
         while True:
             try:
@@ -276,8 +301,17 @@ class CompiledStateGraph:
                 return
             phase = 1 if phase != 1 else 2
 
-    def _streaming(self, input: Any, config: dict[str, Any] | None, stream_mode: Any, subgraphs: bool, output_keys: Any,
-                   interrupt_before: Any, interrupt_after: Any, hooks: Hooks | None) -> tuple[StreamCollector, Loop]:
+    def _streaming(
+        self,
+        input: Any,
+        config: dict[str, Any] | None,
+        stream_mode: Any,
+        subgraphs: bool,
+        output_keys: Any,
+        interrupt_before: Any,
+        interrupt_after: Any,
+        hooks: Hooks | None,
+    ) -> tuple[StreamCollector, Loop]:
         """A run whose hooks include a collector of stream chunks in the requested modes."""
         mode = stream_mode if stream_mode is not None else "updates"
         modes = [mode] if isinstance(mode, str) else list(mode)
@@ -288,8 +322,11 @@ class CompiledStateGraph:
             stream_keys=output_keys if isinstance(output_keys, list) else self.stream_keys,
         )
         loop = self.loop(
-            input, config, hooks=combine([hooks, collector]),
-            interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+            input,
+            config,
+            hooks=combine([hooks, collector]),
+            interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after,
         )
         return collector, loop
 
@@ -300,13 +337,20 @@ class CompiledStateGraph:
         `subgraphs=True` puts each subgraph task's own snapshot in its `state`."""
         return state_api.get_state(self, config, subgraphs)
 
-    def get_state_history(self, config: dict[str, Any], *, filter: dict[str, Any] | None = None,
-                          before: dict[str, Any] | None = None, limit: int | None = None) -> Iterator[StateSnapshot]:
+    def get_state_history(
+        self,
+        config: dict[str, Any],
+        *,
+        filter: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> Iterator[StateSnapshot]:
         """The thread's checkpoints as snapshots, newest first."""
         return state_api.get_state_history(self, config, filter=filter, before=before, limit=limit)
 
-    def update_state(self, config: dict[str, Any], values: Any, as_node: str | None = None,
-                     task_id: str | None = None) -> dict[str, Any]:
+    def update_state(
+        self, config: dict[str, Any], values: Any, as_node: str | None = None, task_id: str | None = None
+    ) -> dict[str, Any]:
         """Saves `values` as if `as_node` had returned them, after the checkpoint `config` names."""
         return state_api.update_state(self, config, values, as_node, task_id)
 

@@ -77,16 +77,27 @@ class DrawableGraph:
 
     def to_dict(self) -> dict[str, list[dict[str, Any]]]:
         """Everything but node data, for a saved trace (JSON-ready when the metadata is)."""
-        return {"nodes": [{"id": n.id, "name": n.name, "metadata": n.metadata} for n in self.nodes.values()],
-                "edges": [{"source": e.source, "target": e.target, "data": e.data, "conditional": e.conditional} for e in self.edges]}
+        return {
+            "nodes": [{"id": n.id, "name": n.name, "metadata": n.metadata} for n in self.nodes.values()],
+            "edges": [
+                {"source": e.source, "target": e.target, "data": e.data, "conditional": e.conditional}
+                for e in self.edges
+            ],
+        }
 
     @classmethod
     def from_dict(cls, saved: dict[str, list[dict[str, Any]]]) -> "DrawableGraph":
-        return cls({n["id"]: DrawNode(n["id"], n["name"], None, n.get("metadata")) for n in saved["nodes"]},
-                   [DrawEdge(e["source"], e["target"], e.get("data"), e.get("conditional", False)) for e in saved["edges"]])
+        return cls(
+            {n["id"]: DrawNode(n["id"], n["name"], None, n.get("metadata")) for n in saved["nodes"]},
+            [DrawEdge(e["source"], e["target"], e.get("data"), e.get("conditional", False)) for e in saved["edges"]],
+        )
 
-    def draw_mermaid(self, *, with_styles: bool = True, curve_style: str = "linear", wrap_label_n_words: int = 9) -> str:
-        return draw_mermaid(self, with_styles=with_styles, curve_style=curve_style, wrap_label_n_words=wrap_label_n_words)
+    def draw_mermaid(
+        self, *, with_styles: bool = True, curve_style: str = "linear", wrap_label_n_words: int = 9
+    ) -> str:
+        return draw_mermaid(
+            self, with_styles=with_styles, curve_style=curve_style, wrap_label_n_words=wrap_label_n_words
+        )
 
     def _add_edge_once(self, source: str, target: str, data: str | None = None, conditional: bool = False) -> None:
         """LangGraph's `draw_graph.add_edge`: one edge per (source, target); `__end__` added on first use."""
@@ -105,6 +116,7 @@ class DrawableGraph:
 
 
 # ---- get_graph(): discovery by simulation -------------------------------------------------------
+
 
 def graph_of(compiled: CompiledStateGraph, *, xray: bool | int = False) -> DrawableGraph:
     """LangGraph's `get_graph(xray=...)`: `xray=True` inlines every level of subgraphs, an int that many."""
@@ -166,9 +178,15 @@ def _discover_edges(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, b
                         declared_writes[task.name].add((channel, True, label))
                         task.writes.append((channel, None))
         step_sources = {
-            task.name: declared_writes[task.name] | {
-                (channel, value is None and (task.name, channel) in conditionals, conditionals.get((task.name, channel)) if value is None else None)
-                for channel, value in task.writes}
+            task.name: declared_writes[task.name]
+            | {
+                (
+                    channel,
+                    value is None and (task.name, channel) in conditionals,
+                    conditionals.get((task.name, channel)) if value is None else None,
+                )
+                for channel, value in task.writes
+            }
             for task in tasks
         }
         sources.update(step_sources)
@@ -203,7 +221,9 @@ def _declared_targets(compiled: CompiledStateGraph, name: str) -> list[tuple[str
     return declared
 
 
-def _plan(compiled: CompiledStateGraph, state: RunState, updated: set[str], triggers: dict[str, tuple[str, ...]]) -> list[Task]:
+def _plan(
+    compiled: CompiledStateGraph, state: RunState, updated: set[str], triggers: dict[str, tuple[str, ...]]
+) -> list[Task]:
     """The next tasks, like `algo.plan_tasks` but without building node input: the simulation runs on
     an empty state, where a dataclass or pydantic input schema would fail."""
     planned = []
@@ -240,7 +260,9 @@ def _inline_subgraph(graph: DrawableGraph, name: str, subgraph: DrawableGraph) -
     subgraph._trim_start_and_end()
     graph.nodes.pop(name)
     prefixed = lambda node_id: f"{name}:{node_id}"  # noqa: E731
-    graph.nodes.update({prefixed(k): DrawNode(prefixed(k), n.name, n.data, n.metadata) for k, n in subgraph.nodes.items()})
+    graph.nodes.update(
+        {prefixed(k): DrawNode(prefixed(k), n.name, n.data, n.metadata) for k, n in subgraph.nodes.items()}
+    )
     graph.edges.extend(DrawEdge(prefixed(e.source), prefixed(e.target), e.data, e.conditional) for e in subgraph.edges)
     first, last = subgraph.first_node(), subgraph.last_node()
     for index, edge in enumerate(graph.edges):
@@ -255,11 +277,26 @@ def _inline_subgraph(graph: DrawableGraph, name: str, subgraph: DrawableGraph) -
 
 _MERMAID_ID_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_-")
 _MARKDOWN_SPECIAL = tuple("*_`")
-_MERMAID_ESCAPES = {"#": "#35;", "[": "#91;", "]": "#93;", "(": "#40;", ")": "#41;", "{": "#123;", "}": "#125;",
-                    '"': "#quot;", "<": "#60;", ">": "#62;", "|": "#124;"}
-_MERMAID_CLASS_DEFS = "\tclassDef default fill:#f2f0ff,line-height:1.2\n\tclassDef first fill-opacity:0\n\tclassDef last fill:#bfb6fc\n"
-DUPLICATE_SUBGRAPH = ("Found duplicate subgraph '{}' -- this likely means that you're reusing a subgraph node with the same "
-                      "name. Please adjust your graph to have subgraph nodes with unique names.")
+_MERMAID_ESCAPES = {
+    "#": "#35;",
+    "[": "#91;",
+    "]": "#93;",
+    "(": "#40;",
+    ")": "#41;",
+    "{": "#123;",
+    "}": "#125;",
+    '"': "#quot;",
+    "<": "#60;",
+    ">": "#62;",
+    "|": "#124;",
+}
+_MERMAID_CLASS_DEFS = (
+    "\tclassDef default fill:#f2f0ff,line-height:1.2\n\tclassDef first fill-opacity:0\n\tclassDef last fill:#bfb6fc\n"
+)
+DUPLICATE_SUBGRAPH = (
+    "Found duplicate subgraph '{}' -- this likely means that you're reusing a subgraph node with the same "
+    "name. Please adjust your graph to have subgraph nodes with unique names."
+)
 
 
 def mermaid_id(node_id: str) -> str:
@@ -278,7 +315,9 @@ def _mermaid_metadata_lines(metadata: dict[str, Any]) -> list[str]:
     return lines
 
 
-def draw_mermaid(graph: DrawableGraph, *, with_styles: bool = True, curve_style: str = "linear", wrap_label_n_words: int = 9) -> str:
+def draw_mermaid(
+    graph: DrawableGraph, *, with_styles: bool = True, curve_style: str = "linear", wrap_label_n_words: int = 9
+) -> str:
     """The Mermaid flowchart LangGraph's `get_graph().draw_mermaid()` prints for the same graph."""
     first, last = graph.first_node(), graph.last_node()
     text = [f"---\nconfig:\n  flowchart:\n    curve: {curve_style}\n---\ngraph TD;\n" if with_styles else "graph TD;\n"]
@@ -292,14 +331,20 @@ def draw_mermaid(graph: DrawableGraph, *, with_styles: bool = True, curve_style:
         label = f"<p>{name}</p>" if name.startswith(_MARKDOWN_SPECIAL) and name.endswith(_MARKDOWN_SPECIAL) else name
         if lines := _mermaid_metadata_lines(node.metadata or {}):
             label += "<hr/><small><em>" + "\n".join(lines) + "</em></small>"
-        shape = "([{}]):::last" if last and key == last.id else "([{}]):::first" if first and key == first.id else "({})"
+        shape = (
+            "([{}]):::last" if last and key == last.id else "([{}]):::first" if first and key == first.id else "({})"
+        )
         return f"\t{mermaid_id(key)}{shape.format(label)}\n"
 
     def edge_line(edge: DrawEdge) -> str:
         arrow = " -.-> " if edge.conditional else " --> "
         if edge.data is not None:
             words, n = str(edge.data).split(), wrap_label_n_words
-            label = "&nbsp<br>&nbsp".join(" ".join(words[i:i + n]) for i in range(0, len(words), n)) if len(words) > n else str(edge.data)
+            label = (
+                "&nbsp<br>&nbsp".join(" ".join(words[i : i + n]) for i in range(0, len(words), n))
+                if len(words) > n
+                else str(edge.data)
+            )
             arrow = f" -. &nbsp;{label}&nbsp; .-> " if edge.conditional else f" -- &nbsp;{label}&nbsp; --> "
         return f"\t{mermaid_id(edge.source)}{arrow}{mermaid_id(edge.target)};\n"
 
@@ -322,7 +367,7 @@ def draw_mermaid(graph: DrawableGraph, *, with_styles: bool = True, curve_style:
             text.extend(node_line(key, node) for key, node in in_subgraph.get(prefix, {}).items() if with_styles)
         text.extend(edge_line(edge) for edge in edges)
         for nested, nested_edges in edge_groups.items():
-            if nested.startswith(prefix + ":") and ":" not in nested[len(prefix) + 1:]:
+            if nested.startswith(prefix + ":") and ":" not in nested[len(prefix) + 1 :]:
                 add_subgraph(nested_edges, nested)
         if wrapped:
             text.append("\tend\n")

@@ -13,7 +13,15 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
 
-from .channels import Channel, EphemeralValue, LastValue, LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
+from .channels import (
+    Channel,
+    EphemeralValue,
+    LastValue,
+    LastValueAfterFinish,
+    NamedBarrierValue,
+    NamedBarrierValueAfterFinish,
+    Topic,
+)
 from .compiled import CompiledStateGraph, compile_nodes
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
 from .schema import channels_for_schema, first_parameter_schema, managed_for_schema, takes_config
@@ -122,8 +130,9 @@ class StateGraph:
 
     # ---- nodes -------------------------------------------------------------------------------
 
-    def set_node_defaults(self, *, retry_policy: Any = None, cache_policy: Any = None, error_handler: Any = None,
-                          timeout: Any = None) -> "StateGraph":
+    def set_node_defaults(
+        self, *, retry_policy: Any = None, cache_policy: Any = None, error_handler: Any = None, timeout: Any = None
+    ) -> "StateGraph":
         """Default policies for every node without its own (applied at `compile()`), as in LangGraph.
         Only `retry_policy` is supported; `cache_policy` is accepted and ignored, as on `add_node`."""
         if error_handler is not None or timeout is not None:
@@ -152,7 +161,11 @@ class StateGraph:
             input_schema = legacy.pop("input")
         if not isinstance(node, str):
             action = node
-            node = getattr(action, "name", None) if _is_compiled_graph(action) else getattr(action, "__name__", type(action).__name__)
+            node = (
+                getattr(action, "name", None)
+                if _is_compiled_graph(action)
+                else getattr(action, "__name__", type(action).__name__)
+            )
             if node is None:
                 raise ValueError("Node name must be provided if action is not a function")
         if self.compiled:
@@ -185,7 +198,11 @@ class StateGraph:
             raise ValueError("Sequence requires at least one node.")
         previous: str | None = None
         for item in nodes:
-            name, action = item if isinstance(item, tuple) else (getattr(item, "name", None) or getattr(item, "__name__", type(item).__name__), item)
+            name, action = (
+                item
+                if isinstance(item, tuple)
+                else (getattr(item, "name", None) or getattr(item, "__name__", type(item).__name__), item)
+            )
             if name in self.nodes:
                 raise ValueError(
                     f"Node names must be unique: node with the name '{name}' already exists. If you need to use two "
@@ -328,7 +345,10 @@ class StateGraph:
         debug: bool = False,
         name: str | None = None,
     ) -> "CompiledStateGraph":
-        interrupts = [*(interrupt_before if interrupt_before not in (None, "*") else ()), *(interrupt_after if interrupt_after not in (None, "*") else ())]
+        interrupts = [
+            *(interrupt_before if interrupt_before not in (None, "*") else ()),
+            *(interrupt_after if interrupt_after not in (None, "*") else ()),
+        ]
         self.validate(interrupt=interrupts)
         channels = dict(self.channels)
         channels[START] = EphemeralValue(START, guard=True)
@@ -372,7 +392,9 @@ def _path_map(path: Callable[..., Any], path_map: Any) -> dict[Hashable, str] | 
     if isinstance(path_map, list):
         return {name: name for name in path_map}
     try:
-        returns = get_type_hints(getattr(path, "__call__", path) if not inspect.isfunction(path) else path).get("return")
+        returns = get_type_hints(getattr(path, "__call__", path) if not inspect.isfunction(path) else path).get(
+            "return"
+        )
     except Exception:  # unresolvable annotations only mean "no declared targets", as in LangGraph
         return None
     if returns is not None and get_origin(returns) is Literal:

@@ -109,7 +109,9 @@ class Hooks:
 
     def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None: ...
 
-    def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+    def checkpoint_saved(
+        self, *, ns: tuple[str, ...], step: int, config: Mapping[str, Any], metadata: Mapping[str, Any]
+    ) -> None:
         """After each checkpoint is saved (runs with a checkpointer only). `step` is the step of the
         `step_committed` whose state it holds; `config["configurable"]` has `thread_id`,
         `checkpoint_ns` and `checkpoint_id` (pass it to `invoke`/`stream` to resume or fork from

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order, task_id
 from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
+from .context import TaskContext
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, InvalidUpdateError, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
-from .context import TaskContext
 from .runner import Runner, node_writes
 from .schema import update_as_pairs
 from .types import Command, RunStatus, StepKind
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .compiled import CompiledStateGraph
     from .checkpointing import Persistence
+    from .compiled import CompiledStateGraph
 
 
 def recursion_limit_of(config: dict[str, Any]) -> int:
@@ -132,7 +132,9 @@ class Loop:
             except Exception as exc:
                 self._end("error", exc)
         restored = self.updated_channels
-        self._commit([self._external_task(cp.null_writes())], kind="resume", step=self.step if cp.forks else self.step - 1)
+        self._commit(
+            [self._external_task(cp.null_writes())], kind="resume", step=self.step if cp.forks else self.step - 1
+        )
         if restored is not None:
             self.updated_channels |= restored
         else:
@@ -149,7 +151,15 @@ class Loop:
         if nulls:
             self._commit([self._external_task(nulls)], kind="input")
         try:
-            return plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels, self.stop)
+            return plan_tasks(
+                self.graph.nodes,
+                self.graph.trigger_to_nodes,
+                self.state,
+                self.step,
+                self.ns,
+                self.updated_channels,
+                self.stop,
+            )
         except Exception as exc:
             self._end("error", exc)
 
@@ -183,7 +193,15 @@ class Loop:
         if self.step > self.stop:
             self._end("recursion_limit", recursion_limit_error(self.recursion_limit))
         try:
-            tasks = plan_tasks(self.graph.nodes, self.graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels, self.stop)
+            tasks = plan_tasks(
+                self.graph.nodes,
+                self.graph.trigger_to_nodes,
+                self.state,
+                self.step,
+                self.ns,
+                self.updated_channels,
+                self.stop,
+            )
         except Exception as exc:  # building a node's input failed (e.g. schema validation)
             self._end("error", exc)
         if not tasks:
@@ -243,7 +261,9 @@ class Loop:
             error.add_note(f"as_node must be one of: {', '.join(n for n in self.graph.nodes if n != START)}.")
             raise error
         path = (INTERRUPT, 0)
-        task = Task(task_id(self.ns, self.step, as_node, path), as_node, path, self.step, (INTERRUPT,), {}, values, node)
+        task = Task(
+            task_id(self.ns, self.step, as_node, path), as_node, path, self.step, (INTERRUPT,), {}, values, node
+        )
         node_writes(node, task, values, self)  # raises for a value the node could not have returned
         self.tasks, self.scheduled = [], []
         self._commit([task], kind="update")
@@ -295,7 +315,9 @@ class Loop:
         hooks = self.hooks
         step = self.step if step is None else step
         try:
-            updated = apply_writes(self.state, tasks, self.graph.trigger_to_nodes, hooks, self.ns, step, self.graph.state_keys)
+            updated = apply_writes(
+                self.state, tasks, self.graph.trigger_to_nodes, hooks, self.ns, step, self.graph.state_keys
+            )
         except Exception as exc:
             self._end("error", exc)
         self.updated_channels = updated
@@ -304,7 +326,9 @@ class Loop:
         if hooks is not None:
             hooks.step_committed(
                 ns=self.ns,
-                commit=StepCommit(step, frozenset(updated), dict(self.state.versions), self.read_state, self.graph.state_keys, kind),
+                commit=StepCommit(
+                    step, frozenset(updated), dict(self.state.versions), self.read_state, self.graph.state_keys, kind
+                ),
             )
         if self.persistence is not None and kind == "loop":
             self._save(kind)

@@ -27,17 +27,29 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypedDict, Union
 
 __all__ = [
-    "BaseMessage", "HumanMessage", "AIMessage", "SystemMessage", "ToolMessage",
-    "RemoveMessage", "AnyMessage", "REMOVE_ALL_MESSAGES", "add_messages",
-    "convert_to_messages", "message_to_dict",
-    "messages_from_dict", "MessagesState", "set_id_factory",
+    "BaseMessage",
+    "HumanMessage",
+    "AIMessage",
+    "SystemMessage",
+    "ToolMessage",
+    "RemoveMessage",
+    "AnyMessage",
+    "REMOVE_ALL_MESSAGES",
+    "add_messages",
+    "convert_to_messages",
+    "message_to_dict",
+    "messages_from_dict",
+    "MessagesState",
+    "set_id_factory",
 ]
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
 
 _REQUIRED = object()  # field default: the caller must pass a value
-_TROUBLESHOOTING = ("\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langchain"
-                    "/errors/MESSAGE_COERCION_FAILURE ")  # langchain-core appends this, trailing space included
+_TROUBLESHOOTING = (
+    "\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langchain"
+    "/errors/MESSAGE_COERCION_FAILURE "
+)  # langchain-core appends this, trailing space included
 
 
 def _new_uuid() -> str:
@@ -78,13 +90,21 @@ class BaseMessage:
 
     # Field name -> default, in langchain's declaration order (repr and model_dump follow it).
     # The builtins `dict` and `list` as a default mean "a fresh empty one"; pydantic's repr always shows those.
-    _fields: dict[str, Any] = {"content": _REQUIRED, "additional_kwargs": dict, "response_metadata": dict,
-                               "type": _REQUIRED, "name": None, "id": None}
+    _fields: dict[str, Any] = {
+        "content": _REQUIRED,
+        "additional_kwargs": dict,
+        "response_metadata": dict,
+        "type": _REQUIRED,
+        "name": None,
+        "id": None,
+    }
     _repr_hidden: frozenset[str] = frozenset()
     __hash__ = None  # mutable, and unhashable like pydantic models
 
     def __init__(self, content: Any = None, content_blocks: list | None = None, **kwargs: Any) -> None:
-        values = self._before_validation({"content": content_blocks if content_blocks is not None else content, **kwargs})
+        values = self._before_validation(
+            {"content": content_blocks if content_blocks is not None else content, **kwargs}
+        )
         owner = type(self).__name__
         for field, default in self._fields.items():
             if field in values:
@@ -103,9 +123,13 @@ class BaseMessage:
 
     def _repr_items(self) -> list[tuple[str, Any]]:
         # pydantic shows a field unless it equals its default; factory defaults and extras always show.
-        shown = [(field, vars(self)[field]) for field, default in self._fields.items()
-                 if field in vars(self) and field not in self._repr_hidden
-                 and (default is _REQUIRED or default in (dict, list) or _differs(vars(self)[field], default))]
+        shown = [
+            (field, vars(self)[field])
+            for field, default in self._fields.items()
+            if field in vars(self)
+            and field not in self._repr_hidden
+            and (default is _REQUIRED or default in (dict, list) or _differs(vars(self)[field], default))
+        ]
         return shown + [(k, v) for k, v in vars(self).items() if k not in self._fields]
 
     def __repr__(self) -> str:
@@ -134,8 +158,13 @@ class BaseMessage:
     def text(self) -> _Text:
         if isinstance(self.content, str):
             return _Text(self.content)
-        return _Text("".join(b if isinstance(b, str) else b["text"] for b in self.content
-                             if isinstance(b, str) or (b.get("type") == "text" and isinstance(b.get("text"), str))))
+        return _Text(
+            "".join(
+                b if isinstance(b, str) else b["text"]
+                for b in self.content
+                if isinstance(b, str) or (b.get("type") == "text" and isinstance(b.get("text"), str))
+            )
+        )
 
     def pretty_repr(self, html: bool = False) -> str:
         padded = f" {self.type.title()} Message "
@@ -211,14 +240,20 @@ def tool_call(*, name: str, args: dict[str, Any], id: str | None) -> dict[str, A
     return {"name": name, "args": args, "id": id, "type": "tool_call"}
 
 
-def invalid_tool_call(*, name: str | None = None, args: str | None = None, id: str | None = None,
-                      error: str | None = None) -> dict[str, Any]:
+def invalid_tool_call(
+    *, name: str | None = None, args: str | None = None, id: str | None = None, error: str | None = None
+) -> dict[str, Any]:
     return {"type": "invalid_tool_call", "id": id, "name": name, "args": args, "error": error}
 
 
 class AIMessage(BaseMessage):
-    _fields = {**BaseMessage._fields, "type": "ai", "tool_calls": list, "invalid_tool_calls": list,
-               "usage_metadata": None}
+    _fields = {
+        **BaseMessage._fields,
+        "type": "ai",
+        "tool_calls": list,
+        "invalid_tool_calls": list,
+        "usage_metadata": None,
+    }
 
     def __init__(self, content: Any = None, content_blocks: list | None = None, **kwargs: Any) -> None:
         if content_blocks is not None and "tool_calls" not in kwargs:
@@ -230,11 +265,13 @@ class AIMessage(BaseMessage):
     def _before_validation(cls, values: dict[str, Any]) -> dict[str, Any]:
         # Normalise each call to name/args/id/type; a dict without "type" is accepted, "extras" dropped.
         if calls := values.get("tool_calls"):
-            values["tool_calls"] = [tool_call(**{k: v for k, v in c.items() if k not in ("type", "extras")})
-                                    for c in calls]
+            values["tool_calls"] = [
+                tool_call(**{k: v for k, v in c.items() if k not in ("type", "extras")}) for c in calls
+            ]
         if calls := values.get("invalid_tool_calls"):
-            values["invalid_tool_calls"] = [invalid_tool_call(**{k: v for k, v in c.items() if k != "type"})
-                                            for c in calls]
+            values["invalid_tool_calls"] = [
+                invalid_tool_call(**{k: v for k, v in c.items() if k != "type"}) for c in calls
+            ]
         return values
 
     def pretty_repr(self, html: bool = False) -> str:
@@ -246,14 +283,18 @@ class AIMessage(BaseMessage):
                 lines += [f"  {call.get('name', 'Tool')} ({call.get('id')})", f" Call ID: {call.get('id')}"]
                 lines += [f"  Error: {call.get('error')}"] if call.get("error") else []
                 args = call.get("args")
-                lines += ["  Args:"] + ([f"    {args}"] if isinstance(args, str) else
-                                        [f"    {k}: {v}" for k, v in args.items()] if isinstance(args, dict) else [])
+                lines += ["  Args:"] + (
+                    [f"    {args}"]
+                    if isinstance(args, str)
+                    else [f"    {k}: {v}" for k, v in args.items()]
+                    if isinstance(args, dict)
+                    else []
+                )
         return (super().pretty_repr(html=html).strip() + "\n" + "\n".join(lines)).strip()
 
 
 class ToolMessage(BaseMessage):
-    _fields = {**BaseMessage._fields, "type": "tool", "tool_call_id": _REQUIRED, "artifact": None,
-               "status": "success"}
+    _fields = {**BaseMessage._fields, "type": "tool", "tool_call_id": _REQUIRED, "artifact": None, "status": "success"}
     _repr_hidden = frozenset({"additional_kwargs", "response_metadata"})
 
     @classmethod
@@ -295,8 +336,14 @@ def message_to_dict(message: BaseMessage) -> dict[str, Any]:
 
 def messages_from_dict(dumped: list[dict[str, Any]]) -> list[BaseMessage]:
     """The inverse of `message_to_dict` (langchain-core's `messages_from_dict`)."""
-    classes = {"human": HumanMessage, "ai": AIMessage, "system": SystemMessage, "tool": ToolMessage,
-               "remove": RemoveMessage, "function": FunctionMessage}
+    classes = {
+        "human": HumanMessage,
+        "ai": AIMessage,
+        "system": SystemMessage,
+        "tool": ToolMessage,
+        "remove": RemoveMessage,
+        "function": FunctionMessage,
+    }
     out = []
     for item in dumped:
         cls = classes.get(item["type"])
@@ -309,9 +356,15 @@ def messages_from_dict(dumped: list[dict[str, Any]]) -> list[BaseMessage]:
     return out
 
 
-def _create_message_from_message_type(message_type: str, content: Any, name: str | None = None,
-                                      tool_call_id: str | None = None, tool_calls: list | None = None,
-                                      id: str | None = None, **additional_kwargs: Any) -> BaseMessage:
+def _create_message_from_message_type(
+    message_type: str,
+    content: Any,
+    name: str | None = None,
+    tool_call_id: str | None = None,
+    tool_calls: list | None = None,
+    id: str | None = None,
+    **additional_kwargs: Any,
+) -> BaseMessage:
     """langchain-core's dict/tuple -> message rules: unknown keys end up in additional_kwargs."""
     kwargs: dict[str, Any] = {}
     if name is not None:
@@ -353,8 +406,10 @@ def _create_message_from_message_type(message_type: str, content: Any, name: str
         return ToolMessage(content=content, artifact=artifact, **kwargs)
     if message_type == "remove":
         return RemoveMessage(**kwargs)
-    raise ValueError(f"Unexpected message type: '{message_type}'. Use one of 'human', 'user', 'ai', "
-                     f"'assistant', 'function', 'tool', 'system', or 'developer'." + _TROUBLESHOOTING)
+    raise ValueError(
+        f"Unexpected message type: '{message_type}'. Use one of 'human', 'user', 'ai', "
+        f"'assistant', 'function', 'tool', 'system', or 'developer'." + _TROUBLESHOOTING
+    )
 
 
 def _convert_to_message(message: Any) -> BaseMessage:
@@ -374,8 +429,9 @@ def _convert_to_message(message: Any) -> BaseMessage:
             role = fields.pop("role") if "role" in fields else fields.pop("type")
             content = fields.pop("content") or ""  # None content becomes ""
         except KeyError as e:
-            raise ValueError(f"Message dict must contain 'role' and 'content' keys, got {message}"
-                             + _TROUBLESHOOTING) from e
+            raise ValueError(
+                f"Message dict must contain 'role' and 'content' keys, got {message}" + _TROUBLESHOOTING
+            ) from e
         return _create_message_from_message_type(role, content, **fields)
     raise NotImplementedError(f"Unsupported message type: {type(message)}" + _TROUBLESHOOTING)
 
@@ -396,8 +452,14 @@ def _openai_round_trip(messages: list[BaseMessage]) -> list[BaseMessage]:
         if isinstance(content, list) and all(isinstance(b, str) or b.get("type") == "text" for b in content):
             content = "\n".join(b if isinstance(b, str) else b["text"] for b in content)
         elif isinstance(content, list):
-            content = [{"type": "text", "text": b} if isinstance(b, str)
-                       else {"type": "text", "text": b["text"]} if b.get("type") == "text" else b for b in content]
+            content = [
+                {"type": "text", "text": b}
+                if isinstance(b, str)
+                else {"type": "text", "text": b["text"]}
+                if b.get("type") == "text"
+                else b
+                for b in content
+            ]
         kwargs: dict[str, Any] = {"name": m.name} if m.name else {}
         if isinstance(m, AIMessage) and m.tool_calls:
             kwargs["tool_calls"] = [tool_call(name=c["name"], args=c["args"], id=c["id"]) for c in m.tool_calls]
@@ -426,8 +488,10 @@ def _both_sides_or_partial(merge: Callable[..., list[BaseMessage]]) -> Callable[
             return merge(left, right, **kwargs)
         if left is not None or right is not None:
             # LangGraph tests `left` for truthiness here, so `add_messages([], None)` blames 'right'.
-            raise ValueError("Must specify non-null arguments for both 'left' and 'right'. "
-                             f"Only received: '{'left' if left else 'right'}'.")
+            raise ValueError(
+                "Must specify non-null arguments for both 'left' and 'right'. "
+                f"Only received: '{'left' if left else 'right'}'."
+            )
         return functools.partial(merge, **kwargs)
 
     return wrapper
@@ -447,7 +511,7 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
         if isinstance(message, RemoveMessage) and message.id == REMOVE_ALL_MESSAGES:
             remove_all_at = index
     if remove_all_at is not None:
-        return right[remove_all_at + 1:]  # LangGraph returns here: no removals, no format check
+        return right[remove_all_at + 1 :]  # LangGraph returns here: no removals, no format check
 
     merged = left.copy()
     position_by_id = {m.id: i for i, m in enumerate(merged)}

@@ -251,7 +251,9 @@ class Runner:
         policy = next((p for p in node.retry_policy if p.accepts(exc)), None) if node.retry_policy else None
         if policy is None or len(task.attempts) + 1 >= policy.max_attempts:
             return None
-        attempt = TaskAttempt(len(task.attempts) + 1, exc, time.perf_counter() - attempt_started, policy.interval(len(task.attempts) + 1))
+        attempt = TaskAttempt(
+            len(task.attempts) + 1, exc, time.perf_counter() - attempt_started, policy.interval(len(task.attempts) + 1)
+        )
         task.attempts.append(attempt)
         logger.info(
             f"Retrying task {task.name} after {attempt.retry_in:.2f} seconds (attempt {attempt.attempt}) "
@@ -328,7 +330,9 @@ def control_writes(returned: Any) -> list[tuple[str, Any]]:
     return writes
 
 
-def call_router(branch: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop", awaitable: bool = False) -> Any:
+def call_router(
+    branch: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop", awaitable: bool = False
+) -> Any:
     """Runs one router on the fresh state (step start + this task's own writes); returns its result
     (a coroutine for an `async def` router when `awaitable`)."""
     spec = branch.spec

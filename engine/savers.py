@@ -26,7 +26,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Callable, Iterator, NamedTuple, Sequence, TypedDict
 
 from .constants import ERROR, INTERRUPT, NO_WRITES, RESUME
@@ -38,10 +38,19 @@ NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 WRITES_IDX_MAP = {ERROR: -1, "__scheduled__": -2, INTERRUPT: -3, RESUME: -4}
 """Control writes take a fixed slot per task, so a newer one replaces the older (LangGraph's map)."""
 CONTROL_WRITES = frozenset((ERROR, INTERRUPT, RESUME, "__error_source_node__"))
-EXCLUDED_METADATA_KEYS = frozenset({
-    "thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "langgraph_step", "langgraph_node",
-    "langgraph_triggers", "langgraph_path", "langgraph_checkpoint_ns",
-})
+EXCLUDED_METADATA_KEYS = frozenset(
+    {
+        "thread_id",
+        "checkpoint_id",
+        "checkpoint_ns",
+        "checkpoint_map",
+        "langgraph_step",
+        "langgraph_node",
+        "langgraph_triggers",
+        "langgraph_path",
+        "langgraph_checkpoint_ns",
+    }
+)
 MISSING_THREAD_ID = (
     "Checkpointer requires one or more of the following 'configurable' keys: thread_id, checkpoint_ns, checkpoint_id"
 )
@@ -109,13 +118,20 @@ def sequential_ids(start: int = 1) -> Callable[[int], str]:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 def empty_checkpoint(id: str = "", ts: str = "") -> Checkpoint:
     """What a thread without checkpoints starts from (LangGraph gives it metadata step -2)."""
-    return Checkpoint(v=CHECKPOINT_VERSION, id=id, ts=ts, channel_values={}, channel_versions={},
-                      versions_seen={}, updated_channels=None)
+    return Checkpoint(
+        v=CHECKPOINT_VERSION,
+        id=id,
+        ts=ts,
+        channel_values={},
+        channel_versions={},
+        versions_seen={},
+        updated_channels=None,
+    )
 
 
 def checkpoint_metadata(config: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
@@ -246,13 +262,15 @@ class BaseCheckpointSaver:
         """Checkpoints newest first; `filter` matches metadata, `before` is a config, `limit` a count."""
         raise NotImplementedError
 
-    def put(self, config: dict[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
-            new_versions: dict[str, Any]) -> dict[str, Any]:
+    def put(
+        self, config: dict[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, Any]
+    ) -> dict[str, Any]:
         """Saves `checkpoint` as a child of the one `config` names; returns the new checkpoint's config."""
         raise NotImplementedError
 
-    def put_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
-                   task_path: str = "") -> None:
+    def put_writes(
+        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
+    ) -> None:
         """Stores a task's writes on the checkpoint `config` names."""
         raise NotImplementedError
 
@@ -309,11 +327,19 @@ class InMemorySaver(BaseCheckpointSaver):
             [(stored[k][0], stored[k][1], safe_copy(stored[k][2])) for k in ordered],
         )
 
-    def list(self, config: dict[str, Any] | None, *, filter: dict[str, Any] | None = None,
-             before: dict[str, Any] | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
+    def list(
+        self,
+        config: dict[str, Any] | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
         configurable = (config or {}).get("configurable") or {}
         with self.lock:
-            threads = [str(configurable["thread_id"])] if configurable.get("thread_id") is not None else list(self.storage)
+            threads = (
+                [str(configurable["thread_id"])] if configurable.get("thread_id") is not None else list(self.storage)
+            )
             wanted_ns = configurable.get("checkpoint_ns")
             wanted_id = configurable.get("checkpoint_id")
             before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id")
@@ -329,17 +355,21 @@ class InMemorySaver(BaseCheckpointSaver):
                             found.append(self._tuple(thread_id, ns, checkpoint_id))
         yield from found[:limit] if limit is not None else found
 
-    def put(self, config: dict[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
-            new_versions: dict[str, Any]) -> dict[str, Any]:
+    def put(
+        self, config: dict[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, Any]
+    ) -> dict[str, Any]:
         thread_id, ns, parent = thread_config(config)
         with self.lock:
             self.storage.setdefault(thread_id, {}).setdefault(ns, {})[checkpoint["id"]] = (
-                safe_copy(checkpoint), safe_copy(checkpoint_metadata(config, metadata)), parent,
+                safe_copy(checkpoint),
+                safe_copy(checkpoint_metadata(config, metadata)),
+                parent,
             )
         return make_config(thread_id, ns, checkpoint["id"])
 
-    def put_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
-                   task_path: str = "") -> None:
+    def put_writes(
+        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
+    ) -> None:
         thread_id, ns, checkpoint_id = thread_config(config)
         with self.lock:
             stored = self.writes.setdefault((thread_id, ns, checkpoint_id or ""), {})

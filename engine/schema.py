@@ -45,7 +45,9 @@ def channels_for_schema(schema: Any) -> dict[str, Channel]:
     if not fields:
         return {ROOT: LastValue(ROOT)}
     return {
-        name: channel_for_field(name, annotation) for name, annotation in fields.items() if managed_getter(annotation) is None
+        name: channel_for_field(name, annotation)
+        for name, annotation in fields.items()
+        if managed_getter(annotation) is None
     }
 
 
@@ -80,9 +82,7 @@ def channel_for_field(name: str, annotation: Any) -> Channel:
 def check_reducer_signature(reducer: Callable[..., Any]) -> None:
     """LangGraph's rule: exactly two positional parameters, else its exact ValueError."""
     signature = inspect.signature(reducer)
-    positional = sum(
-        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values()
-    )
+    positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
     if positional != 2:
         raise ValueError(f"Invalid reducer signature. Expected (a, b) -> c. Got {signature}")
 
@@ -154,7 +154,9 @@ def object_as_pairs(value: Any, keys: Sequence[str]) -> list[tuple[str, Any]]:
     return pairs
 
 
-def state_update_pairs(returned: Any, known_keys: frozenset[str] | set[str], all_keys: Sequence[str]) -> list[tuple[str, Any]]:
+def state_update_pairs(
+    returned: Any, known_keys: frozenset[str] | set[str], all_keys: Sequence[str]
+) -> list[tuple[str, Any]]:
     """The state writes a node's return value stands for (LangGraph's `_get_updates`).
 
     Keys that are not channels are dropped silently; `None` writes nothing; a list holding Commands is

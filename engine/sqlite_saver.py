@@ -20,11 +20,17 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
+from .constants import ERROR
 from .savers import (
-    BaseCheckpointSaver, Checkpoint, CheckpointTuple, checkpoint_metadata, make_config, matches, thread_config,
+    BaseCheckpointSaver,
+    Checkpoint,
+    CheckpointTuple,
+    checkpoint_metadata,
+    make_config,
+    matches,
+    thread_config,
     write_slots,
 )
-from .constants import ERROR
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS checkpoints (
@@ -45,8 +51,13 @@ class SqliteSaver(BaseCheckpointSaver):
     to autocommit; open it with `check_same_thread=False` if subgraphs run in parallel), or
     `with SqliteSaver.from_conn_string("run.db") as saver: ...` (closes the connection after)."""
 
-    def __init__(self, conn: str | os.PathLike[str] | sqlite3.Connection, *,
-                 ids: Callable[[int], str] | None = None, clock: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self,
+        conn: str | os.PathLike[str] | sqlite3.Connection,
+        *,
+        ids: Callable[[int], str] | None = None,
+        clock: Callable[[], str] | None = None,
+    ) -> None:
         super().__init__(ids=ids, clock=clock)
         if isinstance(conn, sqlite3.Connection):
             self.conn = conn
@@ -83,20 +94,31 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def get_tuple(self, config: dict[str, Any]) -> CheckpointTuple | None:
         thread_id, ns, checkpoint_id = thread_config(config)
-        query = "SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints " \
-                "WHERE thread_id = ? AND checkpoint_ns = ?"
+        query = (
+            "SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints "
+            "WHERE thread_id = ? AND checkpoint_ns = ?"
+        )
         if checkpoint_id is not None:
             rows = self._fetch(query + " AND checkpoint_id = ?", (thread_id, ns, checkpoint_id))
         else:
             rows = self._fetch(query + " ORDER BY checkpoint_id DESC LIMIT 1", (thread_id, ns))
         return self._tuple(thread_id, ns, rows[0]) if rows else None
 
-    def list(self, config: dict[str, Any] | None, *, filter: dict[str, Any] | None = None,
-             before: dict[str, Any] | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
+    def list(
+        self,
+        config: dict[str, Any] | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: dict[str, Any] | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
         configurable = (config or {}).get("configurable") or {}
         where, args = [], []
-        for column, value in (("thread_id", configurable.get("thread_id")), ("checkpoint_ns", configurable.get("checkpoint_ns")),
-                              ("checkpoint_id", configurable.get("checkpoint_id"))):
+        for column, value in (
+            ("thread_id", configurable.get("thread_id")),
+            ("checkpoint_ns", configurable.get("checkpoint_ns")),
+            ("checkpoint_id", configurable.get("checkpoint_id")),
+        ):
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(str(value))
@@ -120,7 +142,8 @@ class SqliteSaver(BaseCheckpointSaver):
         checkpoint_id, parent, checkpoint, metadata = row
         writes = self._fetch(
             "SELECT task_id, channel, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
-            "ORDER BY task_path, task_id, idx", (thread_id, ns, checkpoint_id),
+            "ORDER BY task_path, task_id, idx",
+            (thread_id, ns, checkpoint_id),
         )
         return CheckpointTuple(
             make_config(thread_id, ns, checkpoint_id),
@@ -136,25 +159,46 @@ class SqliteSaver(BaseCheckpointSaver):
 
     # ---- writing ---------------------------------------------------------------------------------
 
-    def put(self, config: dict[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any],
-            new_versions: dict[str, Any]) -> dict[str, Any]:
+    def put(
+        self, config: dict[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, Any]
+    ) -> dict[str, Any]:
         thread_id, ns, parent = thread_config(config)
-        row = (thread_id, ns, checkpoint["id"], parent, _dumps(checkpoint, "the checkpoint"),
-               _dumps(checkpoint_metadata(config, metadata), "the checkpoint metadata"))
+        row = (
+            thread_id,
+            ns,
+            checkpoint["id"],
+            parent,
+            _dumps(checkpoint, "the checkpoint"),
+            _dumps(checkpoint_metadata(config, metadata), "the checkpoint metadata"),
+        )
         with self.lock:
             self.conn.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)", row)
         return make_config(thread_id, ns, checkpoint["id"])
 
-    def put_writes(self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
-                   task_path: str = "") -> None:
+    def put_writes(
+        self, config: dict[str, Any], writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
+    ) -> None:
         thread_id, ns, checkpoint_id = thread_config(config)
         rows = []
         for slot, channel, value in write_slots(writes):
             if channel == ERROR:
                 value = _picklable_error(value)
             verb = "REPLACE" if slot < 0 else "IGNORE"  # control writes replace; others are stored once
-            rows.append((verb, (thread_id, ns, checkpoint_id or "", task_id, slot, channel,
-                                _dumps(value, f"the write to {channel!r} by task {task_id}"), task_path)))
+            rows.append(
+                (
+                    verb,
+                    (
+                        thread_id,
+                        ns,
+                        checkpoint_id or "",
+                        task_id,
+                        slot,
+                        channel,
+                        _dumps(value, f"the write to {channel!r} by task {task_id}"),
+                        task_path,
+                    ),
+                )
+            )
         with self.lock:
             self.conn.execute("BEGIN")  # a task's writes are stored all together or not at all
             try:

@@ -19,14 +19,20 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 from .algo import RunState, Task, apply_writes, plan_tasks, task_id
-from .savers import (
-    NULL_TASK_ID, BaseCheckpointSaver, CheckpointTuple, TaskStatus, make_config, read_task_statuses, thread_config,
-)
+from .checkpointing import new_checkpoint, restore_state, unknown_checkpoint
 from .constants import COPY, END, INPUT, INTERRUPT, NS_END, NS_SEP, PUSH, START
 from .errors import InvalidUpdateError
 from .interrupts import task_ns
-from .checkpointing import new_checkpoint, restore_state, unknown_checkpoint
 from .runner import node_writes
+from .savers import (
+    NULL_TASK_ID,
+    BaseCheckpointSaver,
+    CheckpointTuple,
+    TaskStatus,
+    make_config,
+    read_task_statuses,
+    thread_config,
+)
 from .stream import task_result_writes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,8 +100,15 @@ def resolve(graph: "CompiledStateGraph", checkpoint_ns: str) -> tuple["CompiledS
     return graph, ns
 
 
-def snapshot(graph: "CompiledStateGraph", config: dict[str, Any], saved: CheckpointTuple | None,
-             ns: tuple[str, ...] = (), *, live: bool = False, saver: BaseCheckpointSaver | None = None) -> StateSnapshot:
+def snapshot(
+    graph: "CompiledStateGraph",
+    config: dict[str, Any],
+    saved: CheckpointTuple | None,
+    ns: tuple[str, ...] = (),
+    *,
+    live: bool = False,
+    saver: BaseCheckpointSaver | None = None,
+) -> StateSnapshot:
     """The snapshot of one saved checkpoint (LangGraph's `_prepare_state_snapshot`); with `saver`,
     each subgraph task's `state` is the subgraph's own live snapshot (`get_state(subgraphs=True)`)."""
     if saved is None:
@@ -103,8 +116,10 @@ def snapshot(graph: "CompiledStateGraph", config: dict[str, Any], saved: Checkpo
     state = restore_state(graph, saved.checkpoint)
     step = saved.metadata.get("step", -1) + 1
     order = {name: index for index, name in enumerate(graph.nodes)}
-    tasks = sorted(plan_tasks(graph.nodes, graph.trigger_to_nodes, state, step, ns, None),
-                   key=lambda t: (0, t.path[1]) if t.path[0] == PUSH else (1, order[t.name]))
+    tasks = sorted(
+        plan_tasks(graph.nodes, graph.trigger_to_nodes, state, step, ns, None),
+        key=lambda t: (0, t.path[1]) if t.path[0] == PUSH else (1, order[t.name]),
+    )
     pending = saved.pending_writes or []
     null_writes = [(c, v) for t, c, v in pending if t == NULL_TASK_ID]
     if null_writes:
@@ -116,8 +131,9 @@ def snapshot(graph: "CompiledStateGraph", config: dict[str, Any], saved: Checkpo
                 task.writes = list(statuses[task.id].output)
         apply_writes(state, sorted((t for t in tasks if t.writes), key=Task.sort_key), graph.trigger_to_nodes)
     keys = graph.stream_keys if not isinstance(graph.output_keys, str) else graph.output_keys
-    pregel_tasks = tuple(pregel_task(graph, saved, ns, task, statuses.get(task.id, TaskStatus()), keys, live, saver)
-                         for task in tasks)
+    pregel_tasks = tuple(
+        pregel_task(graph, saved, ns, task, statuses.get(task.id, TaskStatus()), keys, live, saver) for task in tasks
+    )
     return StateSnapshot(
         read_values(state, keys),
         tuple(t.name for t in tasks if not t.writes),
@@ -143,11 +159,22 @@ def with_checkpoint_map(config: dict[str, Any] | None, metadata: dict[str, Any])
     if config is None or not parents:
         return config
     conf = config["configurable"]
-    return {**config, "configurable": {**conf, "checkpoint_map": {**parents, conf["checkpoint_ns"]: conf["checkpoint_id"]}}}
+    return {
+        **config,
+        "configurable": {**conf, "checkpoint_map": {**parents, conf["checkpoint_ns"]: conf["checkpoint_id"]}},
+    }
 
 
-def pregel_task(graph: "CompiledStateGraph", saved: CheckpointTuple, ns: tuple[str, ...], task: Task,
-                status: TaskStatus, keys: Any, live: bool, saver: BaseCheckpointSaver | None) -> PregelTask:
+def pregel_task(
+    graph: "CompiledStateGraph",
+    saved: CheckpointTuple,
+    ns: tuple[str, ...],
+    task: Task,
+    status: TaskStatus,
+    keys: Any,
+    live: bool,
+    saver: BaseCheckpointSaver | None,
+) -> PregelTask:
     if not status.finished:
         result = None
     elif isinstance(keys, str):
@@ -160,7 +187,9 @@ def pregel_task(graph: "CompiledStateGraph", saved: CheckpointTuple, ns: tuple[s
         sub_ns = task_ns(ns, task.name, task.id)
         state = {"configurable": {"thread_id": saved.config["configurable"]["thread_id"], "checkpoint_ns": sub_ns}}
         if saver is not None:
-            state = snapshot(node.action, state, saver.get_tuple(state), tuple(sub_ns.split(NS_SEP)), live=True, saver=saver)
+            state = snapshot(
+                node.action, state, saver.get_tuple(state), tuple(sub_ns.split(NS_SEP)), live=True, saver=saver
+            )
     interrupts = status.pending_interrupts if live else status.interrupts
     return PregelTask(task.id, task.name, task.path, status.error, tuple(interrupts), state, result)
 
@@ -178,12 +207,20 @@ def get_state(graph: "CompiledStateGraph", config: dict[str, Any], subgraphs: bo
     return snapshot(target, config, saved, ns, live=live, saver=saver if subgraphs else None)
 
 
-def get_state_history(graph: "CompiledStateGraph", config: dict[str, Any], *, filter: dict[str, Any] | None = None,
-                      before: dict[str, Any] | None = None, limit: int | None = None) -> Iterator[StateSnapshot]:
+def get_state_history(
+    graph: "CompiledStateGraph",
+    config: dict[str, Any],
+    *,
+    filter: dict[str, Any] | None = None,
+    before: dict[str, Any] | None = None,
+    limit: int | None = None,
+) -> Iterator[StateSnapshot]:
     saver = saver_of(graph)
     thread_id, checkpoint_ns, checkpoint_id = thread_config(config)
     target, ns = resolve(graph, checkpoint_ns)
-    found = list(saver.list(make_config(thread_id, checkpoint_ns, checkpoint_id), filter=filter, before=before, limit=limit))
+    found = list(
+        saver.list(make_config(thread_id, checkpoint_ns, checkpoint_id), filter=filter, before=before, limit=limit)
+    )
     for saved in found:
         yield snapshot(target, saved.config, saved, ns)
 
@@ -200,22 +237,38 @@ def infer_as_node(graph: "CompiledStateGraph", versions_seen: dict[str, dict[str
     return None
 
 
-def update_state(graph: "CompiledStateGraph", config: dict[str, Any], values: Any, as_node: str | None = None,
-                 task_id_: str | None = None) -> dict[str, Any]:
+def update_state(
+    graph: "CompiledStateGraph",
+    config: dict[str, Any],
+    values: Any,
+    as_node: str | None = None,
+    task_id_: str | None = None,
+) -> dict[str, Any]:
     """Applies `values` as `as_node`'s output to the checkpoint `config` names; returns the new config."""
     saver = saver_of(graph)
     thread_id, checkpoint_ns, checkpoint_id = thread_config(config)
     if checkpoint_ns:
-        raise NotImplementedError("update_state on a subgraph's checkpoint_ns is not supported yet; update the root thread.")
+        raise NotImplementedError(
+            "update_state on a subgraph's checkpoint_ns is not supported yet; update the root thread."
+        )
     saved = saver.get_tuple(make_config(thread_id, "", checkpoint_id))
     if saved is None and checkpoint_id is not None:
         message = unknown_checkpoint(thread_id, "", checkpoint_id)
         raise ValueError(message[0].upper() + message[1:])
-    state = restore_state(graph, saved.checkpoint) if saved else RunState({k: s.fresh() for k, s in graph.channels.items()})
+    state = (
+        restore_state(graph, saved.checkpoint) if saved else RunState({k: s.fresh() for k, s in graph.channels.items()})
+    )
     step = saved.metadata.get("step", -1) if saved else -1
     parents = saved.metadata.get("parents", {}) if saved else {}
-    put_config = {**config, "configurable": {**config["configurable"], "thread_id": thread_id, "checkpoint_ns": "",
-                                             "checkpoint_id": saved.checkpoint["id"] if saved else None}}
+    put_config = {
+        **config,
+        "configurable": {
+            **config["configurable"],
+            "thread_id": thread_id,
+            "checkpoint_ns": "",
+            "checkpoint_id": saved.checkpoint["id"] if saved else None,
+        },
+    }
     pending = (saved.pending_writes or []) if saved else []
 
     def save(source: str, at: int, where: dict[str, Any] = put_config) -> dict[str, Any]:
@@ -245,8 +298,10 @@ def update_state(graph: "CompiledStateGraph", config: dict[str, Any], values: An
         if saved is None:
             raise InvalidUpdateError("Cannot copy a non-existent checkpoint")
         if isinstance(values, list) and values:
-            raise NotImplementedError("update_state(..., as_node='__copy__') with updates is not supported; "
-                                      "copy first, then call update_state on the returned config.")
+            raise NotImplementedError(
+                "update_state(..., as_node='__copy__') with updates is not supported; "
+                "copy first, then call update_state on the returned config."
+            )
         where = saved.parent_config or make_config(thread_id, "", None)
         return save("fork", step + 1, {**config, "configurable": {**config["configurable"], **where["configurable"]}})
     if as_node is None:
@@ -255,18 +310,23 @@ def update_state(graph: "CompiledStateGraph", config: dict[str, Any], values: An
             raise InvalidUpdateError("Ambiguous update, specify as_node")
     if as_node not in graph.nodes:
         error = InvalidUpdateError(f"Node {as_node} does not exist")
-        error.add_note(f"as_node must be one of: {', '.join(graph.nodes)} (or __input__, __copy__, or END with values=None).")
+        error.add_note(
+            f"as_node must be one of: {', '.join(graph.nodes)} (or __input__, __copy__, or END with values=None)."
+        )
         raise error
     if isinstance(values, dict) and (unknown := [k for k in values if k not in graph.state_keys]):
         warnings.warn(
             f"update_state ignored {', '.join(map(repr, unknown))}: not a state key of this graph "
             f"({', '.join(graph.state_keys_ordered)}). LangGraph drops such keys silently; check the spelling.",
-            UnknownKeyWarning, stacklevel=3,
+            UnknownKeyWarning,
+            stacklevel=3,
         )
     node = graph.nodes[as_node]
     reused = [t.id for t in planned() if t.name == as_node] if saved is not None else []
     path = (INTERRUPT, 0)
-    the_id = task_id_ or (reused[0] if reused else task_id((), step + 1, as_node, path, saved.checkpoint["id"] if saved else ""))
+    the_id = task_id_ or (
+        reused[0] if reused else task_id((), step + 1, as_node, path, saved.checkpoint["id"] if saved else "")
+    )
     task = Task(the_id, as_node, path, step + 1, (INTERRUPT,), {}, values, node)
     node_writes(node, task, values, SimpleNamespace(state=state, config=config))
     apply_writes(state, [task], graph.trigger_to_nodes)

@@ -15,6 +15,13 @@ from .runner import Runner, node_writes
 from .state_api import infer_as_node
 
 __all__ = [
-    "RunState", "Task", "apply_writes", "plan_tasks", "INTERRUPT", "combine", "Runner", "node_writes",
+    "RunState",
+    "Task",
+    "apply_writes",
+    "plan_tasks",
+    "INTERRUPT",
+    "combine",
+    "Runner",
+    "node_writes",
     "infer_as_node",
 ]

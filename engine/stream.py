@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections import Counter, deque
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Callable, Iterator, Sequence
 
 from .algo import Task, scheduled_order
@@ -28,7 +28,7 @@ STREAM_MODES = ("values", "updates", "debug", "tasks", "custom", "checkpoints", 
 
 
 def utc_now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 class StreamCollector(Hooks):
@@ -175,8 +175,10 @@ class StreamCollector(Hooks):
         self.last_checkpoint[ns] = config
         values = self.readers[ns](self._keys(ns)) if ns in self.readers else {}
         payload = {
-            "config": _public_config(config, metadata), "parent_config": _public_config(parent, metadata),
-            "values": values, "metadata": metadata,
+            "config": _public_config(config, metadata),
+            "parent_config": _public_config(parent, metadata),
+            "values": values,
+            "metadata": metadata,
         }
         self.unannounced[ns] = (step, payload)
 
@@ -216,7 +218,9 @@ class StreamCollector(Hooks):
         if commit.kind == "resume" or not commit.updated_channels.isdisjoint(keys):  # a resume shows the state
             self._queue(ns, "values", commit.read(keys))
 
-    def run_finished(self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int) -> None:
+    def run_finished(
+        self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int
+    ) -> None:
         if ns in self.unannounced and status == "done":  # the last checkpoint: nothing comes next
             self._checkpoint_event(ns, ())
         breakpoint = error is None or (isinstance(error, GraphInterrupt) and not error.interrupts)
@@ -239,7 +243,10 @@ def _public_config(config: Any, metadata: Any) -> Any:
     configurable = {k: v for k, v in (config.get("configurable") or {}).items() if not k.startswith("__pregel_")}
     parents = (metadata or {}).get("parents")
     if parents:
-        configurable["checkpoint_map"] = {**parents, configurable.get("checkpoint_ns", ""): configurable.get("checkpoint_id")}
+        configurable["checkpoint_map"] = {
+            **parents,
+            configurable.get("checkpoint_ns", ""): configurable.get("checkpoint_id"),
+        }
     return {"configurable": configurable}
 
 

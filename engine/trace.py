@@ -27,7 +27,7 @@ import time
 import uuid
 import weakref
 from dataclasses import dataclass, field, fields, is_dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Callable, Protocol, Sequence
 
 from .algo import Task
@@ -41,10 +41,28 @@ from .types import RunStatus, StepKind, TaskPathKind
 
 __all__ = [
     # the records
-    "Trace", "RunRecord", "StepRecord", "TaskRecord", "ReducerCallRecord", "SCHEMA_VERSION", "VIEW", "SAME",
-    "SAME_AS_WRITES", "RunStatus", "StepKind", "TaskPathKind", "PUSH", "PULL", "TASKS",
+    "Trace",
+    "RunRecord",
+    "StepRecord",
+    "TaskRecord",
+    "ReducerCallRecord",
+    "SCHEMA_VERSION",
+    "VIEW",
+    "SAME",
+    "SAME_AS_WRITES",
+    "RunStatus",
+    "StepKind",
+    "TaskPathKind",
+    "PUSH",
+    "PULL",
+    "TASKS",
     # recording a run and describing its graph
-    "Recorder", "describe", "utc_now", "reducer_display_name", "schema_fields", "takes_config",
+    "Recorder",
+    "describe",
+    "utc_now",
+    "reducer_display_name",
+    "schema_fields",
+    "takes_config",
 ]
 """What the debugger may use: the records it reads, and what it needs to record runs (langgraph's too)
 and name what it sees as the engine does. The rest of the engine's modules are its own."""
@@ -190,16 +208,24 @@ def describe(graph: Any) -> dict[str, Any]:
     description = {
         "name": graph.name,
         "nodes": [
-            {"name": name, "subgraph": spec.action is not graph and hasattr(spec.action, "builder"),
-             "defer": spec.defer, "metadata": encode(spec.metadata)}
+            {
+                "name": name,
+                "subgraph": spec.action is not graph and hasattr(spec.action, "builder"),
+                "defer": spec.defer,
+                "metadata": encode(spec.metadata),
+            }
             for name, spec in builder.nodes.items()
         ],
         "edges": [[e.source, e.target] for e in builder.edges],
         "waiting_edges": [[list(w.sources), w.target] for w in builder.waiting_edges],
         "branches": [
-            {"source": b.source, "name": b.name,
-             "targets": None if b.path_map is None else {str(k): v for k, v in b.path_map.items()}}
-            for branches in builder.branches.values() for b in branches.values()
+            {
+                "source": b.source,
+                "name": b.name,
+                "targets": None if b.path_map is None else {str(k): v for k, v in b.path_map.items()},
+            }
+            for branches in builder.branches.values()
+            for b in branches.values()
         ],
         "channels": channels,
         "control_channels": _control_channels(builder),
@@ -221,7 +247,11 @@ def _control_channels(builder: Any) -> dict[str, dict[str, Any]]:
         roles[branch_channel(node)] = {"role": "edge", "target": node}
     for w in builder.waiting_edges:
         if w.target != END:
-            roles[join_channel(w.sources, w.target)] = {"role": "waiting_edge", "sources": list(w.sources), "target": w.target}
+            roles[join_channel(w.sources, w.target)] = {
+                "role": "waiting_edge",
+                "sources": list(w.sources),
+                "target": w.target,
+            }
     return roles
 
 
@@ -229,7 +259,7 @@ def _control_channels(builder: Any) -> dict[str, dict[str, Any]]:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 class _RunBuilder:
@@ -293,8 +323,14 @@ class Recorder(Hooks):
     """A hook that records a run into `self.trace`. One Recorder per run; thread-safe for subgraphs
     that run in parallel worker threads."""
 
-    def __init__(self, *, target: str = "", run_id: str | None = None, clock: Callable[[], str] = utc_now,
-                 sink: "StepSink | None" = None) -> None:
+    def __init__(
+        self,
+        *,
+        target: str = "",
+        run_id: str | None = None,
+        clock: Callable[[], str] = utc_now,
+        sink: "StepSink | None" = None,
+    ) -> None:
         self.trace: Trace | None = None
         self.sink = sink
         """With a sink, the root run's finished steps are handed over as they end and dropped from
@@ -309,8 +345,12 @@ class Recorder(Hooks):
 
     def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None:
         common = dict(
-            ns=list(ns), graph=describe(run.graph), input=encode(run.input), config=encode(_plain_config(run.config)),
-            recursion_limit=run.recursion_limit, started_at=self.clock(),
+            ns=list(ns),
+            graph=describe(run.graph),
+            input=encode(run.input),
+            config=encode(_plain_config(run.config)),
+            recursion_limit=run.recursion_limit,
+            started_at=self.clock(),
         )
         with self.lock:
             if not ns:
@@ -325,7 +365,9 @@ class Recorder(Hooks):
                     task.subgraphs.append(record)
             self.builders[ns] = _RunBuilder(record, self.sink if not ns else None)
 
-    def run_finished(self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int) -> None:
+    def run_finished(
+        self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int
+    ) -> None:
         builder = self.builders.get(ns)
         if builder is None:
             return
@@ -346,7 +388,12 @@ class Recorder(Hooks):
         by_id = builder.tasks_by_id
         for task in tasks:
             task_record = TaskRecord(
-                task.id, task.name, list(task.path), list(task.triggers), list(task.fired), dict(task.seen_versions),
+                task.id,
+                task.name,
+                list(task.path),
+                list(task.triggers),
+                list(task.fired),
+                dict(task.seen_versions),
                 self._input_view(builder, task),
             )
             records.append(task_record)
@@ -367,9 +414,7 @@ class Recorder(Hooks):
                     return {VIEW: list(value)}
             else:
                 items = _fields_of(value)
-                if items is not None and all(
-                    (snap := trackers.get(k)) is not None and snap.raw is v for k, v in items
-                ):
+                if items is not None and all((snap := trackers.get(k)) is not None and snap.raw is v for k, v in items):
                     return {VIEW: [k for k, _ in items]}
         return encode(value)
 
@@ -391,8 +436,12 @@ class Recorder(Hooks):
             record.error = encode_error(task.error)
         if task.attempts:
             record.attempts = [
-                {"attempt": a.attempt, "error": encode_error(a.error), "duration": round(a.duration, 6),
-                 "retry_in": round(a.retry_in, 6)}
+                {
+                    "attempt": a.attempt,
+                    "error": encode_error(a.error),
+                    "duration": round(a.duration, 6),
+                    "retry_in": round(a.retry_in, 6),
+                }
                 for a in task.attempts
             ]
 
@@ -411,7 +460,13 @@ class Recorder(Hooks):
         error = call.error
         step.reducer_calls.append(
             ReducerCallRecord(
-                call.index, call.channel, call.reducer, call.writer, call.writer_name, encode_shared(call.write), before,
+                call.index,
+                call.channel,
+                call.reducer,
+                call.writer,
+                call.writer_name,
+                encode_shared(call.write),
+                before,
                 SAME if error is not None else snap.delta(call.after, encode_shared),
                 encode_error(error) if error is not None else None,
             )
@@ -464,7 +519,12 @@ _IMMUTABLE = frozenset((int, str, float, bool, type(None), tuple))
 def _unchanged_list(value: Any, items: Any) -> bool:
     """True when `value` is a list whose items are still exactly the recorded `items` (a node may
     have changed it in place, which the delta must then show)."""
-    return type(value) is list and type(items) is list and len(value) == len(items) and all(map(operator.is_, value, items))
+    return (
+        type(value) is list
+        and type(items) is list
+        and len(value) == len(items)
+        and all(map(operator.is_, value, items))
+    )
 
 
 def _fields_of(value: Any) -> list[tuple[str, Any]] | None:

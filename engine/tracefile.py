@@ -12,13 +12,13 @@ These checks are the engine's minimum (standard library only). The debugger read
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING as MISSING_FIELD, fields, is_dataclass
+from dataclasses import MISSING as MISSING_FIELD
+from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from .blobs import BlobPacker, load_json
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
-
 
 
 class TraceFileError(ValueError):
@@ -84,12 +84,18 @@ def _step_to_dict(step: StepRecord) -> dict[str, Any]:
     for call in step.reducer_calls:
         data = _record_to_dict(call)
         writes = writes_by_task.get(call.writer, ())
-        ref = next((i for i, (channel, value) in enumerate(writes) if channel == call.channel and value is call.write), None)
+        ref = next(
+            (i for i, (channel, value) in enumerate(writes) if channel == call.channel and value is call.write), None
+        )
         if ref is not None:
             data["write"] = {"$write": ref}
             added = call.after.get("extend")
-            if isinstance(added, list) and isinstance(call.write, list) and len(added) == len(call.write) \
-                    and all(a is b for a, b in zip(added, call.write)):
+            if (
+                isinstance(added, list)
+                and isinstance(call.write, list)
+                and len(added) == len(call.write)
+                and all(a is b for a, b in zip(added, call.write))
+            ):
                 data["after"] = {"extend": {"$write": ref}}
         calls.append(data)
     plain["reducer_calls"] = calls
@@ -160,8 +166,10 @@ def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
         data = load_json(text)
     except json.JSONDecodeError as exc:
         kind = "is truncated" if exc.pos >= len(text) - 1 else "is not valid JSON"
-        raise TraceFileError(f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
-                             "Re-export the run, or open a complete .json trace file.") from None
+        raise TraceFileError(
+            f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
+            "Re-export the run, or open a complete .json trace file."
+        ) from None
     except UnicodeDecodeError as exc:
         raise TraceFileError(f"{source} is not text ({exc.reason}); a trace file is UTF-8 JSON.") from None
     except (RecursionError, ValueError) as exc:  # a depth bomb; an int of more than 4,300 digits
@@ -171,14 +179,18 @@ def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
 
 def from_dict(data: Any, *, source: str = "<trace>") -> Trace:
     if not isinstance(data, dict) or "schema_version" not in data:
-        raise TraceFileError(f"{source} is not a StepScope trace: it has no schema_version. "
-                             "Export one with `stepscope run TARGET --out FILE`.")
+        raise TraceFileError(
+            f"{source} is not a StepScope trace: it has no schema_version. "
+            "Export one with `stepscope run TARGET --out FILE`."
+        )
     version = data["schema_version"]
     if not isinstance(version, int):
         raise TraceFileError(f"{source}: schema_version is {version!r}, not a number.")
     if version > SCHEMA_VERSION:
-        raise TraceFileError(f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
-                             f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it.")
+        raise TraceFileError(
+            f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
+            f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it."
+        )
     try:
         return _build(Trace, data, "trace")
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
@@ -193,8 +205,12 @@ def _build(cls: type, data: Any, where: str) -> Any:
     if unknown:
         raise KeyError(f"{where} has unknown fields {sorted(unknown)}")
     kwargs = dict(data)
-    nested = {"steps": (StepRecord, "step"), "tasks": (TaskRecord, "task"),
-              "reducer_calls": (ReducerCallRecord, "reducer call"), "subgraphs": (RunRecord, "subgraph run")}
+    nested = {
+        "steps": (StepRecord, "step"),
+        "tasks": (TaskRecord, "task"),
+        "reducer_calls": (ReducerCallRecord, "reducer call"),
+        "subgraphs": (RunRecord, "subgraph run"),
+    }
     for name, (item_cls, label) in nested.items():
         if name in kwargs and name in names:
             items = kwargs[name]

@@ -93,7 +93,12 @@ class Command(Generic[N]):
     def __repr__(self) -> str:
         shown = ", ".join(
             f"{name}={value!r}"
-            for name, value in (("graph", self.graph), ("update", self.update), ("resume", self.resume), ("goto", self.goto))
+            for name, value in (
+                ("graph", self.graph),
+                ("update", self.update),
+                ("resume", self.resume),
+                ("goto", self.goto),
+            )
             if value
         )
         return f"Command({shown})"
@@ -119,8 +124,20 @@ def default_retry_on(exc: Exception) -> bool:
         return 500 <= response.status_code < 600 if response else True
     if isinstance(
         exc,
-        (ValueError, TypeError, ArithmeticError, ImportError, LookupError, NameError, SyntaxError, RuntimeError,
-         ReferenceError, StopIteration, StopAsyncIteration, OSError),
+        (
+            ValueError,
+            TypeError,
+            ArithmeticError,
+            ImportError,
+            LookupError,
+            NameError,
+            SyntaxError,
+            RuntimeError,
+            ReferenceError,
+            StopIteration,
+            StopAsyncIteration,
+            OSError,
+        ),
     ):
         return False
     return True

@@ -10,8 +10,11 @@ from typing import Any
 
 def is_message(value: Any) -> bool:
     """A chat message object, from `engine` or from `langchain_core` (duck-typed)."""
-    return not isinstance(value, type) and hasattr(value, "content") and hasattr(value, "type") and (
-        type(value).__name__.endswith("Message")
+    return (
+        not isinstance(value, type)
+        and hasattr(value, "content")
+        and hasattr(value, "type")
+        and (type(value).__name__.endswith("Message"))
     )
 
 

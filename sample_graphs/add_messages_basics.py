@@ -11,7 +11,6 @@ if __package__ in (None, ""):  # `python sample_graphs/add_messages_basics.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import START, AIMessage, HumanMessage, MessagesState, RemoveMessage, StateGraph, add_messages
-
 from sample_graphs._show import show
 
 title = "add_messages: append, replace by id, RemoveMessage"

@@ -13,7 +13,6 @@ if __package__ in (None, ""):  # `python sample_graphs/clear_with_empty_list.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, Overwrite, StateGraph
-
 from sample_graphs._show import show
 
 title = "Clearing an operator.add list with []"

@@ -13,11 +13,12 @@ if __package__ in (None, ""):  # `python sample_graphs/command_goto.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, Command, StateGraph
-
 from sample_graphs._show import show
 
 title = "Command(goto=...) next to a leftover static edge"
-summary = "A node returning Command(goto, update) routes and writes at once; goto adds to static edges, never replaces them."
+summary = (
+    "A node returning Command(goto, update) routes and writes at once; goto adds to static edges, never replaces them."
+)
 source = "LangGraph routing with Command (a node-side alternative to seed 003's conditional edges)"
 lesson = (
     "`triage` returns `Command(goto='billing', update={...})`: one return value both writes the state and "

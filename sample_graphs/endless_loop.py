@@ -15,14 +15,15 @@ if __package__ in (None, ""):  # `python sample_graphs/endless_loop.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, StateGraph
-
 from sample_graphs._show import show
 
 MAX_ATTEMPTS = 3
 RECURSION_LIMIT = 25
 
 title = "A loop that never stops: the recursion limit ends it"
-summary = "A counter that is overwritten instead of added never reaches its stop condition; the recursion limit ends the run."
+summary = (
+    "A counter that is overwritten instead of added never reaches its stop condition; the recursion limit ends the run."
+)
 source = "loops (seed 003, section 06) and additive counters (seed 000)"
 lesson = (
     "`try_once` returns `{'attempts': 1}`, meaning 'one more attempt', and the router ends the loop once "

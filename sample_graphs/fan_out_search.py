@@ -14,7 +14,6 @@ if __package__ in (None, ""):  # `python sample_graphs/fan_out_search.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, StateGraph
-
 from sample_graphs._show import show
 
 title = "Fan-out, fan-in: two searches in parallel, one merge"

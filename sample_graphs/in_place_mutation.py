@@ -15,7 +15,6 @@ if __package__ in (None, ""):  # `python sample_graphs/in_place_mutation.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, StateGraph
-
 from sample_graphs._show import show
 
 title = "Appending to the state's list in place"

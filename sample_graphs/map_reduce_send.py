@@ -13,7 +13,6 @@ if __package__ in (None, ""):  # `python sample_graphs/map_reduce_send.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, Send, StateGraph
-
 from sample_graphs._show import show
 
 title = "Map-reduce with Send"

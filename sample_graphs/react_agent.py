@@ -12,7 +12,6 @@ if __package__ in (None, ""):  # `python sample_graphs/react_agent.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, AIMessage, MessagesState, StateGraph, ToolMessage
-
 from sample_graphs._show import brief, describe, outcome
 
 title = "The ReAct loop: llm, tools, and a conditional edge back"
@@ -70,9 +69,7 @@ def call_tools(state: MessagesState) -> dict:
     results = []
     for call in state["messages"][-1].tool_calls:
         output = TOOLS[call["name"]](**call["args"])
-        results.append(
-            ToolMessage(str(output), tool_call_id=call["id"], name=call["name"], id=f"result-{call['id']}")
-        )
+        results.append(ToolMessage(str(output), tool_call_id=call["id"], name=call["name"], id=f"result-{call['id']}"))
     return {"messages": results}
 
 

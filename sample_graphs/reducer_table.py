@@ -15,7 +15,6 @@ if __package__ in (None, ""):  # `python sample_graphs/reducer_table.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import START, StateGraph
-
 from sample_graphs._show import describe, outcome
 
 title = "The reducer table: append, overwrite, or error"

@@ -13,7 +13,6 @@ if __package__ in (None, ""):  # `python sample_graphs/refund_concurrent_update.
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import START, StateGraph
-
 from sample_graphs._show import show
 
 title = "Refund assistant: two parallel writes to one plain key"
@@ -24,7 +23,7 @@ lesson = (
     "and both lookups write `v` in the same superstep. "
     "`v: int` has no reducer, so it holds one value and accepts one write per step; with two writes the "
     "framework does not guess which one you meant and raises InvalidUpdateError: \"At key 'v': Can receive "
-    "only one value per step. Use an Annotated key to handle multiple values.\" "
+    'only one value per step. Use an Annotated key to handle multiple values." '
     "The error is raised at the barrier, after both nodes have run, and the step produces no new state. "
     "Do what the message says: declare how the writes merge, here `v: Annotated[list[int], operator.add]` "
     "with each node returning a one-item list, and `fixed_graph` ends with v=[1, 2]. "

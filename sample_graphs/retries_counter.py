@@ -13,7 +13,6 @@ if __package__ in (None, ""):  # `python sample_graphs/retries_counter.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, StateGraph
-
 from sample_graphs._show import show
 
 MAX_RETRIES = 3

@@ -11,7 +11,6 @@ if __package__ in (None, ""):  # `python sample_graphs/single_node_agent.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, AIMessage, MessagesState, StateGraph
-
 from sample_graphs._show import show
 
 title = "A single-node LLM agent: a node returns an update"

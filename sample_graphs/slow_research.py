@@ -18,7 +18,6 @@ if __package__ in (None, ""):  # `python sample_graphs/slow_research.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import END, START, StateGraph
-
 from sample_graphs._show import show
 
 title = "A slow research pipeline to watch live"
@@ -62,8 +61,10 @@ def search_docs(state: ResearchState) -> dict:
 
 def write(state: ResearchState) -> dict:
     delay()
-    return {"draft": f"{state['topic']}: " + "; ".join(n.split(": ", 1)[1] for n in state["notes"][1:]),
-            "notes": ["write: drafted"]}
+    return {
+        "draft": f"{state['topic']}: " + "; ".join(n.split(": ", 1)[1] for n in state["notes"][1:]),
+        "notes": ["write: drafted"],
+    }
 
 
 def review(state: ResearchState) -> dict:

@@ -9,7 +9,6 @@ for it (`monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", ...)`)."""
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 
 import pytest
@@ -29,13 +28,18 @@ def _runs_stay_out_of_the_users_data_folder(tmp_path_factory: pytest.TempPathFac
     else:
         os.environ["STEPSCOPE_DB"] = previous
 
+
 HERE = Path(__file__).parent
 REFERENCE_FILES = {"test_langgraph_import.py", "test_draw.py"}
 """Files that run the real langgraph as the reference (imports, drawings compared with LangGraph's)."""
 
 
-SLOW_NAMES = ("test_cli", "test_sqlite_resumes_a_killed_process", "test_the_view_model_imports_no_streamlit",
-              "test_runs_as_a_script")
+SLOW_NAMES = (
+    "test_cli",
+    "test_sqlite_resumes_a_killed_process",
+    "test_the_view_model_imports_no_streamlit",
+    "test_runs_as_a_script",
+)
 """Name prefixes of tests that start a subprocess (a second or more each)."""
 SLOW_FILES = {"test_app.py"}
 """AppTest runs the whole app once per test (about half a second each): `make test` runs them, `make check` not."""

@@ -75,7 +75,7 @@ def ran_nodes(at: AppTest) -> list[str]:
 def node_svg(at: AppTest, node: str) -> str:
     svg = drawing(at)
     start = svg.index(f'<g id="node_{node}"')
-    return svg[start:svg.index("</g>", start)]
+    return svg[start : svg.index("</g>", start)]
 
 
 def tab(at: AppTest, name: str):
@@ -112,13 +112,19 @@ def test_opens_the_default_sample_at_its_first_step(fresh_store):
     assert url(at) == {"sample": "subgraph_trap", "step": "0"}
     assert at.title[0].value == "A subgraph re-appends its parent's list"
     assert at.subheader[0].value == "Superstep 0"
-    assert "In step 0, **\\_\\_start\\_\\_** ran." in [m.value for m in at.markdown], "escaped, or it shows as bold 'start'"
+    assert "In step 0, **\\_\\_start\\_\\_** ran." in [m.value for m in at.markdown], (
+        "escaped, or it shows as bold 'start'"
+    )
     assert ran_nodes(at) == ["__start__"]
     assert node_state(at, "p1") == "next"
     assert at.button(key="prev").disabled and at.button(key="first").disabled
     assert not at.button(key="next").disabled
-    assert [b.proto.shortcut for b in (at.button(key=k) for k in ("first", "prev", "next", "last"))] == \
-        ["home", "left", "right", "end"]
+    assert [b.proto.shortcut for b in (at.button(key=k) for k in ("first", "prev", "next", "last"))] == [
+        "home",
+        "left",
+        "right",
+        "end",
+    ]
     sidebar = texts(at.sidebar)
     assert any("`done` · 3 steps" in text for text in sidebar)
     assert RunStore(str(fresh_store)).list() == [], "a sample opened by its link is not stored: the link reproduces it"
@@ -167,8 +173,10 @@ def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
     assert "In step 2, **child** ran." in summary
     assert "- child runs because p1 finished (edge p1 → child)" in summary
     assert "**Next:** nothing — the run ended with status `done`." in summary
-    assert any(plain(w.value).startswith("`log` now holds items twice: operator.add appended ['parent', 'sub-1']")
-               for w in at.warning)
+    assert any(
+        plain(w.value).startswith("`log` now holds items twice: operator.add appended ['parent', 'sub-1']")
+        for w in at.warning
+    )
 
 
 # ---- the merge panel --------------------------------------------------------------------------------
@@ -185,9 +193,13 @@ def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
     assert call.startswith("✅ **#0** from **child** wrote `['parent', 'sub-1']` → `['parent', 'parent', 'sub-1']`")
     assert "(1 of them already there: duplicated)" in call
     repeat, mark = merge.warning
-    assert plain(repeat.value) == ("Item #1 'parent' (written by p1 in step 1) of the result repeats what was already "
-                                   "there: this write carried the old value again.")
-    assert plain(mark.value) == "**Subgraph node child re-appended 'log'** (see Findings)", "diagnose's finding marks the call"
+    assert plain(repeat.value) == (
+        "Item #1 'parent' (written by p1 in step 1) of the result repeats what was already "
+        "there: this write carried the old value again."
+    )
+    assert plain(mark.value) == "**Subgraph node child re-appended 'log'** (see Findings)", (
+        "diagnose's finding marks the call"
+    )
 
 
 def test_merge_calls_step_one_reducer_call_at_a_time():
@@ -200,7 +212,9 @@ def test_merge_calls_step_one_reducer_call_at_a_time():
     assert lines[0].startswith("Showing **1 of 2**")
     assert any(line.startswith("⏳ **#1** from **search_web**") and "*(not applied yet)*" in line for line in lines)
     state = tab(at, "State")
-    assert state.caption[0].value.endswith("inside the merge, after 1 reducer call(s), compared with the state before the step.")
+    assert state.caption[0].value.endswith(
+        "inside the merge, after 1 reducer call(s), compared with the state before the step."
+    )
     click(at, "call_prev")
     assert url(at)["call"] == "0" and at.button(key="call_prev").disabled
     click(at, "call_next")
@@ -269,7 +283,10 @@ def test_errors_tab_on_a_concurrent_update_shows_both_writers_and_the_fixes():
     assert sorted(ran_nodes(at)) == [], "a refused step shows its nodes as failed, not ran"
     assert node_state(at, "lookup_order") == "failed" and node_state(at, "lookup_user_history") == "failed"
     errors = tab(at, "Errors")
-    assert errors.error[0].value == "**lookup\\_order and lookup\\_user\\_history wrote the plain key 'v' in one superstep**"
+    assert (
+        errors.error[0].value
+        == "**lookup\\_order and lookup\\_user\\_history wrote the plain key 'v' in one superstep**"
+    )
     lines = texts(errors)
     assert "**Who wrote `v` in step 1:**" in lines
     assert "**lookup_order**" in lines and "**lookup_user_history**" in lines
@@ -277,8 +294,10 @@ def test_errors_tab_on_a_concurrent_update_shows_both_writers_and_the_fixes():
     assert len([line for line in lines if line.startswith("**Fix:**")]) == 3
     assert any(plain(line).startswith("**Caused by:** **lookup_order**, **lookup_user_history**") for line in lines)
     assert "INVALID_CONCURRENT_GRAPH_UPDATE" in errors.code[-1].value
-    assert any(plain(e.value).startswith("**lookup_order and lookup_user_history wrote") and "Errors tab" in e.value
-               for e in at.main.error)
+    assert any(
+        plain(e.value).startswith("**lookup_order and lookup_user_history wrote") and "Errors tab" in e.value
+        for e in at.main.error
+    )
     click(at, "first")
     assert tab(at, "Errors").info[0].value == "This step is fine; the run failed at step 1."
 
@@ -291,7 +310,8 @@ def test_what_if_refolds_the_writes_in_another_order():
     assert "**Order sensitivity:** 1 of 1 other orders change the result." in texts(what_if)
     at.selectbox(key="whatif_order").select_index(1).run()
     assert tab(at, "What-if").warning[0].value == (
-        "Different result: `'$120 (live, 2025-06-01)'` instead of `'$100 (archive, 2019-03-01)'`.")
+        "Different result: `'$120 (live, 2025-06-01)'` instead of `'$100 (archive, 2019-03-01)'`."
+    )
     at.selectbox(key="whatif_channel").select("trail").run()
     at.selectbox(key="whatif_order").select_index(0).run()
     at.selectbox(key="whatif_skip").select_index(1).run()
@@ -301,10 +321,22 @@ def test_what_if_refolds_the_writes_in_another_order():
 def test_state_versions_and_tasks_tabs():
     at = start(sample="subgraph_trap", step="2")
     frame = tab(at, "State").dataframe[0].value
-    assert frame.to_dict("records") == [{"key": "log", "change": "✎ changed", "before": "['parent']",
-                                         "after": "['parent', 'parent', 'sub-1']", "new items": "1, 2"}]
+    assert frame.to_dict("records") == [
+        {
+            "key": "log",
+            "change": "✎ changed",
+            "before": "['parent']",
+            "after": "['parent', 'parent', 'sub-1']",
+            "new items": "1, 2",
+        }
+    ]
     versions = tab(at, "Versions").dataframe[0].value
-    assert versions.iloc[0].to_dict() == {"channel": "log", "what": "state key", "version": 4, "changed": "● written here"}
+    assert versions.iloc[0].to_dict() == {
+        "channel": "log",
+        "what": "state key",
+        "version": 4,
+        "changed": "● written here",
+    }
     assert tab(at, "Tasks").expander[0].label.startswith("child  ·  ")
     assert tab(at, "Subgraphs").button[0].label == "⤵ Step into child"
 
@@ -314,7 +346,10 @@ def test_timeline_marks_the_current_step():
     frame = timeline(at)
     assert list(frame.columns) == ["0", "1", "▶ 2", "3"]
     assert frame.loc["write_joke", "▶ 2"] == "●×3"
-    assert timeline_label(at) == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted)"
+    assert (
+        timeline_label(at)
+        == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted)"
+    )
 
 
 def timeline(at: AppTest):
@@ -325,7 +360,7 @@ def timeline_label(at: AppTest) -> str:
     return next(e.label for e in at.expander if e.label.startswith("Timeline"))
 
 
-LOOP_FILE = '''
+LOOP_FILE = """
 import operator
 from typing import Annotated, TypedDict
 from engine import END, START, StateGraph
@@ -340,7 +375,7 @@ g.add_conditional_edges("tick", lambda s: "tick" if s["n"] < 60 else END, ["tick
 graph = g.compile()
 example_input = {"n": 0}
 example_config = {"recursion_limit": 100}
-'''
+"""
 
 
 def test_timeline_of_a_long_run_shows_a_window_around_the_current_step(tmp_path):
@@ -363,7 +398,7 @@ def test_timeline_of_a_long_run_shows_a_window_around_the_current_step(tmp_path)
 def test_step_into_the_subgraph_and_back_out():
     at = start(sample="subgraph_trap", step="2")
     key = enter_key(at)
-    task_id = key[len("enter-"):-len("-0")]
+    task_id = key[len("enter-") : -len("-0")]
     click(at, key)
     assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0"}
     assert at.main.markdown[0].value.endswith("› **child (step 2)**")
@@ -391,7 +426,7 @@ def test_a_link_opens_the_sample_step_and_call():
 
 def test_a_link_opens_a_subgraph_scope():
     first = start(sample="subgraph_trap", step="2")
-    task_id = enter_key(first)[len("enter-"):-len("-0")]
+    task_id = enter_key(first)[len("enter-") : -len("-0")]
     at = start(sample="subgraph_trap", step="1", scope=f"2.{task_id}.0")
     assert url(at) == {"sample": "subgraph_trap", "step": "1", "scope": f"2.{task_id}.0"}
     assert ran_nodes(at) == ["s1"]
@@ -418,10 +453,14 @@ def test_what_if_works_on_a_trace_without_its_code():
     assert whatif.sensitivity(view, 2, offer) == (1, 1), "the other order lists the two results the other way round"
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"sample": "no_such_sample", "step": "2"}, "unknown sample 'no_such_sample'."),
-    ({"run": "deadbeef"}, "no stored run 'deadbeef'"),
-], ids=["unknown-sample", "unknown-run"])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"sample": "no_such_sample", "step": "2"}, "unknown sample 'no_such_sample'."),
+        ({"run": "deadbeef"}, "no stored run 'deadbeef'"),
+    ],
+    ids=["unknown-sample", "unknown-run"],
+)
 def test_a_bad_link_shows_the_error_and_falls_back_to_the_default_sample(params, message):
     at = start(**params)
     assert [e.value for e in at.sidebar.error][0].startswith(message)
@@ -430,13 +469,17 @@ def test_a_bad_link_shows_the_error_and_falls_back_to_the_default_sample(params,
     assert url(at)["step"] == "1", "the app keeps working"
 
 
-@pytest.mark.parametrize("params, expected", [
-    ({"sample": "subgraph_trap", "step": "99"}, {"sample": "subgraph_trap", "step": "2"}),
-    ({"sample": "subgraph_trap", "step": "abc"}, {"sample": "subgraph_trap", "step": "0"}),
-    ({"sample": "subgraph_trap", "step": "1", "scope": "garbage"}, {"sample": "subgraph_trap", "step": "1"}),
-    ({"sample": "subgraph_trap", "step": "1", "scope": "2.nosuchtask.0"}, {"sample": "subgraph_trap", "step": "0"}),
-    ({"sample": "subgraph_trap", "step": "2", "call": "7"}, {"sample": "subgraph_trap", "step": "2", "call": "1"}),
-], ids=["step-too-high", "step-not-a-number", "scope-garbage", "scope-unknown-task", "call-too-high"])
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ({"sample": "subgraph_trap", "step": "99"}, {"sample": "subgraph_trap", "step": "2"}),
+        ({"sample": "subgraph_trap", "step": "abc"}, {"sample": "subgraph_trap", "step": "0"}),
+        ({"sample": "subgraph_trap", "step": "1", "scope": "garbage"}, {"sample": "subgraph_trap", "step": "1"}),
+        ({"sample": "subgraph_trap", "step": "1", "scope": "2.nosuchtask.0"}, {"sample": "subgraph_trap", "step": "0"}),
+        ({"sample": "subgraph_trap", "step": "2", "call": "7"}, {"sample": "subgraph_trap", "step": "2", "call": "1"}),
+    ],
+    ids=["step-too-high", "step-not-a-number", "scope-garbage", "scope-unknown-task", "call-too-high"],
+)
 def test_a_link_with_a_bad_step_scope_or_call_is_clamped(params, expected):
     at = start(**params)
     assert url(at) == expected
@@ -446,7 +489,7 @@ def test_a_link_with_a_bad_step_scope_or_call_is_clamped(params, expected):
 # ---- the sidebar ------------------------------------------------------------------------------------
 
 
-GRAPH_FILE = '''
+GRAPH_FILE = """
 import operator
 from typing import Annotated, TypedDict
 from engine import END, START, StateGraph
@@ -464,7 +507,7 @@ g.add_edge("alpha", "beta")
 g.add_edge("beta", END)
 graph = g.compile()
 example_input = {"log": []}
-'''
+"""
 
 
 def open_file(at: AppTest, target: str, graph_input: str = "") -> AppTest:
@@ -560,8 +603,11 @@ def test_open_upload_reads_a_trace_as_data_and_stores_it(tmp_path):
     assert [r.run_id for r in RunStore(db).list()] == [trace.run_id]
 
 
-@pytest.mark.parametrize("data", [b"{not json", b"[]", json.dumps({"schema": "something else"}).encode(), b"\xff\xfe"],
-                         ids=["not-json", "a-list", "wrong-schema", "binary"])
+@pytest.mark.parametrize(
+    "data",
+    [b"{not json", b"[]", json.dumps({"schema": "something else"}).encode(), b"\xff\xfe"],
+    ids=["not-json", "a-list", "wrong-schema", "binary"],
+)
 def test_open_upload_refuses_a_corrupt_file_with_its_name(tmp_path, data):
     with pytest.raises(sources.OpenError, match="broken.json"):
         sources.open_upload(data, "broken.json", db=str(tmp_path / "u.sqlite3"))

@@ -18,11 +18,21 @@ from typing import Annotated, TypedDict
 import pytest
 
 from engine import (
-    START, Command, EmptyInputError, Hooks, InMemorySaver, Interrupt, InvalidUpdateError, MemorySaver,
-    SqliteSaver, StateGraph, StateSnapshot, interrupt,
+    START,
+    Command,
+    EmptyInputError,
+    Hooks,
+    InMemorySaver,
+    Interrupt,
+    InvalidUpdateError,
+    MemorySaver,
+    SqliteSaver,
+    StateGraph,
+    StateSnapshot,
+    interrupt,
 )
-from engine.savers import NULL_TASK_ID, empty_checkpoint, read_task_statuses, sequential_ids, uuid6
 from engine.errors import GraphInterrupt
+from engine.savers import NULL_TASK_ID, empty_checkpoint, read_task_statuses, sequential_ids, uuid6
 from engine.state_api import UnknownKeyWarning
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,7 +115,9 @@ def test_list_is_newest_first_and_filters(saver):
     assert [t.metadata["step"] for t in saver.list(cfg("a"), filter={"source": "loop"})] == [3, 1, 0]
     assert [t.metadata["step"] for t in saver.list(cfg("a"), limit=2)] == [3, 2]
     assert [t.metadata["step"] for t in saver.list(cfg("a"), before=listed[1].config)] == [1, 0, -1]
-    assert [t.metadata["step"] for t in saver.list(cfg("a"), before=listed[1].config, limit=1, filter={"source": "loop"})] == [1]
+    assert [
+        t.metadata["step"] for t in saver.list(cfg("a"), before=listed[1].config, limit=1, filter={"source": "loop"})
+    ] == [1]
     assert [t.metadata["step"] for t in saver.list(cfg("a", checkpoint_id=listed[2].checkpoint["id"]))] == [1]
     assert len(list(saver.list(None))) == 6
 
@@ -142,10 +154,27 @@ def test_pending_writes_order_and_control_slots(saver):
 
 def test_metadata_merges_scalar_config_keys(saver):
     checkpoint = empty_checkpoint(saver.new_id(0), saver.now())
-    config = {"configurable": {"thread_id": "a", "checkpoint_ns": "", "checkpoint_id": None, "user": "u",
-                               "n": 2, "obj": {"x": 1}, "__secret": 1}, "metadata": {"run": "r1", "step": 99}}
+    config = {
+        "configurable": {
+            "thread_id": "a",
+            "checkpoint_ns": "",
+            "checkpoint_id": None,
+            "user": "u",
+            "n": 2,
+            "obj": {"x": 1},
+            "__secret": 1,
+        },
+        "metadata": {"run": "r1", "step": 99},
+    }
     saver.put(config, checkpoint, {"source": "loop", "step": 0, "parents": {}}, {})
-    assert saver.get_tuple(cfg("a")).metadata == {"source": "loop", "step": 0, "parents": {}, "run": "r1", "user": "u", "n": 2}
+    assert saver.get_tuple(cfg("a")).metadata == {
+        "source": "loop",
+        "step": 0,
+        "parents": {},
+        "run": "r1",
+        "user": "u",
+        "n": 2,
+    }
 
 
 def test_delete_thread(saver):
@@ -225,7 +254,9 @@ class Seen(Hooks):
         self.events.append(("task", ns, step, task.name, task.restored, tuple(i.value for i in task.interrupts)))
 
     def checkpoint_saved(self, *, ns, step, config, metadata):
-        self.events.append(("saved", ns, step, metadata["source"], metadata["step"], config["configurable"]["checkpoint_id"]))
+        self.events.append(
+            ("saved", ns, step, metadata["source"], metadata["step"], config["configurable"]["checkpoint_id"])
+        )
 
     def run_finished(self, *, ns, status, output, error, step):
         interrupts = tuple(i.value for i in error.interrupts) if isinstance(error, GraphInterrupt) else None
@@ -255,10 +286,14 @@ def test_checkpoint_saved_follows_the_commit_of_its_step():
     chain("ab").compile(checkpointer=InMemorySaver()).invoke({"log": []}, cfg(), hooks=seen)
     commits = [e for e in seen.events if e[0] in ("commit", "saved")]
     assert [e[:4] for e in commits] == [
-        ("commit", (), -1, "input"), ("saved", (), -1, "input"),
-        ("commit", (), 0, "loop"), ("saved", (), 0, "loop"),
-        ("commit", (), 1, "loop"), ("saved", (), 1, "loop"),
-        ("commit", (), 2, "loop"), ("saved", (), 2, "loop"),
+        ("commit", (), -1, "input"),
+        ("saved", (), -1, "input"),
+        ("commit", (), 0, "loop"),
+        ("saved", (), 0, "loop"),
+        ("commit", (), 1, "loop"),
+        ("saved", (), 1, "loop"),
+        ("commit", (), 2, "loop"),
+        ("saved", (), 2, "loop"),
     ]
     assert all(e[2] == e[4] for e in commits if e[0] == "saved")
 
@@ -288,7 +323,9 @@ def test_replay_reports_the_fork_checkpoint():
     seen = Seen()
     graph.invoke(None, before_b.config, hooks=seen)
     assert [e[:5] for e in seen.events if e[0] == "saved"] == [
-        ("saved", (), 2, "fork", 2), ("saved", (), 3, "loop", 3), ("saved", (), 4, "loop", 4)
+        ("saved", (), 2, "fork", 2),
+        ("saved", (), 3, "loop", 3),
+        ("saved", (), 4, "loop", 4),
     ]
     assert seen.events[0] == ("commit", (), 2, "resume")
 
@@ -314,7 +351,10 @@ def test_resuming_a_thread_without_checkpoints():
         graph.invoke(None, cfg("new"))
     assert "Thread 'new' has no checkpoint to resume" in err.value.__notes__[0]
     # LangGraph runs the graph with the Command as input here; we name the mistake instead.
-    with pytest.raises(ValueError, match="Command\\(resume=...\\) answers an interrupt of a paused run, and thread 'new' has no checkpoint"):
+    with pytest.raises(
+        ValueError,
+        match="Command\\(resume=...\\) answers an interrupt of a paused run, and thread 'new' has no checkpoint",
+    ):
         graph.invoke(Command(resume="x"), cfg("new"))
 
 
@@ -335,9 +375,14 @@ def test_unknown_checkpoint_id():
 
 def test_missing_thread_id_names_the_keys():
     graph = chain("a").compile(checkpointer=InMemorySaver())
-    for call in (lambda: graph.invoke({"log": []}), lambda: graph.get_state({"configurable": {}}),
-                 lambda: graph.update_state({}, {"log": []})):
-        with pytest.raises(ValueError, match="Checkpointer requires one or more of the following 'configurable' keys: thread_id"):
+    for call in (
+        lambda: graph.invoke({"log": []}),
+        lambda: graph.get_state({"configurable": {}}),
+        lambda: graph.update_state({}, {"log": []}),
+    ):
+        with pytest.raises(
+            ValueError, match="Checkpointer requires one or more of the following 'configurable' keys: thread_id"
+        ):
             call()
 
 
@@ -347,7 +392,9 @@ def test_update_state_unknown_node_lists_the_nodes_and_unknown_keys_warn():
     with pytest.raises(InvalidUpdateError) as err:
         graph.update_state(cfg(), {"log": []}, as_node="zz")
     assert str(err.value) == "Node zz does not exist"  # LangGraph's text; the note adds the fix
-    assert err.value.__notes__ == ["as_node must be one of: __start__, a, b (or __input__, __copy__, or END with values=None)."]
+    assert err.value.__notes__ == [
+        "as_node must be one of: __start__, a, b (or __input__, __copy__, or END with values=None)."
+    ]
     with pytest.warns(UnknownKeyWarning, match="update_state ignored 'lgo': not a state key of this graph \\(log\\)"):
         graph.update_state(cfg(), {"lgo": ["typo"]}, as_node="b")
     assert graph.get_state(cfg()).values == {"log": ["a", "b"]}
@@ -429,7 +476,7 @@ def test_sqlite_keeps_an_unpicklable_node_error_as_text(tmp_path):
 
 
 SLOW_GRAPH = textwrap.dedent(
-    '''
+    """
     import operator, sys, time
     from typing import Annotated, TypedDict
     sys.path.insert(0, {root!r})
@@ -458,7 +505,7 @@ SLOW_GRAPH = textwrap.dedent(
 
     if __name__ == "__main__":
         build(sys.argv[1], sys.argv[2]).invoke({{"log": []}}, {{"configurable": {{"thread_id": "slow"}}}})
-    '''
+    """
 )
 
 
@@ -503,6 +550,6 @@ def test_sqlite_resumes_a_killed_process_losing_at_most_one_superstep(tmp_path):
 
     assert graph.invoke(None, config) == {"log": namespace["NAMES"]}
     ran_after = ran.read_text().split()
-    assert ran_after[len(ran_before):] == namespace["NAMES"][done:]  # only the lost step runs again
+    assert ran_after[len(ran_before) :] == namespace["NAMES"][done:]  # only the lost step runs again
     assert [s.metadata["step"] for s in graph.get_state_history(config)][0] == len(namespace["NAMES"])
     graph.checkpointer.close()

@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from debugger.store import RunStore
 from debugger.tracecheck import read_trace_file
 
@@ -56,8 +55,15 @@ example_input = {"v": 0}
 def cli(*args, db, env=None, **kw):
     import os
 
-    return subprocess.run([sys.executable, "-m", "debugger.cli", *args, "--db", str(db)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120, env={**os.environ, **(env or {})}, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "debugger.cli", *args, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        **kw,
+    )
 
 
 def write(tmp_path, name, text):
@@ -75,9 +81,16 @@ def only_run(db):
 def test_ctrl_c_keeps_the_partial_run_and_says_how_to_reopen_it(tmp_path):
     db = tmp_path / "runs.sqlite3"
     ticks = tmp_path / "ticks"
-    slow = write(tmp_path, "slow.py", SLOW.replace("time.sleep(0.2)", f"open({str(ticks)!r}, 'a').write('.'); time.sleep(0.2)"))
-    proc = subprocess.Popen([sys.executable, "-m", "debugger.cli", "run", str(slow), "--db", str(db)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    slow = write(
+        tmp_path, "slow.py", SLOW.replace("time.sleep(0.2)", f"open({str(ticks)!r}, 'a').write('.'); time.sleep(0.2)")
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "debugger.cli", "run", str(slow), "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (ticks.exists() and len(ticks.read_text()) >= 3):
         time.sleep(0.1)
@@ -144,7 +157,9 @@ def test_show_with_an_unknown_channel_says_so(tmp_path):
 def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fails(tmp_path):
     not_a_db = write(tmp_path, "x.sqlite3", "not sqlite " * 500)
     marker = tmp_path / "ran"
-    graph = write(tmp_path, "g.py", SLOW.replace("time.sleep(0.2)", f"open({str(marker)!r}, 'w').close(); time.sleep(0.2)"))
+    graph = write(
+        tmp_path, "g.py", SLOW.replace("time.sleep(0.2)", f"open({str(marker)!r}, 'w').close(); time.sleep(0.2)")
+    )
     result = cli("run", str(graph), "--timeout", "5", db=not_a_db)
     assert result.returncode == 2 and "not an SQLite database" in result.stderr
     assert not marker.exists()  # refused before the graph ran: nothing lost
@@ -211,8 +226,14 @@ def test_a_pipe_closed_early_ends_quietly(tmp_path):
     long_trace = tmp_path / "long.json"
     long_trace.write_text(to_json(recorder.trace))
     for command in (f"show {long_trace}", "samples"):
-        result = subprocess.run(f"{sys.executable} -m debugger.cli {command} --db {tmp_path / 'db'} | head -n 1",
-                                shell=True, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            f"{sys.executable} -m debugger.cli {command} --db {tmp_path / 'db'} | head -n 1",
+            shell=True,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.stdout.count("\n") == 1 and result.stderr == "", (command, result.stderr)
 
 

@@ -5,11 +5,11 @@ import json
 import operator
 from typing import Annotated, Any, TypedDict
 
+from debugger.tracecheck import parse_trace
 from engine import START, StateGraph
 from engine.codec import MAX_DEPTH, decode, encode
 from engine.trace import Recorder
 from engine.tracefile import from_json, to_json
-from debugger.tracecheck import parse_trace
 
 
 class S(TypedDict):
@@ -81,9 +81,9 @@ def test_lone_surrogates_are_kept_losslessly_in_a_valid_utf8_file():
 
 
 def test_huge_ints_are_recorded_in_hex_and_decode_to_the_same_int():
-    big = 7 ** 20_000  # about 17,000 digits: json refuses more than 4,300
+    big = 7**20_000  # about 17,000 digits: json refuses more than 4,300
     assert decode(encode(big)) == big and decode(encode(-big)) == -big
-    assert encode(10 ** 100) == 10 ** 100  # ordinary big ints stay plain
+    assert encode(10**100) == 10**100  # ordinary big ints stay plain
     _, trace = run_returning(lambda: big)
     assert decode(from_json(to_json(trace)).output["v"]) == big
 

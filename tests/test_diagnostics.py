@@ -10,7 +10,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal, Optional, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 import pytest
 
@@ -79,8 +79,10 @@ def test_concurrent_update_names_every_writer_their_values_and_why_they_ran_toge
     assert "x ran because the input was written (edge START → x)" in finding.explanation
     assert [e["value"] for e in finding.evidence] == [1, 2]
     assert finding.fix_label.startswith("Give each node its own key"), "an int has no natural merge: keep one writer"
-    assert any("Annotated[list[int], operator.add]" in code and "type changes from int" in label
-               for label, code in finding.other_fixes)
+    assert any(
+        "Annotated[list[int], operator.add]" in code and "type changes from int" in label
+        for label, code in finding.other_fixes
+    )
     assert any("add_edge" in code for _, code in finding.other_fixes)
 
 
@@ -319,7 +321,7 @@ def test_returning_the_old_list_plus_new_items_into_operator_add():
     finding = only(diagnose_trace(record(graph, {"log": ["in"]})), "read_modify_write")
     assert (finding.severity, finding.step, finding.node, finding.key) == ("error", 2, "b", "log")
     assert "'in' (from the input), 'a' (written by a in step 1)" in finding.explanation
-    assert finding.fix.startswith('return {"log": [\'b\']}')
+    assert finding.fix.startswith("return {\"log\": ['b']}")
 
 
 def test_the_parallel_append_race_loses_a_message():
@@ -460,7 +462,7 @@ def test_a_reducer_that_fails_later_is_reducer_failed():
 
 
 class MaybeList(TypedDict):
-    items: Annotated[Optional[list], operator.add]
+    items: Annotated[list | None, operator.add]
     other: int
 
 
@@ -566,8 +568,9 @@ def test_an_empty_list_into_an_empty_key_or_messages():
     m = StateGraph(MessagesState)
     m.add_node("n", lambda s: {"messages": []})
     m.add_edge(START, "n")
-    finding = only(diagnose_trace(record(m.compile(), {"messages": [{"role": "user", "content": "x"}]})),
-                   "empty_list_clear")
+    finding = only(
+        diagnose_trace(record(m.compile(), {"messages": [{"role": "user", "content": "x"}]})), "empty_list_clear"
+    )
     assert "REMOVE_ALL_MESSAGES" in finding.fix
 
 
@@ -591,7 +594,9 @@ EXPECTED = {
 def sample_run(name, attribute):
     sample = load_sample(name)
     graph = getattr(sample, attribute)
-    graph_input = getattr(sample, "fixed_input", sample.example_input) if attribute == "fixed_graph" else sample.example_input
+    graph_input = (
+        getattr(sample, "fixed_input", sample.example_input) if attribute == "fixed_graph" else sample.example_input
+    )
     return graph, record(graph, copy.deepcopy(graph_input), dict(getattr(sample, "example_config", None) or {}))
 
 
@@ -617,11 +622,15 @@ def test_every_kind_is_triggered_by_some_test():
 def test_findings_are_sorted_deduplicated_and_json_ready():
     sample = load_sample("in_place_mutation")
     findings = diagnose(sample.graph, record(sample.graph, copy.deepcopy(sample.example_input)))
-    assert [f.severity for f in findings] == sorted((f.severity for f in findings), key=["error", "warning", "info"].index)
+    assert [f.severity for f in findings] == sorted(
+        (f.severity for f in findings), key=["error", "warning", "info"].index
+    )
     assert len({f.identity() for f in findings}) == len(findings)
     assert not [f for f in findings if f.source == "graph" and f.kind == "in_place_mutation"]  # the run confirmed it
     data = json.loads(json.dumps(to_data(findings, "x")))
-    assert data["counts"]["error"] == 2 and {"kind", "severity", "step", "node", "key", "fix", "evidence"} <= set(data["findings"][0])
+    assert data["counts"]["error"] == 2 and {"kind", "severity", "step", "node", "key", "fix", "evidence"} <= set(
+        data["findings"][0]
+    )
     assert "ERRORS (2)" in render(findings, "x") and has_errors(findings)
 
 
@@ -656,8 +665,13 @@ def test_a_graph_too_large_to_search_says_so(monkeypatch):
 
 
 def cli(*args, db):
-    return subprocess.run([sys.executable, "-m", "debugger.cli", "diagnose", *args, "--db", str(db)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "debugger.cli", "diagnose", *args, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def test_cli_exits_1_on_an_error_and_prints_it_with_its_fix(tmp_path):
@@ -680,7 +694,9 @@ def test_cli_json(tmp_path):
     assert result.returncode == 1
     data = json.loads(result.stdout)
     assert data["status"] == "done" and data["counts"]["error"] == 1
-    assert [(f["kind"], f["step"], f["node"], f["key"]) for f in data["findings"]] == [("subgraph_duplication", 2, "child", "log")]
+    assert [(f["kind"], f["step"], f["node"], f["key"]) for f in data["findings"]] == [
+        ("subgraph_duplication", 2, "child", "log")
+    ]
 
 
 def test_cli_static_only(tmp_path):
@@ -692,11 +708,20 @@ def test_cli_static_only(tmp_path):
 def test_cli_trace_file_and_run_id(tmp_path):
     db = tmp_path / "runs.sqlite3"
     out = tmp_path / "trap.json"
-    run = subprocess.run([sys.executable, "-m", "debugger.cli", "run", "subgraph_trap", "--out", str(out), "--db", str(db)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "debugger.cli", "run", "subgraph_trap", "--out", str(out), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     run_id = run.stdout.split("run: ")[1].split()[0]
     from_file = cli(str(out), db=db)
-    assert from_file.returncode == 1 and "[subgraph_duplication]" in from_file.stdout and from_file.stdout.startswith("trace ")
+    assert (
+        from_file.returncode == 1
+        and "[subgraph_duplication]" in from_file.stdout
+        and from_file.stdout.startswith("trace ")
+    )
     from_store = cli(run_id[:10], db=db)
     assert from_store.returncode == 1 and "[subgraph_duplication]" in from_store.stdout
 
@@ -722,7 +747,6 @@ def test_diagnosing_does_not_warn_about_the_graph_itself():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         diagnose_graph(load_sample("command_goto").graph)
-
 
 
 def test_a_committed_value_the_writes_do_not_fold_to_is_an_error():

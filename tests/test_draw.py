@@ -17,7 +17,9 @@ from engine.draw import DrawableGraph, graph_of, mermaid_id
 
 S, E = "__start__", "__end__"
 
-pytestmark = pytest.mark.filterwarnings("ignore::engine.graph.UnreachableNodeWarning")  # some graphs float nodes on purpose
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::engine.graph.UnreachableNodeWarning"
+)  # some graphs float nodes on purpose
 
 
 class State(TypedDict, total=False):
@@ -60,6 +62,7 @@ def chain(m, names):
 
 def commanding(m, annotation):
     """A node function annotated `-> annotation` (built from backend `m`'s `Command`)."""
+
     def a(state):
         return m.Command(goto="b")
 
@@ -68,6 +71,7 @@ def commanding(m, annotation):
 
 
 # ---- the graphs --------------------------------------------------------------------------------
+
 
 @dataclass
 class Graph:
@@ -86,12 +90,14 @@ def _fan_out_fan_in(m):
 
 def _conditional(path, path_map=None):
     """START -> a, and a router out of `a`; nodes b and c. `path_map` may be a function of the backend."""
+
     def build(m):
         g = chain(m, ["a"])
         for name in ("b", "c"):
             g.add_node(name, noop)
         g.add_conditional_edges("a", path, path_map(m) if callable(path_map) else path_map)
         return g
+
     return build
 
 
@@ -124,7 +130,9 @@ def _defer(m):
 
 def _metadata(m):
     g = m.StateGraph(State)
-    g.add_node("a", noop, metadata={"kind": "llm", "n": 3, "tags": ["x", "y"], "skip": {"d": 1}, "odd": 'a[b](c)<d>|#"e"'})
+    g.add_node(
+        "a", noop, metadata={"kind": "llm", "n": 3, "tags": ["x", "y"], "skip": {"d": 1}, "odd": 'a[b](c)<d>|#"e"'}
+    )
     g.add_edge(m.START, "a")
     return g
 
@@ -139,6 +147,7 @@ def _command(annotation, static=()):
         for a, b in static:
             g.add_edge(a, b)
         return g
+
     return build
 
 
@@ -150,6 +159,7 @@ def _destinations(destinations):
         g.add_node("c", noop)
         g.add_edge(m.START, "a")
         return g
+
     return build
 
 
@@ -264,14 +274,18 @@ GRAPHS: dict[str, Graph] = {
     "fan_out_fan_in": Graph(_fan_out_fan_in),
     "conditional_literal": Graph(_conditional(route)),
     "conditional_literal_with_end": Graph(_conditional(route_or_end)),
-    "conditional_dict_labels": Graph(_conditional(lambda s: "yes", lambda m: {"yes": "b", "no": "c", "done": m.END, True: "b"})),
+    "conditional_dict_labels": Graph(
+        _conditional(lambda s: "yes", lambda m: {"yes": "b", "no": "c", "done": m.END, True: "b"})
+    ),
     "conditional_list": Graph(_conditional(lambda s: "b", lambda m: ["b", "c", m.END])),
     "router_without_path_map": Graph(_router_without_path_map),
     "waiting_edge": Graph(_waiting),
     "waiting_edge_source_unreached": Graph(lambda m: _waiting(m, reach_all=False)),
     "defer": Graph(_defer),
     "interrupt_before": Graph(lambda m: chain(m, ["a", "b"]), {"interrupt_before": ["a"]}),
-    "interrupt_before_and_after": Graph(lambda m: chain(m, ["a", "b"]), {"interrupt_before": ["a", "b"], "interrupt_after": ["b"]}),
+    "interrupt_before_and_after": Graph(
+        lambda m: chain(m, ["a", "b"]), {"interrupt_before": ["a", "b"], "interrupt_after": ["b"]}
+    ),
     "interrupt_star": Graph(lambda m: chain(m, ["a", "b"]), {"interrupt_before": "*"}),
     "metadata": Graph(_metadata, {"interrupt_after": ["a"]}),
     "command_literal": Graph(_command(lambda m: m.Command[Literal["b", "c"]])),
@@ -279,7 +293,9 @@ GRAPHS: dict[str, Graph] = {
     "destinations_tuple": Graph(_destinations(("b", "c"))),
     "static_and_conditional_same_target": Graph(_static_and_conditional),
     "conditional_entry_point": Graph(_entry_point),
-    "long_label": Graph(_conditional(lambda s: "b", {"one two three four five six seven eight nine ten eleven": "b", "c": "c"})),
+    "long_label": Graph(
+        _conditional(lambda s: "b", {"one two three four five six seven eight nine ten eleven": "b", "c": "c"})
+    ),
     "unusual_names": Graph(lambda m: chain(m, UNUSUAL)),
     "self_loop": Graph(_self_loop),
     "isolated_node": Graph(_isolated),
@@ -332,6 +348,7 @@ def mermaid_or_error(drawing, **options) -> str:
 
 # ---- get_graph(): our engine alone --------------------------------------------------------------
 
+
 def test_linear_graph_has_start_end_and_plain_edges():
     assert edges(ours("linear")) == [(S, "a", None, False), ("a", "b", None, False), ("b", E, None, False)]
     assert list(ours("linear").nodes) == [S, "a", "b", E]
@@ -348,11 +365,18 @@ def test_conditional_edge_data_is_path_map_key_when_it_differs_from_target():
 
 
 def test_conditional_edge_from_list_path_map_has_no_data():
-    assert {e for e in edges(ours("conditional_list")) if e[0] == "a"} == {("a", "b", None, True), ("a", "c", None, True), ("a", E, None, True)}
+    assert {e for e in edges(ours("conditional_list")) if e[0] == "a"} == {
+        ("a", "b", None, True),
+        ("a", "c", None, True),
+        ("a", E, None, True),
+    }
 
 
 def test_literal_return_type_declares_conditional_targets():
-    assert [e for e in edges(ours("conditional_literal")) if e[0] == "a"] == [("a", "b", None, True), ("a", "c", None, True)]
+    assert [e for e in edges(ours("conditional_literal")) if e[0] == "a"] == [
+        ("a", "b", None, True),
+        ("a", "c", None, True),
+    ]
 
 
 def test_router_without_path_map_adds_no_edges_and_its_source_ends():
@@ -376,22 +400,31 @@ def test_static_edge_to_end_shows_only_when_node_has_no_other_edge():
 
 
 def test_command_literal_return_becomes_conditional_edges():
-    assert [e for e in edges(ours("command_literal")) if e[0] == "a"] == [("a", "b", None, True), ("a", "c", None, True)]
+    assert [e for e in edges(ours("command_literal")) if e[0] == "a"] == [
+        ("a", "b", None, True),
+        ("a", "c", None, True),
+    ]
 
 
 def test_destinations_become_conditional_edges():
-    assert [e for e in edges(ours("destinations_tuple")) if e[0] == "a"] == [("a", "b", None, True), ("a", "c", None, True)]
+    assert [e for e in edges(ours("destinations_tuple")) if e[0] == "a"] == [
+        ("a", "b", None, True),
+        ("a", "c", None, True),
+    ]
 
 
 def test_deferred_node_metadata_says_defer():
     assert ours("defer").nodes["d"].metadata == {"defer": True}
 
 
-@pytest.mark.parametrize("kwargs,expected", [
-    ({"interrupt_before": ["a"]}, "before"),
-    ({"interrupt_after": ["a"]}, "after"),
-    ({"interrupt_before": ["a"], "interrupt_after": ["a"]}, "before,after"),
-])
+@pytest.mark.parametrize(
+    "kwargs,expected",
+    [
+        ({"interrupt_before": ["a"]}, "before"),
+        ({"interrupt_after": ["a"]}, "after"),
+        ({"interrupt_before": ["a"], "interrupt_after": ["a"]}, "before,after"),
+    ],
+)
 def test_interrupt_metadata_names_before_and_after(kwargs, expected):
     assert graph_of(chain(ENGINE, ["a"]).compile(**kwargs)).nodes["a"].metadata == {"__interrupt": expected}
 
@@ -434,6 +467,7 @@ def test_drawable_graph_round_trips_through_a_dict():
 
 # ---- Mermaid: our engine alone -----------------------------------------------------------------
 
+
 def test_mermaid_id_escapes_every_character_outside_word_and_dash():
     assert mermaid_id("a:b c-d_é") == "a\\3ab\\20c-d_\\e9"
 
@@ -465,6 +499,7 @@ def test_mermaid_refuses_two_subgraphs_with_the_same_last_name():
 
 
 # ---- differential: the same graphs on langgraph -------------------------------------------------
+
 
 @pytest.mark.parametrize("name", GRAPHS)
 def test_nodes_match_langgraph(name):
@@ -504,14 +539,20 @@ def random_graph(m, seed: int):
         destinations = tuple(map(end, rng.sample(names + ["END"], rng.randint(1, 2)))) if rng.random() < 0.15 else None
         g.add_node(name, noop, defer=rng.random() < 0.15, destinations=destinations)
     pairs = {(m.START, rng.choice(names))}
-    pairs |= {(rng.choice([m.START, *names]), end(rng.choice(names + ["END"]))) for _ in range(rng.randint(0, 2 * len(names)))}
+    pairs |= {
+        (rng.choice([m.START, *names]), end(rng.choice(names + ["END"]))) for _ in range(rng.randint(0, 2 * len(names)))
+    }
     for source, target in sorted(pairs):
         g.add_edge(source, target)
     if len(names) >= 2 and rng.random() < 0.5:
         g.add_edge(rng.sample(names, rng.randint(2, min(3, len(names)))), end(rng.choice(names + ["END"])))
     for index in range(rng.randint(0, 2)):
         targets = rng.sample(names + ["END"], rng.randint(1, min(3, len(names) + 1)))
-        path_map = None if rng.random() < 0.2 else {(t if rng.random() < 0.5 else f"k{j}"): end(t) for j, t in enumerate(targets)}
+        path_map = (
+            None
+            if rng.random() < 0.2
+            else {(t if rng.random() < 0.5 else f"k{j}"): end(t) for j, t in enumerate(targets)}
+        )
         router = lambda state: None  # noqa: E731
         router.__name__ = f"router{index}"
         g.add_conditional_edges(rng.choice([m.START, *names]), router, path_map)

@@ -11,10 +11,10 @@ import shutil
 import subprocess
 
 import pytest
+from test_draw import ENGINE, GRAPHS, UNUSUAL, compiled, ours
 
 from debugger.drawing import Highlight, dot_node_id, to_dot
 from engine.draw import graph_of
-from test_draw import ENGINE, GRAPHS, UNUSUAL, compiled, ours
 
 
 def node_line(text: str, name: str) -> str:
@@ -23,6 +23,7 @@ def node_line(text: str, name: str) -> str:
 
 
 # ---- DOT -------------------------------------------------------------------------------------
+
 
 def run_dot(text: str, output_format: str = "svg") -> str:
     """`dot -T<format>` on `text`; skips without `dot`, except under CI where that is a failure."""
@@ -37,8 +38,13 @@ def run_dot(text: str, output_format: str = "svg") -> str:
 
 def everything_highlighted(drawing) -> Highlight:
     ids = list(drawing.nodes)
-    return Highlight(ran=set(ids[0::4]), next=set(ids[1::4]) | set(ids[0::8]), visited=set(ids[2::4]) | set(ids[1::3]),
-                     failed=set(ids[3::4]), edges_taken={(e.source, e.target) for e in drawing.edges[::2]})
+    return Highlight(
+        ran=set(ids[0::4]),
+        next=set(ids[1::4]) | set(ids[0::8]),
+        visited=set(ids[2::4]) | set(ids[1::3]),
+        failed=set(ids[3::4]),
+        edges_taken={(e.source, e.target) for e in drawing.edges[::2]},
+    )
 
 
 @pytest.mark.parametrize("highlighted", [False, True], ids=["plain", "highlighted"])
@@ -80,8 +86,11 @@ def test_dot_draws_conditional_edges_dashed():
 
 def test_dot_puts_subgraph_nodes_in_nested_clusters():
     text = to_dot(ours("nested_xray")).replace('"', "")
-    assert text.index("subgraph cluster_outer {") < text.index("subgraph cluster_outer-3a-i2 {") < text.index(
-        "node_outer-3a-i2-3a-t1 [")
+    assert (
+        text.index("subgraph cluster_outer {")
+        < text.index("subgraph cluster_outer-3a-i2 {")
+        < text.index("node_outer-3a-i2-3a-t1 [")
+    )
 
 
 @pytest.mark.parametrize("state,marker", [("ran", "▶"), ("next", "▷"), ("visited", "✓"), ("failed", "✖")])
@@ -107,7 +116,9 @@ def test_dot_next_node_has_dashed_bold_border():
 
 def test_dot_taken_edge_is_bold():
     text = to_dot(ours("linear"), highlight=Highlight(edges_taken={("a", "b")}))
-    assert 'node_a -> node_b [class="stepscope-edge taken" color="#b36b00" id="edge_a-to-b" penwidth=3 style=bold]' in text
+    assert (
+        'node_a -> node_b [class="stepscope-edge taken" color="#b36b00" id="edge_a-to-b" penwidth=3 style=bold]' in text
+    )
 
 
 @pytest.mark.parametrize("name", ["nested_xray", "conditional_dict_labels", "unusual_names", "metadata"])
@@ -120,4 +131,7 @@ def test_dot_highlight_never_moves_the_layout(name):
 
     baseline = layout(None)
     for state in ("ran", "next", "visited", "failed"):
-        assert layout(Highlight(**{state: set(drawing.nodes)}, edges_taken={(e.source, e.target) for e in drawing.edges})) == baseline
+        assert (
+            layout(Highlight(**{state: set(drawing.nodes)}, edges_taken={(e.source, e.target) for e in drawing.edges}))
+            == baseline
+        )

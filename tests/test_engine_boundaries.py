@@ -35,20 +35,39 @@ def test_engine_imports_only_the_standard_library():
 
 def test_public_surface_has_the_langgraph_names():
     required = {
-        "StateGraph", "START", "END", "MessagesState", "add_messages", "Send", "Command", "Overwrite",
-        "InvalidUpdateError", "GraphRecursionError", "EmptyInputError", "HumanMessage", "AIMessage",
-        "SystemMessage", "ToolMessage", "RemoveMessage", "REMOVE_ALL_MESSAGES",
+        "StateGraph",
+        "START",
+        "END",
+        "MessagesState",
+        "add_messages",
+        "Send",
+        "Command",
+        "Overwrite",
+        "InvalidUpdateError",
+        "GraphRecursionError",
+        "EmptyInputError",
+        "HumanMessage",
+        "AIMessage",
+        "SystemMessage",
+        "ToolMessage",
+        "RemoveMessage",
+        "REMOVE_ALL_MESSAGES",
     }
     assert required <= set(engine.__all__)
     assert all(hasattr(engine, name) for name in engine.__all__)
 
 
-
 # Modules of the engine the debugger may import from, and which of their names (None: any name).
 # engine.blobs is part of the trace file format (large values stored once), as engine.tracefile is.
-DEBUGGER_SURFACE = {"engine": set(engine.__all__), "engine.trace": set(engine.trace.__all__), "engine.codec": None,
-                    "engine.tracefile": None, "engine.blobs": None, "engine.draw": None,
-                    "engine.stepping": set(engine.stepping.__all__)}
+DEBUGGER_SURFACE = {
+    "engine": set(engine.__all__),
+    "engine.trace": set(engine.trace.__all__),
+    "engine.codec": None,
+    "engine.tracefile": None,
+    "engine.blobs": None,
+    "engine.draw": None,
+    "engine.stepping": set(engine.stepping.__all__),
+}
 
 
 def test_debugger_uses_only_the_engines_public_names():
@@ -57,14 +76,21 @@ def test_debugger_uses_only_the_engines_public_names():
     for folder in ("debugger", "benchmarks", "sample_graphs"):
         for path in sorted((root / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-                if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "engine":
+                if (
+                    isinstance(node, ast.ImportFrom)
+                    and node.level == 0
+                    and (node.module or "").split(".")[0] == "engine"
+                ):
                     allowed = DEBUGGER_SURFACE.get(node.module, set())
                     names = [a.name for a in node.names if allowed is not None and a.name not in allowed]
                     if names:
                         offenders.append(f"{path.relative_to(root)}:{node.lineno}: from {node.module} import {names}")
                 elif isinstance(node, ast.Import):
-                    offenders += [f"{path.relative_to(root)}:{node.lineno}: import {a.name}" for a in node.names
-                                  if a.name.startswith("engine.") and a.name not in DEBUGGER_SURFACE]
+                    offenders += [
+                        f"{path.relative_to(root)}:{node.lineno}: import {a.name}"
+                        for a in node.names
+                        if a.name.startswith("engine.") and a.name not in DEBUGGER_SURFACE
+                    ]
     assert offenders == []
 
 
@@ -80,8 +106,11 @@ def test_no_engine_import_hides_inside_a_function_but_get_graphs():
     for path in sorted(ENGINE_DIR.glob("*.py")):
         for func in ast.walk(ast.parse(path.read_text(), filename=str(path))):
             if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                late += [f"{path.name}:{func.name}" for node in ast.walk(func)
-                         if isinstance(node, ast.ImportFrom) and node.level == 1]
+                late += [
+                    f"{path.name}:{func.name}"
+                    for node in ast.walk(func)
+                    if isinstance(node, ast.ImportFrom) and node.level == 1
+                ]
     assert late == ["compiled.py:get_graph"]
 
 

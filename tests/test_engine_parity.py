@@ -50,8 +50,11 @@ def flaky_graph(failures: int, max_attempts: int = 3):
         return {"log": ["ok"]}
 
     g = StateGraph(Log)
-    g.add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0.001, backoff_factor=3, jitter=False,
-                                                       max_attempts=max_attempts))
+    g.add_node(
+        "flaky",
+        flaky,
+        retry_policy=RetryPolicy(initial_interval=0.001, backoff_factor=3, jitter=False, max_attempts=max_attempts),
+    )
     g.add_edge(START, "flaky")
     return g.compile()
 

@@ -27,13 +27,39 @@ class Recorder(Hooks):
         self.events.append(("planned", ns, step, [(t.name, t.fired, dict(t.seen_versions)) for t in tasks]))
 
     def task_finished(self, *, ns, step, task):
-        self.events.append(("task", ns, step, task.name, task.result, list(task.writes), task.routes, type(task.error).__name__ if task.error else None))
+        self.events.append(
+            (
+                "task",
+                ns,
+                step,
+                task.name,
+                task.result,
+                list(task.writes),
+                task.routes,
+                type(task.error).__name__ if task.error else None,
+            )
+        )
 
     def reducer_called(self, *, ns, call):
-        self.events.append(("reduce", ns, call.step, call.channel, call.reducer, call.before, call.write, call.writer_name, call.after, call.error is not None))
+        self.events.append(
+            (
+                "reduce",
+                ns,
+                call.step,
+                call.channel,
+                call.reducer,
+                call.before,
+                call.write,
+                call.writer_name,
+                call.after,
+                call.error is not None,
+            )
+        )
 
     def step_committed(self, *, ns, commit):
-        self.events.append(("commit", ns, commit.step, sorted(commit.updated_channels), dict(commit.versions), commit.read(None)))
+        self.events.append(
+            ("commit", ns, commit.step, sorted(commit.updated_channels), dict(commit.versions), commit.read(None))
+        )
 
     def run_finished(self, *, ns, status, output, error, step):
         self.events.append(("end", ns, status, output, type(error).__name__ if error else None))
@@ -194,7 +220,9 @@ def test_subgraph_events_are_nested_under_the_parent_task():
     (ns,) = nested
     assert ns[0].startswith("child:")
     parent_merge = [e for e in rec.of("reduce") if e[1] == () and e[7] == "child"]
-    assert [(e[5], e[6], e[8]) for e in parent_merge] == [(["parent"], ["parent", "sub-1"], ["parent", "parent", "sub-1"])]
+    assert [(e[5], e[6], e[8]) for e in parent_merge] == [
+        (["parent"], ["parent", "sub-1"], ["parent", "parent", "sub-1"])
+    ]
     assert child_task_id
 
 

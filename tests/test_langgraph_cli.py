@@ -40,15 +40,24 @@ example_input = {{"request": "refund #42"}}
 
 SAVERS = {
     "memory": ("from langgraph.checkpoint.memory import InMemorySaver", "InMemorySaver()"),
-    "sqlite": ("import sqlite3, pathlib\nfrom langgraph.checkpoint.sqlite import SqliteSaver",
-               "SqliteSaver(sqlite3.connect(str(pathlib.Path(__file__).with_name('threads.sqlite')), check_same_thread=False))"),
+    "sqlite": (
+        "import sqlite3, pathlib\nfrom langgraph.checkpoint.sqlite import SqliteSaver",
+        "SqliteSaver(sqlite3.connect(str(pathlib.Path(__file__).with_name('threads.sqlite')), check_same_thread=False))",
+    ),
 }
 
 
 def stepscope(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "debugger.cli", *args], cwd=cwd, env=env, input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "debugger.cli", *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("saver", list(SAVERS))
@@ -104,11 +113,14 @@ def test_runs_on_one_thread_are_turns_of_one_conversation(tmp_path: Path) -> Non
     assert stepscope("run", "chat.py", "--thread", "c1", "--db", db, cwd=tmp_path).returncode == 0
     second = stepscope("run", "chat.py", "--thread", "c1", "--input", "@second.json", "--db", db, cwd=tmp_path)
     assert second.returncode == 0, second.stderr
-    third = stepscope("run", "chat.py", "--thread", "c1", "--input", "-", "--db", db, cwd=tmp_path,
-                      stdin='{"turns": ["bye"]}')
+    third = stepscope(
+        "run", "chat.py", "--thread", "c1", "--input", "-", "--db", db, cwd=tmp_path, stdin='{"turns": ["bye"]}'
+    )
     assert third.returncode == 0, third.stderr
-    assert ('"turns": ["hello", "reply to hello", "how are you", "reply to how are you", "bye", "reply to bye"]'
-            in third.stdout)
+    assert (
+        '"turns": ["hello", "reply to hello", "how are you", "reply to how are you", "bye", "reply to bye"]'
+        in third.stdout
+    )
 
 
 CONTEXT = """
@@ -138,8 +150,17 @@ example_input = {"text": "hello"}
 def test_context_and_config_options(tmp_path: Path) -> None:
     (tmp_path / "ctx.py").write_text(CONTEXT)
     db = str(tmp_path / "runs.sqlite3")
-    done = stepscope("run", "ctx.py:graph", "--context", '{"user": "ada"}', "--config", '{"recursion_limit": 5}',
-                     "--db", db, cwd=tmp_path)
+    done = stepscope(
+        "run",
+        "ctx.py:graph",
+        "--context",
+        '{"user": "ada"}',
+        "--config",
+        '{"recursion_limit": 5}',
+        "--db",
+        db,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert '"text": "hello, ada"' in done.stdout
     trace = RunStore(db).load(RunStore(db).list()[0].run_id)

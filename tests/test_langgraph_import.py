@@ -37,6 +37,10 @@ import pytest
 
 pytest.importorskip("langgraph")
 
+from differential import test_checkpoint_differential as checkpoint_suite  # noqa: E402
+from differential.backends import get_backend  # noqa: E402
+from differential.cases import CASES  # noqa: E402
+from differential.harness import Normaliser, _with_timeout, describe_error, sort_key  # noqa: E402
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage  # noqa: E402
 from langchain_core.runnables import RunnableConfig  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
@@ -52,10 +56,6 @@ from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
 from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from debugger.targets import TargetError, load_target  # noqa: E402
-from differential import test_checkpoint_differential as checkpoint_suite  # noqa: E402
-from differential.backends import get_backend  # noqa: E402
-from differential.cases import CASES  # noqa: E402
-from differential.harness import Normaliser, _with_timeout, describe_error, sort_key  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
 from engine.trace import Recorder, Trace  # noqa: E402
 from sample_graphs.gallery import SAMPLES, load_sample  # noqa: E402
@@ -137,7 +137,9 @@ def reducer_calls(trace: Any, channel: str) -> list[tuple[str, str, Any, Any]]:
     """(writer, reducer, write, error class) of every reducer call on `channel`, in order."""
     return [
         (c.writer_name, c.reducer, decode(c.write), c.error["class"] if c.error else None)
-        for step in trace.steps for c in step.reducer_calls if c.channel == channel
+        for step in trace.steps
+        for c in step.reducer_calls
+        if c.channel == channel
     ]
 
 
@@ -240,13 +242,22 @@ def test_checkpoint_scenario_recorded_as_langgraph_runs_it(name: str) -> None:
 
 #: What a sample imports from `engine`, and where langgraph defines it.
 LANGGRAPH_NAMES = {
-    "StateGraph": "langgraph.graph", "START": "langgraph.graph", "END": "langgraph.graph",
-    "MessagesState": "langgraph.graph", "add_messages": "langgraph.graph",
-    "Send": "langgraph.types", "Command": "langgraph.types", "Overwrite": "langgraph.types",
-    "InvalidUpdateError": "langgraph.errors", "GraphRecursionError": "langgraph.errors",
-    "EmptyInputError": "langgraph.errors", "HumanMessage": "langchain_core.messages",
-    "AIMessage": "langchain_core.messages", "SystemMessage": "langchain_core.messages",
-    "ToolMessage": "langchain_core.messages", "RemoveMessage": "langchain_core.messages",
+    "StateGraph": "langgraph.graph",
+    "START": "langgraph.graph",
+    "END": "langgraph.graph",
+    "MessagesState": "langgraph.graph",
+    "add_messages": "langgraph.graph",
+    "Send": "langgraph.types",
+    "Command": "langgraph.types",
+    "Overwrite": "langgraph.types",
+    "InvalidUpdateError": "langgraph.errors",
+    "GraphRecursionError": "langgraph.errors",
+    "EmptyInputError": "langgraph.errors",
+    "HumanMessage": "langchain_core.messages",
+    "AIMessage": "langchain_core.messages",
+    "SystemMessage": "langchain_core.messages",
+    "ToolMessage": "langchain_core.messages",
+    "RemoveMessage": "langchain_core.messages",
     "REMOVE_ALL_MESSAGES": "langgraph.graph.message",
 }
 
@@ -259,7 +270,9 @@ def load_with_langgraph(sample: str) -> types.ModuleType:
     saved = sys.modules["engine"]
     sys.modules["engine"] = fake
     try:
-        spec = importlib.util.spec_from_file_location(f"sample_graphs._lg_{sample}", ROOT / "sample_graphs" / f"{sample}.py")
+        spec = importlib.util.spec_from_file_location(
+            f"sample_graphs._lg_{sample}", ROOT / "sample_graphs" / f"{sample}.py"
+        )
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     finally:
@@ -297,12 +310,17 @@ def comparable_trace(trace: Trace) -> Any:
     for step in trace.steps:
         if step.step < 0:
             continue
-        steps.append((
-            step.step,
-            [(t.name, t.path, scrub([w for w in t.writes if w[0] in keys]), (t.error or {}).get("class")) for t in step.tasks],
-            [(c.channel, c.reducer, c.writer_name, scrub(c.write), bool(c.error)) for c in step.reducer_calls],
-            scrub(replay.state_after(step.step)) if step.committed else None,
-        ))
+        steps.append(
+            (
+                step.step,
+                [
+                    (t.name, t.path, scrub([w for w in t.writes if w[0] in keys]), (t.error or {}).get("class"))
+                    for t in step.tasks
+                ],
+                [(c.channel, c.reducer, c.writer_name, scrub(c.write), bool(c.error)) for c in step.reducer_calls],
+                scrub(replay.state_after(step.step)) if step.committed else None,
+            )
+        )
     return steps, trace.status, (trace.error or {}).get("class"), scrub(trace.output)
 
 
@@ -343,7 +361,9 @@ def test_parallel_plain_key_race_gives_langgraphs_error_and_records_the_refused_
     assert trace.status == "error" and trace.error["class"] == "InvalidUpdateError"
     assert tasks_by_step(trace) == [["__start__"], ["node_a", "node_b"]]
     assert [(call[0], call[3]) for call in reducer_calls(trace, "messages")] == [
-        ("__start__", None), ("node_a", "InvalidUpdateError"), ("node_b", "InvalidUpdateError")  # both refused
+        ("__start__", None),
+        ("node_a", "InvalidUpdateError"),
+        ("node_b", "InvalidUpdateError"),  # both refused
     ]
 
 
@@ -578,7 +598,9 @@ def test_langgraph_interrupt_pauses_and_resumes_with_a_checkpointer() -> None:
         resumed = compiled.invoke(Command(resume="yes"), cfg)
     stopped, finished = session.traces
     assert stopped.status == "interrupted" and stopped.interrupts[0]["value"] == "approve?"
-    assert [i.value for i in paused["__interrupt__"]] == [i.value for i in alone.invoke({"log": []}, cfg)["__interrupt__"]]
+    assert [i.value for i in paused["__interrupt__"]] == [
+        i.value for i in alone.invoke({"log": []}, cfg)["__interrupt__"]
+    ]
     assert resumed == alone.invoke(Command(resume="yes"), cfg)
     assert finished.status == "done" and compiled.get_state(cfg).values == {"log": ["answer: yes", "done"]}
     assert decode(Replay(finished).state_after(finished.steps[-1].step)) == {"log": ["answer: yes", "done"]}
@@ -679,14 +701,21 @@ def formerly_refused() -> dict[str, tuple[Any, Any, dict]]:
         "retry": (one_node_graph(retry_policy=RetryPolicy()).compile(), {"log": []}, {}),
         "cache": (one_node_graph(cache_policy=CachePolicy()).compile(), {"log": []}, {}),
         "error handler": (one_node_graph(error_handler=lambda s: {"log": ["handled"]}).compile(), {"log": []}, {}),
-        "context": (graph_of(Log, lambda s: {"log": ["c"]}, context_schema=Context), {"log": []}, {"context": Context("ada")}),
+        "context": (
+            graph_of(Log, lambda s: {"log": ["c"]}, context_schema=Context),
+            {"log": []},
+            {"context": Context("ada")},
+        ),
         "store": (one_node_graph().compile(store=InMemoryStore()), {"log": []}, {}),
         "topic channel": (graph_of(WithTopic, lambda s: {"events": ["e1", "e2"]}), {"events": ["in"]}, {}),
         "managed value": (graph_of(WithSteps, lambda s: {"log": [f"left {s['remaining_steps']}"]}), {"log": []}, {}),
         "task": (graph_of(Log, uses_task), {"log": []}, {}),
         "entrypoint": (workflow, 3, {}),
-        "own checkpointer": (one_node_graph().compile(checkpointer=OwnSaver()), {"log": []},
-                             {"config": {"configurable": {"thread_id": "own"}}}),
+        "own checkpointer": (
+            one_node_graph().compile(checkpointer=OwnSaver()),
+            {"log": []},
+            {"config": {"configurable": {"thread_id": "own"}}},
+        ),
     }
 
 
@@ -740,7 +769,7 @@ def test_an_async_graph_opened_from_a_running_event_loop_is_recorded() -> None:
 # ---------------------------------------------------------------------------------------------
 
 APP = textwrap.dedent(
-    '''
+    """
     import operator
     from typing import Annotated, TypedDict
 
@@ -768,7 +797,7 @@ APP = textwrap.dedent(
     builder.add_edge(["answer", "audit"], END)
     graph = builder.compile()
     example_input = {"messages": [{"role": "user", "content": "hi", "id": "u-1"}], "log": []}
-    '''
+    """
 )
 
 
@@ -793,8 +822,11 @@ def test_load_target_without_attribute_picks_graph_and_refuses_a_builder(app_fil
 
 def test_a_retrying_app_loads_and_records(tmp_path: Path) -> None:
     path = tmp_path / "retrying.py"
-    path.write_text(APP.replace('builder.add_node("audit", audit)', 'builder.add_node("audit", audit, retry_policy=RetryPolicy())')
-                    .replace("from langgraph.graph import", "from langgraph.types import RetryPolicy\nfrom langgraph.graph import"))
+    path.write_text(
+        APP.replace(
+            'builder.add_node("audit", audit)', 'builder.add_node("audit", audit, retry_policy=RetryPolicy())'
+        ).replace("from langgraph.graph import", "from langgraph.types import RetryPolicy\nfrom langgraph.graph import")
+    )
     opened = sources.open_target(f"{path}:graph", None, db=str(tmp_path / "runs.sqlite3"))
     assert opened.trace.status == "done" and tasks_by_step(opened.trace)[-1] == ["answer", "audit"]
 
@@ -806,7 +838,9 @@ def test_the_debugger_opens_a_langgraph_graph_file(app_file: Path, tmp_path: Pat
     assert tasks_by_step(opened.trace) == [["__start__"], ["answer", "audit"]]
     messages = decode(opened.trace.output)["messages"]
     assert [(m.type, m.content) for m in messages] == [("human", "hi"), ("ai", "hello")]
-    edited = sources.open_target(f"{app_file}:graph", json.dumps({"messages": [], "log": ["edited"]}), db=str(tmp_path / "runs.sqlite3"))
+    edited = sources.open_target(
+        f"{app_file}:graph", json.dumps({"messages": [], "log": ["edited"]}), db=str(tmp_path / "runs.sqlite3")
+    )
     assert decode(edited.trace.output)["log"] == ["edited", "answer", "audit"]
 
 

@@ -36,7 +36,6 @@ from debugger.replay import Replay  # noqa: E402
 from engine.codec import encode  # noqa: E402
 from engine.tracefile import from_json, to_json  # noqa: E402
 
-
 # ---- helpers ------------------------------------------------------------------------------------
 
 
@@ -121,13 +120,20 @@ def get_time(city: str) -> str:
 
 
 def react_agent():
-    model = ToolCallingFake(messages=iter([
-        AIMessage(content="", tool_calls=[
-            {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"},
-            {"name": "get_time", "args": {"city": "Paris"}, "id": "call_2"},
-        ]),
-        AIMessage(content="It is sunny and noon in Paris."),
-    ]))
+    model = ToolCallingFake(
+        messages=iter(
+            [
+                AIMessage(
+                    content="",
+                    tool_calls=[
+                        {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"},
+                        {"name": "get_time", "args": {"city": "Paris"}, "id": "call_2"},
+                    ],
+                ),
+                AIMessage(content="It is sunny and noon in Paris."),
+            ]
+        )
+    )
     return create_react_agent(model, [get_weather, get_time])
 
 
@@ -157,6 +163,7 @@ def async_gather_graph():
         async def one(i):
             await asyncio.sleep(0.001 * (3 - i))
             return i * 10
+
         return {"results": list(await asyncio.gather(*(one(i) for i in state["items"])))}
 
     async def more(state: Fan):
@@ -206,8 +213,11 @@ def flaky_graph():
         return {"attempts": [calls["n"]], "done": True}
 
     graph = StateGraph(Counter)
-    graph.add_node("flaky", flaky, retry_policy=RetryPolicy(max_attempts=5, initial_interval=0.001, jitter=False,
-                                                             retry_on=ConnectionError))
+    graph.add_node(
+        "flaky",
+        flaky,
+        retry_policy=RetryPolicy(max_attempts=5, initial_interval=0.001, jitter=False, retry_on=ConnectionError),
+    )
     graph.add_edge(START, "flaky")
     return graph.compile()
 
@@ -494,17 +504,23 @@ def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pendi
     stored = app.checkpointer.get_tuple(history[tool_step.step - 1].config)  # the checkpoint the step started from
     channels, _ = channels_from_checkpoint(app.channels, stored.checkpoint)
     planned = history[tool_step.step - 1].tasks  # langgraph's PregelTask: id, name, path
-    tasks = [SimpleNamespace(id=t.id, name=t.name, path=t.path,
-                             writes=[(c, v) for task_id, c, v in stored.pending_writes if task_id == t.id])
-             for t in planned]
+    tasks = [
+        SimpleNamespace(
+            id=t.id,
+            name=t.name,
+            path=t.path,
+            writes=[(c, v) for task_id, c, v in stored.pending_writes if task_id == t.id],
+        )
+        for t in planned
+    ]
     keys = list(app.builder.channels)
     run = RunBuilder(RunRecord(ns=[], graph={}, input=None, config=None), keys)
     after = refold(channels, tasks, keys, run.call_sink(tool_step.step))
     rebuilt = run.record.steps[-1].reducer_calls
     assert [(c.channel, c.writer_name, c.reducer) for c in rebuilt] == [
-        (c.channel, c.writer_name, c.reducer) for c in tool_step.reducer_calls]
+        (c.channel, c.writer_name, c.reducer) for c in tool_step.reducer_calls
+    ]
     assert strip_ids(encode(after["messages"])) == strip_ids(encode(history[tool_step.step].values["messages"]))
-
 
 
 def test_a_delta_channel_key_is_refused_by_name_before_anything_runs():
@@ -546,5 +562,8 @@ def test_a_reducer_that_raises_on_a_single_write_is_recorded_on_its_key():
     (status, error_class, message), trace = check_app(build, {"good": [], "checked": []})
     assert error_class == "ValueError" and message == "no bad items"
     step = next(s for s in trace.steps if [t.name for t in s.tasks] == ["write"])
-    assert [(c.channel, c.writer_name, bool(c.error)) for c in step.reducer_calls] == [("good", "write", False), ("checked", "write", True)]
+    assert [(c.channel, c.writer_name, bool(c.error)) for c in step.reducer_calls] == [
+        ("good", "write", False),
+        ("checked", "write", True),
+    ]
     assert step.reducer_calls[1].error["message"] == "no bad items" and not step.committed

@@ -23,8 +23,14 @@ class State(TypedDict):
     draft: str
 
 
-def pipeline(seen: dict[str, list] | None = None, gate: threading.Event | None = None, fail: str = "",
-             builder_class=StateGraph, start=START, end=END):
+def pipeline(
+    seen: dict[str, list] | None = None,
+    gate: threading.Event | None = None,
+    fail: str = "",
+    builder_class=StateGraph,
+    start=START,
+    end=END,
+):
     """a -> (b, c in parallel) -> d -> END; `seen[node]` gets each node's input; `gate` holds `b`."""
 
     def node(name: str):
@@ -217,7 +223,9 @@ def test_stop_while_a_node_hangs_answers_at_once_and_stores_a_reopenable_run(tmp
 
 
 def test_stop_at_a_pause(tmp_path) -> None:
-    run = LiveRun(pipeline().compile(), dict(INPUT), breakpoints=Breakpoints.of(before=["d"]), db=str(tmp_path / "r.db")).start()
+    run = LiveRun(
+        pipeline().compile(), dict(INPUT), breakpoints=Breakpoints.of(before=["d"]), db=str(tmp_path / "r.db")
+    ).start()
     paused(run)
     final = run.stop()
     assert final.status == "cancelled" and "before step 3" in final.message
@@ -340,7 +348,8 @@ def test_interrupt_pauses_with_the_question_and_the_answer_reruns_the_node_as_la
 
     graph_module = pytest.importorskip("langgraph.graph")
     from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
-    from langgraph.types import Command, interrupt as lg_interrupt
+    from langgraph.types import Command
+    from langgraph.types import interrupt as lg_interrupt
 
     lg_calls: list[str] = []
 

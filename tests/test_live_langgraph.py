@@ -44,6 +44,7 @@ def pipeline(received: dict | None = None, gate: threading.Event | None = None, 
             if name == fail:
                 raise ValueError(f"{name} broke")
             return {"log": [name], "count": state["count"] * 2}
+
         return node
 
     builder = StateGraph(State)
@@ -66,13 +67,16 @@ def test_new_live_run_picks_the_langgraph_controller_and_supplies_a_checkpointer
     graph = pipeline()
     run = new_live_run(graph, dict(INPUT), store=False)
     assert isinstance(run, LangGraphLiveRun)
-    assert graph.checkpointer is None and isinstance(run.graph.checkpointer, InMemorySaver)  # the user's graph is untouched
+    assert graph.checkpointer is None and isinstance(
+        run.graph.checkpointer, InMemorySaver
+    )  # the user's graph is untouched
 
 
 def test_step_mode_runs_one_superstep_per_step_and_shows_what_the_next_node_receives() -> None:
     received: dict = {}
-    run = new_live_run(pipeline(received), dict(INPUT), target="pipeline", store=False,
-                       breakpoints=Breakpoints.of(every_step=True)).start()
+    run = new_live_run(
+        pipeline(received), dict(INPUT), target="pipeline", store=False, breakpoints=Breakpoints.of(every_step=True)
+    ).start()
     snap = paused(run)
     assert [t.name for t in snap.pause.tasks] == ["a"] and "step mode" in snap.pause.reasons[0]
     assert snap.committed_steps == [0] and received == {}
@@ -95,7 +99,9 @@ def test_step_mode_runs_one_superstep_per_step_and_shows_what_the_next_node_rece
 
 
 def test_breakpoints_before_and_after_a_node_say_why() -> None:
-    run = new_live_run(pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(after=["a"], before=["c"])).start()
+    run = new_live_run(
+        pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(after=["a"], before=["c"])
+    ).start()
     snap = paused(run)
     assert snap.pause.reasons == ("breakpoint after a",) and [t.name for t in snap.pause.tasks] == ["b"]
     assert snap.pause.state == {"log": ["a"], "count": 2}
@@ -216,7 +222,8 @@ def test_an_apps_own_checkpointer_runs_on_a_fresh_thread() -> None:
 
 def test_follow_on_a_langgraph_file_prints_each_superstep_and_stores_it(tmp_path, capsys) -> None:
     app = tmp_path / "lg_app.py"
-    app.write_text(textwrap.dedent('''
+    app.write_text(
+        textwrap.dedent("""
         import operator
         from typing import Annotated, TypedDict
         from langgraph.graph import END, START, StateGraph
@@ -232,7 +239,9 @@ def test_follow_on_a_langgraph_file_prints_each_superstep_and_stores_it(tmp_path
         builder.add_edge("write", END)
         graph = builder.compile()
         example_input = {"log": []}
-    '''), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     code = main(["run", f"{app}:graph", "--follow", "--db", str(tmp_path / "r.db")])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -284,7 +293,8 @@ def test_follow_ctrl_c_on_a_langgraph_app_stops_stores_and_says_how_to_reopen(tm
     from debugger.live import follow as follow_module
 
     app = tmp_path / "lg_slow.py"
-    app.write_text(textwrap.dedent('''
+    app.write_text(
+        textwrap.dedent("""
         import operator, time
         from typing import Annotated, TypedDict
         from langgraph.graph import END, START, StateGraph
@@ -300,7 +310,9 @@ def test_follow_ctrl_c_on_a_langgraph_app_stops_stores_and_says_how_to_reopen(tm
         builder.add_edge("slow", END)
         graph = builder.compile()
         example_input = {"log": []}
-    '''), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     original = follow_module.LiveRun.wait
 
     def wait_then_ctrl_c(self, after_version=-1, timeout=None):
@@ -340,8 +352,11 @@ def test_a_live_run_keeps_to_the_recursion_limit_as_one_invoke_does(how: str) ->
         with pytest.raises(Exception, match="Recursion limit of 6 reached"):
             counting_loop().invoke({"n": 0}, config)
     plain = session.traces[-1]
-    breakpoints = {"step mode": Breakpoints.of(every_step=True), "continue": Breakpoints.of(after=["inc"]),
-                   "no breakpoints": Breakpoints()}[how]
+    breakpoints = {
+        "step mode": Breakpoints.of(every_step=True),
+        "continue": Breakpoints.of(after=["inc"]),
+        "no breakpoints": Breakpoints(),
+    }[how]
     run = new_live_run(counting_loop(), {"n": 0}, config, store=False, breakpoints=breakpoints).start()
     for _ in range(20):
         snap = run.wait_until(lambda s: s.status == "paused")
@@ -417,7 +432,9 @@ def test_send_tasks_at_a_pause_show_the_argument_each_receives() -> None:
     builder.add_node("work", lambda arg: got.append(arg) or {"items": [arg["v"] * 2]})
     builder.add_edge(START, "plan")
     builder.add_conditional_edges("plan", lambda state: [Send("work", {"v": 1}), Send("work", {"v": 5})])
-    run = new_live_run(builder.compile(), {"items": []}, store=False, breakpoints=Breakpoints.of(before=["work"])).start()
+    run = new_live_run(
+        builder.compile(), {"items": []}, store=False, breakpoints=Breakpoints.of(before=["work"])
+    ).start()
     snap = paused(run)
     assert [(t.name, t.input) for t in snap.pause.tasks] == [("work", {"v": 1}), ("work", {"v": 5})]
     assert all(t.why == "a Send from plan" for t in snap.pause.tasks)

@@ -132,16 +132,22 @@ def test_an_interrupt_shows_its_question_and_takes_the_answer(at, tmp_path) -> N
 def test_a_langgraph_app_asks_pauses_takes_an_edit_and_the_answer(at, tmp_path) -> None:
     pytest.importorskip("langgraph.graph")
     path = tmp_path / "lg_asking.py"
-    path.write_text(ASKING.replace("from engine import END, START, StateGraph, interrupt",
-                                   "from langgraph.graph import END, START, StateGraph\nfrom langgraph.types import interrupt"),
-                    encoding="utf-8")
+    path.write_text(
+        ASKING.replace(
+            "from engine import END, START, StateGraph, interrupt",
+            "from langgraph.graph import END, START, StateGraph\nfrom langgraph.types import interrupt",
+        ),
+        encoding="utf-8",
+    )
     at.radio(key="live_source").set_value("Graph file").run()
     at.text_input(key="live_file").input(str(path)).run()
     at.multiselect(key="live_before").set_value(["ask"]).run()
     at.button(key="live_start").click().run()
     snap = _until(at, lambda s: s.status == "paused")
     assert type(at.session_state["live_run"]).__name__ == "LangGraphLiveRun"
-    assert snap.pause.reasons == ("breakpoint before ask",) and "Paused before step 2" in [h.value for h in at.subheader]
+    assert snap.pause.reasons == ("breakpoint before ask",) and "Paused before step 2" in [
+        h.value for h in at.subheader
+    ]
     at.selectbox(key="live_edit_key").set_value("log").run()
     at.selectbox(key="live_edit_as").set_value("plan").run()
     at.text_area(key="live_edit_value").input('["a person"]').run()

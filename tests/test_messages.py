@@ -47,6 +47,7 @@ def summary(messages):
 
 # --- merging ---------------------------------------------------------------------------------------
 
+
 def test_new_id_is_appended():
     result = add_messages([HumanMessage("hi", id="1")], [AIMessage("hello", id="2")])
     assert summary(result) == [("human", "hi", "1"), ("ai", "hello", "2")]
@@ -91,8 +92,13 @@ def test_removal_is_applied_after_replacements():
 
 
 def test_remove_all_keeps_only_what_follows_the_last_marker():
-    right = [AIMessage("x", id="5"), RemoveMessage(id=REMOVE_ALL_MESSAGES), AIMessage("y", id="6"),
-             RemoveMessage(id=REMOVE_ALL_MESSAGES), AIMessage("z", id="7")]
+    right = [
+        AIMessage("x", id="5"),
+        RemoveMessage(id=REMOVE_ALL_MESSAGES),
+        AIMessage("y", id="6"),
+        RemoveMessage(id=REMOVE_ALL_MESSAGES),
+        AIMessage("z", id="7"),
+    ]
     assert REMOVE_ALL_MESSAGES == "__remove_all__"
     assert summary(add_messages([HumanMessage("a", id="1")], right)) == [("ai", "z", "7")]
 
@@ -105,6 +111,7 @@ def test_remove_all_skips_unknown_id_checks_after_it():
 
 # --- coercion --------------------------------------------------------------------------------------
 
+
 def test_string_becomes_human_message(counting_ids):
     assert summary(add_messages([], "hello")) == [("human", "hello", "id-1")]
 
@@ -115,19 +122,25 @@ def test_single_message_on_either_side_is_wrapped_in_a_list():
 
 
 def test_role_tuples_map_to_classes():
-    result = convert_to_messages([("user", "u"), ("human", "h"), ("assistant", "a"), ("ai", "i"),
-                                  ("system", "s"), ("developer", "d")])
+    result = convert_to_messages(
+        [("user", "u"), ("human", "h"), ("assistant", "a"), ("ai", "i"), ("system", "s"), ("developer", "d")]
+    )
     assert [type(m) for m in result] == [HumanMessage, HumanMessage, AIMessage, AIMessage, SystemMessage, SystemMessage]
     assert result[-1].additional_kwargs == {"__openai_role__": "developer"}
 
 
 def test_dicts_with_role_or_type_and_extra_keys():
-    human, ai, tool = convert_to_messages([
-        {"role": "user", "content": "q", "id": "7", "name": "ann", "foo": "bar"},
-        {"type": "ai", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}]},
-        {"role": "tool", "content": "42", "tool_call_id": "c1", "status": "error"},
-    ])
+    human, ai, tool = convert_to_messages(
+        [
+            {"role": "user", "content": "q", "id": "7", "name": "ann", "foo": "bar"},
+            {
+                "type": "ai",
+                "content": None,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}],
+            },
+            {"role": "tool", "content": "42", "tool_call_id": "c1", "status": "error"},
+        ]
+    )
     assert (human.id, human.name, human.additional_kwargs) == ("7", "ann", {"foo": "bar"})
     assert ai.content == "" and ai.tool_calls == [{"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}]
     assert (tool.tool_call_id, tool.status) == ("c1", "error")
@@ -144,7 +157,8 @@ def test_unknown_role_raises_langchains_text():
         add_messages([], [("wizard", "abracadabra")])
     assert str(caught.value).splitlines()[0] == (
         "Unexpected message type: 'wizard'. Use one of 'human', 'user', 'ai', 'assistant', 'function', "
-        "'tool', 'system', or 'developer'.")
+        "'tool', 'system', or 'developer'."
+    )
 
 
 def test_a_tuple_of_messages_is_not_a_list():
@@ -153,6 +167,7 @@ def test_a_tuple_of_messages_is_not_a_list():
 
 
 # --- ids -------------------------------------------------------------------------------------------
+
 
 def test_missing_ids_are_assigned_in_place_on_both_sides(counting_ids):
     left, right = HumanMessage("a"), AIMessage("b")
@@ -171,6 +186,7 @@ def test_empty_string_id_is_kept():
 
 
 # --- format= and the partial form --------------------------------------------------------------------
+
 
 def test_unknown_format_raises():
     with pytest.raises(ValueError, match=r"^Unrecognized format='bogus'\. Expected one of 'langchain-openai', None\.$"):
@@ -193,14 +209,20 @@ def test_only_one_side_raises_and_tests_truthiness():
 
 # --- the message classes ---------------------------------------------------------------------------
 
+
 def test_repr_matches_langchain_core():
-    assert repr(HumanMessage("hi", id="1")) == \
-        "HumanMessage(content='hi', additional_kwargs={}, response_metadata={}, id='1')"
-    assert repr(AIMessage("x", name="bot")) == \
-        "AIMessage(content='x', additional_kwargs={}, response_metadata={}, name='bot', tool_calls=[], invalid_tool_calls=[])"
+    assert (
+        repr(HumanMessage("hi", id="1"))
+        == "HumanMessage(content='hi', additional_kwargs={}, response_metadata={}, id='1')"
+    )
+    assert (
+        repr(AIMessage("x", name="bot"))
+        == "AIMessage(content='x', additional_kwargs={}, response_metadata={}, name='bot', tool_calls=[], invalid_tool_calls=[])"
+    )
     assert repr(ToolMessage("42", tool_call_id="c1")) == "ToolMessage(content='42', tool_call_id='c1')"
-    assert repr(RemoveMessage(id="1")) == \
-        "RemoveMessage(content='', additional_kwargs={}, response_metadata={}, id='1')"
+    assert (
+        repr(RemoveMessage(id="1")) == "RemoveMessage(content='', additional_kwargs={}, response_metadata={}, id='1')"
+    )
     assert str(HumanMessage("hi", id="1")) == "content='hi' additional_kwargs={} response_metadata={} id='1'"
 
 
@@ -241,10 +263,20 @@ def test_messages_are_mutable_and_text_joins_text_blocks():
 def test_message_to_dict_is_json_able():
     data = message_to_dict(AIMessage("hi", id="1", tool_calls=[{"name": "f", "args": {}, "id": "c"}]))
     assert json.loads(json.dumps(data)) == data
-    assert data == {"type": "ai", "data": {
-        "content": "hi", "additional_kwargs": {}, "response_metadata": {}, "type": "ai", "name": None, "id": "1",
-        "tool_calls": [{"name": "f", "args": {}, "id": "c", "type": "tool_call"}], "invalid_tool_calls": [],
-        "usage_metadata": None}}
+    assert data == {
+        "type": "ai",
+        "data": {
+            "content": "hi",
+            "additional_kwargs": {},
+            "response_metadata": {},
+            "type": "ai",
+            "name": None,
+            "id": "1",
+            "tool_calls": [{"name": "f", "args": {}, "id": "c", "type": "tool_call"}],
+            "invalid_tool_calls": [],
+            "usage_metadata": None,
+        },
+    }
 
 
 def test_messages_state_annotation_carries_the_reducer():
@@ -253,36 +285,66 @@ def test_messages_state_annotation_carries_the_reducer():
 
 
 def test_public_surface():
-    for name in ["BaseMessage", "HumanMessage", "AIMessage", "SystemMessage", "ToolMessage", "RemoveMessage",
-                 "AnyMessage", "REMOVE_ALL_MESSAGES", "add_messages", "convert_to_messages", "message_to_dict",
-                 "MessagesState"]:
+    for name in [
+        "BaseMessage",
+        "HumanMessage",
+        "AIMessage",
+        "SystemMessage",
+        "ToolMessage",
+        "RemoveMessage",
+        "AnyMessage",
+        "REMOVE_ALL_MESSAGES",
+        "add_messages",
+        "convert_to_messages",
+        "message_to_dict",
+        "MessagesState",
+    ]:
         assert name in ours.__all__ and hasattr(ours, name)
 
 
 # --- the seed article's example --------------------------------------------------------------------
 
+
 def test_seed_article_example():
     start = [HumanMessage("hi", id="1"), AIMessage("hello", id="2")]
     assert summary(add_messages(start, [AIMessage("again", id="3")])) == [
-        ("human", "hi", "1"), ("ai", "hello", "2"), ("ai", "again", "3")]
+        ("human", "hi", "1"),
+        ("ai", "hello", "2"),
+        ("ai", "again", "3"),
+    ]
     assert summary(add_messages(start, [AIMessage("改写了", id="2")])) == [("human", "hi", "1"), ("ai", "改写了", "2")]
     assert summary(add_messages(start, [RemoveMessage(id="1")])) == [("ai", "hello", "2")]
 
 
 # --- differential: the same inputs through the real libraries ----------------------------------------
 
+
 @pytest.fixture(scope="module")
 def real():
     lc = pytest.importorskip("langchain_core.messages")
     lg = pytest.importorskip("langgraph.graph.message")
-    return SimpleNamespace(HumanMessage=lc.HumanMessage, AIMessage=lc.AIMessage, SystemMessage=lc.SystemMessage,
-                           ToolMessage=lc.ToolMessage, RemoveMessage=lc.RemoveMessage, add_messages=lg.add_messages,
-                           REMOVE_ALL_MESSAGES=lg.REMOVE_ALL_MESSAGES, message_to_dict=lc.message_to_dict)
+    return SimpleNamespace(
+        HumanMessage=lc.HumanMessage,
+        AIMessage=lc.AIMessage,
+        SystemMessage=lc.SystemMessage,
+        ToolMessage=lc.ToolMessage,
+        RemoveMessage=lc.RemoveMessage,
+        add_messages=lg.add_messages,
+        REMOVE_ALL_MESSAGES=lg.REMOVE_ALL_MESSAGES,
+        message_to_dict=lc.message_to_dict,
+    )
 
 
-OURS = SimpleNamespace(HumanMessage=HumanMessage, AIMessage=AIMessage, SystemMessage=SystemMessage,
-                       ToolMessage=ToolMessage, RemoveMessage=RemoveMessage, add_messages=add_messages,
-                       REMOVE_ALL_MESSAGES=REMOVE_ALL_MESSAGES, message_to_dict=message_to_dict)
+OURS = SimpleNamespace(
+    HumanMessage=HumanMessage,
+    AIMessage=AIMessage,
+    SystemMessage=SystemMessage,
+    ToolMessage=ToolMessage,
+    RemoveMessage=RemoveMessage,
+    add_messages=add_messages,
+    REMOVE_ALL_MESSAGES=REMOVE_ALL_MESSAGES,
+    message_to_dict=message_to_dict,
+)
 
 TC = {"name": "search", "args": {"q": "x"}, "id": "c1"}
 OPENAI_TC = {"id": "c2", "type": "function", "function": {"name": "f", "arguments": '{"a": [1, 2]}'}}
@@ -293,33 +355,76 @@ OPENAI_TC = {"id": "c2", "type": "function", "function": {"name": "f", "argument
 # format="langchain-openai".
 MERGE_CASES = {
     "append": lambda M: ([M.HumanMessage("hi", id="1")], [M.AIMessage("hello", id="2")], {}),
-    "replace": lambda M: ([M.HumanMessage("hi", id="1"), M.AIMessage("hello", id="2")], [M.AIMessage("改写了", id="2")], {}),
+    "replace": lambda M: (
+        [M.HumanMessage("hi", id="1"), M.AIMessage("hello", id="2")],
+        [M.AIMessage("改写了", id="2")],
+        {},
+    ),
     "remove": lambda M: ([M.HumanMessage("hi", id="1"), M.AIMessage("hello", id="2")], [M.RemoveMessage(id="1")], {}),
     "remove unknown": lambda M: ([M.HumanMessage("hi", id="1")], [M.RemoveMessage(id="nope")], {}),
-    "remove then re-add": lambda M: ([M.HumanMessage("a", id="1")], [M.RemoveMessage(id="1"), M.AIMessage("b", id="1")], {}),
-    "re-add then remove": lambda M: ([M.HumanMessage("a", id="1")], [M.AIMessage("b", id="1"), M.RemoveMessage(id="1")], {}),
+    "remove then re-add": lambda M: (
+        [M.HumanMessage("a", id="1")],
+        [M.RemoveMessage(id="1"), M.AIMessage("b", id="1")],
+        {},
+    ),
+    "re-add then remove": lambda M: (
+        [M.HumanMessage("a", id="1")],
+        [M.AIMessage("b", id="1"), M.RemoveMessage(id="1")],
+        {},
+    ),
     "remove what right added": lambda M: ([], [M.HumanMessage("a", id="9"), M.RemoveMessage(id="9")], {}),
     "remove twice": lambda M: ([M.HumanMessage("a", id="1")], [M.RemoveMessage(id="1"), M.RemoveMessage(id="1")], {}),
-    "duplicate ids in left": lambda M: ([M.HumanMessage("a", id="1"), M.HumanMessage("b", id="1")],
-                                        [M.AIMessage("c", id="1")], {}),
-    "remove duplicate ids": lambda M: ([M.HumanMessage("a", id="1"), M.HumanMessage("b", id="1")], [M.RemoveMessage(id="1")], {}),
-    "remove all": lambda M: ([M.HumanMessage("a")], [M.HumanMessage("b"), M.RemoveMessage(id=M.REMOVE_ALL_MESSAGES),
-                                                     M.AIMessage("c"), "d"], {}),
+    "duplicate ids in left": lambda M: (
+        [M.HumanMessage("a", id="1"), M.HumanMessage("b", id="1")],
+        [M.AIMessage("c", id="1")],
+        {},
+    ),
+    "remove duplicate ids": lambda M: (
+        [M.HumanMessage("a", id="1"), M.HumanMessage("b", id="1")],
+        [M.RemoveMessage(id="1")],
+        {},
+    ),
+    "remove all": lambda M: (
+        [M.HumanMessage("a")],
+        [M.HumanMessage("b"), M.RemoveMessage(id=M.REMOVE_ALL_MESSAGES), M.AIMessage("c"), "d"],
+        {},
+    ),
     "remove all then unknown": lambda M: ([], [M.RemoveMessage(id=M.REMOVE_ALL_MESSAGES), M.RemoveMessage(id="x")], {}),
     "remove all ignores bad format": lambda M: ([], [M.RemoveMessage(id=M.REMOVE_ALL_MESSAGES)], {"format": "bogus"}),
     "ids assigned both sides": lambda M: ([M.HumanMessage("a"), M.AIMessage("b")], [M.HumanMessage("c")], {}),
     "strings": lambda M: ("a", "b", {}),
     "single messages": lambda M: (M.HumanMessage("a", id="1"), M.AIMessage("b"), {}),
-    "role tuples": lambda M: ([("user", "u"), ("assistant", "a")], [("system", "s"), ("developer", "d"), ("human", ["x"])], {}),
-    "role dicts": lambda M: ([], [{"role": "user", "content": "q", "id": "7", "name": "n", "x": 1},
-                                  {"type": "ai", "content": None, "tool_calls": [OPENAI_TC, dict(TC)]},
-                                  {"role": "tool", "content": "r", "tool_call_id": "c1", "artifact": [1], "status": "error"},
-                                  {"role": "user", "content": "m", "response_metadata": {"r": 1},
-                                   "additional_kwargs": {"k": 2}, "example": True},
-                                  {"role": "user", "type": "ai", "content": "role wins"},
-                                  {"type": "remove", "content": "ignored", "id": "7"}], {}),
-    "tool calls": lambda M: ([M.HumanMessage("q", id="1")], [M.AIMessage("", id="2", tool_calls=[dict(TC)]),
-                                                             M.ToolMessage("res", tool_call_id="c1", id="3", name="search")], {}),
+    "role tuples": lambda M: (
+        [("user", "u"), ("assistant", "a")],
+        [("system", "s"), ("developer", "d"), ("human", ["x"])],
+        {},
+    ),
+    "role dicts": lambda M: (
+        [],
+        [
+            {"role": "user", "content": "q", "id": "7", "name": "n", "x": 1},
+            {"type": "ai", "content": None, "tool_calls": [OPENAI_TC, dict(TC)]},
+            {"role": "tool", "content": "r", "tool_call_id": "c1", "artifact": [1], "status": "error"},
+            {
+                "role": "user",
+                "content": "m",
+                "response_metadata": {"r": 1},
+                "additional_kwargs": {"k": 2},
+                "example": True,
+            },
+            {"role": "user", "type": "ai", "content": "role wins"},
+            {"type": "remove", "content": "ignored", "id": "7"},
+        ],
+        {},
+    ),
+    "tool calls": lambda M: (
+        [M.HumanMessage("q", id="1")],
+        [
+            M.AIMessage("", id="2", tool_calls=[dict(TC)]),
+            M.ToolMessage("res", tool_call_id="c1", id="3", name="search"),
+        ],
+        {},
+    ),
     "empty string ids": lambda M: ([M.HumanMessage("a", id="")], [M.HumanMessage("b", id="")], {}),
     "tuple is not a list": lambda M: ((M.HumanMessage("a", id="1"),), [], {}),
     "bad role": lambda M: ([], [("wizard", "x")], {}),
@@ -332,13 +437,26 @@ MERGE_CASES = {
     "remove dict lacks id": lambda M: ([], [{"type": "remove", "content": ""}], {}),
     "bad format": lambda M: ([M.HumanMessage("a", id="1")], [], {"format": "bogus"}),
     "bad format after bad remove": lambda M: ([], [M.RemoveMessage(id="nope")], {"format": "bogus"}),
-    "openai format": lambda M: ([M.HumanMessage("a", id="1", name="ann"), M.SystemMessage("d", id="s", additional_kwargs={
-        "__openai_role__": "developer"})], [M.AIMessage("", id="2", tool_calls=[dict(TC)]),
-        M.ToolMessage("r", tool_call_id="c1", id="3", artifact=1), M.HumanMessage([
-            "x", {"type": "text", "text": "y", "cache_control": {"type": "ephemeral"}}])], {"format": "langchain-openai"}),
-    "openai format keeps non-text blocks": lambda M: ([], [M.HumanMessage(["x", {"type": "image_url", "image_url": {
-        "url": "http://x"}}], id="1"), M.AIMessage(["a", {"type": "text", "text": "b"}], id="2")],
-        {"format": "langchain-openai"}),
+    "openai format": lambda M: (
+        [
+            M.HumanMessage("a", id="1", name="ann"),
+            M.SystemMessage("d", id="s", additional_kwargs={"__openai_role__": "developer"}),
+        ],
+        [
+            M.AIMessage("", id="2", tool_calls=[dict(TC)]),
+            M.ToolMessage("r", tool_call_id="c1", id="3", artifact=1),
+            M.HumanMessage(["x", {"type": "text", "text": "y", "cache_control": {"type": "ephemeral"}}]),
+        ],
+        {"format": "langchain-openai"},
+    ),
+    "openai format keeps non-text blocks": lambda M: (
+        [],
+        [
+            M.HumanMessage(["x", {"type": "image_url", "image_url": {"url": "http://x"}}], id="1"),
+            M.AIMessage(["a", {"type": "text", "text": "b"}], id="2"),
+        ],
+        {"format": "langchain-openai"},
+    ),
     "left only": lambda M: (["a"], None, {}),
     "empty left only": lambda M: ([], None, {}),
     "right only": lambda M: (None, ["a"], {}),
@@ -355,8 +473,19 @@ def outcome(namespace, case, monkeypatch):
         result = namespace.add_messages(left, right, **kwargs)
     except Exception as error:  # the error's class name and text must match too
         return ("error", type(error).__name__, str(error))
-    rows = [(type(m).__name__, m.type, m.content, m.id, m.name, getattr(m, "tool_calls", None),
-             getattr(m, "tool_call_id", None), repr(m)) for m in result]
+    rows = [
+        (
+            type(m).__name__,
+            m.type,
+            m.content,
+            m.id,
+            m.name,
+            getattr(m, "tool_calls", None),
+            getattr(m, "tool_call_id", None),
+            repr(m),
+        )
+        for m in result
+    ]
     return ("ok", rows, [getattr(m, "id", "-") for m in inputs])
 
 
@@ -375,24 +504,29 @@ def test_partial_form_matches_langgraph(real):
 
 # name -> function(namespace) -> one message; compared by repr, str, message_to_dict and equality.
 CONSTRUCTOR_CASES = {
-    "human keywords": lambda M: M.HumanMessage(content="hi", name="bob", id="1", additional_kwargs={"a": 1},
-                                               response_metadata={"b": 2}),
+    "human keywords": lambda M: M.HumanMessage(
+        content="hi", name="bob", id="1", additional_kwargs={"a": 1}, response_metadata={"b": 2}
+    ),
     "list content": lambda M: M.HumanMessage(["x", {"type": "text", "text": "y"}]),
     "tuple content": lambda M: M.HumanMessage(("a", "b")),
     "numeric id": lambda M: M.HumanMessage("x", id=5),
     "extra field": lambda M: M.HumanMessage("x", example=False, foo=[1]),
     "ai plain": lambda M: M.AIMessage("hello", id="2"),
-    "ai tool call": lambda M: M.AIMessage("", tool_calls=[{"name": "s", "args": {"q": 1}, "id": "c1", "extras": {"e": 1}}]),
+    "ai tool call": lambda M: M.AIMessage(
+        "", tool_calls=[{"name": "s", "args": {"q": 1}, "id": "c1", "extras": {"e": 1}}]
+    ),
     "ai tool call none id": lambda M: M.AIMessage("", tool_calls=[{"name": "s", "args": {}, "id": None, "type": "x"}]),
     "ai tool call missing id": lambda M: M.AIMessage("", tool_calls=[{"name": "s", "args": {}}]),
     "ai tool call with index": lambda M: M.AIMessage("", tool_calls=[{"name": "s", "args": {}, "id": "1", "index": 0}]),
     "ai invalid tool calls": lambda M: M.AIMessage("x", invalid_tool_calls=[{"name": "s", "args": "{bad", "id": "1"}]),
     "ai usage": lambda M: M.AIMessage("x", usage_metadata={"total_tokens": 3, "input_tokens": 1, "output_tokens": 2}),
-    "ai content blocks": lambda M: M.AIMessage(content_blocks=[{"type": "text", "text": "t"},
-                                                               {"type": "tool_call", "name": "s", "args": {}, "id": "9"}]),
+    "ai content blocks": lambda M: M.AIMessage(
+        content_blocks=[{"type": "text", "text": "t"}, {"type": "tool_call", "name": "s", "args": {}, "id": "9"}]
+    ),
     "system": lambda M: M.SystemMessage("sys", id="s"),
-    "tool all fields": lambda M: M.ToolMessage("42", tool_call_id="c1", id="t", name="n", status="error",
-                                               artifact=[1], additional_kwargs={"a": 1}),
+    "tool all fields": lambda M: M.ToolMessage(
+        "42", tool_call_id="c1", id="t", name="n", status="error", artifact=[1], additional_kwargs={"a": 1}
+    ),
     "tool coerced": lambda M: M.ToolMessage(["a", 3, {"type": "text", "text": "b"}], tool_call_id=5),
     "tool missing id": lambda M: M.ToolMessage("42"),
     "model_copy": lambda M: M.AIMessage("a", id="1").model_copy(update={"content": "b", "name": "n"}),
@@ -418,8 +552,15 @@ def built(namespace, case):
         # pydantic's ValidationError is a ValueError whose long text we do not copy.
         kind = "ValueError" if type(error).__name__ == "ValidationError" else type(error).__name__
         return ("error", kind, None if kind == "ValueError" and "validation error" in str(error) else str(error))
-    return ("ok", repr(message), str(message), namespace.message_to_dict(message), message.pretty_repr(),
-            message == case(namespace), message.text)
+    return (
+        "ok",
+        repr(message),
+        str(message),
+        namespace.message_to_dict(message),
+        message.pretty_repr(),
+        message == case(namespace),
+        message.text,
+    )
 
 
 @pytest.mark.parametrize("name", list(CONSTRUCTOR_CASES))

@@ -54,7 +54,13 @@ def test_the_view_model_imports_no_streamlit():
 def test_highlight_of_subgraph_trap_follows_the_run(trap):
     assert trap.steps == [0, 1, 2]
     first = trap.highlight(0)
-    assert (first.ran, first.next, first.visited, first.failed, first.edges_taken) == ({START}, {"p1"}, set(), set(), set())
+    assert (first.ran, first.next, first.visited, first.failed, first.edges_taken) == (
+        {START},
+        {"p1"},
+        set(),
+        set(),
+        set(),
+    )
     middle = trap.highlight(1)
     assert (middle.ran, middle.next, middle.visited) == ({"p1"}, {"child"}, {START})
     assert middle.edges_taken == {(START, "p1")}
@@ -63,7 +69,9 @@ def test_highlight_of_subgraph_trap_follows_the_run(trap):
     assert last.next == {END}, "the last step of a finished run points at END"
     assert last.visited == {START, "p1"}
     assert last.failed == set()
-    assert last.edges_taken == {("p1", "child")}, "only edges into this step are bold (the legend says so); END is marked next"
+    assert last.edges_taken == {("p1", "child")}, (
+        "only edges into this step are bold (the legend says so); END is marked next"
+    )
 
 
 def test_highlight_of_a_fan_out_marks_both_branches_and_the_join(traces):
@@ -87,11 +95,15 @@ def test_highlight_marks_both_writers_of_a_refused_step_failed(traces):
 
 def test_dot_marks_the_ran_node_with_its_marker_and_id(trap):
     dot = trap.dot(2).replace('"node_', "node_").replace('" [', " [").replace('" -> ', " -> ")
-    child = next(line for line in dot.splitlines() if line.strip().startswith("node_child-3a-s1 ["))  # inside cluster_child
+    child = next(
+        line for line in dot.splitlines() if line.strip().startswith("node_child-3a-s1 [")
+    )  # inside cluster_child
     assert 'class="stepscope-node ran"' in child and "▶" in child and "#ffd45e" in child
     p1 = next(line for line in dot.splitlines() if line.strip().startswith("node_p1 ["))
     assert 'class="stepscope-node visited"' in p1 and "✓" in p1
-    assert 'class="stepscope-edge taken"' in next(line for line in dot.splitlines() if "node_p1 -> node_child-3a-s1" in line)
+    assert 'class="stepscope-edge taken"' in next(
+        line for line in dot.splitlines() if "node_p1 -> node_child-3a-s1" in line
+    )
     assert "subgraph cluster_child {" in dot
 
 
@@ -129,7 +141,9 @@ def test_merge_of_the_subgraph_step_marks_the_duplicated_item(trap):
     assert call.before == ["parent"]
     assert call.after == ["parent", "parent", "sub-1"]
     assert call.duplicated == (1,)
-    assert call.sentence == "operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there: duplicated)"
+    assert (
+        call.sentence == "operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there: duplicated)"
+    )
 
 
 def test_merge_sentences_say_what_each_call_did(traces, trap):
@@ -208,14 +222,16 @@ def test_trigger_sentences_name_the_channel_and_its_writer(traces, trap):
     assert trap.next_triggers(2) == []
     fan = traces("fan_out_search").view(Scope())
     assert [t.sentence() for t in fan.triggers(3)] == [
-        "merge runs because search_db finished (edge search_db → merge); search_web finished (edge search_web → merge)"]
+        "merge runs because search_db finished (edge search_db → merge); search_web finished (edge search_web → merge)"
+    ]
 
 
 def test_trigger_sentence_of_a_send(traces):
     view = traces("map_reduce_send").view(Scope())
     assert [t.sentence() for t in view.triggers(2)] == [
         f'write_joke[{i}] {{"subject": "{s}"}} runs because plan sent a Send to write_joke from its router fan_out'
-        for i, s in enumerate(["owl", "cat", "dog"])]
+        for i, s in enumerate(["owl", "cat", "dog"])
+    ]
 
 
 # ---- errors ----------------------------------------------------------------------------------------
@@ -227,7 +243,9 @@ def test_concurrent_update_report_names_both_writers_and_three_fixes(traces):
     assert view.error(0) is None
     report = view.error(1)
     finding = next(f for f in diagnose(None, view.run) if f.kind == "concurrent_update")
-    assert report.title == finding.title == "lookup_order and lookup_user_history wrote the plain key 'v' in one superstep"
+    assert (
+        report.title == finding.title == "lookup_order and lookup_user_history wrote the plain key 'v' in one superstep"
+    )
     assert report.explanation == finding.explanation, "the app explains with diagnose's words"
     assert report.fixes == ((finding.fix_label, finding.fix), *finding.other_fixes)
     assert report.key == "v"
@@ -263,14 +281,18 @@ def test_clamp_and_neighbour(trap):
     assert trap.neighbour(0, -1) == 0 and trap.neighbour(0, +1) == 1 and trap.neighbour(2, +1) == 2
 
 
-@pytest.mark.parametrize("cursor, expected", [
-    (Cursor(Scope(), 99), Cursor(Scope(), 2)),
-    (Cursor(Scope(), -5), Cursor(Scope(), 0)),
-    (Cursor(Scope(), 2, 99), Cursor(Scope(), 2, 1)),
-    (Cursor(Scope(), 1, -3), Cursor(Scope(), 1, 0)),
-    (Cursor(Scope(((2, "no-such-task", 0),)), 1), Cursor(Scope(), 0)),
-    (Cursor(Scope(((7, "x", 0),)), 1, 4), Cursor(Scope(), 0)),
-], ids=["step-too-high", "step-too-low", "call-too-high", "call-negative", "unknown-task", "unknown-step"])
+@pytest.mark.parametrize(
+    "cursor, expected",
+    [
+        (Cursor(Scope(), 99), Cursor(Scope(), 2)),
+        (Cursor(Scope(), -5), Cursor(Scope(), 0)),
+        (Cursor(Scope(), 2, 99), Cursor(Scope(), 2, 1)),
+        (Cursor(Scope(), 1, -3), Cursor(Scope(), 1, 0)),
+        (Cursor(Scope(((2, "no-such-task", 0),)), 1), Cursor(Scope(), 0)),
+        (Cursor(Scope(((7, "x", 0),)), 1, 4), Cursor(Scope(), 0)),
+    ],
+    ids=["step-too-high", "step-too-low", "call-too-high", "call-negative", "unknown-task", "unknown-step"],
+)
 def test_valid_clamps_bad_cursors(traces, cursor, expected):
     assert traces("subgraph_trap").valid(cursor) == expected
 
@@ -297,14 +319,17 @@ def test_enter_and_leave_the_subgraph_of_subgraph_trap(traces, trap):
 # ---- learn mode ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, value", [
-    ("['parent', 'sub-1']", ["parent", "sub-1"]),
-    ('["a", 1]', ["a", 1]),
-    ('{"x": 1}', {"x": 1}),
-    ("3", 3),
-    ("'text'", "text"),
-    ("None", None),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("['parent', 'sub-1']", ["parent", "sub-1"]),
+        ('["a", 1]', ["a", 1]),
+        ('{"x": 1}', {"x": 1}),
+        ("3", 3),
+        ("'text'", "text"),
+        ("None", None),
+    ],
+)
 def test_parse_guess_reads_json_and_python_literals(text, value):
     assert parse_guess(text) == value
 

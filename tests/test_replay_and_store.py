@@ -8,16 +8,20 @@ from typing import Annotated, TypedDict
 
 import pytest
 
+from debugger.diagnostics.order import candidate_orders
 from debugger.frames import reducer_calls_frame, tasks_frame, versions_frame, writes_frame
 from debugger.present import explain_call
-from debugger.diagnostics.order import candidate_orders
 from debugger.replay import Replay, channel_calls, refold
 
 
 def order_sensitivity(replay, step, key, reducer):
     """The orders `diagnose` and the What-if panel try (`candidate_orders`) that change the result."""
     count = len(channel_calls(replay.steps[step], key))
-    return [o for o in candidate_orders(count) if o != tuple(range(count)) and refold(replay, step, key, reducer, o).differs]
+    return [
+        o for o in candidate_orders(count) if o != tuple(range(count)) and refold(replay, step, key, reducer, o).differs
+    ]
+
+
 from debugger.store import RunStore, StoreError
 from engine import START, StateGraph
 from engine.trace import Recorder
@@ -99,7 +103,7 @@ def test_refold_reports_a_failing_reducer_instead_of_raising():
 
 def test_explanations_say_what_each_reducer_call_did():
     replay = Replay(trap_trace())
-    (call, before, after), = list(replay.call_values(2))
+    ((call, before, after),) = list(replay.call_values(2))
     assert explain_call(call, before, after) == (
         "operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there: duplicated)"
     )
@@ -148,8 +152,13 @@ def test_frames():
 
 
 def cli(*args, db):
-    return subprocess.run([sys.executable, "-m", "debugger.cli", *args, "--db", str(db)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "debugger.cli", *args, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
 
 
 def test_cli_run_show_and_runs(tmp_path):

@@ -103,8 +103,13 @@ EXPECTED: dict[tuple[str, str], Any] = {
     },
     ("slow_research", "graph"): {
         "topic": "reducers",
-        "notes": ["plan: look up reducers", "docs: 1 manual about reducers", "web: 3 pages about reducers",
-                  "write: drafted", "review: read 'reducers: 1 manual about reducers; 3 pages about reducers'"],
+        "notes": [
+            "plan: look up reducers",
+            "docs: 1 manual about reducers",
+            "web: 3 pages about reducers",
+            "write: drafted",
+            "review: read 'reducers: 1 manual about reducers; 3 pages about reducers'",
+        ],
         "draft": "reducers: 1 manual about reducers; 3 pages about reducers",
         "verdict": "approved (57 characters)",
     },
@@ -127,9 +132,7 @@ EXPECTED: dict[tuple[str, str], Any] = {
         "answer": "$120 (live, 2025-06-01)",
         "sources": "archive, live",
     },
-    ("uneven_join", "graph"): {
-        "log": ["fetch", "quick", "clean", "join (saw 2 entries)", "join (saw 4 entries)"]
-    },
+    ("uneven_join", "graph"): {"log": ["fetch", "quick", "clean", "join (saw 2 entries)", "join (saw 4 entries)"]},
     ("uneven_join", "fixed_graph"): {"log": ["fetch", "quick", "clean", "join (saw 3 entries)"]},
     ("map_reduce_send", "graph"): {"subjects": ["owl", "cat", "dog"], "jokes": JOKES, "best": JOKES[2]},
     ("command_goto", "graph"): {
@@ -180,6 +183,7 @@ def run(module: types.ModuleType, attribute: str) -> Any:
 
 def shown(value: Any) -> Any:
     """A final state in `EXPECTED`'s notation: messages as plain `type/content/id` strings."""
+
     def plain(x: Any) -> Any:
         if isinstance(x, dict):
             return {k: plain(v) for k, v in x.items()}
@@ -346,7 +350,11 @@ def test_uneven_join_runs_join_twice_with_plain_edges() -> None:
 def test_map_reduce_runs_one_task_per_send() -> None:
     module = load_sample("map_reduce_send")
     assert nodes_run(module.graph, module.example_input) == [
-        "plan", "write_joke", "write_joke", "write_joke", "pick_best",
+        "plan",
+        "write_joke",
+        "write_joke",
+        "write_joke",
+        "pick_best",
     ]
 
 
@@ -497,7 +505,9 @@ def load_with_langgraph(sample: str) -> types.ModuleType:
         saved = sys.modules.get("engine")
         sys.modules["engine"] = fake
         try:
-            spec = importlib.util.spec_from_file_location(f"sample_graphs._langgraph_{sample}", SAMPLE_DIR / f"{sample}.py")
+            spec = importlib.util.spec_from_file_location(
+                f"sample_graphs._langgraph_{sample}", SAMPLE_DIR / f"{sample}.py"
+            )
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
         finally:
@@ -536,7 +546,9 @@ def values_stream(graph: Any, graph_input: Any, config: dict | None) -> list[Any
 
 def langgraph_errors() -> types.SimpleNamespace:
     fake = langgraph_namespace()
-    return types.SimpleNamespace(InvalidUpdateError=fake.InvalidUpdateError, GraphRecursionError=fake.GraphRecursionError)
+    return types.SimpleNamespace(
+        InvalidUpdateError=fake.InvalidUpdateError, GraphRecursionError=fake.GraphRecursionError
+    )
 
 
 @pytest.mark.parametrize(("sample", "attribute"), list(EXPECTED), ids=[f"{s}.{a}" for s, a in EXPECTED])
@@ -584,4 +596,6 @@ def test_langgraph_reducer_table() -> None:
 def test_langgraph_draws_the_same_graph(sample: str, attribute: str) -> None:
     reference = load_with_langgraph(sample)
     ours = load_sample(sample)
-    assert getattr(ours, attribute).get_graph().draw_mermaid() == getattr(reference, attribute).get_graph().draw_mermaid()
+    assert (
+        getattr(ours, attribute).get_graph().draw_mermaid() == getattr(reference, attribute).get_graph().draw_mermaid()
+    )

@@ -71,8 +71,13 @@ def test_cli_import_replace_flag(tmp_path):
     store.save(trace_with_id("cli-id", target="first"))
     other = tmp_path / "other.json"
     other.write_text(to_json(trace_with_id("cli-id", target="second")))
-    run = lambda *a: subprocess.run([sys.executable, "-m", "debugger.cli", *a, "--db", str(db)],  # noqa: E731
-                                    capture_output=True, text=True, cwd=ROOT, timeout=60)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "debugger.cli", *a, "--db", str(db)],  # noqa: E731
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     refused = run("import", str(other))
     assert refused.returncode == 2 and "pass --replace" in refused.stderr
     assert run("import", str(other), "--replace").returncode == 0
@@ -87,10 +92,14 @@ def test_a_first_release_database_is_migrated_and_its_unnamed_rows_become_usable
     broken["run_id"] = None
     with sqlite3.connect(path) as db:
         db.executescript(V1_TABLE)
-        db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   ("good-run", "LangGraph", "concat", good.started_at, "done", 2, "", to_json(good)))
-        db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   (None, "LangGraph", "concat", "2020", "done", 2, "", json.dumps(broken)))
+        db.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ("good-run", "LangGraph", "concat", good.started_at, "done", 2, "", to_json(good)),
+        )
+        db.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (None, "LangGraph", "concat", "2020", "done", 2, "", json.dumps(broken)),
+        )
     store = RunStore(path)
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == VERSION
@@ -170,8 +179,10 @@ def test_a_trace_without_a_run_id_is_never_stored(tmp_path):
 
 def test_eight_processes_saving_at_once_all_land(tmp_path):
     db = tmp_path / "runs.sqlite3"
-    code = ("import sys; from debugger.store import RunStore; from tests.test_store_versions import trace_with_id; "
-            "RunStore(sys.argv[1]).save(trace_with_id(sys.argv[2]))")
+    code = (
+        "import sys; from debugger.store import RunStore; from tests.test_store_versions import trace_with_id; "
+        "RunStore(sys.argv[1]).save(trace_with_id(sys.argv[2]))"
+    )
     procs = [subprocess.Popen([sys.executable, "-c", code, str(db), f"run-{i}"], cwd=ROOT) for i in range(8)]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     assert len(RunStore(db).list()) == 8

@@ -45,8 +45,15 @@ def test_trace_has_every_superstep_task_and_reducer_call():
     assert [s.step for s in trace.steps] == [-1, 0, 1, 2]
     step1 = trace.steps[2]
     assert [t.name for t in step1.tasks] == ["a", "b"]
-    assert [(c.channel, c.writer_name, c.write) for c in step1.reducer_calls] == [("log", "a", ["a"]), ("log", "b", ["b"])]
-    assert step1.tasks[0].fired == ["branch:to:a"] and step1.tasks[0].input == {"$view": ["log", "v"]} or step1.tasks[0].input == {"$view": ["log"]}
+    assert [(c.channel, c.writer_name, c.write) for c in step1.reducer_calls] == [
+        ("log", "a", ["a"]),
+        ("log", "b", ["b"]),
+    ]
+    assert (
+        step1.tasks[0].fired == ["branch:to:a"]
+        and step1.tasks[0].input == {"$view": ["log", "v"]}
+        or step1.tasks[0].input == {"$view": ["log"]}
+    )
     assert trace.output == {"log": ["in", "a", "b", "c"], "v": 3}
 
 
@@ -151,7 +158,9 @@ def test_errors_are_recorded_with_status_and_traceback():
     failed = trace.steps[-1]
     assert not failed.committed
     boom_task = next(t for t in failed.tasks if t.name == "boom")
-    assert "kaput" in boom_task.error["traceback"] and boom_task.error["notes"][0].startswith("During task with name 'boom'")
+    assert "kaput" in boom_task.error["traceback"] and boom_task.error["notes"][0].startswith(
+        "During task with name 'boom'"
+    )
     ok_task = next(t for t in failed.tasks if t.name == "ok")
     assert ok_task.writes == [["log", ["ok"]]]  # the sibling's writes are kept, though never applied
 

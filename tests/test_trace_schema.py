@@ -13,11 +13,19 @@ from pathlib import Path
 import pytest
 
 from debugger import cli
-from debugger.model import TraceView, Scope
+from debugger.model import Scope, TraceView
 from debugger.sources import OpenError, open_upload
 from debugger.store import RunStore
 from debugger.tracecheck import (
-    MAX_NESTING, ReducerCallFile, RunFile, StepFile, TaskFile, TraceFile, TraceFileError, nesting_depth, read_trace_file,
+    MAX_NESTING,
+    ReducerCallFile,
+    RunFile,
+    StepFile,
+    TaskFile,
+    TraceFile,
+    TraceFileError,
+    nesting_depth,
+    read_trace_file,
 )
 from engine.trace import Recorder, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 from engine.tracefile import to_json
@@ -65,25 +73,28 @@ def test_an_oversized_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
         read_trace_file(path)
 
 
-@pytest.mark.parametrize("change, expected", [
-    (lambda d: d.update(graph=None), "graph is null: Input should be a valid dictionary"),
-    (lambda d: d.update(status=[1]), "status is list: Input should be"),
-    (lambda d: d.update(status="finished"), 'status is "finished": Input should be'),
-    (lambda d: d.update(run_id=None), "run_id is null"),
-    (lambda d: d.update(run_id=""), "run_id is \"\""),
-    (lambda d: d.update(schema_version=0), "schema_version is 0; trace files have versions 1 to"),
-    (lambda d: d.update(schema_version=-1), "schema_version is -1"),
-    (lambda d: d.update(schema_version=True), "schema_version is true"),
-    (lambda d: d.update(schema_version="1"), 'schema_version is "1"'),
-    (lambda d: d["steps"][2]["reducer_calls"][0].update(after={"extend": 5}), "steps[2].reducer_calls[0].after is"),
-    (lambda d: d["steps"][2]["reducer_calls"][0].update(before={"grow": []}), "not a delta"),
-    (lambda d: d.update(error={"$type": "error", "class": "E"}), "error.message is missing"),
-    (lambda d: d["steps"][1]["tasks"][0].update(name=7), "steps[1].tasks[0].name is 7"),
-    (lambda d: d["steps"][1].update(surprise=1), "steps[1].surprise is not a field"),
-    (lambda d: d.update(input={"$type": "message", "message": 3}), "input.message: should be dict"),
-    (lambda d: d.update(input={"$type": "pickle", "data": "..."}), "unknown recorded value type 'pickle'"),
-    (lambda d: d["steps"][2]["reducer_calls"][0].update(after={"merge": {"a": 1}}), "merges keys into 'log'"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: d.update(graph=None), "graph is null: Input should be a valid dictionary"),
+        (lambda d: d.update(status=[1]), "status is list: Input should be"),
+        (lambda d: d.update(status="finished"), 'status is "finished": Input should be'),
+        (lambda d: d.update(run_id=None), "run_id is null"),
+        (lambda d: d.update(run_id=""), 'run_id is ""'),
+        (lambda d: d.update(schema_version=0), "schema_version is 0; trace files have versions 1 to"),
+        (lambda d: d.update(schema_version=-1), "schema_version is -1"),
+        (lambda d: d.update(schema_version=True), "schema_version is true"),
+        (lambda d: d.update(schema_version="1"), 'schema_version is "1"'),
+        (lambda d: d["steps"][2]["reducer_calls"][0].update(after={"extend": 5}), "steps[2].reducer_calls[0].after is"),
+        (lambda d: d["steps"][2]["reducer_calls"][0].update(before={"grow": []}), "not a delta"),
+        (lambda d: d.update(error={"$type": "error", "class": "E"}), "error.message is missing"),
+        (lambda d: d["steps"][1]["tasks"][0].update(name=7), "steps[1].tasks[0].name is 7"),
+        (lambda d: d["steps"][1].update(surprise=1), "steps[1].surprise is not a field"),
+        (lambda d: d.update(input={"$type": "message", "message": 3}), "input.message: should be dict"),
+        (lambda d: d.update(input={"$type": "pickle", "data": "..."}), "unknown recorded value type 'pickle'"),
+        (lambda d: d["steps"][2]["reducer_calls"][0].update(after={"merge": {"a": 1}}), "merges keys into 'log'"),
+    ],
+)
 def test_each_mistyped_field_is_named_in_one_line(tmp_path, change, expected):
     path = mutated(tmp_path, change)
     with pytest.raises(TraceFileError) as caught:
@@ -194,8 +205,9 @@ def fuzz_sources():
             module = load_sample(name)
             recorder = Recorder(target=name)
             try:
-                module.graph.invoke(module.example_input, dict(getattr(module, "example_config", None) or {}),
-                                    hooks=recorder)
+                module.graph.invoke(
+                    module.example_input, dict(getattr(module, "example_config", None) or {}), hooks=recorder
+                )
             except Exception:  # a lesson about an error: the failing run is what we fuzz
                 pass
             yield name, to_json(recorder.trace)
@@ -229,8 +241,13 @@ def test_fuzzed_trace_files_never_raise_and_never_break_a_later_command(tmp_path
 
 @pytest.mark.parametrize(
     "record, schema",
-    [(TaskRecord, TaskFile), (ReducerCallRecord, ReducerCallFile), (StepRecord, StepFile), (RunRecord, RunFile),
-     (Trace, TraceFile)],
+    [
+        (TaskRecord, TaskFile),
+        (ReducerCallRecord, ReducerCallFile),
+        (StepRecord, StepFile),
+        (RunRecord, RunFile),
+        (Trace, TraceFile),
+    ],
 )
 def test_the_file_schema_declares_every_field_the_recorder_writes(record, schema):
     """A field added to a record type must be added to the file schema too, or stored runs stop opening."""

@@ -4,15 +4,15 @@
 import json
 from typing import Any, TypedDict
 
-from engine import END, START, StateGraph
-from engine.codec import decode, encode
-from engine.trace import SCHEMA_VERSION, Recorder
-from engine.blobs import BLOB_MIN
-from engine.tracefile import from_json, to_json
+import pytest
+
 from debugger.present import short
 from debugger.tracecheck import TraceFileError, parse_trace
-
-import pytest
+from engine import END, START, StateGraph
+from engine.blobs import BLOB_MIN
+from engine.codec import decode, encode
+from engine.trace import SCHEMA_VERSION, Recorder
+from engine.tracefile import from_json, to_json
 
 
 class Doc(TypedDict):

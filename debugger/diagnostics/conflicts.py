@@ -48,13 +48,15 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
             echoes.append(call.writer_name)
         if task is not None and (task.subgraphs or facts.is_subgraph_node(task.name)):
             subgraphs.append(call.writer_name)
-        evidence.append({
-            "node": call.writer_name,
-            "value": call.write,
-            "text": short(call.write, 60),
-            "why": facts.why(step, task) if task is not None else "",
-            "echoes_received_value": echoed,
-        })
+        evidence.append(
+            {
+                "node": call.writer_name,
+                "value": call.write,
+                "text": short(call.write, 60),
+                "why": facts.why(step, task) if task is not None else "",
+                "echoes_received_value": echoed,
+            }
+        )
     values = "; ".join(f"{e['node']} wrote {e['text']}" for e in evidence)
     why = " ".join(dict.fromkeys(f"{e['node']} ran because {e['why']}." for e in evidence if e["why"]))
     who = names(writers)
@@ -66,13 +68,24 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
         )
         fix = f'return {{"{key}": Overwrite(new_value)}}   # in one node only; the others return plain updates'
         return Finding(
-            kind="concurrent_update", severity="error", title=f"Two Overwrite writes to {key!r} in one superstep ({who})",
-            explanation=explanation, fix=fix, fix_label="Let one node replace the value; the others add to it",
-            step=step, node=writers[0], key=key, nodes=tuple(writers), scope=facts.scope, evidence=tuple(evidence),
+            kind="concurrent_update",
+            severity="error",
+            title=f"Two Overwrite writes to {key!r} in one superstep ({who})",
+            explanation=explanation,
+            fix=fix,
+            fix_label="Let one node replace the value; the others add to it",
+            step=step,
+            node=writers[0],
+            key=key,
+            nodes=tuple(writers),
+            scope=facts.scope,
+            evidence=tuple(evidence),
         )
     if len(writers) == 1:
-        situation = (f"{who} wrote {key!r} {len(calls)} times in step {step} ({values}): as several tasks of "
-                     f"the same node (Sends), or one task writing the key twice.")
+        situation = (
+            f"{who} wrote {key!r} {len(calls)} times in step {step} ({values}): as several tasks of "
+            f"the same node (Sends), or one task writing the key twice."
+        )
     else:
         situation = f"{who} {both(writers)} wrote {key!r} in step {step} ({values})."
     explanation = (
@@ -84,36 +97,57 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
     if echoes:
         explanation += (
             f" {names(echoes)} wrote back the value {key!r} already had ({short(start, 40)}): "
-            + ("a subgraph returns its whole final state, including keys it only received. " if subgraphs else
-               "a node that returns the whole state (or copies a key it did not change) writes every key again. ")
+            + (
+                "a subgraph returns its whole final state, including keys it only received. "
+                if subgraphs
+                else "a node that returns the whole state (or copies a key it did not change) writes every key again. "
+            )
             + "Leaving unchanged keys out of the update removes the conflict."
         )
     fixes = _fixes(key, calls, writers, echoes, subgraphs)
     label, code = fixes[0]
     return Finding(
-        kind="concurrent_update", severity="error", title=f"{who} wrote the plain key {key!r} in one superstep",
-        explanation=explanation, fix=code, fix_label=label, other_fixes=tuple(fixes[1:]), step=step,
-        node=writers[0], key=key, nodes=tuple(writers), scope=facts.scope, evidence=tuple(evidence),
+        kind="concurrent_update",
+        severity="error",
+        title=f"{who} wrote the plain key {key!r} in one superstep",
+        explanation=explanation,
+        fix=code,
+        fix_label=label,
+        other_fixes=tuple(fixes[1:]),
+        step=step,
+        node=writers[0],
+        key=key,
+        nodes=tuple(writers),
+        scope=facts.scope,
+        evidence=tuple(evidence),
     )
 
 
-def _fixes(key: str, calls: list[Any], writers: list[str], echoes: list[str], subgraphs: list[str]) -> list[tuple[str, str]]:
+def _fixes(
+    key: str, calls: list[Any], writers: list[str], echoes: list[str], subgraphs: list[str]
+) -> list[tuple[str, str]]:
     """The fixes that fit, best first. Which reducer fits depends on what the writes are: lists are
     merged by concatenation and dicts by union, keeping the key's type; scalars (a str, an int) have no
     natural merge, so their first fix keeps one writer per key and collecting them is offered as a
     change of type."""
     values = [decode_or_raw(c.write) for c in calls]
     if all(isinstance(v, list) for v in values):
-        reducer = (f"Give {key!r} a reducer that concatenates, so parallel lists are merged",
-                   f"{key}: Annotated[list, operator.add]   # each node's list is appended")
+        reducer = (
+            f"Give {key!r} a reducer that concatenates, so parallel lists are merged",
+            f"{key}: Annotated[list, operator.add]   # each node's list is appended",
+        )
     elif all(isinstance(v, dict) for v in values):
-        reducer = (f"Give {key!r} a reducer that merges the dicts",
-                   f"{key}: Annotated[dict, lambda old, new: {{**old, **new}}]   # later keys win")
+        reducer = (
+            f"Give {key!r} a reducer that merges the dicts",
+            f"{key}: Annotated[dict, lambda old, new: {{**old, **new}}]   # later keys win",
+        )
     else:
         item = _item_type([c.write for c in calls])
-        reducer = (f"Or collect every value: make {key!r} a list with a reducer (its type changes from {item} "
-                   f"to list[{item}])",
-                   f"{key}: Annotated[list[{item}], operator.add]   # each node returns {{\"{key}\": [its value]}}")
+        reducer = (
+            f"Or collect every value: make {key!r} a list with a reducer (its type changes from {item} "
+            f"to list[{item}])",
+            f'{key}: Annotated[list[{item}], operator.add]   # each node returns {{"{key}": [its value]}}',
+        )
     own_keys = (
         "Give each node its own key, if the values mean different things",
         "\n".join(f'return {{"{key}_{w}": ...}}   # in {w}' for w in writers[:3]),
@@ -124,15 +158,19 @@ def _fixes(key: str, calls: list[Any], writers: list[str], echoes: list[str], su
     )
     fixes = []
     if subgraphs:
-        fixes.append((
-            f"Give the subgraph an output schema without {key!r}, so it does not echo it back",
-            "sub = StateGraph(SubState, output_schema=SubOutput)   # SubOutput lists only the keys it changes",
-        ))
+        fixes.append(
+            (
+                f"Give the subgraph an output schema without {key!r}, so it does not echo it back",
+                "sub = StateGraph(SubState, output_schema=SubOutput)   # SubOutput lists only the keys it changes",
+            )
+        )
     if echoes and not subgraphs:
-        fixes.append((
-            "Return only what changed, not the whole state",
-            f'return {{"other_key": new_value}}   # leave {key!r} out of the update (not `return state`)',
-        ))
+        fixes.append(
+            (
+                "Return only what changed, not the whole state",
+                f'return {{"other_key": new_value}}   # leave {key!r} out of the update (not `return state`)',
+            )
+        )
     scalar = reducer[0].startswith("Or collect")
     if scalar and len(writers) > 1:
         fixes += [own_keys, reducer, sequence]

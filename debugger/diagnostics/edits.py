@@ -19,21 +19,43 @@ def _const_str(node: ast.AST | None) -> str | None:
     return None
 
 
-MUTATORS = frozenset({
-    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "sort", "reverse",
-    "add", "discard", "popitem", "__setitem__", "__delitem__",
-})
+MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "update",
+        "setdefault",
+        "sort",
+        "reverse",
+        "add",
+        "discard",
+        "popitem",
+        "__setitem__",
+        "__delitem__",
+    }
+)
 
 
 def state_edits(tree: Any, param: str | None) -> list[tuple[str, int, str]]:
     if param is None:
         return []
+
     def strict_read(node: ast.AST) -> str | None:
         """`state["k"]`, `state.get("k", ...)` or `state.k`: the state's own value, not a copy."""
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == param:
             return _const_str(node.slice)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == param and node.args:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == param
+            and node.args
+        ):
             return _const_str(node.args[0])
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
             return node.attr

@@ -142,7 +142,7 @@ class RunFacts:
         if recorded is not None:
             return recorded.get(channel, {"role": "internal"})
         if channel.startswith("branch:to:"):
-            return {"role": "edge", "target": channel[len("branch:to:"):]}
+            return {"role": "edge", "target": channel[len("branch:to:") :]}
         if channel.startswith("join:") and channel.count(":") >= 2:
             _, sources, target = channel.split(":", 2)
             return {"role": "waiting_edge", "sources": sources.split("+"), "target": target}
@@ -194,12 +194,16 @@ class RunFacts:
                 return earlier_step, writers
         return -1, []
 
-    def _edge_words(self, writer_step: int, step: int, earlier: TaskRecord, target: str,
-                    channel: str) -> tuple[str, tuple[str, str] | None]:
+    def _edge_words(
+        self, writer_step: int, step: int, earlier: TaskRecord, target: str, channel: str
+    ) -> tuple[str, tuple[str, str] | None]:
         source = "START" if earlier.name == START else earlier.name
         waited = self._previous_step(step) != writer_step
-        finished = ("the input was written" if earlier.name == START
-                    else f"{earlier.name} finished" + (f" in step {writer_step}" if waited else ""))
+        finished = (
+            "the input was written"
+            if earlier.name == START
+            else f"{earlier.name} finished" + (f" in step {writer_step}" if waited else "")
+        )
         edge = (earlier.name, target)
         if channel == PUSH:
             routes = [name for name, chosen in earlier.routes if _mentions(chosen, target)]
@@ -283,7 +287,9 @@ def runs(trace: RunRecord, graph: Any = None, scope: tuple[str, ...] = ()) -> It
     for step in trace.steps:
         for task in step.tasks:
             for index, nested in enumerate(task.subgraphs):
-                yield from runs(nested, _subgraph_of(graph, task.name), (*scope, scope_label(task.name, step.step, index)))
+                yield from runs(
+                    nested, _subgraph_of(graph, task.name), (*scope, scope_label(task.name, step.step, index))
+                )
 
 
 def scope_label(node: str, step: int, index: int = 0) -> str:

@@ -22,19 +22,32 @@ def recorded_mismatches(facts: RunFacts) -> list[Finding]:
             key = mismatch.get("channel")
             recorded, committed = mismatch.get("recorded"), mismatch.get("committed")
             writers = sorted({c.writer_name for c in step.reducer_calls if c.channel == key})
-            found.append(Finding(
-                kind="committed_mismatch", severity="error",
-                title=f"{key!r} after step {step.step} is not what its writes fold to",
-                explanation=(
-                    f"Folding step {step.step}'s writes to {key!r} with the graph's reducer gives {short(recorded, 80)}, "
-                    f"but the run committed {short(committed, 80)}. The views show the committed value from here on. "
-                    "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
-                    "changed since), the reducer is not deterministic or changes its arguments, or a node "
-                    f"({', '.join(writers) or 'of this step'}) changed the state in place."),
-                fix="# open the thread with the graph version that wrote it; keep reducers pure",
-                fix_label="Compare with the app's code at the time of the run",
-                step=step.step, key=key, node=writers[0] if writers else None, nodes=tuple(writers), scope=facts.scope,
-                evidence=({"before": recorded, "after": committed,
-                           "text": f"folded {short(recorded, 40)} ≠ committed {short(committed, 40)}"},),
-            ))
+            found.append(
+                Finding(
+                    kind="committed_mismatch",
+                    severity="error",
+                    title=f"{key!r} after step {step.step} is not what its writes fold to",
+                    explanation=(
+                        f"Folding step {step.step}'s writes to {key!r} with the graph's reducer gives {short(recorded, 80)}, "
+                        f"but the run committed {short(committed, 80)}. The views show the committed value from here on. "
+                        "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
+                        "changed since), the reducer is not deterministic or changes its arguments, or a node "
+                        f"({', '.join(writers) or 'of this step'}) changed the state in place."
+                    ),
+                    fix="# open the thread with the graph version that wrote it; keep reducers pure",
+                    fix_label="Compare with the app's code at the time of the run",
+                    step=step.step,
+                    key=key,
+                    node=writers[0] if writers else None,
+                    nodes=tuple(writers),
+                    scope=facts.scope,
+                    evidence=(
+                        {
+                            "before": recorded,
+                            "after": committed,
+                            "text": f"folded {short(recorded, 40)} ≠ committed {short(committed, 40)}",
+                        },
+                    ),
+                )
+            )
     return found

@@ -55,7 +55,9 @@ def _changed(prior: Any, new: Any) -> bool:
     return prior != MISSING_VALUE and new != MISSING_VALUE and not same(prior, new)
 
 
-def _finding(facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: Any = None, after: Any = None) -> Finding:
+def _finding(
+    facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: Any = None, after: Any = None
+) -> Finding:
     tasks = [t for t in facts.tasks(step) if t.name not in INPUT_WRITERS]
     suspects = [t.name for t in tasks if key in facts.input_keys(t)] or [t.name for t in tasks]
     if call is not None and call.writer_name in suspects:
@@ -63,13 +65,19 @@ def _finding(facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: A
         suspects.insert(0, call.writer_name)
     suspects = list(dict.fromkeys(suspects))
     who = suspects[0] if len(suspects) == 1 else f"one of {names(suspects)}"
-    added = new[len(prior):] if isinstance(prior, list) and isinstance(new, list) and same(new[: len(prior)], prior) else None
+    added = (
+        new[len(prior) :]
+        if isinstance(prior, list) and isinstance(new, list) and same(new[: len(prior)], prior)
+        else None
+    )
     index = facts.replay.position[step]
     previous = f"after step {facts.order[index - 1]}" if index > 0 else "when the run started"
-    what = (f"it was {short(prior, 50)} {previous}"
-            + (f" and {short(new, 60)} when {call.writer_name}'s write was merged in step {step}, before any "
-               f"write of that step had been applied" if call is not None else
-               f" and {short(new, 60)} after step {step}, but no task of step {step} wrote {key!r}"))
+    what = f"it was {short(prior, 50)} {previous}" + (
+        f" and {short(new, 60)} when {call.writer_name}'s write was merged in step {step}, before any "
+        f"write of that step had been applied"
+        if call is not None
+        else f" and {short(new, 60)} after step {step}, but no task of step {step} wrote {key!r}"
+    )
     explanation = (
         f"{key!r} changed behind the engine's back: {what}. "
         f"{who} received {key!r} and changed it in place (e.g. `state[{key!r}].append(...)`): nodes get the "
@@ -90,12 +98,29 @@ def _finding(facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: A
     explanation += "Treat the state as read-only and return only the change."
     fix_value = short(added, 60) if added else "new_value"
     return Finding(
-        kind="in_place_mutation", severity="error", title=f"{who} changed {key!r} in place",
-        explanation=explanation, fix=f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
+        kind="in_place_mutation",
+        severity="error",
+        title=f"{who} changed {key!r} in place",
+        explanation=explanation,
+        fix=f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
         fix_label="Return an update instead of editing the state",
-        other_fixes=(("If the node needs a changed copy for its own use, copy first",
-                      f'items = list(state["{key}"])   # or dict(...); then change the copy'),),
-        step=step, node=suspects[0] if suspects else None, key=key, nodes=tuple(suspects), scope=facts.scope,
-        evidence=({"before": prior, "after": new, "text": f"{short(prior, 40)} → {short(new, 40)}",
-                   "seen_at": "merge" if call is not None else "barrier"},),
+        other_fixes=(
+            (
+                "If the node needs a changed copy for its own use, copy first",
+                f'items = list(state["{key}"])   # or dict(...); then change the copy',
+            ),
+        ),
+        step=step,
+        node=suspects[0] if suspects else None,
+        key=key,
+        nodes=tuple(suspects),
+        scope=facts.scope,
+        evidence=(
+            {
+                "before": prior,
+                "after": new,
+                "text": f"{short(prior, 40)} → {short(new, 40)}",
+                "seen_at": "merge" if call is not None else "barrier",
+            },
+        ),
     )

@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 from debugger.present import short
 from debugger.replay import channel_calls, refold
-from engine.codec import TYPE
 from engine import add_messages
+from engine.codec import TYPE
 
 from .facts import RunFacts, both, canonical, names, same
 from .findings import Finding
@@ -115,8 +115,11 @@ def _differing_order(facts: RunFacts, step: int, key: str, reducer: Any, count: 
         result = refold(facts.replay, step, key, reducer, order)
         if result.error is not None or same(result.value, value):
             continue
-        if isinstance(result.value, list) and isinstance(value, list) and \
-                sorted(map(canonical, result.value)) == sorted(map(canonical, value)):
+        if (
+            isinstance(result.value, list)
+            and isinstance(value, list)
+            and sorted(map(canonical, result.value)) == sorted(map(canonical, value))
+        ):
             continue  # the same items in another order
         return result
     return None
@@ -126,10 +129,13 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
     writers = [c.writer_name for c in calls]
     reordered = [writers[i] for i in other.order]
     reducer = calls[0].reducer
-    why = " ".join(dict.fromkeys(
-        f"{t.name} ran because {facts.why(step, t)}."
-        for t in facts.tasks(step) if t.id in {c.writer for c in calls}
-    ))
+    why = " ".join(
+        dict.fromkeys(
+            f"{t.name} ran because {facts.why(step, t)}."
+            for t in facts.tasks(step)
+            if t.id in {c.writer for c in calls}
+        )
+    )
     explanation = (
         f"{names(writers)} {both(writers)} wrote {key!r} in step {step}, and the reducer of {key!r}, {reducer}, gives a different "
         f"result depending on the order it folds them in: as recorded ({', then '.join(writers)}) it is "
@@ -138,20 +144,32 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
         f"result is repeatable but arbitrary: renaming a node changes it. {why} (Re-folded with {how}.)"
     )
     collected = f"{key}_by_node"
-    fix = (f"{collected}: Annotated[dict, lambda old, new: {{**old, **new}}]   # each node returns "
-           f"{{\"{collected}\": {{\"<its name>\": value}}}}\n\n"
-           f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   # decide explicitly after the join\n\n'
-           f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")')
+    fix = (
+        f"{collected}: Annotated[dict, lambda old, new: {{**old, **new}}]   # each node returns "
+        f'{{"{collected}": {{"<its name>": value}}}}\n\n'
+        f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   # decide explicitly after the join\n\n'
+        f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")'
+    )
     return Finding(
-        kind="order_sensitive", severity="warning", title=f"{key!r} depends on the order of parallel writes",
-        explanation=explanation, fix=fix,
+        kind="order_sensitive",
+        severity="warning",
+        title=f"{key!r} depends on the order of parallel writes",
+        explanation=explanation,
+        fix=fix,
         fix_label="Collect the parallel results with an order-independent reducer, then choose in a node after the join",
-        other_fixes=(("Use a reducer that is commutative (sum, max, set union)",
-                      f"{key}: Annotated[int, operator.add]   # or max, or a set with operator.or_"),),
-        step=step, node=writers[-1], key=key, nodes=tuple(dict.fromkeys(writers)), scope=facts.scope,
+        other_fixes=(
+            (
+                "Use a reducer that is commutative (sum, max, set union)",
+                f"{key}: Annotated[int, operator.add]   # or max, or a set with operator.or_",
+            ),
+        ),
+        step=step,
+        node=writers[-1],
+        key=key,
+        nodes=tuple(dict.fromkeys(writers)),
+        scope=facts.scope,
         evidence=(
             {"order": writers, "value": value, "text": short(value, 60), "recorded": True},
             {"order": reordered, "value": other.value, "text": short(other.value, 60), "recorded": False},
         ),
     )
-

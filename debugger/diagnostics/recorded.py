@@ -18,8 +18,15 @@ from .order import order_sensitivity
 from .start import reducer_errors
 from .writes import list_writes, whole_state_returns
 
-CHECKS = (concurrent_updates, reducer_errors, in_place_mutations, list_writes, whole_state_returns, order_sensitivity,
-          recorded_mismatches)
+CHECKS = (
+    concurrent_updates,
+    reducer_errors,
+    in_place_mutations,
+    list_writes,
+    whole_state_returns,
+    order_sensitivity,
+    recorded_mismatches,
+)
 """Each takes one run's `RunFacts` and returns its findings."""
 
 

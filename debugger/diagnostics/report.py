@@ -35,8 +35,12 @@ def _finding_lines(finding: Finding) -> list[str]:
     shown = [text for text in map(evidence_line, finding.evidence) if text][:MAX_EVIDENCE]
     if shown:
         lines.append("    seen:")
-        lines += [textwrap.shorten(text, WIDTH + 20, placeholder=" …", initial_indent="      - ")
-                  if len(text) > WIDTH + 14 else f"      - {text}" for text in shown]
+        lines += [
+            textwrap.shorten(text, WIDTH + 20, placeholder=" …", initial_indent="      - ")
+            if len(text) > WIDTH + 14
+            else f"      - {text}"
+            for text in shown
+        ]
     if finding.fix:
         lines.append(f"    fix: {finding.fix_label}" if finding.fix_label else "    fix:")
         lines += _code(finding.fix)
@@ -82,4 +86,9 @@ def evidence_line(item: dict[str, Any]) -> str:
 
 def to_data(findings: Iterable[Finding], subject: str, status: str | None = None) -> dict[str, Any]:
     findings = list(findings)
-    return {"subject": subject, "status": status, "counts": counts(findings), "findings": [f.to_dict() for f in findings]}
+    return {
+        "subject": subject,
+        "status": status,
+        "counts": counts(findings),
+        "findings": [f.to_dict() for f in findings],
+    }

@@ -159,8 +159,10 @@ def _function_ast(fn: Any) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast
         tree: Any = lambdas[0]
     else:
         defs = [
-            n for n in ast.walk(module)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name
+            n
+            for n in ast.walk(module)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.name == code.co_name
             and min([n.lineno, *(d.lineno for d in n.decorator_list)]) == line
         ]
         if len(defs) != 1:
@@ -254,8 +256,14 @@ class _Reader:
         """The key of `state["k"]`, `state.get("k", ...)`, `state.k` or `list(state["k"])`."""
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.param:
             return _const_str(node.slice)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == self.param and node.args:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == self.param
+            and node.args
+        ):
             return _const_str(node.args[0])
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.param:
             return node.attr
@@ -435,8 +443,11 @@ def returns_only_parent_commands(fn: Any) -> bool:
         return False
     returns = _returns(found[0])
     return bool(returns) and all(
-        isinstance(value, ast.Call) and _call_name(value) == "Command"
-        and any(k.arg == "graph" and isinstance(k.value, ast.Attribute) and k.value.attr == "PARENT" for k in value.keywords)
+        isinstance(value, ast.Call)
+        and _call_name(value) == "Command"
+        and any(
+            k.arg == "graph" and isinstance(k.value, ast.Attribute) and k.value.attr == "PARENT" for k in value.keywords
+        )
         for value, _ in returns
     )
 

@@ -29,8 +29,6 @@ from engine.trace import schema_fields
 from .facts import PLAIN, RunFacts
 from .findings import Finding
 
-
-
 # ---- before running --------------------------------------------------------------------------------
 
 
@@ -43,50 +41,70 @@ def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Findi
         declared = _type_text(annotations.get(key))
         reducer = channel.reducer_name
         if channel.initial is None:
-            found.append(Finding(
-                kind="reducer_start_value", severity="warning", title=f"{key!r} starts empty, not at a default value",
-                explanation=(
-                    f"{key!r} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
-                    f"LangGraph cannot build a start value and the key starts empty. Nodes that read "
-                    f"state[{key!r}] before the first write get a KeyError, and the first write is stored as it "
-                    f"is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
-                ),
-                fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
-                fix_label="Declare a concrete type whose constructor gives the start value",
-                other_fixes=(("Read it defensively until the first write",
-                              f'items = state.get("{key}") or []'),),
-                key=key, scope=scope, source="graph",
-            ))
+            found.append(
+                Finding(
+                    kind="reducer_start_value",
+                    severity="warning",
+                    title=f"{key!r} starts empty, not at a default value",
+                    explanation=(
+                        f"{key!r} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
+                        f"LangGraph cannot build a start value and the key starts empty. Nodes that read "
+                        f"state[{key!r}] before the first write get a KeyError, and the first write is stored as it "
+                        f"is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
+                    ),
+                    fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
+                    fix_label="Declare a concrete type whose constructor gives the start value",
+                    other_fixes=(("Read it defensively until the first write", f'items = state.get("{key}") or []'),),
+                    key=key,
+                    scope=scope,
+                    source="graph",
+                )
+            )
             continue
         failure = _fails_on_start(channel)
         if failure is not None:
             start = channel.initial()
-            found.append(Finding(
-                kind="reducer_start_value", severity="error", title=f"{reducer} cannot fold into the start value of {key!r}",
-                explanation=(
-                    f"{key!r} starts at {start!r} ({_type_name(channel.initial)}()), and {reducer}({start!r}, "
-                    f"{start!r}) raises {failure}. The first write to {key!r} will fail its step with the same error."
-                ),
-                fix=_start_fix(key, channel), fix_label="Pick a reducer that works on the key's type",
-                key=key, scope=scope, source="graph",
-                evidence=({"start": repr(start), "error": failure},),
-            ))
+            found.append(
+                Finding(
+                    kind="reducer_start_value",
+                    severity="error",
+                    title=f"{reducer} cannot fold into the start value of {key!r}",
+                    explanation=(
+                        f"{key!r} starts at {start!r} ({_type_name(channel.initial)}()), and {reducer}({start!r}, "
+                        f"{start!r}) raises {failure}. The first write to {key!r} will fail its step with the same error."
+                    ),
+                    fix=_start_fix(key, channel),
+                    fix_label="Pick a reducer that works on the key's type",
+                    key=key,
+                    scope=scope,
+                    source="graph",
+                    evidence=({"start": repr(start), "error": failure},),
+                )
+            )
             continue
         default = _schema_default(builder, key)
         if default is not _NO_DEFAULT and default != channel.initial():
-            found.append(Finding(
-                kind="reducer_start_value", severity="warning", title=f"The default of {key!r} is never used",
-                explanation=(
-                    f"The schema gives {key!r} the default {default!r}, but a reducer key does not start from "
-                    f"field defaults: it starts from its type's constructor, {channel.initial()!r}, and {reducer} "
-                    f"folds every write into that. Nodes never see {default!r} unless the input sends it."
-                ),
-                fix=f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
-                fix_label="Send the start value in the input (or from the first node)",
-                other_fixes=(("Write it from the first node",
-                              f'def first(state):\n    return {{"{key}": {default!r}}}'),),
-                key=key, scope=scope, source="graph", evidence=({"default": repr(default)},),
-            ))
+            found.append(
+                Finding(
+                    kind="reducer_start_value",
+                    severity="warning",
+                    title=f"The default of {key!r} is never used",
+                    explanation=(
+                        f"The schema gives {key!r} the default {default!r}, but a reducer key does not start from "
+                        f"field defaults: it starts from its type's constructor, {channel.initial()!r}, and {reducer} "
+                        f"folds every write into that. Nodes never see {default!r} unless the input sends it."
+                    ),
+                    fix=f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
+                    fix_label="Send the start value in the input (or from the first node)",
+                    other_fixes=(
+                        ("Write it from the first node", f'def first(state):\n    return {{"{key}": {default!r}}}'),
+                    ),
+                    key=key,
+                    scope=scope,
+                    source="graph",
+                    evidence=({"default": repr(default)},),
+                )
+            )
     return found
 
 
@@ -192,7 +210,9 @@ def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> 
     key, reducer = call.channel, call.reducer
     if first:
         return Finding(
-            kind="reducer_start_value", severity="error", title=f"{reducer} failed on the start value of {key!r}",
+            kind="reducer_start_value",
+            severity="error",
+            title=f"{reducer} failed on the start value of {key!r}",
             explanation=(
                 f"In step {step}, {call.writer_name} wrote {short(call.write, 40)} to {key!r}, and {reducer} raised "
                 f"{message} when folding it into the key's start value {short(before, 30)}: the start value comes "
@@ -201,21 +221,33 @@ def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> 
             ),
             fix=_recorded_start_fix(key, reducer, before),
             fix_label="Declare a type whose empty value the reducer accepts, or a reducer that accepts it",
-            other_fixes=(("Make the reducer accept the empty start value",
-                          "def merge(old, new):\n    if not old:\n        return new\n    ..."),),
-            step=step, node=call.writer_name, key=key, scope=facts.scope,
+            other_fixes=(
+                (
+                    "Make the reducer accept the empty start value",
+                    "def merge(old, new):\n    if not old:\n        return new\n    ...",
+                ),
+            ),
+            step=step,
+            node=call.writer_name,
+            key=key,
+            scope=facts.scope,
             evidence=({"start": before, "write": call.write, "error": message},),
         )
     return Finding(
-        kind="reducer_failed", severity="error", title=f"{reducer} raised merging {call.writer_name}'s write to {key!r}",
+        kind="reducer_failed",
+        severity="error",
+        title=f"{reducer} raised merging {call.writer_name}'s write to {key!r}",
         explanation=(
             f"In step {step}, merging {call.writer_name}'s write to {key!r}, {reducer}({short(before, 40)}, "
             f"{short(call.write, 40)}) raised {message}. The barrier stopped there and none of the step's writes "
             f"were applied."
         ),
-        fix=f"return {{\"{key}\": <a value {reducer} accepts>}}   # in {call.writer_name}",
+        fix=f'return {{"{key}": <a value {reducer} accepts>}}   # in {call.writer_name}',
         fix_label=f"Write a value of the shape {reducer} expects (or make the reducer accept it)",
-        step=step, node=call.writer_name, key=key, scope=facts.scope,
+        step=step,
+        node=call.writer_name,
+        key=key,
+        scope=facts.scope,
         evidence=({"before": before, "write": call.write, "error": message},),
     )
 
@@ -238,7 +270,9 @@ def _missing_key(error: dict[str, Any] | None) -> str | None:
 def _read_empty(facts: RunFacts, step: int, node: str, key: str) -> Finding:
     reducer = facts.reducer(key)
     return Finding(
-        kind="reducer_start_value", severity="error", title=f"{node} read {key!r} before it had a value",
+        kind="reducer_start_value",
+        severity="error",
+        title=f"{node} read {key!r} before it had a value",
         explanation=(
             f"{node} failed in step {step} with KeyError: {key!r}. {key!r} has a reducer ({reducer}) but started "
             f"empty: its type has no usable constructor (e.g. `list[str] | None`), so there was no start value "
@@ -247,6 +281,8 @@ def _read_empty(facts: RunFacts, step: int, node: str, key: str) -> Finding:
         fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at []",
         fix_label="Declare a concrete type, so the key starts at its empty value",
         other_fixes=(("Read it defensively", f'state.get("{key}") or []'),),
-        step=step, node=node, key=key, scope=facts.scope,
+        step=step,
+        node=node,
+        key=key,
+        scope=facts.scope,
     )
-

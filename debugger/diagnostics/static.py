@@ -27,7 +27,7 @@ from .facts import APPENDING, names
 from .findings import Finding
 from .source import Returns, describe_function, node_returns, returns_only_parent_commands
 from .start import static_start_values
-from .topology import Topology, Together
+from .topology import Together, Topology
 
 
 def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
@@ -49,12 +49,17 @@ def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
     found += _in_place(builder, returns, scope)
     found += static_start_values(builder, scope)
     if topology.truncated:
-        found.append(Finding(
-            kind="concurrent_update", severity="info", title="The graph is too large to check every step shape",
-            explanation="The search for nodes that can run in the same superstep stopped early, so some "
-                        "parallel writes may not have been checked. Diagnose a recorded run for certainty.",
-            scope=scope, source="graph",
-        ))
+        found.append(
+            Finding(
+                kind="concurrent_update",
+                severity="info",
+                title="The graph is too large to check every step shape",
+                explanation="The search for nodes that can run in the same superstep stopped early, so some "
+                "parallel writes may not have been checked. Diagnose a recorded run for certainty.",
+                scope=scope,
+                source="graph",
+            )
+        )
     for name, sub in subgraphs.items():
         found += diagnose_graph(sub, (*scope, name))
     return found
@@ -81,13 +86,24 @@ def _writes(builder: Any, returns: dict[str, Returns], subgraphs: dict[str, Any]
     for name, sub in subgraphs.items():
         keys = set(sub.output_keys if isinstance(sub.output_keys, list) else [sub.output_keys]) & channels
         echoed = keys & set(sub.builder.schemas.get(sub.builder.input_schema, {}))
-        out[name] = _Writes(keys, set(), "is a subgraph that returns its whole state, including" if echoed else
-                            "is a subgraph whose output includes")
+        out[name] = _Writes(
+            keys,
+            set(),
+            "is a subgraph that returns its whole state, including"
+            if echoed
+            else "is a subgraph whose output includes",
+        )
     return out
 
 
-def _parallel_plain_keys(builder: Any, topology: Topology, writes: dict[str, _Writes], returns: dict[str, Returns],
-                         subgraphs: dict[str, Any], scope: tuple[str, ...]) -> list[Finding]:
+def _parallel_plain_keys(
+    builder: Any,
+    topology: Topology,
+    writes: dict[str, _Writes],
+    returns: dict[str, Returns],
+    subgraphs: dict[str, Any],
+    scope: tuple[str, ...],
+) -> list[Finding]:
     found = []
     for key, channel in builder.channels.items():
         if type(channel) is not LastValue:
@@ -100,8 +116,10 @@ def _parallel_plain_keys(builder: Any, topology: Topology, writes: dict[str, _Wr
         if not pairs:
             continue
         certain = any(
-            t.definite and all(key in writes[a.node].always or returns.get(a.node, Returns()).whole_state
-                               for a in (t.first, t.second))
+            t.definite
+            and all(
+                key in writes[a.node].always or returns.get(a.node, Returns()).whole_state for a in (t.first, t.second)
+            )
             for t in pairs
         )
         involved = sorted({a.node for t in pairs for a in (t.first, t.second)})
@@ -111,35 +129,66 @@ def _parallel_plain_keys(builder: Any, topology: Topology, writes: dict[str, _Wr
             f"{whys} {'Both' if len(involved) == 2 else 'Each'} can write {key!r}"
             + (f" ({how})" if how else "")
             + f". {key!r} has no reducer: it holds one value and accepts one write per superstep, so a step "
-              f"where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
-              f"loses all its writes."
-            + ("" if certain else " This depends on the path the run takes (a router, a Send, a Command or a "
-                                   "branch in the node's code), so it may not happen on every run.")
+            f"where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
+            f"loses all its writes."
+            + (
+                ""
+                if certain
+                else " This depends on the path the run takes (a router, a Send, a Command or a "
+                "branch in the node's code), so it may not happen on every run."
+            )
         )
         fixes = [
-            (f"Give {key!r} a reducer, so parallel writes are merged",
-             f"{key}: Annotated[list, operator.add]   # each node returns {{\"{key}\": [its value]}}"),
-            ("Give each node its own key",
-             "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])),
+            (
+                f"Give {key!r} a reducer, so parallel writes are merged",
+                f'{key}: Annotated[list, operator.add]   # each node returns {{"{key}": [its value]}}',
+            ),
+            ("Give each node its own key", "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])),
         ]
         whole = [n for n in involved if returns.get(n, Returns()).whole_state]
         if whole:
-            fixes.insert(0, ("Return only what changed, not the whole state",
-                             f'return {{"key_you_changed": ...}}   # in {whole[0]}, instead of `return state`'))
+            fixes.insert(
+                0,
+                (
+                    "Return only what changed, not the whole state",
+                    f'return {{"key_you_changed": ...}}   # in {whole[0]}, instead of `return state`',
+                ),
+            )
         echo = [n for n in involved if n in subgraphs]
         if echo:
-            fixes.insert(0, (f"Give the subgraph an output schema without {key!r}",
-                             "sub = StateGraph(SubState, output_schema=SubOutput)   # only the keys it changes"))
+            fixes.insert(
+                0,
+                (
+                    f"Give the subgraph an output schema without {key!r}",
+                    "sub = StateGraph(SubState, output_schema=SubOutput)   # only the keys it changes",
+                ),
+            )
         severity = "error" if certain else "warning"
-        title = (f"{names(involved)} write the plain key {key!r} in the same superstep" if certain else
-                 f"{names(involved)} can write the plain key {key!r} in the same superstep")
-        found.append(Finding(
-            kind="concurrent_update", severity=severity, title=title, explanation=explanation,
-            fix=fixes[0][1], fix_label=fixes[0][0], other_fixes=tuple(fixes[1:]), node=involved[0], key=key,
-            nodes=tuple(involved), scope=scope, source="graph",
-            evidence=tuple({"nodes": sorted({t.first.node, t.second.node}), "why": t.sentence(),
-                            "definite": t.definite} for t in pairs),
-        ))
+        title = (
+            f"{names(involved)} write the plain key {key!r} in the same superstep"
+            if certain
+            else f"{names(involved)} can write the plain key {key!r} in the same superstep"
+        )
+        found.append(
+            Finding(
+                kind="concurrent_update",
+                severity=severity,
+                title=title,
+                explanation=explanation,
+                fix=fixes[0][1],
+                fix_label=fixes[0][0],
+                other_fixes=tuple(fixes[1:]),
+                node=involved[0],
+                key=key,
+                nodes=tuple(involved),
+                scope=scope,
+                source="graph",
+                evidence=tuple(
+                    {"nodes": sorted({t.first.node, t.second.node}), "why": t.sentence(), "definite": t.definite}
+                    for t in pairs
+                ),
+            )
+        )
     return found
 
 
@@ -153,23 +202,34 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
         plain = [k for k in received if type(builder.channels.get(k)) is LastValue]
         consequences = []
         if adding:
-            consequences.append(f"its reducer keys {', '.join(repr(k) for k in adding)} get their whole value "
-                                f"added again each time it runs")
+            consequences.append(
+                f"its reducer keys {', '.join(repr(k) for k in adding)} get their whole value "
+                f"added again each time it runs"
+            )
         if plain:
-            consequences.append(f"its plain keys ({', '.join(repr(k) for k in plain[:4])}) conflict with any node "
-                                f"writing them in the same superstep")
+            consequences.append(
+                f"its plain keys ({', '.join(repr(k) for k in plain[:4])}) conflict with any node "
+                f"writing them in the same superstep"
+            )
         function = describe_function(builder.nodes[name].action)
-        found.append(Finding(
-            kind="returns_whole_state", severity="warning", title=f"{name} returns the whole state",
-            explanation=(
-                f"{name} ({function}) returns the state it received (line {read.whole_state}) instead of an update. "
-                f"A node's return value is a set of writes, one per key: returning the state writes every key "
-                f"again" + (": " + "; and ".join(consequences) if consequences else "") + "."
-            ),
-            fix='return {"key_you_changed": new_value}   # only the keys this node changed',
-            fix_label="Return only what the node changed",
-            node=name, scope=scope, source="graph", evidence=({"line": read.whole_state},),
-        ))
+        found.append(
+            Finding(
+                kind="returns_whole_state",
+                severity="warning",
+                title=f"{name} returns the whole state",
+                explanation=(
+                    f"{name} ({function}) returns the state it received (line {read.whole_state}) instead of an update. "
+                    f"A node's return value is a set of writes, one per key: returning the state writes every key "
+                    f"again" + (": " + "; and ".join(consequences) if consequences else "") + "."
+                ),
+                fix='return {"key_you_changed": new_value}   # only the keys this node changed',
+                fix_label="Return only what the node changed",
+                node=name,
+                scope=scope,
+                source="graph",
+                evidence=({"line": read.whole_state},),
+            )
+        )
     return found
 
 
@@ -184,26 +244,40 @@ def _subgraph_echo(builder: Any, subgraphs: dict[str, Any], scope: tuple[str, ..
             channel = builder.channels.get(key)
             if not _appending(channel):
                 continue
-            found.append(Finding(
-                kind="subgraph_duplication", severity="warning", title=f"Subgraph node {name} can re-append {key!r}",
-                explanation=(
-                    f"{name} is a compiled subgraph mounted as a node. It receives the parent's {key!r} and "
-                    f"returns its whole final state, which starts with that same value; the parent's reducer "
-                    f"{channel.reducer_name} then appends it again, so every item the parent had before {name} "
-                    f"ran appears twice."
-                ),
-                fix=(f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
-                     f"without {key!r}\n    return {{\"{key}\": [...]}}   # only the new items"),
-                fix_label="Wrap the subgraph in a function node with its own schema that returns only the new items",
-                other_fixes=(("Give the key a reducer that merges by id",
-                              f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this"),),
-                node=name, key=key, scope=scope, source="graph",
-            ))
+            found.append(
+                Finding(
+                    kind="subgraph_duplication",
+                    severity="warning",
+                    title=f"Subgraph node {name} can re-append {key!r}",
+                    explanation=(
+                        f"{name} is a compiled subgraph mounted as a node. It receives the parent's {key!r} and "
+                        f"returns its whole final state, which starts with that same value; the parent's reducer "
+                        f"{channel.reducer_name} then appends it again, so every item the parent had before {name} "
+                        f"ran appears twice."
+                    ),
+                    fix=(
+                        f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
+                        f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items'
+                    ),
+                    fix_label="Wrap the subgraph in a function node with its own schema that returns only the new items",
+                    other_fixes=(
+                        (
+                            "Give the key a reducer that merges by id",
+                            f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this",
+                        ),
+                    ),
+                    node=name,
+                    key=key,
+                    scope=scope,
+                    source="graph",
+                )
+            )
     return found
 
 
-def _read_modify_write(builder: Any, topology: Topology, writes: dict[str, _Writes], returns: dict[str, Returns],
-                       scope: tuple[str, ...]) -> list[Finding]:
+def _read_modify_write(
+    builder: Any, topology: Topology, writes: dict[str, _Writes], returns: dict[str, Returns], scope: tuple[str, ...]
+) -> list[Finding]:
     found = []
     for name, read in returns.items():
         for key, line in dict(read.rmw).items():
@@ -216,13 +290,21 @@ def _read_modify_write(builder: Any, topology: Topology, writes: dict[str, _Writ
                 explanation = (
                     f"{name} writes {key!r} as the value it read plus its change (line {line}), into {reducer}, "
                     f"which adds every write to the current value: "
-                    + ("the old total is counted again each time." if number else
-                       "the items it read are appended again, so the list repeats itself.")
+                    + (
+                        "the old total is counted again each time."
+                        if number
+                        else "the items it read are appended again, so the list repeats itself."
+                    )
                 )
-                fix = (f'return {{"{key}": 1}}   # the increment' if number else
-                       f'return {{"{key}": [new_item]}}   # only the new items')
+                fix = (
+                    f'return {{"{key}": 1}}   # the increment'
+                    if number
+                    else f'return {{"{key}": [new_item]}}   # only the new items'
+                )
             else:
-                rivals = sorted(n for n, w in writes.items() if key in w.maybe and n != name and topology.together(name, n))
+                rivals = sorted(
+                    n for n, w in writes.items() if key in w.maybe and n != name and topology.together(name, n)
+                )
                 if not rivals:
                     continue
                 explanation = (
@@ -231,13 +313,25 @@ def _read_modify_write(builder: Any, topology: Topology, writes: dict[str, _Writ
                     f"the other, so whichever is folded last replaces the others: their changes are lost without an "
                     f"error (a read-modify-write race)."
                 )
-                fix = (f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n"
-                       f'return {{"{key}": [new_item]}}   # and return only the delta')
-            found.append(Finding(
-                kind="read_modify_write", severity="warning", title=f"{name} writes back {key!r} plus its change",
-                explanation=explanation, fix=fix, fix_label="Return only the change; let the reducer merge it",
-                node=name, key=key, scope=scope, source="graph", evidence=({"line": line},),
-            ))
+                fix = (
+                    f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n"
+                    f'return {{"{key}": [new_item]}}   # and return only the delta'
+                )
+            found.append(
+                Finding(
+                    kind="read_modify_write",
+                    severity="warning",
+                    title=f"{name} writes back {key!r} plus its change",
+                    explanation=explanation,
+                    fix=fix,
+                    fix_label="Return only the change; let the reducer merge it",
+                    node=name,
+                    key=key,
+                    scope=scope,
+                    source="graph",
+                    evidence=({"line": line},),
+                )
+            )
     return found
 
 
@@ -249,20 +343,32 @@ def _in_place(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...])
             if key in builder.channels and key not in seen and (how != "+=" or _mutable(builder, key)):
                 seen[key] = (line, how)
         for key, (line, how) in seen.items():
-            found.append(Finding(
-                kind="in_place_mutation", severity="warning", title=f"{name} changes {key!r} in place",
-                explanation=(
-                    f"{name} changes the {key!r} it received in place ({how}, line {line}). A node gets the "
-                    f"state's own lists and dicts, not copies, so this edits the state behind the engine's back: "
-                    f"no write records it, the `updates` stream and checkpoints miss it, and if the node also "
-                    f"returns that value, a reducer like operator.add merges the grown value into itself."
-                ),
-                fix=f'return {{"{key}": [new_item]}}   # return the change instead of editing state["{key}"]',
-                fix_label="Treat the state as read-only and return an update",
-                other_fixes=(("If the node needs a changed copy, copy first",
-                              f'items = list(state["{key}"])   # then change the copy'),),
-                node=name, key=key, scope=scope, source="graph", evidence=({"line": line, "how": how},),
-            ))
+            found.append(
+                Finding(
+                    kind="in_place_mutation",
+                    severity="warning",
+                    title=f"{name} changes {key!r} in place",
+                    explanation=(
+                        f"{name} changes the {key!r} it received in place ({how}, line {line}). A node gets the "
+                        f"state's own lists and dicts, not copies, so this edits the state behind the engine's back: "
+                        f"no write records it, the `updates` stream and checkpoints miss it, and if the node also "
+                        f"returns that value, a reducer like operator.add merges the grown value into itself."
+                    ),
+                    fix=f'return {{"{key}": [new_item]}}   # return the change instead of editing state["{key}"]',
+                    fix_label="Treat the state as read-only and return an update",
+                    other_fixes=(
+                        (
+                            "If the node needs a changed copy, copy first",
+                            f'items = list(state["{key}"])   # then change the copy',
+                        ),
+                    ),
+                    node=name,
+                    key=key,
+                    scope=scope,
+                    source="graph",
+                    evidence=({"line": line, "how": how},),
+                )
+            )
     return found
 
 
@@ -291,6 +397,9 @@ def _always_leaves_by_parent_command(builder: Any) -> bool:
     """Every node that can end the subgraph (an edge to END, or no way out) returns only
     `Command(graph=Command.PARENT, ...)`."""
     ways_out = {e.source for e in builder.edges if e.target != END} | set(builder.branches)
-    enders = [name for name in builder.nodes
-              if name not in ways_out or any(e.source == name and e.target == END for e in builder.edges)]
+    enders = [
+        name
+        for name in builder.nodes
+        if name not in ways_out or any(e.source == name and e.target == END for e in builder.edges)
+    ]
     return bool(enders) and all(returns_only_parent_commands(builder.nodes[name].action) for name in enders)

@@ -81,8 +81,10 @@ class Together:
     def sentence(self) -> str:
         if self.first.node == self.second.node:
             return f"{self.first.node} can run as several tasks in one superstep ({self.first.reason()})"
-        return (f"{self.first.node} and {self.second.node} can run in the same superstep "
-                f"({self.first.reason()}; {self.second.reason()})")
+        return (
+            f"{self.first.node} and {self.second.node} can run in the same superstep "
+            f"({self.first.reason()}; {self.second.reason()})"
+        )
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,8 @@ class Topology:
             return self._options[node]
         base = {
             e.target: Arrival(e.target, node, "edge", True)
-            for e in self.builder.edges if e.source == node and e.target != END
+            for e in self.builder.edges
+            if e.source == node and e.target != END
         }
         choices = [self._branch_choices(node, branch) for branch in self.builder.branches.get(node, {}).values()]
         command = self._command_choices(node)
@@ -149,7 +152,9 @@ class Topology:
         path_map = branch.path_map
         known = read.analysed and not read.names_unknown
         if path_map is not None:
-            targets = {path_map[n] for n in read.names if n in path_map} if known and read.names else set(path_map.values())
+            targets = (
+                {path_map[n] for n in read.names if n in path_map} if known and read.names else set(path_map.values())
+            )
         else:
             targets = (read.names & (nodes | {END})) if known and read.names else nodes | {END}
         multi = read.multi or _annotation_is_list(branch.router)
@@ -161,7 +166,8 @@ class Topology:
         if multi:
             if len(names) <= MAX_SUBSET_TARGETS:
                 subsets: Iterable[tuple[str, ...]] = itertools.chain.from_iterable(
-                    itertools.combinations(names, size) for size in range(len(names) + 1))
+                    itertools.combinations(names, size) for size in range(len(names) + 1)
+                )
             else:
                 subsets = [tuple(names), (), *((n,) for n in names)]
             alternatives = [{n: Arrival(n, node, via, False) for n in subset} for subset in subsets]
@@ -172,8 +178,10 @@ class Topology:
         if read.returns_sends:
             sent = read.sends & nodes if not read.send_unknown else (set(path_map.values()) if path_map else nodes)
             send_via = f"Send from router {branch.name}"
-            packet = {n: Arrival(n, node, send_via, False, repeated=read.multi or _annotation_is_list(branch.router))
-                      for n in sorted(sent - {END})}
+            packet = {
+                n: Arrival(n, node, send_via, False, repeated=read.multi or _annotation_is_list(branch.router))
+                for n in sorted(sent - {END})
+            }
             alternatives = alternatives or [{}]
             alternatives = alternatives + [
                 {**alt, **{k: _join(alt.get(k), v) for k, v in packet.items()}} for alt in alternatives
@@ -196,7 +204,9 @@ class Topology:
             return []
         multi = read is not None and read.goto_multi
         if multi and len(names) <= MAX_SUBSET_TARGETS:
-            subsets = list(itertools.chain.from_iterable(itertools.combinations(names, k) for k in range(len(names) + 1)))
+            subsets = list(
+                itertools.chain.from_iterable(itertools.combinations(names, k) for k in range(len(names) + 1))
+            )
         elif multi:
             subsets = [tuple(names), (), *((n,) for n in names)]
         else:
@@ -259,8 +269,11 @@ class Topology:
                 now, held = list(held.values()), {}
             if not now:
                 continue
-            yield _Shape(tuple(sorted(now, key=lambda a: a.node)), tuple(barriers),
-                         tuple(sorted(held.values(), key=lambda a: a.node)))
+            yield _Shape(
+                tuple(sorted(now, key=lambda a: a.node)),
+                tuple(barriers),
+                tuple(sorted(held.values(), key=lambda a: a.node)),
+            )
 
     def _deferred(self, node: str) -> bool:
         spec = self.builder.nodes.get(node)
@@ -300,6 +313,14 @@ def _annotation_is_list(fn: Any) -> bool:
     origins = {typing.get_origin(hint) or hint}
     if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType", None)):
         origins = {typing.get_origin(a) or a for a in typing.get_args(hint)}
-    listy = (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Iterable,
-             collections.abc.Set, collections.abc.MutableSequence)
+    listy = (
+        list,
+        tuple,
+        set,
+        frozenset,
+        collections.abc.Sequence,
+        collections.abc.Iterable,
+        collections.abc.Set,
+        collections.abc.MutableSequence,
+    )
     return any(o in listy for o in origins)

@@ -87,17 +87,27 @@ def whole_state_returns(facts: RunFacts) -> list[Finding]:
                 f"{task.name} returned every key it received ({', '.join(received)}) in step {step}, "
                 + (f"changing only {changed[0]!r}: " if changed else "changing none of them: ")
                 + "it returned the state rather than an update. Every key is written again: a key without a reducer "
-                  "then conflicts with any other node writing it in the same step (InvalidUpdateError), and a "
-                  "reducer key such as a list under operator.add gets its whole value added again."
+                "then conflicts with any other node writing it in the same step (InvalidUpdateError), and a "
+                "reducer key such as a list under operator.add gets its whole value added again."
             )
             update = ", ".join(f'"{k}": ...' for k in changed) or '"key_you_changed": ...'
-            found.append(Finding(
-                kind="returns_whole_state", severity="warning", title=f"{task.name} returns the whole state",
-                explanation=explanation, fix=f"return {{{update}}}   # only what changed, not `return state`",
-                fix_label="Return only the keys the node changed", step=step, node=task.name, scope=facts.scope,
-                evidence=tuple({"key": k, "value": written[k], "text": short(written[k], 60), "unchanged": k in echoed}
-                               for k in received),
-            ))
+            found.append(
+                Finding(
+                    kind="returns_whole_state",
+                    severity="warning",
+                    title=f"{task.name} returns the whole state",
+                    explanation=explanation,
+                    fix=f"return {{{update}}}   # only what changed, not `return state`",
+                    fix_label="Return only the keys the node changed",
+                    step=step,
+                    node=task.name,
+                    scope=facts.scope,
+                    evidence=tuple(
+                        {"key": k, "value": written[k], "text": short(written[k], 60), "unchanged": k in echoed}
+                        for k in received
+                    ),
+                )
+            )
     return found
 
 
@@ -111,23 +121,34 @@ def _echoes(facts: RunFacts, step: int, call: Any, start: Any) -> bool:
     counted when some copied item came from another writer (or the input): a node in a loop that
     writes the same constant list every time (`{"log": ["inc"]}`) also "equals" the old value once."""
     write = call.write
-    if not (isinstance(start, list) and start and isinstance(write, list) and len(write) >= len(start)
-            and same(write[: len(start)], start)):
+    if not (
+        isinstance(start, list)
+        and start
+        and isinstance(write, list)
+        and len(write) >= len(start)
+        and same(write[: len(start)], start)
+    ):
         return False
     if len(write) > len(start):
         return True
     return any(origin.task != call.writer_name for origin in facts.origins_before(step, call.channel)[: len(start)])
 
 
-def _repeated(facts: RunFacts, step: int, call: Any, start: list[Any], before: list[Any], after: list[Any],
-              subgraph: bool) -> Finding:
+def _repeated(
+    facts: RunFacts, step: int, call: Any, start: list[Any], before: list[Any], after: list[Any], subgraph: bool
+) -> Finding:
     key, node, reducer = call.channel, call.writer_name, call.reducer
-    evidence = [{
-        "item": repeat.item, "text": short(repeat.item, 60), "origin": repeat.origin_words(),
-        "count_after": sum(1 for x in after if same(x, repeat.item)),
-    } for repeat in facts.repeats(step, key, before, after)]
+    evidence = [
+        {
+            "item": repeat.item,
+            "text": short(repeat.item, 60),
+            "origin": repeat.origin_words(),
+            "count_after": sum(1 for x in after if same(x, repeat.item)),
+        }
+        for repeat in facts.repeats(step, key, before, after)
+    ]
     listed = ", ".join(f"{e['text']} ({e['origin']})" for e in evidence[:4]) + (" …" if len(evidence) > 4 else "")
-    new_items = call.write[len(start):]
+    new_items = call.write[len(start) :]
     if subgraph:
         mounted = facts.is_subgraph_node(node)
         explanation = (
@@ -137,19 +158,31 @@ def _repeated(facts: RunFacts, step: int, call: Any, start: list[Any], before: l
             f"reducer {reducer} then appended all of it, so items the parent already had are in {key!r} twice: "
             f"{listed}. After step {step}: {short(after, 80)}."
         )
-        code = (f"def call_{node}(state):\n    out = subgraph.invoke({{...}})   # the subgraph has its own schema, "
-                f"without {key!r}\n    return {{\"{key}\": [...]}}   # only the new items")
+        code = (
+            f"def call_{node}(state):\n    out = subgraph.invoke({{...}})   # the subgraph has its own schema, "
+            f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items'
+        )
         other = (
-            ("Give the key a reducer that merges by id, so re-sent items are not added again",
-             f"def merge_by_id(old, new):\n    ids = {{item['id'] for item in old}}\n"
-             f"    return old + [item for item in new if item['id'] not in ids]\n\n"
-             f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this"),
+            (
+                "Give the key a reducer that merges by id, so re-sent items are not added again",
+                f"def merge_by_id(old, new):\n    ids = {{item['id'] for item in old}}\n"
+                f"    return old + [item for item in new if item['id'] not in ids]\n\n"
+                f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this",
+            ),
         )
         return Finding(
-            kind="subgraph_duplication", severity="error", title=f"Subgraph node {node} re-appended {key!r}",
-            explanation=explanation, fix=code,
+            kind="subgraph_duplication",
+            severity="error",
+            title=f"Subgraph node {node} re-appended {key!r}",
+            explanation=explanation,
+            fix=code,
             fix_label="Wrap the subgraph in a function node with its own schema that returns only the new items",
-            other_fixes=other, step=step, node=node, key=key, scope=facts.scope, evidence=tuple(evidence),
+            other_fixes=other,
+            step=step,
+            node=node,
+            key=key,
+            scope=facts.scope,
+            evidence=tuple(evidence),
         )
     explanation = (
         f"{node} returned {key} = {short(call.write, 60)}, which starts with the whole value it received "
@@ -158,12 +191,23 @@ def _repeated(facts: RunFacts, step: int, call: Any, start: list[Any], before: l
         f"A node should return only its new items and let the reducer keep the rest."
     )
     return Finding(
-        kind="read_modify_write", severity="error", title=f"{node} wrote back the whole {key!r} list into {reducer}",
-        explanation=explanation, fix=f'return {{"{key}": {short(new_items, 60)}}}   # only the new items',
+        kind="read_modify_write",
+        severity="error",
+        title=f"{node} wrote back the whole {key!r} list into {reducer}",
+        explanation=explanation,
+        fix=f'return {{"{key}": {short(new_items, 60)}}}   # only the new items',
         fix_label=f"Return only the new items; {reducer} keeps the rest",
-        other_fixes=(("Never change the received list in place; build a new one if you need it",
-                      f'items = [*state["{key}"], new_item]   # a copy, for the node\'s own use'),),
-        step=step, node=node, key=key, scope=facts.scope, evidence=tuple(evidence),
+        other_fixes=(
+            (
+                "Never change the received list in place; build a new one if you need it",
+                f'items = [*state["{key}"], new_item]   # a copy, for the node\'s own use',
+            ),
+        ),
+        step=step,
+        node=node,
+        key=key,
+        scope=facts.scope,
+        evidence=tuple(evidence),
     )
 
 
@@ -176,17 +220,20 @@ def _lost(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any) -
     for other in facts.steps[step].reducer_calls:
         if other.channel != call.channel or other.writer == call.writer or not isinstance(other.write, list):
             continue
-        for item in other.write[len(start):] if same(other.write[: len(start)], start) else other.write:
+        for item in other.write[len(start) :] if same(other.write[: len(start)], start) else other.write:
             if canonical(item) not in kept:
                 lost.append((other.writer_name, item))
     return lost
 
 
-def _lost_update(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any,
-                 lost: list[tuple[str, Any]]) -> Finding:
+def _lost_update(
+    facts: RunFacts, step: int, call: Any, start: list[Any], final: Any, lost: list[tuple[str, Any]]
+) -> Finding:
     key, reducer = call.channel, call.reducer
     writers = list(dict.fromkeys([*(w for w, _ in lost), call.writer_name]))
-    why = "".join(dict.fromkeys(f" {t.name} ran because {facts.why(step, t)}." for t in facts.tasks(step) if t.name in writers))
+    why = "".join(
+        dict.fromkeys(f" {t.name} ran because {facts.why(step, t)}." for t in facts.tasks(step) if t.name in writers)
+    )
     missing = ", ".join(f"{short(item, 40)} from {who}" for who, item in lost[:4])
     explanation = (
         f"{names(writers)} ran in step {step} and each wrote back {key!r} as the list it read "
@@ -195,12 +242,20 @@ def _lost_update(facts: RunFacts, step: int, call: Any, start: list[Any], final:
         f"This is the read-modify-write race: each node only knew the old value, and no error is raised.{why}"
     )
     return Finding(
-        kind="read_modify_write", severity="error", title=f"Parallel writes to {key!r} lost {short(lost[0][1], 30)}",
+        kind="read_modify_write",
+        severity="error",
+        title=f"Parallel writes to {key!r} lost {short(lost[0][1], 30)}",
         explanation=explanation,
-        fix=(f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n\n"
-             f'def {writers[0]}(state):\n    return {{"{key}": [...]}}   # only its own new items'),
+        fix=(
+            f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n\n"
+            f'def {writers[0]}(state):\n    return {{"{key}": [...]}}   # only its own new items'
+        ),
         fix_label="Declare an appending reducer and let each node return only its delta",
-        step=step, node=call.writer_name, key=key, nodes=tuple(writers), scope=facts.scope,
+        step=step,
+        node=call.writer_name,
+        key=key,
+        nodes=tuple(writers),
+        scope=facts.scope,
         evidence=tuple({"node": who, "item": item, "text": short(item, 60)} for who, item in lost),
     )
 
@@ -222,12 +277,21 @@ def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any
             f"{reducer} adds every write to the current value, so the total is counted again: in step {step} "
             f"{key} went from {start} to {start + write} instead of {start + increment}."
         )
-        found.append(Finding(
-            kind="read_modify_write", severity="warning", title=f"{node} sends the total of {key!r}, not the increment",
-            explanation=explanation, fix=f'return {{"{key}": {increment}}}   # the increment; {reducer} keeps the total',
-            fix_label="Send the increment and let the reducer add it", step=step, node=node, key=key,
-            scope=facts.scope, evidence=tuple({"step": s, "value_read": v, "wrote": w} for s, v, w in points),
-        ))
+        found.append(
+            Finding(
+                kind="read_modify_write",
+                severity="warning",
+                title=f"{node} sends the total of {key!r}, not the increment",
+                explanation=explanation,
+                fix=f'return {{"{key}": {increment}}}   # the increment; {reducer} keeps the total',
+                fix_label="Send the increment and let the reducer add it",
+                step=step,
+                node=node,
+                key=key,
+                scope=facts.scope,
+                evidence=tuple({"step": s, "value_read": v, "wrote": w} for s, v, w in points),
+            )
+        )
     return found
 
 
@@ -262,12 +326,23 @@ def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Fi
     else:
         fix = f'return {{"{key}": Overwrite([])}}   # replaces the value once, bypassing {reducer}'
     return Finding(
-        kind="empty_list_clear", severity="warning", title=f"{node} returned [] to {key!r}, which clears nothing",
-        explanation=explanation, fix=fix, fix_label="Bypass the reducer to replace the value",
-        other_fixes=(("Give the key a reducer that understands a clear marker",
-                      f"def add_or_clear(old, new):\n    return [] if new is None else old + new\n\n"
-                      f"{key}: Annotated[list, add_or_clear]   # return {{\"{key}\": None}} to clear"),),
-        step=step, node=node, key=key, scope=facts.scope,
+        kind="empty_list_clear",
+        severity="warning",
+        title=f"{node} returned [] to {key!r}, which clears nothing",
+        explanation=explanation,
+        fix=fix,
+        fix_label="Bypass the reducer to replace the value",
+        other_fixes=(
+            (
+                "Give the key a reducer that understands a clear marker",
+                f"def add_or_clear(old, new):\n    return [] if new is None else old + new\n\n"
+                f'{key}: Annotated[list, add_or_clear]   # return {{"{key}": None}} to clear',
+            ),
+        ),
+        step=step,
+        node=node,
+        key=key,
+        scope=facts.scope,
         evidence=({"before": before, "text": short(before, 60), "write": []},),
     )
 

@@ -20,8 +20,18 @@ class AppRunError(Exception):
     """A thread action that cannot be done; the message says why and what to do."""
 
 
-def run_for_app(graph: Any, graph_input: Any, *, target: str, config: dict[str, Any] | None, thread: str | None,
-                db: str | None, timeout: float, resume: Any = None, resuming: bool = False) -> Trace:
+def run_for_app(
+    graph: Any,
+    graph_input: Any,
+    *,
+    target: str,
+    config: dict[str, Any] | None,
+    thread: str | None,
+    db: str | None,
+    timeout: float,
+    resume: Any = None,
+    resuming: bool = False,
+) -> Trace:
     """Runs a langgraph graph for the app (on a worker thread, at most `timeout` seconds) and stores it."""
     from debugger.sources import OpenError
     from debugger.store import StoreError
@@ -31,8 +41,9 @@ def run_for_app(graph: Any, graph_input: Any, *, target: str, config: dict[str, 
         store = open_store(db)
     except StoreError:
         store = None  # a broken database must not stop the run from being shown
-    kwargs: dict[str, Any] = dict(target=target, config=config, thread=thread or None, db=store if store else False,
-                                  db_path=local_db_path(db))
+    kwargs: dict[str, Any] = dict(
+        target=target, config=config, thread=thread or None, db=store if store else False, db_path=local_db_path(db)
+    )
     if resuming:
         kwargs["resume"] = resume
     try:
@@ -42,8 +53,9 @@ def run_for_app(graph: Any, graph_input: Any, *, target: str, config: dict[str, 
     return done.trace if isinstance(done, RunResult) else done
 
 
-def answer_interrupt(trace: Trace, graph: Any, answer_text: str, *, config: dict[str, Any] | None, db: str | None,
-                     timeout: float) -> Trace:
+def answer_interrupt(
+    trace: Trace, graph: Any, answer_text: str, *, config: dict[str, Any] | None, db: str | None, timeout: float
+) -> Trace:
     """Continues the interrupted run's thread with `Command(resume=answer)`: a new run of the same thread."""
     if trace.status != "interrupted" or not trace.interrupts:
         raise AppRunError(f"This run is not waiting for an answer (its status is {trace.status!r}).")
@@ -51,8 +63,17 @@ def answer_interrupt(trace: Trace, graph: Any, answer_text: str, *, config: dict
         raise AppRunError("This run has no thread to continue: its graph was compiled without a checkpointer.")
     if graph is None:
         graph = _load(trace.target)
-    return run_for_app(graph, None, target=trace.target, config=config, thread=trace.thread_id, db=db, timeout=timeout,
-                       resume=parse_value(answer_text), resuming=True)
+    return run_for_app(
+        graph,
+        None,
+        target=trace.target,
+        config=config,
+        thread=trace.thread_id,
+        db=db,
+        timeout=timeout,
+        resume=parse_value(answer_text),
+        resuming=True,
+    )
 
 
 def _load(target: str) -> Any:
@@ -88,7 +109,9 @@ def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[Thre
         with sqlite3.connect(path, timeout=10) as connection:
             rows = connection.execute(
                 "SELECT run_id, started_at, status FROM runs WHERE target = ? AND json_extract(trace, '$.thread_id') = ? "
-                "ORDER BY started_at, rowid", (target, thread_id)).fetchall()
+                "ORDER BY started_at, rowid",
+                (target, thread_id),
+            ).fetchall()
     except (StoreError, sqlite3.DatabaseError):
         return []
     return [ThreadTurn(*row) for row in rows]
@@ -96,8 +119,11 @@ def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[Thre
 
 def describe_interrupts(trace: Trace) -> list[str]:
     """Each interrupt of a run as text: where it was raised and its value."""
-    return [(f"{item['node']}: " if item.get("node") else "") + json.dumps(item.get("value"), ensure_ascii=False, default=str)
-            for item in trace.interrupts]
+    return [
+        (f"{item['node']}: " if item.get("node") else "")
+        + json.dumps(item.get("value"), ensure_ascii=False, default=str)
+        for item in trace.interrupts
+    ]
 
 
 def config_text(trace: Trace) -> str:

@@ -64,13 +64,20 @@ def command_run(args: Any, target: Any, table: Any) -> int:
     if getattr(args, "follow", False):
         return _follow(args, target, options)
     store = open_store(args.db)
-    if options["resume"] is not NO_RESUME and not (options["thread"] or (options["config"].get("configurable") or {}).get("thread_id")):
-        raise RunSetupError("--resume continues a thread: give the thread with --thread ID (the run that stopped printed it).")
+    if options["resume"] is not NO_RESUME and not (
+        options["thread"] or (options["config"].get("configurable") or {}).get("thread_id")
+    ):
+        raise RunSetupError(
+            "--resume continues a thread: give the thread with --thread ID (the run that stopped printed it)."
+        )
     if options["resume"] is not NO_RESUME and checkpointer_of(target.graph) is None:
-        raise RunSetupError(f"{args.target} has no checkpointer, so there is no thread to resume: compile it with "
-                            f"checkpointer=InMemorySaver() (or another saver).")
-    result = run_graph(target.graph, options.pop("graph_input"), target=args.target, db=store, db_path=store.path,
-                       **options)
+        raise RunSetupError(
+            f"{args.target} has no checkpointer, so there is no thread to resume: compile it with "
+            f"checkpointer=InMemorySaver() (or another saver)."
+        )
+    result = run_graph(
+        target.graph, options.pop("graph_input"), target=args.target, db=store, db_path=store.path, **options
+    )
     trace = result.trace
     if args.out:
         from engine.tracefile import to_json
@@ -106,10 +113,13 @@ def _follow(args: Any, target: Any, options: dict[str, Any]) -> int:
     from debugger.live.follow import follow
 
     given = [name for name in ("thread", "context") if options[name] is not None] + (
-        ["resume"] if options["resume"] is not NO_RESUME else [])
+        ["resume"] if options["resume"] is not NO_RESUME else []
+    )
     if given:
-        raise RunSetupError(f"--follow runs on a fresh thread without {', '.join('--' + g for g in given)}: "
-                            "drop --follow to continue a thread or pass a context.")
+        raise RunSetupError(
+            f"--follow runs on a fresh thread without {', '.join('--' + g for g in given)}: "
+            "drop --follow to continue a thread or pass a context."
+        )
     return follow(args.target, target.graph, options["graph_input"], options["config"], db=args.db, out_file=args.out)
 
 

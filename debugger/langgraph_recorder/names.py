@@ -40,7 +40,11 @@ def reducer_name(channel: Any) -> str:
         return type(channel).__name__
     fn = getattr(operator, "func", operator)
     if str(getattr(fn, "__module__", "")).startswith("langgraph.") and getattr(fn, "__name__", None):
-        return fn.__name__.lstrip("_").removesuffix("_wrapper") if "add_messages" in fn.__name__ else fn.__name__.lstrip("_")
+        return (
+            fn.__name__.lstrip("_").removesuffix("_wrapper")
+            if "add_messages" in fn.__name__
+            else fn.__name__.lstrip("_")
+        )
     return reducer_display_name(operator)
 
 
@@ -82,23 +86,35 @@ def _describe(graph: Any) -> dict[str, Any]:
     if state_graph:
         channel_objects = dict(builder.channels)
         nodes = [
-            {"name": node, "subgraph": is_langgraph_graph(spec.runnable), "defer": bool(spec.defer),
-             "metadata": encode(spec.metadata or {})}
+            {
+                "name": node,
+                "subgraph": is_langgraph_graph(spec.runnable),
+                "defer": bool(spec.defer),
+                "metadata": encode(spec.metadata or {}),
+            }
             for node, spec in builder.nodes.items()
         ]
         edges = sorted([list(e) for e in builder.edges])
         waiting = sorted([[list(starts), end] for starts, end in builder.waiting_edges])
         branches = [
-            {"source": source, "name": branch_name,
-             "targets": None if branch.ends is None else {str(k): v for k, v in branch.ends.items()}}
-            for source, by_name in builder.branches.items() for branch_name, branch in by_name.items()
+            {
+                "source": source,
+                "name": branch_name,
+                "targets": None if branch.ends is None else {str(k): v for k, v in branch.ends.items()},
+            }
+            for source, by_name in builder.branches.items()
+            for branch_name, branch in by_name.items()
         ]
-        managed = {k: getattr(v, "__name__", type(v).__name__) for k, v in (getattr(builder, "managed", None) or {}).items()}
+        managed = {
+            k: getattr(v, "__name__", type(v).__name__) for k, v in (getattr(builder, "managed", None) or {}).items()
+        }
         control = _control_channels(builder.nodes, builder.waiting_edges)
         input_keys = list(builder.schemas.get(builder.input_schema, {})) if hasattr(builder, "schemas") else []
     else:  # a Pregel built by hand or the Functional API: what the compiled object says
         channel_objects = {k: v for k, v in getattr(graph, "channels", {}).items() if not _internal_channel(k)}
-        nodes = [{"name": node, "subgraph": False, "defer": False, "metadata": {}} for node in getattr(graph, "nodes", {})]
+        nodes = [
+            {"name": node, "subgraph": False, "defer": False, "metadata": {}} for node in getattr(graph, "nodes", {})
+        ]
         edges, waiting, branches, managed, input_keys, control = [], [], [], {}, [], None
     output_keys = getattr(graph, "output_channels", None)
     return {
@@ -137,8 +153,17 @@ def _drawing(graph: Any, xray: bool) -> dict[str, list[dict[str, Any]]]:
     except Exception:  # noqa: BLE001 - a graph langgraph cannot draw is still recorded, undrawn
         return {"nodes": [], "edges": []}
     return {
-        "nodes": [{"id": n.id, "name": n.name, "metadata": encode(n.metadata) if n.metadata else None}
-                  for n in drawn.nodes.values()],
-        "edges": [{"source": e.source, "target": e.target, "data": None if e.data is None else str(e.data),
-                   "conditional": bool(e.conditional)} for e in drawn.edges],
+        "nodes": [
+            {"id": n.id, "name": n.name, "metadata": encode(n.metadata) if n.metadata else None}
+            for n in drawn.nodes.values()
+        ],
+        "edges": [
+            {
+                "source": e.source,
+                "target": e.target,
+                "data": None if e.data is None else str(e.data),
+                "conditional": bool(e.conditional),
+            }
+            for e in drawn.edges
+        ],
     }

@@ -39,14 +39,26 @@ def install() -> None:
             from langgraph.pregel import _loop
             from langgraph.pregel.main import Pregel
         except ImportError as exc:
-            raise UnsupportedLangGraph(f"this langgraph cannot be recorded ({exc}); StepScope supports langgraph 1.2.x") from None
+            raise UnsupportedLangGraph(
+                f"this langgraph cannot be recorded ({exc}); StepScope supports langgraph 1.2.x"
+            ) from None
         loop_class = _loop.PregelLoop
-        needed = [(loop_class, "_first"), (loop_class, "tick"), (loop_class, "_put_checkpoint"),
-                  (_loop.SyncPregelLoop, "__exit__"), (_loop.AsyncPregelLoop, "__aexit__"), (_loop, "apply_writes"),
-                  (BranchSpec, "_finish"), (Pregel, "stream"), (Pregel, "astream")]
+        needed = [
+            (loop_class, "_first"),
+            (loop_class, "tick"),
+            (loop_class, "_put_checkpoint"),
+            (_loop.SyncPregelLoop, "__exit__"),
+            (_loop.AsyncPregelLoop, "__aexit__"),
+            (_loop, "apply_writes"),
+            (BranchSpec, "_finish"),
+            (Pregel, "stream"),
+            (Pregel, "astream"),
+        ]
         missing = [f"{getattr(o, '__name__', o)}.{n}" for o, n in needed if not hasattr(o, n)]
         if missing:
-            raise UnsupportedLangGraph(f"this langgraph has no {', '.join(missing)}; StepScope supports langgraph 1.2.x")
+            raise UnsupportedLangGraph(
+                f"this langgraph has no {', '.join(missing)}; StepScope supports langgraph 1.2.x"
+            )
         _patch_loop(_loop)
         _patch_branch(BranchSpec)
         _patch_pregel(Pregel)
@@ -64,13 +76,20 @@ def _patch_loop(_loop: Any) -> None:
         session = ACTIVE.get()
         if session is None:
             return first(self, **kwargs)
-        check_recordable(self.specs, [k for k in self.specs if k not in (getattr(self, "managed", None) or ())
-                                      and not k.startswith(("__", "branch:", "join:"))])  # refused before it runs
+        check_recordable(
+            self.specs,
+            [
+                k
+                for k in self.specs
+                if k not in (getattr(self, "managed", None) or ()) and not k.startswith(("__", "branch:", "join:"))
+            ],
+        )  # refused before it runs
         probe = LoopProbe(session, self)
         self.__dict__[_PROBE_ATTR] = probe
         configurable = self.config.get("configurable", {})
-        resuming = bool(self.checkpoint["channel_versions"]) and bool(configurable.get(
-            resuming_key, self.input is None or type(self.input).__name__ == "Command"))
+        resuming = bool(self.checkpoint["channel_versions"]) and bool(
+            configurable.get(resuming_key, self.input is None or type(self.input).__name__ == "Command")
+        )
         probe.first_step = self.step - 1 if resuming else self.step
         try:
             updated = first(self, **kwargs)
@@ -80,8 +99,9 @@ def _patch_loop(_loop: Any) -> None:
             raise
         finally:
             step, probe.first_step = probe.first_step, None
-        probe.run.commit(step, {k: _get(self.channels[k]) for k in probe.keys},
-                         self.checkpoint["channel_versions"], updated or ())
+        probe.run.commit(
+            step, {k: _get(self.channels[k]) for k in probe.keys}, self.checkpoint["channel_versions"], updated or ()
+        )
         return updated
 
     def tick_observed(self: Any) -> bool:
@@ -94,7 +114,9 @@ def _patch_loop(_loop: Any) -> None:
             probe.planned(self)
         return more
 
-    def apply_writes_observed(checkpoint: Any, channels: Any, tasks: Any, get_next_version: Any, trigger_to_nodes: Any) -> Any:
+    def apply_writes_observed(
+        checkpoint: Any, channels: Any, tasks: Any, get_next_version: Any, trigger_to_nodes: Any
+    ) -> Any:
         probe = _BY_CHANNELS.get(id(channels)) if _BY_CHANNELS else None
         if probe is None:
             return apply_writes(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)

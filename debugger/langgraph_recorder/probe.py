@@ -25,7 +25,12 @@ from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
 from .superstep import (
-    RunBuilder, _get, observe_update, reducer_name_of, single_plain_write, version_number,
+    RunBuilder,
+    _get,
+    observe_update,
+    reducer_name_of,
+    single_plain_write,
+    version_number,
     writes_by_channel,
 )
 
@@ -76,7 +81,9 @@ class TaskProbe:
         self.duration += elapsed
         self.error = error
         if not _is_bubble_up(error):
-            self.attempts.append({"attempt": len(self.attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)})
+            self.attempts.append(
+                {"attempt": len(self.attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)}
+            )
 
 
 class ObservedProc:
@@ -142,8 +149,11 @@ class LoopProbe:
         ref = _GRAPHS.get(id(loop.nodes))
         graph = ref() if ref is not None else None
         self.managed = tuple(getattr(loop, "managed", None) or ())
-        keys = state_keys(graph) if graph is not None else [
-            k for k in loop.specs if k not in self.managed and not k.startswith(("__", "branch:", "join:"))]
+        keys = (
+            state_keys(graph)
+            if graph is not None
+            else [k for k in loop.specs if k not in self.managed and not k.startswith(("__", "branch:", "join:"))]
+        )
         self.keys = [k for k in keys if k in loop.specs]
         self.key_set = frozenset(self.keys)
         self.branch_names = _branch_names(graph)
@@ -151,16 +161,24 @@ class LoopProbe:
         description = describe(graph, name) if graph is not None else _describe_loop(loop, name or DEFAULT_NAME)
         config = loop.config
         common = dict(
-            ns=list(self.ns), graph=description, input=encode(loop.input), config=encode(_plain_config(config)),
-            recursion_limit=int(config.get("recursion_limit") or 0), started_at=utc_now(),
+            ns=list(self.ns),
+            graph=description,
+            input=encode(loop.input),
+            config=encode(_plain_config(config)),
+            recursion_limit=int(config.get("recursion_limit") or 0),
+            started_at=utc_now(),
         )
         parent_task = None
         if self.ns:
             parent = session.loops.get(self.ns[:-1])
             parent_task = parent.task_records.get(self.ns[-1].rpartition(":")[2]) if parent else None
         if parent_task is None:
-            record: RunRecord = Trace(**common, run_id=session.new_run_id(), target=session.target,
-                                      thread_id=str((config.get("configurable") or {}).get("thread_id") or ""))
+            record: RunRecord = Trace(
+                **common,
+                run_id=session.new_run_id(),
+                target=session.target,
+                thread_id=str((config.get("configurable") or {}).get("thread_id") or ""),
+            )
         else:
             record = RunRecord(**common)
             with session.lock:
@@ -194,15 +212,25 @@ class LoopProbe:
 
     def _task_record(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
         pull = task.path and task.path[0] == "__pregel_pull"
-        fired = [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])] if pull else list(task.triggers)
+        fired = (
+            [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])]
+            if pull
+            else list(task.triggers)
+        )
         value = task.input
         managed = {}
         if self.managed and isinstance(value, dict):
             managed = {k: encode(value[k]) for k in self.managed if k in value}
         record = TaskRecord(
-            id=task.id, name=task.name, path=_plain_path(task.path), triggers=list(task.triggers), fired=fired,
+            id=task.id,
+            name=task.name,
+            path=_plain_path(task.path),
+            triggers=list(task.triggers),
+            fired=fired,
             seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
-            input=self.run.input_view(value, self.managed) if pull and task.name != "__start__" else self.run.encode(value),
+            input=self.run.input_view(value, self.managed)
+            if pull and task.name != "__start__"
+            else self.run.encode(value),
             managed=managed,
         )
         self.run.add_task(step, record)
@@ -238,15 +266,26 @@ class LoopProbe:
 
     # ---- the barrier -------------------------------------------------------------------------
 
-    def barrier(self, apply: Callable[..., set[str]], checkpoint: Any, channels: Mapping[str, Any], tasks: Any,
-                get_next_version: Any, trigger_to_nodes: Any, step: int) -> set[str]:
+    def barrier(
+        self,
+        apply: Callable[..., set[str]],
+        checkpoint: Any,
+        channels: Mapping[str, Any],
+        tasks: Any,
+        get_next_version: Any,
+        trigger_to_nodes: Any,
+        step: int,
+    ) -> set[str]:
         tasks = list(tasks)
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
         sink = self.run.call_sink(step)
-        if grouped and all(len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()):
-            updated = self._single_writes(apply, checkpoint, channels, tasks, get_next_version, trigger_to_nodes,
-                                          grouped, sink)
+        if grouped and all(
+            len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()
+        ):
+            updated = self._single_writes(
+                apply, checkpoint, channels, tasks, get_next_version, trigger_to_nodes, grouped, sink
+            )
         else:
             proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
             updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
@@ -254,9 +293,17 @@ class LoopProbe:
         self.run.commit(step, committed, checkpoint["channel_versions"], updated)
         return updated
 
-    def _single_writes(self, apply: Callable[..., set[str]], checkpoint: Any, channels: Mapping[str, Any], tasks: Any,
-                       get_next_version: Any, trigger_to_nodes: Any, grouped: dict[str, list[tuple[Any, Any]]],
-                       sink: Any) -> set[str]:
+    def _single_writes(
+        self,
+        apply: Callable[..., set[str]],
+        checkpoint: Any,
+        channels: Mapping[str, Any],
+        tasks: Any,
+        get_next_version: Any,
+        trigger_to_nodes: Any,
+        grouped: dict[str, list[tuple[Any, Any]]],
+        sink: Any,
+    ) -> set[str]:
         """The usual step: one plain write per key, so each key's reducer runs once, on the value before
         and giving the value after; read around langgraph's own barrier, with no wrapper in its way.
         A reducer that raises is found in the traceback (the `update` frame of its channel)."""
@@ -267,14 +314,41 @@ class LoopProbe:
             failed = _failed_channel(exc, {id(channels[key]): key for key in grouped})
             for key, [(write, task)] in grouped.items():
                 if key == failed or failed is None:
-                    sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, ENGINE_MISSING, exc)
+                    sink(
+                        key,
+                        reducer_name_of(channels[key]),
+                        getattr(task, "id", None) or task.name,
+                        task.name,
+                        before[key],
+                        write,
+                        ENGINE_MISSING,
+                        exc,
+                    )
                     if failed is not None:
                         break
                 else:
-                    sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, channels[key].value, None)
+                    sink(
+                        key,
+                        reducer_name_of(channels[key]),
+                        getattr(task, "id", None) or task.name,
+                        task.name,
+                        before[key],
+                        write,
+                        channels[key].value,
+                        None,
+                    )
             raise
         for key, [(write, task)] in grouped.items():
-            sink(key, reducer_name_of(channels[key]), getattr(task, "id", None) or task.name, task.name, before[key], write, channels[key].value, None)
+            sink(
+                key,
+                reducer_name_of(channels[key]),
+                getattr(task, "id", None) or task.name,
+                task.name,
+                before[key],
+                write,
+                channels[key].value,
+                None,
+            )
         return updated
 
     # ---- the end -----------------------------------------------------------------------------
@@ -284,7 +358,11 @@ class LoopProbe:
         if hasattr(loop, "tasks"):
             self.settle(loop.tasks.values(), committed=False)
         interrupts: list[dict[str, Any]] = []
-        if error is not None and type(error).__name__ == "GraphInterrupt" or loop.status in ("interrupt_before", "interrupt_after"):
+        if (
+            error is not None
+            and type(error).__name__ == "GraphInterrupt"
+            or loop.status in ("interrupt_before", "interrupt_after")
+        ):
             status = "interrupted"
             found = tuple(error.args[0]) if error is not None and error.args else ()
             interrupts = [self._interrupt(i) for i in found]
@@ -301,8 +379,11 @@ class LoopProbe:
         if output is None and self.run.committed_state:  # a failed run: the state its last barrier committed
             state = self.run.committed_state
             keys = loop.output_keys
-            output = state.get(keys) if isinstance(keys, str) else {
-                k: state[k] for k in keys if k in state and state[k] is not ENGINE_MISSING}
+            output = (
+                state.get(keys)
+                if isinstance(keys, str)
+                else {k: state[k] for k in keys if k in state and state[k] is not ENGINE_MISSING}
+            )
         self.run.finish(status, output, error, interrupts)
         with self.session.lock:
             if self.session.loops.get(self.ns) is self:
@@ -315,7 +396,9 @@ class LoopProbe:
         node = task = ""
         for task_id, probe in self.task_probes.items():
             raised = probe.error
-            if raised is not None and any(getattr(i, "id", None) == ident for i in (raised.args[0] if raised.args else ())):
+            if raised is not None and any(
+                getattr(i, "id", None) == ident for i in (raised.args[0] if raised.args else ())
+            ):
                 node, task = probe.record.name, task_id
                 break
         return {"id": ident, "value": encode(getattr(interrupt, "value", None)), "node": node, "task": task}
@@ -368,7 +451,6 @@ class _ChannelProbe:
 # ---- helpers -------------------------------------------------------------------------------------
 
 
-
 def _failed_channel(error: BaseException, watched: dict[int, str]) -> str | None:
     """The state key whose channel's `update` raised `error` (from the traceback's frames)."""
     tb = error.__traceback__
@@ -389,18 +471,21 @@ def _is_bubble_up(error: BaseException) -> bool:
 def _recursion_error(limit: Any) -> BaseException:
     from langgraph.errors import ErrorCode, GraphRecursionError, create_error_message
 
-    return GraphRecursionError(create_error_message(
-        message=(f"Recursion limit of {limit} reached without hitting a stop condition. You can increase the "
-                 "limit by setting the `recursion_limit` config key."),
-        error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
-    ))
+    return GraphRecursionError(
+        create_error_message(
+            message=(
+                f"Recursion limit of {limit} reached without hitting a stop condition. You can increase the "
+                "limit by setting the `recursion_limit` config key."
+            ),
+            error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+        )
+    )
 
 
 def _branch_names(graph: Any) -> dict[int, str]:
     builder = getattr(graph, "builder", None)
     branches = getattr(builder, "branches", None) or {}
     return {id(spec): name for by_name in branches.values() for name, spec in by_name.items()}
-
 
 
 def _plain_path(path: Any) -> list[Any]:
@@ -412,12 +497,18 @@ def _plain_config(config: Any) -> Any:
     in-process objects (`__pregel_*` keys, callbacks, savers)."""
     if not isinstance(config, Mapping):
         return config
-    plain = {k: v for k, v in config.items()
-             if k not in ("callbacks", "checkpointer", "configurable", "metadata") and v not in ([], {}, None)}
+    plain = {
+        k: v
+        for k, v in config.items()
+        if k not in ("callbacks", "checkpointer", "configurable", "metadata") and v not in ([], {}, None)
+    }
     if "recursion_limit" in plain:  # langgraph marks its default with an int subclass
         plain["recursion_limit"] = int(plain["recursion_limit"])
-    configurable = {k: v for k, v in (config.get("configurable") or {}).items()
-                    if not k.startswith("__") and isinstance(v, (str, int, float, bool, type(None)))}
+    configurable = {
+        k: v
+        for k, v in (config.get("configurable") or {}).items()
+        if not k.startswith("__") and isinstance(v, (str, int, float, bool, type(None)))
+    }
     if configurable:
         plain["configurable"] = configurable
     return plain
@@ -426,8 +517,17 @@ def _plain_config(config: Any) -> Any:
 def _describe_loop(loop: Any, name: str) -> dict[str, Any]:
     """A loop whose compiled graph is not known (built outside the recorded call): its nodes and keys."""
     keys = [k for k in loop.specs if not k.startswith(("__", "branch:", "join:"))]
-    return {"name": name, "nodes": [{"name": n, "subgraph": False, "defer": False, "metadata": {}} for n in loop.nodes],
-            "edges": [], "waiting_edges": [], "branches": [], "channels": {
-                k: {"kind": type(loop.specs[k]).__name__, "reducer": type(loop.specs[k]).__name__} for k in keys},
-            "managed": {}, "input_keys": [], "output_keys": [], "drawing": {"nodes": [], "edges": []},
-            "drawing_flat": {"nodes": [], "edges": []}, "source": "langgraph"}
+    return {
+        "name": name,
+        "nodes": [{"name": n, "subgraph": False, "defer": False, "metadata": {}} for n in loop.nodes],
+        "edges": [],
+        "waiting_edges": [],
+        "branches": [],
+        "channels": {k: {"kind": type(loop.specs[k]).__name__, "reducer": type(loop.specs[k]).__name__} for k in keys},
+        "managed": {},
+        "input_keys": [],
+        "output_keys": [],
+        "drawing": {"nodes": [], "edges": []},
+        "drawing_flat": {"nodes": [], "edges": []},
+        "source": "langgraph",
+    }

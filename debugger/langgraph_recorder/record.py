@@ -29,16 +29,22 @@ from engine.codec import encode, encode_error
 from engine.trace import Trace, utc_now
 
 from . import probe
-from .patches import install
 from .names import DEFAULT_NAME, describe, state_keys
+from .patches import install
 from .superstep import check_recordable
 
 
 class Session:
     """Where the runs started in one recording context report: keeps and stores their Traces."""
 
-    def __init__(self, *, target: str = "", store: Any = None, on_trace: Callable[[Trace], None] | None = None,
-                 run_ids: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        target: str = "",
+        store: Any = None,
+        on_trace: Callable[[Trace], None] | None = None,
+        run_ids: Callable[[], str] | None = None,
+    ) -> None:
         self.target = target
         self.store = store
         self.on_trace = on_trace
@@ -71,9 +77,16 @@ class Session:
         """A run langgraph refused before its first superstep, kept as a run with no steps."""
         thread = str(((config or {}).get("configurable") or {}).get("thread_id") or "")
         trace = Trace(
-            ns=[], graph=describe(graph, self.name_for(graph, ())), input=encode(graph_input),
-            config=encode(probe._plain_config(config or {})), started_at=utc_now(), status="error",
-            error=encode_error(error), run_id=self.new_run_id(), target=self.target, thread_id=thread,
+            ns=[],
+            graph=describe(graph, self.name_for(graph, ())),
+            input=encode(graph_input),
+            config=encode(probe._plain_config(config or {})),
+            started_at=utc_now(),
+            status="error",
+            error=encode_error(error),
+            run_id=self.new_run_id(),
+            target=self.target,
+            thread_id=thread,
         )
         self.finished(trace)
         return trace
@@ -90,7 +103,9 @@ def _store(db: Any) -> Any:
 
 
 @contextmanager
-def recording(*, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None) -> Iterator[Session]:
+def recording(
+    *, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None
+) -> Iterator[Session]:
     """Records every langgraph run started inside the block (sync or async, any thread the run
     uses). `db`: a path, a `RunStore`, None for the default database, False to keep runs in memory."""
     install()
@@ -177,9 +192,13 @@ def _reset(token: Any) -> None:
         pass
 
 
-def record(graph: Any, *, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None) -> RecordedGraph:
+def record(
+    graph: Any, *, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None
+) -> RecordedGraph:
     """`graph`, recording each run of `invoke`, `ainvoke`, `stream` and `astream` (see the module doc)."""
     install()
     check_recordable(getattr(graph, "channels", {}), state_keys(graph))  # refused now, not in the middle of a run
     name = target or getattr(graph, "name", "") or ""
-    return RecordedGraph(graph, Session(target=name if name != DEFAULT_NAME else "", store=_store(db), on_trace=on_trace))
+    return RecordedGraph(
+        graph, Session(target=name if name != DEFAULT_NAME else "", store=_store(db), on_trace=on_trace)
+    )

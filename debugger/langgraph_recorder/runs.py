@@ -29,8 +29,8 @@ from engine.codec import TYPE
 from engine.trace import Trace
 
 from . import probe, threads
-from .patches import install
 from .names import state_keys
+from .patches import install
 from .record import Session, _store
 from .superstep import UnrecordableChannel, check_recordable
 
@@ -83,8 +83,9 @@ def build_context(graph: Any, data: Any) -> Any:
             return schema.model_validate(data)
         return data  # a TypedDict: the dict is the context
     except Exception as exc:  # noqa: BLE001 - any validation error of the user's schema
-        raise RunSetupError(f"--context does not fit the graph's context_schema {schema.__name__}: "
-                            f"{type(exc).__name__}: {exc}") from None
+        raise RunSetupError(
+            f"--context does not fit the graph's context_schema {schema.__name__}: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def run_coroutine(make: Any) -> Any:
@@ -128,9 +129,20 @@ def has_async_nodes(graph: Any, _seen: set[int] | None = None) -> bool:
     return False
 
 
-def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, Any] | None = None,
-              context: Any = None, thread: str | None = None, resume: Any = NO_RESUME, db: Any = None,
-              db_path: Path | None = None, session: Session | None = None, keep_thread: bool = True) -> RunResult:
+def run_graph(
+    graph: Any,
+    graph_input: Any,
+    *,
+    target: str,
+    config: dict[str, Any] | None = None,
+    context: Any = None,
+    thread: str | None = None,
+    resume: Any = NO_RESUME,
+    db: Any = None,
+    db_path: Path | None = None,
+    session: Session | None = None,
+    keep_thread: bool = True,
+) -> RunResult:
     """Runs `graph` on langgraph, recorded (see the module doc). `db`: where traces are stored (a
     path, a RunStore, None for the default, False for nowhere); `db_path`: where thread files go.
     `keep_thread=False`: an `InMemorySaver` thread is neither restored from nor saved to a thread file
@@ -177,7 +189,8 @@ def run_graph(graph: Any, graph_input: Any, *, target: str, config: dict[str, An
     finally:
         probe.ACTIVE.reset(token)
     before_start = not session.traces or (
-        error is not None and not any(t.name != "__start__" for step in session.traces[-1].steps for t in step.tasks))
+        error is not None and not any(t.name != "__start__" for step in session.traces[-1].steps for t in step.tasks)
+    )
     if not session.traces:
         session.failed_before_start(graph, graph_input, config, error or RuntimeError("the run never started"))
     if thread_path is not None:
@@ -212,8 +225,14 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
     with session.lock:
         frozen = from_dict(to_dict(root.record))
     frozen.status = "error"
-    frozen.error = {TYPE: "error", "class": "RunTimeout", "module": "stepscope", "notes": [], "traceback": "",
-                    "message": f"The run did not finish within {timeout:.0f} s; showing the supersteps recorded so far."}
+    frozen.error = {
+        TYPE: "error",
+        "class": "RunTimeout",
+        "module": "stepscope",
+        "notes": [],
+        "traceback": "",
+        "message": f"The run did not finish within {timeout:.0f} s; showing the supersteps recorded so far.",
+    }
     return frozen
 
 

@@ -66,15 +66,22 @@ def _view(compiled: Any, done: dict[int, GraphView]) -> GraphView:
         for name, spec in builder.nodes.items():
             runnable = spec.runnable
             action = _view(runnable, done) if is_langgraph_graph(runnable) else _user_function(runnable)
-            graph.add_node(name, action, defer=bool(spec.defer), metadata=spec.metadata,
-                           destinations=tuple(spec.ends) if spec.ends else None)
+            graph.add_node(
+                name,
+                action,
+                defer=bool(spec.defer),
+                metadata=spec.metadata,
+                destinations=tuple(spec.ends) if spec.ends else None,
+            )
             if spec.input_schema is not None and spec.input_schema is not builder.state_schema:
                 graph.nodes[name].input_schema = spec.input_schema
                 graph._add_schema(spec.input_schema)
         rank = {n: i for i, n in enumerate([engine.START, *builder.nodes, engine.END])}
         for start, end in sorted(builder.edges, key=lambda e: (rank.get(e[0], -1), rank.get(e[1], -1))):
             graph.add_edge(start, end)
-        for starts, end in sorted(builder.waiting_edges, key=lambda e: ([rank.get(s, -1) for s in e[0]], rank.get(e[1], -1))):
+        for starts, end in sorted(
+            builder.waiting_edges, key=lambda e: ([rank.get(s, -1) for s in e[0]], rank.get(e[1], -1))
+        ):
             graph.add_edge(list(starts), end)
         for source, branches in builder.branches.items():
             for name, branch in branches.items():

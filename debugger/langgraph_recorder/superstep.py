@@ -47,6 +47,7 @@ def _lg_missing() -> Any:
         _LG_MISSING = MISSING
     return _LG_MISSING
 
+
 CallSink = Callable[[str, str, str, str, Any, Any, Any, "BaseException | None"], None]
 """sink(channel, reducer, writer_id, writer_name, before, write, after, error)."""
 
@@ -141,8 +142,15 @@ class RunBuilder:
         self.open_step(step).tasks.append(task)
         return task
 
-    def task_done(self, task: TaskRecord, *, writes: Sequence[tuple[str, Any]], result: Any = None,
-                  has_result: bool = False, error: BaseException | dict[str, Any] | None = None) -> None:
+    def task_done(
+        self,
+        task: TaskRecord,
+        *,
+        writes: Sequence[tuple[str, Any]],
+        result: Any = None,
+        has_result: bool = False,
+        error: BaseException | dict[str, Any] | None = None,
+    ) -> None:
         """What a task did: its writes (in its own order), its raw return value when known, its error."""
         task.writes = [[channel, self.encode(value)] for channel, value in writes]
         if has_result:
@@ -158,24 +166,45 @@ class RunBuilder:
     def call_sink(self, step: int) -> CallSink:
         record = self.open_step(step)
 
-        def sink(channel: str, reducer: str, writer_id: str, writer_name: str, before: Any, write: Any,
-                 after: Any, error: BaseException | None) -> None:
+        def sink(
+            channel: str,
+            reducer: str,
+            writer_id: str,
+            writer_name: str,
+            before: Any,
+            write: Any,
+            after: Any,
+            error: BaseException | None,
+        ) -> None:
             before, after = _engine_value(before), _engine_value(after)
             snap = self.tracker(channel)
             before_delta = snap.delta(before, self.encode)
             after_delta = SAME if error is not None else snap.delta(after, self.encode)
-            record.reducer_calls.append(ReducerCallRecord(
-                index=len(record.reducer_calls), channel=channel, reducer=reducer, writer=writer_id,
-                writer_name=writer_name, write=self.encode(write), before=before_delta, after=after_delta,
-                error=encode_error(error) if error is not None else None,
-            ))
+            record.reducer_calls.append(
+                ReducerCallRecord(
+                    index=len(record.reducer_calls),
+                    channel=channel,
+                    reducer=reducer,
+                    writer=writer_id,
+                    writer_name=writer_name,
+                    write=self.encode(write),
+                    before=before_delta,
+                    after=after_delta,
+                    error=encode_error(error) if error is not None else None,
+                )
+            )
             if error is None:
                 self.last_after[channel] = after
 
         return sink
 
-    def commit(self, step: int, committed: Mapping[str, Any], versions: Mapping[str, Any] | None = None,
-               updated_channels: Iterable[str] = ()) -> StepRecord:
+    def commit(
+        self,
+        step: int,
+        committed: Mapping[str, Any],
+        versions: Mapping[str, Any] | None = None,
+        updated_channels: Iterable[str] = (),
+    ) -> StepRecord:
         """The state langgraph committed after `step` (every state key; MISSING for empty ones).
         Changes the recorded calls do not explain are kept as the step's residual `state` (a channel
         that clears itself, a value loaded from a checkpoint); a reducer key written this step whose
@@ -208,8 +237,13 @@ class RunBuilder:
         record.checkpoint = encode(_plain_checkpoint_config(config))
         record.parent_checkpoint = encode(_plain_checkpoint_config(parent)) if parent else None
 
-    def finish(self, status: str, output: Any = None, error: BaseException | dict[str, Any] | None = None,
-               interrupts: Sequence[dict[str, Any]] = ()) -> RunRecord:
+    def finish(
+        self,
+        status: str,
+        output: Any = None,
+        error: BaseException | dict[str, Any] | None = None,
+        interrupts: Sequence[dict[str, Any]] = (),
+    ) -> RunRecord:
         record = self.record
         record.status = status
         record.output = encode(output)
@@ -250,8 +284,9 @@ def _sort_key() -> Callable[[Any], Any]:
     return _SORT_KEY
 
 
-def observe_update(channel: Any, key: str, values: Sequence[Any], writers: Sequence[tuple[str, str]],
-                   sink: CallSink) -> bool:
+def observe_update(
+    channel: Any, key: str, values: Sequence[Any], writers: Sequence[tuple[str, str]], sink: CallSink
+) -> bool:
     """`channel.update(values)` (langgraph's own), reporting one reducer call per write to `sink`.
     `writers[i]` is `(task id, node name)` of `values[i]`. Re-raises what `update` raises, after
     reporting the writes it refused."""
@@ -289,8 +324,17 @@ _NAMES: dict[int, str] = {}
 """Reducer names by operator (a channel kind for channels without one): reducers live as long as their graphs."""
 
 
-RECORDABLE_KINDS = frozenset({"BinaryOperatorAggregate", "LastValue", "LastValueAfterFinish", "AnyValue",
-                              "EphemeralValue", "UntrackedValue", "Topic"})
+RECORDABLE_KINDS = frozenset(
+    {
+        "BinaryOperatorAggregate",
+        "LastValue",
+        "LastValueAfterFinish",
+        "AnyValue",
+        "EphemeralValue",
+        "UntrackedValue",
+        "Topic",
+    }
+)
 """Channel kinds whose merge can be shown one write at a time (a state key of any other kind is refused)."""
 
 
@@ -338,8 +382,9 @@ class UnrecordableChannel(Exception):
         self.kind = kind
 
 
-def _observe_binop(channel: Any, key: str, values: Sequence[Any], writers: Sequence[tuple[str, str]],
-                   sink: CallSink, name: str) -> bool:
+def _observe_binop(
+    channel: Any, key: str, values: Sequence[Any], writers: Sequence[tuple[str, str]], sink: CallSink, name: str
+) -> bool:
     """A reducer key: the operator's own calls, captured while langgraph's `update` makes them."""
     global _get_overwrite
     if _get_overwrite is None:
@@ -406,10 +451,18 @@ def merge(channels: Mapping[str, Any], tasks: Sequence[Any], state_keys: Iterabl
     here, in langgraph's order; used on copies by `refold`. Task objects need `.id`, `.name`,
     `.path`, `.writes`."""
     for key, pairs in writes_by_channel(tasks, state_keys).items():
-        observe_update(channels[key], key, [w for w, _ in pairs], [(getattr(t, "id", None) or t.name, t.name) for _, t in pairs], sink)
+        observe_update(
+            channels[key],
+            key,
+            [w for w, _ in pairs],
+            [(getattr(t, "id", None) or t.name, t.name) for _, t in pairs],
+            sink,
+        )
 
 
-def refold(channels: Mapping[str, Any], tasks: Sequence[Any], state_keys: Iterable[str], sink: CallSink) -> dict[str, Any]:
+def refold(
+    channels: Mapping[str, Any], tasks: Sequence[Any], state_keys: Iterable[str], sink: CallSink
+) -> dict[str, Any]:
     """The reducer calls of one superstep from data alone (a stored thread: the checkpoint before,
     the tasks' pending writes): applied to copies of `channels` (langgraph channel objects holding
     the state before the step), which are left untouched. Returns the values after the step (or
@@ -466,4 +519,8 @@ def _plain_checkpoint_config(config: Any) -> Any:
     if not isinstance(config, Mapping):
         return config
     configurable = config.get("configurable") or {}
-    return {"configurable": {k: configurable[k] for k in ("thread_id", "checkpoint_ns", "checkpoint_id") if k in configurable}}
+    return {
+        "configurable": {
+            k: configurable[k] for k in ("thread_id", "checkpoint_ns", "checkpoint_id") if k in configurable
+        }
+    }

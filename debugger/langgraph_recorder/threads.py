@@ -42,8 +42,16 @@ def has_saved(path: Path) -> bool:
 def save_thread(saver: Any, thread_id: str, path: Path) -> None:
     data = {
         "thread_id": thread_id,
-        "storage": [[ns, cid, _out(entry)] for ns, by_id in saver.storage.get(thread_id, {}).items() for cid, entry in by_id.items()],
-        "writes": [[_out(key), [[_out(k), _out(v)] for k, v in inner.items()]] for key, inner in saver.writes.items() if key[0] == thread_id],
+        "storage": [
+            [ns, cid, _out(entry)]
+            for ns, by_id in saver.storage.get(thread_id, {}).items()
+            for cid, entry in by_id.items()
+        ],
+        "writes": [
+            [_out(key), [[_out(k), _out(v)] for k, v in inner.items()]]
+            for key, inner in saver.writes.items()
+            if key[0] == thread_id
+        ],
         "blobs": [[_out(key), _out(value)] for key, value in saver.blobs.items() if key[0] == thread_id],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,8 +73,10 @@ def restore_thread(saver: Any, thread_id: str, path: Path) -> bool:
         for key, value in data["blobs"]:
             saver.blobs[_in(key)] = _in(value)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ThreadFileError(f"cannot read the saved thread {thread_id!r} from {path}: {exc}. "
-                              f"Delete the file to start the thread afresh.") from None
+        raise ThreadFileError(
+            f"cannot read the saved thread {thread_id!r} from {path}: {exc}. "
+            f"Delete the file to start the thread afresh."
+        ) from None
     return True
 
 

@@ -8,5 +8,13 @@ from debugger.live.edits import EditError
 from debugger.live.langgraph_run import LangGraphLiveRun, new_live_run
 from debugger.live.status import Breakpoints, LiveSnapshot, Pause
 
-__all__ = ["Breakpoints", "EditError", "LangGraphLiveRun", "LiveRun", "LiveRunError", "LiveSnapshot", "Pause",
-           "new_live_run"]
+__all__ = [
+    "Breakpoints",
+    "EditError",
+    "LangGraphLiveRun",
+    "LiveRun",
+    "LiveRunError",
+    "LiveSnapshot",
+    "Pause",
+    "new_live_run",
+]

@@ -29,17 +29,25 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine import START, Hooks
-from engine.codec import encode
-from engine.stepping import Task, combine, infer_as_node, plan_tasks
-from engine.trace import Recorder, Trace
-
 from debugger.live.edits import EditError, apply_edit
 from debugger.live.ending import cancel, error_line, names_of, writers_of
 from debugger.live.runner import NO_ANSWER, WatchedRunner
 from debugger.live.status import (
-    CANCELLED, PAUSED, RUNNING, STOPPING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress, why,
+    CANCELLED,
+    PAUSED,
+    RUNNING,
+    STOPPING,
+    Breakpoints,
+    LiveSnapshot,
+    Pause,
+    PlannedTask,
+    TaskProgress,
+    why,
 )
+from engine import START, Hooks
+from engine.codec import encode
+from engine.stepping import Task, combine, infer_as_node, plan_tasks
+from engine.trace import Recorder, Trace
 
 
 @dataclass
@@ -59,14 +67,25 @@ class LiveRunError(Exception):
 class LiveRun:
     """Runs `graph` on `graph_input` in the background. Thread-safe: call its methods from anywhere."""
 
-    def __init__(self, graph: Any, graph_input: Any, config: dict[str, Any] | None = None, *, target: str = "",
-                 breakpoints: Breakpoints | None = None, db: str | None = None, store: bool = True,
-                 hooks: Hooks | None = None, ask: bool = True) -> None:
+    def __init__(
+        self,
+        graph: Any,
+        graph_input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        target: str = "",
+        breakpoints: Breakpoints | None = None,
+        db: str | None = None,
+        store: bool = True,
+        hooks: Hooks | None = None,
+        ask: bool = True,
+    ) -> None:
         if not callable(getattr(graph, "loop", None)):
             raise LiveRunError(
                 f"{target or type(graph).__name__}: live runs drive StepScope's engine one superstep at a time, and "
                 f"this is a {type(graph).__module__.split('.')[0]} graph. Record it with `stepscope run TARGET` "
-                "instead, or build it with `from engine import StateGraph` to watch it live.")
+                "instead, or build it with `from engine import StateGraph` to watch it live."
+            )
         self.graph = graph
         self.graph_input = graph_input
         self.config = dict(config or {})
@@ -77,7 +96,9 @@ class LiveRun:
         self.ask = ask
         """Whether an `interrupt()` pauses the run with its question (else it ends the run, as `invoke` does)."""
         self._asking = threading.Lock()
-        compiled = Breakpoints.of(names_of(graph.interrupt_before_nodes, graph), names_of(graph.interrupt_after_nodes, graph))
+        compiled = Breakpoints.of(
+            names_of(graph.interrupt_before_nodes, graph), names_of(graph.interrupt_after_nodes, graph)
+        )
         self._breakpoints = breakpoints if breakpoints is not None else compiled
         self.recorder = Recorder(target=self.target)
         self._cond = threading.Condition()
@@ -207,8 +228,13 @@ class LiveRun:
         self._finish()
 
     def _drive(self) -> None:
-        loop = self.graph.loop(self.graph_input, self.config, hooks=combine([self.recorder, self.extra_hooks]),
-                               interrupt_before=(), interrupt_after=())
+        loop = self.graph.loop(
+            self.graph_input,
+            self.config,
+            hooks=combine([self.recorder, self.extra_hooks]),
+            interrupt_before=(),
+            interrupt_after=(),
+        )
         loop.runner = WatchedRunner(loop, self)
         self._loop = loop
         loop.start()
@@ -241,8 +267,9 @@ class LiveRun:
         if loop.status != "running" or loop.step > loop.stop:
             return []
         try:
-            return plan_tasks(loop.graph.nodes, loop.graph.trigger_to_nodes, loop.state, loop.step, loop.ns,
-                              loop.updated_channels)
+            return plan_tasks(
+                loop.graph.nodes, loop.graph.trigger_to_nodes, loop.state, loop.step, loop.ns, loop.updated_channels
+            )
         except Exception:  # planning itself fails (bad node input): `loop.plan()` records it
             return []
 
@@ -307,7 +334,10 @@ class LiveRun:
         graph = loop.graph
         tasks = tuple(PlannedTask(t.id, t.name, why(t.name, t.fired, self._writers), encode(t.input)) for t in planned)
         return Pause(
-            step=loop.step, reasons=tuple(reasons), tasks=tasks, state=encode(loop.read_state()),
+            step=loop.step,
+            reasons=tuple(reasons),
+            tasks=tasks,
+            state=encode(loop.read_state()),
             channels={k: getattr(graph.channels[k], "reducer_name", "LastValue") for k in graph.state_keys_ordered},
             edit_as=tuple(n for n in graph.nodes if n != START),
             default_as=infer_as_node(graph, loop.state.versions_seen),
@@ -324,12 +354,18 @@ class LiveRun:
             loop = self._loop
             graph = loop.graph
             pause = Pause(
-                step=task.step, reasons=(f"interrupt() in {task.name} asks a question",),
-                tasks=(PlannedTask(task.id, task.name, "asked with interrupt(); runs again with your answer",
-                                   encode(task.input)),),
+                step=task.step,
+                reasons=(f"interrupt() in {task.name} asks a question",),
+                tasks=(
+                    PlannedTask(
+                        task.id, task.name, "asked with interrupt(); runs again with your answer", encode(task.input)
+                    ),
+                ),
                 state=encode(loop.read_state()),
                 channels={k: getattr(graph.channels[k], "reducer_name", "LastValue") for k in graph.state_keys_ordered},
-                edit_as=(), default_as=None, interrupts=(encode(question),),
+                edit_as=(),
+                default_as=None,
+                interrupts=(encode(question),),
             )
             self._set_progress(task, "asking")
             self._publish_locked(status=PAUSED, pause=pause)
@@ -428,9 +464,13 @@ class LiveRun:
             self._final = True
             trace = self._committed()
             if trace is None:
-                trace = self.recorder.trace or Trace(ns=[], graph={}, input=None, config=None, run_id=self.recorder.run_id)
+                trace = self.recorder.trace or Trace(
+                    ns=[], graph={}, input=None, config=None, run_id=self.recorder.run_id
+                )
             running = [p for p in self._progress.values() if p.state in ("waiting", "running", "asking")]
-            open_record = self.recorder.trace.steps[-1] if self.recorder.trace is not None and self.recorder.trace.steps else None
+            open_record = (
+                self.recorder.trace.steps[-1] if self.recorder.trace is not None and self.recorder.trace.steps else None
+            )
             pause = self._snapshot.pause
             message = cancel(trace, self._step, open_record, running, pause.step if pause is not None else None)
         self._publish_final(trace, CANCELLED, message)
@@ -441,8 +481,17 @@ class LiveRun:
         with self._cond:
             current = self._snapshot
             self._step, self._progress = None, {}
-            self._snapshot = replace(current, version=current.version + 1, status=status, trace=trace, step=None,
-                                     running=(), pause=None, message=(message + note).strip(), stored=stored)
+            self._snapshot = replace(
+                current,
+                version=current.version + 1,
+                status=status,
+                trace=trace,
+                step=None,
+                running=(),
+                pause=None,
+                message=(message + note).strip(),
+                stored=stored,
+            )
             self._cond.notify_all()
 
     def _store(self, trace: Trace | None) -> tuple[str, str]:

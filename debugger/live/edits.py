@@ -12,8 +12,8 @@ import copy
 from types import SimpleNamespace
 from typing import Any
 
-from engine.stepping import INTERRUPT, RunState, Task, apply_writes, infer_as_node, node_writes
 from engine import START
+from engine.stepping import INTERRUPT, RunState, Task, apply_writes, infer_as_node, node_writes
 
 
 class EditError(Exception):
@@ -28,15 +28,17 @@ def apply_edit(loop: Any, values: Any, as_node: str | None) -> tuple[str, list[s
         raise EditError("An edit is a non-empty {key: value} update.")
     unknown = [k for k in values if k not in graph.state_keys]
     if unknown:
-        raise EditError(f"{', '.join(map(repr, unknown))} is not a state key; the keys are "
-                        f"{', '.join(graph.state_keys_ordered)}.")
+        raise EditError(
+            f"{', '.join(map(repr, unknown))} is not a state key; the keys are {', '.join(graph.state_keys_ordered)}."
+        )
     if as_node is None:
         as_node = infer_as_node(graph, loop.state.versions_seen)
         if as_node is None:
             raise EditError("Ambiguous update, specify as_node: several nodes ran last; pick the node to edit as.")
     if as_node not in graph.nodes or as_node == START:
-        raise EditError(f"{as_node!r} is not a node of this graph; pick one of "
-                        f"{', '.join(n for n in graph.nodes if n != START)}.")
+        raise EditError(
+            f"{as_node!r} is not a node of this graph; pick one of {', '.join(n for n in graph.nodes if n != START)}."
+        )
     scratch = _scratch(loop.state)
     task = Task("edit", as_node, (INTERRUPT, 0), loop.step, (INTERRUPT,), {}, values, graph.nodes[as_node])
     try:
@@ -53,5 +55,9 @@ def _scratch(state: RunState) -> RunState:
     try:
         return copy.deepcopy(state)
     except Exception:  # values that cannot be copied (locks, clients): shallow channel copies
-        return RunState({k: c.copy() for k, c in state.channels.items()}, dict(state.versions),
-                        {k: dict(v) for k, v in state.versions_seen.items()}, state.checkpoint_id)
+        return RunState(
+            {k: c.copy() for k, c in state.channels.items()},
+            dict(state.versions),
+            {k: dict(v) for k, v in state.versions_seen.items()},
+            state.checkpoint_id,
+        )

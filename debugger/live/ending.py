@@ -6,25 +6,40 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from engine.stepping import Task
+from debugger.live.status import CANCELLED, TaskProgress
 from engine import START
+from engine.stepping import Task
 from engine.trace import StepRecord, Trace
 
-from debugger.live.status import CANCELLED, TaskProgress
 
-
-def cancel(trace: Trace, step: int | None, open_record: StepRecord | None, running: list[TaskProgress],
-           paused_before: int | None) -> str:
+def cancel(
+    trace: Trace,
+    step: int | None,
+    open_record: StepRecord | None,
+    running: list[TaskProgress],
+    paused_before: int | None,
+) -> str:
     """Marks `trace` (the committed steps) as stopped by the user; returns the message it carries.
     `open_record` is the recorder's record of the step that was running, if it never committed."""
     if step is not None and open_record is not None and not open_record.committed:
         trace.steps = [*trace.steps, stopped_step(open_record, {p.id for p in running})]
-    where = (f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
-             if step is not None else f"before step {paused_before}" if paused_before is not None else "")
+    where = (
+        f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
+        if step is not None
+        else f"before step {paused_before}"
+        if paused_before is not None
+        else ""
+    )
     message = f"Stopped by you {where}. The supersteps committed before that are recorded."
     trace.status = CANCELLED
-    trace.error = {"$type": "error", "class": "RunCancelled", "module": "stepscope", "notes": [], "traceback": "",
-                   "message": message}
+    trace.error = {
+        "$type": "error",
+        "class": "RunCancelled",
+        "module": "stepscope",
+        "notes": [],
+        "traceback": "",
+        "message": message,
+    }
     return message
 
 
@@ -34,10 +49,19 @@ def stopped_step(record: StepRecord, unfinished: set[str]) -> StepRecord:
     for task in list(record.tasks):
         error = task.error
         if error is None:
-            text = ("was still running when the run was stopped; its result is not recorded" if task.id in unfinished
-                    else "had finished, but the step never committed, so its writes never reached the state")
-            error = {"$type": "error", "class": "RunCancelled", "module": "stepscope", "notes": [], "traceback": "",
-                     "message": f"{task.name} {text}."}
+            text = (
+                "was still running when the run was stopped; its result is not recorded"
+                if task.id in unfinished
+                else "had finished, but the step never committed, so its writes never reached the state"
+            )
+            error = {
+                "$type": "error",
+                "class": "RunCancelled",
+                "module": "stepscope",
+                "notes": [],
+                "traceback": "",
+                "message": f"{task.name} {text}.",
+            }
         tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
     return StepRecord(record.step, tasks=tasks, committed=False)
 

@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.codec import encode
-from engine.trace import StepRecord
-from engine.tracefile import to_json
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.langgraph_run import new_live_run
 from debugger.live.status import LiveSnapshot
 from debugger.present import short
+from engine.codec import encode
+from engine.trace import StepRecord
+from engine.tracefile import to_json
 
 
 def step_line(step: StepRecord) -> str:
@@ -24,14 +24,18 @@ def step_line(step: StepRecord) -> str:
         writers = sorted({c.writer_name for c in step.reducer_calls})
         return f"step {step.step}: edit as {', '.join(writers)} -> {', '.join(sorted({c.channel for c in step.reducer_calls}))}"
     if not step.committed and not step.reducer_calls:
-        return f"step {step.step}: {', '.join(t.name for t in step.tasks)} -> never committed (stopped): nothing written"
+        return (
+            f"step {step.step}: {', '.join(t.name for t in step.tasks)} -> never committed (stopped): nothing written"
+        )
     keys = sorted({c.channel for c in step.reducer_calls})
     errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
     line = f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}"
     line += f" -> {', '.join(keys)}" if keys else " -> (no state change)"
     line += f"  [{len(step.reducer_calls)} reducer call{'s' if len(step.reducer_calls) != 1 else ''}]"
     if errors:
-        line += f"  {errors[0]['class']}: {short(errors[0]['message'].splitlines()[0] if errors[0]['message'] else '', 70)}"
+        line += (
+            f"  {errors[0]['class']}: {short(errors[0]['message'].splitlines()[0] if errors[0]['message'] else '', 70)}"
+        )
     return line
 
 
@@ -46,7 +50,7 @@ class _Printer:
 
     def show(self, snap: LiveSnapshot) -> None:
         steps = [s for s in snap.trace.steps if s.step >= 0] if snap.trace is not None else []
-        for step in steps[self.printed:]:
+        for step in steps[self.printed :]:
             self._print(step_line(step))
         self.printed = max(self.printed, len(steps))
         if snap.step is None or not snap.running:
@@ -65,8 +69,16 @@ class _Printer:
         print(text, file=self.out, flush=True)
 
 
-def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *, db: str | None = None,
-           out_file: str | None = None, out: TextIO | None = None) -> int:
+def follow(
+    target: str,
+    graph: Any,
+    graph_input: Any,
+    config: dict[str, Any],
+    *,
+    db: str | None = None,
+    out_file: str | None = None,
+    out: TextIO | None = None,
+) -> int:
     """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 130 Ctrl-C)."""
     out = out or sys.stdout
     try:
@@ -95,7 +107,9 @@ def follow(target: str, graph: Any, graph_input: Any, config: dict[str, Any], *,
         print(f"error: {snap.message}", file=sys.stderr)
         return 1
     if snap.trace is not None:
-        print(f"final state: {short(snap.trace.output if snap.trace.output is not None else encode(None), 400)}", file=out)
+        print(
+            f"final state: {short(snap.trace.output if snap.trace.output is not None else encode(None), 400)}", file=out
+        )
     return 0
 
 
@@ -103,4 +117,6 @@ def _finish(snap: LiveSnapshot, out_file: str | None, out: TextIO) -> None:
     if out_file and snap.trace is not None:
         Path(out_file).write_text(to_json(snap.trace, indent=1), encoding="utf-8")
     where = f"   stored in {snap.stored}" if snap.stored else "   NOT stored"
-    print(f"status: {snap.status}   run: {snap.run_id}" + (f"   trace: {out_file}" if out_file else "") + where, file=out)
+    print(
+        f"status: {snap.status}   run: {snap.run_id}" + (f"   trace: {out_file}" if out_file else "") + where, file=out
+    )

@@ -29,13 +29,12 @@ import time
 import uuid
 from typing import Any
 
-from engine.codec import SAME, encode, encode_error
-from engine.trace import ReducerCallRecord, StepRecord, Trace
-
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.edits import EditError
 from debugger.live.ending import cancel, error_line, names_of
 from debugger.live.status import CANCELLED, PAUSED, RUNNING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress
+from engine.codec import SAME, encode, encode_error
+from engine.trace import ReducerCallRecord, StepRecord, Trace
 
 START = "__start__"
 
@@ -49,9 +48,19 @@ def is_langgraph(graph: Any) -> bool:
 class LangGraphLiveRun(LiveRun):
     """Runs a compiled langgraph `graph` live (see the module doc). Thread-safe, as `LiveRun`."""
 
-    def __init__(self, graph: Any, graph_input: Any, config: dict[str, Any] | None = None, *, target: str = "",
-                 breakpoints: Breakpoints | None = None, db: str | None = None, store: bool = True,
-                 hooks: Any = None, ask: bool = True) -> None:
+    def __init__(
+        self,
+        graph: Any,
+        graph_input: Any,
+        config: dict[str, Any] | None = None,
+        *,
+        target: str = "",
+        breakpoints: Breakpoints | None = None,
+        db: str | None = None,
+        store: bool = True,
+        hooks: Any = None,
+        ask: bool = True,
+    ) -> None:
         from debugger.langgraph_recorder.names import state_keys
         from debugger.langgraph_recorder.runs import checkpointer_of, has_async_nodes
         from debugger.langgraph_recorder.superstep import UnrecordableChannel, check_recordable
@@ -62,8 +71,10 @@ class LangGraphLiveRun(LiveRun):
         except UnrecordableChannel as exc:
             raise LiveRunError(f"{name}: {exc}") from None
         if has_async_nodes(graph):
-            raise LiveRunError(f"{name} has `async def` nodes, which a live run cannot step yet: record it with "
-                               "`stepscope run TARGET` instead.")
+            raise LiveRunError(
+                f"{name} has `async def` nodes, which a live run cannot step yet: record it with "
+                "`stepscope run TARGET` instead."
+            )
         self.user_graph = graph
         if checkpointer_of(graph) is None:  # pausing needs checkpoints: a saver of the debugger's own
             from langgraph.checkpoint.memory import InMemorySaver
@@ -81,7 +92,9 @@ class LangGraphLiveRun(LiveRun):
         self.extra_hooks = hooks
         self.ask = ask
         self._asking = threading.Lock()
-        compiled = Breakpoints.of(names_of(graph.interrupt_before_nodes, graph), names_of(graph.interrupt_after_nodes, graph))
+        compiled = Breakpoints.of(
+            names_of(graph.interrupt_before_nodes, graph), names_of(graph.interrupt_after_nodes, graph)
+        )
         self._breakpoints = breakpoints if breakpoints is not None else compiled
         self.run_id = uuid.uuid4().hex
         self._cond = threading.Condition()
@@ -140,14 +153,21 @@ class LangGraphLiveRun(LiveRun):
                     return
                 graph_input = None
                 if command.kind == "answer":  # several questions pending: langgraph wants each answer by its id
-                    graph_input = Command(resume={pending[0].id: command.values} if len(pending) > 1 else command.values)
+                    graph_input = Command(
+                        resume={pending[0].id: command.values} if len(pending) > 1 else command.values
+                    )
         finally:
             probe.ACTIVE.reset(token)
 
     def _segment(self, graph_input: Any, config: dict[str, Any], before: Any, after: list[str]) -> bool:
         """One `stream` call, publishing as it goes. False when the user stopped the run."""
-        stream = self.graph.stream(graph_input, config, interrupt_before=before or None,
-                                   interrupt_after=after or None, stream_mode=["tasks", "checkpoints"])
+        stream = self.graph.stream(
+            graph_input,
+            config,
+            interrupt_before=before or None,
+            interrupt_after=after or None,
+            stream_mode=["tasks", "checkpoints"],
+        )
         breakpoints = self._breakpoints
         try:
             for mode, event in stream:
@@ -200,8 +220,13 @@ class LangGraphLiveRun(LiveRun):
                 error = event.get("error")
                 state = "interrupted" if event.get("interrupts") else "failed" if error else "done"
                 self._progress[task_id] = TaskProgress(
-                    task_id, name, state, started.started, round(time.monotonic() - started.started, 6),
-                    f"{type(error).__name__}: {error}" if error else "")
+                    task_id,
+                    name,
+                    state,
+                    started.started,
+                    round(time.monotonic() - started.started, 6),
+                    f"{type(error).__name__}: {error}" if error else "",
+                )
             self._publish_locked()
 
     def _pause_at(self, state: Any, questions: list[Any], single: bool) -> Any:
@@ -272,17 +297,26 @@ class LangGraphLiveRun(LiveRun):
         tasks = []
         for task in state.tasks:
             push = bool(task.path) and task.path[0] == "__pregel_push"
-            why = ("asked with interrupt(); runs again with your answer" if task.interrupts else
-                   f"a Send from {after}" if push else f"edge from {after}")
+            why = (
+                "asked with interrupt(); runs again with your answer"
+                if task.interrupts
+                else f"a Send from {after}"
+                if push
+                else f"edge from {after}"
+            )
             given = values  # a node reading the state receives it; a Send's target receives the Send's arg
             if push and isinstance(task.path[1], int) and task.path[1] < len(sends):
                 given = encode(getattr(sends[task.path[1]], "arg", None))
             tasks.append(PlannedTask(task.id, task.name, why, given))
         nodes = tuple(n for n in self.graph.nodes if n != START)
         return Pause(
-            step=self._last_step + 1, reasons=tuple(reasons), tasks=tuple(tasks), state=values,
+            step=self._last_step + 1,
+            reasons=tuple(reasons),
+            tasks=tuple(tasks),
+            state=values,
             channels={k: reducer_name_of(self.graph.channels[k]) for k in values if k in self.graph.channels},
-            edit_as=() if questions else nodes, default_as=ran[0] if len(ran) == 1 else None,
+            edit_as=() if questions else nodes,
+            default_as=ran[0] if len(ran) == 1 else None,
             interrupts=tuple(encode(getattr(i, "value", i)) for i in questions),
         )
 
@@ -313,11 +347,27 @@ class LangGraphLiveRun(LiveRun):
             raise EditError(f"{type(exc).__name__}: {exc}".strip()) from None
         after = self.graph.get_state(config)
         step = (after.metadata or {}).get("step", self._last_step + 1)
-        calls = [ReducerCallRecord(i, key, reducer_name_of(self.graph.channels[key]), f"edit:{as_node}", as_node,
-                                   encode(value), SAME, {"set": encode(after.values.get(key))})
-                 for i, (key, value) in enumerate(values.items())]
-        record = StepRecord(step, reducer_calls=calls, committed=True, kind="update", updated_channels=sorted(values),
-                            checkpoint=encode(dict(config.get("configurable") or {})))
+        calls = [
+            ReducerCallRecord(
+                i,
+                key,
+                reducer_name_of(self.graph.channels[key]),
+                f"edit:{as_node}",
+                as_node,
+                encode(value),
+                SAME,
+                {"set": encode(after.values.get(key))},
+            )
+            for i, (key, value) in enumerate(values.items())
+        ]
+        record = StepRecord(
+            step,
+            reducer_calls=calls,
+            committed=True,
+            kind="update",
+            updated_channels=sorted(values),
+            checkpoint=encode(dict(config.get("configurable") or {})),
+        )
         with self._cond:
             self._edits.append(record)
             self._last_step = step

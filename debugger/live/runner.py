@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.stepping import Runner, Task
 from engine.codec import MISSING
+from engine.stepping import Runner, Task
 
 if TYPE_CHECKING:  # pragma: no cover
     from debugger.live.controller import LiveRun

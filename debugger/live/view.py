@@ -10,16 +10,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from debugger.drawing import Highlight, digraph, dot_node_id
-from engine.draw import DrawableGraph
-from engine.trace import StepRecord, Trace
 from debugger.live.status import Breakpoints, LiveSnapshot
 from debugger.present import short
 from debugger.replay import Replay
+from engine.draw import DrawableGraph
+from engine.trace import StepRecord, Trace
 
 BREAKPOINT_COLOUR = "#7b2cbf"
 STATUS_WORDS = {
-    "starting": "⏳ starting", "running": "▶ running", "paused": "⏸ paused", "stopping": "⏹ stopping",
-    "done": "✅ done", "error": "✖ failed", "interrupted": "⏸ interrupted", "recursion_limit": "✖ recursion limit",
+    "starting": "⏳ starting",
+    "running": "▶ running",
+    "paused": "⏸ paused",
+    "stopping": "⏹ stopping",
+    "done": "✅ done",
+    "error": "✖ failed",
+    "interrupted": "⏸ interrupted",
+    "recursion_limit": "✖ recursion limit",
     "cancelled": "⏹ stopped",
 }
 
@@ -47,7 +53,9 @@ def highlight(snap: LiveSnapshot, shown_step: int | None) -> Highlight:
     record = steps.get(shown_step) if shown_step is not None else None
     if record is None:
         return Highlight(visited=visited)
-    ran = {t.name for t in record.tasks} | ({c.writer_name for c in record.reducer_calls} if record.kind == "update" else set())
+    ran = {t.name for t in record.tasks} | (
+        {c.writer_name for c in record.reducer_calls} if record.kind == "update" else set()
+    )
     failed = {t.name for t in record.tasks if t.error}
     before = {t.name for s in steps.values() if 0 <= s.step < record.step for t in s.tasks}
     return Highlight(ran=ran - failed, failed=failed, visited=before - ran)
@@ -59,7 +67,9 @@ def live_dot(drawing: DrawableGraph, light: Highlight, breakpoints: Breakpoints)
     for name in sorted(breakpoints.before | breakpoints.after):
         if name not in drawing.nodes:
             continue
-        where = " and ".join(w for w, names in (("before", breakpoints.before), ("after", breakpoints.after)) if name in names)
+        where = " and ".join(
+            w for w, names in (("before", breakpoints.before), ("after", breakpoints.after)) if name in names
+        )
         graph.node(dot_node_id(name), peripheries="2", color=BREAKPOINT_COLOUR, tooltip=f"breakpoint {where} {name}")
     return graph.source
 
@@ -118,12 +128,28 @@ class StepDetail:
 
 
 def step_detail(replay: Replay, record: StepRecord) -> StepDetail:
-    calls = [CallRow(c.channel, c.reducer, c.writer_name, short(before, 60), short(c.write, 60),
-                     "REFUSED: " + c.error["message"].splitlines()[0] if c.error else short(after, 60))
-             for c, before, after in replay.call_values(record.step)]
-    tasks = [{"node": t.name, "seconds": round(t.duration, 3), "wrote": short({c: v for c, v in t.writes if not c.startswith(("branch:", "join:"))}, 80),
-              "error": f"{t.error['class']}: {t.error['message'].splitlines()[0] if t.error['message'] else ''}" if t.error else ""}
-             for t in record.tasks]
+    calls = [
+        CallRow(
+            c.channel,
+            c.reducer,
+            c.writer_name,
+            short(before, 60),
+            short(c.write, 60),
+            "REFUSED: " + c.error["message"].splitlines()[0] if c.error else short(after, 60),
+        )
+        for c, before, after in replay.call_values(record.step)
+    ]
+    tasks = [
+        {
+            "node": t.name,
+            "seconds": round(t.duration, 3),
+            "wrote": short({c: v for c, v in t.writes if not c.startswith(("branch:", "join:"))}, 80),
+            "error": f"{t.error['class']}: {t.error['message'].splitlines()[0] if t.error['message'] else ''}"
+            if t.error
+            else "",
+        }
+        for t in record.tasks
+    ]
     state = replay.state_after(record.step) if record.committed else {}
     return StepDetail(record.step, record.kind, record.committed, tasks, calls, state)
 
@@ -132,8 +158,10 @@ def edit_hint(key: str, reducer: str, as_node: str) -> str:
     """What an edit of `key` will do, in words."""
     if reducer in ("LastValue", "AnyValue", "EphemeralValue"):
         return f"`{key}` is a plain key: your value replaces it, as if `{as_node}` had returned it."
-    return (f"`{key}` has the reducer `{reducer}`: your value is folded in through it as `{as_node}`'s write "
-            "(for `operator.add` on a list, give a list: it is appended).")
+    return (
+        f"`{key}` has the reducer `{reducer}`: your value is folded in through it as `{as_node}`'s write "
+        "(for `operator.add` on a list, give a list: it is appended)."
+    )
 
 
 def value_text(encoded: Any) -> str:

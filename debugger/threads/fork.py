@@ -42,10 +42,14 @@ def copy_thread(url: str, thread_id: str, checkpoint_id: str, local: Path) -> No
 
     with open_checkpointer(url) as production:
         tuples = production.history(thread_id)
-    roots = {t.config["configurable"]["checkpoint_id"] for t in tuples if t.config["configurable"]["checkpoint_ns"] == ""}
+    roots = {
+        t.config["configurable"]["checkpoint_id"] for t in tuples if t.config["configurable"]["checkpoint_ns"] == ""
+    }
     if checkpoint_id not in roots:
-        raise CheckpointerError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r} of the root graph; "
-                                "`stepscope show ... --thread ID` prints each step's checkpoint.")
+        raise CheckpointerError(
+            f"thread {thread_id!r} has no checkpoint {checkpoint_id!r} of the root graph; "
+            "`stepscope show ... --thread ID` prints each step's checkpoint."
+        )
     if local.exists():
         raise CheckpointerError(f"{local} exists already: choose a new file for the fork.")
     local.parent.mkdir(parents=True, exist_ok=True)
@@ -58,8 +62,13 @@ def copy_thread(url: str, thread_id: str, checkpoint_id: str, local: Path) -> No
             if conf["checkpoint_id"] > checkpoint_id:
                 continue
             parent = (saved.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            target = {"configurable": {"thread_id": thread_id, "checkpoint_ns": conf["checkpoint_ns"],
-                                       "checkpoint_id": parent}}
+            target = {
+                "configurable": {
+                    "thread_id": thread_id,
+                    "checkpoint_ns": conf["checkpoint_ns"],
+                    "checkpoint_id": parent,
+                }
+            }
             stored = saver.put(target, saved.checkpoint, saved.metadata, saved.checkpoint.get("channel_versions", {}))
             if conf["checkpoint_id"] == checkpoint_id:
                 continue  # the step after the chosen checkpoint runs again: its old writes stay behind
@@ -72,8 +81,17 @@ def copy_thread(url: str, thread_id: str, checkpoint_id: str, local: Path) -> No
         conn.close()
 
 
-def fork_thread(url: str, thread_id: str, app: Any, checkpoint_id: str, *, values: Any = None,
-                as_node: str | None = None, resume: Any = None, local: str | Path | None = None) -> ForkResult:
+def fork_thread(
+    url: str,
+    thread_id: str,
+    app: Any,
+    checkpoint_id: str,
+    *,
+    values: Any = None,
+    as_node: str | None = None,
+    resume: Any = None,
+    local: str | Path | None = None,
+) -> ForkResult:
     """Runs `app` (an `open.App`) from checkpoint `checkpoint_id` of the thread on a local copy."""
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.types import Command
@@ -96,7 +114,9 @@ def fork_thread(url: str, thread_id: str, app: Any, checkpoint_id: str, *, value
     finally:
         conn.close()
     with open_checkpointer(str(path)) as copy:
-        trace = read_thread(copy, thread_id, app.graph, target=f"{app.target} thread {thread_id} (fork at {checkpoint_id[-8:]})")
+        trace = read_thread(
+            copy, thread_id, app.graph, target=f"{app.target} thread {thread_id} (fork at {checkpoint_id[-8:]})"
+        )
     return ForkResult(trace, path, error)
 
 

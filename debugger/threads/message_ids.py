@@ -32,7 +32,9 @@ def _as_messages(value: Any) -> list[Any] | None:
         return None
 
 
-def adopt_stored_ids(tasks: Sequence[Any], keys: Sequence[str], before: dict[str, Any], stored: dict[str, Any]) -> list[Any]:
+def adopt_stored_ids(
+    tasks: Sequence[Any], keys: Sequence[str], before: dict[str, Any], stored: dict[str, Any]
+) -> list[Any]:
     """`tasks` (in application order) with id-less messages given the ids the stored value has; tasks
     whose writes need nothing are returned as they are."""
     from langgraph.checkpoint.base import writes_sort_key
@@ -48,8 +50,14 @@ def adopt_stored_ids(tasks: Sequence[Any], keys: Sequence[str], before: dict[str
         if not needs:
             continue
         known = {m.id for m in before.get(key) or [] if _is_message(m)}
-        known |= {m.id for t in ordered for c, v in t.writes if c == key
-                  for m in (v if isinstance(v, list) else [v]) if _is_message(m) and m.id is not None}
+        known |= {
+            m.id
+            for t in ordered
+            for c, v in t.writes
+            if c == key
+            for m in (v if isinstance(v, list) else [v])
+            if _is_message(m) and m.id is not None
+        }
         fresh = iter([m for m in value if m.id not in known])
         for task, index in needs:
             messages = _as_messages(task.writes[index][1])

@@ -44,8 +44,10 @@ def load_app(target: str) -> App:
 
     loaded = load_target(target)
     if not getattr(loaded, "is_langgraph", False):
-        raise TargetError(f"{target} is a StepScope graph; a checkpointer thread is read with the langgraph app "
-                          "that wrote it (a graph compiled by langgraph).")
+        raise TargetError(
+            f"{target} is a StepScope graph; a checkpointer thread is read with the langgraph app "
+            "that wrote it (a graph compiled by langgraph)."
+        )
     try:
         view, skipped = static_view(loaded.graph), None
     except StaticViewError as exc:
@@ -62,20 +64,26 @@ def open_thread(url: str, thread_id: str, app: App, checkpoint_id: str | None = 
     from .rebuild import read_thread
 
     with open_checkpointer(url) as checkpointer:
-        return read_thread(checkpointer, thread_id, app.graph, checkpoint_id=checkpoint_id,
-                           target=f"{app.target} thread {thread_id}")
+        return read_thread(
+            checkpointer, thread_id, app.graph, checkpoint_id=checkpoint_id, target=f"{app.target} thread {thread_id}"
+        )
 
 
 # ---- CLI -----------------------------------------------------------------------------------------
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, thread: bool = True, checkpoint: bool = True) -> None:
-    parser.add_argument("--checkpointer", metavar="URL",
-                        help="a langgraph checkpointer: the SQLite file of SqliteSaver, or a postgresql:// URL")
+    parser.add_argument(
+        "--checkpointer",
+        metavar="URL",
+        help="a langgraph checkpointer: the SQLite file of SqliteSaver, or a postgresql:// URL",
+    )
     if thread:
         parser.add_argument("--thread", metavar="ID", help="with --checkpointer: the thread to open")
     if thread and checkpoint:
-        parser.add_argument("--checkpoint", metavar="ID", help="with --thread: stop at this checkpoint (default: the newest)")
+        parser.add_argument(
+            "--checkpoint", metavar="ID", help="with --thread: stop at this checkpoint (default: the newest)"
+        )
 
 
 def trace_from_args(args: argparse.Namespace, target: str) -> tuple[Trace, App] | None:
@@ -96,9 +104,20 @@ def command_threads(args: argparse.Namespace) -> int:
     if not threads:
         print("no threads in this checkpointer yet.")
         return 0
-    rows = [[t.thread_id, t.updated_at[:19], str(t.checkpoints), str(t.step),
-             t.status + (f" (next: {', '.join(t.next)})" if t.next else "")] for t in threads]
-    widths = [max(len(x) for x in column) for column in zip(["thread", "updated (UTC)", "checkpoints", "step", "status"], *rows)]
+    rows = [
+        [
+            t.thread_id,
+            t.updated_at[:19],
+            str(t.checkpoints),
+            str(t.step),
+            t.status + (f" (next: {', '.join(t.next)})" if t.next else ""),
+        ]
+        for t in threads
+    ]
+    widths = [
+        max(len(x) for x in column)
+        for column in zip(["thread", "updated (UTC)", "checkpoints", "step", "status"], *rows)
+    ]
     for row in [["thread", "updated (UTC)", "checkpoints", "step", "status"], ["-" * w for w in widths], *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
     return 0
@@ -122,10 +141,14 @@ def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str
 
     url = checkpointer_url(url)
     if not url:
-        raise sources.OpenError("Name the checkpointer: your app's SqliteSaver file or its postgresql:// URL "
-                                f"(or start the app with `stepscope app --checkpointer URL`, which sets {CHECKPOINTER_ENV}).")
+        raise sources.OpenError(
+            "Name the checkpointer: your app's SqliteSaver file or its postgresql:// URL "
+            f"(or start the app with `stepscope app --checkpointer URL`, which sets {CHECKPOINTER_ENV})."
+        )
     if not (target or "").strip():
-        raise sources.OpenError("Name the app's graph (path/to/my_app.py:graph): its reducers and edges rebuild the steps.")
+        raise sources.OpenError(
+            "Name the app's graph (path/to/my_app.py:graph): its reducers and edges rebuild the steps."
+        )
     if not (thread_id or "").strip():
         raise sources.OpenError("Choose a thread.")
     try:
@@ -136,7 +159,9 @@ def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str
     except CheckpointerError as exc:
         raise sources.OpenError(str(exc)) from None
     except Exception as exc:  # langgraph refusing this graph/thread pair: say what, keep the page working
-        raise sources.OpenError(f"thread {thread_id!r} could not be rebuilt with {target}: {type(exc).__name__}: {exc}") from None
+        raise sources.OpenError(
+            f"thread {thread_id!r} could not be rebuilt with {target}: {type(exc).__name__}: {exc}"
+        ) from None
     sources.keep(trace, db)
     remember_origin(trace.run_id, target.strip(), url, thread_id)
     shown = target.strip().rpartition("/")[2]
@@ -165,7 +190,9 @@ def command_fork(args: argparse.Namespace) -> int:
     from .fork import fork_thread
 
     if not args.checkpointer or not args.thread:
-        raise CheckpointerError("give --checkpointer URL and --thread ID (`stepscope threads --checkpointer URL` lists them).")
+        raise CheckpointerError(
+            "give --checkpointer URL and --thread ID (`stepscope threads --checkpointer URL` lists them)."
+        )
     app = load_app(args.target)
     checkpoint = args.checkpoint
     if not checkpoint:
@@ -178,8 +205,16 @@ def command_fork(args: argparse.Namespace) -> int:
         resume = json.loads(args.resume) if args.resume is not None else None
     except json.JSONDecodeError as exc:
         raise CheckpointerError(f"--update and --resume take JSON: {exc}") from None
-    result = fork_thread(args.checkpointer, args.thread, app, checkpoint, values=values, as_node=args.as_node,
-                         resume=resume, local=args.out)
+    result = fork_thread(
+        args.checkpointer,
+        args.thread,
+        app,
+        checkpoint,
+        values=values,
+        as_node=args.as_node,
+        resume=resume,
+        local=args.out,
+    )
     run_id = open_store(args.db).save(result.trace)
     print(f"forked thread {args.thread} at checkpoint {checkpoint} on a local copy: {result.local}")
     print(f"status: {result.trace.status}   run: {run_id}   (the app's checkpointer was not written)")
@@ -202,8 +237,16 @@ def remember_origin(run_id: str, target: str, url: str, thread_id: str) -> None:
         pass
 
 
-def fork_for_app(run_id: str, step: int, *, node: str | None = None, key: str | None = None, value_json: str = "",
-                 answer: Any = None, resume: bool = False) -> Any:
+def fork_for_app(
+    run_id: str,
+    step: int,
+    *,
+    node: str | None = None,
+    key: str | None = None,
+    value_json: str = "",
+    answer: Any = None,
+    resume: bool = False,
+) -> Any:
     """Time travel from the app on a thread opened in this session: edit `key` as `node` at the checkpoint
     after `step` and continue, or answer the interrupt. Returns the fork as `sources.Opened`; every failure
     is an `OpenError` naming the fix."""
@@ -217,8 +260,10 @@ def fork_for_app(run_id: str, step: int, *, node: str | None = None, key: str | 
 
     origin = (session.recall(session.THREAD_ORIGINS) or {}).get(run_id)
     if origin is None:
-        raise sources.OpenError("Open this thread from the sidebar's Checkpointer thread form first: time travel "
-                                "needs the app's graph and its checkpointer.")
+        raise sources.OpenError(
+            "Open this thread from the sidebar's Checkpointer thread form first: time travel "
+            "needs the app's graph and its checkpointer."
+        )
     target, url, thread_id = origin
     trace = sources.open_stored(run_id).trace  # kept when the thread was opened
     steps = {s.step: s for s in trace.steps}
@@ -234,8 +279,15 @@ def fork_for_app(run_id: str, step: int, *, node: str | None = None, key: str | 
         except json.JSONDecodeError as exc:
             raise sources.OpenError(f"The new value is not valid JSON: {exc.msg} (line {exc.lineno}).") from None
     try:
-        result = fork_thread(url, thread_id, load_app(target), checkpoint_id, values=values, as_node=node,
-                             resume=answer if resume else None)
+        result = fork_thread(
+            url,
+            thread_id,
+            load_app(target),
+            checkpoint_id,
+            values=values,
+            as_node=node,
+            resume=answer if resume else None,
+        )
     except (TargetError, CheckpointerError, TraceFileError) as exc:
         raise sources.OpenError(str(exc)) from None
     except Exception as exc:  # langgraph refusing the edit (e.g. an unknown node): say so in place

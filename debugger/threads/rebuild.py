@@ -98,8 +98,14 @@ class ThreadReader:
         chain.reverse()
         return chain
 
-    def read_run(self, ns: tuple[str, ...], graph: Any, head: str | None = None,
-                 parent_task: TaskRecord | None = None, run_id: str = "") -> RunRecord | None:
+    def read_run(
+        self,
+        ns: tuple[str, ...],
+        graph: Any,
+        head: str | None = None,
+        parent_task: TaskRecord | None = None,
+        run_id: str = "",
+    ) -> RunRecord | None:
         from langgraph.pregel._checkpoint import channels_from_checkpoint
 
         chain = self.lineage("|".join(ns), head)
@@ -108,23 +114,30 @@ class ThreadReader:
         first = chain[0]
         own = getattr(graph, "name", None)
         name = ns[-1].rpartition(":")[0] if ns else (own if own and own != DEFAULT_NAME else self.target or own)
-        common = dict(ns=list(ns), graph=describe(graph, name),
-                      input=encode(first.checkpoint.get("channel_values", {}).get("__start__")),
-                      config=encode(_plain_config(first.config)), started_at=str(first.checkpoint.get("ts", "")))
+        common = dict(
+            ns=list(ns),
+            graph=describe(graph, name),
+            input=encode(first.checkpoint.get("channel_values", {}).get("__start__")),
+            config=encode(_plain_config(first.config)),
+            started_at=str(first.checkpoint.get("ts", "")),
+        )
         if parent_task is None:
             record: RunRecord = Trace(**common, run_id=run_id, target=self.target, thread_id=self.thread_id)
         else:
             record = RunRecord(**common)
             parent_task.subgraphs.append(record)
         run = _Run(self, ns, graph, RunBuilder(record, [k for k in state_keys(graph) if k in graph.channels]))
-        run.channels, run.managed = channels_from_checkpoint(graph.channels, first.checkpoint, saver=self.saver,
-                                                             config=first.config)
+        run.channels, run.managed = channels_from_checkpoint(
+            graph.channels, first.checkpoint, saver=self.saver, config=first.config
+        )
         run.commit(int(first.metadata.get("step", -1)), first)
         for parent, child in zip(chain, chain[1:]):
             run.step_between(parent, child)
         last = chain[-1].config["configurable"]["checkpoint_id"]
-        later = any((t.parent_config or {}).get("configurable", {}).get("checkpoint_id") == last
-                    for t in self.by_ns.get("|".join(ns), {}).values())
+        later = any(
+            (t.parent_config or {}).get("configurable", {}).get("checkpoint_id") == last
+            for t in self.by_ns.get("|".join(ns), {}).values()
+        )
         run.finish(chain[-1], stop_here=later)
         return record
 
@@ -161,10 +174,21 @@ class _Run:
         updated = saved.checkpoint.get("updated_channels")
         nulls = any(t == NULL_TASK_ID for t, _, _ in saved.pending_writes or [])
         planned = prepare_next_tasks(
-            checkpoint, saved.pending_writes or [], self.graph.nodes, self.channels, self.managed, saved.config,
-            step, step + 2, for_execution=True, store=None, checkpointer=None, manager=None,
+            checkpoint,
+            saved.pending_writes or [],
+            self.graph.nodes,
+            self.channels,
+            self.managed,
+            saved.config,
+            step,
+            step + 2,
+            for_execution=True,
+            store=None,
+            checkpointer=None,
+            manager=None,
             trigger_to_nodes=self.graph.trigger_to_nodes,
-            updated_channels=set(updated) if updated is not None and not nulls else None)
+            updated_channels=set(updated) if updated is not None and not nulls else None,
+        )
         tasks = [StoredTask(t.id, t.name, tuple(t.path), tuple(t.triggers), t.input) for t in planned.values()]
         by_id = {t.id: t for t in tasks}
         for task_id, channel, value in saved.pending_writes or []:
@@ -172,7 +196,9 @@ class _Run:
                 continue
             task = by_id.get(task_id)
             if task is None:  # written by a task this graph does not plan: the graph is not the app's; shown
-                task = by_id[task_id] = StoredTask(task_id, "(unknown task)", ("__pregel_pull", "(unknown task)"), (), None)
+                task = by_id[task_id] = StoredTask(
+                    task_id, "(unknown task)", ("__pregel_pull", "(unknown task)"), (), None
+                )
                 tasks.append(task)
             task.writes.append((channel, value))
         for task in tasks:
@@ -186,13 +212,22 @@ class _Run:
         for task in tasks:
             pull = bool(task.path) and task.path[0] == "__pregel_pull"
             seen = seen_all.get(task.name, {})
-            fired = [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])] if pull \
+            fired = (
+                [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])]
+                if pull
                 else list(task.triggers)
+            )
             record = TaskRecord(
-                id=task.id, name=task.name, path=_plain_path(task.path), triggers=list(task.triggers), fired=fired,
+                id=task.id,
+                name=task.name,
+                path=_plain_path(task.path),
+                triggers=list(task.triggers),
+                fired=fired,
                 seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
-                input=self.builder.input_view(task.input) if pull and task.name != "__start__"
-                else self.builder.encode(task.input))
+                input=self.builder.input_view(task.input)
+                if pull and task.name != "__start__"
+                else self.builder.encode(task.input),
+            )
             self.builder.add_task(step, record)
             sub = self.subgraphs.get(task.name)
             child_ns = (*self.ns, f"{task.name}:{task.id}")
@@ -207,7 +242,9 @@ class _Run:
 
         grouped = writes_by_channel(tasks, self.keys)
         channels = _ObservedChannels(self.channels, grouped, self.builder.call_sink(step)) if grouped else self.channels
-        return apply_writes(checkpoint, channels, tasks, self.reader.saver.get_next_version, self.graph.trigger_to_nodes)
+        return apply_writes(
+            checkpoint, channels, tasks, self.reader.saver.get_next_version, self.graph.trigger_to_nodes
+        )
 
     def apply_null_writes(self, step: int, saved: Any, checkpoint: dict[str, Any]) -> None:
         from langgraph.pregel._algo import PregelTaskWrites
@@ -227,12 +264,13 @@ class _Run:
             tasks = self.plan(parent, checkpoint, step)
             self.run_tasks(step, tasks, checkpoint)
             before = {k: self.value(k) for k in self.keys}
-            ran = adopt_stored_ids([t for t in tasks if t.writes], self.keys, before,
-                                   child.checkpoint.get("channel_values", {}))
+            ran = adopt_stored_ids(
+                [t for t in tasks if t.writes], self.keys, before, child.checkpoint.get("channel_values", {})
+            )
             try:
                 self.apply(step, checkpoint, ran)
             except Exception:  # the app's run merged these writes (its child checkpoint exists): the
-                pass           # graph given must differ; the commit below records every key that differs
+                pass  # graph given must differ; the commit below records every key that differs
         # a new input (source "input") is a step without tasks, as the live recorder records it: the
         # input reaches the state through the `__start__` task of the next step
         self.commit(step, child)
@@ -261,8 +299,13 @@ class _Run:
         for key, version in versions.items():  # stored channels this graph does not have: not the app's graph
             if key not in self.graph.channels and self.unknown.get(key) != version:
                 self.unknown[key] = version
-                record.mismatches.append({"channel": key, "recorded": encode(ENGINE_MISSING),
-                                          "committed": encode(stored.get(key, ENGINE_MISSING))})
+                record.mismatches.append(
+                    {
+                        "channel": key,
+                        "recorded": encode(ENGINE_MISSING),
+                        "committed": encode(stored.get(key, ENGINE_MISSING)),
+                    }
+                )
         self.builder.checkpoint(step, saved.config, saved.parent_config)
 
     def _restore_control(self, stored: dict[str, Any]) -> None:
@@ -279,8 +322,11 @@ class _Run:
         step = int(head.metadata.get("step", -1)) + 1
         checkpoint = _copy_checkpoint(head.checkpoint)
         if stop_here:
-            output = {k: self.value(k) for k in _output_keys(self.graph) if k in self.channels
-                      and self.value(k) is not ENGINE_MISSING}
+            output = {
+                k: self.value(k)
+                for k in _output_keys(self.graph)
+                if k in self.channels and self.value(k) is not ENGINE_MISSING
+            }
             self.builder.finish("running" if self.plan(head, checkpoint, step) else "done", output)
             return
         self.apply_null_writes(step, head, checkpoint)
@@ -296,8 +342,16 @@ class _Run:
                 status, error = "error", errors[0].error
             elif asked:
                 status = "interrupted"
-                interrupts = [{"id": getattr(i, "id", ""), "value": encode(getattr(i, "value", None)), "node": t.name,
-                               "task": t.id} for t in asked for i in t.interrupts]
+                interrupts = [
+                    {
+                        "id": getattr(i, "id", ""),
+                        "value": encode(getattr(i, "value", None)),
+                        "node": t.name,
+                        "task": t.id,
+                    }
+                    for t in asked
+                    for i in t.interrupts
+                ]
                 from langgraph.errors import GraphInterrupt
 
                 error = GraphInterrupt(tuple(i for t in asked for i in t.interrupts))
@@ -310,13 +364,19 @@ class _Run:
                     status, error = "error", exc
             else:
                 status = "interrupted" if self._at_breakpoint(tasks) else "running"
-        output = {k: self.value(k) for k in _output_keys(self.graph) if k in self.channels
-                  and self.value(k) is not ENGINE_MISSING}
+        output = {
+            k: self.value(k)
+            for k in _output_keys(self.graph)
+            if k in self.channels and self.value(k) is not ENGINE_MISSING
+        }
         self.builder.finish(status, output, error, interrupts)
 
     def _at_breakpoint(self, tasks: list[StoredTask]) -> bool:
         names = {t.name for t in tasks}
-        for nodes in (getattr(self.graph, "interrupt_before_nodes", ()), getattr(self.graph, "interrupt_after_nodes", ())):
+        for nodes in (
+            getattr(self.graph, "interrupt_before_nodes", ()),
+            getattr(self.graph, "interrupt_after_nodes", ()),
+        ):
             if nodes == "*" or names & set(nodes or ()):
                 return True
         return False
@@ -360,13 +420,17 @@ def _output_keys(graph: Any) -> list[str]:
     return [keys] if isinstance(keys, str) else list(keys)
 
 
-def read_thread(checkpointer: Checkpointer, thread_id: str, graph: Any, *, checkpoint_id: str | None = None,
-                target: str = "") -> Trace:
+def read_thread(
+    checkpointer: Checkpointer, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+) -> Trace:
     """The thread `thread_id` of `checkpointer`, rebuilt with the app's `graph` (a langgraph compiled
     graph), up to `checkpoint_id` (default: its newest checkpoint)."""
     tuples = checkpointer.history(thread_id)
-    roots = [t.config["configurable"]["checkpoint_id"] for t in tuples
-             if t.config["configurable"].get("checkpoint_ns", "") == ""]
+    roots = [
+        t.config["configurable"]["checkpoint_id"]
+        for t in tuples
+        if t.config["configurable"].get("checkpoint_ns", "") == ""
+    ]
     if not roots:
         raise CheckpointerError(f"thread {thread_id!r} has no checkpoint of the root graph.")
     head = checkpoint_id or max(roots)
@@ -379,6 +443,7 @@ def read_thread(checkpointer: Checkpointer, thread_id: str, graph: Any, *, check
     except Exception as exc:  # langgraph refusing this graph on these checkpoints: name both, never a traceback
         raise CheckpointerError(
             f"thread {thread_id!r} could not be rebuilt with this graph ({type(exc).__name__}: {exc}). Give the "
-            "graph module of the app version that wrote the thread.") from None
+            "graph module of the app version that wrote the thread."
+        ) from None
     assert isinstance(trace, Trace)
     return trace

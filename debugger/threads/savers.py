@@ -87,16 +87,26 @@ class Checkpointer:
             if latest is None:
                 continue
             status, pending = tuple_status(latest)
-            out.append(ThreadSummary(str(thread_id), int(count), last_id, str(latest.checkpoint.get("ts", "")),
-                                     int(latest.metadata.get("step", -1)), status, pending))
+            out.append(
+                ThreadSummary(
+                    str(thread_id),
+                    int(count),
+                    last_id,
+                    str(latest.checkpoint.get("ts", "")),
+                    int(latest.metadata.get("step", -1)),
+                    status,
+                    pending,
+                )
+            )
         return out
 
     def history(self, thread_id: str) -> list[Any]:
         """Every checkpoint tuple of a thread, all namespaces (subgraphs too), oldest first."""
         tuples = list(self.saver.list({"configurable": {"thread_id": thread_id}}))
         if not tuples:
-            raise CheckpointerError(f"no thread {thread_id!r} in {self.label}; `stepscope threads --checkpointer "
-                                    f"{self.label}` lists them.")
+            raise CheckpointerError(
+                f"no thread {thread_id!r} in {self.label}; `stepscope threads --checkpointer {self.label}` lists them."
+            )
         tuples.reverse()
         return tuples
 
@@ -120,10 +130,12 @@ def tuple_status(saved: Any) -> tuple[str, tuple[str, ...]]:
         return f"stopped in step {int(saved.metadata.get('step', -1)) + 1}", ()
     values = saved.checkpoint.get("channel_values", {})
     updated = saved.checkpoint.get("updated_channels") or []
-    pending = tuple(sorted(
-        {c.split(":", 2)[2] for c in updated if c.startswith("branch:to:")}
-        | {s.node for s in values.get(TASKS, []) or [] if hasattr(s, "node")}
-    ))
+    pending = tuple(
+        sorted(
+            {c.split(":", 2)[2] for c in updated if c.startswith("branch:to:")}
+            | {s.node for s in values.get(TASKS, []) or [] if hasattr(s, "node")}
+        )
+    )
     if saved.metadata.get("source") == "input" or pending:
         return "paused", pending
     return "done", ()
@@ -139,8 +151,9 @@ class SqliteCheckpointer(Checkpointer):
         super().__init__(url)
         path = Path(url.removeprefix("sqlite:///").removeprefix("sqlite://")).expanduser()
         if not path.is_file():
-            raise CheckpointerError(f"{path} does not exist: give the SQLite file your app's SqliteSaver writes, "
-                                    "or a postgresql:// URL.")
+            raise CheckpointerError(
+                f"{path} does not exist: give the SQLite file your app's SqliteSaver writes, or a postgresql:// URL."
+            )
         self.path = path
         try:
             # mode=ro: SQLite itself refuses every write, so opening a thread can never change the app's file
@@ -150,8 +163,10 @@ class SqliteCheckpointer(Checkpointer):
             raise CheckpointerError(f"{path} is not a SQLite database ({exc}).") from None
         if not {"checkpoints", "writes"} <= tables:
             self.conn.close()
-            raise CheckpointerError(f"{path} is not a langgraph SqliteSaver database (it has no `checkpoints` and "
-                                    "`writes` tables). Point --checkpointer at the file your app passes to SqliteSaver.")
+            raise CheckpointerError(
+                f"{path} is not a langgraph SqliteSaver database (it has no `checkpoints` and "
+                "`writes` tables). Point --checkpointer at the file your app passes to SqliteSaver."
+            )
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         saver = SqliteSaver(self.conn)
@@ -164,9 +179,13 @@ class SqliteCheckpointer(Checkpointer):
         self.conn.close()
 
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
-        return list(self.conn.execute(
-            "SELECT thread_id, COUNT(*), MAX(checkpoint_id) FROM checkpoints WHERE checkpoint_ns = '' "
-            "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT ?", (limit,)))
+        return list(
+            self.conn.execute(
+                "SELECT thread_id, COUNT(*), MAX(checkpoint_id) FROM checkpoints WHERE checkpoint_ns = '' "
+                "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT ?",
+                (limit,),
+            )
+        )
 
 
 # ---- PostgreSQL ----------------------------------------------------------------------------------
@@ -179,30 +198,43 @@ class PostgresCheckpointer(Checkpointer):
         super().__init__(url)
         try:
             import psycopg
-            from psycopg.rows import dict_row
             from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg.rows import dict_row
         except ImportError as exc:
-            raise CheckpointerError(f"reading a PostgreSQL checkpointer needs `pip install stepscope[postgres]` "
-                                    f"and langgraph-checkpoint-postgres ({exc}).") from None
+            raise CheckpointerError(
+                f"reading a PostgreSQL checkpointer needs `pip install stepscope[postgres]` "
+                f"and langgraph-checkpoint-postgres ({exc})."
+            ) from None
         try:
             # every transaction of this session is read-only: the server refuses any write
-            self.conn = psycopg.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
-                                        options="-c default_transaction_read_only=on", connect_timeout=10)
+            self.conn = psycopg.connect(
+                url,
+                autocommit=True,
+                prepare_threshold=0,
+                row_factory=dict_row,
+                options="-c default_transaction_read_only=on",
+                connect_timeout=10,
+            )
         except psycopg.Error as exc:
             raise CheckpointerError(f"cannot connect to {self.label}: {str(exc).strip()}") from None
-        row = self.conn.execute("SELECT to_regclass('checkpoints') AS c, to_regclass('checkpoint_writes') AS w, "
-                                "to_regclass('checkpoint_migrations') AS m").fetchone()
+        row = self.conn.execute(
+            "SELECT to_regclass('checkpoints') AS c, to_regclass('checkpoint_writes') AS w, "
+            "to_regclass('checkpoint_migrations') AS m"
+        ).fetchone()
         if not (row["c"] and row["w"] and row["m"]):
             self.conn.close()
-            raise CheckpointerError(f"{self.label} has no langgraph PostgresSaver tables (checkpoints, checkpoint_writes, "
-                                    "checkpoint_migrations): point --checkpointer at the database your app's PostgresSaver uses.")
+            raise CheckpointerError(
+                f"{self.label} has no langgraph PostgresSaver tables (checkpoints, checkpoint_writes, "
+                "checkpoint_migrations): point --checkpointer at the database your app's PostgresSaver uses."
+            )
         version = self.conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
         expected = len(PostgresSaver.MIGRATIONS) - 1
         if version != expected:
             self.conn.close()
             raise CheckpointerError(
                 f"{self.label}'s checkpointer schema is at migration {version}; this langgraph-checkpoint-postgres "
-                f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses.")
+                f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses."
+            )
         self.saver = PostgresSaver(self.conn)
 
     def close(self) -> None:
@@ -211,7 +243,9 @@ class PostgresCheckpointer(Checkpointer):
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
         rows = self.conn.execute(
             "SELECT thread_id, COUNT(*) AS n, MAX(checkpoint_id) AS last FROM checkpoints WHERE checkpoint_ns = '' "
-            "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT %s", (limit,)).fetchall()
+            "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT %s",
+            (limit,),
+        ).fetchall()
         return [(r["thread_id"], r["n"], r["last"]) for r in rows]
 
 

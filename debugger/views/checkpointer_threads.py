@@ -15,8 +15,13 @@ from debugger.threads import open as threads
 def _on_list() -> None:
     try:
         found = threads.threads_for_app(session.widget_value(session.THREAD_CHECKPOINTER))
-        session.remember(session.THREAD_LIST, [(t.thread_id, f"{t.thread_id} · {t.status} · {t.checkpoints} checkpoints · "
-                                                      f"{t.updated_at[:19]}") for t in found])
+        session.remember(
+            session.THREAD_LIST,
+            [
+                (t.thread_id, f"{t.thread_id} · {t.status} · {t.checkpoints} checkpoints · {t.updated_at[:19]}")
+                for t in found
+            ],
+        )
         session.remember(session.OPEN_ERROR, None if found else ("No threads in this checkpointer yet.", None, None))
     except sources.OpenError as exc:
         session.remember(session.THREAD_LIST, [])
@@ -24,17 +29,30 @@ def _on_list() -> None:
 
 
 def render(open_action) -> None:
-    st.text_input("Checkpointer", value=threads.checkpointer_url(), placeholder="checkpoints.sqlite or postgresql://…",
-                  key=session.THREAD_CHECKPOINTER, type="password" if threads.checkpointer_url().startswith("postgres") else "default")
+    st.text_input(
+        "Checkpointer",
+        value=threads.checkpointer_url(),
+        placeholder="checkpoints.sqlite or postgresql://…",
+        key=session.THREAD_CHECKPOINTER,
+        type="password" if threads.checkpointer_url().startswith("postgres") else "default",
+    )
     st.text_input("App graph", placeholder="path/to/my_app.py:graph", key=session.THREAD_GRAPH)
     st.button("List threads", key="list_threads", on_click=_on_list)
     listed = session.recall(session.THREAD_LIST) or []
     if listed:
         labels = dict(listed)
         st.selectbox("Thread", list(labels), format_func=labels.get, key=session.THREAD_CHOICE)
-        st.button("Open thread", key="open_thread", on_click=lambda: open_action(lambda: threads.open_for_app(
-            session.widget_value(session.THREAD_GRAPH) or "", session.widget_value(session.THREAD_CHOICE) or "",
-            session.widget_value(session.THREAD_CHECKPOINTER))))
+        st.button(
+            "Open thread",
+            key="open_thread",
+            on_click=lambda: open_action(
+                lambda: threads.open_for_app(
+                    session.widget_value(session.THREAD_GRAPH) or "",
+                    session.widget_value(session.THREAD_CHOICE) or "",
+                    session.widget_value(session.THREAD_CHECKPOINTER),
+                )
+            ),
+        )
     st.caption("Read only: StepScope never writes to the app's checkpointer.")
 
 
@@ -46,9 +64,14 @@ def _travel(run, step: int, resume: bool) -> None:
 
     try:
         opened = threads.fork_for_app(
-            run.trace.run_id, step, node=session.widget_value(session.TT_THREAD_NODE),
-            key=session.widget_value(session.TT_THREAD_KEY), value_json=session.widget_value(session.TT_THREAD_VALUE) or "",
-            answer=_answer(session.widget_value(session.TT_THREAD_ANSWER) or ""), resume=resume)
+            run.trace.run_id,
+            step,
+            node=session.widget_value(session.TT_THREAD_NODE),
+            key=session.widget_value(session.TT_THREAD_KEY),
+            value_json=session.widget_value(session.TT_THREAD_VALUE) or "",
+            answer=_answer(session.widget_value(session.TT_THREAD_ANSWER) or ""),
+            resume=resume,
+        )
     except sources.OpenError as exc:
         session.report_action_error("thread-time-travel", str(exc))
         return
@@ -69,9 +92,11 @@ def render_time_travel(run, step: int) -> None:
     """Time travel on a checkpointer thread: always on a local copy of the thread."""
     from debugger.views import widgets
 
-    st.markdown("**Time travel on a local copy.** The thread up to this step's checkpoint is copied into a "
-                "local SQLite file and your app's graph runs there (its nodes run for real); the app's own "
-                "checkpointer is never written.")
+    st.markdown(
+        "**Time travel on a local copy.** The thread up to this step's checkpoint is copied into a "
+        "local SQLite file and your app's graph runs there (its nodes run for real); the app's own "
+        "checkpointer is never written."
+    )
     widgets.action_error("thread-time-travel")
     if run.trace.status == "interrupted":
         last = max(s.step for s in run.trace.steps if s.checkpoint)
@@ -81,10 +106,17 @@ def render_time_travel(run, step: int) -> None:
     keys = list(run.trace.graph.get("channels", {}))
     if not nodes or not keys:
         return
-    st.markdown(f"**Edit the state after step {step}** as if a node had returned the new value, and let the "
-                "thread go on from there.")
+    st.markdown(
+        f"**Edit the state after step {step}** as if a node had returned the new value, and let the "
+        "thread go on from there."
+    )
     st.selectbox("As node", nodes, key=session.TT_THREAD_NODE)
     st.selectbox("Key", keys, key=session.TT_THREAD_KEY)
     st.text_area("New value (JSON)", key=session.TT_THREAD_VALUE, height=80)
-    st.button("Edit and continue on a local copy", key="tt_thread_fork", on_click=_travel, args=(run, step, False),
-              type="primary")
+    st.button(
+        "Edit and continue on a local copy",
+        key="tt_thread_fork",
+        on_click=_travel,
+        args=(run, step, False),
+        type="primary",
+    )

@@ -31,9 +31,15 @@ def errors_panel(view: RunView, at: Cursor) -> None:
         st.markdown(widgets.md(report.explanation))
         if report.culprits:
             bystanders = [view.label(t) for t in view.tasks(at.step) if t.name not in report.culprits]
-            st.markdown("**Caused by:** " + ", ".join(f"**{widgets.md(c)}**" for c in report.culprits)
-                        + ("  ·  **Bystanders** (finished, writes discarded): "
-                           + ", ".join(widgets.md(b) for b in bystanders) if bystanders else ""))
+            st.markdown(
+                "**Caused by:** "
+                + ", ".join(f"**{widgets.md(c)}**" for c in report.culprits)
+                + (
+                    "  ·  **Bystanders** (finished, writes discarded): " + ", ".join(widgets.md(b) for b in bystanders)
+                    if bystanders
+                    else ""
+                )
+            )
         if report.writers:
             st.markdown(f"**Who wrote `{widgets.code(report.key)}` in step {at.step}:**")
             for column, (writer, value) in zip(st.columns(len(report.writers)), report.writers):
@@ -61,14 +67,20 @@ def findings_panel(run: LoadedRun, at: Cursor) -> None:
     if not found:
         st.success("`stepscope diagnose` finds nothing wrong in this run.")
         return
-    st.caption("What `stepscope diagnose` reports for this run, with the same explanations and fixes. "
-               "Steps and merge calls they concern carry a 🔎 mark.")
+    st.caption(
+        "What `stepscope diagnose` reports for this run, with the same explanations and fixes. "
+        "Steps and merge calls they concern carry a 🔎 mark."
+    )
     for number, finding in enumerate(found):
         finding_card(finding)
         scope = run.view.scope_of(finding.scope)
         if finding.step is not None and scope is not None and (scope, finding.step) != (at.scope, at.step):
-            st.button(f"Go to step {finding.step}" + (f" in {' › '.join(finding.scope)}" if finding.scope else ""),
-                      key=f"finding-go-{number}", on_click=_go_to_finding, args=(scope, finding.step))
+            st.button(
+                f"Go to step {finding.step}" + (f" in {' › '.join(finding.scope)}" if finding.scope else ""),
+                key=f"finding-go-{number}",
+                on_click=_go_to_finding,
+                args=(scope, finding.step),
+            )
 
 
 def finding_card(finding: Finding) -> None:
@@ -90,8 +102,9 @@ def finding_card(finding: Finding) -> None:
 def what_if_panel(view: RunView, at: Cursor) -> None:
     keys = whatif.channels(view, at.step)
     if not keys:
-        st.caption("No reducer merged several writes here; a plain key takes one write per step, so order cannot "
-                   "matter.")
+        st.caption(
+            "No reducer merged several writes here; a plain key takes one write per step, so order cannot matter."
+        )
         return
     if session.learning() and at.call is not None:
         st.caption("Learn mode: what-if opens once you have guessed every call of this step.")
@@ -101,10 +114,18 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
     if offer.reducer is None:
         st.info(f"What-if cannot re-fold {widgets.md(channel)}: {widgets.md(offer.how)}.")
         return
-    order = st.selectbox("Fold the writes in this order", offer.orders, key=session.WHATIF_ORDER,
-                         format_func=lambda o: " → ".join(offer.writers[i] for i in o))
-    skip = st.selectbox("…leaving out", [None, *range(len(offer.writers))], key=session.WHATIF_SKIP,
-                        format_func=lambda i: "nothing" if i is None else f"#{i} {offer.writers[i]}")
+    order = st.selectbox(
+        "Fold the writes in this order",
+        offer.orders,
+        key=session.WHATIF_ORDER,
+        format_func=lambda o: " → ".join(offer.writers[i] for i in o),
+    )
+    skip = st.selectbox(
+        "…leaving out",
+        [None, *range(len(offer.writers))],
+        key=session.WHATIF_SKIP,
+        format_func=lambda i: "nothing" if i is None else f"#{i} {offer.writers[i]}",
+    )
     if order not in offer.orders:  # a choice left over from another step
         order = offer.orders[0]
     result = whatif.fold(view, at.step, offer, order, skip)
@@ -112,12 +133,17 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
     if result.error:
         st.error(f"The reducer failed on these writes: {widgets.md(result.error)}")
     elif result.differs:
-        st.warning(f"Different result: `{widgets.inline(result.value, 140)}` instead of "
-                   f"`{widgets.inline(recorded, 140)}`.", icon="🔀")
+        st.warning(
+            f"Different result: `{widgets.inline(result.value, 140)}` instead of `{widgets.inline(recorded, 140)}`.",
+            icon="🔀",
+        )
     else:
         st.success(f"Same result: `{widgets.inline(result.value, 140)}`.")
     if len(offer.writers) > 1:
         changed, tried = whatif.sensitivity(view, at.step, offer)
-        st.markdown(f"**Order sensitivity:** {changed} of {tried} other orders change the result."
-                    if changed else "**Order sensitivity:** every order tried gives the same result here.")
+        st.markdown(
+            f"**Order sensitivity:** {changed} of {tried} other orders change the result."
+            if changed
+            else "**Order sensitivity:** every order tried gives the same result here."
+        )
     st.caption(f"Re-folded with {widgets.md(offer.how)}; nodes are not run again, only their recorded writes.")

@@ -17,8 +17,9 @@ def render() -> None:
 
     session.follow_step_page_request()
     st.title("Gallery of lessons")
-    st.caption("Each sample is a small graph that shows one thing about reducers and supersteps. "
-               "Open one to step through it.")
+    st.caption(
+        "Each sample is a small graph that shows one thing about reducers and supersteps. Open one to step through it."
+    )
     for info in list_samples():
         with st.container(border=True):
             left, right = st.columns([5, 1], vertical_alignment="center")

@@ -34,6 +34,7 @@ LEGEND = "⏳ running · ▶ done (or ran in this step) · ✖ failed · ▷ run
 
 # ---- starting a run ------------------------------------------------------------------------------
 
+
 def _target_name() -> str:
     if session.widget_value("live_source", "Sample") == "Sample":
         return session.widget_value("live_sample") or DEFAULT_SAMPLE
@@ -50,8 +51,11 @@ def _loaded(target: str) -> Any:
 
 
 def _breakpoints() -> Breakpoints:
-    return Breakpoints.of(session.widget_value("live_before") or (), session.widget_value("live_after") or (),
-                          bool(session.widget_value("live_step_mode")))
+    return Breakpoints.of(
+        session.widget_value("live_before") or (),
+        session.widget_value("live_after") or (),
+        bool(session.widget_value("live_step_mode")),
+    )
 
 
 def _on_breakpoints() -> None:
@@ -100,9 +104,18 @@ def _start_panel(run: LiveRun | None) -> None:
     with st.expander("Start a live run", expanded=run is None or run.snapshot().finished):
         source = st.radio("Run", ["Sample", "Graph file"], key="live_source", horizontal=True)
         if source == "Sample":
-            st.selectbox("Sample", SAMPLES, key="live_sample", index=SAMPLES.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in SAMPLES else 0)
+            st.selectbox(
+                "Sample",
+                SAMPLES,
+                key="live_sample",
+                index=SAMPLES.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in SAMPLES else 0,
+            )
         else:
-            st.text_input("Path to the graph", key="live_file", placeholder="path/to/file.py[:attribute] or package.module[:attribute]")
+            st.text_input(
+                "Path to the graph",
+                key="live_file",
+                placeholder="path/to/file.py[:attribute] or package.module[:attribute]",
+            )
         st.text_area("Input (JSON; empty: the module's example_input)", key="live_input", height=80)
         nodes: list[str] = []
         target = _target_name()
@@ -123,6 +136,7 @@ def _start_panel(run: LiveRun | None) -> None:
 
 
 # ---- commands ------------------------------------------------------------------------------------
+
 
 def _command(name: str) -> None:
     run: LiveRun | None = session.recall(RUN)
@@ -174,8 +188,14 @@ def _on_edit() -> None:
     except EditError as exc:
         session.remember(EDIT_NOTE, ("error", f"The edit was not applied: {exc}"))
     else:
-        session.remember(EDIT_NOTE, ("ok", f"Applied {key} = {json.dumps(value, ensure_ascii=False, default=str)[:200]} "
-                                           f"as {as_node}; it is recorded as its own step."))
+        session.remember(
+            EDIT_NOTE,
+            (
+                "ok",
+                f"Applied {key} = {json.dumps(value, ensure_ascii=False, default=str)[:200]} "
+                f"as {as_node}; it is recorded as its own step.",
+            ),
+        )
 
 
 def _on_open_step_page() -> None:
@@ -184,13 +204,15 @@ def _on_open_step_page() -> None:
     if snap is None or snap.trace is None:
         return
     graph = getattr(run, "user_graph", run.graph)  # a langgraph app as the user wrote it, not the live run's copy
-    opened = Opened(snap.trace, "stored", snap.run_id, graph, "", snap.trace.target or run.target,
-                    run.graph_input, run.config)
+    opened = Opened(
+        snap.trace, "stored", snap.run_id, graph, "", snap.trace.target or run.target, run.graph_input, run.config
+    )
     session.set_run(LoadedRun.of(opened))
     session.request_step_page()
 
 
 # ---- the live part -------------------------------------------------------------------------------
+
 
 def render() -> None:
     session.follow_step_page_request()
@@ -198,9 +220,11 @@ def render() -> None:
     run: LiveRun | None = session.recall(RUN)
     _start_panel(run)
     if run is None:
-        st.info("Start a run above: it goes on in the background while this page follows it. "
-                "Set breakpoints or step mode to pause it, look at the state the next nodes will read, "
-                "edit it and continue.")
+        st.info(
+            "Start a run above: it goes on in the background while this page follows it. "
+            "Set breakpoints or step mode to pause it, look at the state the next nodes will read, "
+            "edit it and continue."
+        )
         return
     polling = _moving(run.snapshot())
     session.remember("live_polling", polling)
@@ -255,16 +279,45 @@ def _status(snap) -> None:
 
 def _controls(snap) -> None:
     finished = snap.finished
-    paused = snap.status == "paused" and not (snap.pause is not None and snap.pause.interrupts)  # a question needs an answer
+    paused = snap.status == "paused" and not (
+        snap.pause is not None and snap.pause.interrupts
+    )  # a question needs an answer
     cols = st.columns(4)
-    cols[0].button("⏸ Pause", key="live_pause", on_click=_command, args=("pause",), width="stretch",
-                   disabled=finished or snap.status == "paused")
-    cols[1].button("⏭ Step", key="live_step", on_click=_command, args=("step",), width="stretch", disabled=not paused,
-                   help="Run exactly one superstep, then pause again.")
-    cols[2].button("▶ Continue", key="live_continue", on_click=_command, args=("continue",), width="stretch",
-                   disabled=not paused, help="Run to the next breakpoint or the end.")
-    cols[3].button("⏹ Stop", key="live_stop", on_click=_command, args=("stop",), width="stretch", disabled=finished,
-                   help="End the run now; what was recorded is kept and stored.")
+    cols[0].button(
+        "⏸ Pause",
+        key="live_pause",
+        on_click=_command,
+        args=("pause",),
+        width="stretch",
+        disabled=finished or snap.status == "paused",
+    )
+    cols[1].button(
+        "⏭ Step",
+        key="live_step",
+        on_click=_command,
+        args=("step",),
+        width="stretch",
+        disabled=not paused,
+        help="Run exactly one superstep, then pause again.",
+    )
+    cols[2].button(
+        "▶ Continue",
+        key="live_continue",
+        on_click=_command,
+        args=("continue",),
+        width="stretch",
+        disabled=not paused,
+        help="Run to the next breakpoint or the end.",
+    )
+    cols[3].button(
+        "⏹ Stop",
+        key="live_stop",
+        on_click=_command,
+        args=("stop",),
+        width="stretch",
+        disabled=finished,
+        help="End the run now; what was recorded is kept and stored.",
+    )
 
 
 def _on_answer() -> None:
@@ -287,9 +340,14 @@ def _question_panel(pause) -> None:
     st.markdown(f"`interrupt()` in **{widgets.md(task.name)}** asks:")
     widgets.value(pause.interrupts[0], key="live_question")
     st.text_area("Your answer (JSON; text that is not JSON is taken as a string)", key="live_answer", height=80)
-    st.button("Answer and continue", key="live_answer_button", on_click=_on_answer, type="primary",
-              help=f"{task.name} runs again from its top and its interrupt() returns your answer "
-                   "(LangGraph's Command(resume=...)).")
+    st.button(
+        "Answer and continue",
+        key="live_answer_button",
+        on_click=_on_answer,
+        type="primary",
+        help=f"{task.name} runs again from its top and its interrupt() returns your answer "
+        "(LangGraph's Command(resume=...)).",
+    )
     with st.expander("The state now"):
         widgets.value(pause.state, key="live_question_state")
     note = session.recall(EDIT_NOTE)
@@ -328,9 +386,14 @@ def _edit_box(pause) -> None:
         key = st.selectbox("Key", keys, key="live_edit_key", on_change=_on_edit_key, args=(pause.state,))
         options = list(pause.edit_as)
         default = options.index(pause.default_as) if pause.default_as in options else 0
-        as_node = st.selectbox("As node", options, index=default, key="live_edit_as",
-                               help="The edit is that node's write: it goes through the key's reducer and "
-                                    "that node's edges decide what runs next (LangGraph's update_state).")
+        as_node = st.selectbox(
+            "As node",
+            options,
+            index=default,
+            key="live_edit_as",
+            help="The edit is that node's write: it goes through the key's reducer and "
+            "that node's edges decide what runs next (LangGraph's update_state).",
+        )
         st.caption(live_view.edit_hint(key, pause.channels.get(key, "LastValue"), as_node))
         st.text_area("Value (JSON; text that is not JSON is taken as a string)", key="live_edit_value", height=90)
         st.button("Apply edit", key="live_edit_apply", on_click=_on_edit)
@@ -366,12 +429,24 @@ def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool)
     # Buttons and a box the server never writes to: a widget whose value the page sets while the
     # fragment polls sends stale values back (a spurious change that stops following).
     cols = st.columns([1, 1.2, 3.4, 1, 1.6], vertical_alignment="bottom")
-    cols[0].button("◀ Prev", key="live_prev", on_click=_on_move, args=(step_ids, -1), width="stretch",
-                   disabled=shown == step_ids[0])
+    cols[0].button(
+        "◀ Prev",
+        key="live_prev",
+        on_click=_on_move,
+        args=(step_ids, -1),
+        width="stretch",
+        disabled=shown == step_ids[0],
+    )
     cols[1].number_input("Go to step", key="live_goto", step=1, value=None, on_change=_on_pick, args=(step_ids,))
     cols[2].markdown(f"Superstep **{widgets.md(labels[shown])}** · {len(step_ids)} so far")
-    cols[3].button("Next ▶", key="live_next", on_click=_on_move, args=(step_ids, 1), width="stretch",
-                   disabled=shown == step_ids[-1])
+    cols[3].button(
+        "Next ▶",
+        key="live_next",
+        on_click=_on_move,
+        args=(step_ids, 1),
+        width="stretch",
+        disabled=shown == step_ids[-1],
+    )
     if follow:
         cols[4].markdown("⏩ following the newest step")
     else:
@@ -379,7 +454,10 @@ def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool)
     record = next(s for s in steps if s.step == shown)
     detail = live_view.step_detail(_replay(snap), record)
     title = f"Step {detail.step}: " + ("a person's edit" if detail.kind == "update" else labels[shown].split(" ", 1)[1])
-    st.markdown(f"**{widgets.md(title)}**" + ("" if detail.committed else " — never committed: its writes never reached the state"))
+    st.markdown(
+        f"**{widgets.md(title)}**"
+        + ("" if detail.committed else " — never committed: its writes never reached the state")
+    )
     if detail.tasks:
         st.dataframe(pd.DataFrame(detail.tasks), hide_index=True, width="stretch")
     if detail.calls:

@@ -20,14 +20,30 @@ DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ ch
 def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     errors = view.errors(at.step)
     count = len(run.view.findings)
-    names = ["Merge", "Tasks", "State", "Versions", "Errors" + (" 🛑" if errors else ""),
-             f"Findings ({count})" if count else "Findings", "What-if", "Subgraphs", "Time travel"]
+    names = [
+        "Merge",
+        "Tasks",
+        "State",
+        "Versions",
+        "Errors" + (" 🛑" if errors else ""),
+        f"Findings ({count})" if count else "Findings",
+        "What-if",
+        "Subgraphs",
+        "Time travel",
+    ]
     from debugger.views import time_travel
 
-    panels = [lambda: merge_panel(view, at), lambda: tasks_panel(view, at), lambda: state_panel(view, at),
-              lambda: versions_panel(view, at), lambda: findings.errors_panel(view, at),
-              lambda: findings.findings_panel(run, at), lambda: findings.what_if_panel(view, at),
-              lambda: subgraphs_panel(view, at), lambda: time_travel.render(run, at)]
+    panels = [
+        lambda: merge_panel(view, at),
+        lambda: tasks_panel(view, at),
+        lambda: state_panel(view, at),
+        lambda: versions_panel(view, at),
+        lambda: findings.errors_panel(view, at),
+        lambda: findings.findings_panel(run, at),
+        lambda: findings.what_if_panel(view, at),
+        lambda: subgraphs_panel(view, at),
+        lambda: time_travel.render(run, at),
+    ]
     for tab, name, panel in zip(st.tabs(names), names, panels):
         with tab:
             widgets.render_guarded(panel, f"the {name.split()[0]} tab")
@@ -45,8 +61,11 @@ def tasks_panel(view: RunView, at: Cursor) -> None:
     failed_step = not view.committed(at.step)
     for task in tasks:
         mark = "✖ " if task.id in culprits else ("○ " if failed_step else "")
-        with st.expander(f"{mark}{widgets.md(view.label(task))}  ·  {task.duration * 1000:.2f} ms  ·  "
-                         f"fired by {widgets.md(', '.join(task.fired))}", expanded=len(tasks) <= 3):
+        with st.expander(
+            f"{mark}{widgets.md(view.label(task))}  ·  {task.duration * 1000:.2f} ms  ·  "
+            f"fired by {widgets.md(', '.join(task.fired))}",
+            expanded=len(tasks) <= 3,
+        ):
             if failed_step and task.id not in culprits:
                 st.caption("A bystander: it finished, but its writes were discarded with the failed step.")
             left, right = st.columns(2)
@@ -125,16 +144,29 @@ def merge_panel(view: RunView, at: Cursor) -> None:
     learning = session.learning()
     st.toggle("Learn mode: predict each result before it is revealed", key=session.LEARN, on_change=_on_learn)
     cols = st.columns([1, 1, 1, 4], vertical_alignment="center")
-    cols[0].button("◀ call", key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch")
-    cols[1].button("call ▶", key="call_next", on_click=_on_call_next, args=(total,), disabled=at.call is None or learning,
-                   width="stretch")
+    cols[0].button(
+        "◀ call", key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch"
+    )
+    cols[1].button(
+        "call ▶",
+        key="call_next",
+        on_click=_on_call_next,
+        args=(total,),
+        disabled=at.call is None or learning,
+        width="stretch",
+    )
     cols[2].button("all", key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
-    cols[3].markdown(f"Showing **{shown} of {total}** reducer calls, in application order "
-                     "(tasks by node name, then Sends; each task's writes in order).")
+    cols[3].markdown(
+        f"Showing **{shown} of {total}** reducer calls, in application order "
+        "(tasks by node name, then Sends; each task's writes in order)."
+    )
     applied = view.committed(at.step)
     if not applied:
-        st.error("This step failed: the calls below show what the reducers computed, but the barrier applied "
-                 "**none** of it. The state after this step is the state before it.", icon="🛑")
+        st.error(
+            "This step failed: the calls below show what the reducers computed, but the barrier applied "
+            "**none** of it. The state after this step is the state before it.",
+            icon="🛑",
+        )
     for channel, items in view.merge_by_channel(at.step).items():
         st.markdown(f"#### `{widgets.code(channel)}`  ·  reducer `{widgets.code(items[0].call.reducer)}`")
         st.markdown(f"Before: `{widgets.inline(items[0].before, 140)}`")
@@ -155,18 +187,29 @@ def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learnin
         icon = "✅" if revealed else "⏳"
     line = f"{icon} **#{call.index}** from **{widgets.md(item.writer)}** wrote `{widgets.inline(call.write, 120)}`"
     if revealed:
-        result = "refused" if call.error else (f"`{widgets.inline(item.after, 140)}`" if applied
-                                               else f"would give `{widgets.inline(item.after, 140)}` (not applied)")
+        result = (
+            "refused"
+            if call.error
+            else (
+                f"`{widgets.inline(item.after, 140)}`"
+                if applied
+                else f"would give `{widgets.inline(item.after, 140)}` (not applied)"
+            )
+        )
         st.markdown(f"{line} → {result}  \n{widgets.md(item.sentence)}")
         verdict = session.guess(at.scope, at.step, call.index)
         if verdict is not None:
             (st.success if verdict.right else st.warning)(widgets.md(verdict.text))
         if item.repeats:
-            repeated = ", ".join(f"#{r.index} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})"
-                                 for r in item.repeats)
-            st.warning(f"Item{'s' if len(item.repeats) > 1 else ''} {repeated} of the result "
-                       f"{'repeat' if len(item.repeats) > 1 else 'repeats'} what was already there: "
-                       "this write carried the old value again.", icon="⚠️")
+            repeated = ", ".join(
+                f"#{r.index} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})" for r in item.repeats
+            )
+            st.warning(
+                f"Item{'s' if len(item.repeats) > 1 else ''} {repeated} of the result "
+                f"{'repeat' if len(item.repeats) > 1 else 'repeats'} what was already there: "
+                "this write carried the old value again.",
+                icon="⚠️",
+            )
         for finding in item.findings:
             st.warning(f"**{widgets.md(finding.title)}** (see Findings)", icon="🔎")
         return
@@ -178,8 +221,11 @@ def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learnin
 def _learn_box(at: Cursor, item, total: int) -> None:
     form_key = f"guess-{at.step}-{item.call.index}"
     with st.form(key=f"form-{form_key}"):
-        st.text_input(f"What will `{widgets.code(item.call.channel)}` be after call #{item.call.index}?",
-                      placeholder="JSON or a Python literal, e.g. ['a', 'b']", key=form_key)
+        st.text_input(
+            f"What will `{widgets.code(item.call.channel)}` be after call #{item.call.index}?",
+            placeholder="JSON or a Python literal, e.g. ['a', 'b']",
+            key=form_key,
+        )
         st.form_submit_button("Check", on_click=_on_guess, args=(at.step, item.call.index, total, form_key))
     widgets.action_error("learn")
 
@@ -196,9 +242,16 @@ def state_panel(view: RunView, at: Cursor) -> None:
     if not entries:
         st.caption("The state is empty.")
         return
-    rows = [{"key": e.key, "change": DIFF_MARKS[e.kind], "before": widgets.inline(e.before, 60) if e.kind != "added" else "",
-             "after": widgets.inline(e.after, 60) if e.kind != "removed" else "",
-             "new items": ", ".join(map(str, e.added_items))} for e in entries]
+    rows = [
+        {
+            "key": e.key,
+            "change": DIFF_MARKS[e.kind],
+            "before": widgets.inline(e.before, 60) if e.kind != "added" else "",
+            "after": widgets.inline(e.after, 60) if e.kind != "removed" else "",
+            "new items": ", ".join(map(str, e.added_items)),
+        }
+        for e in entries
+    ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     keys = [e.key for e in entries if e.kind != "removed"]
     if keys:
@@ -209,8 +262,10 @@ def state_panel(view: RunView, at: Cursor) -> None:
             origins = view.provenance(at.step, key)
             if origins:
                 items = entry.after if isinstance(entry.after, list) else [entry.after]
-                rows = [{"item": i, "value": widgets.inline(v, 60), "put there by": o.describe()}
-                        for i, (v, o) in enumerate(zip(items, origins))]
+                rows = [
+                    {"item": i, "value": widgets.inline(v, 60), "put there by": o.describe()}
+                    for i, (v, o) in enumerate(zip(items, origins))
+                ]
                 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
@@ -224,11 +279,13 @@ def versions_panel(view: RunView, at: Cursor) -> None:
         return
     frame = pd.DataFrame(rows)
     frame["changed"] = frame["change"].map({"written": "● written here", "cleared": "○ cleared here", "": ""})
-    st.caption("Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
-               "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
-               "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
-               "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
-               "clears it, which also counts as a new version (○ cleared here).")
+    st.caption(
+        "Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
+        "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
+        "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
+        "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
+        "clears it, which also counts as a new version (○ cleared here)."
+    )
     st.dataframe(frame[["channel", "what", "version", "changed"]], hide_index=True, width="stretch")
     following = view.next_triggers(at.step)
     if following:
@@ -254,7 +311,10 @@ def subgraphs_panel(view: RunView, at: Cursor) -> None:
         return
     for task, index, sub in runs:
         steps = len([s for s in sub.steps if s.step >= 0])
-        st.markdown(f"**{widgets.md(view.label(task))}** ran a subgraph: {steps} supersteps, status "
-                    f"`{widgets.code(sub.status)}`, returned `{widgets.inline(sub.output, 120)}`.")
-        st.button(f"⤵ Step into {task.name}", key=f"enter-{task.id}-{index}", on_click=_enter,
-                  args=(at.step, task.id, index))
+        st.markdown(
+            f"**{widgets.md(view.label(task))}** ran a subgraph: {steps} supersteps, status "
+            f"`{widgets.code(sub.status)}`, returned `{widgets.inline(sub.output, 120)}`."
+        )
+        st.button(
+            f"⤵ Step into {task.name}", key=f"enter-{task.id}-{index}", on_click=_enter, args=(at.step, task.id, index)
+        )

@@ -35,16 +35,40 @@ def render() -> None:
     if not runs:
         st.info("No stored runs yet. Every run you open from a sample or a graph file is stored here.")
         return
-    frame = pd.DataFrame([{"run": r.run_id[:12], "graph": r.graph, "target": r.target, "started (UTC)": r.started_at[:19],
-                           "status": r.status, "steps": r.steps, "error": r.error} for r in runs])
+    frame = pd.DataFrame(
+        [
+            {
+                "run": r.run_id[:12],
+                "graph": r.graph,
+                "target": r.target,
+                "started (UTC)": r.started_at[:19],
+                "status": r.status,
+                "steps": r.steps,
+                "error": r.error,
+            }
+            for r in runs
+        ]
+    )
     st.dataframe(frame, hide_index=True, width="stretch")
-    choice = st.selectbox("Run", [r.run_id for r in runs], key="runs_page_choice",
-                          format_func=lambda i: next(f"{r.run_id[:12]} · {r.target or r.graph} · {r.status}" for r in runs if r.run_id == i))
+    choice = st.selectbox(
+        "Run",
+        [r.run_id for r in runs],
+        key="runs_page_choice",
+        format_func=lambda i: next(
+            f"{r.run_id[:12]} · {r.target or r.graph} · {r.status}" for r in runs if r.run_id == i
+        ),
+    )
     left, middle, right = st.columns(3)
     left.button("Open", key="runs_open", on_click=_open_run, args=(choice,), width="stretch")
     trace = store.load(choice)
     from engine.tracefile import to_json
 
-    middle.download_button("Export JSON", to_json(trace, indent=1), file_name=f"stepscope-{choice[:12]}.json",
-                           mime="application/json", key="runs_export", width="stretch")
+    middle.download_button(
+        "Export JSON",
+        to_json(trace, indent=1),
+        file_name=f"stepscope-{choice[:12]}.json",
+        mime="application/json",
+        key="runs_export",
+        width="stretch",
+    )
     right.button("Delete", key="runs_delete", on_click=_delete, args=(choice,), width="stretch")

@@ -49,7 +49,8 @@ def open_from_url() -> None:
     _adopt(opened, step=step, call=call, scope=scope)
     origin = sources.origin_target(opened.trace.target)
     kind = {"file": "Graph file", "stored": "Stored run", "fork": "Stored run", "upload": "Trace file"}.get(
-        opened.source, "Sample")
+        opened.source, "Sample"
+    )
     if opened.graph is not None and opened.source != "fork":  # a stored run that got its code back
         kind = "Sample" if origin in SAMPLES else "Graph file"
     session.remember(session.OPEN_KIND, kind)
@@ -82,10 +83,18 @@ def _on_sample() -> None:
 def _on_file() -> None:
     target = (session.widget_value(session.FILE_TARGET) or "").strip()
     if not target:
-        session.remember(session.OPEN_ERROR, ("Name a graph: path/to/file.py[:attribute] or package.module[:attribute].", None, None))
+        session.remember(
+            session.OPEN_ERROR, ("Name a graph: path/to/file.py[:attribute] or package.module[:attribute].", None, None)
+        )
         return
-    _open(lambda: sources.open_target(target, session.widget_value(session.FILE_INPUT), config_json=session.widget_value(session.FILE_CONFIG),
-                                      thread=(session.widget_value(session.FILE_THREAD) or "").strip() or None))
+    _open(
+        lambda: sources.open_target(
+            target,
+            session.widget_value(session.FILE_INPUT),
+            config_json=session.widget_value(session.FILE_CONFIG),
+            thread=(session.widget_value(session.FILE_THREAD) or "").strip() or None,
+        )
+    )
 
 
 def _on_stored() -> None:
@@ -119,17 +128,32 @@ def render() -> None:
         error = session.recall(session.OPEN_ERROR)
         if error:
             widgets.open_error(*error)
-        kind = st.radio("Open", ["Sample", "Graph file", "Stored run", "Trace file", "Checkpointer thread"],
-                        horizontal=True, key=session.OPEN_KIND)
+        kind = st.radio(
+            "Open",
+            ["Sample", "Graph file", "Stored run", "Trace file", "Checkpointer thread"],
+            horizontal=True,
+            key=session.OPEN_KIND,
+        )
         if kind == "Sample":
             names = [s.name for s in list_samples()]
             current = run.label if run and run.source == "sample" and run.label in names else DEFAULT_SAMPLE
-            st.selectbox("Sample", names, index=names.index(current), key=session.SAMPLE_CHOICE, on_change=_on_sample,
-                         format_func=lambda n: n.replace("_", " "))
+            st.selectbox(
+                "Sample",
+                names,
+                index=names.index(current),
+                key=session.SAMPLE_CHOICE,
+                on_change=_on_sample,
+                format_func=lambda n: n.replace("_", " "),
+            )
         elif kind == "Graph file":
             st.text_input("Graph", placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
-            st.text_area("Input (JSON)", value="", placeholder='{"messages": []}  (empty: the module\'s example_input)',
-                         key=session.FILE_INPUT, height=90)
+            st.text_area(
+                "Input (JSON)",
+                value="",
+                placeholder='{"messages": []}  (empty: the module\'s example_input)',
+                key=session.FILE_INPUT,
+                height=90,
+            )
             threads.file_options()
             st.button("Run and open", key="open_file", on_click=_on_file)
         elif kind == "Stored run":
@@ -158,13 +182,18 @@ def render() -> None:
             st.divider()
             status = run.trace.status
             icon = {"done": "✅", "error": "🛑", "recursion_limit": "🔁", "interrupted": "⏸️"}.get(status, "•")
-            st.markdown(f"**{widgets.md(run.title or run.label)}**  \n{icon} `{status}` · {len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`")
+            st.markdown(
+                f"**{widgets.md(run.title or run.label)}**  \n{icon} `{status}` · {len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`"
+            )
             threads.render(run)
             if run.graph is not None and run.graph_input is not None:
                 import json
 
                 with st.expander("Edit the input and run again"):
-                    st.text_area("Input (JSON)", value=json.dumps(run.graph_input, ensure_ascii=False, default=str),
-                                 key=session.RERUN_INPUT, height=100)
+                    st.text_area(
+                        "Input (JSON)",
+                        value=json.dumps(run.graph_input, ensure_ascii=False, default=str),
+                        key=session.RERUN_INPUT,
+                        height=100,
+                    )
                     st.button("Run again", key="rerun", on_click=_on_rerun_with_input)
-

@@ -18,8 +18,10 @@ TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
 SUMMARY_TASKS = 4
 """The step summary explains this many tasks; the tabs list them all."""
-LEGEND = ("▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · bold edges: taken into this "
-          "step · dashed edges: conditional · drag to pan, Ctrl+wheel or +/− to zoom")
+LEGEND = (
+    "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · bold edges: taken into this "
+    "step · dashed edges: conditional · drag to pan, Ctrl+wheel or +/− to zoom"
+)
 
 
 def _go(step: int) -> None:
@@ -105,15 +107,26 @@ def render() -> None:
 
 def _stepper(view: RunView, step: int) -> None:
     cols = st.columns([1.8, 1.6, 3.8, 1.6, 1.8], vertical_alignment="bottom")
-    cols[0].button("⏮ First", key="first", on_click=_on_first, shortcut="Home", width="stretch", disabled=step == view.first)
-    cols[1].button("◀ Prev", key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first)
+    cols[0].button(
+        "⏮ First", key="first", on_click=_on_first, shortcut="Home", width="stretch", disabled=step == view.first
+    )
+    cols[1].button(
+        "◀ Prev", key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first
+    )
     if len(view.steps) > 1:
         marked = {f.step for f in view.findings}
-        cols[2].select_slider("Superstep", options=view.steps, key=session.STEP_SLIDER, on_change=_on_slider,
-                              format_func=lambda s: ("input" if s < 0 else str(s)) + (" 🔎" if s in marked else ""))
+        cols[2].select_slider(
+            "Superstep",
+            options=view.steps,
+            key=session.STEP_SLIDER,
+            on_change=_on_slider,
+            format_func=lambda s: ("input" if s < 0 else str(s)) + (" 🔎" if s in marked else ""),
+        )
     else:
         cols[2].markdown(f"Superstep **{step}** (the only one)")
-    cols[3].button("Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last)
+    cols[3].button(
+        "Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last
+    )
     cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
 
 
@@ -126,8 +139,10 @@ def _step_summary(view: RunView, at: Cursor) -> None:
     record = view.by_step.get(step)
     if record is not None and record.kind == "update":  # an edit made at a pause of a live run
         writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
-        st.markdown(f"In {label}, **a person edited the state** at a pause of a live run, as **{widgets.md(writers)}**: "
-                    "no node ran; the values went through the reducers as that node's write (`update_state`).")
+        st.markdown(
+            f"In {label}, **a person edited the state** at a pause of a live run, as **{widgets.md(writers)}**: "
+            "no node ran; the values went through the reducers as that node's write (`update_state`)."
+        )
     else:
         st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
     if step == 0:
@@ -141,19 +156,31 @@ def _step_summary(view: RunView, at: Cursor) -> None:
     committed = view.committed(step)
     if merges and committed:
         channels = sorted({m.call.channel for m in merges})
-        st.markdown(f"The barrier applied **{len(merges)}** write{'s' if len(merges) != 1 else ''} to "
-                    + ", ".join(f"`{widgets.code(c)}`" for c in channels) + ".")
+        st.markdown(
+            f"The barrier applied **{len(merges)}** write{'s' if len(merges) != 1 else ''} to "
+            + ", ".join(f"`{widgets.code(c)}`" for c in channels)
+            + "."
+        )
     elif merges:
-        st.markdown(f"The barrier applied **none** of the {len(merges)} writes: the step failed, the state is unchanged.")
+        st.markdown(
+            f"The barrier applied **none** of the {len(merges)} writes: the step failed, the state is unchanged."
+        )
     hidden = session.learning() and at.call is not None
     duplicated = [m for m in merges if m.repeats]
     if duplicated and not hidden:
-        st.warning(f"`{widgets.code(duplicated[0].call.channel)}` now holds items twice: "
-                   f"{widgets.md(duplicated[0].sentence)}.", icon="⚠️")
+        st.warning(
+            f"`{widgets.code(duplicated[0].call.channel)}` now holds items twice: "
+            f"{widgets.md(duplicated[0].sentence)}.",
+            icon="⚠️",
+        )
     for report in view.errors(step):
         culprits = ", ".join(report.culprits)
-        st.error(f"**{widgets.md(report.title)}**" + (f" (caused by {widgets.md(culprits)})" if culprits else "")
-                 + " — see the Errors tab.", icon="🛑")
+        st.error(
+            f"**{widgets.md(report.title)}**"
+            + (f" (caused by {widgets.md(culprits)})" if culprits else "")
+            + " — see the Errors tab.",
+            icon="🛑",
+        )
     others = [f for f in view.findings_at(step) if f.severity != "error"]
     if others and not hidden:
         st.warning("🔎 " + "; ".join(widgets.md(f.title) for f in others) + " — see the Findings tab.")
@@ -174,11 +201,14 @@ def _timeline(view: RunView, step: int) -> None:
     if len(columns) > TIMELINE_COLUMNS:  # built from the window only: a 1,000-column frame costs 300 ms
         index = columns.index(str(step)) if str(step) in columns else 0
         first = max(0, min(index - TIMELINE_COLUMNS // 2, len(columns) - TIMELINE_COLUMNS))
-        columns = columns[first:first + TIMELINE_COLUMNS]
+        columns = columns[first : first + TIMELINE_COLUMNS]
         shown = f"; supersteps {columns[0]}–{columns[-1]} of {len(view.steps)}"
     rows = view.timeline
-    frame = pd.DataFrame([[row[c] for c in columns] for row in rows], columns=columns,
-                         index=pd.Index([row["node"] for row in rows], name="node"))
+    frame = pd.DataFrame(
+        [[row[c] for c in columns] for row in rows],
+        columns=columns,
+        index=pd.Index([row["node"] for row in rows], name="node"),
+    )
     current = "input" if step < 0 else str(step)
     frame.columns = [("▶ " if c == str(step) else "") + ("input" if c == "-1" else c) for c in columns]
     failed_at = view.failed_step
@@ -191,8 +221,10 @@ def _timeline(view: RunView, step: int) -> None:
             return ["color: #bbb"] * len(column)
         return [""] * len(column)
 
-    with st.expander(f"Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted){shown}",
-                     expanded=len(view.steps) <= 40):
+    with st.expander(
+        f"Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted){shown}",
+        expanded=len(view.steps) <= 40,
+    ):
         small = len(columns) <= TIMELINE_SHADED_COLUMNS and frame.size <= TIMELINE_SHADED_CELLS
         data = frame.style.apply(style, axis=0) if small else frame
         st.dataframe(data, width="stretch", height=min(38 + 35 * len(frame), 420))

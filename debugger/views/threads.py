@@ -17,8 +17,9 @@ def _answer(run: LoadedRun) -> None:
         session.remember(session.OPEN_ERROR, ("Type an answer first (JSON, or plain text).", None, None))
         return
     try:
-        trace = app_runs.answer_interrupt(run.trace, run.graph, text, config=run.config, db=None,
-                                          timeout=sources.run_timeout())
+        trace = app_runs.answer_interrupt(
+            run.trace, run.graph, text, config=run.config, db=None, timeout=sources.run_timeout()
+        )
     except (app_runs.AppRunError, sources.OpenError) as exc:
         session.remember(session.OPEN_ERROR, (str(exc), None, None))
         return
@@ -62,8 +63,9 @@ def render(run: LoadedRun) -> None:
             st.code(text, language=None)
         if trace.thread_id:
             st.text_input("Answer (JSON, or plain text)", key=session.THREAD_ANSWER)
-            st.button("Answer and continue the thread", key="thread_answer_go", on_click=_answer, args=(run,),
-                      type="primary")
+            st.button(
+                "Answer and continue the thread", key="thread_answer_go", on_click=_answer, args=(run,), type="primary"
+            )
         else:
             st.caption("No checkpointer, so there is no thread to continue.")
     turns = app_runs.thread_runs(trace.thread_id, trace.target)
@@ -72,5 +74,11 @@ def render(run: LoadedRun) -> None:
         for index, turn in enumerate(turns, 1):
             current = turn.run_id == trace.run_id
             label = f"{index}. {turn.status} · {turn.started_at[11:19]}" + (" (open)" if current else "")
-            st.button(label, key=f"thread_turn_{turn.run_id}", on_click=_open_turn, args=(turn.run_id,),
-                      disabled=current, width="stretch")
+            st.button(
+                label,
+                key=f"thread_turn_{turn.run_id}",
+                on_click=_open_turn,
+                args=(turn.run_id,),
+                disabled=current,
+                width="stretch",
+            )

@@ -55,8 +55,9 @@ def _open_branch(run: LoadedRun) -> None:
     if branch is None:
         return
     title = f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}"
-    opened = LoadedRun(branch.trace, "fork", branch.trace.run_id, run.graph, run.lesson, title, run.graph_input,
-                       run.config)
+    opened = LoadedRun(
+        branch.trace, "fork", branch.trace.run_id, run.graph, run.lesson, title, run.graph_input, run.config
+    )
     sources.keep(branch.trace)  # a stored run: its URL (run=<id>) reopens it whole
     session.remember(session.FORK_PARENT, session.run_ref(run))
     session.set_run(opened, step=branch.step)
@@ -83,8 +84,10 @@ def _back_to_original() -> None:
 
 def render(run: LoadedRun, at: Cursor) -> None:
     if run.source == "fork":
-        st.info("You are looking at a branch made by time travel: the original's steps up to the fork, then the "
-                "edited write going through the reducer, then what ran from there.")
+        st.info(
+            "You are looking at a branch made by time travel: the original's steps up to the fork, then the "
+            "edited write going through the reducer, then what ran from there."
+        )
         if session.recall(session.FORK_PARENT):
             st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
         widgets.action_error("time-travel")
@@ -95,18 +98,23 @@ def render(run: LoadedRun, at: Cursor) -> None:
         checkpointer_threads.render_time_travel(run, at.step)
         return
     if run.graph is None or at.scope.path:
-        st.info("Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
-                "graph file (stored and uploaded traces carry no code), at the top level (not inside a subgraph).")
+        st.info(
+            "Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
+            "graph file (stored and uploaded traces carry no code), at the top level (not inside a subgraph)."
+        )
         return
     view = run.view.view(at.scope)
     if run.trace.status == "interrupted":
         st.markdown("This run stopped at an `interrupt()`. Give the answer and resume it from its checkpoint.")
         st.text_input("Answer (JSON, or plain text)", key=session.TT_ANSWER)
         st.button("Resume", key="tt_resume", on_click=_run_resume, args=(run,))
-    st.markdown(f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
-                "from there. The new value goes through the reducers as that node's write.")
-    form = timetravel.fork_form(view, at.step, session.widget_value(session.TT_NODE),
-                                session.widget_value(session.TT_KEY))
+    st.markdown(
+        f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
+        "from there. The new value goes through the reducers as that node's write."
+    )
+    form = timetravel.fork_form(
+        view, at.step, session.widget_value(session.TT_NODE), session.widget_value(session.TT_KEY)
+    )
     st.selectbox("As node", form.nodes, index=form.nodes.index(form.node), key=session.TT_NODE)
     st.selectbox("Key", form.keys, index=form.keys.index(form.key), key=session.TT_KEY)
     st.text_area("New value (JSON)", value=form.value_json, key=session.TT_VALUE, height=80)
@@ -118,14 +126,27 @@ def render(run: LoadedRun, at: Cursor) -> None:
     if branch is None:
         return
     if not branch.replay_matches:
-        st.warning("Re-running the original did not reproduce the recorded state before the fork point (the graph "
-                   "is not deterministic), so the fork starts from the re-run's state.")
+        st.warning(
+            "Re-running the original did not reproduce the recorded state before the fork point (the graph "
+            "is not deterministic), so the fork starts from the re-run's state."
+        )
     differing = branch.differing_steps
-    st.markdown(f"**The branch** ({widgets.code(branch.trace.status)}): "
-                + (f"differs from the original at {timetravel.ranges(differing)}." if differing
-                   else "ends in the same states as the original."))
-    rows = [{"step": c.step, "differs": "✱ differs" if c.differs else "= same",
-             "original": widgets.inline(c.original, 70) if c.original is not None else "(no such step)",
-             "branch": widgets.inline(c.fork, 70)} for c in branch.comparison]
+    st.markdown(
+        f"**The branch** ({widgets.code(branch.trace.status)}): "
+        + (
+            f"differs from the original at {timetravel.ranges(differing)}."
+            if differing
+            else "ends in the same states as the original."
+        )
+    )
+    rows = [
+        {
+            "step": c.step,
+            "differs": "✱ differs" if c.differs else "= same",
+            "original": widgets.inline(c.original, 70) if c.original is not None else "(no such step)",
+            "branch": widgets.inline(c.fork, 70),
+        }
+        for c in branch.comparison
+    ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.button("Open the branch to step through it", key="tt_open", on_click=_open_branch, args=(run,))

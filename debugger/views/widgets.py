@@ -34,7 +34,7 @@ def _svg(dot: str) -> str:
     """Graphviz's layout of `dot` as SVG (Debian's `dot`, through the `graphviz` package), cached: the
     browser gets a finished drawing and does no layout of its own."""
     svg = graphviz.Source(dot).pipe(format="svg", encoding="utf-8")
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]
 
 
 def graph_chart(dot: str, *, large: bool = False) -> int:
@@ -52,8 +52,10 @@ def graph_chart(dot: str, *, large: bool = False) -> int:
     # st.html's sanitizer drops SVG, and any script whose text holds a tag: the script carries the
     # drawing as a JSON string with every `<` escaped, and puts it in the frame
     svg_text = json.dumps(svg).replace("<", "\\u003c")
-    st.html(_GRAPH_FRAME.format(height=height, fit="fit" if large else "natural", svg=svg_text, id=frame_id),
-            unsafe_allow_javascript=True)
+    st.html(
+        _GRAPH_FRAME.format(height=height, fit="fit" if large else "natural", svg=svg_text, id=frame_id),
+        unsafe_allow_javascript=True,
+    )
     return height
 
 
@@ -169,6 +171,7 @@ def guarded(where: str, *, message: str = "That did not work"):
                 return callback(*args, **kwargs)
             except Exception as exc:  # the user's code or data failing: told in one line, in place
                 session.report_action_error(where, f"{message}: {type(exc).__name__}: {exc}", traceback.format_exc())
+
         return run
 
     return wrap

@@ -211,9 +211,7 @@ def run_raw(case: Case, backend_name: str, aspect: str) -> dict:
             out["stage"], out["error"] = "build", e
             return out
         try:
-            graph = built.graph if built.graph is not None else built.builder.compile(
-                **built.compile_kwargs
-            )
+            graph = built.graph if built.graph is not None else built.builder.compile(**built.compile_kwargs)
         except Exception as e:
             out["stage"], out["error"] = "compile", e
             return out
@@ -253,9 +251,7 @@ def observe(case: Case, backend_name: str, aspect: str, structure: "Structure | 
         if structure is not None:
             chunks = structure.canonical_order(aspect, chunks)
         obs["chunks"] = [norm(c) for c in chunks]
-        obs["parallel_segments"] = (
-            structure.describe(aspect, len(chunks)) if structure is not None else None
-        )
+        obs["parallel_segments"] = structure.describe(aspect, len(chunks)) if structure is not None else None
     obs["error"] = describe_error(raw["error"], lg) if raw["error"] is not None else None
     obs["probe"] = norm(raw["probe"])
     return obs
@@ -336,16 +332,12 @@ def learn_structure(case: Case) -> Structure:
     def go():
         try:
             built = case.build(lg)
-            graph = built.graph if built.graph is not None else built.builder.compile(
-                **built.compile_kwargs
-            )
+            graph = built.graph if built.graph is not None else built.builder.compile(**built.compile_kwargs)
         except Exception:
             return
         args = (built.input,) if built.config is None else (built.input, built.config)
         try:
-            for ev in graph.stream(
-                *args, stream_mode=["updates", "values", "debug"], subgraphs=True
-            ):
+            for ev in graph.stream(*args, stream_mode=["updates", "values", "debug"], subgraphs=True):
                 events.append(ev)
         except Exception:
             pass

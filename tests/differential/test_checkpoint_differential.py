@@ -105,7 +105,10 @@ def public(config: Any) -> Any:
     """A config without LangGraph's internal `__pregel_*` keys (one leaks into empty subgraph snapshots)."""
     if not isinstance(config, dict) or "configurable" not in config:
         return config
-    return {**config, "configurable": {k: v for k, v in config["configurable"].items() if not k.startswith("__pregel_")}}
+    return {
+        **config,
+        "configurable": {k: v for k, v in config["configurable"].items() if not k.startswith("__pregel_")},
+    }
 
 
 def snap(s) -> dict:
@@ -118,8 +121,15 @@ def snap(s) -> dict:
         "created_at": s.created_at,
         "parent_config": s.parent_config,
         "tasks": [
-            {"id": t.id, "name": t.name, "path": t.path, "error": error_text(t.error), "interrupts": t.interrupts,
-             "state": snap(t.state) if hasattr(t.state, "_fields") else t.state, "result": t.result}
+            {
+                "id": t.id,
+                "name": t.name,
+                "path": t.path,
+                "error": error_text(t.error),
+                "interrupts": t.interrupts,
+                "state": snap(t.state) if hasattr(t.state, "_fields") else t.state,
+                "result": t.result,
+            }
             for t in s.tasks
         ],
         "interrupts": s.interrupts,
@@ -735,8 +745,14 @@ def sc_unknown_thread_and_empty_resume(lg, obs):
     obs.attempt("none", lambda: g.invoke(None, thread("nobody")))
     obs.attempt("no thread id", lambda: g.invoke({"log": []}, {"configurable": {}}))
     obs.attempt("no config", lambda: g.invoke({"log": []}))
-    obs.attempt("unknown checkpoint, None", lambda: g.invoke(None, thread("nobody", checkpoint_id="1ef00000-0000-6000-8000-000000000000")))
-    obs("unknown checkpoint state", snap(g.get_state(thread("nobody", checkpoint_id="1ef00000-0000-6000-8000-000000000000"))))
+    obs.attempt(
+        "unknown checkpoint, None",
+        lambda: g.invoke(None, thread("nobody", checkpoint_id="1ef00000-0000-6000-8000-000000000000")),
+    )
+    obs(
+        "unknown checkpoint state",
+        snap(g.get_state(thread("nobody", checkpoint_id="1ef00000-0000-6000-8000-000000000000"))),
+    )
 
 
 @scenario
@@ -824,6 +840,7 @@ def sc_dataclass_state_round_trip(lg, obs):
 @scenario
 def sc_messages_across_resume(lg, obs):
     """add_messages state: ids given at input survive the checkpoint and the resume."""
+
     def chat(state):
         reply = lg.interrupt("your turn")
         return {"messages": [lg.AIMessage(f"echo {reply}")]}
@@ -848,9 +865,20 @@ def sc_new_input_at_old_checkpoint(lg, obs):
     old = next(s for s in g.get_state_history(cfg) if s.next == ("b",))
     obs("branch", g.invoke({"log": ["two"]}, old.config))
     obs("runs", runs)
-    obs("history", [(s.metadata["step"], s.metadata["source"], s.next, s.values,
-                     s.parent_config["configurable"]["checkpoint_id"] if s.parent_config else None,
-                     s.config["configurable"]["checkpoint_id"]) for s in g.get_state_history(cfg)])
+    obs(
+        "history",
+        [
+            (
+                s.metadata["step"],
+                s.metadata["source"],
+                s.next,
+                s.values,
+                s.parent_config["configurable"]["checkpoint_id"] if s.parent_config else None,
+                s.config["configurable"]["checkpoint_id"],
+            )
+            for s in g.get_state_history(cfg)
+        ],
+    )
 
 
 @scenario
@@ -942,15 +970,33 @@ def sc_parallel_subgraph_interrupts(lg, obs):
 
 EXPECT: dict[str, dict[str, Any]] = {
     "history_of_a_chain": {
-        "steps": [(3, "loop", ()), (2, "loop", ("c",)), (1, "loop", ("b",)), (0, "loop", ("a",)),
-                  (-1, "input", ("__start__",))],
-        "steps after": [(8, "loop", ()), (7, "loop", ("c",)), (6, "loop", ("b",)), (5, "loop", ("a",)),
-                        (4, "input", ("__start__",)), (3, "loop", ()), (2, "loop", ("c",)), (1, "loop", ("b",)),
-                        (0, "loop", ("a",)), (-1, "input", ("__start__",))],
+        "steps": [
+            (3, "loop", ()),
+            (2, "loop", ("c",)),
+            (1, "loop", ("b",)),
+            (0, "loop", ("a",)),
+            (-1, "input", ("__start__",)),
+        ],
+        "steps after": [
+            (8, "loop", ()),
+            (7, "loop", ("c",)),
+            (6, "loop", ("b",)),
+            (5, "loop", ("a",)),
+            (4, "input", ("__start__",)),
+            (3, "loop", ()),
+            (2, "loop", ("c",)),
+            (1, "loop", ("b",)),
+            (0, "loop", ("a",)),
+            (-1, "input", ("__start__",)),
+        ],
     },
     "interrupt_once_with_sibling": {
-        "steps after": [(2, "loop", ()), (1, "loop", ("after",)), (0, "loop", ("asker", "sib")),
-                        (-1, "input", ("__start__",))],
+        "steps after": [
+            (2, "loop", ()),
+            (1, "loop", ("after",)),
+            (0, "loop", ("asker", "sib")),
+            (-1, "input", ("__start__",)),
+        ],
     },
     "two_interrupts_in_one_node": {"runs": ["ask", "ask", "ask"], "third": {"log": ["ask:A/B"]}},
     "multiple_pending_interrupts": {"bare resume": ("error", "RuntimeError", MULTIPLE)},

@@ -127,8 +127,7 @@ def surface(lg) -> dict:
         "Command.PARENT": lg.Command.PARENT,
         "MessagesState keys": list(getattr(lg.MessagesState, "__annotations__", {})),
         "error bases": {
-            n: [c.__name__ for c in getattr(lg, n).__mro__ if c.__module__ == "builtins"]
-            for n in ERROR_NAMES
+            n: [c.__name__ for c in getattr(lg, n).__mro__ if c.__module__ == "builtins"] for n in ERROR_NAMES
         },
         "message types": {
             "HumanMessage": lg.HumanMessage("c").type,
@@ -210,9 +209,7 @@ def call_function_case(fc, backend: str) -> dict:
 
 
 FUNCTION_PARAMS = [
-    pytest.param(backend, name, id=f"{backend}-{name}")
-    for backend in BACKEND_NAMES
-    for name in FUNCTION_CASES
+    pytest.param(backend, name, id=f"{backend}-{name}") for backend in BACKEND_NAMES for name in FUNCTION_CASES
 ]
 
 

@@ -25,9 +25,7 @@ S, E = "__start__", "__end__"
 
 HEADER = "---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;\n"
 FOOTER = (
-    "\tclassDef default fill:#f2f0ff,line-height:1.2\n"
-    "\tclassDef first fill-opacity:0\n"
-    "\tclassDef last fill:#bfb6fc\n"
+    "\tclassDef default fill:#f2f0ff,line-height:1.2\n\tclassDef first fill-opacity:0\n\tclassDef last fill:#bfb6fc\n"
 )
 
 
@@ -40,10 +38,12 @@ def mermaid(body: str) -> str:
 #: edges' endpoints) and, optionally, the Mermaid text.
 #: A list of pairs, not a dict: `True == 1`, so `("g", True)` and `("g", 1)` would collide as keys.
 DRAWINGS: list[tuple[tuple[str, object], dict]] = [
-    (("linear_chain", False), {
-        "edges": {(S, "a", False), ("a", "b", False), ("b", "c", False), ("c", E, False)},
-        "mermaid": mermaid(
-            """
+    (
+        ("linear_chain", False),
+        {
+            "edges": {(S, "a", False), ("a", "b", False), ("b", "c", False), ("c", E, False)},
+            "mermaid": mermaid(
+                """
             __start__([<p>__start__</p>]):::first
             a(a)
             b(b)
@@ -54,12 +54,15 @@ DRAWINGS: list[tuple[tuple[str, object], dict]] = [
             b --> c;
             c --> __end__;
             """
-        ),
-    }),
-    (("cond_dict_path_map", False), {
-        "edges": {(S, "a", False), ("a", "b", True), ("a", "c", True), ("b", E, False), ("c", E, False)},
-        "mermaid": mermaid(
-            """
+            ),
+        },
+    ),
+    (
+        ("cond_dict_path_map", False),
+        {
+            "edges": {(S, "a", False), ("a", "b", True), ("a", "c", True), ("b", E, False), ("c", E, False)},
+            "mermaid": mermaid(
+                """
             __start__([<p>__start__</p>]):::first
             a(a)
             b(b)
@@ -71,16 +74,24 @@ DRAWINGS: list[tuple[tuple[str, object], dict]] = [
             b --> __end__;
             c --> __end__;
             """
-        ),
-    }),
-    (("waiting_edge_uneven", False), {
-        # the waiting edge [b2, c] -> d is drawn as two solid edges
-        "edges": {
-            (S, "a", False), ("a", "b", False), ("a", "c", False), ("b", "b2", False),
-            ("b2", "d", False), ("c", "d", False), ("d", E, False),
+            ),
         },
-        "mermaid": mermaid(
-            """
+    ),
+    (
+        ("waiting_edge_uneven", False),
+        {
+            # the waiting edge [b2, c] -> d is drawn as two solid edges
+            "edges": {
+                (S, "a", False),
+                ("a", "b", False),
+                ("a", "c", False),
+                ("b", "b2", False),
+                ("b2", "d", False),
+                ("c", "d", False),
+                ("d", E, False),
+            },
+            "mermaid": mermaid(
+                """
             __start__([<p>__start__</p>]):::first
             a(a)
             b(b)
@@ -96,15 +107,20 @@ DRAWINGS: list[tuple[tuple[str, object], dict]] = [
             c --> d;
             d --> __end__;
             """
-        ),
-    }),
-    (("subgraph_nested", True), {
-        "edges": {
-            (S, "o", False), ("o", "middle:m", False), ("middle:m", "middle:inner:leaf", False),
-            ("middle:inner:leaf", E, False),
+            ),
         },
-        "mermaid": mermaid(
-            r"""
+    ),
+    (
+        ("subgraph_nested", True),
+        {
+            "edges": {
+                (S, "o", False),
+                ("o", "middle:m", False),
+                ("middle:m", "middle:inner:leaf", False),
+                ("middle:inner:leaf", E, False),
+            },
+            "mermaid": mermaid(
+                r"""
             __start__([<p>__start__</p>]):::first
             o(o)
             __end__([<p>__end__</p>]):::last
@@ -116,87 +132,162 @@ DRAWINGS: list[tuple[tuple[str, object], dict]] = [
             middle\3am --> middle\3ainner\3aleaf;
             end
             """
-        ),
-    }),
-    (("subgraph_nested", 1), {
-        "edges": {
-            (S, "o", False), ("o", "middle:m", False), ("middle:m", "middle:inner", False),
-            ("middle:inner", E, False),
+            ),
         },
-    }),
-    (("subgraph_nested", False), {
-        "edges": {(S, "o", False), ("o", "middle", False), ("middle", E, False)},
-    }),
-    (("subgraph_shared_log", True), {
-        "edges": {(S, "p1", False), ("p1", "child:s1", False), ("child:s1", E, False)},
-    }),
-    (("defer_uneven", False), {
-        "edges": {
-            (S, "a", False), ("a", "b", False), ("a", "c", False), ("b", "b2", False),
-            ("b2", "d", False), ("c", "d", False), ("d", E, False),
+    ),
+    (
+        ("subgraph_nested", 1),
+        {
+            "edges": {
+                (S, "o", False),
+                ("o", "middle:m", False),
+                ("middle:m", "middle:inner", False),
+                ("middle:inner", E, False),
+            },
         },
-    }),
-    (("cond_router_end", False), {
-        # a router without path_map or Literal contributes no edges; a gets a plain edge to END
-        "edges": {(S, "a", False), ("a", E, False)},
-        "nodes": {S, "a", "b", "c", E},
-    }),
-    (("cond_literal_annotation", False), {
-        "edges": {(S, "a", False), ("a", "b", True), ("a", "c", True), ("b", E, False), ("c", E, False)},
-    }),
-    (("seed003_react_loop", False), {
-        "edges": {(S, "llm", False), ("llm", "tools", True), ("llm", E, True), ("tools", "llm", False)},
-    }),
-    (("command_annotated_destinations", False), {
-        "edges": {(S, "a", False), ("a", "b", True), ("b", "c", True), ("b", E, True), ("c", E, False)},
-    }),
-    (("send_map_reduce", False), {
-        "edges": {
-            (S, "generate", False), ("generate", "joke", True), ("joke", "best", False),
-            ("best", E, False),
+    ),
+    (
+        ("subgraph_nested", False),
+        {
+            "edges": {(S, "o", False), ("o", "middle", False), ("middle", E, False)},
         },
-    }),
-    (("fan_out_fan_in", False), {
-        "edges": {(S, "a", False), (S, "b", False), ("a", "c", False), ("b", "c", False), ("c", E, False)},
-    }),
-    (("cond_entry_point", False), {
-        "edges": {(S, "b", True), (S, "c", True), ("b", E, False), ("c", E, False)},
-    }),
-    (("cond_two_routers", False), {
-        "edges": {(S, "a", False), ("a", "b", True), ("a", "c", True), ("b", E, False), ("c", E, False)},
-    }),
-    (("send_from_start", False), {
-        # a START router without path_map: one conditional edge to END, `square` floats unconnected
-        "edges": {(S, E, True)},
-        "nodes": {S, "square", E},
-    }),
-    (("command_goto_single", False), {
-        # Command without a Command[Literal] annotation or destinations=: no edges for the goto
-        "edges": {(S, "a", False), ("a", E, False)},
-        "nodes": {S, "a", "b", "c", E},
-    }),
-    (("waiting_edge_three_sources", False), {
-        "edges": {
-            (S, "a", False), (S, "b", False), (S, "c", False), ("a", "d", False), ("b", "d", False),
-            ("c", "d", False), ("d", E, False),
+    ),
+    (
+        ("subgraph_shared_log", True),
+        {
+            "edges": {(S, "p1", False), ("p1", "child:s1", False), ("child:s1", E, False)},
         },
-    }),
-    (("interrupt_before_without_checkpointer", False), {
-        # metadata {'b': {'__interrupt': 'before'}}
-        "edges": {(S, "a", False), ("a", "b", False), ("b", E, False)},
-    }),
-    (("interrupt_after_without_checkpointer", False), {
-        "edges": {(S, "a", False), ("a", "b", False), ("b", E, False)},
-    }),
-    (("subgraph_with_own_schemas", True), {
-        "edges": {(S, "child:up", False), ("child:up", "child:bang", False), ("child:bang", E, False)},
-    }),
-    (("subgraph_in_parallel_step", True), {
-        "edges": {
-            (S, "p", False), ("p", "child:s1", False), ("p", "sib", False), ("child:s1", E, False),
-            ("sib", E, False),
+    ),
+    (
+        ("defer_uneven", False),
+        {
+            "edges": {
+                (S, "a", False),
+                ("a", "b", False),
+                ("a", "c", False),
+                ("b", "b2", False),
+                ("b2", "d", False),
+                ("c", "d", False),
+                ("d", E, False),
+            },
         },
-    }),
+    ),
+    (
+        ("cond_router_end", False),
+        {
+            # a router without path_map or Literal contributes no edges; a gets a plain edge to END
+            "edges": {(S, "a", False), ("a", E, False)},
+            "nodes": {S, "a", "b", "c", E},
+        },
+    ),
+    (
+        ("cond_literal_annotation", False),
+        {
+            "edges": {(S, "a", False), ("a", "b", True), ("a", "c", True), ("b", E, False), ("c", E, False)},
+        },
+    ),
+    (
+        ("seed003_react_loop", False),
+        {
+            "edges": {(S, "llm", False), ("llm", "tools", True), ("llm", E, True), ("tools", "llm", False)},
+        },
+    ),
+    (
+        ("command_annotated_destinations", False),
+        {
+            "edges": {(S, "a", False), ("a", "b", True), ("b", "c", True), ("b", E, True), ("c", E, False)},
+        },
+    ),
+    (
+        ("send_map_reduce", False),
+        {
+            "edges": {
+                (S, "generate", False),
+                ("generate", "joke", True),
+                ("joke", "best", False),
+                ("best", E, False),
+            },
+        },
+    ),
+    (
+        ("fan_out_fan_in", False),
+        {
+            "edges": {(S, "a", False), (S, "b", False), ("a", "c", False), ("b", "c", False), ("c", E, False)},
+        },
+    ),
+    (
+        ("cond_entry_point", False),
+        {
+            "edges": {(S, "b", True), (S, "c", True), ("b", E, False), ("c", E, False)},
+        },
+    ),
+    (
+        ("cond_two_routers", False),
+        {
+            "edges": {(S, "a", False), ("a", "b", True), ("a", "c", True), ("b", E, False), ("c", E, False)},
+        },
+    ),
+    (
+        ("send_from_start", False),
+        {
+            # a START router without path_map: one conditional edge to END, `square` floats unconnected
+            "edges": {(S, E, True)},
+            "nodes": {S, "square", E},
+        },
+    ),
+    (
+        ("command_goto_single", False),
+        {
+            # Command without a Command[Literal] annotation or destinations=: no edges for the goto
+            "edges": {(S, "a", False), ("a", E, False)},
+            "nodes": {S, "a", "b", "c", E},
+        },
+    ),
+    (
+        ("waiting_edge_three_sources", False),
+        {
+            "edges": {
+                (S, "a", False),
+                (S, "b", False),
+                (S, "c", False),
+                ("a", "d", False),
+                ("b", "d", False),
+                ("c", "d", False),
+                ("d", E, False),
+            },
+        },
+    ),
+    (
+        ("interrupt_before_without_checkpointer", False),
+        {
+            # metadata {'b': {'__interrupt': 'before'}}
+            "edges": {(S, "a", False), ("a", "b", False), ("b", E, False)},
+        },
+    ),
+    (
+        ("interrupt_after_without_checkpointer", False),
+        {
+            "edges": {(S, "a", False), ("a", "b", False), ("b", E, False)},
+        },
+    ),
+    (
+        ("subgraph_with_own_schemas", True),
+        {
+            "edges": {(S, "child:up", False), ("child:up", "child:bang", False), ("child:bang", E, False)},
+        },
+    ),
+    (
+        ("subgraph_in_parallel_step", True),
+        {
+            "edges": {
+                (S, "p", False),
+                ("p", "child:s1", False),
+                ("p", "sib", False),
+                ("child:s1", E, False),
+                ("sib", E, False),
+            },
+        },
+    ),
 ]
 
 

@@ -158,7 +158,9 @@ def async_astream_default_and_subgraphs(lib: SimpleNamespace) -> dict[str, Any]:
     app = g.compile()
     return {
         "default": outcome(lambda: collect(app.astream({"log": []}))),
-        "subgraphs": outcome(lambda: collect(app.astream({"log": []}, stream_mode=["updates", "custom"], subgraphs=True))),
+        "subgraphs": outcome(
+            lambda: collect(app.astream({"log": []}, stream_mode=["updates", "custom"], subgraphs=True))
+        ),
         "ainvoke": outcome(lambda: asyncio.run(app.ainvoke({"log": ["x"]}))),
     }
 
@@ -223,7 +225,9 @@ def async_failure_and_interrupt(lib: SimpleNamespace) -> dict[str, Any]:
 class Flaky:
     """A node that raises `error` on its first `failures` calls, then succeeds."""
 
-    def __init__(self, failures: int, error: Callable[[int], Exception] = lambda n: ConnectionError(f"down {n}")) -> None:
+    def __init__(
+        self, failures: int, error: Callable[[int], Exception] = lambda n: ConnectionError(f"down {n}")
+    ) -> None:
         self.failures = failures
         self.error = error
         self.calls = 0
@@ -242,7 +246,11 @@ def _retry_run(lib: SimpleNamespace, flaky: Any, policy: Any, stream: bool = Fal
     g.add_edge(lib.START, "flaky")
     g.add_edge("flaky", "after")
     app = g.compile()
-    run = (lambda: collect(app.stream({"log": []}, stream_mode=["updates", "values"]))) if stream else (lambda: app.invoke({"log": []}))
+    run = (
+        (lambda: collect(app.stream({"log": []}, stream_mode=["updates", "values"])))
+        if stream
+        else (lambda: app.invoke({"log": []}))
+    )
     result = outcome(run)
     result["calls"] = flaky.calls
     return result
@@ -351,7 +359,9 @@ def managed_values_under_small_limit(lib: SimpleNamespace) -> dict[str, Any]:
     endless.add_edge("agent", "agent")
     results = {
         "stops_itself": outcome(lambda: g.compile().invoke({"log": [], "remaining_steps": 9}, {"recursion_limit": 6})),
-        "values": outcome(lambda: collect(g.compile().stream({"log": []}, {"recursion_limit": 5}, stream_mode=["values", "updates"]))),
+        "values": outcome(
+            lambda: collect(g.compile().stream({"log": []}, {"recursion_limit": 5}, stream_mode=["values", "updates"]))
+        ),
         "endless": outcome(lambda: endless.compile().invoke({"log": []}, {"recursion_limit": 4})),
         "async": outcome(lambda: asyncio.run(g.compile().ainvoke({"log": []}, {"recursion_limit": 4}))),
     }
@@ -399,7 +409,9 @@ def custom_stream_chunks(lib: SimpleNamespace) -> dict[str, Any]:
     return {
         "custom": outcome(lambda: collect(app.stream({"log": []}, stream_mode="custom"))),
         "custom_updates": outcome(lambda: collect(app.stream({"log": []}, stream_mode=["custom", "updates"]))),
-        "subgraphs": outcome(lambda: collect(app.stream({"log": []}, stream_mode=["custom", "values"], subgraphs=True))),
+        "subgraphs": outcome(
+            lambda: collect(app.stream({"log": []}, stream_mode=["custom", "values"], subgraphs=True))
+        ),
         "invoke_ignores": outcome(lambda: app.invoke({"log": []})),
         "outside_a_node": outcome(lambda: lib.get_stream_writer()),
     }
@@ -424,9 +436,16 @@ def debug_checkpoint_events(lib: SimpleNamespace) -> dict[str, Any]:
     return {
         "debug": outcome(lambda: collect(app().stream({"log": []}, cfg("1"), stream_mode="debug"))),
         "checkpoints": outcome(lambda: collect(app().stream({"log": []}, cfg("2"), stream_mode="checkpoints"))),
-        "both_with_values": outcome(lambda: collect(app().stream({"log": []}, cfg("3"), stream_mode=["debug", "values"]))),
-        "subgraph_debug": outcome(lambda: collect(_writer_graph_with_saver(lib).stream(
-            {"log": []}, {"configurable": {"thread_id": "4"}}, stream_mode="debug", subgraphs=True))),
+        "both_with_values": outcome(
+            lambda: collect(app().stream({"log": []}, cfg("3"), stream_mode=["debug", "values"]))
+        ),
+        "subgraph_debug": outcome(
+            lambda: collect(
+                _writer_graph_with_saver(lib).stream(
+                    {"log": []}, {"configurable": {"thread_id": "4"}}, stream_mode="debug", subgraphs=True
+                )
+            )
+        ),
     }
 
 
@@ -447,7 +466,9 @@ def _send_and_pull(lib: SimpleNamespace) -> Any:
     """Step 2 runs two Send tasks (`worker`) and two pulled nodes (`b`, `a_pulled`) together."""
 
     def fan(state: dict) -> Any:
-        return lib.Command(update={"log": ["fan"]}, goto=[lib.Send("worker", {"log": ["s1"]}), lib.Send("worker", {"log": ["s2"]})])
+        return lib.Command(
+            update={"log": ["fan"]}, goto=[lib.Send("worker", {"log": ["s1"]}), lib.Send("worker", {"log": ["s2"]})]
+        )
 
     g = lib.StateGraph(Log)
     g.add_node("fan", fan)

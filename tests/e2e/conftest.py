@@ -66,14 +66,21 @@ def streamlit_url(tmp_path_factory, e2e_db) -> str:
 
     proc = subprocess.Popen(
         streamlit_command(host="127.0.0.1", port=port),  # the flags `stepscope app` uses
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + 60
         while not _healthy(url):
             if proc.poll() is not None or time.monotonic() > deadline:
                 log.flush()
-                pytest.fail(f"streamlit did not start (exit {proc.poll()}):\n{(folder / 'server.log').read_text()[-3000:]}")
+                pytest.fail(
+                    f"streamlit did not start (exit {proc.poll()}):\n{(folder / 'server.log').read_text()[-3000:]}"
+                )
             time.sleep(0.1)
         yield url
     finally:
@@ -102,8 +109,16 @@ def browser_type_launch_args(browser_type_launch_args):
     return {
         **browser_type_launch_args,
         "executable_path": CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
-        "args": ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+        ],
     }
 
 
@@ -175,8 +190,10 @@ def shot(page):
         path = SCREENSHOTS / f"{name}.png"
         wait_idle(page)
         # Widgets mount lazily: right after a run they can still be painted as grey placeholders.
-        page.evaluate("() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
-                      "requestAnimationFrame(r))))")
+        page.evaluate(
+            "() => document.fonts.ready.then(() => new Promise(r => requestAnimationFrame(() => "
+            "requestAnimationFrame(r))))"
+        )
         page.wait_for_timeout(300)
         (locator or page).screenshot(path=str(path), animations="disabled")
         _saved.append(path)

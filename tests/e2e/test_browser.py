@@ -48,13 +48,16 @@ def test_step_through_subgraph_trap_with_buttons_and_keys(app, shot):
     p1 = app.node("p1")
     expect(p1).to_have_class(re.compile(r"\bvisited\b"))
     expect(p1.locator("path").first).not_to_have_attribute("fill", RAN_FILL)
-    expect(app.graph.locator("g#edge_p1-to-child-3a-s1 path").first).to_have_attribute(
-        "stroke-width", "3")
+    expect(app.graph.locator("g#edge_p1-to-child-3a-s1 path").first).to_have_attribute("stroke-width", "3")
 
     merge = page.get_by_role("tabpanel", name="Merge")
-    warning = merge.get_by_text("Item #1 'parent' (written by p1 in step 1) of the result repeats what was already there")
+    warning = merge.get_by_text(
+        "Item #1 'parent' (written by p1 in step 1) of the result repeats what was already there"
+    )
     expect(warning).to_be_visible()
-    expect(merge.get_by_text("operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there")).to_be_visible()
+    expect(
+        merge.get_by_text("operator.add appended ['parent', 'sub-1'] to ['parent'] (1 of them already there")
+    ).to_be_visible()
     expect(page.get_by_text("now holds items twice")).to_be_visible()
     shot("01-subgraph-trap-step-2")
     warning.scroll_into_view_if_needed()
@@ -99,9 +102,13 @@ def test_errors_tab_shows_both_writers_of_a_concurrent_update(app, shot):
         expect(app.node(name).locator("text").first).to_have_text("✖")
     page.get_by_role("tab", name=re.compile("Errors")).click()
     panel = page.get_by_role("tabpanel", name=re.compile("Errors"))
-    expect(panel.get_by_text("lookup_order and lookup_user_history wrote the plain key 'v' in one superstep")).to_be_visible()
+    expect(
+        panel.get_by_text("lookup_order and lookup_user_history wrote the plain key 'v' in one superstep")
+    ).to_be_visible()
     expect(panel.get_by_text("Who wrote v in step 1:")).to_be_visible()
-    writers = panel.locator('[data-testid="stColumn"] strong').filter(has_text=re.compile(r"^lookup_(order|user_history)$"))
+    writers = panel.locator('[data-testid="stColumn"] strong').filter(
+        has_text=re.compile(r"^lookup_(order|user_history)$")
+    )
     expect(writers).to_have_text(["lookup_order", "lookup_user_history"])
     expect(writers.nth(1)).to_be_visible()
     expect(panel.get_by_text(re.compile(r"^Fix:"))).to_have_count(3)
@@ -132,4 +139,3 @@ def test_stored_runs_page_lists_the_runs(app, shot, e2e_db):
     expect(cells.filter(has_text="fan_out_search").first).to_be_attached()
     expect(page.locator(".st-key-runs_open button")).to_be_visible()
     shot("07-stored-runs")
-

@@ -82,7 +82,8 @@ def test_a_node_that_raises_is_one_line_with_the_traceback_folded(app, tmp_path)
         "class S(TypedDict):\n    x: int\n"
         "def boom(s):\n    raise ValueError('the node broke')\n"
         "b = StateGraph(S)\nb.add_node('boom', boom)\nb.add_edge(START, 'boom')\nb.add_edge('boom', END)\n"
-        "graph = b.compile()\nexample_input = {'x': 1}\n")
+        "graph = b.compile()\nexample_input = {'x': 1}\n"
+    )
     page = open_graph_file(app, path)
     tasks = tab(app, "Tasks")
     expect(tasks.get_by_text("ValueError: the node broke").first).to_be_visible()
@@ -250,8 +251,11 @@ def test_a_big_graph_zooms_and_pans_and_collapses_subgraphs(app, shot):
 def test_summary_graph_and_tabs_fit_a_1280x800_screen(app, shot, sample):
     app.page.set_viewport_size({"width": 1280, "height": 800})
     page = app.open(f"/?sample={sample}").page
-    for locator in (page.get_by_role("heading", name=re.compile("^Superstep")), page.locator(".stepscope-graph"),
-                    page.get_by_role("tab", name="Merge")):
+    for locator in (
+        page.get_by_role("heading", name=re.compile("^Superstep")),
+        page.locator(".stepscope-graph"),
+        page.get_by_role("tab", name="Merge"),
+    ):
         box = locator.first.bounding_box()
         assert box is not None and box["y"] + min(box["height"], 40) <= 800, locator
     shot(f"12-9-{sample}-1280x800")

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 pytest.importorskip("langgraph")
 
-APP = textwrap.dedent('''
+APP = textwrap.dedent("""
     from typing import TypedDict
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import START, StateGraph
@@ -30,7 +30,7 @@ APP = textwrap.dedent('''
     builder.add_edge(START, "ask")
     graph = builder.compile(checkpointer=InMemorySaver())
     example_input = {"request": "refund 42"}
-''')
+""")
 
 
 def test_answering_an_interrupt_continues_the_thread(app, shot, e2e_db, tmp_path):
@@ -42,8 +42,14 @@ def test_answering_an_interrupt_continues_the_thread(app, shot, e2e_db, tmp_path
     path.write_text(APP)
     target = f"{path}:graph"
     store = RunStore(e2e_db)
-    stopped = run_graph(load_target(target).graph, {"request": "refund 42"}, target=target, thread="browser-thread",
-                        db=store, db_path=store.path).trace  # as `stepscope run` stores it
+    stopped = run_graph(
+        load_target(target).graph,
+        {"request": "refund 42"},
+        target=target,
+        thread="browser-thread",
+        db=store,
+        db_path=store.path,
+    ).trace  # as `stepscope run` stores it
     assert stopped.status == "interrupted"
 
     page = app.open(f"/?run={stopped.run_id}").page

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Annotated, TypedDict
 
 import pytest
+from conftest import GRAPH, wait_idle
 from playwright.sync_api import expect
 
 from debugger.store import RunStore
-from conftest import GRAPH, wait_idle
 
-GRAPH_FILE = '''
+GRAPH_FILE = """
 import json, operator, os, time
 from typing import Annotated, TypedDict
 from engine import END, START, StateGraph
@@ -49,7 +49,7 @@ builder.add_edge("write", "review")
 builder.add_edge("review", END)
 graph = builder.compile()
 example_input = {{"log": [], "draft": ""}}
-'''
+"""
 
 
 def graph_file(folder: Path, *, fetch: float = 0.1, slow: float = 0.1) -> Path:
@@ -63,8 +63,9 @@ def inputs(path: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-def start(page, path: Path, *, before: list[str] = (), step_mode: bool = False,
-          nodes: str = "fetch, slow, write, review") -> None:
+def start(
+    page, path: Path, *, before: list[str] = (), step_mode: bool = False, nodes: str = "fetch, slow, write, review"
+) -> None:
     page.goto("/live")
     page.get_by_role("button", name=re.compile("Start")).wait_for()
     wait_idle(page)
@@ -98,7 +99,9 @@ def node(page, name: str):
 
 def shown_state(page) -> dict:
     """The JSON of 'The state the next tasks will read' at a pause."""
-    code = page.locator('[data-testid="stExpander"]', has_text="The state the next tasks will read").locator("code").first
+    code = (
+        page.locator('[data-testid="stExpander"]', has_text="The state the next tasks will read").locator("code").first
+    )
     return json.loads(code.inner_text())
 
 
@@ -128,8 +131,11 @@ def test_step_mode_advances_one_superstep_per_click_and_shows_what_the_node_rece
         if step == 2:
             shot("live-step-mode-paused")
         page.get_by_role("button", name=re.compile("Step$")).click()
-        expect(page.get_by_role("heading", name=f"Paused before step {step + 1}").or_(
-            main(page).get_by_role("heading", name="The run is over"))).to_be_visible(timeout=15_000)
+        expect(
+            page.get_by_role("heading", name=f"Paused before step {step + 1}").or_(
+                main(page).get_by_role("heading", name="The run is over")
+            )
+        ).to_be_visible(timeout=15_000)
         received = inputs(path)
         assert [entry["node"] for entry in received] == [*ran, name]  # exactly one more superstep
         assert received[-1]["input"] == state  # what the page showed is what the node received

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from test_live_browser import inputs, main, shown_state, start
 
 from debugger.store import RunStore
-from test_live_browser import inputs, main, shown_state, start
 
 pytest.importorskip("langgraph.graph")
 
-LANGGRAPH_FILE = '''
+LANGGRAPH_FILE = """
 import json, operator, os, time
 from typing import Annotated, TypedDict
 from langgraph.graph import END, START, StateGraph
@@ -48,7 +48,7 @@ builder.add_edge("write", "review")
 builder.add_edge("review", END)
 graph = builder.compile()
 example_input = {"log": [], "draft": ""}
-'''
+"""
 
 
 def test_a_langgraph_app_runs_live_in_step_mode_one_superstep_per_click(page, tmp_path: Path, e2e_db, shot) -> None:
@@ -64,8 +64,11 @@ def test_a_langgraph_app_runs_live_in_step_mode_one_superstep_per_click(page, tm
         if step == 3:
             shot("live-langgraph-step-mode")
         page.get_by_role("button", name=re.compile("Step$")).click()
-        expect(page.get_by_role("heading", name=f"Paused before step {step + 1}").or_(
-            main(page).get_by_role("heading", name="The run is over"))).to_be_visible(timeout=20_000)
+        expect(
+            page.get_by_role("heading", name=f"Paused before step {step + 1}").or_(
+                main(page).get_by_role("heading", name="The run is over")
+            )
+        ).to_be_visible(timeout=20_000)
         received = inputs(path)
         assert [entry["node"] for entry in received] == [*ran, name]  # exactly one more superstep
         assert received[-1]["input"] == state  # what the page showed is what the node received

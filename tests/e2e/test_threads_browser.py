@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 THREADS = Path(__file__).resolve().parents[1] / "threads"
-APP = '''
+APP = """
 import sqlite3, sys
 sys.path.insert(0, {tests!r})
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -21,7 +21,7 @@ from apps import conflict_graph, interrupt_graph
 saver = SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False))
 graph = conflict_graph(saver)
 tickets = interrupt_graph(saver)
-'''
+"""
 
 
 @pytest.fixture
@@ -68,7 +68,9 @@ def test_open_a_checkpointer_thread_from_the_sidebar(app, shot, production):
     expect(sidebar.get_by_text("error", exact=True)).to_be_visible()
     app.expect_step(2)  # a failed run opens at its failing step
     expect(app.node("approve")).to_have_class(re.compile(r"\bstepscope-node (ran|failed)\b"))
-    expect(page.get_by_text(re.compile("a key without a reducer, which takes one write per step")).first).to_be_visible()
+    expect(
+        page.get_by_text(re.compile("a key without a reducer, which takes one write per step")).first
+    ).to_be_visible()
     shot("threads-02-opened-at-the-conflict")
     app.press("Home")
     app.expect_step(0)

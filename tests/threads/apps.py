@@ -57,14 +57,21 @@ def add(a: int, b: int) -> int:
 
 
 def agent_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
-    replies = iter([
-        AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}]),
-        AIMessage("It is sunny in Paris."),
-        AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "call_2"},
-                                  {"name": "get_weather", "args": {"city": "Oslo"}, "id": "call_3"}]),
-        AIMessage("2 + 3 = 5, and Oslo is sunny."),
-        AIMessage("You are welcome."),
-    ])
+    replies = iter(
+        [
+            AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}]),
+            AIMessage("It is sunny in Paris."),
+            AIMessage(
+                "",
+                tool_calls=[
+                    {"name": "add", "args": {"a": 2, "b": 3}, "id": "call_2"},
+                    {"name": "get_weather", "args": {"city": "Oslo"}, "id": "call_3"},
+                ],
+            ),
+            AIMessage("2 + 3 = 5, and Oslo is sunny."),
+            AIMessage("You are welcome."),
+        ]
+    )
     model = GenericFakeChatModel(messages=replies)
 
     def agent(state: MessagesState) -> dict[str, Any]:
@@ -77,9 +84,11 @@ def agent_app(saver: Any, thread_id: str) -> tuple[Any, list[LiveTask]]:
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
     graph = builder.compile(checkpointer=saver)
-    turns = [{"messages": [HumanMessage("Weather in Paris?")]},
-             {"messages": [HumanMessage("What is 2+3, and the weather in Oslo?")]},
-             {"messages": [HumanMessage("Thanks!")]}]
+    turns = [
+        {"messages": [HumanMessage("Weather in Paris?")]},
+        {"messages": [HumanMessage("What is 2+3, and the weather in Oslo?")]},
+        {"messages": [HumanMessage("Thanks!")]},
+    ]
     return graph, drive(graph, turns, thread_id)
 
 
@@ -90,8 +99,15 @@ def fan_out_graph(saver: Any, findings_reducer: Callable[[Any, Any], Any] = oper
     """The fan-out graph; `findings_reducer` other than `operator.add` stands for the app's code having
     changed since its threads were stored."""
 
-    Research = TypedDict("Research", {"topic": str, "queries": list[str],  # noqa: UP013 (a local reducer)
-                                      "findings": Annotated[list[str], findings_reducer], "summary": str})
+    Research = TypedDict(  # noqa: UP013 (functional form: a reducer from the enclosing function)
+        "Research",
+        {
+            "topic": str,
+            "queries": list[str],
+            "findings": Annotated[list[str], findings_reducer],
+            "summary": str,
+        },
+    )
 
     def plan(state: dict) -> dict[str, Any]:
         return {"queries": [f"{state['topic']} {aspect}" for aspect in ("history", "usage", "risks")]}

@@ -12,9 +12,8 @@ from typing import Any, Iterator
 
 import psycopg
 import pytest
-from psycopg.rows import dict_row
-
 from postgres_server import PostgresServer
+from psycopg.rows import dict_row
 
 _numbers = itertools.count()
 
@@ -58,12 +57,18 @@ class Backend:
             # the database and its write-ahead log; not `-shm`, the shared-memory index every reader of a
             # WAL database (the app's own included) updates to coordinate, which holds no data
             folder = Path(self.url).parent
-            return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())
-                    if p.name.startswith(Path(self.url).name) and not p.name.endswith("-shm")}
+            return {
+                p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(folder.iterdir())
+                if p.name.startswith(Path(self.url).name) and not p.name.endswith("-shm")
+            }
         with psycopg.connect(self.url) as conn:
-            return {table: conn.execute(f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "
-                                        f"FROM {table} t").fetchone()
-                    for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")}
+            return {
+                table: conn.execute(
+                    f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM {table} t"
+                ).fetchone()
+                for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
+            }
 
     def close(self) -> None:
         self.conn.close()

@@ -57,13 +57,26 @@ class PostgresServer:
         if os.geteuid() == 0:
             shutil.chown(self.folder, "postgres", "postgres")
         data = self.folder / "data"
-        self._run(str(self.bin / "initdb"), "-D", str(data), "-U", self.user, "-A", "trust", "-E", "UTF8",
-                  "--no-sync")
+        self._run(str(self.bin / "initdb"), "-D", str(data), "-U", self.user, "-A", "trust", "-E", "UTF8", "--no-sync")
         for attempt in range(5):
             self.port = free_port()
-            options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=60"
-            started = self._run(str(self.bin / "pg_ctl"), "-D", str(data), "-o", options, "-l",
-                                str(self.folder / "server.log"), "-w", "-t", "60", "start", check=False)
+            options = (
+                f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=60"
+            )
+            started = self._run(
+                str(self.bin / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(self.folder / "server.log"),
+                "-w",
+                "-t",
+                "60",
+                "start",
+                check=False,
+            )
             if started.returncode == 0:
                 return self
             time.sleep(0.2)  # the port was taken between choosing it and binding it: try another
@@ -85,7 +98,8 @@ class PostgresServer:
         if self.folder is None:
             return
         if self.bin is not None and (self.folder / "data").exists():
-            self._run(str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop",
-                      check=False)
+            self._run(
+                str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop", check=False
+            )
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder = None

@@ -8,14 +8,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from apps import conflict_graph, drive, interrupt_graph
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from apps import conflict_graph, drive, interrupt_graph
 from debugger.cli import main
 
 pytestmark = pytest.mark.slow  # runs real langgraph apps and reads their checkpointers: `make test`, not `make check`
 
-APP = '''
+APP = """
 import sqlite3, sys
 sys.path.insert(0, {tests!r})
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -24,7 +24,7 @@ from apps import conflict_graph, interrupt_graph
 saver = SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False))
 graph = conflict_graph(saver)
 tickets = interrupt_graph(saver)
-'''
+"""
 
 
 @pytest.fixture
@@ -111,8 +111,23 @@ def test_fork_resumes_a_thread_on_a_local_copy(production, capsys, tmp_path, mon
     before = _digest(db)
     monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
     out = tmp_path / "forks" / "ticket.sqlite"
-    assert main(["fork", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9", "--resume", '"no"',
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "fork",
+                f"{app}:tickets",
+                "--checkpointer",
+                str(db),
+                "--thread",
+                "ticket-9",
+                "--resume",
+                '"no"',
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "status: done" in printed and str(out) in printed
     assert _digest(db) == before
@@ -125,9 +140,13 @@ def test_fork_resumes_a_thread_on_a_local_copy(production, capsys, tmp_path, mon
 def test_show_stops_at_a_chosen_checkpoint(production, capsys):
     db, app = production
     with sqlite3.connect(db) as conn:
-        (first_loop,) = conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'ticket-9' AND "
-                                     "checkpoint_ns = '' ORDER BY checkpoint_id LIMIT 1 OFFSET 2").fetchone()
-    assert main(["show", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9",
-                 "--checkpoint", first_loop]) == 0
+        (first_loop,) = conn.execute(
+            "SELECT checkpoint_id FROM checkpoints WHERE thread_id = 'ticket-9' AND "
+            "checkpoint_ns = '' ORDER BY checkpoint_id LIMIT 1 OFFSET 2"
+        ).fetchone()
+    assert (
+        main(["show", f"{app}:tickets", "--checkpointer", str(db), "--thread", "ticket-9", "--checkpoint", first_loop])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "status running" in out and "step 1: triage" in out and "step 2" not in out

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from apps import SCENARIOS, drive, interrupt_graph
+
 from debugger.replay import Replay
 from debugger.threads.fork import fork_thread
 from debugger.threads.open import App
@@ -40,8 +40,15 @@ def test_fork_an_earlier_step_with_an_edit(backend, tmp_path):
     roots = _root_checkpoints(backend.url, "research")
     after_plan = next(t for t in roots if t.metadata["step"] == 1).config["configurable"]["checkpoint_id"]
 
-    result = fork_thread(backend.url, "research", App("app", graph), after_plan, values={"queries": ["sqlite only"]},
-                         as_node="plan", local=tmp_path / "fork.sqlite")
+    result = fork_thread(
+        backend.url,
+        "research",
+        App("app", graph),
+        after_plan,
+        values={"queries": ["sqlite only"]},
+        as_node="plan",
+        local=tmp_path / "fork.sqlite",
+    )
 
     assert result.trace.status == "done" and not any(s.mismatches for s in result.trace.steps)
     final = Replay(result.trace).state_after(result.trace.steps[-1].step)

@@ -12,10 +12,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from debugger.sources import record
 from debugger.store import RunStore, StoreError
 from debugger.store_postgres import VERSION, PostgresRunStore, RunExistsError
 from debugger.stores import open_store
-from debugger.sources import record
 from engine.tracefile import to_json
 from sample_graphs import gallery
 
@@ -138,16 +138,26 @@ def test_eight_processes_on_two_hosts_record_into_one_server_at_once(pg_server, 
     each with its own home folder, all started together."""
     per_writer = 5
     database = pg_url.rsplit("/", 1)[1]
-    urls = {"hostA": pg_url,
-            "hostB": f"postgresql://postgres@/{database}?host={pg_server.folder}&port={pg_server.port}"}
+    urls = {
+        "hostA": pg_url,
+        "hostB": f"postgresql://postgres@/{database}?host={pg_server.folder}&port={pg_server.port}",
+    }
     procs = []
     for host, url in urls.items():
         for worker in range(4):
             home = tmp_path / host / str(worker)
             home.mkdir(parents=True)
             env = {**os.environ, "HOME": str(home), "HOSTNAME": host, "STEPSCOPE_DB": url, "PYTHONPATH": str(ROOT)}
-            procs.append(subprocess.Popen([sys.executable, "-c", WRITER, url, host, str(worker), str(per_writer)],
-                                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", WRITER, url, host, str(worker), str(per_writer)],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
     for proc in procs:
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err[-3000:]
@@ -174,7 +184,7 @@ def test_the_cli_records_into_and_reads_from_the_server(pg_url, capsys):
     assert "no stored run" in capsys.readouterr().err
 
 
-LANGGRAPH_APP = '''
+LANGGRAPH_APP = """
 import operator
 from typing import Annotated, TypedDict
 from langgraph.checkpoint.memory import InMemorySaver
@@ -192,7 +202,7 @@ builder.add_node("step", step)
 builder.add_edge(START, "step")
 graph = builder.compile(checkpointer=InMemorySaver())
 example_input = {"log": []}
-'''
+"""
 
 
 def test_langgraph_runs_go_to_the_server_and_their_thread_files_stay_local(pg_url, tmp_path, monkeypatch, capsys):

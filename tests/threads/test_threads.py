@@ -8,8 +8,8 @@ import sqlite3
 from typing import Any, Iterator
 
 import pytest
-
 from apps import SCENARIOS, interrupt_app
+
 from debugger.diagnostics import diagnose
 from debugger.langgraph_recorder import recording
 from debugger.replay import Replay
@@ -69,9 +69,19 @@ def compare_with_live(thread: Trace, live: list[Trace]) -> None:
         expected = {t.id: (t.name, without_made_up_ids(state_writes(t.writes, keys))) for t in live_step.tasks}
         got = {t.id: (t.name, without_made_up_ids(state_writes(t.writes, keys))) for t in step.tasks}
         assert got == expected, f"tasks of step {key}"
-        calls = lambda r, n: [(c.channel, c.writer, c.writer_name, c.reducer, without_made_up_ids(c.write),  # noqa: E731
-                               without_made_up_ids(b), without_made_up_ids(a), (c.error or {}).get("class"))
-                              for c, b, a in Replay(r).call_values(n)]
+        calls = lambda r, n: [
+            (
+                c.channel,
+                c.writer,
+                c.writer_name,
+                c.reducer,
+                without_made_up_ids(c.write),  # noqa: E731
+                without_made_up_ids(b),
+                without_made_up_ids(a),
+                (c.error or {}).get("class"),
+            )
+            for c, b, a in Replay(r).call_values(n)
+        ]
         assert calls(run, step.step) == calls(live_run, live_step.step), f"reducer calls of step {key}"
         assert step.committed == live_step.committed or not live_step.committed
 
@@ -144,7 +154,7 @@ def test_a_thread_waiting_at_an_interrupt_opens_as_interrupted(backend):
 
 
 def test_threads_are_listed_newest_first(backend):
-    from apps import fan_out_app, drive
+    from apps import drive, fan_out_app
 
     graph, _ = fan_out_app(backend.saver, "older")
     drive(graph, [{"topic": "x"}], "newer")
@@ -185,8 +195,11 @@ def test_a_graph_that_is_not_the_one_that_ran_shows_as_a_finding(backend):
     changed = fan_out_graph(None, findings_reducer=lambda old, new: new)  # "the code changed since"
     with open_checkpointer(backend.url) as checkpointer:
         trace = read_thread(checkpointer, "t", changed)
-        stored = {s.metadata["step"]: s.checkpoint["channel_values"] for s in checkpointer.history("t")
-                  if s.config["configurable"]["checkpoint_ns"] == ""}
+        stored = {
+            s.metadata["step"]: s.checkpoint["channel_values"]
+            for s in checkpointer.history("t")
+            if s.config["configurable"]["checkpoint_ns"] == ""
+        }
     bad = [s for s in trace.steps if s.mismatches]
     assert bad and bad[0].step == 2 and bad[0].mismatches[0]["channel"] == "findings"
     assert bad[0].mismatches[0]["committed"] == encode(stored[2]["findings"])

@@ -22,20 +22,20 @@ One module per section; importing this package registers every case in order.
 """
 
 from . import (  # noqa: F401  (imported to register their cases)
+    add_messages_direct,
     basics,
+    build_errors,
     command,
     conditional_edges,
-    joins_defer_recursion,
     inputs_and_returns,
-    reducers_and_channels,
+    joins_defer_recursion,
     messages,
-    schemas,
-    build_errors,
-    subgraphs,
-    node_exceptions,
-    seeds,
-    add_messages_direct,
     more,
+    node_exceptions,
+    reducers_and_channels,
+    schemas,
+    seeds,
+    subgraphs,
 )
 from ._common import ALL_ASPECTS, BUILD_ONLY, CASES, FUNCTION_CASES, Built, Case, FunctionCase, case, fcase
 

@@ -4,7 +4,7 @@ registry, pinned error texts and small helpers. See `cases/__init__.py` for what
 # No `from __future__ import annotations`: state schemas defined inside builders refer to local names.
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 CONCURRENT = (
     "\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/"
@@ -14,13 +14,9 @@ NODE_RETURN = (
     "\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/"
     "INVALID_GRAPH_NODE_RETURN_VALUE"
 )
-RECURSION = (
-    "\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/"
-    "GRAPH_RECURSION_LIMIT"
-)
+RECURSION = "\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT"
 COERCION = (
-    "\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langchain/errors/"
-    "MESSAGE_COERCION_FAILURE "
+    "\nFor troubleshooting, visit: https://docs.langchain.com/oss/python/langchain/errors/MESSAGE_COERCION_FAILURE "
 )
 
 
@@ -48,8 +44,8 @@ class Built:
     builder: Any = None
     """The uncompiled graph builder; the harness calls `builder.compile(**compile_kwargs)`."""
     input: Any = None
-    config: Optional[dict] = None
-    probe: Optional[Callable[[], Any]] = None
+    config: dict | None = None
+    probe: Callable[[], Any] | None = None
     """Called after the run; its value is normalised and compared like the output."""
     compile_kwargs: dict = field(default_factory=dict)
     graph: Any = None
@@ -81,10 +77,10 @@ ALL_ASPECTS = (
 BUILD_ONLY = ("invoke",)
 
 
-def case(expect: Optional[dict] = None, aspects: tuple[str, ...] = ALL_ASPECTS):
+def case(expect: dict | None = None, aspects: tuple[str, ...] = ALL_ASPECTS):
     def register(fn: Callable[[Any], Built]) -> Callable[[Any], Built]:
         assert fn.__name__.startswith("build_"), fn.__name__
-        name = fn.__name__[len("build_"):]
+        name = fn.__name__[len("build_") :]
         assert name not in CASES, name
         CASES[name] = Case(name, fn, dict(expect or {}), aspects, (fn.__doc__ or "").strip())
         return fn
@@ -120,7 +116,7 @@ FUNCTION_CASES: dict[str, FunctionCase] = {}
 
 def fcase(expect: dict):
     def register(fn):
-        name = fn.__name__[len("args_"):]
+        name = fn.__name__[len("args_") :]
         FUNCTION_CASES[name] = FunctionCase(name, fn, expect)
         return fn
 

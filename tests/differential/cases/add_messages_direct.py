@@ -6,8 +6,6 @@ from ._common import COERCION, fcase
 from .messages import _seed_history
 
 
-
-
 def _h(*fields):
     return ("HumanMessage", "human", *fields)
 
@@ -60,9 +58,7 @@ def args_remove_all(lg):
     ]
 
 
-@fcase(
-    {"error": ("ValueError", "Attempting to delete a message with an ID that doesn't exist ('nope')")}
-)
+@fcase({"error": ("ValueError", "Attempting to delete a message with an ID that doesn't exist ('nope')")})
 def args_remove_missing(lg):
     return _seed_history(lg), [lg.RemoveMessage(id="nope")]
 

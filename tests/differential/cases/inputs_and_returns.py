@@ -4,7 +4,7 @@
 import operator
 from typing import Annotated, TypedDict
 
-from ._common import Built, NODE_RETURN, case, task_note
+from ._common import NODE_RETURN, Built, case, task_note
 
 
 def _simple(lg, node_fn):

@@ -3,7 +3,7 @@
 # No `from __future__ import annotations`: state schemas defined inside builders refer to local names.
 from typing import Annotated, TypedDict
 
-from ._common import Built, COERCION, case, sleep_ms
+from ._common import COERCION, Built, case, sleep_ms
 
 
 @case(

@@ -4,7 +4,7 @@
 import operator
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Annotated, Optional, TypedDict
+from typing import Annotated, TypedDict
 
 from ._common import Built, case, recursion, sleep_ms, task_note
 from .conditional_edges import _branch_graph
@@ -159,10 +159,7 @@ def build_node_reads_config(lg):
         md = config["metadata"]
         seen.append(
             {
-                **{
-                    k: md.get(k)
-                    for k in ("langgraph_step", "langgraph_node", "langgraph_triggers", "langgraph_path")
-                },
+                **{k: md.get(k) for k in ("langgraph_step", "langgraph_node", "langgraph_triggers", "langgraph_path")},
                 "ns": md.get("langgraph_checkpoint_ns", "").split(":")[0],
                 "user": config["configurable"].get("user"),
             }
@@ -374,7 +371,7 @@ def build_pydantic_state(lg):
 
     class PM(BaseModel):
         x: int = 0
-        y: Optional[str] = None
+        y: str | None = None
         log: Annotated[list, operator.add] = Field(default_factory=list)
 
     def n(s: PM):
@@ -451,7 +448,7 @@ def build_dataclass_input_instance(lg):
     class DS:
         x: int = 0
         log: Annotated[list, operator.add] = field(default_factory=list)
-        note: Optional[str] = None
+        note: str | None = None
 
     b = lg.StateGraph(DS)
     b.add_node("a", lambda s: {"x": s.x + 1, "log": ["a"]})

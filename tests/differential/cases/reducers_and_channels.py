@@ -4,7 +4,7 @@
 import operator
 from typing import Annotated, TypedDict
 
-from ._common import BUILD_ONLY, Built, CONCURRENT, case, logging_add
+from ._common import BUILD_ONLY, CONCURRENT, Built, case, logging_add
 
 
 @case(
@@ -146,9 +146,7 @@ def build_overwrite_two_error(lg):
     return Built(b, {"log": ["in"]})
 
 
-@case(
-    expect={"result": {"log": ["in", "a", "MUTATED", "b"]}, "probe": [["in", "a", "MUTATED"]]}
-)
+@case(expect={"result": {"log": ["in", "a", "MUTATED", "b"]}, "probe": [["in", "a", "MUTATED"]]})
 def build_inplace_mutation(lg):
     """Node input values are the live channel objects: an in-place append persists."""
     seen: list = []

@@ -3,7 +3,7 @@
 # No `from __future__ import annotations`: state schemas defined inside builders refer to local names.
 import operator
 from dataclasses import dataclass, field
-from typing import Annotated, NotRequired, Optional, TypedDict
+from typing import Annotated, NotRequired, TypedDict
 
 from ._common import Built, case
 
@@ -23,7 +23,7 @@ def build_dataclass_state(lg):
     class DS:
         x: int = 0
         log: Annotated[list, operator.add] = field(default_factory=list)
-        note: Optional[str] = None
+        note: str | None = None
 
     def a(s: DS):
         seen.append((type(s).__name__, s.x, s.note, list(s.log)))

@@ -76,9 +76,7 @@ def build_seed000_retries_and_answer(lg):
     b.add_node("attempt", attempt)
     b.add_node("finish", finish)
     b.add_edge(lg.START, "attempt")
-    b.add_conditional_edges(
-        "attempt", lambda s: "finish" if s["retries"] >= 3 else "attempt", ["attempt", "finish"]
-    )
+    b.add_conditional_edges("attempt", lambda s: "finish" if s["retries"] >= 3 else "attempt", ["attempt", "finish"])
     b.add_edge("finish", lg.END)
     return Built(b, {"messages": []})
 
@@ -182,15 +180,23 @@ def build_seed003_single_node_agent(lg):
             "messages": [
                 ("HumanMessage", "human", "What is (2 + 3) * 4?", None, None, None, "<uuid-1>"),
                 (
-                    "AIMessage", "ai", "", None,
+                    "AIMessage",
+                    "ai",
+                    "",
+                    None,
                     [{"name": "add", "args": {"a": 2, "b": 3}, "id": "call_1", "type": "tool_call"}],
-                    None, "<uuid-2>",
+                    None,
+                    "<uuid-2>",
                 ),
                 ("ToolMessage", "tool", "5", "add", None, "call_1", "<uuid-3>"),
                 (
-                    "AIMessage", "ai", "", None,
+                    "AIMessage",
+                    "ai",
+                    "",
+                    None,
                     [{"name": "multiply", "args": {"a": 5, "b": 4}, "id": "call_2", "type": "tool_call"}],
-                    None, "<uuid-4>",
+                    None,
+                    "<uuid-4>",
                 ),
                 ("ToolMessage", "tool", "20", "multiply", None, "call_2", "<uuid-5>"),
                 ("AIMessage", "ai", "The answer is 20.", None, [], None, "<uuid-6>"),
@@ -205,9 +211,7 @@ def build_seed003_react_loop(lg):
         lg,
         [
             lg.AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "call_1"}]),
-            lg.AIMessage(
-                "", tool_calls=[{"name": "multiply", "args": {"a": 5, "b": 4}, "id": "call_2"}]
-            ),
+            lg.AIMessage("", tool_calls=[{"name": "multiply", "args": {"a": 5, "b": 4}, "id": "call_2"}]),
             lg.AIMessage("The answer is 20."),
         ],
     )

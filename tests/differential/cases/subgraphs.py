@@ -144,9 +144,7 @@ def build_subgraph_nested(lg):
         "result": {"log": ["in", "from-sub", "after"]},
         "probe": ["s1"],
         "streams": {
-            "subgraphs": {
-                "chunks": [((), {"subg": {"log": ["from-sub"]}}), ((), {"after": {"log": ["after"]}})]
-            }
+            "subgraphs": {"chunks": [((), {"subg": {"log": ["from-sub"]}}), ((), {"after": {"log": ["after"]}})]}
         },
     }
 )
