@@ -71,10 +71,12 @@ def size_report(steps: int) -> None:
     trace_disk = len(to_json(trace))
     print(f"size: {steps}-step add_messages append ({len(final['messages'])} messages), recorded in {elapsed:.2f} s")
     print(
-        f"  in memory: trace {trace_memory / 1e6:.2f} MB / final state {state_memory / 1e6:.2f} MB = {trace_memory / state_memory:.2f}x"
+        f"  in memory: trace {trace_memory / 1e6:.2f} MB / final state {state_memory / 1e6:.2f} MB "
+        f"= {trace_memory / state_memory:.2f}x"
     )
     print(
-        f"  on disk:   trace {trace_disk / 1e6:.2f} MB / final state {state_disk / 1e6:.2f} MB = {trace_disk / state_disk:.2f}x"
+        f"  on disk:   trace {trace_disk / 1e6:.2f} MB / final state {state_disk / 1e6:.2f} MB "
+        f"= {trace_disk / state_disk:.2f}x"
     )
 
 

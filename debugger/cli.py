@@ -9,8 +9,9 @@
     stepscope diagnose TARGET|FILE|RUN_ID [--json] [--no-run]      find mistakes; exit 1 on an error-level finding
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
     stepscope threads --checkpointer URL                            threads of a langgraph checkpointer (SQLite file,
-                                                                    postgresql:// URL); show, diagnose and app open one
-                                                                    with `my_app.py:graph --checkpointer URL --thread ID`;
+                                                                    postgresql:// URL); show, diagnose and app open
+                                                                    one with
+                                                                    `my_app.py:graph --checkpointer URL --thread ID`;
                                                                     `stepscope fork` time-travels one on a local copy
 
 TARGET is a sample name, `path/to/file.py[:attribute]` or `package.module[:attribute]`; without an

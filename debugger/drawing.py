@@ -26,8 +26,8 @@ class Highlight:
     """One moment of a run: node ids per state, and the (source, target) edges just followed.
 
     Each state has a marker besides its colour: failed ✖ red, running ⏳ green (a live run), ran ▶ gold
-    and bold, next ▷ dashed bold border, visited ✓ tinted. A node in several sets gets every style (the later in that list winning)
-    and the marker of the first. Taken edges are bold and thicker.
+    and bold, next ▷ dashed bold border, visited ✓ tinted. A node in several sets gets every style (the
+    later in that list winning) and the marker of the first. Taken edges are bold and thicker.
     """
 
     ran: set[str] = field(default_factory=set)

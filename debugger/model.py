@@ -189,7 +189,8 @@ class RunView:
         return [n["name"] for n in self.run.graph["nodes"]]
 
     def highlight(self, step: int) -> Highlight:
-        """Ran (this step), next (the following step), visited (before), failed (culprits only), edges taken into this step."""
+        """Ran (this step), next (the following step), visited (before), failed (culprits only), edges taken
+        into this step."""
         index = self.steps.index(self.clamp(step)) if self.steps else 0
         tasks = self.tasks(step)
         ran = {t.name for t in tasks}

@@ -119,7 +119,8 @@ def require_input(graph: Any, graph_input: Any, trace: Trace) -> None:
     example = "{" + ", ".join(f'"{k}": ...' for k in keys[:4]) + (", ..." if len(keys) > 4 else "") + "}"
     raise OpenError(
         f"The input is empty, and {trace.graph.get('name', 'the graph')} needs one: a node read "
-        f"{trace.error.get('message', '')} before anything wrote it. The graph's input has the keys {', '.join(keys)}: give a JSON object "
+        f"{trace.error.get('message', '')} before anything wrote it. "
+        f"The graph's input has the keys {', '.join(keys)}: give a JSON object "
         f"such as {example}, or define `example_input` in the graph's module."
     )
 

@@ -280,7 +280,8 @@ def check_value(graph: Any, original: Trace, step: int, key: str | None, value: 
     except Exception as exc:  # the user's reducer on the user's value: any failure is the answer
         name = getattr(channel, "reducer_name", getattr(reducer, "__name__", "the reducer"))
         raise TimeTravelError(
-            f"{name} cannot merge {json.dumps(value, ensure_ascii=False, default=str)} into {key!r}: it expects a value "
+            f"{name} cannot merge {json.dumps(value, ensure_ascii=False, default=str)} into {key!r}: "
+            "it expects a value "
             f"it can combine with {type(old).__name__} {json.dumps(old, ensure_ascii=False, default=str)[:60]} "
             f'({type(exc).__name__}: {exc}). For a list under operator.add, write a list, e.g. ["hello"].'
         ) from None

@@ -195,8 +195,12 @@ class Persistence:
         return resumes
 
     def _check_fresh_thread(self, input: Any) -> None:
-        """Resuming a thread that has no checkpoint: LangGraph's text for None, a clear error for Command(resume=...)."""
-        fix = f"Thread {self.thread_id!r} has no checkpoint to resume: start it with the graph's input, or check the thread_id."
+        """Resuming a thread that has no checkpoint: LangGraph's text for None, a clear error for
+        Command(resume=...)."""
+        fix = (
+            f"Thread {self.thread_id!r} has no checkpoint to resume: start it with the graph's input, "
+            "or check the thread_id."
+        )
         if input is None:
             error = EmptyInputError("Received no input for __start__")
             error.add_note(fix)

@@ -11,9 +11,9 @@ stay as they are; everything else becomes a tagged dict, `{"$type": ..., ...}`:
 - anything else: `{"$type": "repr", "class": "mod.Name", "repr": "..."}`, readable, never dropped and
   never pickled.
 
-A plain dict that happens to have a `"$type"` (or `"$blob"`, `"$blobs"`) key is wrapped as `{"$type": "dict", "items": [...]}`, so
-decoding is unambiguous. `decode()` never imports or executes anything named in the data: messages come
-back as `engine` messages, other objects as `Recorded` stand-ins.
+A plain dict that happens to have a `"$type"` (or `"$blob"`, `"$blobs"`) key is wrapped as
+`{"$type": "dict", "items": [...]}`, so decoding is unambiguous. `decode()` never imports or executes anything
+named in the data: messages come back as `engine` messages, other objects as `Recorded` stand-ins.
 
 Deltas (`delta`, `apply_delta`) describe a new value against the previous one: `{"same": true}`,
 `{"extend": [...]}` (a list that grew), `{"splice": k, "items": [...]}` (a list whose items from index k

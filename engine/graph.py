@@ -170,7 +170,8 @@ class StateGraph:
                 raise ValueError("Node name must be provided if action is not a function")
         if self.compiled:
             logger.warning(
-                "Adding a node to a graph that has already been compiled. This will not be reflected in the compiled graph."
+                "Adding a node to a graph that has already been compiled. "
+                "This will not be reflected in the compiled graph."
             )
         if action is None:
             raise RuntimeError

@@ -437,7 +437,8 @@ def _convert_to_message(message: Any) -> BaseMessage:
 
 
 def convert_to_messages(messages: Any) -> list[BaseMessage]:
-    """Each item: a message (kept as is), a str (human), a (role, content) pair, or a dict with role/type and content."""
+    """Each item: a message (kept as is), a str (human), a (role, content) pair, or a dict with role/type
+    and content."""
     return [_convert_to_message(m) for m in messages]
 
 

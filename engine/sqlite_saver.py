@@ -126,7 +126,10 @@ class SqliteSaver(BaseCheckpointSaver):
         if before_id:
             where.append("checkpoint_id < ?")
             args.append(before_id)
-        query = "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints"
+        query = (
+            "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata "
+            "FROM checkpoints"
+        )
         if where:
             query += " WHERE " + " AND ".join(where)
         rows = self._fetch(query + " ORDER BY checkpoint_id DESC", tuple(args))
@@ -141,7 +144,8 @@ class SqliteSaver(BaseCheckpointSaver):
     def _tuple(self, thread_id: str, ns: str, row: Sequence[Any]) -> CheckpointTuple:
         checkpoint_id, parent, checkpoint, metadata = row
         writes = self._fetch(
-            "SELECT task_id, channel, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
+            "SELECT task_id, channel, value FROM writes "
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
             "ORDER BY task_path, task_id, idx",
             (thread_id, ns, checkpoint_id),
         )

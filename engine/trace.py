@@ -10,8 +10,9 @@ value, writes, routes, duration, error, and the nested runs of subgraphs it star
 call of its barrier in application order, the channel versions that changed, and the state changes
 not explained by reducer calls (channels that clear themselves).
 
-Files are `engine.tracefile`'s job. Values are recorded with `engine.codec`: deep JSON-able snapshots, so history cannot change when a
-node later mutates a list in place. Whatever only grows is stored as a delta: a reducer call stores
+Files are `engine.tracefile`'s job. Values are recorded with `engine.codec`: deep JSON-able snapshots,
+so history cannot change when a node later mutates a list in place. Whatever only grows is stored as a
+delta: a reducer call stores
 its `before` against the channel's last recorded value (normally `{"same": true}`; anything else means
 the value changed outside the reducers, e.g. a node mutated its input in place) and its `after`
 against `before`. A node's input is stored as a view, `{"$view": [keys]}`, when it is the recorded

@@ -3,7 +3,8 @@
 AppTest runs `debugger/app.py` in this process and lets a test click buttons, set widgets and read
 the elements, the session state and the URL (`at.query_params`). The graph is laid out on the server,
 so its SVG is in the page (`drawing(at)`): `debugger.drawing` gives every node `id="node_<name>"`, a
-class `stepscope-node <state>` and a marker (▶ ran, ▷ next, ✓ visited, ✖ caused a failure). What only a browser shows (layout, colours, key presses) is in tests/e2e.
+class `stepscope-node <state>` and a marker (▶ ran, ▷ next, ✓ visited, ✖ caused a failure). What only
+a browser shows (layout, colours, key presses) is in tests/e2e.
 
 Every test gets its own run store (`STEPSCOPE_DB` in a temporary folder) and cleared st caches.
 """
@@ -348,7 +349,8 @@ def test_timeline_marks_the_current_step():
     assert frame.loc["write_joke", "▶ 2"] == "●×3"
     assert (
         timeline_label(at)
-        == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted)"
+        == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
+        "⏸ interrupted)"
     )
 
 

@@ -42,7 +42,8 @@ SAVERS = {
     "memory": ("from langgraph.checkpoint.memory import InMemorySaver", "InMemorySaver()"),
     "sqlite": (
         "import sqlite3, pathlib\nfrom langgraph.checkpoint.sqlite import SqliteSaver",
-        "SqliteSaver(sqlite3.connect(str(pathlib.Path(__file__).with_name('threads.sqlite')), check_same_thread=False))",
+        "SqliteSaver(sqlite3.connect(str(pathlib.Path(__file__).with_name('threads.sqlite')), "
+        "check_same_thread=False))",
     ),
 }
 

@@ -217,7 +217,8 @@ def test_repr_matches_langchain_core():
     )
     assert (
         repr(AIMessage("x", name="bot"))
-        == "AIMessage(content='x', additional_kwargs={}, response_metadata={}, name='bot', tool_calls=[], invalid_tool_calls=[])"
+        == "AIMessage(content='x', additional_kwargs={}, response_metadata={}, name='bot', tool_calls=[], "
+        "invalid_tool_calls=[])"
     )
     assert repr(ToolMessage("42", tool_call_id="c1")) == "ToolMessage(content='42', tool_call_id='c1')"
     assert (

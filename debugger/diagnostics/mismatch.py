@@ -28,8 +28,9 @@ def recorded_mismatches(facts: RunFacts) -> list[Finding]:
                     severity="error",
                     title=f"{key!r} after step {step.step} is not what its writes fold to",
                     explanation=(
-                        f"Folding step {step.step}'s writes to {key!r} with the graph's reducer gives {short(recorded, 80)}, "
-                        f"but the run committed {short(committed, 80)}. The views show the committed value from here on. "
+                        f"Folding step {step.step}'s writes to {key!r} with the graph's reducer gives "
+                        f"{short(recorded, 80)}, but the run committed {short(committed, 80)}. "
+                        "The views show the committed value from here on. "
                         "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
                         "changed since), the reducer is not deterministic or changes its arguments, or a node "
                         f"({', '.join(writers) or 'of this step'}) changed the state in place."

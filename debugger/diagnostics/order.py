@@ -137,7 +137,8 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
         )
     )
     explanation = (
-        f"{names(writers)} {both(writers)} wrote {key!r} in step {step}, and the reducer of {key!r}, {reducer}, gives a different "
+        f"{names(writers)} {both(writers)} wrote {key!r} in step {step}, and the reducer of {key!r}, {reducer}, "
+        "gives a different "
         f"result depending on the order it folds them in: as recorded ({', then '.join(writers)}) it is "
         f"{short(value, 50)}; folded as {', then '.join(reordered)} it would be {short(other.value, 50)}. "
         f"The writes of one superstep are folded by node name (then Send order), not by finishing time, so the "
@@ -147,7 +148,8 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
     fix = (
         f"{collected}: Annotated[dict, lambda old, new: {{**old, **new}}]   # each node returns "
         f'{{"{collected}": {{"<its name>": value}}}}\n\n'
-        f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   # decide explicitly after the join\n\n'
+        f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   '
+        "# decide explicitly after the join\n\n"
         f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")'
     )
     return Finding(
@@ -156,7 +158,9 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
         title=f"{key!r} depends on the order of parallel writes",
         explanation=explanation,
         fix=fix,
-        fix_label="Collect the parallel results with an order-independent reducer, then choose in a node after the join",
+        fix_label=(
+            "Collect the parallel results with an order-independent reducer, then choose in a node after the join"
+        ),
         other_fixes=(
             (
                 "Use a reducer that is commutative (sum, max, set union)",

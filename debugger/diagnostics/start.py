@@ -71,7 +71,8 @@ def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Findi
                     title=f"{reducer} cannot fold into the start value of {key!r}",
                     explanation=(
                         f"{key!r} starts at {start!r} ({_type_name(channel.initial)}()), and {reducer}({start!r}, "
-                        f"{start!r}) raises {failure}. The first write to {key!r} will fail its step with the same error."
+                        f"{start!r}) raises {failure}. "
+                        f"The first write to {key!r} will fail its step with the same error."
                     ),
                     fix=_start_fix(key, channel),
                     fix_label="Pick a reducer that works on the key's type",

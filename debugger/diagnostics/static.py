@@ -218,7 +218,8 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
                 severity="warning",
                 title=f"{name} returns the whole state",
                 explanation=(
-                    f"{name} ({function}) returns the state it received (line {read.whole_state}) instead of an update. "
+                    f"{name} ({function}) returns the state it received (line {read.whole_state}) "
+                    "instead of an update. "
                     f"A node's return value is a set of writes, one per key: returning the state writes every key "
                     f"again" + (": " + "; and ".join(consequences) if consequences else "") + "."
                 ),
@@ -259,7 +260,9 @@ def _subgraph_echo(builder: Any, subgraphs: dict[str, Any], scope: tuple[str, ..
                         f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
                         f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items'
                     ),
-                    fix_label="Wrap the subgraph in a function node with its own schema that returns only the new items",
+                    fix_label=(
+                        "Wrap the subgraph in a function node with its own schema that returns only the new items"
+                    ),
                     other_fixes=(
                         (
                             "Give the key a reducer that merges by id",

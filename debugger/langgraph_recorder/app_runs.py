@@ -108,7 +108,8 @@ def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[Thre
         path = store.path
         with sqlite3.connect(path, timeout=10) as connection:
             rows = connection.execute(
-                "SELECT run_id, started_at, status FROM runs WHERE target = ? AND json_extract(trace, '$.thread_id') = ? "
+                "SELECT run_id, started_at, status FROM runs "
+                "WHERE target = ? AND json_extract(trace, '$.thread_id') = ? "
                 "ORDER BY started_at, rowid",
                 (target, thread_id),
             ).fetchall()

@@ -87,4 +87,7 @@ def names_of(nodes: Any, graph: Any) -> list[str]:
 def error_line(trace: Trace) -> str:
     if trace.error is None:
         return ""
-    return f"{trace.error.get('class', 'Error')}: {trace.error.get('message', '').splitlines()[0] if trace.error.get('message') else ''}"
+    return (
+        f"{trace.error.get('class', 'Error')}: "
+        f"{trace.error.get('message', '').splitlines()[0] if trace.error.get('message') else ''}"
+    )

@@ -22,7 +22,10 @@ def step_line(step: StepRecord) -> str:
     """One committed superstep in one line: its tasks, the keys they wrote, its first error."""
     if step.kind == "update":
         writers = sorted({c.writer_name for c in step.reducer_calls})
-        return f"step {step.step}: edit as {', '.join(writers)} -> {', '.join(sorted({c.channel for c in step.reducer_calls}))}"
+        return (
+            f"step {step.step}: edit as {', '.join(writers)} -> "
+            f"{', '.join(sorted({c.channel for c in step.reducer_calls}))}"
+        )
     if not step.committed and not step.reducer_calls:
         return (
             f"step {step.step}: {', '.join(t.name for t in step.tasks)} -> never committed (stopped): nothing written"

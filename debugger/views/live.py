@@ -29,7 +29,10 @@ POLL = 0.4
 """Seconds between two looks at a running run."""
 RUN, FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_run", "live_follow", "live_shown", "live_error", "live_edit_note"
 DEFAULT_SAMPLE = "slow_research"
-LEGEND = "⏳ running · ▶ done (or ran in this step) · ✖ failed · ▷ runs next · ✓ ran before · double purple border: breakpoint"
+LEGEND = (
+    "⏳ running · ▶ done (or ran in this step) · ✖ failed · ▷ runs next · ✓ ran before · "
+    "double purple border: breakpoint"
+)
 
 
 # ---- starting a run ------------------------------------------------------------------------------

@@ -183,7 +183,8 @@ def render() -> None:
             status = run.trace.status
             icon = {"done": "✅", "error": "🛑", "recursion_limit": "🔁", "interrupted": "⏸️"}.get(status, "•")
             st.markdown(
-                f"**{widgets.md(run.title or run.label)}**  \n{icon} `{status}` · {len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`"
+                f"**{widgets.md(run.title or run.label)}**  \n{icon} `{status}` · "
+                f"{len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`"
             )
             threads.render(run)
             if run.graph is not None and run.graph_input is not None:

@@ -222,7 +222,8 @@ def _timeline(view: RunView, step: int) -> None:
         return [""] * len(column)
 
     with st.expander(
-        f"Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, ⏸ interrupted){shown}",
+        "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
+        f"⏸ interrupted){shown}",
         expanded=len(view.steps) <= 40,
     ):
         small = len(columns) <= TIMELINE_SHADED_COLUMNS and frame.size <= TIMELINE_SHADED_CELLS

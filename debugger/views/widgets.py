@@ -60,7 +60,8 @@ def graph_chart(dot: str, *, large: bool = False) -> int:
 
 
 _GRAPH_FRAME = """
-<div class="stepscope-graph" data-graph="{id}" data-fit="{fit}" style="position:relative;height:{height}px;overflow:hidden;
+<div class="stepscope-graph" data-graph="{id}" data-fit="{fit}" \
+style="position:relative;height:{height}px;overflow:hidden;
      border:1px solid #e6e6e6;border-radius:8px;background:#fff;cursor:grab;touch-action:none">
   <div class="stepscope-zoom" style="position:absolute;right:6px;top:6px;z-index:2;display:flex;gap:4px">
     <button data-zoom="in" title="Zoom in" style="width:28px">+</button>

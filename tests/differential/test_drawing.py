@@ -7,7 +7,8 @@ The graphs are the builders of `cases.py`. For each one we compare:
 - the `draw_mermaid()` text, exactly.
 
 On the `langgraph` side the edges (and, for four graphs, the whole Mermaid text) are pinned below from
-langgraph 1.2.22 / langchain-core 1.8.3, checked against langgraph's own drawing code (langchain_core/runnables/graph*.py).
+langgraph 1.2.22 / langchain-core 1.8.3, checked against langgraph's own drawing code
+(langchain_core/runnables/graph*.py).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 The graph is laid out by Graphviz on the server (`debugger/views/widgets.py`); `debugger.drawing`
 gives each node `id=node_<name>` and the class `stepscope-node <state>`, which come through to the
-SVG as `<g id="node_child" class="node stepscope-node ran">`, so the tests read the highlight from the SVG itself: the class,
-the fill and pen width of the node's shape and the ▶ marker in its label. Keyboard shortcuts, tabs
-and page navigation are exercised as a user would. Each test saves screenshots (see conftest.py).
+SVG as `<g id="node_child" class="node stepscope-node ran">`, so the tests read the highlight from the
+SVG itself: the class, the fill and pen width of the node's shape and the ▶ marker in its label. Keyboard shortcuts,
+tabs and page navigation are exercised as a user would. Each test saves screenshots (see conftest.py).
 """
 
 from __future__ import annotations
