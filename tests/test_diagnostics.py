@@ -10,7 +10,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, Optional, TypedDict
 
 import pytest
 
@@ -462,7 +462,7 @@ def test_a_reducer_that_fails_later_is_reducer_failed():
 
 
 class MaybeList(TypedDict):
-    items: Annotated[list | None, operator.add]
+    items: Annotated[Optional[list], operator.add]  # noqa: UP045 - the spelling users write, quoted back to them
     other: int
 
 
