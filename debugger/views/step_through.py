@@ -145,8 +145,13 @@ def _step_summary(view: RunView, at: Cursor) -> None:
         )
     else:
         st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
-    if step == 0:
-        st.caption("Step 0 is the hidden `__start__` task: it writes the graph input through the reducers.")
+    if any(t.name == "__start__" for t in tasks):
+        st.caption(f"Step {step} is the hidden `__start__` task: it writes the graph input through the reducers.")
+    elif not tasks and step >= 0 and (record is None or record.kind != "update"):
+        st.caption(
+            f"No node ran in step {step}: it is a saved checkpoint (where a resumed run picked up its thread, or a "
+            "state update), not a superstep of nodes."
+        )
     triggers = [t for t in view.triggers(step) if t.task != "__start__"]
     for trigger in triggers[:SUMMARY_TASKS]:
         st.markdown(f"- {widgets.md(trigger.sentence())}")
