@@ -313,6 +313,8 @@ class DeltaTracker:
         self.items: list[Any] | dict[Any, Any] | None = None
         """A shallow copy of a list's items or a dict's entries, as they were when recorded."""
         self.encoded: Any = MISSING_ENCODED
+        """The encoding of a dict value (what a `merge` delta builds on). A list's is not kept: its
+        deltas are built from its items alone, and rebuilding it would copy the whole list per step."""
 
     def delta(self, new: Any, encode: Callable[[Any], Any] = encode) -> dict[str, Any]:
         """How `new` differs from the snapshot; then the snapshot becomes `new`. `encode` may be a
@@ -320,17 +322,20 @@ class DeltaTracker:
         old_items = self.items
         if type(new) is list and type(old_items) is list:
             common = _common_prefix(old_items, new)
+            # `items` is this tracker's own copy: brought up to date in place, not copied per step
             if common == len(old_items) == len(new):
                 result: dict[str, Any] = SAME
             elif common == len(old_items):
-                added = [encode(item) for item in new[common:]]
-                self.encoded = self.encoded + added
-                result = {"extend": added}
+                added = new[common:]
+                result = {"extend": [encode(item) for item in added]}
+                old_items.extend(added)
             else:
-                changed = [encode(item) for item in new[common:]]
-                self.encoded = self.encoded[:common] + changed
-                result = {"splice": common, "items": changed}
-            self.raw, self.items = new, list(new)
+                changed = new[common:]
+                result = {"splice": common, "items": [encode(item) for item in changed]}
+                del old_items[common:]
+                old_items.extend(changed)
+            self.encoded = MISSING_ENCODED
+            self.raw = new
             return result
         if (
             type(new) is dict
@@ -365,7 +370,7 @@ def _common_prefix(old: list[Any], new: list[Any]) -> int:
     """How many leading items `old` and `new` share by identity. The usual answer (all of `old`) is
     checked at C speed; only a list that changed in the middle is scanned item by item."""
     limit = min(len(old), len(new))
-    if limit and old[limit - 1] is new[limit - 1] and all(map(operator.is_, old[:limit], new[:limit])):
+    if limit and old[limit - 1] is new[limit - 1] and all(map(operator.is_, old, new)):  # map stops at `limit`
         return limit
     for index in range(limit):
         if old[index] is not new[index]:

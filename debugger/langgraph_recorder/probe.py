@@ -212,10 +212,13 @@ class LoopProbe:
 
     def _task_record(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
         pull = task.path and task.path[0] == "__pregel_pull"
+        triggers = self.run.interned(tuple(task.triggers))
         fired = (
-            [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])]
+            self.run.interned(
+                tuple(c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c]))
+            )
             if pull
-            else list(task.triggers)
+            else triggers
         )
         value = task.input
         managed = {}
@@ -224,8 +227,8 @@ class LoopProbe:
         record = TaskRecord(
             id=task.id,
             name=task.name,
-            path=_plain_path(task.path),
-            triggers=list(task.triggers),
+            path=self.run.interned(task.path) if pull else _plain_path(task.path),
+            triggers=triggers,
             fired=fired,
             seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
             input=self.run.input_view(value, self.managed)
@@ -260,7 +263,7 @@ class LoopProbe:
             if error is not None and attempts and not _is_bubble_up(error):
                 attempts = attempts[:-1]  # the last attempt's error is the task's error
             record.attempts = attempts
-            record.routes = [[name, self.run.encode(chosen)] for name, chosen in probe.routes]
+            record.routes = self.run.pairs([(name, self.run.encode(chosen)) for name, chosen in probe.routes])
             record.duration = round(probe.duration, 6)
             self.run.task_done(record, writes=writes, result=result, has_result=has_result, error=error)
 

@@ -82,9 +82,23 @@ class RunBuilder:
         """The state the last committed step left (raw values; MISSING for empty keys)."""
         self.last_after: dict[str, Any] = {}
         """Per channel written this step: the value its last recorded call left (for the check)."""
+        self.lists: dict[tuple[str, ...], list[str]] = {}
+        self.shared_pairs: dict[tuple[Any, ...], list[list[Any]]] = {}
+        self.views: dict[tuple[str, ...], dict[str, list[str]]] = {}
         self.started = time.perf_counter()
 
     # ---- values -----------------------------------------------------------------------------
+
+    def interned(self, names: Iterable[str]) -> list[str]:
+        """`list(names)`, one list per distinct sequence of names for the whole run: a long run records
+        the same paths, triggers and views every step, and each list kept is one more object for
+        Python's cyclic collector to scan at every full collection (recorded lists are data: nothing
+        mutates them)."""
+        names = tuple(names)
+        found = self.lists.get(names)
+        if found is None:
+            found = self.lists[names] = list(names)
+        return found
 
     def tracker(self, channel: str) -> DeltaTracker:
         snap = self.trackers.get(channel)
@@ -110,6 +124,17 @@ class RunBuilder:
         self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
         return encoded
 
+    def pairs(self, pairs: Sequence[tuple[str, Any]]) -> list[list[Any]]:
+        """`[[name, encoded], ...]`, shared (like `interned`) when every encoded value is a scalar: a
+        loop's writes and routes are usually the same few names and numbers every step."""
+        if not all(type(value) in _SCALARS for _, value in pairs):
+            return [[name, value] for name, value in pairs]
+        key = tuple((name, type(value), value) for name, value in pairs)  # 1, 1.0 and True stay apart
+        found = self.shared_pairs.get(key)
+        if found is None:
+            found = self.shared_pairs[key] = [[name, value] for name, value in pairs]
+        return found
+
     def input_view(self, value: Any, managed: Iterable[str] = ()) -> Any:
         """A node's input as `{"$view": [keys]}` when it is the recorded state (the usual case), so
         a long run does not store the whole state once per task; else its encoding."""
@@ -124,7 +149,10 @@ class RunBuilder:
                 if snap is None or snap.raw is not item:
                     return self.encode(value)
                 keys.append(key)
-            return {VIEW: keys}
+            view = self.views.get(keys := tuple(keys))
+            if view is None:
+                view = self.views[keys] = {VIEW: self.interned(keys)}
+            return view
         return self.encode(value)
 
     # ---- steps and tasks --------------------------------------------------------------------
@@ -152,7 +180,7 @@ class RunBuilder:
         error: BaseException | dict[str, Any] | None = None,
     ) -> None:
         """What a task did: its writes (in its own order), its raw return value when known, its error."""
-        task.writes = [[channel, self.encode(value)] for channel, value in writes]
+        task.writes = self.pairs([(channel, self.encode(value)) for channel, value in writes])
         if has_result:
             if type(result) is dict and _same_as_writes(result, writes):
                 task.result = SAME_AS_WRITES
@@ -211,7 +239,7 @@ class RunBuilder:
         committed value is not what its last call returned is a mismatch."""
         record = self.open_step(step)
         record.committed = True
-        record.updated_channels = sorted(updated_channels)
+        record.updated_channels = self.interned(sorted(updated_channels))
         if versions is not None:
             numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
             record.versions = {k: v for k, v in numbers.items() if self.versions.get(k) != v}
