@@ -107,7 +107,32 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class RunStore:
+class TraceFiles:
+    """What every run store does the same way on top of its own `load`, `save` and `list`: trace files
+    in and out (SQLite here, PostgreSQL in `debugger/store_postgres.py`)."""
+
+    def export(self, run_id: str, path: str | Path) -> Path:
+        trace = self.load(run_id)
+        try:
+            Path(path).write_text(to_json(trace, indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
+        return Path(path)
+
+    def import_file(self, path: str | Path, *, replace: bool = False) -> str:
+        """Stores a trace file, validated first. A different run already stored under the same id is
+        refused unless `replace`; importing the same run twice is harmless."""
+        try:
+            trace = read_trace_file(path)
+        except TraceFileError as exc:
+            raise StoreError(str(exc)) from None
+        return self.save(trace, replace=replace)
+
+    def __iter__(self) -> Iterator[RunSummary]:
+        return iter(self.list())
+
+
+class RunStore(TraceFiles):
     """Runs kept in one SQLite file. Cheap to open; each call is its own transaction."""
 
     def __init__(self, path: str | Path | None = None) -> None:
@@ -416,26 +441,6 @@ class RunStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot delete run {run_id} from {self.path}: {_reason(exc)}.") from None
         return full
-
-    def export(self, run_id: str, path: str | Path) -> Path:
-        trace = self.load(run_id)
-        try:
-            Path(path).write_text(to_json(trace, indent=1), encoding="utf-8")
-        except OSError as exc:
-            raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
-        return Path(path)
-
-    def import_file(self, path: str | Path, *, replace: bool = False) -> str:
-        """Stores a trace file, validated first. A different run already stored under the same id is
-        refused unless `replace`; importing the same run twice is harmless."""
-        try:
-            trace = read_trace_file(path)
-        except TraceFileError as exc:
-            raise StoreError(str(exc)) from None
-        return self.save(trace, replace=replace)
-
-    def __iter__(self) -> Iterator[RunSummary]:
-        return iter(self.list())
 
 
 def _checked_id(trace: Trace) -> str:

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Iterator
 
-from debugger.store import ENV_VAR, MIN_PREFIX, RunExistsError, RunSummary, StoreError, digest
-from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
+from debugger.store import ENV_VAR, MIN_PREFIX, RunExistsError, RunSummary, StoreError, TraceFiles, digest
+from debugger.tracecheck import TraceFileError, parse_trace
 from engine.trace import Trace
 from engine.tracefile import to_json
 
@@ -67,7 +66,7 @@ def _redact(url: str) -> str:
     return redact(url)
 
 
-class PostgresRunStore:
+class PostgresRunStore(TraceFiles):
     """Runs kept in a PostgreSQL database. Each call opens its own connection and transaction."""
 
     def __init__(self, url: str) -> None:
@@ -287,26 +286,6 @@ class PostgresRunStore:
             full = self._resolve(cur, run_id)
             cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (full,))
         return full
-
-    def export(self, run_id: str, path: str | Path) -> Path:
-        trace = self.load(run_id)
-        try:
-            Path(path).write_text(to_json(trace, indent=1), encoding="utf-8")
-        except OSError as exc:
-            raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
-        return Path(path)
-
-    def import_file(self, path: str | Path, *, replace: bool = False) -> str:
-        """Stores a trace file, validated first. A different run already stored under the same id is
-        refused unless `replace`; importing the same run twice is harmless."""
-        try:
-            trace = read_trace_file(path)
-        except TraceFileError as exc:
-            raise StoreError(str(exc)) from None
-        return self.save(trace, replace=replace)
-
-    def __iter__(self) -> Iterator[RunSummary]:
-        return iter(self.list())
 
 
 def _reason(exc: BaseException) -> str:

@@ -59,6 +59,8 @@ __all__ = [
     "TASKS",
     # recording a run and describing its graph
     "Recorder",
+    "fields_of",
+    "same_as_writes",
     "describe",
     "utc_now",
     "reducer_display_name",
@@ -414,7 +416,7 @@ class Recorder(Hooks):
                 else:
                     return {VIEW: list(value)}
             else:
-                items = _fields_of(value)
+                items = fields_of(value)
                 if items is not None and all((snap := trackers.get(k)) is not None and snap.raw is v for k, v in items):
                     return {VIEW: [k for k, _ in items]}
         return encode(value)
@@ -425,7 +427,7 @@ class Recorder(Hooks):
         writes = task.writes
         result = task.result
         encode_shared = builder.encode
-        if type(result) is dict and _same_as_writes(result, writes):
+        if type(result) is dict and same_as_writes(result, writes):
             record.result = SAME_AS_WRITES
         else:
             record.result = encode_shared(result)
@@ -528,16 +530,17 @@ def _unchanged_list(value: Any, items: Any) -> bool:
     )
 
 
-def _fields_of(value: Any) -> list[tuple[str, Any]] | None:
+def fields_of(value: Any) -> list[tuple[str, Any]] | None:
+    """A dataclass's or pydantic model's `(field, value)` pairs (a state object), else None."""
     if is_dataclass(value) and not isinstance(value, type):
         return [(f.name, getattr(value, f.name)) for f in fields(value)]
     model_fields = getattr(type(value), "model_fields", None)
     if model_fields is not None:
-        return [(name, getattr(value, name)) for name in model_fields]
+        return [(name, getattr(value, name, None)) for name in model_fields]
     return None
 
 
-def _same_as_writes(result: dict[str, Any], writes: list[tuple[str, Any]]) -> bool:
+def same_as_writes(result: dict[str, Any], writes: list[tuple[str, Any]]) -> bool:
     """True when a node's returned dict is exactly its leading state writes (the usual case)."""
     if len(writes) < len(result):
         return False

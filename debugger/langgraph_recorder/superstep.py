@@ -31,7 +31,17 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import TYPE, DeltaTracker, encode, encode_error
-from engine.trace import SAME, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
+from engine.trace import (
+    SAME,
+    SAME_AS_WRITES,
+    VIEW,
+    ReducerCallRecord,
+    RunRecord,
+    StepRecord,
+    TaskRecord,
+    fields_of,
+    same_as_writes,
+)
 
 from .names import reducer_name
 
@@ -139,7 +149,7 @@ class RunBuilder:
         """A node's input as `{"$view": [keys]}` when it is the recorded state (the usual case), so
         a long run does not store the whole state once per task; else its encoding."""
         skip = set(managed)
-        items = value.items() if type(value) is dict else _fields_of(value)
+        items = value.items() if type(value) is dict else fields_of(value)
         if items is not None:
             keys = []
             for key, item in items:
@@ -182,7 +192,7 @@ class RunBuilder:
         """What a task did: its writes (in its own order), its raw return value when known, its error."""
         task.writes = self.pairs([(channel, self.encode(value)) for channel, value in writes])
         if has_result:
-            if type(result) is dict and _same_as_writes(result, writes):
+            if type(result) is dict and same_as_writes(result, writes):
                 task.result = SAME_AS_WRITES
             else:
                 task.result = self.encode(result)
@@ -520,26 +530,6 @@ def _equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:  # values whose == raises (arrays): compare what the trace would hold
         return encode(a) == encode(b)
-
-
-def _fields_of(value: Any) -> list[tuple[str, Any]] | None:
-    from dataclasses import fields, is_dataclass
-
-    if is_dataclass(value) and not isinstance(value, type):
-        return [(f.name, getattr(value, f.name)) for f in fields(value)]
-    model_fields = getattr(type(value), "model_fields", None)
-    if model_fields is not None:
-        return [(name, getattr(value, name, None)) for name in model_fields]
-    return None
-
-
-def _same_as_writes(result: dict[str, Any], writes: Sequence[tuple[str, Any]]) -> bool:
-    if len(writes) < len(result):
-        return False
-    for (key, value), (channel, written) in zip(result.items(), writes):
-        if key != channel or value is not written:
-            return False
-    return True
 
 
 def _plain_checkpoint_config(config: Any) -> Any:
