@@ -279,16 +279,7 @@ class LiveRun:
             return []  # the hidden __start__ step only writes the input
         with self._cond:
             bp, single, requested = self._breakpoints, self._single_step, self._pause_requested
-        reasons = []
-        if single:
-            reasons.append("Step: ran one superstep")
-        if requested:
-            reasons.append("you pressed Pause")
-        if bp.every_step and not single:
-            reasons.append("step mode: pausing before every superstep")
-        reasons += [f"breakpoint after {name}" for name in sorted(just_ran & bp.after)]
-        reasons += [f"breakpoint before {name}" for name in sorted(names & bp.before)]
-        return reasons
+        return bp.reasons(next_nodes=names, just_ran=just_ran, single=single, requested=requested)
 
     def _pause(self, loop: Any, planned: list[Task], reasons: list[str]) -> bool:
         """Waits at a pause; applies edits as they come. False when the user stopped the run."""

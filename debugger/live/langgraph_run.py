@@ -272,17 +272,9 @@ class LangGraphLiveRun(LiveRun):
         with self._cond:
             bp, requested = self._breakpoints, self._pause_requested
         next_names = {n for n in state.next if n != START}
-        just_ran = {t.name for t in self._last_loop_step().tasks} if self._last_loop_step() else set()
-        reasons = []
-        if single:
-            reasons.append("Step: ran one superstep")
-        if requested:
-            reasons.append("you pressed Pause")
-        if bp.every_step and not single:
-            reasons.append("step mode: pausing before every superstep")
-        reasons += [f"breakpoint after {name}" for name in sorted(just_ran & bp.after)]
-        reasons += [f"breakpoint before {name}" for name in sorted(next_names & bp.before)]
-        return reasons
+        last = self._last_loop_step()
+        just_ran = {t.name for t in last.tasks} if last else set()
+        return bp.reasons(next_nodes=next_names, just_ran=just_ran, single=single, requested=requested)
 
     def _pause_of_state(self, state: Any, questions: list[Any], reasons: list[str]) -> Pause:
         """The pause as langgraph sees it: `get_state` values (what a node reading the state receives)

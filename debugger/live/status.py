@@ -37,6 +37,20 @@ class Breakpoints:
     def __bool__(self) -> bool:
         return bool(self.before or self.after or self.every_step)
 
+    def reasons(self, *, next_nodes: set[str], just_ran: set[str], single: bool, requested: bool) -> list[str]:
+        """Why a run pauses before the superstep that runs `next_nodes` (after the one that ran
+        `just_ran`), in words; empty when it does not. `single`: the user pressed Step; `requested`: Pause."""
+        reasons = []
+        if single:
+            reasons.append("Step: ran one superstep")
+        if requested:
+            reasons.append("you pressed Pause")
+        if self.every_step and not single:
+            reasons.append("step mode: pausing before every superstep")
+        reasons += [f"breakpoint after {name}" for name in sorted(just_ran & self.after)]
+        reasons += [f"breakpoint before {name}" for name in sorted(next_nodes & self.before)]
+        return reasons
+
 
 @dataclass(frozen=True)
 class TaskProgress:
