@@ -8,12 +8,11 @@ An uploaded or stored trace is parsed as data only; nothing in it is executed.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.langgraph_recorder.names import is_langgraph_graph
-from debugger.recording import record_run
+from debugger.recording import RecordingError, record_run, timeout_from
 from debugger.store import StoreError
 from debugger.stores import open_store
 from debugger.targets import TargetError, load_target
@@ -46,15 +45,16 @@ class Opened:
     config: dict[str, Any] = field(default_factory=dict)
 
 
-RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
 DEFAULT_RUN_TIMEOUT = 60.0
 
 
 def run_timeout() -> float:
-    """Seconds the app waits for a run: `$STEPSCOPE_RUN_TIMEOUT`, else 60."""
+    """Seconds the app waits for a run: `$STEPSCOPE_RUN_TIMEOUT` as the CLI reads it
+    (`recording.timeout_from`), else 60; a setting the CLI would refuse also gives 60 here, so the
+    page keeps working."""
     try:
-        return float(os.environ.get(RUN_TIMEOUT_ENV, DEFAULT_RUN_TIMEOUT))
-    except ValueError:
+        return timeout_from(None) or DEFAULT_RUN_TIMEOUT
+    except RecordingError:
         return DEFAULT_RUN_TIMEOUT
 
 
