@@ -567,3 +567,28 @@ def test_a_reducer_that_raises_on_a_single_write_is_recorded_on_its_key():
         ("checked", "write", True),
     ]
     assert step.reducer_calls[1].error["message"] == "no bad items" and not step.committed
+
+
+def test_a_langgraph_run_that_overruns_the_apps_wait_ends_with_the_timeout_status():
+    """As an engine run does (`recording.record_run`): status `timeout`, the steps so far, a message."""
+    import threading
+
+    from debugger.langgraph_recorder.runs import run_in_background
+
+    release = threading.Event()
+
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+
+    b = StateGraph(S)
+    b.add_node("quick", lambda s: {"log": ["quick"]})
+    b.add_node("stuck", lambda s: (release.wait(30), {"log": ["late"]})[1])
+    b.add_edge(START, "quick")
+    b.add_edge("quick", "stuck")
+    try:
+        trace = run_in_background(b.compile(), {"log": []}, timeout=0.5, target="stuck.py:graph", db=False)
+    finally:
+        release.set()
+    assert trace.status == "timeout" and trace.error["class"] == "RunTimeout"
+    assert "did not finish within 0.5 s" in trace.error["message"]
+    assert Replay(trace).state_after(1) == {"log": ["quick"]}

@@ -200,8 +200,8 @@ def run_graph(
 
 def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs: Any) -> RunResult | Trace:
     """`run_graph` on a worker thread (the app): the result, or, when it has not finished after
-    `timeout` seconds, a frozen copy of what was recorded so far (status error, saying so)."""
-    from engine.tracefile import from_dict, to_dict
+    `timeout` seconds, a frozen copy of what was recorded so far (status timeout, saying so)."""
+    from debugger.recording import RUN_TIMEOUT_ENV, frozen_copy
 
     session = Session(target=kwargs["target"], store=_store(kwargs.pop("db", None)))
     box: dict[str, Any] = {}
@@ -222,16 +222,19 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
     root = session.loops.get(())
     if root is None:
         raise RunSetupError(f"{kwargs['target']} did not start within {timeout:.0f} s: nothing was recorded.")
-    with session.lock:
-        frozen = from_dict(to_dict(root.record))
-    frozen.status = "error"
+    with session.lock:  # the same frozen copy and `timeout` ending as an engine run that overran
+        frozen = frozen_copy(root.record)
+    steps = [s for s in frozen.steps if s.step >= 0]
+    frozen.status = "timeout"
     frozen.error = {
         TYPE: "error",
         "class": "RunTimeout",
         "module": "stepscope",
         "notes": [],
         "traceback": "",
-        "message": f"The run did not finish within {timeout:.0f} s; showing the supersteps recorded so far.",
+        "message": f"The run did not finish within {timeout:g} s; stopped after {len(steps)} supersteps. A node may "
+        f"be waiting forever (a network call without a timeout, an endless loop). Raise {RUN_TIMEOUT_ENV} to wait "
+        "longer.",
     }
     return frozen
 
