@@ -40,7 +40,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from hashlib import blake2b
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .channels import MISSING, Channel
 from .constants import PULL, PUSH, RESERVED_WRITE_KEYS, START, TASKS
@@ -74,8 +74,8 @@ class Task:
     """Channel writes in the order the node made them: state keys, then control and edge writes."""
     result: Any = MISSING
     """The node's raw return value."""
-    routes: list[tuple[str, Any]] = field(default_factory=list)
-    """(router name, what it returned) for each conditional edge out of this node."""
+    routes: Sequence[tuple[str, Any]] = ()
+    """(router name, what it returned) for each conditional edge out of this node (a list once one ran)."""
     error: BaseException | None = None
     duration: float = 0.0
     """Seconds spent in the node (and its routers)."""
@@ -83,13 +83,15 @@ class Task:
     """The trigger channels that were newer than what the node last saw: why it runs now."""
     interrupts: tuple[Any, ...] = ()
     """The `Interrupt`s this task raised with `interrupt()` (then `error` is the `GraphInterrupt`)."""
-    resume: list[Any] = field(default_factory=list)
-    """Answers to the task's `interrupt()` calls, by position: from earlier resumes, then new ones."""
+    resume: Sequence[Any] = ()
+    """Answers to the task's `interrupt()` calls, by position: from earlier resumes, then new ones (a
+    list once it has one; the empty default is shared, as most tasks never interrupt)."""
     restored: bool = False
     """The task finished in an earlier run of this step: its writes came back from the checkpoint
     and it was not run again (`result` is then MISSING)."""
-    attempts: list[Any] = field(default_factory=list)
-    """Failed attempts that its node's `RetryPolicy` retried (`hooks.TaskAttempt`), oldest first."""
+    attempts: Sequence[Any] = ()
+    """Failed attempts that its node's `RetryPolicy` retried (`hooks.TaskAttempt`), oldest first (a
+    list once there is one)."""
 
     @property
     def is_push(self) -> bool:
@@ -110,6 +112,8 @@ class RunState:
     checkpoint_id: str = ""
     """The checkpoint the next step starts from ('' without a checkpointer). It is part of every
     task id, so a step replayed from an older checkpoint gets new task ids (as in LangGraph)."""
+    clearing: tuple[str, ...] | None = field(default=None, repr=False)
+    """The channels a step that does not write them can clear (`Channel.clears_unwritten`), found once."""
 
     def read(self, keys: Iterable[str]) -> dict[str, Any]:
         """The available values of `keys`; empty channels are left out, as in node input."""
@@ -124,9 +128,18 @@ class RunState:
 
 def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...], checkpoint_id: str = "") -> str:
     """A UUID-shaped id that depends only on where the task is, so traces are reproducible."""
-    key = f"{'|'.join(ns)}#{step}#{name}#{path!r}" + (f"#{checkpoint_id}" if checkpoint_id else "")
+    parts = _ID_PARTS.get((ns, name, path))
+    if parts is None:
+        if len(_ID_PARTS) > 10_000:  # Send paths are many; the cache only spares re-formatting
+            _ID_PARTS.clear()
+        parts = _ID_PARTS[(ns, name, path)] = (f"{'|'.join(ns)}#", f"#{name}#{path!r}")
+    key = f"{parts[0]}{step}{parts[1]}#{checkpoint_id}" if checkpoint_id else f"{parts[0]}{step}{parts[1]}"
     h = blake2b(key.encode(), digest_size=16).hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_ID_PARTS: dict[tuple[Any, ...], tuple[str, str]] = {}
+"""The fixed parts of `task_id`'s key, per (namespace, node, path)."""
 
 
 def plan_tasks(
@@ -287,7 +300,11 @@ def apply_writes(
                 updated.add(channel)
 
     if bump_step:
-        for channel, target in channels.items():
+        clearing = state.clearing
+        if clearing is None:
+            clearing = state.clearing = tuple(k for k, c in channels.items() if c.clears_unwritten)
+        for channel in clearing:
+            target = channels[channel]
             if channel not in updated and target.is_available() and target.update(()):
                 versions[channel] = next_version
                 if target.is_available():
@@ -311,16 +328,16 @@ def _update_observed(
     step: int,
     counter: list[int],
 ) -> bool:
-    reported: list[int] = []
+    reducer = target.reducer_name
+    reducer_called = hooks.reducer_called
+    reported: set[int] = set()
 
     def observe(index: int, before: Any, write: Any, after: Any) -> None:
+        # Reported as it happens: a reducer that changes its value in place changes it again at the next write.
         writer = writers[index]
-        reported.append(index)
-        hooks.reducer_called(
-            ns=ns,
-            call=ReducerCall(
-                step, channel, target.reducer_name, before, write, writer.id, writer.name, after, counter[0]
-            ),
+        reported.add(index)
+        reducer_called(
+            ns=ns, call=ReducerCall(step, channel, reducer, before, write, writer.id, writer.name, after, counter[0])
         )
         counter[0] += 1
 
@@ -331,19 +348,10 @@ def _update_observed(
         before = target.value if target.is_available() else MISSING
         for index, (write, writer) in enumerate(zip(values, writers)):
             if index not in reported:
-                hooks.reducer_called(
+                reducer_called(
                     ns=ns,
                     call=ReducerCall(
-                        step,
-                        channel,
-                        target.reducer_name,
-                        before,
-                        write,
-                        writer.id,
-                        writer.name,
-                        MISSING,
-                        counter[0],
-                        exc,
+                        step, channel, reducer, before, write, writer.id, writer.name, MISSING, counter[0], exc
                     ),
                 )
                 counter[0] += 1
@@ -360,13 +368,11 @@ def local_read(state: RunState, keys: Iterable[str], writes: list[tuple[str, Any
     for channel, value in writes:
         by_channel.setdefault(channel, []).append(value)
     values = {}
+    channels = state.channels
     for key in keys:
-        channel = state.channels[key]
-        if key in by_channel:
-            channel = channel.copy()
-            channel.update(by_channel[key])
+        channel = channels[key]
         try:
-            values[key] = channel.get()
+            values[key] = channel.get_after(by_channel[key]) if key in by_channel else channel.get()
         except EmptyChannelError:
             pass
     return values

@@ -43,6 +43,8 @@ class Channel:
 
     __slots__ = ("key", "value")
     reducer_name = "LastValue"
+    clears_unwritten = True
+    """Whether `update(())` (a step that did not write it) can change it; the barrier only asks those."""
 
     def __init__(self, key: str = "") -> None:
         self.key = key
@@ -73,6 +75,13 @@ class Channel:
         if self.value is MISSING:
             raise EmptyChannelError()
         return self.value
+
+    def get_after(self, values: Sequence[Any]) -> Any:
+        """What `get` would return after `update(values)`, leaving this channel as it is (a router's
+        fresh read of its task's own writes). Raises what `update` or `get` would."""
+        channel = self.copy()
+        channel.update(values)
+        return channel.get()
 
     def is_available(self) -> bool:
         return self.value is not MISSING
@@ -115,6 +124,7 @@ class LastValue(Channel):
     """
 
     __slots__ = ()
+    clears_unwritten = False
 
     def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
         if not values:
@@ -181,6 +191,7 @@ class BinaryOperatorAggregate(Channel):
     """
 
     __slots__ = ("operator", "initial", "reducer_name")
+    clears_unwritten = False
 
     def __init__(self, key: str, operator: Callable[[Any, Any], Any], initial: Callable[[], Any] | None) -> None:
         super().__init__(key)
@@ -197,14 +208,22 @@ class BinaryOperatorAggregate(Channel):
             except Exception:  # LangGraph: a constructor that fails means "starts empty"
                 self.value = MISSING
 
+    def get_after(self, values: Sequence[Any]) -> Any:
+        if len(values) == 1 and self.value is not MISSING and not isinstance(values[0], _MAYBE_OVERWRITE):
+            return self.operator(self.value, values[0])  # `update`'s common case, without a copy
+        return Channel.get_after(self, values)
+
     def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
         if not values:
             return False
-        if len(values) == 1 and observe is None and self.value is not MISSING:
-            # The common case (one writer, no observer), kept short because it runs every step.
+        if len(values) == 1 and self.value is not MISSING:
+            # The common case (one writer), kept short because it runs every step.
             write = values[0]
             if not isinstance(write, _MAYBE_OVERWRITE):
-                self.value = self.operator(self.value, write)
+                before = self.value
+                self.value = self.operator(before, write)
+                if observe is not None:
+                    observe(0, before, write, self.value)
                 return True
         start = 0
         if self.value is MISSING:
@@ -310,6 +329,7 @@ class NamedBarrierValue(Channel):
     """The barrier of a waiting edge: available once every expected name has arrived, in any steps."""
 
     __slots__ = ("names", "seen")
+    clears_unwritten = False
     reducer_name = "NamedBarrierValue"
 
     def __init__(self, key: str, names: set[str]) -> None:
@@ -408,6 +428,7 @@ class LastValueAfterFinish(Channel):
     """The trigger of a `defer=True` node: readable only after `finish()`, cleared when consumed."""
 
     __slots__ = ("finished",)
+    clears_unwritten = False
     reducer_name = "LastValueAfterFinish"
 
     def __init__(self, key: str = "") -> None:

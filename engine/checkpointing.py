@@ -260,7 +260,7 @@ class Persistence:
                 for answered in (len(task.resume), 0):  # LangGraph once named all of a task's interrupts by the first
                     key = interrupt_id(ns, answered)
                     if key in resume_map:
-                        task.resume.append(resume_map[key])
+                        task.resume = [*task.resume, resume_map[key]]
                         break
 
     def put_task_writes(self, tasks: Sequence[Task]) -> None:

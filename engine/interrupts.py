@@ -62,7 +62,7 @@ def interrupt(value: Any) -> Any:
         return task.resume[index]
     answer = context.loop.take_resume()
     if answer is not None:
-        task.resume.append(answer)
+        task.resume = [*task.resume, answer]
         return answer
     ns = task_ns(context.loop.ns, task.name, task.id)
     raise GraphInterrupt((Interrupt(value=value, id=interrupt_id(ns, len(task.resume))),))

@@ -297,11 +297,14 @@ class Loop:
                 self.hooks.task_finished(ns=self.ns, step=self.step, task=task)
         if self.persistence is not None:
             self.persistence.put_task_writes(tasks)
-        failed = next((t for t in tasks if t.error is not None and not isinstance(t.error, GraphInterrupt)), None)
+        stopped = [t for t in tasks if t.error is not None]
+        if not stopped:
+            return False
+        failed = next((t for t in stopped if not isinstance(t.error, GraphInterrupt)), None)
         if failed is not None:  # a nested run handing a Command(graph=PARENT) up is interrupted, not failed
             handover = isinstance(failed.error, GraphBubbleUp) and self.parent is not None
             self._end("interrupted" if handover else "error", failed.error)
-        if any(isinstance(t.error, GraphInterrupt) for t in tasks):
+        if any(isinstance(t.error, GraphInterrupt) for t in stopped):
             self.interrupts = [i for t in tasks for i in t.interrupts]
             self.output = self.read_output()
             if self.parent is None and any(t.writes for t in tasks):

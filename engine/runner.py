@@ -254,7 +254,7 @@ class Runner:
         attempt = TaskAttempt(
             len(task.attempts) + 1, exc, time.perf_counter() - attempt_started, policy.interval(len(task.attempts) + 1)
         )
-        task.attempts.append(attempt)
+        task.attempts = [*task.attempts, attempt]
         logger.info(
             f"Retrying task {task.name} after {attempt.retry_in:.2f} seconds (attempt {attempt.attempt}) "
             f"after {exc.__class__.__name__} {exc}",
@@ -264,7 +264,7 @@ class Runner:
         task.error = None
         task.result = MISSING
         task.writes = []
-        task.routes = []
+        task.routes = ()
         context = current_task.get()
         if context is not None:
             context.interrupt_calls = 0
@@ -302,7 +302,8 @@ async def anode_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> li
 def _own_writes(node: Any, task: Task, returned: Any) -> list[tuple[str, Any]]:
     # Built in place on the task, so a router that raises leaves what was written before it visible.
     task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
-    writes.extend(control_writes(returned))
+    if type(returned) is not dict:  # a plain dict has no Send or Command in it
+        writes.extend(control_writes(returned))
     writes.extend(node.edge_writes)
     return writes
 
@@ -350,7 +351,7 @@ def call_router(
 def route_writes(branch: Any, task: Task, result: Any) -> list[tuple[str, Any]]:
     """The writes of what one router chose."""
     spec = branch.spec
-    task.routes.append((spec.name, result))
+    task.routes = [*task.routes, (spec.name, result)]
     results = result if isinstance(result, (list, tuple)) else (result,)
     path_map = spec.path_map
     destinations = [r if path_map is None or isinstance(r, Send) else path_map[r] for r in results]

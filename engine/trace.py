@@ -22,21 +22,15 @@ rebuilds full values from these deltas.
 
 from __future__ import annotations
 
-import operator
-import threading
-import time
-import uuid
 import weakref
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any
 
-from .algo import Task
-from .channels import MISSING, reducer_display_name
-from .codec import RESERVED, TYPE, DeltaTracker, encode, encode_error
+from .channels import reducer_display_name
+from .codec import TYPE, encode
 from .constants import END, PULL, PUSH, START, TASKS, branch_channel, join_channel
 from .draw import graph_of
-from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 from .schema import schema_fields, takes_config
 from .types import RunStatus, StepKind, TaskPathKind
 
@@ -59,6 +53,7 @@ __all__ = [
     "TASKS",
     # recording a run and describing its graph
     "Recorder",
+    "StepSink",
     "fields_of",
     "same_as_writes",
     "describe",
@@ -258,276 +253,11 @@ def _control_channels(builder: Any) -> dict[str, dict[str, Any]]:
     return roles
 
 
-# ---- the recorder ------------------------------------------------------------------------------
+# ---- helpers the recorders share ------------------------------------------------------------
 
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat()
-
-
-class _RunBuilder:
-    """Builds one RunRecord from the hook calls of one namespace (always from one thread at a time)."""
-
-    def __init__(self, record: RunRecord, sink: "StepSink | None" = None) -> None:
-        self.record = record
-        self.sink = sink
-        """Where finished steps go instead of staying in `record.steps` (the root run only)."""
-        self.trackers: dict[str, DeltaTracker] = {}
-        self.step: StepRecord | None = None
-        self.tasks_by_id: dict[str, TaskRecord] = {}
-        self.versions: dict[str, int] = {}
-        self.started = time.perf_counter()
-        self.memo: dict[int, tuple[Any, Any]] = {}
-
-    def tracker(self, channel: str) -> DeltaTracker:
-        snap = self.trackers.get(channel)
-        if snap is None:
-            snap = self.trackers[channel] = DeltaTracker()
-        return snap
-
-    def open_step(self, step: int) -> StepRecord:
-        if self.step is None or self.step.step != step:
-            if self.sink is not None and self.record.steps:
-                self.sink.flush(self.record)  # the previous step is final: hand it over, hold no more of it
-                self.tasks_by_id.clear()
-            self.step = StepRecord(step)
-            self.record.steps.append(self.step)
-            self.memo.clear()
-        return self.step
-
-    def encode(self, value: Any, _depth: int = 0) -> Any:
-        """`encode`, sharing one encoding per object within a step: a node's return value, its write
-        and the reducer's new items are usually the same objects, recorded once in memory. Only the
-        top levels are shared; deeper down `encode` takes over, with its depth limit and cycle guard."""
-        kind = type(value)
-        if kind in _SCALARS or _depth >= _SHARED_LEVELS:
-            return encode(value, _depth)
-        hit = self.memo.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        if kind is list:
-            encoded: Any = [self.encode(item, _depth + 1) for item in value]
-        elif kind is dict and value.keys().isdisjoint(RESERVED) and all(type(k) is str for k in value):
-            encoded = {k: self.encode(v, _depth + 1) for k, v in value.items()}
-        else:
-            encoded = encode(value, _depth)
-        self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
-        return encoded
-
-
-class StepSink(Protocol):
-    """Takes a run's finished steps as it is recorded (e.g. into a database, `debugger.recording`)."""
-
-    def flush(self, record: RunRecord) -> None:
-        """Takes `record.steps` (all final) and empties the list; may decline and leave them there."""
-
-
-class Recorder(Hooks):
-    """A hook that records a run into `self.trace`. One Recorder per run; thread-safe for subgraphs
-    that run in parallel worker threads."""
-
-    def __init__(
-        self,
-        *,
-        target: str = "",
-        run_id: str | None = None,
-        clock: Callable[[], str] = utc_now,
-        sink: "StepSink | None" = None,
-    ) -> None:
-        self.trace: Trace | None = None
-        self.sink = sink
-        """With a sink, the root run's finished steps are handed over as they end and dropped from
-        `trace.steps`, so recording memory does not grow with the number of steps."""
-        self.target = target
-        self.run_id = run_id or uuid.uuid4().hex
-        self.clock = clock
-        self.builders: dict[tuple[str, ...], _RunBuilder] = {}
-        self.lock = threading.Lock()
-
-    # ---- run boundaries --------------------------------------------------------------------------
-
-    def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None:
-        common = dict(
-            ns=list(ns),
-            graph=describe(run.graph),
-            input=encode(run.input),
-            config=encode(_plain_config(run.config)),
-            recursion_limit=run.recursion_limit,
-            started_at=self.clock(),
-        )
-        with self.lock:
-            if not ns:
-                record: RunRecord = Trace(**common, run_id=self.run_id, target=self.target)
-                self.trace = record  # type: ignore[assignment]
-            else:
-                record = RunRecord(**common)
-                parent = self.builders.get(ns[:-1])
-                task_id = ns[-1].rpartition(":")[2]
-                task = parent.tasks_by_id.get(task_id) if parent else None
-                if task is not None:
-                    task.subgraphs.append(record)
-            self.builders[ns] = _RunBuilder(record, self.sink if not ns else None)
-
-    def run_finished(
-        self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int
-    ) -> None:
-        builder = self.builders.get(ns)
-        if builder is None:
-            return
-        record = builder.record
-        record.status = status
-        record.output = encode(output)
-        record.error = encode_error(error) if error is not None else None
-        record.duration = round(time.perf_counter() - builder.started, 6)
-        if builder.sink is not None and record.steps:
-            builder.sink.flush(record)
-
-    # ---- supersteps --------------------------------------------------------------------------------
-
-    def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
-        builder = self.builders[ns]
-        record = builder.step if builder.step is not None and builder.step.step == step else builder.open_step(step)
-        records = record.tasks
-        by_id = builder.tasks_by_id
-        for task in tasks:
-            task_record = TaskRecord(
-                task.id,
-                task.name,
-                list(task.path),
-                list(task.triggers),
-                list(task.fired),
-                dict(task.seen_versions),
-                self._input_view(builder, task),
-            )
-            records.append(task_record)
-            by_id[task.id] = task_record
-
-    def _input_view(self, builder: _RunBuilder, task: Task) -> Any:
-        """`{"$view": keys}` when the node's input is the recorded state (checked now, before the node
-        runs: it may replace values in its input dict), else the encoded input."""
-        value = task.input
-        if task.path[0] == "__pregel_pull" and task.name != "__start__":
-            trackers = builder.trackers
-            if type(value) is dict:
-                for key, item in value.items():
-                    snap = trackers.get(key)
-                    if snap is None or snap.raw is not item:
-                        break
-                else:
-                    return {VIEW: list(value)}
-            else:
-                items = fields_of(value)
-                if items is not None and all((snap := trackers.get(k)) is not None and snap.raw is v for k, v in items):
-                    return {VIEW: [k for k, _ in items]}
-        return encode(value)
-
-    def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
-        builder = self.builders[ns]
-        record = builder.tasks_by_id[task.id]
-        writes = task.writes
-        result = task.result
-        encode_shared = builder.encode
-        if type(result) is dict and same_as_writes(result, writes):
-            record.result = SAME_AS_WRITES
-        else:
-            record.result = encode_shared(result)
-        record.writes = [[channel, encode_shared(value)] for channel, value in writes]
-        if task.routes:
-            record.routes = [[name, encode_shared(chosen)] for name, chosen in task.routes]
-        record.duration = round(task.duration, 6)
-        if task.error is not None:
-            record.error = encode_error(task.error)
-        if task.attempts:
-            record.attempts = [
-                {
-                    "attempt": a.attempt,
-                    "error": encode_error(a.error),
-                    "duration": round(a.duration, 6),
-                    "retry_in": round(a.retry_in, 6),
-                }
-                for a in task.attempts
-            ]
-
-    def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
-        builder = self.builders[ns]
-        step = builder.step
-        if step is None or step.step != call.step:
-            step = builder.open_step(call.step)
-        snap = builder.trackers.get(call.channel) or builder.tracker(call.channel)
-        encode_shared = builder.encode
-        value = call.before
-        if value is snap.raw and (type(value) in _IMMUTABLE or _unchanged_list(value, snap.items)):
-            before = SAME  # the usual case: what the last call (or commit) recorded, untouched since
-        else:
-            before = snap.delta(value, encode_shared)
-        error = call.error
-        step.reducer_calls.append(
-            ReducerCallRecord(
-                call.index,
-                call.channel,
-                call.reducer,
-                call.writer,
-                call.writer_name,
-                encode_shared(call.write),
-                before,
-                SAME if error is not None else snap.delta(call.after, encode_shared),
-                encode_error(error) if error is not None else None,
-            )
-        )
-
-    def step_committed(self, *, ns: tuple[str, ...], commit: StepCommit) -> None:
-        builder = self.builders[ns]
-        step = builder.step
-        if step is None or step.step != commit.step:
-            step = builder.open_step(commit.step)
-        step.committed = True
-        if commit.kind == "update":
-            step.kind = "update"
-        step.updated_channels = sorted(commit.updated_channels)
-        previous = builder.versions
-        versions = commit.versions  # already the barrier's own copy
-        step.versions = {k: v for k, v in versions.items() if previous.get(k) != v}
-        builder.versions = versions
-        state = commit.read(None)
-        trackers = builder.trackers
-        encode_shared = builder.encode
-        for key in commit.state_keys:
-            value = state.get(key, MISSING)
-            snap = trackers.get(key)
-            if snap is None:
-                snap = builder.tracker(key)
-            elif value is snap.raw and (type(value) in _IMMUTABLE or _unchanged_list(value, snap.items)):
-                continue  # the common case, checked without copying the list again
-            change = snap.delta(value, encode_shared)
-            if "same" not in change:
-                step.state[key] = change
-
-    def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Any, metadata: Any) -> None:
-        builder = self.builders.get(ns)
-        if builder is None:
-            return
-        for record in reversed(builder.record.steps):
-            if record.step == step:
-                record.checkpoint = encode(config)
-                return
-
-
-_SCALARS = (int, str, float, bool, type(None))
-_SHARED_LEVELS = 4
-"""How deep `_RunBuilder.encode` shares encodings by identity (a cycle is cut a few levels later)."""
-_IMMUTABLE = frozenset((int, str, float, bool, type(None), tuple))
-"""Values `DeltaTracker.delta` calls unchanged when they are the recorded object itself."""
-
-
-def _unchanged_list(value: Any, items: Any) -> bool:
-    """True when `value` is a list whose items are still exactly the recorded `items` (a node may
-    have changed it in place, which the delta must then show)."""
-    return (
-        type(value) is list
-        and type(items) is list
-        and len(value) == len(items)
-        and all(map(operator.is_, value, items))
-    )
 
 
 def fields_of(value: Any) -> list[tuple[str, Any]] | None:
@@ -550,8 +280,6 @@ def same_as_writes(result: dict[str, Any], writes: list[tuple[str, Any]]) -> boo
     return True
 
 
-def _plain_config(config: Any) -> Any:
-    """The config without objects that only matter in-process (callbacks, savers)."""
-    if not isinstance(config, dict):
-        return config
-    return {k: v for k, v in config.items() if k not in ("callbacks", "checkpointer")}
+# The recorder lives in its own module; it is part of this module's surface (imported last: it
+# builds the records defined above).
+from .recorder import Recorder, StepSink  # noqa: E402

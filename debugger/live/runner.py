@@ -38,7 +38,7 @@ class WatchedRunner(Runner):
                 if answer is NO_ANSWER:
                     break
                 _reset(task)
-                task.resume.append(answer)
+                task.resume = [*task.resume, answer]
                 super().execute(task)
         finally:
             self.live._task_ended(task)
@@ -49,5 +49,5 @@ def _reset(task: Task) -> None:
     task.error = None
     task.interrupts = ()
     task.writes = []
-    task.routes = []
+    task.routes = ()
     task.result = MISSING
