@@ -96,6 +96,12 @@ class Hooks:
         started (Send tasks first, then pulled nodes: `algo.scheduled_order`): `task.result` (raw
         return), `task.writes`, `task.routes`, `task.duration`, `task.error`, `task.attempts`."""
 
+    def tasks_finished(self, *, ns: tuple[str, ...], step: int, tasks: Sequence["Task"]) -> None:
+        """All the tasks of a step, once they have finished, in the order they were started: calls
+        `task_finished` for each. Override it instead to take a wide step in one call."""
+        for task in tasks:
+            self.task_finished(ns=ns, step=step, task=task)
+
     def task_retrying(self, *, ns: tuple[str, ...], step: int, task: "Task", attempt: TaskAttempt) -> None:
         """An attempt of `task` failed and its `RetryPolicy` retries it after `attempt.retry_in` seconds.
         Called on the thread running the task, as it happens; the attempt is also kept in
@@ -143,6 +149,10 @@ class HookList(Hooks):
     def task_finished(self, **kw: Any) -> None:
         for h in self.hooks:
             h.task_finished(**kw)
+
+    def tasks_finished(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.tasks_finished(**kw)
 
     def task_retrying(self, **kw: Any) -> None:
         for h in self.hooks:

@@ -292,9 +292,8 @@ class Loop:
 
     def _finish(self, tasks: list[Task]) -> bool:
         """Reports the step's tasks and stores what they did; True (or raises) if one failed or interrupted."""
-        if self.hooks is not None:
-            for task in self.scheduled:  # as LangGraph reports tasks that finish together
-                self.hooks.task_finished(ns=self.ns, step=self.step, task=task)
+        if self.hooks is not None:  # in the order LangGraph reports tasks that finish together
+            self.hooks.tasks_finished(ns=self.ns, step=self.step, tasks=self.scheduled)
         if self.persistence is not None:
             self.persistence.put_task_writes(tasks)
         stopped = [t for t in tasks if t.error is not None]

@@ -12,6 +12,7 @@ recorded state (then it is recorded as a `{"$view": keys}`)? `_RunBuilder.latest
 
 from __future__ import annotations
 
+import itertools
 import operator
 import threading
 import time
@@ -24,7 +25,7 @@ from .channels import MISSING
 from .codec import RESERVED, DeltaTracker, encode, encode_error
 from .constants import PULL, START
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
-from .trace import (
+from .records import (
     SAME,
     SAME_AS_WRITES,
     VIEW,
@@ -157,41 +158,56 @@ class Recorder(Hooks):
         builder.now(event) if at_once else builder.pending.append(event)
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
+        self.tasks_finished(ns=ns, step=step, tasks=(task,))
+
+    def tasks_finished(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         builder = self.builders[ns]
-        result = task.result
-        writes = task.writes
-        if type(result) is dict and same_as_writes(result, writes):
-            result = SAME_AS_WRITES
-        routes = task.routes
-        if builder.lazy:
-            if task.error is None and not task.attempts:
+        lazy = builder.lazy
+        at_once = not lazy
+        finished = []
+        for task in tasks:
+            result = task.result
+            writes = task.writes
+            if type(result) is dict and same_as_writes(result, writes):
+                result = SAME_AS_WRITES
+            routes = task.routes
+            if not at_once:
                 # A task's lists are replaced, never changed, once it finished: only their values can change.
-                kept = result
-                if result is not SAME_AS_WRITES and type(result) not in _FROZEN:
-                    kept = builder.freeze(result, step)
-                for _, value in writes:
-                    if type(value) not in _FROZEN:
-                        kept_writes = builder.freeze_pairs(writes, step)
-                        break
+                if task.error is not None or task.attempts:
+                    at_once = True
                 else:
-                    kept_writes = tuple(writes)
-                kept_routes = routes
-                for _, value in routes:
-                    if type(value) not in _FROZEN:
-                        kept_routes = builder.freeze_pairs(routes, step)
-                        break
-                else:
-                    kept_routes = tuple(routes)
-                if kept is not _THAWED and kept_writes is not _THAWED and kept_routes is not _THAWED:
-                    builder.pending.append(
-                        (_FINISHED, task.id, kept, kept_writes, kept_routes, task.duration, None, ())
-                    )
-                    return
-            # values copied for events kept earlier in this step are recorded as those copies
-            result = result if result is SAME_AS_WRITES else builder.stand_in(result, step)
-            writes = [(channel, builder.stand_in(value, step)) for channel, value in writes]
-            routes = [(name, builder.stand_in(value, step)) for name, value in routes]
-        builder.now((_FINISHED, task.id, result, writes, routes, task.duration, task.error, task.attempts))
+                    if result is not SAME_AS_WRITES and type(result) not in _FROZEN:
+                        result = builder.freeze(result, step)
+                    for _, value in writes:
+                        if type(value) not in _FROZEN:
+                            writes = builder.freeze_pairs(writes, step)
+                            break
+                    else:
+                        writes = tuple(writes)
+                    for _, value in routes:
+                        if type(value) not in _FROZEN:
+                            routes = builder.freeze_pairs(routes, step)
+                            break
+                    else:
+                        routes = tuple(routes)
+                    at_once = result is _THAWED or writes is _THAWED or routes is _THAWED
+            finished.append((task.id, result, writes, routes, task.duration, task.error, task.attempts))
+        if at_once and lazy:  # values copied for events kept earlier in this step are recorded as those copies
+            stand_in = builder.stand_in
+            finished = [
+                (
+                    task.id,
+                    result if result is SAME_AS_WRITES else stand_in(task.result, step),
+                    [(channel, stand_in(value, step)) for channel, value in task.writes],
+                    [(name, stand_in(value, step)) for name, value in task.routes],
+                    task.duration,
+                    task.error,
+                    task.attempts,
+                )
+                for task, (_, result, *_rest) in zip(tasks, finished)
+            ]
+        event = (_FINISHED, tuple(finished))
+        builder.now(event) if at_once else builder.pending.append(event)
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
@@ -209,7 +225,7 @@ class Recorder(Hooks):
                 if type(write) not in _FROZEN:
                     write = builder.freeze(write, step)
                 if type(after) not in _FROZEN:
-                    after = builder.freeze(after, step)
+                    after = builder.freeze(after, step, grown_from=call.before)
                 at_once = before is _THAWED or write is _THAWED or after is _THAWED
             if at_once:
                 stand_in = builder.stand_in
@@ -339,16 +355,29 @@ class _RunBuilder:
         keys = tuple(keys)
         return self.views.setdefault(keys, keys)
 
-    def freeze(self, value: Any, step: int) -> Any:
-        """`_freeze`, one copy per object per step (see `copies`)."""
+    def freeze(self, value: Any, step: int, grown_from: Any = None) -> Any:
+        """`_freeze`, one copy per object per step (see `copies`). `grown_from`: a list `value` may
+        start with (a reducer's value before the call): when it does, item for item, only the items
+        after it are checked (a list that grows by a few items each call is not checked whole)."""
+        copies = self.copies
         if step != self.copies_step:
-            self.copies.clear()
+            copies.clear()
             self.copies_step = step
-        hit = self.copies.get(id(value))
+        hit = copies.get(id(value))
         if hit is not None and hit[0] is value:
             return hit[1]
-        copy = _freeze(value)
-        self.copies[id(value)] = (value, copy)  # keeps `value` alive, so its id is not reused
+        copy: Any = _THAWED
+        if type(value) is list and grown_from is not None:
+            base = copies.get(id(grown_from))
+            if base is not None and base[0] is grown_from and type(base[1]) is list:
+                start = base[1]
+                if len(value) >= len(start) and all(map(operator.is_, start, value)):
+                    tail = itertools.islice(value, len(start), None)
+                    if all(map(_FROZEN.__contains__, map(type, tail))):
+                        copy = list(value)
+        if copy is _THAWED:
+            copy = _freeze(value)
+        copies[id(value)] = (value, copy)  # keeps `value` alive, so its id is not reused
         return copy
 
     def stand_in(self, value: Any, step: int) -> Any:
@@ -442,26 +471,27 @@ def _build_planned(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
 
 
 def _build_finished(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
-    _, task_id, result, writes, routes, duration, error, attempts = event
-    record = builder.tasks_by_id[task_id]
+    tasks_by_id = builder.tasks_by_id
     encode_shared = builder.encode
-    record.result = result if result is SAME_AS_WRITES else encode_shared(result)
-    record.writes = [[channel, encode_shared(value)] for channel, value in writes]
-    if routes:
-        record.routes = [[name, encode_shared(chosen)] for name, chosen in routes]
-    record.duration = round(duration, 6)
-    if error is not None:
-        record.error = encode_error(error)
-    if attempts:
-        record.attempts = [
-            {
-                "attempt": a.attempt,
-                "error": encode_error(a.error),
-                "duration": round(a.duration, 6),
-                "retry_in": round(a.retry_in, 6),
-            }
-            for a in attempts
-        ]
+    for task_id, result, writes, routes, duration, error, attempts in event[1]:
+        record = tasks_by_id[task_id]
+        record.result = result if result is SAME_AS_WRITES else encode_shared(result)
+        record.writes = [[channel, encode_shared(value)] for channel, value in writes]
+        if routes:
+            record.routes = [[name, encode_shared(chosen)] for name, chosen in routes]
+        record.duration = round(duration, 6)
+        if error is not None:
+            record.error = encode_error(error)
+        if attempts:
+            record.attempts = [
+                {
+                    "attempt": a.attempt,
+                    "error": encode_error(a.error),
+                    "duration": round(a.duration, 6),
+                    "retry_in": round(a.retry_in, 6),
+                }
+                for a in attempts
+            ]
 
 
 def _build_reduced(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
