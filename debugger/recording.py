@@ -71,11 +71,17 @@ def timeout_from(flag: float | None) -> float | None:
 class StoreSink:
     """Streams a run into a `RunStore` superstep by superstep (a `Recorder`'s sink), so recording
     holds one step at a time. If the database fails mid-run, the remaining steps are kept in memory
-    (`kept`) and the error in `error`: the run goes on and nothing more is lost."""
+    (`kept`) and the error in `error`: the run goes on and nothing more is lost. With `keep_stored`
+    (for `--out`) the steps stored are kept too (`stored`), so the whole run can be written out even
+    when the database that holds its first steps has gone away."""
 
-    def __init__(self, store: Any, on_steps: Callable[[list[StepRecord]], None] | None = None) -> None:
+    def __init__(
+        self, store: Any, on_steps: Callable[[list[StepRecord]], None] | None = None, *, keep_stored: bool = False
+    ) -> None:
         self.store = store
         self.on_steps = on_steps
+        self.keep_stored = keep_stored
+        self.stored: list[StepRecord] = []
         self.lock = threading.Lock()
         self.closed = False
         self.started = False
@@ -107,6 +113,8 @@ class StoreSink:
                         self.store.start_run(trace)
                         self.started = True
                     self.store.finish_run(trace)
+                    if self.keep_stored:
+                        self.stored.extend(steps)
                     return
                 except StoreError as exc:
                     self.error = exc
@@ -121,6 +129,8 @@ class StoreSink:
                     self.store.start_run(record)
                     self.started = True
                 self.store.append_steps(record.run_id, steps)  # type: ignore[attr-defined]
+                if self.keep_stored:
+                    self.stored.extend(steps)
                 return
             except StoreError as exc:  # a database that fails mid-run must not stop or lose the run
                 self.error = exc
@@ -130,8 +140,8 @@ class StoreSink:
         """The run with every step: from the database when it held up, else what it kept plus memory."""
         if self.error is None and self.started:
             return self.store.load(trace.run_id)
-        steps: list[StepRecord] = []
-        if self.started:
+        steps: list[StepRecord] = self.stored
+        if self.started and not self.keep_stored:
             try:
                 steps = self.store.load(trace.run_id).steps
             except StoreError:  # the stored part is unreadable: keep what memory has
