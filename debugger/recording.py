@@ -87,6 +87,9 @@ class StoreSink:
         self.started = False
         self.error: Exception | None = None
         self.kept: list[StepRecord] = []
+        self.handed = 0
+        """Supersteps (not the input step) handed over so far: a stopped run's message counts them too."""
+        self.finished = False
 
     def flush(self, record: RunRecord) -> None:
         with self.lock:
@@ -94,6 +97,7 @@ class StoreSink:
                 return
             steps = list(record.steps)
             del record.steps[:]
+            self.handed += len([s for s in steps if s.step >= 0])
             self._store(record, steps)
 
     def close(self) -> None:
@@ -103,7 +107,7 @@ class StoreSink:
     def finish(self, trace: Trace) -> None:
         """Stores the run's final head and the steps still in `trace` (all of them if none streamed)."""
         with self.lock:
-            self.closed = True
+            self.closed = self.finished = True
             steps = list(trace.steps)
             if self.on_steps is not None and steps:
                 self.on_steps(steps)
@@ -147,7 +151,7 @@ class StoreSink:
             except StoreError:  # the stored part is unreadable: keep what memory has
                 steps = []
         whole = frozen_copy(trace)
-        whole.steps = [*steps, *self.kept, *whole.steps]
+        whole.steps = [*steps, *self.kept, *([] if self.finished else whole.steps)]  # `finish` kept trace's own
         return whole
 
 
@@ -243,8 +247,9 @@ def _stopped_trace(
         live = recorder.trace
         frozen = frozen_copy(live) if live is not None else unstarted_trace(recorder, graph, graph_input, config, None)
     steps = [s for s in frozen.steps if s.step >= 0]
+    handed = recorder.sink.handed if isinstance(recorder.sink, StoreSink) else 0  # stored already, not in memory
     running = [t.name for t in steps[-1].tasks if t.result is None and t.error is None] if steps else []
-    where = f"after {len(steps)} supersteps" + (f", while {', '.join(running)} ran" if running else "")
+    where = f"after {handed + len(steps)} supersteps" + (f", while {', '.join(running)} ran" if running else "")
     if why == "cancelled":
         message = f"Stopped with Ctrl-C {where}; what was recorded until then is kept."
     else:

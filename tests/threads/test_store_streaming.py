@@ -237,3 +237,35 @@ def test_sqlite_failing_mid_run_keeps_the_run(tmp_path):
     assert str(sink.error) == "disk full"
     whole = sink.whole_trace(recorder.trace)
     assert [s.step for s in whole.steps] == list(range(-1, 11)) and whole.status == "done"
+
+
+def test_a_run_stopped_after_the_database_failed_keeps_each_step_once_and_counts_them_all(tmp_path):
+    """A time limit ends a run whose database failed mid-way: the whole run has each superstep once
+    (stored, kept in memory, and the one running when it stopped), and the message counts them all."""
+    import time as clock
+
+    from debugger.recording import record_run
+
+    class FailsAfterThree(RunStore):
+        calls = 0
+
+        def append_steps(self, run_id, steps):
+            FailsAfterThree.calls += 1
+            if FailsAfterThree.calls > 3:
+                raise StoreError("disk full")
+            super().append_steps(run_id, steps)
+
+    g = StateGraph(Counting)
+    g.add_node("tick", lambda s: (clock.sleep(0.02), {"n": [len(s["n"])]})[1])
+    g.add_edge(START, "tick")
+    g.add_conditional_edges("tick", lambda s: "tick")
+    for keep_stored in (False, True):
+        sink = StoreSink(FailsAfterThree(tmp_path / f"runs-{keep_stored}.sqlite3"), keep_stored=keep_stored)
+        FailsAfterThree.calls = 0
+        recorder = Recorder(sink=sink)
+        outcome = record_run(g.compile(), {"doc": "", "n": []}, {}, target="t", timeout=1.0, recorder=recorder)
+        sink.finish(outcome.trace)
+        whole = sink.whole_trace(outcome.trace)
+        numbers = [s.step for s in whole.steps]
+        assert numbers == list(range(-1, len(numbers) - 1)) and len(numbers) > 10, numbers
+        assert whole.status == "timeout" and f"stopped after {numbers[-1] + 1} supersteps" in whole.error["message"]
