@@ -185,9 +185,7 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
     from debugger.tracecheck import read_trace_file
 
     url = pg_server.create_database("going_away")
-    stop = [str(pg_server.bin / "pg_ctl"), "-D", str(pg_server.folder / "data"), "-m", "fast", "-w", "stop"]
-    if os.geteuid() == 0:
-        stop = ["runuser", "-u", "postgres", "--", *stop]
+    stop = pg_server.pause()
     graph = tmp_path / "g.py"
     graph.write_text(
         (LONG_RUN % "small")
@@ -198,7 +196,7 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
     try:
         code = cli_module.main(["run", str(graph), "--out", str(out), "--db", url])
     finally:
-        _restart(pg_server)
+        pg_server.restart()
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "error: the run was not (fully) stored: cannot store the steps of run" in captured.err
@@ -209,12 +207,6 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
     assert stored.status == "running" and stored.error["class"] == "RunCutOff"
     assert [s.step for s in stored.steps] == [s.step for s in kept.steps[: len(stored.steps)]]
     assert len(stored.steps) >= 10
-
-
-def _restart(server) -> None:
-    options = f"-c listen_addresses=127.0.0.1 -p {server.port} -k {server.folder} -c fsync=off -c max_connections=60"
-    data, log = str(server.folder / "data"), str(server.folder / "server.log")
-    server._run(str(server.bin / "pg_ctl"), "-D", data, "-o", options, "-l", log, "-w", "start", check=False)
 
 
 def test_sqlite_failing_mid_run_keeps_the_run(tmp_path):
