@@ -261,3 +261,39 @@ def test_a_run_stopped_after_the_database_failed_keeps_each_step_once_and_counts
         numbers = [s.step for s in whole.steps]
         assert numbers == list(range(-1, len(numbers) - 1)) and len(numbers) > 10, numbers
         assert whole.status == "timeout" and f"stopped after {numbers[-1] + 1} supersteps" in whole.error["message"]
+
+
+def test_the_app_opens_and_lists_a_cut_off_postgres_run(pg_url, monkeypatch):
+    """A run whose recording connection ended after three supersteps (what the server sees when the
+    recording process dies): the app opens it at its last stored step and lists it as cut off."""
+    import dataclasses
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from debugger.sources import record
+    from sample_graphs import gallery
+
+    module = gallery.load_sample("fan_out_search")
+    trace = record(module.graph, module.example_input, {}, "fan_out_search")
+    store = PostgresRunStore(pg_url)
+    store.start_run(dataclasses.replace(trace, steps=[], status="running", output=None))
+    store.append_steps(trace.run_id, trace.steps[:3])  # steps -1, 0, 1
+    store._recording[trace.run_id].close()  # the connection ends without finish_run, as when killed
+    store._recording.clear()
+    monkeypatch.setenv("STEPSCOPE_DB", pg_url)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+    at = AppTest.from_file(str(ROOT / "debugger" / "app.py"), default_timeout=30)
+    at.query_params.update({"run": trace.run_id, "step": "1"})
+    at.run()
+    assert not at.exception, at.exception
+    opened = at.session_state["stepscope_run"]
+    assert opened.source == "stored" and [s.step for s in opened.trace.steps] == [-1, 0, 1]
+    assert opened.trace.error["class"] == "RunCutOff"
+    at._page_hash = next(h for h, info in at._registered_pages.items() if info.get("url_pathname") == "runs")
+    at.run()
+    assert not at.exception, at.exception
+    frame = at.dataframe[0].value
+    assert list(frame["status"]) == ["running"] and frame["error"][0].startswith("Cut off")
