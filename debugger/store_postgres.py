@@ -7,16 +7,14 @@ The operations and their rules are the SQLite store's: `save`, `list`, `load`, `
 names one run (never a pattern); an import whose id is stored with other content is refused unless
 `replace`.
 
-Layout (`VERSION` 2, the SQLite store's design): tables named `stepscope_*`, so the store may live in
-the same database as an app's checkpointer. `stepscope_runs` holds the run list's columns and the
-trace's head (its file form without steps), `stepscope_steps` one row per superstep, `stepscope_blobs`
-each large value once (`engine.blobs`); a run is read back as one trace file (`compose_json`).
-`stepscope_meta` says what the tables are (`application = stepscope`) and the layout's version.
-Opening checks them in one transaction under an advisory lock (several processes may open a fresh
-database at once): empty gets the current layout, an older layout is migrated (version 1 kept each
-whole trace in `stepscope_runs.trace`), a newer or foreign one is refused with a message and left
-unchanged. Each operation is one short transaction, so any number of processes on any number of hosts
-can record at once.
+Layout (`debugger/store_postgres_layout.py`, `VERSION` 2, the SQLite store's design): tables named
+`stepscope_*`, so the store may live in the same database as an app's checkpointer; the run list's
+columns and each trace's head in `stepscope_runs`, one row per superstep in `stepscope_steps`, each
+large value once in `stepscope_blobs`; a run is read back as one trace file (`compose_json`). Opening
+checks the layout in one transaction under an advisory lock (several processes may open a fresh
+database at once): empty gets the current layout, an older one is migrated, a newer or foreign one is
+refused with a message and left unchanged. Each operation is one short transaction, so any number of
+processes on any number of hosts can record at once.
 
 A run being recorded (`debugger.recording.StoreSink`) is written as it goes, each call its own
 committed transaction: `start_run` its head, `append_steps` each batch of finished steps, `finish_run`
@@ -29,7 +27,7 @@ handed over. The recording holds one connection with a session advisory lock on 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from debugger.store import (
     ENV_VAR,
@@ -45,86 +43,26 @@ from debugger.store import (
     packed_head,
     packed_steps,
     packed_trace,
-    split_trace_text,
     summary_row,
     supersteps,
 )
+from debugger.store_postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
 from debugger.tracecheck import TraceFileError, parse_trace
 from engine.codec import TYPE
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json
 
-__all__ = ["CUT_OFF", "PostgresRunStore", "RunExistsError", "is_postgres_url"]
+__all__ = ["CUT_OFF", "VERSION", "PostgresRunStore", "RunExistsError", "is_postgres_url"]
 
-APPLICATION = "stepscope"
-VERSION = 2
-_LOCK_KEY = 0x5374536352756E73  # "StScRuns": serialises layout checks across processes
 _RECORDING = 0x53745263  # "StRc": (this, run key) is held by the connection recording a run
 _WRITING = 0x53745772  # "StWr": (this, run key) serialises whole-run writes of one id
 _RUN_KEY = "hashtext(%s) & 2147483647"
 """The second half of a run's advisory lock keys (a collision only makes a cut-off run look alive)."""
-_COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest", "thread_id"]
-_TABLES = ("stepscope_meta", "stepscope_runs", "stepscope_steps", "stepscope_blobs")
-
-_RUNS = (
-    """CREATE TABLE stepscope_runs (
-        run_id TEXT PRIMARY KEY CHECK (run_id <> ''),
-        graph TEXT NOT NULL,
-        target TEXT NOT NULL,
-        started_at TEXT NOT NULL,
-        status TEXT NOT NULL,
-        steps INTEGER NOT NULL,
-        error TEXT NOT NULL,
-        trace TEXT NOT NULL,
-        digest TEXT NOT NULL,
-        thread_id TEXT NOT NULL DEFAULT '',
-        saved BIGSERIAL NOT NULL
-    )""",
-    "CREATE INDEX stepscope_runs_by_graph ON stepscope_runs (graph, started_at)",
-    "CREATE INDEX stepscope_runs_by_thread ON stepscope_runs (target, thread_id, started_at)",
-    "CREATE INDEX stepscope_runs_by_time ON stepscope_runs (started_at, saved)",
-)
-_STEPS_AND_BLOBS = (
-    """CREATE TABLE stepscope_steps (
-        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        step INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, seq)
-    )""",
-    """CREATE TABLE stepscope_blobs (
-        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
-        key TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, key)
-    )""",
-)
-_LAYOUT = ("CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)", *_RUNS, *_STEPS_AND_BLOBS)
-
 CUT_OFF = (
     "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected). "
     "The supersteps it finished are kept; the run has no final state."
 )
 """The error a `running` run gets when no process is recording it any more."""
-
-
-def _migrate_1_to_2(cur: Any) -> None:
-    """Version 1 kept each run's whole trace in `stepscope_runs.trace`, written when the run ended, so
-    a recording process that died lost every step. Version 2 keeps the head there and the steps in
-    `stepscope_steps` (the large values stay pooled in the head's own `blobs`), so steps can be written
-    one by one. Run by run, so a big store never sits in memory at once."""
-    for statement in _STEPS_AND_BLOBS:
-        cur.execute(statement)
-    cur.execute("SELECT run_id FROM stepscope_runs ORDER BY saved")
-    for (run_id,) in cur.fetchall():
-        cur.execute("SELECT trace FROM stepscope_runs WHERE run_id = %s", (run_id,))
-        head, steps = split_trace_text(cur.fetchone()[0])
-        cur.execute("UPDATE stepscope_runs SET trace = %s WHERE run_id = %s", (head, run_id))
-        _insert(cur, run_id, 0, steps, [])
-
-
-MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2}
-"""`MIGRATIONS[n]` takes layout n-1 to n, inside the opening transaction."""
 
 
 def is_postgres_url(value: Any) -> bool:
@@ -156,58 +94,13 @@ class PostgresRunStore(TraceFiles):
         """Where the runs are, for messages (the URL without its password)."""
         try:
             with self._transaction() as cur:
-                cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-                self._check_and_migrate(cur)
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (LAYOUT_LOCK,))
+                check_and_migrate(cur, self.path)
         except psycopg.Error as exc:
             raise StoreError(
                 f"cannot use the run database {self.path}: {_reason(exc)}. "
                 f"Check the URL and that the server is running, or set {ENV_VAR} to a file."
             ) from None
-
-    # ---- layout ----------------------------------------------------------------------------------
-
-    def _check_and_migrate(self, cur: Any) -> None:
-        cur.execute("SELECT to_regclass('stepscope_meta') IS NOT NULL, to_regclass('stepscope_runs') IS NOT NULL")
-        has_meta, has_runs = cur.fetchone()
-        if not has_meta and not has_runs:
-            for statement in _LAYOUT:
-                cur.execute(statement)
-            cur.execute(
-                "INSERT INTO stepscope_meta VALUES ('application', %s), ('version', %s)", (APPLICATION, str(VERSION))
-            )
-            return
-        if not has_meta or not has_runs:
-            raise StoreError(
-                f"{self.path} has a table named stepscope_{'runs' if has_runs else 'meta'} that StepScope "
-                f"did not make; it was not changed. Use another database for {ENV_VAR}."
-            )
-        cur.execute("SELECT key, value FROM stepscope_meta")
-        meta = dict(cur.fetchall())
-        if meta.get("application") != APPLICATION or not str(meta.get("version", "")).isdigit():
-            raise StoreError(
-                f"{self.path}'s stepscope_* tables belong to another application; they were not changed. "
-                f"Use another database for {ENV_VAR}."
-            )
-        version = int(meta["version"])
-        if version > VERSION:
-            raise StoreError(
-                f"{self.path} was written by a newer StepScope (run store version {version}; this one "
-                f"knows up to {VERSION}). Upgrade StepScope, or use another database."
-            )
-        for target in range(version + 1, VERSION + 1):
-            MIGRATIONS[target](cur)
-            cur.execute("UPDATE stepscope_meta SET value = %s WHERE key = 'version'", (str(target),))
-        cur.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'stepscope_runs' "
-            "AND table_schema = current_schema()"
-        )
-        columns = {row[0] for row in cur.fetchall()}
-        cur.execute("SELECT " + ", ".join(f"to_regclass('{table}') IS NOT NULL" for table in _TABLES))
-        if not set(_COLUMNS) <= columns or not all(cur.fetchone()):
-            raise StoreError(
-                f"{self.path}'s stepscope_* tables have another shape than version {VERSION}'s; they were "
-                "not changed. Use another database."
-            )
 
     # ---- connections -------------------------------------------------------------------------------
 
@@ -273,13 +166,13 @@ class PostgresRunStore(TraceFiles):
                     )
             cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (run_id,))  # its steps and blobs go too
             self._insert_run(cur, trace, supersteps(steps), head, digest(text))
-            _insert(cur, run_id, 0, steps, blobs)
+            insert_rows(cur, run_id, 0, steps, blobs)
         return run_id
 
     def _insert_run(self, cur: Any, trace: Trace, steps: int, head: str, text_digest: str) -> None:
         row = (*summary_row(trace, steps), head, text_digest, str(getattr(trace, "thread_id", "") or ""))
         cur.execute(
-            f"INSERT INTO stepscope_runs ({', '.join(_COLUMNS)}) VALUES ({', '.join(['%s'] * len(_COLUMNS))})", row
+            f"INSERT INTO stepscope_runs ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))})", row
         )
 
     # ---- a run stored while it is recorded (debugger.recording.StoreSink) ---------------------------
@@ -300,7 +193,7 @@ class PostgresRunStore(TraceFiles):
             cur.execute(f"SELECT pg_advisory_xact_lock(%s, {_RUN_KEY})", (_WRITING, run_id))
             cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (run_id,))
             self._insert_run(cur, trace, 0, head, "")
-            _insert(cur, run_id, None, [], blobs)
+            insert_rows(cur, run_id, None, [], blobs)
 
     def append_steps(self, run_id: str, steps: list[StepRecord]) -> None:
         """Adds finished supersteps to a started run, after those already stored, in one transaction."""
@@ -335,7 +228,7 @@ class PostgresRunStore(TraceFiles):
                 "what is left of it was not stored."
             )
         cur.execute("SELECT coalesce(max(seq) + 1, 0) FROM stepscope_steps WHERE run_id = %s", (run_id,))
-        _insert(cur, run_id, cur.fetchone()[0], rows, blobs)
+        insert_rows(cur, run_id, cur.fetchone()[0], rows, blobs)
         if rows:
             cur.execute("UPDATE stepscope_runs SET steps = steps + %s WHERE run_id = %s", (supersteps(rows), run_id))
 
@@ -443,20 +336,6 @@ _CUT_OFF_SQL = f"""(status = 'running' AND NOT EXISTS (
     AND l.objid = ({_RUN_KEY.replace("%s", "run_id")})::oid
     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))"""
 """True for a `running` run whose recording connection is gone (takes `_RECORDING` as its parameter)."""
-
-
-def _insert(cur: Any, run_id: str, first: int | None, steps: StepRows, blobs: BlobRows) -> None:
-    """Adds steps (numbered from `first`) and large values (each once) to a stored run."""
-    if blobs:
-        cur.executemany(
-            "INSERT INTO stepscope_blobs VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-            [(run_id, key, data) for key, data in blobs],
-        )
-    if steps:
-        cur.executemany(
-            "INSERT INTO stepscope_steps VALUES (%s, %s, %s, %s)",
-            [(run_id, first + i, number, data) for i, (number, data) in enumerate(steps)],
-        )
 
 
 def _first_line(text: str) -> str:
