@@ -58,6 +58,8 @@ _RECORDING = 0x53745263  # "StRc": (this, run key) is held by the connection rec
 _WRITING = 0x53745772  # "StWr": (this, run key) serialises whole-run writes of one id
 _RUN_KEY = "hashtext(%s) & 2147483647"
 """The second half of a run's advisory lock keys (a collision only makes a cut-off run look alive)."""
+_KEEPALIVES = {"keepalives_idle": 60, "keepalives_interval": 10, "keepalives_count": 6}
+"""TCP keepalives of a recording's connection, on both ends (seconds, probes)."""
 CUT_OFF = (
     "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected). "
     "The supersteps it finished are kept; the run has no final state."
@@ -184,7 +186,12 @@ class PostgresRunStore(TraceFiles):
         head, blobs = packed_head(trace)
         self._stop_recording(run_id)
         try:
-            conn = self._psycopg.connect(self.url, connect_timeout=10, autocommit=True)
+            # the connection may idle while a node works for minutes: keepalives hold it open through NATs
+            # and firewalls, and let the server notice a recording host that lost power within minutes (the
+            # run then reads as cut off), not after the system's default two hours
+            conn = self._psycopg.connect(self.url, connect_timeout=10, autocommit=True, **_KEEPALIVES)
+            for name, value in _KEEPALIVES.items():
+                conn.execute(f"SET tcp_{name} = {value}")
         except self._psycopg.Error as exc:
             raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
         self._recording[run_id] = conn
