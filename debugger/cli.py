@@ -94,7 +94,8 @@ def command_run(args: argparse.Namespace) -> int:
     timeout = timeout_from(args.timeout)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
     rows: list[list[str]] = []
-    sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)))
+    # with --out, the stored steps are kept too: the file gets the whole run even if the database goes away
+    sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)), keep_stored=bool(args.out))
     recorder = Recorder(target=args.target, sink=sink)  # steps go to the database as they finish
     outcome = record_run(target.graph, graph_input, config, target=args.target, timeout=timeout, recorder=recorder)
     trace = outcome.trace

@@ -71,16 +71,25 @@ def timeout_from(flag: float | None) -> float | None:
 class StoreSink:
     """Streams a run into a `RunStore` superstep by superstep (a `Recorder`'s sink), so recording
     holds one step at a time. If the database fails mid-run, the remaining steps are kept in memory
-    (`kept`) and the error in `error`: the run goes on and nothing more is lost."""
+    (`kept`) and the error in `error`: the run goes on and nothing more is lost. With `keep_stored`
+    (for `--out`) the steps stored are kept too (`stored`), so the whole run can be written out even
+    when the database that holds its first steps has gone away."""
 
-    def __init__(self, store: Any, on_steps: Callable[[list[StepRecord]], None] | None = None) -> None:
+    def __init__(
+        self, store: Any, on_steps: Callable[[list[StepRecord]], None] | None = None, *, keep_stored: bool = False
+    ) -> None:
         self.store = store
         self.on_steps = on_steps
+        self.keep_stored = keep_stored
+        self.stored: list[StepRecord] = []
         self.lock = threading.Lock()
         self.closed = False
         self.started = False
         self.error: Exception | None = None
         self.kept: list[StepRecord] = []
+        self.handed = 0
+        """Supersteps (not the input step) handed over so far: a stopped run's message counts them too."""
+        self.finished = False
 
     def flush(self, record: RunRecord) -> None:
         with self.lock:
@@ -88,6 +97,7 @@ class StoreSink:
                 return
             steps = list(record.steps)
             del record.steps[:]
+            self.handed += len([s for s in steps if s.step >= 0])
             self._store(record, steps)
 
     def close(self) -> None:
@@ -97,7 +107,7 @@ class StoreSink:
     def finish(self, trace: Trace) -> None:
         """Stores the run's final head and the steps still in `trace` (all of them if none streamed)."""
         with self.lock:
-            self.closed = True
+            self.closed = self.finished = True
             steps = list(trace.steps)
             if self.on_steps is not None and steps:
                 self.on_steps(steps)
@@ -107,6 +117,8 @@ class StoreSink:
                         self.store.start_run(trace)
                         self.started = True
                     self.store.finish_run(trace)
+                    if self.keep_stored:
+                        self.stored.extend(steps)
                     return
                 except StoreError as exc:
                     self.error = exc
@@ -121,6 +133,8 @@ class StoreSink:
                     self.store.start_run(record)
                     self.started = True
                 self.store.append_steps(record.run_id, steps)  # type: ignore[attr-defined]
+                if self.keep_stored:
+                    self.stored.extend(steps)
                 return
             except StoreError as exc:  # a database that fails mid-run must not stop or lose the run
                 self.error = exc
@@ -130,14 +144,14 @@ class StoreSink:
         """The run with every step: from the database when it held up, else what it kept plus memory."""
         if self.error is None and self.started:
             return self.store.load(trace.run_id)
-        steps: list[StepRecord] = []
-        if self.started:
+        steps: list[StepRecord] = self.stored
+        if self.started and not self.keep_stored:
             try:
                 steps = self.store.load(trace.run_id).steps
             except StoreError:  # the stored part is unreadable: keep what memory has
                 steps = []
         whole = frozen_copy(trace)
-        whole.steps = [*steps, *self.kept, *whole.steps]
+        whole.steps = [*steps, *self.kept, *([] if self.finished else whole.steps)]  # `finish` kept trace's own
         return whole
 
 
@@ -233,8 +247,9 @@ def _stopped_trace(
         live = recorder.trace
         frozen = frozen_copy(live) if live is not None else unstarted_trace(recorder, graph, graph_input, config, None)
     steps = [s for s in frozen.steps if s.step >= 0]
+    handed = recorder.sink.handed if isinstance(recorder.sink, StoreSink) else 0  # stored already, not in memory
     running = [t.name for t in steps[-1].tasks if t.result is None and t.error is None] if steps else []
-    where = f"after {len(steps)} supersteps" + (f", while {', '.join(running)} ran" if running else "")
+    where = f"after {handed + len(steps)} supersteps" + (f", while {', '.join(running)} ran" if running else "")
     if why == "cancelled":
         message = f"Stopped with Ctrl-C {where}; what was recorded until then is kept."
     else:

@@ -107,6 +107,46 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+# ---- a run in stored pieces (both stores keep a run as a head, one row per step and its large values) --
+
+StepRows = list[tuple[int, str]]
+"""(step number, the step's JSON) of each step, in order."""
+BlobRows = list[tuple[str, str]]
+"""(key, JSON) of each large value pooled by a run's head or steps (`engine.blobs`)."""
+
+
+def packed_trace(trace: Trace) -> tuple[str, StepRows, BlobRows, str]:
+    """A whole trace as stored: its head, its steps, its large values (each once) and its file text."""
+    packer = BlobPacker()
+    steps = [(step.step, dumps(step_dict(step, packer))) for step in trace.steps]
+    head = dumps(head_dict(trace, packer))
+    blobs = _fresh(packer)
+    return head, steps, blobs, compose_json(head, [data for _, data in steps], blobs)
+
+
+def packed_steps(steps: list[StepRecord]) -> tuple[StepRows, BlobRows]:
+    """Finished steps of a run being recorded, and the large values they hold."""
+    packer = BlobPacker()
+    rows = [(step.step, dumps(step_dict(step, packer))) for step in steps]
+    return rows, _fresh(packer)
+
+
+def packed_head(trace: Trace) -> tuple[str, BlobRows]:
+    """The head of a run (all but its steps), and the large values it holds (its input, its output)."""
+    packer = BlobPacker()
+    head = dumps(head_dict(trace, packer))
+    return head, _fresh(packer)
+
+
+def supersteps(rows: StepRows) -> int:
+    """How many of the rows the run list counts: supersteps, not the input step (-1)."""
+    return len([n for n, _ in rows if n >= 0])
+
+
+def _fresh(packer: BlobPacker) -> BlobRows:
+    return [(key, dumps(value)) for key, value in packer.take_fresh().items()]
+
+
 class TraceFiles:
     """What every run store does the same way on top of its own `load`, `save` and `list`: trace files
     in and out (SQLite here, PostgreSQL in `debugger/store_postgres.py`)."""
@@ -130,6 +170,14 @@ class TraceFiles:
 
     def __iter__(self) -> Iterator[RunSummary]:
         return iter(self.list())
+
+    @staticmethod
+    def _same_run(stored: str, text: str) -> bool:
+        """True when a stored run (perhaps written by an older version) holds the trace `text` holds."""
+        try:
+            return to_json(parse_trace(stored, source="stored run")) == text
+        except TraceFileError:
+            return False
 
 
 class RunStore(TraceFiles):
@@ -214,7 +262,7 @@ class RunStore(TraceFiles):
             if not isinstance(run_id, str) or not run_id:
                 run_id = f"unnamed-{number:04d}-{digest(str(trace))[:12]}"
             text = trace if isinstance(trace, str) else str(trace)
-            head, parts = _split(text)
+            head, parts = split_trace_text(text)
             db.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -271,12 +319,8 @@ class RunStore(TraceFiles):
         """Stores a whole `trace` under its run id, in one transaction. With `replace=False`, an id
         already stored with other content is refused (`RunExistsError`); the same content again is a
         no-op."""
-        run_id = _checked_id(trace)
-        packer = BlobPacker()
-        steps = [(step.step, dumps(step_dict(step, packer))) for step in trace.steps]
-        head = dumps(head_dict(trace, packer))
-        blobs = [(key, dumps(value)) for key, value in packer.take_fresh().items()]
-        text = compose_json(head, [data for _, data in steps], blobs)
+        run_id = checked_id(trace)
+        head, steps, blobs, text = packed_trace(trace)
         try:
             with self._transaction() as db:
                 if not replace:
@@ -293,7 +337,7 @@ class RunStore(TraceFiles):
                 self._remove(db, run_id)
                 db.execute(
                     "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*_summary(trace, len([n for n, _ in steps if n >= 0])), head, digest(text)),
+                    (*summary_row(trace, supersteps(steps)), head, digest(text)),
                 )
                 self._append(db, run_id, 0, steps, blobs)
         except sqlite3.Error as exc:
@@ -303,27 +347,26 @@ class RunStore(TraceFiles):
     # ---- a run stored while it is recorded (engine.trace.Recorder's `sink`) -------------------------
 
     def start_run(self, trace: Trace) -> None:
-        """Stores the head of a run that has just started (status `running`, no steps yet)."""
-        run_id = _checked_id(trace)
-        head = dumps(head_dict(trace, BlobPacker()))  # nothing large is pooled: the head is rewritten at the end
+        """Stores the head of a run that has just started (status `running`, no steps yet), with its
+        large values: a run cut off before `finish_run` is read back with this head."""
+        run_id = checked_id(trace)
+        head, blobs = packed_head(trace)
         try:
             with self._transaction() as db:
                 self._remove(db, run_id)
-                db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*_summary(trace, 0), head, ""))
+                db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*summary_row(trace, 0), head, ""))
+                self._append(db, run_id, None, [], blobs)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
 
     def append_steps(self, run_id: str, steps: list[StepRecord]) -> None:
         """Adds finished supersteps to a started run, after those already stored."""
-        packer = BlobPacker()
-        rows = [(step.step, dumps(step_dict(step, packer))) for step in steps]
-        blobs = [(key, dumps(value)) for key, value in packer.take_fresh().items()]
+        rows, blobs = packed_steps(steps)
         try:
             with self._transaction() as db:
                 (count,) = db.execute("SELECT count(*) FROM run_steps WHERE run_id = ?", (run_id,)).fetchone()
                 self._append(db, run_id, count, rows, blobs)
-                done = len([n for n, _ in rows if n >= 0])
-                db.execute("UPDATE runs SET steps = steps + ? WHERE run_id = ?", (done, run_id))
+                db.execute("UPDATE runs SET steps = steps + ? WHERE run_id = ?", (supersteps(rows), run_id))
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store the steps of run {run_id} in {self.path}: {_reason(exc)}.") from None
 
@@ -332,17 +375,15 @@ class RunStore(TraceFiles):
         and `trace.steps`, if any, are appended after them."""
         if trace.steps:
             self.append_steps(trace.run_id, trace.steps)
-        packer = BlobPacker()
-        head_data = head_dict(trace, packer)
-        blobs = [(key, dumps(value)) for key, value in packer.take_fresh().items()]
-        summary = _summary(trace, 0)
+        head, blobs = packed_head(trace)
+        summary = summary_row(trace, 0)
         try:
             with self._transaction() as db:
                 self._append(db, trace.run_id, None, [], blobs)
                 db.execute(
                     "UPDATE runs SET graph = ?, target = ?, started_at = ?, status = ?, error = ?, trace = ? "
                     "WHERE run_id = ?",
-                    (*summary[1:5], summary[6], dumps(head_data), trace.run_id),
+                    (*summary[1:5], summary[6], head, trace.run_id),
                 )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {trace.run_id} in {self.path}: {_reason(exc)}.") from None
@@ -374,14 +415,6 @@ class RunStore(TraceFiles):
         steps = [data for (data,) in db.execute("SELECT data FROM run_steps WHERE run_id = ? ORDER BY seq", (run_id,))]
         blobs = list(db.execute("SELECT key, data FROM run_blobs WHERE run_id = ?", (run_id,)))
         return compose_json(head, steps, blobs)
-
-    @staticmethod
-    def _same_run(stored: str, text: str) -> bool:
-        """True when a stored run (perhaps written by an older version) holds the trace `text` holds."""
-        try:
-            return to_json(parse_trace(stored, source="stored run")) == text
-        except TraceFileError:
-            return False
 
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
         """Newest first, optionally only one graph's or one status's runs."""
@@ -443,14 +476,14 @@ class RunStore(TraceFiles):
         return full
 
 
-def _checked_id(trace: Trace) -> str:
+def checked_id(trace: Trace) -> str:
     run_id = trace.run_id
     if not isinstance(run_id, str) or not run_id.strip():
         raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
     return run_id
 
 
-def _summary(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int, str]:
+def summary_row(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int, str]:
     """The run list's columns: id, graph, target, started, status, steps, first line of the error."""
     error = str((trace.error or {}).get("message", "")).splitlines()[:1]
     return (
@@ -464,7 +497,7 @@ def _summary(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int, st
     )
 
 
-def _split(text: str) -> tuple[str, list[tuple[int, str]]]:
+def split_trace_text(text: str) -> tuple[str, list[tuple[int, str]]]:
     """A version 1 row's whole trace as a head and its steps; text that does not parse is kept as
     the head, so opening the run says what is wrong with it (and `delete` removes it)."""
     try:

@@ -7,53 +7,64 @@ The operations and their rules are the SQLite store's: `save`, `list`, `load`, `
 names one run (never a pattern); an import whose id is stored with other content is refused unless
 `replace`.
 
-Layout: two tables named `stepscope_*`, so the store may live in the same database as an app's
-checkpointer. `stepscope_meta` says what the tables are (`application = stepscope`) and the layout's
-version (`VERSION`). Opening checks them in one transaction under an advisory lock (several processes
-may open a fresh database at once): empty gets the current layout, an older layout is migrated, a newer
-or foreign one is refused with a message and left unchanged. Each operation is one short transaction on
-its own connection, so any number of processes on any number of hosts can record at once.
+Layout (`debugger/store_postgres_layout.py`, `VERSION` 2, the SQLite store's design): tables named
+`stepscope_*`, so the store may live in the same database as an app's checkpointer; the run list's
+columns and each trace's head in `stepscope_runs`, one row per superstep in `stepscope_steps`, each
+large value once in `stepscope_blobs`; a run is read back as one trace file (`compose_json`). Opening
+checks the layout in one transaction under an advisory lock (several processes may open a fresh
+database at once): empty gets the current layout, an older one is migrated, a newer or foreign one is
+refused with a message and left unchanged. Each operation is one short transaction, so any number of
+processes on any number of hosts can record at once.
+
+A run being recorded (`debugger.recording.StoreSink`) is written as it goes, each call its own
+committed transaction: `start_run` its head, `append_steps` each batch of finished steps, `finish_run`
+what is left (status, output, error, the last steps). A process killed mid-run leaves every step it
+handed over. The recording holds one connection with a session advisory lock on the run
+(`_RECORDING`); the server drops the lock when that process dies or its connection is lost, so a
+`running` run whose lock nobody holds was cut off, and `list`/`load` say so (`CUT_OFF`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from debugger.store import ENV_VAR, MIN_PREFIX, RunExistsError, RunSummary, StoreError, TraceFiles, digest
-from debugger.tracecheck import TraceFileError, parse_trace
-from engine.trace import Trace
-from engine.tracefile import to_json
-
-__all__ = ["PostgresRunStore", "RunExistsError", "is_postgres_url"]
-
-APPLICATION = "stepscope"
-VERSION = 1
-_LOCK_KEY = 0x5374536352756E73  # "StScRuns": serialises layout checks across processes
-_COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest", "thread_id"]
-
-_LAYOUT_V1 = (
-    "CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    """CREATE TABLE stepscope_runs (
-        run_id TEXT PRIMARY KEY CHECK (run_id <> ''),
-        graph TEXT NOT NULL,
-        target TEXT NOT NULL,
-        started_at TEXT NOT NULL,
-        status TEXT NOT NULL,
-        steps INTEGER NOT NULL,
-        error TEXT NOT NULL,
-        trace TEXT NOT NULL,
-        digest TEXT NOT NULL,
-        thread_id TEXT NOT NULL DEFAULT '',
-        saved BIGSERIAL NOT NULL
-    )""",
-    "CREATE INDEX stepscope_runs_by_graph ON stepscope_runs (graph, started_at)",
-    "CREATE INDEX stepscope_runs_by_thread ON stepscope_runs (target, thread_id, started_at)",
-    "CREATE INDEX stepscope_runs_by_time ON stepscope_runs (started_at, saved)",
+from debugger.store import (
+    ENV_VAR,
+    MIN_PREFIX,
+    BlobRows,
+    RunExistsError,
+    RunSummary,
+    StepRows,
+    StoreError,
+    TraceFiles,
+    checked_id,
+    digest,
+    packed_head,
+    packed_steps,
+    packed_trace,
+    summary_row,
+    supersteps,
 )
-MIGRATIONS: dict[int, tuple[str, ...]] = {}
-"""`MIGRATIONS[n]`: the statements that take layout n-1 to n (none yet: version 1 is the first)."""
+from debugger.store_postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
+from debugger.tracecheck import TraceFileError, parse_trace
+from engine.codec import TYPE
+from engine.trace import StepRecord, Trace
+from engine.tracefile import compose_json, to_json
+
+__all__ = ["CUT_OFF", "VERSION", "PostgresRunStore", "RunExistsError", "is_postgres_url"]
+
+_RECORDING = 0x53745263  # "StRc": (this, run key) is held by the connection recording a run
+_WRITING = 0x53745772  # "StWr": (this, run key) serialises whole-run writes of one id
+_RUN_KEY = "hashtext(%s) & 2147483647"
+"""The second half of a run's advisory lock keys (a collision only makes a cut-off run look alive)."""
+_KEEPALIVES = {"keepalives_idle": 60, "keepalives_interval": 10, "keepalives_count": 6}
+"""TCP keepalives of a recording's connection, on both ends (seconds, probes)."""
+CUT_OFF = (
+    "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected). "
+    "The supersteps it finished are kept; the run has no final state."
+)
+"""The error a `running` run gets when no process is recording it any more."""
 
 
 def is_postgres_url(value: Any) -> bool:
@@ -67,7 +78,8 @@ def _redact(url: str) -> str:
 
 
 class PostgresRunStore(TraceFiles):
-    """Runs kept in a PostgreSQL database. Each call opens its own connection and transaction."""
+    """Runs kept in a PostgreSQL database. Each call is its own transaction, on its own connection
+    except while a run is recorded (`start_run` .. `finish_run`), which keeps one."""
 
     def __init__(self, url: str) -> None:
         try:
@@ -78,64 +90,19 @@ class PostgresRunStore(TraceFiles):
             ) from None
         self._psycopg = psycopg
         self.url = url
-        self._streamed: dict[str, list[Any]] = {}
-        """Steps of runs being recorded (`start_run` .. `finish_run`), by run id."""
+        self._recording: dict[str, Any] = {}
+        """The connection of each run being recorded, by run id; it holds the run's `_RECORDING` lock."""
         self.path = _redact(url)
         """Where the runs are, for messages (the URL without its password)."""
         try:
             with self._transaction() as cur:
-                cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-                self._check_and_migrate(cur)
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", (LAYOUT_LOCK,))
+                check_and_migrate(cur, self.path)
         except psycopg.Error as exc:
             raise StoreError(
                 f"cannot use the run database {self.path}: {_reason(exc)}. "
                 f"Check the URL and that the server is running, or set {ENV_VAR} to a file."
             ) from None
-
-    # ---- layout ----------------------------------------------------------------------------------
-
-    def _check_and_migrate(self, cur: Any) -> None:
-        cur.execute("SELECT to_regclass('stepscope_meta') IS NOT NULL, to_regclass('stepscope_runs') IS NOT NULL")
-        has_meta, has_runs = cur.fetchone()
-        if not has_meta and not has_runs:
-            for statement in _LAYOUT_V1:
-                cur.execute(statement)
-            cur.execute(
-                "INSERT INTO stepscope_meta VALUES ('application', %s), ('version', %s)", (APPLICATION, str(VERSION))
-            )
-            return
-        if not has_meta or not has_runs:
-            raise StoreError(
-                f"{self.path} has a table named stepscope_{'runs' if has_runs else 'meta'} that StepScope "
-                f"did not make; it was not changed. Use another database for {ENV_VAR}."
-            )
-        cur.execute("SELECT key, value FROM stepscope_meta")
-        meta = dict(cur.fetchall())
-        if meta.get("application") != APPLICATION or not str(meta.get("version", "")).isdigit():
-            raise StoreError(
-                f"{self.path}'s stepscope_* tables belong to another application; they were not changed. "
-                f"Use another database for {ENV_VAR}."
-            )
-        version = int(meta["version"])
-        if version > VERSION:
-            raise StoreError(
-                f"{self.path} was written by a newer StepScope (run store version {version}; this one "
-                f"knows up to {VERSION}). Upgrade StepScope, or use another database."
-            )
-        for target in range(version + 1, VERSION + 1):
-            for statement in MIGRATIONS[target]:
-                cur.execute(statement)
-            cur.execute("UPDATE stepscope_meta SET value = %s WHERE key = 'version'", (str(target),))
-        cur.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'stepscope_runs' "
-            "AND table_schema = current_schema()"
-        )
-        columns = {row[0] for row in cur.fetchall()}
-        if not set(_COLUMNS) <= columns:
-            raise StoreError(
-                f"{self.path}'s stepscope_runs table has another shape than version {VERSION}'s; it was "
-                "not changed. Use another database."
-            )
 
     # ---- connections -------------------------------------------------------------------------------
 
@@ -153,72 +120,141 @@ class PostgresRunStore(TraceFiles):
         except self._psycopg.Error as exc:
             raise StoreError(f"cannot {what} in {self.path}: {_reason(exc)}.") from None
 
+    @contextmanager
+    def _recording_transaction(self, run_id: str, what: str) -> Iterator[Any]:
+        """One transaction on the connection recording `run_id` (a fresh one if this store is not
+        recording it). A database error ends the recording connection: the caller keeps what is left."""
+        conn = self._recording.get(run_id)
+        if conn is None:
+            with self._operation(what) as cur:
+                yield cur
+            return
+        try:
+            with conn.transaction(), conn.cursor() as cur:
+                yield cur
+        except self._psycopg.Error as exc:
+            self._stop_recording(run_id)
+            raise StoreError(f"cannot {what} in {self.path}: {_reason(exc)}.") from None
+        except BaseException:
+            self._stop_recording(run_id)
+            raise
+
+    def _stop_recording(self, run_id: str) -> None:
+        conn = self._recording.pop(run_id, None)
+        if conn is not None:
+            try:
+                conn.close()  # the server drops the run's lock with the session
+            except self._psycopg.Error:
+                pass
+
     # ---- operations --------------------------------------------------------------------------------
 
     def save(self, trace: Trace, *, replace: bool = True) -> str:
-        """Stores `trace` under its run id. With `replace=False` an id stored with other content is
-        refused (`RunExistsError`); the same content again is a no-op."""
-        run_id = trace.run_id
-        if not isinstance(run_id, str) or not run_id.strip():
-            raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
-        text = to_json(trace)
-        error = str((trace.error or {}).get("message", "")).splitlines()[:1]
-        row = (
-            run_id,
-            str(trace.graph.get("name", "")),
-            trace.target,
-            trace.started_at,
-            trace.status,
-            len([s for s in trace.steps if s.step >= 0]),
-            error[0] if error else "",
-            text,
-            digest(text),
-            str(getattr(trace, "thread_id", "") or ""),
-        )
-        columns = ", ".join(_COLUMNS)
-        upsert = (
-            f"INSERT INTO stepscope_runs ({columns}) VALUES ({', '.join(['%s'] * len(_COLUMNS))}) "
-            "ON CONFLICT (run_id) DO UPDATE SET "
-            + ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[1:])
-            + ", saved = DEFAULT"
-        )
+        """Stores a whole `trace` under its run id, in one transaction. With `replace=False` an id stored
+        with other content is refused (`RunExistsError`); the same content again is a no-op."""
+        run_id = checked_id(trace)
+        head, steps, blobs, text = packed_trace(trace)
         with self._operation(f"store run {run_id}") as cur:
+            cur.execute(f"SELECT pg_advisory_xact_lock(%s, {_RUN_KEY})", (_WRITING, run_id))
             if not replace:
-                cur.execute("SELECT digest FROM stepscope_runs WHERE run_id = %s FOR UPDATE", (run_id,))
+                cur.execute("SELECT digest FROM stepscope_runs WHERE run_id = %s", (run_id,))
                 found = cur.fetchone()
                 if found is not None:
-                    if found[0] == row[8]:
+                    if found[0] == digest(text) or self._same_run(self._text(cur, run_id), to_json(parse_trace(text))):
                         return run_id
                     raise RunExistsError(
                         f"a different run with id {run_id} is already stored in {self.path}; "
                         "pass --replace to overwrite it, or `stepscope delete` it first."
                     )
-            cur.execute(upsert, row)
+            cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (run_id,))  # its steps and blobs go too
+            self._insert_run(cur, trace, supersteps(steps), head, digest(text))
+            insert_rows(cur, run_id, 0, steps, blobs)
         return run_id
 
-    # Recording as a run goes (`debugger.recording.StoreSink`). The SQLite store writes each superstep as it
-    # finishes; here the run's head is written when it starts (a run cut off shows as `running`) and the
-    # whole run when it finishes, its steps held in memory meanwhile.
+    def _insert_run(self, cur: Any, trace: Trace, steps: int, head: str, text_digest: str) -> None:
+        row = (*summary_row(trace, steps), head, text_digest, str(getattr(trace, "thread_id", "") or ""))
+        cur.execute(
+            f"INSERT INTO stepscope_runs ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))})", row
+        )
+
+    # ---- a run stored while it is recorded (debugger.recording.StoreSink) ---------------------------
 
     def start_run(self, trace: Trace) -> None:
-        """Stores the head of a run that has just started (status `running`, no steps yet)."""
-        self._streamed[trace.run_id] = []
-        self.save(_without_steps(trace))
+        """Stores the head of a run that has just started (status `running`, no steps yet) and its large
+        values, on a connection kept for the run that holds its `_RECORDING` lock until `finish_run`."""
+        run_id = checked_id(trace)
+        head, blobs = packed_head(trace)
+        self._stop_recording(run_id)
+        try:
+            # the connection may idle while a node works for minutes: keepalives hold it open through NATs
+            # and firewalls, and let the server notice a recording host that lost power within minutes (the
+            # run then reads as cut off), not after the system's default two hours
+            conn = self._psycopg.connect(self.url, connect_timeout=10, autocommit=True, **_KEEPALIVES)
+            for name, value in _KEEPALIVES.items():
+                conn.execute(f"SET tcp_{name} = {value}")
+        except self._psycopg.Error as exc:
+            raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
+        self._recording[run_id] = conn
+        with self._recording_transaction(run_id, f"store run {run_id}") as cur:
+            cur.execute(f"SELECT pg_try_advisory_lock(%s, {_RUN_KEY})", (_RECORDING, run_id))  # held past the commit
+            cur.execute(f"SELECT pg_advisory_xact_lock(%s, {_RUN_KEY})", (_WRITING, run_id))
+            cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (run_id,))
+            self._insert_run(cur, trace, 0, head, "")
+            insert_rows(cur, run_id, None, [], blobs)
 
-    def append_steps(self, run_id: str, steps: list[Any]) -> None:
-        """Keeps finished supersteps of a started run until `finish_run` stores them with it."""
-        self._streamed.setdefault(run_id, []).extend(steps)
+    def append_steps(self, run_id: str, steps: list[StepRecord]) -> None:
+        """Adds finished supersteps to a started run, after those already stored, in one transaction."""
+        rows, blobs = packed_steps(steps)
+        with self._recording_transaction(run_id, f"store the steps of run {run_id}") as cur:
+            self._append(cur, run_id, rows, blobs)
 
     def finish_run(self, trace: Trace) -> None:
-        """Stores a started run whole: the steps handed over so far, then `trace.steps`."""
-        whole = _without_steps(trace)
-        whole.steps = [*self._streamed.pop(trace.run_id, []), *trace.steps]
-        self.save(whole)
+        """Stores what is left of a started run in one transaction: its final head (status, output,
+        duration, error), and `trace.steps`, if any, after the steps already stored (never rewritten).
+        Ends the recording connection."""
+        run_id = trace.run_id
+        rows, step_blobs = packed_steps(trace.steps)
+        head, blobs = packed_head(trace)
+        summary = summary_row(trace, 0)
+        try:
+            with self._recording_transaction(run_id, f"store run {run_id}") as cur:
+                self._append(cur, run_id, rows, [*step_blobs, *blobs])
+                cur.execute(
+                    "UPDATE stepscope_runs SET graph = %s, target = %s, started_at = %s, status = %s, error = %s, "
+                    "trace = %s, thread_id = %s WHERE run_id = %s",
+                    (*summary[1:5], summary[6], head, str(getattr(trace, "thread_id", "") or ""), run_id),
+                )
+        finally:
+            self._stop_recording(run_id)
+
+    def _append(self, cur: Any, run_id: str, rows: StepRows, blobs: BlobRows) -> None:
+        cur.execute("SELECT steps FROM stepscope_runs WHERE run_id = %s FOR UPDATE", (run_id,))
+        if cur.fetchone() is None:
+            raise StoreError(
+                f"run {run_id} is no longer in {self.path} (deleted while it was recorded?); "
+                "what is left of it was not stored."
+            )
+        cur.execute("SELECT coalesce(max(seq) + 1, 0) FROM stepscope_steps WHERE run_id = %s", (run_id,))
+        insert_rows(cur, run_id, cur.fetchone()[0], rows, blobs)
+        if rows:
+            cur.execute("UPDATE stepscope_runs SET steps = steps + %s WHERE run_id = %s", (supersteps(rows), run_id))
+
+    def _text(self, cur: Any, run_id: str) -> str | None:
+        """A stored run as one trace file's text (None if it is not there)."""
+        cur.execute("SELECT trace FROM stepscope_runs WHERE run_id = %s", (run_id,))
+        found = cur.fetchone()
+        if found is None:
+            return None
+        cur.execute("SELECT data FROM stepscope_steps WHERE run_id = %s ORDER BY seq", (run_id,))
+        steps = [data for (data,) in cur.fetchall()]
+        cur.execute("SELECT key, data FROM stepscope_blobs WHERE run_id = %s ORDER BY key", (run_id,))
+        return compose_json(found[0], steps, [tuple(row) for row in cur.fetchall()])
 
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
-        """Newest first, optionally only one graph's or one status's runs."""
-        query = "SELECT run_id, graph, target, started_at, status, steps, error FROM stepscope_runs"
-        where, args = [], []
+        """Newest first, optionally only one graph's or one status's runs. A run cut off mid-way stays
+        `running` (so `--status running` finds it) with `CUT_OFF` as its error."""
+        query = f"SELECT run_id, graph, target, started_at, status, steps, error, {_CUT_OFF_SQL} FROM stepscope_runs"
+        where, args = [], [_RECORDING]
         if graph:
             where.append("graph = %s")
             args.append(graph)
@@ -230,7 +266,7 @@ class PostgresRunStore(TraceFiles):
         query += " ORDER BY started_at DESC, saved DESC LIMIT %s"
         with self._operation("list runs") as cur:
             cur.execute(query, (*args, limit))
-            return [RunSummary(*row) for row in cur.fetchall()]
+            return [RunSummary(*row[:6], _first_line(CUT_OFF) if row[7] else row[6]) for row in cur.fetchall()]
 
     def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
         """(run id, started at, status) of the stored runs of one thread of one target, oldest first."""
@@ -270,28 +306,49 @@ class PostgresRunStore(TraceFiles):
         return ids[0]
 
     def load(self, run_id: str) -> Trace:
+        """The stored run, read in one snapshot (a run still being recorded reads as its steps so far).
+        A run cut off mid-way gets `CUT_OFF` as its error."""
         with self._operation("read a run") as cur:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             full = self._resolve(cur, run_id)
-            cur.execute("SELECT trace FROM stepscope_runs WHERE run_id = %s", (full,))
-            found = cur.fetchone()
-        if found is None:  # deleted between the two statements by another process
+            text = self._text(cur, full)
+            cur.execute(f"SELECT {_CUT_OFF_SQL} FROM stepscope_runs WHERE run_id = %s", (_RECORDING, full))
+            cut_off = bool((cur.fetchone() or [False])[0])
+        if text is None:  # deleted between the two statements by another process
             raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
         try:
-            return parse_trace(found[0], source=f"run {full} in {self.path}")
+            trace = parse_trace(text, source=f"run {full} in {self.path}")
         except TraceFileError as exc:
             raise StoreError(f"{exc} (`stepscope delete {full}` removes it)") from None
+        if cut_off and not trace.error:
+            trace.error = {
+                TYPE: "error",
+                "class": "RunCutOff",
+                "module": "stepscope",
+                "message": CUT_OFF,
+                "notes": [],
+                "traceback": "",
+            }
+        return trace
 
     def delete(self, run_id: str) -> str:
         with self._operation(f"delete run {run_id}") as cur:
             full = self._resolve(cur, run_id)
-            cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (full,))
+            cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (full,))  # its steps and blobs go too
         return full
+
+
+_CUT_OFF_SQL = f"""(status = 'running' AND NOT EXISTS (
+    SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid = %s::oid
+    AND l.objid = ({_RUN_KEY.replace("%s", "run_id")})::oid
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))"""
+"""True for a `running` run whose recording connection is gone (takes `_RECORDING` as its parameter)."""
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
 
 
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def _without_steps(trace: Trace) -> Trace:
-    return dataclasses.replace(trace, steps=[])

@@ -38,7 +38,9 @@ def free_port() -> int:
 
 
 class PostgresServer:
-    def __init__(self) -> None:
+    def __init__(self, *, fsync: bool = False) -> None:
+        self.fsync = fsync
+        """Off for the tests (nothing there must survive a power cut); on to measure what production pays."""
         self.bin = find_binaries()
         self.folder: Path | None = None
         self.port = 0
@@ -60,28 +62,32 @@ class PostgresServer:
         self._run(str(self.bin / "initdb"), "-D", str(data), "-U", self.user, "-A", "trust", "-E", "UTF8", "--no-sync")
         for attempt in range(5):
             self.port = free_port()
-            options = (
-                f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=60"
-            )
-            started = self._run(
-                str(self.bin / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(self.folder / "server.log"),
-                "-w",
-                "-t",
-                "60",
-                "start",
-                check=False,
-            )
+            started = self._pg_ctl_start()
             if started.returncode == 0:
                 return self
             time.sleep(0.2)  # the port was taken between choosing it and binding it: try another
         log = (self.folder / "server.log").read_text(errors="replace") if (self.folder / "server.log").exists() else ""
         raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n{log[-2000:]}")
+
+    def _pg_ctl_start(self) -> subprocess.CompletedProcess:
+        options = (
+            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} "
+            f"-c fsync={'on' if self.fsync else 'off'} -c max_connections=60"
+        )
+        data, log = str(self.folder / "data"), str(self.folder / "server.log")
+        command = [str(self.bin / "pg_ctl"), "-D", data, "-o", options, "-l", log, "-w", "-t", "60", "start"]
+        return self._run(*command, check=False)
+
+    def pause(self) -> list[str]:
+        """The command that stops the server but keeps its data (`restart` starts it again on the same port),
+        as a list for `subprocess.run`: a test may have the code under test run it."""
+        command = [str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop"]
+        return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+    def restart(self) -> None:
+        started = self._pg_ctl_start()
+        if started.returncode != 0:
+            raise RuntimeError(f"PostgreSQL did not start again: {started.stderr}")
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{database}"

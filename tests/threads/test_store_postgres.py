@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from debugger.sources import record
-from debugger.store import RunStore, StoreError
+from debugger.store import RunStore, StoreError, digest
 from debugger.store_postgres import VERSION, PostgresRunStore, RunExistsError
 from debugger.stores import open_store
 from engine.tracefile import to_json
@@ -102,7 +102,7 @@ def test_newer_and_foreign_databases_are_refused_and_left_alone(pg_url):
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE stepscope_meta")
         conn.execute("CREATE TABLE stepscope_meta (x int)")
-        conn.execute("DROP TABLE stepscope_runs")
+        conn.execute("DROP TABLE stepscope_steps, stepscope_blobs, stepscope_runs")
     with pytest.raises(StoreError, match="did not make"):
         PostgresRunStore(pg_url)
     with psycopg.connect(pg_url) as conn:
@@ -234,3 +234,62 @@ def test_the_turns_of_a_thread_are_listed_from_the_server(pg_url):
     turns = thread_runs("chat-1", "my_app.py:graph", db=pg_url)
     assert [t.run_id for t in turns] == ["turn-1", "turn-0"]  # oldest first
     assert thread_runs("chat-1", "other.py:graph", db=pg_url) == []
+
+
+LAYOUT_V1 = (
+    "CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE stepscope_runs (
+        run_id TEXT PRIMARY KEY CHECK (run_id <> ''), graph TEXT NOT NULL, target TEXT NOT NULL,
+        started_at TEXT NOT NULL, status TEXT NOT NULL, steps INTEGER NOT NULL, error TEXT NOT NULL,
+        trace TEXT NOT NULL, digest TEXT NOT NULL, thread_id TEXT NOT NULL DEFAULT '', saved BIGSERIAL NOT NULL
+    )""",
+    "CREATE INDEX stepscope_runs_by_graph ON stepscope_runs (graph, started_at)",
+    "CREATE INDEX stepscope_runs_by_thread ON stepscope_runs (target, thread_id, started_at)",
+    "CREATE INDEX stepscope_runs_by_time ON stepscope_runs (started_at, saved)",
+    "INSERT INTO stepscope_meta VALUES ('application', 'stepscope'), ('version', '1')",
+)
+
+
+def test_a_version_1_store_is_migrated_and_every_run_reads_back_the_same(pg_url, tmp_path):
+    """Version 1 (each whole trace in stepscope_runs.trace, written when the run ended): each run is
+    split into its head and steps, reads back as before, can be re-imported as itself, and the store
+    then records step by step."""
+    from engine.blobs import BLOB_MIN
+
+    done, big, cut_off = _trace("subgraph_trap"), _trace("parallel_append_race"), _trace("fan_out_search")
+    big.input = {"doc": "x" * (BLOB_MIN * 2)}  # pooled in the file's blobs table
+    cut_off.status, cut_off.steps = "running", cut_off.steps[:2]  # version 1 wrote its head only
+    broken = ("broken-run", "g", "t", "2026-01-01", "done", 1, "", '{"schema_version": 1, "steps": [', "", "")
+    with psycopg.connect(pg_url) as conn:
+        for statement in LAYOUT_V1:
+            conn.execute(statement)
+        for trace in (done, big, cut_off):
+            text = to_json(trace)
+            row = (trace.run_id, trace.graph["name"], trace.target, trace.started_at, trace.status, 3, "", text)
+            conn.execute(
+                "INSERT INTO stepscope_runs (run_id, graph, target, started_at, status, steps, error, trace, "
+                "digest, thread_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, '')",
+                (*row, digest(text)),
+            )
+        conn.execute("INSERT INTO stepscope_runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", broken)
+
+    store = PostgresRunStore(pg_url)
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT value FROM stepscope_meta WHERE key = 'version'").fetchone()[0] == str(VERSION)
+        assert conn.execute("SELECT count(*) FROM stepscope_steps").fetchone()[0] == sum(
+            len(t.steps) for t in (done, big, cut_off)
+        )
+    for trace in (done, big):
+        assert to_json(store.load(trace.run_id)) == to_json(trace)
+        path = tmp_path / f"{trace.run_id}.json"
+        path.write_text(to_json(trace))
+        assert store.import_file(path) == trace.run_id  # the same run: no --replace needed
+    reread = store.load(cut_off.run_id)
+    assert [s.step for s in reread.steps] == [s.step for s in cut_off.steps] and reread.error["class"] == "RunCutOff"
+    with pytest.raises(StoreError, match="broken-run.*stepscope delete broken-run"):
+        store.load("broken-run")
+    assert store.delete("broken-run") == "broken-run"
+    assert PostgresRunStore(pg_url).list(status="done")[0].run_id in {done.run_id, big.run_id}  # opens again as is
+    fresh = _trace()
+    store.save(fresh)
+    assert to_json(store.load(fresh.run_id)) == to_json(fresh)

@@ -1,0 +1,136 @@
+"""The PostgreSQL run store's tables (`debugger/store_postgres.py`): their layout, its version, and the
+migrations from older layouts.
+
+`stepscope_meta` says what the tables are (`application = stepscope`) and the layout's version
+(`VERSION`). Version 2 mirrors the SQLite store's version 2: `stepscope_runs` holds the run list's
+columns and the trace's head (its file form without steps), `stepscope_steps` one row per superstep,
+`stepscope_blobs` each large value once, so a run can be written step by step while it is recorded.
+Version 1 kept each whole trace in `stepscope_runs.trace`. `check_and_migrate` runs when a store opens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from debugger.store import ENV_VAR, BlobRows, StepRows, StoreError, split_trace_text
+
+APPLICATION = "stepscope"
+VERSION = 2
+LAYOUT_LOCK = 0x5374536352756E73  # "StScRuns": serialises layout checks across processes
+COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest", "thread_id"]
+_TABLES = ("stepscope_meta", "stepscope_runs", "stepscope_steps", "stepscope_blobs")
+
+_RUNS = (
+    """CREATE TABLE stepscope_runs (
+        run_id TEXT PRIMARY KEY CHECK (run_id <> ''),
+        graph TEXT NOT NULL,
+        target TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        status TEXT NOT NULL,
+        steps INTEGER NOT NULL,
+        error TEXT NOT NULL,
+        trace TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        thread_id TEXT NOT NULL DEFAULT '',
+        saved BIGSERIAL NOT NULL
+    )""",
+    "CREATE INDEX stepscope_runs_by_graph ON stepscope_runs (graph, started_at)",
+    "CREATE INDEX stepscope_runs_by_thread ON stepscope_runs (target, thread_id, started_at)",
+    "CREATE INDEX stepscope_runs_by_time ON stepscope_runs (started_at, saved)",
+)
+_STEPS_AND_BLOBS = (
+    """CREATE TABLE stepscope_steps (
+        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        step INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    )""",
+    """CREATE TABLE stepscope_blobs (
+        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, key)
+    )""",
+)
+_LAYOUT = ("CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)", *_RUNS, *_STEPS_AND_BLOBS)
+
+
+def _migrate_1_to_2(cur: Any) -> None:
+    """Version 1 kept each run's whole trace in `stepscope_runs.trace`, written when the run ended, so
+    a recording process that died lost every step. Version 2 keeps the head there and the steps in
+    `stepscope_steps` (the large values stay pooled in the head's own `blobs`), so steps can be written
+    one by one. Run by run, so a big store never sits in memory at once."""
+    for statement in _STEPS_AND_BLOBS:
+        cur.execute(statement)
+    cur.execute("SELECT run_id FROM stepscope_runs ORDER BY saved")
+    for (run_id,) in cur.fetchall():
+        cur.execute("SELECT trace FROM stepscope_runs WHERE run_id = %s", (run_id,))
+        head, steps = split_trace_text(cur.fetchone()[0])
+        cur.execute("UPDATE stepscope_runs SET trace = %s WHERE run_id = %s", (head, run_id))
+        insert_rows(cur, run_id, 0, steps, [])
+
+
+MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2}
+"""`MIGRATIONS[n]` takes layout n-1 to n, inside the opening transaction."""
+
+
+def check_and_migrate(cur: Any, where: str) -> None:
+    """Gives an empty database the current layout and migrates an older one; refuses (`StoreError`,
+    nothing changed) tables of another application or of a newer StepScope. `where` names the database
+    in messages. Run inside the opening transaction, under `LAYOUT_LOCK`."""
+    cur.execute("SELECT to_regclass('stepscope_meta') IS NOT NULL, to_regclass('stepscope_runs') IS NOT NULL")
+    has_meta, has_runs = cur.fetchone()
+    if not has_meta and not has_runs:
+        for statement in _LAYOUT:
+            cur.execute(statement)
+        cur.execute(
+            "INSERT INTO stepscope_meta VALUES ('application', %s), ('version', %s)", (APPLICATION, str(VERSION))
+        )
+        return
+    if not has_meta or not has_runs:
+        raise StoreError(
+            f"{where} has a table named stepscope_{'runs' if has_runs else 'meta'} that StepScope "
+            f"did not make; it was not changed. Use another database for {ENV_VAR}."
+        )
+    cur.execute("SELECT key, value FROM stepscope_meta")
+    meta = dict(cur.fetchall())
+    if meta.get("application") != APPLICATION or not str(meta.get("version", "")).isdigit():
+        raise StoreError(
+            f"{where}'s stepscope_* tables belong to another application; they were not changed. "
+            f"Use another database for {ENV_VAR}."
+        )
+    version = int(meta["version"])
+    if version > VERSION:
+        raise StoreError(
+            f"{where} was written by a newer StepScope (run store version {version}; this one "
+            f"knows up to {VERSION}). Upgrade StepScope, or use another database."
+        )
+    for target in range(version + 1, VERSION + 1):
+        MIGRATIONS[target](cur)
+        cur.execute("UPDATE stepscope_meta SET value = %s WHERE key = 'version'", (str(target),))
+    cur.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'stepscope_runs' "
+        "AND table_schema = current_schema()"
+    )
+    columns = {row[0] for row in cur.fetchall()}
+    cur.execute("SELECT " + ", ".join(f"to_regclass('{table}') IS NOT NULL" for table in _TABLES))
+    if not set(COLUMNS) <= columns or not all(cur.fetchone()):
+        raise StoreError(
+            f"{where}'s stepscope_* tables have another shape than version {VERSION}'s; they were "
+            "not changed. Use another database."
+        )
+
+
+def insert_rows(cur: Any, run_id: str, first: int | None, steps: StepRows, blobs: BlobRows) -> None:
+    """Adds steps (numbered from `first`) and large values (each once) to a stored run."""
+    if blobs:
+        cur.executemany(
+            "INSERT INTO stepscope_blobs VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            [(run_id, key, data) for key, data in blobs],
+        )
+    if steps:
+        cur.executemany(
+            "INSERT INTO stepscope_steps VALUES (%s, %s, %s, %s)",
+            [(run_id, first + i, number, data) for i, (number, data) in enumerate(steps)],
+        )
