@@ -188,7 +188,7 @@ def plan_tasks(
                 except Exception as exc:  # e.g. pydantic validation of the node's input
                     exc.add_note(f"Before task with name '{name}' and path '{(PULL, name)}'")
                     raise
-        path = (PULL, name)
+        path = node.pull_path
         tasks.append(
             Task(
                 task_id(ns, step, name, path, state.checkpoint_id),

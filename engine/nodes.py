@@ -12,7 +12,7 @@ import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .constants import START
+from .constants import PULL, START
 from .runner import no_sync_function
 from .schema import input_mapper
 from .types import RetryPolicy
@@ -59,8 +59,11 @@ class CompiledNode:
     """The action is an `async def`: it only runs in an async run (`ainvoke`, `astream`)."""
     is_async: bool = False
     """An async run must await this node: an `async def` action or router, or a subgraph."""
+    pull_path: tuple[str, str] = ("", "")
+    """`(PULL, name)`: the path of every task of this node that an edge triggers (one tuple, shared)."""
 
     def __post_init__(self) -> None:
+        self.pull_path = (PULL, self.name)
         self.input_mapper = input_mapper(self.input_schema)
         self.sorted_triggers = tuple(sorted(self.triggers))
         self.is_coroutine = is_coroutine_function(self.action)

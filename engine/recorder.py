@@ -12,7 +12,6 @@ recorded state (then it is recorded as a `{"$view": keys}`)? `_RunBuilder.latest
 
 from __future__ import annotations
 
-import itertools
 import operator
 import threading
 import time
@@ -129,8 +128,9 @@ class Recorder(Hooks):
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         builder = self.builders[ns]
         latest = builder.latest
-        at_once = not builder.lazy
-        planned = []
+        lazy = builder.lazy
+        pending = builder.pending
+        shared = builder.shared
         for task in tasks:
             value = task.input
             marker: Any = None
@@ -147,15 +147,25 @@ class Recorder(Hooks):
                 if keys is not None:
                     keys = tuple(keys)
                     marker = builder.views.setdefault(keys, keys)
+            at_once = not lazy
             if marker is None:
                 kept = _THAWED if at_once else _freeze_input(value)
                 if kept is _THAWED:
                     at_once = True
                     kept = value
                 marker = _Encode(kept)
-            planned.append((task.id, task.name, task.path, task.triggers, task.fired, task.seen_versions, marker))
-        event = (_PLANNED, step, tuple(planned))  # tuples of strings and numbers: soon ignored by the GC
-        builder.now(event) if at_once else builder.pending.append(event)
+            event = (
+                _PLANNED,
+                step,
+                task.id,
+                task.name,
+                task.path,
+                task.triggers,
+                shared.setdefault(task.fired, task.fired),  # one tuple for equal ones: fewer objects kept
+                task.seen_versions,
+                marker,
+            )
+            builder.now(event) if at_once else pending.append(event)
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
         self.tasks_finished(ns=ns, step=step, tasks=(task,))
@@ -163,51 +173,38 @@ class Recorder(Hooks):
     def tasks_finished(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         builder = self.builders[ns]
         lazy = builder.lazy
-        at_once = not lazy
-        finished = []
+        pending = builder.pending
         for task in tasks:
             result = task.result
             writes = task.writes
             if type(result) is dict and same_as_writes(result, writes):
                 result = SAME_AS_WRITES
             routes = task.routes
-            if not at_once:
+            if lazy and task.error is None and not task.attempts:
                 # A task's lists are replaced, never changed, once it finished: only their values can change.
-                if task.error is not None or task.attempts:
-                    at_once = True
-                else:
-                    if result is not SAME_AS_WRITES and type(result) not in _FROZEN:
-                        result = builder.freeze(result, step)
-                    for _, value in writes:
-                        if type(value) not in _FROZEN:
-                            writes = builder.freeze_pairs(writes, step)
+                kept = result
+                if result is not SAME_AS_WRITES and type(result) not in _FROZEN:
+                    kept = builder.freeze(result, step)
+                # One flat tuple, `(kind, id, result, duration, number of writes, channel, value, ...,
+                # router, choice, ...)`: the task's own lists and pairs are let go.
+                event = [_FINISHED_FLAT, task.id, kept, task.duration, len(writes)]
+                for name, value in (*writes, *routes):
+                    if type(value) not in _FROZEN:
+                        value = builder.freeze(value, step)
+                        if value is _THAWED:
+                            kept = _THAWED
                             break
-                    else:
-                        writes = tuple(writes)
-                    for _, value in routes:
-                        if type(value) not in _FROZEN:
-                            routes = builder.freeze_pairs(routes, step)
-                            break
-                    else:
-                        routes = tuple(routes)
-                    at_once = result is _THAWED or writes is _THAWED or routes is _THAWED
-            finished.append((task.id, result, writes, routes, task.duration, task.error, task.attempts))
-        if at_once and lazy:  # values copied for events kept earlier in this step are recorded as those copies
-            stand_in = builder.stand_in
-            finished = [
-                (
-                    task.id,
-                    result if result is SAME_AS_WRITES else stand_in(task.result, step),
-                    [(channel, stand_in(value, step)) for channel, value in task.writes],
-                    [(name, stand_in(value, step)) for name, value in task.routes],
-                    task.duration,
-                    task.error,
-                    task.attempts,
-                )
-                for task, (_, result, *_rest) in zip(tasks, finished)
-            ]
-        event = (_FINISHED, tuple(finished))
-        builder.now(event) if at_once else builder.pending.append(event)
+                    event.append(name)
+                    event.append(value)
+                if kept is not _THAWED:
+                    pending.append(tuple(event))
+                    continue
+            if lazy:  # values copied for events kept earlier in this step are recorded as those copies
+                stand_in = builder.stand_in
+                result = result if result is SAME_AS_WRITES else stand_in(result, step)
+                writes = [(channel, stand_in(value, step)) for channel, value in writes]
+                routes = [(name, stand_in(value, step)) for name, value in routes]
+            builder.now((_FINISHED, task.id, result, writes, routes, task.duration, task.error, task.attempts))
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
@@ -225,7 +222,7 @@ class Recorder(Hooks):
                 if type(write) not in _FROZEN:
                     write = builder.freeze(write, step)
                 if type(after) not in _FROZEN:
-                    after = builder.freeze(after, step, grown_from=call.before)
+                    after = builder.freeze(after, step)
                 at_once = before is _THAWED or write is _THAWED or after is _THAWED
             if at_once:
                 stand_in = builder.stand_in
@@ -280,7 +277,8 @@ class Recorder(Hooks):
             if at_once:  # every value as it stands in this step's records
                 stand_in = builder.stand_in
                 changes = [(key, stand_in(state.get(key, MISSING), step), same) for key, _, same in changes]
-        event = (_COMMITTED, commit.step, commit.kind, tuple(commit.updated_channels), commit.versions, tuple(changes))
+        updated = builder.shared.setdefault(commit.updated_channels, commit.updated_channels)
+        event = (_COMMITTED, commit.step, commit.kind, updated, commit.versions, tuple(changes))
         builder.now(event) if at_once else builder.pending.append(event)
 
     def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Any, metadata: Any) -> None:
@@ -319,7 +317,11 @@ class _RunBuilder:
         `DeltaTracker.raw` will be when it gets there, so identity checks are made as events come."""
         self.views: dict[tuple[str, ...], tuple[str, ...]] = {}
         """One tuple per set of keys a node input is a view of, shared by every event that has it."""
-        self.copies: dict[int, tuple[Any, Any]] = {}
+        self.shared: dict[Any, Any] = {}
+        """One object for equal ones that events keep (fired triggers, updated channels): a long run
+        keeps fewer objects, which the garbage collector would otherwise keep walking."""
+        self.copies: dict[int, Any] = {}
+        self.copied: dict[int, Any] = {}
         self.copies_step: int | None = None
         """`freeze`'s copies of this step's values, by identity. An object written, reduced and
         committed in one step gets one copy, which stands for it in every record of the step, built
@@ -355,29 +357,19 @@ class _RunBuilder:
         keys = tuple(keys)
         return self.views.setdefault(keys, keys)
 
-    def freeze(self, value: Any, step: int, grown_from: Any = None) -> Any:
-        """`_freeze`, one copy per object per step (see `copies`). `grown_from`: a list `value` may
-        start with (a reducer's value before the call): when it does, item for item, only the items
-        after it are checked (a list that grows by a few items each call is not checked whole)."""
-        copies = self.copies
+    def freeze(self, value: Any, step: int) -> Any:
+        """`_freeze`, one copy per object per step (see `copies`)."""
+        copies, copied = self.copies, self.copied
         if step != self.copies_step:
             copies.clear()
+            copied.clear()
             self.copies_step = step
-        hit = copies.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        copy: Any = _THAWED
-        if type(value) is list and grown_from is not None:
-            base = copies.get(id(grown_from))
-            if base is not None and base[0] is grown_from and type(base[1]) is list:
-                start = base[1]
-                if len(value) >= len(start) and all(map(operator.is_, start, value)):
-                    tail = itertools.islice(value, len(start), None)
-                    if all(map(_FROZEN.__contains__, map(type, tail))):
-                        copy = list(value)
-        if copy is _THAWED:
-            copy = _freeze(value)
-        copies[id(value)] = (value, copy)  # keeps `value` alive, so its id is not reused
+        key = id(value)
+        if copied.get(key) is value:
+            return copies[key]
+        copy = _freeze(value)
+        copies[key] = copy
+        copied[key] = value  # keeps `value` alive, so its id is not reused (two dicts: no pair to allocate)
         return copy
 
     def stand_in(self, value: Any, step: int) -> Any:
@@ -387,16 +379,6 @@ class _RunBuilder:
             return value
         copy = self.freeze(value, step)
         return value if copy is _THAWED else copy
-
-    def freeze_pairs(self, pairs: Sequence[tuple[str, Any]], step: int) -> Any:
-        """`(name, value)` pairs with each value frozen, as a tuple, or `_THAWED`."""
-        kept = []
-        for name, value in pairs:
-            copy = value if type(value) in _FROZEN else self.freeze(value, step)
-            if copy is _THAWED:
-                return _THAWED
-            kept.append((name, copy))
-        return tuple(kept)
 
     def view_keys(self, task: Task) -> list[str] | None:
         """The keys of a node's input when it is exactly the recorded state, else None."""
@@ -455,43 +437,47 @@ class _RunBuilder:
 # copies of flat values (built later), which hold the very same items; identity checks were made as
 # the event came. So both ways give the same records.
 
-_PLANNED, _FINISHED, _REDUCED, _COMMITTED, _CHECKPOINTED = range(5)
+_PLANNED, _FINISHED, _REDUCED, _COMMITTED, _CHECKPOINTED, _FINISHED_FLAT = range(6)
 
 
 def _build_planned(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
-    _, step, planned = event
+    _, step, task_id, name, path, triggers, fired, seen_versions, marker = event
     record = builder.step if builder.step is not None and builder.step.step == step else builder.open_step(step)
-    records = record.tasks
-    by_id = builder.tasks_by_id
-    for task_id, name, path, triggers, fired, seen_versions, marker in planned:
-        recorded = {VIEW: list(marker)} if type(marker) is tuple else encode(marker.value)
-        task_record = TaskRecord(task_id, name, list(path), list(triggers), list(fired), dict(seen_versions), recorded)
-        records.append(task_record)
-        by_id[task_id] = task_record
+    recorded = {VIEW: list(marker)} if type(marker) is tuple else encode(marker.value)
+    task_record = TaskRecord(task_id, name, list(path), list(triggers), list(fired), dict(seen_versions), recorded)
+    record.tasks.append(task_record)
+    builder.tasks_by_id[task_id] = task_record
+
+
+def _build_finished_flat(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
+    _, task_id, result, duration, count = event[:5]
+    end = 5 + 2 * count
+    writes = list(zip(event[5:end:2], event[6:end:2]))
+    routes = list(zip(event[end::2], event[end + 1 :: 2]))
+    _build_finished(builder, (_FINISHED, task_id, result, writes, routes, duration, None, ()))
 
 
 def _build_finished(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
-    tasks_by_id = builder.tasks_by_id
+    _, task_id, result, writes, routes, duration, error, attempts = event
+    record = builder.tasks_by_id[task_id]
     encode_shared = builder.encode
-    for task_id, result, writes, routes, duration, error, attempts in event[1]:
-        record = tasks_by_id[task_id]
-        record.result = result if result is SAME_AS_WRITES else encode_shared(result)
-        record.writes = [[channel, encode_shared(value)] for channel, value in writes]
-        if routes:
-            record.routes = [[name, encode_shared(chosen)] for name, chosen in routes]
-        record.duration = round(duration, 6)
-        if error is not None:
-            record.error = encode_error(error)
-        if attempts:
-            record.attempts = [
-                {
-                    "attempt": a.attempt,
-                    "error": encode_error(a.error),
-                    "duration": round(a.duration, 6),
-                    "retry_in": round(a.retry_in, 6),
-                }
-                for a in attempts
-            ]
+    record.result = result if result is SAME_AS_WRITES else encode_shared(result)
+    record.writes = [[channel, encode_shared(value)] for channel, value in writes]
+    if routes:
+        record.routes = [[name, encode_shared(chosen)] for name, chosen in routes]
+    record.duration = round(duration, 6)
+    if error is not None:
+        record.error = encode_error(error)
+    if attempts:
+        record.attempts = [
+            {
+                "attempt": a.attempt,
+                "error": encode_error(a.error),
+                "duration": round(a.duration, 6),
+                "retry_in": round(a.retry_in, 6),
+            }
+            for a in attempts
+        ]
 
 
 def _build_reduced(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
@@ -560,6 +546,7 @@ _BUILD: tuple[Callable[[_RunBuilder, tuple[Any, ...]], None], ...] = (
     _build_reduced,
     _build_committed,
     _build_checkpointed,
+    _build_finished_flat,
 )
 
 
@@ -582,12 +569,20 @@ def _freeze(value: Any) -> Any:
     if kind in _FROZEN:
         return value
     if kind is list:
-        return list(value) if all(map(_FROZEN.__contains__, map(type, value))) else _THAWED
+        return list(value) if _flat(value) else _THAWED
     if kind is dict:
-        return dict(value) if all(map(_FROZEN.__contains__, map(type, value.values()))) else _THAWED
+        return dict(value) if _flat(value.values()) else _THAWED
     if kind is tuple:
-        return value if all(map(_FROZEN.__contains__, map(type, value))) else _THAWED
+        return value if _flat(value) else _THAWED
     return _THAWED
+
+
+def _flat(items: Any) -> bool:
+    """True when every item is immutable (`_FROZEN`). The first item is looked at alone, so a list of
+    messages fails at once; the rest are checked at C speed (a set of their types)."""
+    for first in items:
+        return type(first) in _FROZEN and _FROZEN.issuperset(map(type, items))
+    return True
 
 
 def _freeze_input(value: Any) -> Any:
