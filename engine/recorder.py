@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from itertools import chain
 from typing import Any, Callable, Protocol, Sequence
 
 from .algo import Task
@@ -154,6 +155,8 @@ class Recorder(Hooks):
                     at_once = True
                     kept = value
                 marker = _Encode(kept)
+            # One tuple: equal trigger tuples shared, the versions seen flattened (channel, version, ...),
+            # so the event keeps no object of its own that the garbage collector would walk.
             event = (
                 _PLANNED,
                 step,
@@ -161,9 +164,9 @@ class Recorder(Hooks):
                 task.name,
                 task.path,
                 task.triggers,
-                shared.setdefault(task.fired, task.fired),  # one tuple for equal ones: fewer objects kept
-                task.seen_versions,
+                shared.setdefault(task.fired, task.fired),
                 marker,
+                *_flatten(task.seen_versions.items()),
             )
             builder.now(event) if at_once else pending.append(event)
 
@@ -217,10 +220,14 @@ class Recorder(Hooks):
         if builder.lazy:
             step = call.step
             if error is None:
+                copies, copied = builder.copies, builder.copied
+                if builder.copies_step != step:
+                    builder.start_copies(step)
+                # the usual case: `before` and `write` were copied at an earlier event of this step
                 if type(before) not in _FROZEN:
-                    before = builder.freeze(before, step)
+                    before = copies[id(before)] if copied.get(id(before)) is before else builder.freeze(before, step)
                 if type(write) not in _FROZEN:
-                    write = builder.freeze(write, step)
+                    write = copies[id(write)] if copied.get(id(write)) is write else builder.freeze(write, step)
                 if type(after) not in _FROZEN:
                     after = builder.freeze(after, step)
                 at_once = before is _THAWED or write is _THAWED or after is _THAWED
@@ -357,15 +364,19 @@ class _RunBuilder:
         keys = tuple(keys)
         return self.views.setdefault(keys, keys)
 
+    def start_copies(self, step: int) -> None:
+        """Forgets the copies of the last step: `step` has its own."""
+        self.copies.clear()
+        self.copied.clear()
+        self.copies_step = step
+
     def freeze(self, value: Any, step: int) -> Any:
         """`_freeze`, one copy per object per step (see `copies`)."""
         copies, copied = self.copies, self.copied
         if step != self.copies_step:
-            copies.clear()
-            copied.clear()
-            self.copies_step = step
+            self.start_copies(step)
         key = id(value)
-        if copied.get(key) is value:
+        if copied.get(key, _THAWED) is value:
             return copies[key]
         copy = _freeze(value)
         copies[key] = copy
@@ -441,10 +452,11 @@ _PLANNED, _FINISHED, _REDUCED, _COMMITTED, _CHECKPOINTED, _FINISHED_FLAT = range
 
 
 def _build_planned(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
-    _, step, task_id, name, path, triggers, fired, seen_versions, marker = event
+    _, step, task_id, name, path, triggers, fired, marker = event[:8]
+    seen_versions = dict(zip(event[8::2], event[9::2]))
     record = builder.step if builder.step is not None and builder.step.step == step else builder.open_step(step)
     recorded = {VIEW: list(marker)} if type(marker) is tuple else encode(marker.value)
-    task_record = TaskRecord(task_id, name, list(path), list(triggers), list(fired), dict(seen_versions), recorded)
+    task_record = TaskRecord(task_id, name, list(path), list(triggers), list(fired), seen_versions, recorded)
     record.tasks.append(task_record)
     builder.tasks_by_id[task_id] = task_record
 
@@ -577,11 +589,17 @@ def _freeze(value: Any) -> Any:
     return _THAWED
 
 
+_flatten = chain.from_iterable
+"""`((a, 1), (b, 2))` -> `a, 1, b, 2`."""
+
+
 def _flat(items: Any) -> bool:
     """True when every item is immutable (`_FROZEN`). The first item is looked at alone, so a list of
     messages fails at once; the rest are checked at C speed (a set of their types)."""
     for first in items:
-        return type(first) in _FROZEN and _FROZEN.issuperset(map(type, items))
+        if type(first) not in _FROZEN:
+            return False
+        return len(items) == 1 or _FROZEN.issuperset(map(type, items))
     return True
 
 

@@ -222,7 +222,10 @@ def same_as_writes(result: dict[str, Any], writes: list[tuple[str, Any]]) -> boo
     """True when a node's returned dict is exactly its leading state writes (the usual case)."""
     if len(writes) < len(result):
         return False
-    for (key, value), (channel, written) in zip(result.items(), writes):
-        if key != channel or value is not written:
+    index = 0
+    for key, value in result.items():  # indexing, not zip: this runs for every task of a recorded run
+        channel, written = writes[index]
+        if value is not written or key != channel:
             return False
+        index += 1
     return True
