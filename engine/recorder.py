@@ -22,7 +22,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from .algo import Task
 from .channels import MISSING
-from .codec import RESERVED, DeltaTracker, encode, encode_error
+from .codec import BIG_INT, RESERVED, DeltaTracker, encode, encode_error
 from .constants import PULL, START
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 from .records import (
@@ -428,6 +428,8 @@ class _RunBuilder:
         and the reducer's new items are usually the same objects, recorded once in memory. Only the
         top levels are shared; deeper down `encode` takes over, with its depth limit and cycle guard."""
         kind = type(value)
+        if kind is str or kind is bool or value is None or (kind is int and -BIG_INT < value < BIG_INT):
+            return value  # as `encode` records them, without its guards (most values recorded are these)
         if kind in _SCALARS or _depth >= _SHARED_LEVELS:
             return encode(value, _depth)
         hit = self.memo.get(id(value))
@@ -463,10 +465,14 @@ def _build_planned(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
 
 def _build_finished_flat(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
     _, task_id, result, duration, count = event[:5]
+    record = builder.tasks_by_id[task_id]
+    encode_shared = builder.encode
+    record.result = result if result is SAME_AS_WRITES else encode_shared(result)
     end = 5 + 2 * count
-    writes = list(zip(event[5:end:2], event[6:end:2]))
-    routes = list(zip(event[end::2], event[end + 1 :: 2]))
-    _build_finished(builder, (_FINISHED, task_id, result, writes, routes, duration, None, ()))
+    record.writes = [[channel, encode_shared(value)] for channel, value in zip(event[5:end:2], event[6:end:2])]
+    if len(event) > end:
+        record.routes = [[name, encode_shared(chosen)] for name, chosen in zip(event[end::2], event[end + 1 :: 2])]
+    record.duration = round(duration, 6)
 
 
 def _build_finished(builder: _RunBuilder, event: tuple[Any, ...]) -> None:
