@@ -167,7 +167,11 @@ class Runner:
         await asyncio.gather(*(one(task) for task in tasks))
 
     def close(self) -> None:
-        """Nothing to release: pool threads are daemons that wait for the next batch."""
+        """The run is over: let go of its loop. Loop and runner refer to each other; breaking the
+        cycle frees a finished run (and all a recorder attached to it kept) as soon as its caller
+        lets go, instead of leaving it for the garbage collector to find. Pool threads are daemons
+        that wait for the next batch: nothing to release there."""
+        self.loop = None  # type: ignore[assignment]
 
     def execute(self, task: Task) -> None:
         """Runs one task to completion, retries included (sync nodes)."""
