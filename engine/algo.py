@@ -134,12 +134,15 @@ def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...], ch
             _ID_PARTS.clear()
         parts = _ID_PARTS[(ns, name, path)] = (f"{'|'.join(ns)}#", f"#{name}#{path!r}")
     key = f"{parts[0]}{step}{parts[1]}#{checkpoint_id}" if checkpoint_id else f"{parts[0]}{step}{parts[1]}"
-    h = blake2b(key.encode(), digest_size=16).hexdigest()
+    hasher = _HASHER.copy()  # cheaper than making one: this runs for every task
+    hasher.update(key.encode())
+    h = hasher.hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 _ID_PARTS: dict[tuple[Any, ...], tuple[str, str]] = {}
 """The fixed parts of `task_id`'s key, per (namespace, node, path)."""
+_HASHER = blake2b(digest_size=16)
 
 
 def plan_tasks(
