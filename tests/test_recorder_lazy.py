@@ -131,3 +131,47 @@ def test_values_changed_in_place_after_their_event_keep_their_recorded_state() -
     assert later == recorded(lambda r: g.compile().invoke({"items": [], "flat": [], "n": 0}, hooks=r), at_once=True)
     step2 = next(s for s in trace.steps if s.step == 2)
     assert step2.state["flat"] == {"extend": [99]}  # the in-place change, shown outside the reducers
+
+
+def test_reading_the_trace_while_the_run_goes_gives_each_step_once_and_the_same_final_trace() -> None:
+    """Live runs read `recorder.trace` from another thread while events still come: each read builds
+    what was kept so far, and the finished trace is the one recorded without reading."""
+    import operator
+    import threading
+    import time
+    from typing import Annotated, TypedDict
+
+    from engine import END, START, StateGraph
+
+    class S(TypedDict):
+        items: Annotated[list, operator.add]
+        n: int
+
+    def step(state: S) -> dict:
+        time.sleep(0.002)
+        return {"items": [state["n"]], "n": state["n"] + 1}
+
+    g = StateGraph(S)
+    g.add_node("step", step)
+    g.add_edge(START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < 60 else END, ["step", END])
+    graph = g.compile()
+
+    recorder = Recorder(run_id="same", clock=lambda: "2026-01-01T00:00:00+00:00")
+    worker = threading.Thread(
+        target=lambda: graph.invoke({"items": [], "n": 0}, {"recursion_limit": 100}, hooks=recorder)
+    )
+    worker.start()
+    seen_steps: list[int] = []
+    while worker.is_alive():
+        trace = recorder.trace
+        if trace is not None:
+            numbers = [s.step for s in trace.steps]
+            assert numbers == sorted(set(numbers))  # never a step twice, never out of order
+            seen_steps.append(len(numbers))
+        time.sleep(0.001)
+    worker.join()
+    assert len(set(seen_steps)) > 5  # the trace really was read while it grew
+    read_while_running = json.dumps(_without_timings(to_dict(recorder.trace)), sort_keys=True)
+    alone = recorded(lambda r: graph.invoke({"items": [], "n": 0}, {"recursion_limit": 100}, hooks=r), at_once=False)
+    assert read_while_running == alone
