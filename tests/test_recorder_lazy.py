@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from differential.backends import get_backend
 from differential.cases import CASES
+from test_golden import _without_timings
 
 from engine.messages import set_id_factory
 from engine.trace import Recorder, RunRecord
@@ -30,14 +31,6 @@ class KeepSteps:
     def flush(self, record: RunRecord) -> None:
         self.steps.extend(record.steps)
         record.steps.clear()
-
-
-def _without_timings(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: (0 if k == "duration" else _without_timings(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_without_timings(v) for v in value]
-    return value
 
 
 def recorded(run: Any, *, at_once: bool) -> str:
