@@ -407,17 +407,62 @@ def test_an_interrupt_inside_a_subgraph_is_asked_and_answered() -> None:
     assert final.status == "done" and final.trace.output["log"][-1] == "checked: yes"
 
 
-def test_async_nodes_are_refused_in_words() -> None:
-    from debugger.live import LiveRunError
+def async_pipeline(received: dict, checkpointer=None):
+    """a -> b -> c as `async def` nodes (b also sleeps), plus a sync router: run with `astream`."""
+    import asyncio
 
-    async def slow(state: State) -> dict:
-        return {"log": ["slow"]}
+    def make(name: str):
+        async def node(state: State) -> dict:
+            received[name] = {"log": list(state["log"]), "count": state["count"]}
+            await asyncio.sleep(0.01 if name == "b" else 0)
+            return {"log": [name], "count": state["count"] * 2}
+
+        return node
 
     builder = StateGraph(State)
-    builder.add_node("slow", slow)
-    builder.add_edge(START, "slow")
-    with pytest.raises(LiveRunError, match="async def.*stepscope run TARGET"):
-        new_live_run(builder.compile(), dict(INPUT), target="app.py:graph")
+    for name in "abc":
+        builder.add_node(name, make(name))
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_conditional_edges("b", lambda s: "c" if s["count"] < 100 else END, ["c", END])
+    builder.add_edge("c", END)
+    return builder.compile(checkpointer=checkpointer)
+
+
+def test_async_nodes_step_pause_and_take_edits_as_langgraphs_ainvoke_and_aupdate_state_do() -> None:
+    import asyncio
+
+    received: dict = {}
+    run = new_live_run(
+        async_pipeline(received),
+        dict(INPUT),
+        target="app.py:graph",
+        store=False,
+        breakpoints=Breakpoints.of(before=["b"]),
+    ).start()
+    snap = paused(run)
+    assert snap.pause.reasons == ("breakpoint before b",) and [t.name for t in snap.pause.tasks] == ["b"]
+    assert snap.pause.state == {"log": ["a"], "count": 2} and received == {"a": {"log": [], "count": 1}}
+    run.edit({"count": 10}, as_node="a")
+    snap = run.wait_until(lambda s: s.status == "paused" and s.pause.state.get("count") == 10)
+    assert snap.pause.state == {"log": ["a"], "count": 10}
+    run.step()
+    snap = paused(run)
+    assert [t.name for t in snap.pause.tasks] == ["c"] and received["b"] == {"log": ["a"], "count": 10}
+    run.resume()
+    final = run.join(10)
+    assert final.status == "done", final.message
+    assert final.trace.output == {"log": ["a", "b", "c"], "count": 40}
+    assert [s.kind for s in final.trace.steps].count("update") == 1
+
+    async def reference() -> dict:  # the same run, by hand, with langgraph's own async calls
+        graph = async_pipeline({}, checkpointer=InMemorySaver())
+        config = {"configurable": {"thread_id": "t"}}
+        await graph.ainvoke(dict(INPUT), config, interrupt_before=["b"])
+        await graph.aupdate_state(config, {"count": 10}, as_node="a")
+        return await graph.ainvoke(None, config)
+
+    assert final.trace.output == asyncio.run(reference())
 
 
 def test_send_tasks_at_a_pause_show_the_argument_each_receives() -> None:

@@ -9,7 +9,9 @@ one `graph.stream(input, config, interrupt_before=..., interrupt_after=...)`: th
 events say when a task starts and ends and when a superstep has committed (its checkpoint is saved).
 At a pause the state is langgraph's own `graph.get_state(config)` (values, next tasks, interrupts);
 Step and Continue resume with `stream(None, config, ...)`, an answer with `Command(resume=answer)`,
-an edit is `graph.update_state(config, values, as_node=...)`, recorded as a step of kind `update`.
+an edit is `graph.update_state(config, values, as_node=...)`, recorded as a step of kind `update`. A
+graph with `async def` nodes runs the same way with `astream`, `aget_state` and `aupdate_state`, on
+one event loop of the run's thread.
 Pause, or breakpoints changed while a segment runs, leave langgraph's loop at the next checkpoint
 and go on from it; each segment gets what is left of the user's recursion limit.
 
@@ -22,6 +24,7 @@ on, so it is left out), which is what is stored at the end.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import copy
 import threading
@@ -70,11 +73,9 @@ class LangGraphLiveRun(LiveRun):
             check_recordable(getattr(graph, "channels", {}), state_keys(graph))
         except UnrecordableChannel as exc:
             raise LiveRunError(f"{name}: {exc}") from None
-        if has_async_nodes(graph):
-            raise LiveRunError(
-                f"{name} has `async def` nodes, which a live run cannot step yet: record it with "
-                "`stepscope run TARGET` instead."
-            )
+        self.is_async = has_async_nodes(graph)
+        """The graph has `async def` nodes: it runs with `astream` (and `aget_state`, `aupdate_state`)
+        on an event loop of the run's own thread, as `await graph.ainvoke(...)` would run it."""
         self.user_graph = graph
         if checkpointer_of(graph) is None:  # pausing needs checkpoints: a saver of the debugger's own
             from langgraph.checkpoint.memory import InMemorySaver
@@ -108,6 +109,7 @@ class LangGraphLiveRun(LiveRun):
         self._final = False
         self._writers: dict[str, list[str]] = {}
         self._loop: Any = None
+        self._event_loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._edits: list[StepRecord] = []
         self._last_step = -1
@@ -126,6 +128,8 @@ class LangGraphLiveRun(LiveRun):
         install()
         self._session = Session(target=self.target)
         token = probe.ACTIVE.set(self._session)
+        if self.is_async:  # one event loop for the whole run: a saver's connections may belong to it
+            self._event_loop = asyncio.new_event_loop()
         try:
             graph_input = self.graph_input
             self._publish(status=RUNNING)
@@ -139,7 +143,7 @@ class LangGraphLiveRun(LiveRun):
                 before = "*" if single or bp.every_step or one_step else sorted(bp.before)
                 if not self._segment(graph_input, config, before, sorted(bp.after)):
                     return
-                state = self.graph.get_state(self.config)
+                state = self._get_state(self.config)
                 pending = [i for t in state.tasks for i in (t.interrupts or ())]
                 if not state.next and not pending:
                     return  # the run ended; its last segment has the status and output
@@ -158,32 +162,67 @@ class LangGraphLiveRun(LiveRun):
                     )
         finally:
             probe.ACTIVE.reset(token)
+            if self._event_loop is not None:
+                self._event_loop.close()
 
     def _segment(self, graph_input: Any, config: dict[str, Any], before: Any, after: list[str]) -> bool:
-        """One `stream` call, publishing as it goes. False when the user stopped the run."""
-        stream = self.graph.stream(
-            graph_input,
-            config,
-            interrupt_before=before or None,
-            interrupt_after=after or None,
-            stream_mode=["tasks", "checkpoints"],
+        """One `stream` (or `astream`) call, publishing as it goes. False when the user stopped the run."""
+        options = dict(
+            interrupt_before=before or None, interrupt_after=after or None, stream_mode=["tasks", "checkpoints"]
         )
         breakpoints = self._breakpoints
+        if self.is_async:
+            return self._await(self._asegment(self.graph.astream(graph_input, config, **options), breakpoints))
+        stream = self.graph.stream(graph_input, config, **options)
         try:
             for mode, event in stream:
-                if self._stop_requested:
-                    return False
-                if mode == "checkpoints":
-                    self._committed_step(event)
-                    if event.get("next") and (self._pause_requested or self._breakpoints != breakpoints):
-                        # Pause, or breakpoints changed: leave langgraph's loop between supersteps (the
-                        # checkpoint is saved) and go on from it with the new interrupt_before/after
-                        return True
-                else:
-                    self._task_event(event)
+                leave = self._segment_event(mode, event, breakpoints)
+                if leave is not None:
+                    return leave
         finally:
             stream.close()
         return not self._stop_requested
+
+    async def _asegment(self, stream: Any, breakpoints: Breakpoints) -> bool:
+        try:
+            async for mode, event in stream:
+                leave = self._segment_event(mode, event, breakpoints)
+                if leave is not None:
+                    return leave
+        finally:
+            await stream.aclose()
+        return not self._stop_requested
+
+    def _segment_event(self, mode: str, event: Any, breakpoints: Breakpoints) -> bool | None:
+        """Publishes one streamed event. None: go on; True: leave the segment to pause; False: stopped."""
+        if self._stop_requested:
+            return False
+        if mode == "checkpoints":
+            self._committed_step(event)
+            if event.get("next") and (self._pause_requested or self._breakpoints != breakpoints):
+                # Pause, or breakpoints changed: leave langgraph's loop between supersteps (the
+                # checkpoint is saved) and go on from it with the new interrupt_before/after
+                return True
+        else:
+            self._task_event(event)
+        return None
+
+    # ---- langgraph's state calls, sync or on the run's event loop -----------------------------------
+
+    def _await(self, coroutine: Any) -> Any:
+        return self._event_loop.run_until_complete(coroutine)
+
+    def _get_state(self, config: dict[str, Any]) -> Any:
+        return self._await(self.graph.aget_state(config)) if self.is_async else self.graph.get_state(config)
+
+    def _update_state(self, config: dict[str, Any], values: Any, as_node: str) -> Any:
+        if self.is_async:
+            return self._await(self.graph.aupdate_state(config, values, as_node=as_node))
+        return self.graph.update_state(config, values, as_node=as_node)
+
+    def _saved_checkpoint(self, config: dict[str, Any]) -> Any:
+        saver = self.graph.checkpointer
+        return self._await(saver.aget_tuple(config)) if self.is_async else saver.get_tuple(config)
 
     def _segment_config(self) -> tuple[dict[str, Any] | None, bool]:
         """(the config for the next segment, whether it must run one superstep only); None when the
@@ -259,7 +298,7 @@ class LangGraphLiveRun(LiveRun):
                 except EditError as exc:
                     command.error = str(exc)
                 else:
-                    state = self.graph.get_state(self.config)
+                    state = self._get_state(self.config)
                     reasons = [*reasons, f"you edited {', '.join(command.values)} as {as_node}"]
                 with self._cond:
                     self._publish_locked(pause=self._pause_of_state(state, questions, reasons))
@@ -315,7 +354,7 @@ class LangGraphLiveRun(LiveRun):
     def _pending_sends(self) -> list[Any]:
         """The Sends the next superstep runs, in langgraph's order (its checkpoint keeps them)."""
         try:
-            saved = self.graph.checkpointer.get_tuple(self.config)
+            saved = self._saved_checkpoint(self.config)
             return list(saved.checkpoint["channel_values"].get("__pregel_tasks") or []) if saved else []
         except Exception:  # a saver that cannot say: the tasks show the state instead
             return []
@@ -334,10 +373,10 @@ class LangGraphLiveRun(LiveRun):
             if as_node is None:
                 raise EditError("Ambiguous update, specify as_node: pick the node to edit as.")
         try:
-            config = self.graph.update_state(self.config, values, as_node=as_node)
+            config = self._update_state(self.config, values, as_node)
         except Exception as exc:  # langgraph or a reducer refused it: the checkpoint is unchanged
             raise EditError(f"{type(exc).__name__}: {exc}".strip()) from None
-        after = self.graph.get_state(config)
+        after = self._get_state(config)
         step = (after.metadata or {}).get("step", self._last_step + 1)
         calls = [
             ReducerCallRecord(
