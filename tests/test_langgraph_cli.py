@@ -189,3 +189,20 @@ def test_resume_needs_a_thread(tmp_path: Path) -> None:
     (tmp_path / "approve.py").write_text(APPROVAL.format(saver_import=SAVERS["memory"][0], saver=SAVERS["memory"][1]))
     result = stepscope("run", "approve.py:graph", "--resume", "yes", "--db", str(tmp_path / "r.db"), cwd=tmp_path)
     assert result.returncode == 2 and "--thread" in result.stderr
+
+
+def test_an_interrupt_without_a_checkpointer_says_why_it_cannot_be_answered(tmp_path: Path) -> None:
+    """langgraph ends such a run at interrupt() and keeps nothing: no answering command with an empty
+    thread, but the fix; and `--follow` says where its question can be answered."""
+    (tmp_path / "app.py").write_text(APPROVAL.format(saver_import="", saver="None"), encoding="utf-8")
+    db = str(tmp_path / "runs.db")
+    plain = stepscope("run", "app.py:graph", "--db", db, cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert 'interrupted (node ask): {"question": "approve refund #42?"}' in plain.stdout
+    assert "--thread ''" not in plain.stdout and "--resume" not in plain.stdout
+    assert "has no checkpointer, so nothing of the paused run was kept" in plain.stdout
+    assert "checkpointer=InMemorySaver()" in plain.stdout
+    followed = stepscope("run", "app.py:graph", "--db", db, "--follow", cwd=tmp_path)
+    assert followed.returncode == 0, followed.stderr
+    assert "status: interrupted" in followed.stdout and "approve refund #42?" in followed.stdout
+    assert "answer it on the Live run page" in followed.stdout

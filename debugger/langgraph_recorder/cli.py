@@ -98,8 +98,15 @@ def command_run(args: Any, target: Any, table: Any) -> int:
         for item in trace.interrupts:
             where = f" (node {item['node']})" if item.get("node") else ""
             print(f"interrupted{where}: {json.dumps(item['value'], ensure_ascii=False)}")
-        print("answer it with (ANSWER as JSON, or plain text):")
-        print("  " + resume_command(args, result.thread_id))
+        if result.thread_id:
+            print("answer it with (ANSWER as JSON, or plain text):")
+            print("  " + resume_command(args, result.thread_id))
+        else:  # langgraph ends the run at interrupt() and, without a saver, keeps nothing to resume from
+            print(
+                f"it cannot be answered: {args.target} has no checkpointer, so nothing of the paused run was "
+                "kept to resume. Compile it with checkpointer=InMemorySaver() (or another saver) and run it "
+                "again: the command that answers it is then printed here."
+            )
         return 0
     if result.error is not None:
         print(f"error: {type(result.error).__name__}: {result.error}", file=sys.stderr)

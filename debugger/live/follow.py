@@ -106,6 +106,15 @@ def follow(
         print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
         return 130
     _finish(snap, out_file, out)
+    if snap.status == "interrupted" and snap.trace is not None and snap.trace.interrupts:
+        for item in snap.trace.interrupts:
+            where = f" (node {item['node']})" if item.get("node") else ""
+            print(f"interrupted{where}: {short(item['value'], 200)}", file=out)
+        print(
+            "--follow stops at interrupt(): answer it on the Live run page (`stepscope app`), or run without "
+            "--follow, which prints the command that answers it (the graph needs a checkpointer).",
+            file=out,
+        )
     if snap.status in ("error", "recursion_limit"):
         print(f"error: {snap.message}", file=sys.stderr)
         return 1
