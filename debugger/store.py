@@ -11,6 +11,11 @@ layout's version (`VERSION`). Opening checks both before anything else, inside o
 older StepScope layout is migrated in place (version 1 is the unversioned `runs` table of the first
 releases), and a newer or foreign database is refused with a message, never written to.
 
+A run stored while it is recorded (`start_run`) holds an exclusive `flock` on a file of its own,
+`<database>.recording/<run id>`, until `finish_run`: the kernel lets go of it when the recording
+process dies, so a `running` run whose file nobody holds was cut off, and `list`/`load` say so
+(`CUT_OFF`; the PostgreSQL store does the same with an advisory lock).
+
 Run ids are matched exactly, or by a prefix of at least `MIN_PREFIX` characters that names one run;
 never as a pattern. The operations (`save`, `list`, `load`, `delete`, `export`, `import_file`) are
 the whole interface: another backend (PostgreSQL) implements the same ones.
@@ -25,10 +30,16 @@ import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on this platform: a cut-off run stays `running`, unmarked
+    fcntl = None  # type: ignore[assignment]
 
 from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
 from engine.blobs import BlobPacker
+from engine.codec import TYPE
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, dumps, head_dict, step_dict, to_json
 
@@ -36,6 +47,11 @@ ENV_VAR = "STEPSCOPE_DB"
 APPLICATION_ID = 0x53745363  # "StSc"
 VERSION = 2
 MIN_PREFIX = 4
+CUT_OFF = (
+    "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected). "
+    "The supersteps it finished are kept; the run has no final state."
+)
+"""The error a `running` run gets when no process is recording it any more."""
 
 
 def default_db_path() -> Path:
@@ -185,6 +201,8 @@ class RunStore(TraceFiles):
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_db_path()
+        self._recording: dict[str, int] = {}
+        """Per run this process records (`start_run`), the file descriptor holding its lock."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._transaction() as db:
@@ -351,12 +369,14 @@ class RunStore(TraceFiles):
         large values: a run cut off before `finish_run` is read back with this head."""
         run_id = checked_id(trace)
         head, blobs = packed_head(trace)
+        self._hold(run_id)  # before the row exists: a `running` row nobody holds is never a live run
         try:
             with self._transaction() as db:
                 self._remove(db, run_id)
                 db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*summary_row(trace, 0), head, ""))
                 self._append(db, run_id, None, [], blobs)
         except sqlite3.Error as exc:
+            self._let_go(run_id)
             raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
 
     def append_steps(self, run_id: str, steps: list[StepRecord]) -> None:
@@ -387,6 +407,57 @@ class RunStore(TraceFiles):
                 )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {trace.run_id} in {self.path}: {_reason(exc)}.") from None
+        finally:
+            self._let_go(trace.run_id)
+
+    # ---- is a `running` run still being recorded? -------------------------------------------------
+
+    def _lock_file(self, run_id: str) -> Path:
+        return self.path.with_name(self.path.name + ".recording") / hashlib.sha256(run_id.encode()).hexdigest()[:32]
+
+    def _hold(self, run_id: str) -> None:
+        """Takes the run's recording lock (nothing to take where `flock` does not exist)."""
+        if fcntl is None:
+            return
+        try:
+            path = self._lock_file(run_id)
+            path.parent.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:  # an unwritable folder: the run is recorded, only not known to be live
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another process records a run with this id: leave its lock alone
+            os.close(fd)
+            return
+        self._recording[run_id] = fd
+
+    def _let_go(self, run_id: str) -> None:
+        fd = self._recording.pop(run_id, None)
+        if fd is None:
+            return
+        try:
+            self._lock_file(run_id).unlink(missing_ok=True)
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _cut_off(self, run_id: str) -> bool:
+        """True for a run stored `running` that no process is recording any more."""
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(self._lock_file(run_id), os.O_RDONLY)
+        except FileNotFoundError:  # never held, or by a StepScope that did not take one: nobody records it
+            return True
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:  # held: being recorded
+            return False
+        finally:
+            os.close(fd)
+        return True
 
     @staticmethod
     def _append(
@@ -430,7 +501,9 @@ class RunStore(TraceFiles):
             query += " WHERE " + " AND ".join(where)
         query += " ORDER BY started_at DESC, rowid DESC LIMIT ?"
         with self._reading() as db:
-            return [RunSummary(*row) for row in db.execute(query, (*args, limit))]
+            rows = list(db.execute(query, (*args, limit)))
+        cut = first_line(CUT_OFF)  # a cut-off run stays `running` (so `--status running` finds it)
+        return [RunSummary(*row[:6], cut if row[4] == "running" and self._cut_off(row[0]) else row[6]) for row in rows]
 
     def resolve(self, run_id: str) -> str:
         """The full id of a stored run: `run_id` itself, or the one run it is a prefix of."""
@@ -458,13 +531,18 @@ class RunStore(TraceFiles):
         return ids[0]
 
     def load(self, run_id: str) -> Trace:
+        """The stored run (a run still being recorded reads as its steps so far; one cut off mid-way
+        has `CUT_OFF` as its error)."""
         with self._reading() as db:
             full = self._resolve(db, run_id)
             text = self._text(db, full)
         try:
-            return parse_trace(text, source=f"run {full} in {self.path}")
+            trace = parse_trace(text, source=f"run {full} in {self.path}")
         except TraceFileError as exc:
             raise StoreError(f"{exc} (`stepscope delete {full}` removes it)") from None
+        if trace.status == "running" and not trace.error and self._cut_off(full):
+            trace.error = cut_off_error()
+        return trace
 
     def delete(self, run_id: str) -> str:
         try:
@@ -473,7 +551,25 @@ class RunStore(TraceFiles):
                 self._remove(db, full)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot delete run {run_id} from {self.path}: {_reason(exc)}.") from None
+        if full not in self._recording:  # what a cut-off recording left behind
+            self._lock_file(full).unlink(missing_ok=True)
         return full
+
+
+def cut_off_error() -> dict[str, Any]:
+    """The error of a run whose recording process ended before the run did."""
+    return {
+        TYPE: "error",
+        "class": "RunCutOff",
+        "module": "stepscope",
+        "message": CUT_OFF,
+        "notes": [],
+        "traceback": "",
+    }
+
+
+def first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
 
 
 def checked_id(trace: Trace) -> str:

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from debugger.store import (
+    CUT_OFF,
     ENV_VAR,
     MIN_PREFIX,
     BlobRows,
@@ -39,7 +40,9 @@ from debugger.store import (
     StoreError,
     TraceFiles,
     checked_id,
+    cut_off_error,
     digest,
+    first_line,
     packed_head,
     packed_steps,
     packed_trace,
@@ -48,7 +51,6 @@ from debugger.store import (
 )
 from debugger.store_postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
 from debugger.tracecheck import TraceFileError, parse_trace
-from engine.codec import TYPE
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json
 
@@ -60,11 +62,6 @@ _RUN_KEY = "hashtext(%s) & 2147483647"
 """The second half of a run's advisory lock keys (a collision only makes a cut-off run look alive)."""
 _KEEPALIVES = {"keepalives_idle": 60, "keepalives_interval": 10, "keepalives_count": 6}
 """TCP keepalives of a recording's connection, on both ends (seconds, probes)."""
-CUT_OFF = (
-    "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected). "
-    "The supersteps it finished are kept; the run has no final state."
-)
-"""The error a `running` run gets when no process is recording it any more."""
 
 
 def is_postgres_url(value: Any) -> bool:
@@ -266,7 +263,7 @@ class PostgresRunStore(TraceFiles):
         query += " ORDER BY started_at DESC, saved DESC LIMIT %s"
         with self._operation("list runs") as cur:
             cur.execute(query, (*args, limit))
-            return [RunSummary(*row[:6], _first_line(CUT_OFF) if row[7] else row[6]) for row in cur.fetchall()]
+            return [RunSummary(*row[:6], first_line(CUT_OFF) if row[7] else row[6]) for row in cur.fetchall()]
 
     def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
         """(run id, started at, status) of the stored runs of one thread of one target, oldest first."""
@@ -321,14 +318,7 @@ class PostgresRunStore(TraceFiles):
         except TraceFileError as exc:
             raise StoreError(f"{exc} (`stepscope delete {full}` removes it)") from None
         if cut_off and not trace.error:
-            trace.error = {
-                TYPE: "error",
-                "class": "RunCutOff",
-                "module": "stepscope",
-                "message": CUT_OFF,
-                "notes": [],
-                "traceback": "",
-            }
+            trace.error = cut_off_error()
         return trace
 
     def delete(self, run_id: str) -> str:
@@ -343,10 +333,6 @@ _CUT_OFF_SQL = f"""(status = 'running' AND NOT EXISTS (
     AND l.objid = ({_RUN_KEY.replace("%s", "run_id")})::oid
     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))"""
 """True for a `running` run whose recording connection is gone (takes `_RECORDING` as its parameter)."""
-
-
-def _first_line(text: str) -> str:
-    return text.splitlines()[0] if text else ""
 
 
 def _reason(exc: BaseException) -> str:

@@ -201,3 +201,32 @@ def test_cli_bad_target_names_file_and_line(tmp_path):
     assert f"{raising}, line 2: ZeroDivisionError" in result.stderr
     unknown = cli("run", "no_such_sample", db=tmp_path / "db.sqlite3")
     assert "no such sample" in unknown.stderr
+
+
+def test_a_run_being_recorded_is_live_until_its_recorder_lets_go_without_finishing(tmp_path):
+    """A `running` row is live while some open file holds its lock (here: this very process, as the
+    app does when it records in a worker thread); once nobody holds it, it reads as cut off."""
+    from debugger.store import CUT_OFF
+
+    store = RunStore(tmp_path / "runs.db")
+    recorder = Recorder(run_id="live-run")
+    g = StateGraph(Text)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_edge(START, "a")
+    g.compile().invoke({"s": "", "log": []}, hooks=recorder)
+    head = recorder.trace
+    head.status = "running"
+    store.start_run(head)
+    reader = RunStore(tmp_path / "runs.db")  # another handle, as another thread or process opens it
+    (summary,) = reader.list()
+    assert summary.status == "running" and summary.error == "" and reader.load("live-run").error is None
+    store._let_go("live-run")  # what a killed recorder leaves: the row, and nobody holding its lock
+    (summary,) = reader.list()
+    assert summary.status == "running" and summary.error == CUT_OFF
+    assert reader.load("live-run").error["class"] == "RunCutOff"
+    head.status = "done"
+    store.start_run(head)
+    store.finish_run(head)  # a finished run: no lock file left behind, nothing to mark
+    (summary,) = reader.list()
+    assert summary.status == "done" and summary.error == ""
+    assert not list((tmp_path / "runs.db.recording").iterdir())
