@@ -39,6 +39,7 @@ from .run_builder import (
     IMMUTABLE,
     PLANNED,
     REDUCED,
+    REDUCED_GROWN,
     THAWED,
     Encode,
     RunBuilder,
@@ -229,6 +230,21 @@ class Recorder(Hooks):
                 copies, copied = builder.copies, builder.copied
                 if builder.copies_step != step:
                     builder.start_copies(step)
+                if (
+                    type(before) is list
+                    and type(write) is list
+                    and builder.grown.get(channel) is before
+                    and call.reducer == "operator.add"
+                    and copied.get(id(write), THAWED) is write
+                    and type(copies[id(write)]) is list
+                ):
+                    # The commonest reducer, again on the list its last call made in this barrier (only the
+                    # channel holds it: no code could change it since): `before + write` is what was recorded
+                    # plus the copied write, so the long list is neither copied nor looked at again.
+                    builder.grown[channel] = after
+                    event = (REDUCED_GROWN, step, channel, call.reducer, call.writer, call.writer_name, call.index)
+                    builder.pending.append((*event, copies[id(write)]))
+                    return
                 # the usual case: `before` and `write` were copied at an earlier event of this step
                 if type(before) not in FROZEN:
                     before = copies[id(before)] if copied.get(id(before)) is before else builder.freeze(before, step)
@@ -237,6 +253,8 @@ class Recorder(Hooks):
                 if type(after) not in FROZEN:
                     after = builder.freeze(after, step)
                 at_once = before is THAWED or write is THAWED or after is THAWED
+                if not at_once and type(after) is list and call.reducer == "operator.add":
+                    builder.grown[channel] = call.after  # the next call may build on it (see above)
             if at_once:
                 stand_in = builder.stand_in
                 before, write, after = (
@@ -264,13 +282,15 @@ class Recorder(Hooks):
         builder = self.builders[ns]
         state = commit.read(None)
         latest = builder.latest
+        grown = builder.grown if builder.copies_step == commit.step else {}  # lists made at this barrier
         changes = []
         for key, value in state.items():
             previous = latest.get(key, THAWED)
             if previous is not value:
                 latest[key] = value
                 changes.append((key, value, False))
-            elif type(value) not in IMMUTABLE:  # the recorded object: a node may have changed it in place
+            elif type(value) not in IMMUTABLE and grown.get(key) is not value:
+                # the recorded object: a node may have changed it in place (not one a reducer just made)
                 changes.append((key, value, True))
         if len(state) != len(commit.state_keys):  # keys without a value
             for key in commit.state_keys:

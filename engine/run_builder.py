@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .algo import Task
 from .channels import MISSING
-from .codec import BIG_INT, RESERVED, DeltaTracker, encode, encode_error
+from .codec import BIG_INT, MISSING_ENCODED, RESERVED, DeltaTracker, encode, encode_error
 from .constants import PULL, START
 from .records import SAME, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, fields_of
 
@@ -61,6 +61,8 @@ class RunBuilder:
         self.copies: dict[int, Any] = {}
         self.copied: dict[int, Any] = {}
         self.copies_step: int | None = None
+        self.grown: dict[str, Any] = {}
+        """Per channel, the list the last `operator.add` call of this step made (see `REDUCED_GROWN`)."""
         """`freeze`'s copies of this step's values, by identity. An object written, reduced and
         committed in one step gets one copy, which stands for it in every record of the step, built
         later or at once (`stand_in`): its records share one encoding, as when all are built at once."""
@@ -99,6 +101,7 @@ class RunBuilder:
         """Forgets the copies of the last step: `step` has its own."""
         self.copies.clear()
         self.copied.clear()
+        self.grown.clear()
         self.copies_step = step
 
     def freeze(self, value: Any, step: int) -> Any:
@@ -181,7 +184,7 @@ class RunBuilder:
 # copies of flat values (built later), which hold the very same items; identity checks were made as
 # the event came. So both ways give the same records.
 
-PLANNED, FINISHED, REDUCED, COMMITTED, CHECKPOINTED, FINISHED_FLAT = range(6)
+PLANNED, FINISHED, REDUCED, COMMITTED, CHECKPOINTED, FINISHED_FLAT, REDUCED_GROWN = range(7)
 
 
 def _build_planned(builder: RunBuilder, event: tuple[Any, ...]) -> None:
@@ -256,6 +259,26 @@ def _build_reduced(builder: RunBuilder, event: tuple[Any, ...]) -> None:
     )
 
 
+def _build_reduced_grown(builder: RunBuilder, event: tuple[Any, ...]) -> None:
+    """`operator.add` of the channel's last recorded list and a copied write: the result is what was
+    recorded plus the write's items (what `DeltaTracker.delta` finds, found without comparing)."""
+    _, step_number, channel, reducer, writer, writer_name, index, write = event
+    step = builder.step
+    if step is None or step.step != step_number:
+        step = builder.open_step(step_number)
+    tracker = builder.trackers[channel]
+    encode_shared = builder.encode
+    if write:
+        after_delta: dict[str, Any] = {"extend": [encode_shared(item) for item in write]}
+        tracker.items.extend(write)
+    else:
+        after_delta = SAME
+    tracker.encoded = MISSING_ENCODED
+    step.reducer_calls.append(
+        ReducerCallRecord(index, channel, reducer, writer, writer_name, encode_shared(write), SAME, after_delta)
+    )
+
+
 def _build_committed(builder: RunBuilder, event: tuple[Any, ...]) -> None:
     _, step_number, kind, updated, versions, changes = event
     step = builder.step
@@ -296,6 +319,7 @@ BUILD: tuple[Callable[[RunBuilder, tuple[Any, ...]], None], ...] = (
     _build_committed,
     _build_checkpointed,
     _build_finished_flat,
+    _build_reduced_grown,
 )
 
 
