@@ -97,3 +97,5 @@ def test_a_stored_abandoned_stream_is_diagnosed_without_an_error(tmp_path):
         code = main(["diagnose", summary.run_id, "--db", str(db)])
     assert code == 0, out.getvalue()
     assert "error" not in out.getvalue().lower().replace("0 errors", "")
+    assert "(run status: cancelled)" in out.getvalue()
+    assert "The caller stopped reading the stream after step 1" in out.getvalue()

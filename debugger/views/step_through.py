@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import session, timetravel
+from debugger import run_status, session, timetravel
 from debugger.model import Cursor, RunView
 from debugger.views import panels, widgets
 
@@ -195,7 +195,9 @@ def _step_summary(view: RunView, at: Cursor) -> None:
         more = len(following) - SUMMARY_TASKS
         st.markdown("**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))
     elif step == view.last:
-        st.markdown(f"**Next:** nothing — the run ended with status `{widgets.code(view.run.status)}`.")
+        ending = run_status.ending(view.run.status, view.run.error, after=f"step {step}")
+        unknown = view.run.status == "running"  # the recording stops here: the run did not end
+        st.markdown(f"**Next:** {'unknown' if unknown else 'nothing'}. {widgets.md(ending)}")
 
 
 def _timeline(view: RunView, step: int) -> None:
