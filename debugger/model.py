@@ -102,7 +102,7 @@ class Trigger:
         return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        because = "; ".join(r.text for r in self.reasons) or "it was scheduled"
+        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was scheduled"
         return f"{self.task} runs because {because}"
 
 
