@@ -49,9 +49,9 @@ def _head(items: list[Any], limit: int | None) -> list[Any]:
 def _preview(value: Any, limit: int | None) -> str:
     """`repr(decode(value))`, or its first `limit`+ characters when there is more."""
     if limit is not None and type(value) is list:
-        return _joined("[", "]", (_preview(v, limit) for v in value), limit)
-    if limit is not None and type(value) is dict and TYPE not in value:
-        return _joined("{", "}", (f"{k!r}: {_preview(v, limit)}" for k, v in value.items()), limit)
+        return _joined("[", "]", (_text(v, limit) for v in value), limit)
+    if limit is not None and type(value) is dict and TYPE not in value:  # a state: its messages read as messages
+        return _joined("{", "}", (f"{k!r}: {_text(v, limit)}" for k, v in value.items()), limit)
     return repr(decode(value))
 
 
