@@ -28,6 +28,9 @@ from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
+STOPPED_TASK = "RunCancelled"
+"""The error class a stopped run gives the tasks it cut short (`debugger/live/ending.py`)."""
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -171,12 +174,31 @@ class RunView:
         return task.result, ""
 
     def culprits(self, step: int) -> set[str]:
-        """Ids of the tasks that made `step` fail: raised, or wrote what the barrier refused."""
+        """Ids of the tasks that made `step` fail: raised, or wrote what the barrier refused. A task the
+        run's stop cut short (`RunCancelled`) caused nothing."""
         record = self.by_step.get(step)
         if record is None:
             return set()
-        ids = {t.id for t in record.tasks if t.error and not is_interrupt(t.error)}
+        ids = {
+            t.id for t in record.tasks if t.error and not is_interrupt(t.error) and t.error.get("class") != STOPPED_TASK
+        }
         return ids | {c.writer for c in record.reducer_calls if c.error}
+
+    def unfinished(self, step: int) -> set[str]:
+        """Ids of the tasks of `step` that never finished because the run stopped first (cut off,
+        cancelled, timed out, a stream its caller stopped reading): no result, no writes, no error of
+        their own. Such a step never committed; its finished siblings ran, these did not."""
+        record = self.by_step.get(step)
+        if record is None or record.committed or self.run.status not in ("running", "cancelled", "timeout"):
+            return set()
+        return {
+            t.id
+            for t in record.tasks
+            if t.result is None
+            and not t.writes
+            and (t.error is None or t.error.get("class") == STOPPED_TASK)
+            and t.name != START
+        }
 
     # ---- the graph --------------------------------------------------------------------------------
 
@@ -193,7 +215,9 @@ class RunView:
         into this step."""
         index = self.steps.index(self.clamp(step)) if self.steps else 0
         tasks = self.tasks(step)
-        ran = {t.name for t in tasks}
+        unfinished = self.unfinished(step)
+        stopped = {t.name for t in tasks if t.id in unfinished}
+        ran = {t.name for t in tasks if t.id not in unfinished}
         following = self.steps[index + 1] if index + 1 < len(self.steps) else None
         next_nodes = {t.name for t in self.tasks(following)} if following is not None else set()
         if following is None and self.run.status == "done" and ran:
@@ -211,7 +235,9 @@ class RunView:
             name: "\n".join(items[:4]) + (f"\n… {len(items) - 4} more" if len(items) > 4 else "")
             for name, items in sends.items()
         }
-        return Highlight(ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels)
+        return Highlight(
+            ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels, stopped=stopped
+        )
 
     @cached_property
     def xray(self) -> DrawableGraph:
@@ -250,6 +276,7 @@ class RunView:
                 failed=ids(flat.failed),
                 edges_taken=edges,
                 labels=labels,
+                stopped=ids(flat.stopped),
             ),
         )
 
@@ -270,15 +297,19 @@ class RunView:
     @cached_property
     def timeline(self) -> list[dict[str, Any]]:
         """Rows of node x step: '' (idle), '●' (ran), '●×n' (ran n times, Sends), '✖' (caused a failure),
-        '○' (ran in a failed step, its writes discarded), '⏸' (interrupted)."""
+        '○' (ran in a failed step, its writes discarded), '⏹' (never finished: the run stopped first),
+        '⏸' (interrupted)."""
         rows = []
         for name in [START, *self.node_names]:
             row: dict[str, Any] = {"node": name}
             for step in self.steps:
                 tasks = [t for t in self.tasks(step) if t.name == name]
                 culprits = self.culprits(step)
+                unfinished = self.unfinished(step)
                 if not tasks:
                     mark = ""
+                elif all(t.id in unfinished for t in tasks):
+                    mark = "⏹"
                 elif any(t.error and is_interrupt(t.error) for t in tasks):
                     mark = "⏸"
                 elif any(t.id in culprits for t in tasks):

@@ -350,7 +350,7 @@ def test_timeline_marks_the_current_step():
     assert (
         timeline_label(at)
         == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
-        "⏸ interrupted)"
+        "⏹ never finished, ⏸ interrupted)"
     )
 
 
