@@ -21,15 +21,12 @@ from typing import Any
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
 from debugger.drawing import Highlight, to_dot
-from debugger.failures import ErrorReport, is_interrupt, step_errors
+from debugger.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
 from debugger.present import explain_call
 from debugger.replay import Origin
 from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
-
-STOPPED_TASK = "RunCancelled"
-"""The error class a stopped run gives the tasks it cut short (`debugger/live/ending.py`)."""
 
 
 @dataclass(frozen=True)
@@ -179,9 +176,7 @@ class RunView:
         record = self.by_step.get(step)
         if record is None:
             return set()
-        ids = {
-            t.id for t in record.tasks if t.error and not is_interrupt(t.error) and t.error.get("class") != STOPPED_TASK
-        }
+        ids = {t.id for t in record.tasks if t.error and not is_interrupt(t.error) and not is_stopped(t.error)}
         return ids | {c.writer for c in record.reducer_calls if c.error}
 
     def unfinished(self, step: int) -> set[str]:
@@ -191,14 +186,7 @@ class RunView:
         record = self.by_step.get(step)
         if record is None or record.committed or self.run.status not in ("running", "cancelled", "timeout"):
             return set()
-        return {
-            t.id
-            for t in record.tasks
-            if t.result is None
-            and not t.writes
-            and (t.error is None or t.error.get("class") == STOPPED_TASK)
-            and t.name != START
-        }
+        return {t.id for t in record.tasks if cut_short(t) and t.name != START}
 
     # ---- the graph --------------------------------------------------------------------------------
 

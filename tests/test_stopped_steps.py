@@ -91,3 +91,30 @@ def test_a_langgraph_stream_left_early_draws_its_unrun_step_as_never_finished():
     (trace,) = session.traces
     view = TraceView(trace).view(Scope())
     assert view.highlight(view.last).stopped == {"b"} and view.highlight(view.last).ran == set()
+
+
+def test_stop_in_a_live_run_marks_the_hanging_task_never_finished_and_its_sibling_ran(tmp_path):
+    import threading
+
+    from debugger.live import LiveRun
+    from debugger.live import view as live_view
+    from tests.test_live import INPUT, pipeline
+
+    gate = threading.Event()
+    db = tmp_path / "runs.sqlite3"
+    run = LiveRun(pipeline(gate=gate).compile(), dict(INPUT), target="pipeline", db=str(db)).start()
+    try:
+        run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
+        run.wait_until(lambda s: any(t.name == "c" and t.state == "done" for t in s.running))
+        final = run.stop()
+    finally:
+        gate.set()
+    stopped = final.trace.steps[-1]
+    assert stopped.step == 2 and not stopped.committed
+    light = live_view.highlight(final, stopped.step)
+    assert (light.stopped, light.ran, light.failed) == ({"b"}, {"c"}, set())
+    assert live_view.step_label(stopped) == "2 b, c ⏹"
+    view = TraceView(RunStore(db).load(final.run_id)).view(Scope())
+    light = view.highlight(2)
+    assert (light.stopped, light.ran, light.failed) == ({"b"}, {"c"}, set())
+    assert view.culprits(2) == set()
