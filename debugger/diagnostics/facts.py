@@ -270,12 +270,22 @@ class Reason:
 
 
 def short_json(encoded: Any, limit: int = 60) -> str:
-    """A Send's argument as compact JSON, e.g. `{"subject": "owls"}`."""
+    """A Send's argument as compact JSON, e.g. `{"subject": "owls"}`; the tool call a langgraph agent
+    sends to its ToolNode (`{"__type": "tool_call_with_context", "tool_call": ..., "state": ...}`) as
+    the call itself, `get_weather({"city": "Paris"})`: the wrapper and the state it carries are noise."""
+    call = encoded.get("tool_call") if isinstance(encoded, dict) else None
+    if encoded_type(encoded) == "tool_call_with_context" and isinstance(call, dict) and "name" in call:
+        return f"{call['name']}({short_json(call.get('args', {}), max(limit - len(str(call['name'])) - 2, 10))})"
     try:
         text = json.dumps(decode(encoded), ensure_ascii=False, separators=(", ", ": "), default=str)
     except Exception:  # a value the codec cannot decode is still shown
         text = short(encoded, limit)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def encoded_type(encoded: Any) -> str:
+    """The `__type` tag langgraph puts on a dict it sends (e.g. `tool_call_with_context`), or ''."""
+    return str(encoded.get("__type", "")) if isinstance(encoded, dict) else ""
 
 
 def _mentions(encoded: Any, target: str) -> bool:
