@@ -58,7 +58,9 @@ def highlight(snap: LiveSnapshot, shown_step: int | None) -> Highlight:
     ran = {t.name for t in record.tasks} | (
         {c.writer_name for c in record.reducer_calls} if record.kind == "update" else set()
     )
-    failed = {t.name for t in record.tasks if t.error and not is_stopped(t.error)}
+    failed = {t.name for t in record.tasks if t.error and not is_stopped(t.error)} | {
+        c.writer_name for c in record.reducer_calls if c.error
+    }
     before = {t.name for s in steps.values() if 0 <= s.step < record.step for t in s.tasks}
     return Highlight(ran=ran - failed - stopped, failed=failed, stopped=stopped, visited=before - ran)
 
