@@ -85,6 +85,26 @@ def _message_text(encoded: dict[str, Any]) -> str:
     return f"{message.get('type')}: {content_text!r}{extra}{ident}"
 
 
+def readable(value: Any) -> Any:
+    """An encoded value as people read it, still JSON: a message is `{"type": "human", "content": ...,
+    ...its other fields}` instead of the trace's `{"$type": "message", "message": {"type", "data"}}`,
+    a tuple a list, an empty key `"(empty)"`. Objects and reprs keep their tags: the class is news."""
+    if isinstance(value, list):
+        return [readable(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    kind = value.get(TYPE)
+    if kind == "message" and isinstance(value.get("message"), dict):
+        message = value["message"]
+        data = message.get("data") if isinstance(message.get("data"), dict) else {}
+        return {"type": message.get("type"), **{k: readable(v) for k, v in data.items()}}
+    if kind == "tuple" and isinstance(value.get("items"), list):
+        return readable(value["items"])
+    if value == MISSING:
+        return "(empty)"
+    return {k: readable(v) for k, v in value.items()}
+
+
 def is_message_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in value)
 
