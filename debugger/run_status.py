@@ -5,8 +5,8 @@ The stored status is kept as it is for filters and JSON (`--status running` find
 what people read comes from here. The status that needs words most is `running`: a stored run with
 that status did not end. Its recording stopped mid-way, and nothing after its last recorded step is
 known. The PostgreSQL store knows when the recording process is gone (error class `RunCutOff`); the
-SQLite store and a checkpointer thread cannot tell a run cut off from one still being recorded, so
-they say both.
+SQLite store cannot tell a run cut off from one still being recorded, and a checkpointer thread
+opened at a chosen checkpoint stops there too, so the words name every case.
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ def ending(status: str, error: Any = None, *, after: str = "") -> str:
                 f"disconnected), so the recording stops there and {unknown}. The run has no final state."
             )
         return (
-            f"Not finished: the recording stops{where} and {unknown}. The run had not ended when it was "
-            "stored: its recording process was cut off (killed or crashed), or it is still recording "
-            "(open it again to see more)."
+            f"Not finished: the recording stops{where} and {unknown}. The run had not ended there: its "
+            "recording process was cut off (killed or crashed), it is still recording (open it again to see "
+            "more), or it was opened at a checkpoint before its end."
         )
     if status == "done":
         return "The run finished (done)."
