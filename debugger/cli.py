@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from debugger import run_status
 from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
 from debugger.langgraph_recorder.probe import UnsupportedLangGraph  # these import no langgraph
@@ -165,7 +166,7 @@ def command_show(args: argparse.Namespace) -> int:
             raise StoreError(
                 f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}."
             )
-    print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {trace.status}")
+    print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {run_status.label(trace.status, trace.error)}")
     for step in steps:
         calls = [(c, b, a) for c, b, a in replay.call_values(step.step) if args.channel in (None, c.channel)]
         if not calls:
@@ -178,8 +179,10 @@ def command_show(args: argparse.Namespace) -> int:
                 f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}"
             )
             print(f"      {explain_call(call, before, after, applied=step.committed)}")
-    if trace.error:
+    if trace.error and trace.status not in ("running", "cancelled", "timeout"):
         print(f"error: {trace.error['class']}: {trace.error['message']}")
+    last = replay.order[-1] if replay.order else None
+    print(run_status.ending(trace.status, trace.error, after=f"step {last}" if last is not None else ""))
     return 0
 
 
@@ -188,9 +191,26 @@ def command_runs(args: argparse.Namespace) -> int:
     if not runs:
         print("no stored runs yet: `stepscope run TARGET` records one.")
         return 0
-    rows = [[r.run_id[:12], r.graph, r.target, r.started_at[:19], r.status, str(r.steps), r.error[:60]] for r in runs]
+    rows = [
+        [
+            r.run_id[:12],
+            r.graph,
+            r.target,
+            r.started_at[:19],
+            run_status.label(r.status, r.error),
+            str(r.steps),
+            _note(r),
+        ]
+        for r in runs
+    ]
     print(_table(rows, ["run", "graph", "target", "started (UTC)", "status", "steps", "error"]))
     return 0
+
+
+def _note(run: Any, width: int = 90) -> str:
+    """The run list's last column: the error, or for a run that did not end, where its recording stops."""
+    text = run_status.note(run.status, run.error, after=f"{run.steps} supersteps")
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def command_samples(args: argparse.Namespace) -> int:
@@ -218,11 +238,23 @@ def command_diagnose(args: argparse.Namespace) -> int:
     subject, graph, trace = _diagnosis_subject(args)
     findings = diagnose(graph, trace)
     status = trace.status if trace is not None else None
+    ending = _ending(trace)
     if args.json:
-        print(json.dumps(to_data(findings, subject, status), ensure_ascii=False, indent=1, default=repr))
+        data = to_data(findings, subject, status)
+        data["ending"] = ending
+        print(json.dumps(data, ensure_ascii=False, indent=1, default=repr))
     else:
-        print(render(findings, subject, status))
+        print(render(findings, subject, run_status.label(status, trace.error) if trace is not None else None))
+        if ending and trace is not None and trace.status != "done":
+            print(ending)
     return 1 if has_errors(findings) else 0
+
+
+def _ending(trace: Trace | None) -> str | None:
+    if trace is None:
+        return None
+    steps = [s.step for s in trace.steps]
+    return run_status.ending(trace.status, trace.error, after=f"step {steps[-1]}" if steps else "")
 
 
 def _diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]:
@@ -354,7 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("--out", help="the local SQLite file for the copy (default: a new temporary file)")
     runs = add("runs", command_runs, "list stored runs, newest first")
     runs.add_argument("--graph", help="only runs of this graph")
-    runs.add_argument("--status", choices=ALL_STATUSES)
+    runs.add_argument(
+        "--status",
+        choices=ALL_STATUSES,
+        help="only runs with this stored status (`running`: runs that did not end, listed as cut off or unfinished)",
+    )
     add("samples", command_samples, "list the gallery of sample lessons")
     diag = add(
         "diagnose",

@@ -25,9 +25,10 @@ from engine.draw import DrawableGraph, DrawNode, graph_of
 class Highlight:
     """One moment of a run: node ids per state, and the (source, target) edges just followed.
 
-    Each state has a marker besides its colour: failed ✖ red, running ⏳ green (a live run), ran ▶ gold
-    and bold, next ▷ dashed bold border, visited ✓ tinted. A node in several sets gets every style (the
-    later in that list winning) and the marker of the first. Taken edges are bold and thicker.
+    Each state has a marker besides its colour: failed ✖ red, running ⏳ green (a live run), stopped ⏹
+    grey (a stored run stopped before the task finished), ran ▶ gold and bold, next ▷ dashed bold
+    border, visited ✓ tinted. A node in several sets gets every style (the later in that list winning)
+    and the marker of the first. Taken edges are bold and thicker.
     """
 
     ran: set[str] = field(default_factory=set)
@@ -39,16 +40,22 @@ class Highlight:
     """Extra text under a node's name (e.g. the Sends it ran: `[0] {"subject": "owls"}`)."""
     running: set[str] = field(default_factory=set)
     """Nodes whose task is executing right now (a live run): ⏳, green, dashed bold border."""
+    stopped: set[str] = field(default_factory=set)
+    """Nodes whose task never finished because the run stopped (cut off, cancelled, timed out): ⏹, grey."""
 
     def state_of(self, node_id: str) -> str:
-        """`failed`, `running`, `ran`, `next`, `visited` or `idle`: the node's marker and SVG class."""
-        return next((s for s in ("failed", "running", "ran", "next", "visited") if node_id in getattr(self, s)), "idle")
+        """`failed`, `running`, `stopped`, `ran`, `next`, `visited` or `idle`: the node's marker and SVG class."""
+        return next(
+            (s for s in ("failed", "running", "stopped", "ran", "next", "visited") if node_id in getattr(self, s)),
+            "idle",
+        )
 
 
 _NODE_STATES = {  # state -> (marker, attributes, style words); applied in reverse order of precedence
     "visited": ("✓", {"fillcolor": "#d6ecff"}, ["rounded", "filled"]),
     "next": ("▷", {"penwidth": "2.5"}, ["dashed", "bold"]),
     "ran": ("▶", {"fillcolor": "#ffd45e", "penwidth": "3"}, ["bold"]),
+    "stopped": ("⏹", {"fillcolor": "#e4e4e4", "color": "#555555", "penwidth": "2.5"}, ["dashed", "bold"]),
     "running": ("⏳", {"fillcolor": "#c9f2c7", "color": "#1a7f37", "penwidth": "3"}, ["dashed", "bold"]),
     "failed": ("✖", {"fillcolor": "#ffd6d6", "color": "#cc0000", "fontcolor": "#990000", "penwidth": "3"}, ["bold"]),
 }

@@ -34,6 +34,24 @@ def is_interrupt(error: dict[str, Any]) -> bool:
     return error.get("class") in ("GraphInterrupt", "NodeInterrupt")
 
 
+STOPPED, NOT_COMMITTED = "RunCancelled", "StepNotCommitted"
+"""The error classes a stopped run gives the tasks of the step it stopped in (`debugger/live/ending.py`):
+the ones still running, and the ones that had finished but whose step never committed."""
+
+
+def is_stopped(error: dict[str, Any] | None) -> bool:
+    """The run was stopped from outside (Stop, Ctrl-C): nothing the task did went wrong."""
+    return error is not None and error.get("class") in (STOPPED, NOT_COMMITTED)
+
+
+def cut_short(task: Any) -> bool:
+    """A task of an uncommitted step that a stopped run left unfinished: no result, no writes, and no
+    error but the stop's own. (A sibling that had finished ran: it has its result, or `NOT_COMMITTED`.)"""
+    if task.error is not None:
+        return task.error.get("class") == STOPPED
+    return task.result is None and not task.writes
+
+
 def step_errors(view: RunView, step: int) -> list[ErrorReport]:
     """What went wrong in `step`: diagnose's error findings there, else the raw failure in words."""
     record = view.by_step.get(step)

@@ -21,7 +21,7 @@ from typing import Any
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
 from debugger.drawing import Highlight, to_dot
-from debugger.failures import ErrorReport, is_interrupt, step_errors
+from debugger.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
 from debugger.present import explain_call
 from debugger.replay import Origin
 from engine import END, START
@@ -102,7 +102,7 @@ class Trigger:
         return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        because = "; ".join(r.text for r in self.reasons) or "it was scheduled"
+        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was scheduled"
         return f"{self.task} runs because {because}"
 
 
@@ -171,12 +171,22 @@ class RunView:
         return task.result, ""
 
     def culprits(self, step: int) -> set[str]:
-        """Ids of the tasks that made `step` fail: raised, or wrote what the barrier refused."""
+        """Ids of the tasks that made `step` fail: raised, or wrote what the barrier refused. A task the
+        run's stop cut short (`RunCancelled`) caused nothing."""
         record = self.by_step.get(step)
         if record is None:
             return set()
-        ids = {t.id for t in record.tasks if t.error and not is_interrupt(t.error)}
+        ids = {t.id for t in record.tasks if t.error and not is_interrupt(t.error) and not is_stopped(t.error)}
         return ids | {c.writer for c in record.reducer_calls if c.error}
+
+    def unfinished(self, step: int) -> set[str]:
+        """Ids of the tasks of `step` that never finished because the run stopped first (cut off,
+        cancelled, timed out, a stream its caller stopped reading): no result, no writes, no error of
+        their own. Such a step never committed; its finished siblings ran, these did not."""
+        record = self.by_step.get(step)
+        if record is None or record.committed or self.run.status not in ("running", "cancelled", "timeout"):
+            return set()
+        return {t.id for t in record.tasks if cut_short(t) and t.name != START}
 
     # ---- the graph --------------------------------------------------------------------------------
 
@@ -193,7 +203,9 @@ class RunView:
         into this step."""
         index = self.steps.index(self.clamp(step)) if self.steps else 0
         tasks = self.tasks(step)
-        ran = {t.name for t in tasks}
+        unfinished = self.unfinished(step)
+        stopped = {t.name for t in tasks if t.id in unfinished}
+        ran = {t.name for t in tasks if t.id not in unfinished}
         following = self.steps[index + 1] if index + 1 < len(self.steps) else None
         next_nodes = {t.name for t in self.tasks(following)} if following is not None else set()
         if following is None and self.run.status == "done" and ran:
@@ -211,7 +223,9 @@ class RunView:
             name: "\n".join(items[:4]) + (f"\n… {len(items) - 4} more" if len(items) > 4 else "")
             for name, items in sends.items()
         }
-        return Highlight(ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels)
+        return Highlight(
+            ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels, stopped=stopped
+        )
 
     @cached_property
     def xray(self) -> DrawableGraph:
@@ -250,6 +264,7 @@ class RunView:
                 failed=ids(flat.failed),
                 edges_taken=edges,
                 labels=labels,
+                stopped=ids(flat.stopped),
             ),
         )
 
@@ -270,15 +285,19 @@ class RunView:
     @cached_property
     def timeline(self) -> list[dict[str, Any]]:
         """Rows of node x step: '' (idle), '●' (ran), '●×n' (ran n times, Sends), '✖' (caused a failure),
-        '○' (ran in a failed step, its writes discarded), '⏸' (interrupted)."""
+        '○' (ran in a failed step, its writes discarded), '⏹' (never finished: the run stopped first),
+        '⏸' (interrupted)."""
         rows = []
         for name in [START, *self.node_names]:
             row: dict[str, Any] = {"node": name}
             for step in self.steps:
                 tasks = [t for t in self.tasks(step) if t.name == name]
                 culprits = self.culprits(step)
+                unfinished = self.unfinished(step)
                 if not tasks:
                     mark = ""
+                elif all(t.id in unfinished for t in tasks):
+                    mark = "⏹"
                 elif any(t.error and is_interrupt(t.error) for t in tasks):
                     mark = "⏸"
                 elif any(t.id in culprits for t in tasks):

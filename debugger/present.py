@@ -49,9 +49,9 @@ def _head(items: list[Any], limit: int | None) -> list[Any]:
 def _preview(value: Any, limit: int | None) -> str:
     """`repr(decode(value))`, or its first `limit`+ characters when there is more."""
     if limit is not None and type(value) is list:
-        return _joined("[", "]", (_preview(v, limit) for v in value), limit)
-    if limit is not None and type(value) is dict and TYPE not in value:
-        return _joined("{", "}", (f"{k!r}: {_preview(v, limit)}" for k, v in value.items()), limit)
+        return _joined("[", "]", (_text(v, limit) for v in value), limit)
+    if limit is not None and type(value) is dict and TYPE not in value:  # a state: its messages read as messages
+        return _joined("{", "}", (f"{k!r}: {_text(v, limit)}" for k, v in value.items()), limit)
     return repr(decode(value))
 
 
@@ -83,6 +83,26 @@ def _message_text(encoded: dict[str, Any]) -> str:
     if message.get("type") == "remove":
         return f"remove{ident}"
     return f"{message.get('type')}: {content_text!r}{extra}{ident}"
+
+
+def readable(value: Any) -> Any:
+    """An encoded value as people read it, still JSON: a message is `{"type": "human", "content": ...,
+    ...its other fields}` instead of the trace's `{"$type": "message", "message": {"type", "data"}}`,
+    a tuple a list, an empty key `"(empty)"`. Objects and reprs keep their tags: the class is news."""
+    if isinstance(value, list):
+        return [readable(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    kind = value.get(TYPE)
+    if kind == "message" and isinstance(value.get("message"), dict):
+        message = value["message"]
+        data = message.get("data") if isinstance(message.get("data"), dict) else {}
+        return {"type": message.get("type"), **{k: readable(v) for k, v in data.items()}}
+    if kind == "tuple" and isinstance(value.get("items"), list):
+        return readable(value["items"])
+    if value == MISSING:
+        return "(empty)"
+    return {k: readable(v) for k, v in value.items()}
 
 
 def is_message_list(value: Any) -> bool:

@@ -173,7 +173,7 @@ def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
     summary = texts(at.main)
     assert "In step 2, **child** ran." in summary
     assert "- child runs because p1 finished (edge p1 → child)" in summary
-    assert "**Next:** nothing — the run ended with status `done`." in summary
+    assert "**Next:** nothing. The run finished (done)." in summary
     assert any(
         plain(w.value).startswith("`log` now holds items twice: operator.add appended ['parent', 'sub-1']")
         for w in at.warning
@@ -350,7 +350,7 @@ def test_timeline_marks_the_current_step():
     assert (
         timeline_label(at)
         == "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
-        "⏸ interrupted)"
+        "⏹ never finished, ⏸ interrupted)"
     )
 
 

@@ -77,7 +77,7 @@ def test_interrupt_is_answered_by_a_later_process(tmp_path: Path, saver: str) ->
     second = stepscope("run", "approve.py:graph", "--thread", thread, "--resume", "yes", "--db", db, cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert "status: done" in second.stdout
-    assert '"decision": "yes"' in second.stdout
+    assert "'decision': 'yes'" in second.stdout
 
     store = RunStore(db)
     runs = store.list()
@@ -119,7 +119,7 @@ def test_runs_on_one_thread_are_turns_of_one_conversation(tmp_path: Path) -> Non
     )
     assert third.returncode == 0, third.stderr
     assert (
-        '"turns": ["hello", "reply to hello", "how are you", "reply to how are you", "bye", "reply to bye"]'
+        "'turns': ['hello', 'reply to hello', 'how are you', 'reply to how are you', 'bye', 'reply to bye']"
         in third.stdout
     )
 
@@ -163,7 +163,7 @@ def test_context_and_config_options(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert '"text": "hello, ada"' in done.stdout
+    assert "'text': 'hello, ada'" in done.stdout
     trace = RunStore(db).load(RunStore(db).list()[0].run_id)
     assert trace.recursion_limit == 5
     bad = stepscope("run", "ctx.py:graph", "--context", '{"nobody": 1}', "--db", db, cwd=tmp_path)
@@ -206,3 +206,37 @@ def test_an_interrupt_without_a_checkpointer_says_why_it_cannot_be_answered(tmp_
     assert followed.returncode == 0, followed.stderr
     assert "status: interrupted" in followed.stdout and "approve refund #42?" in followed.stdout
     assert "answer it on the Live run page" in followed.stdout
+
+
+REACT = """
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.prebuilt import create_react_agent
+
+@tool
+def get_weather(city: str) -> str:
+    \"\"\"The weather in a city.\"\"\"
+    return f"It is sunny in {city}."
+
+class ToolFake(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+model = ToolFake(messages=iter([
+    AIMessage(content="", tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}]),
+    AIMessage(content="It is sunny in Paris."),
+]))
+graph = create_react_agent(model, [get_weather])
+example_input = {"messages": [{"role": "user", "content": "weather in Paris?"}]}
+"""
+
+
+def test_the_final_state_of_an_agent_reads_as_messages_not_as_stored_json(tmp_path):
+    (tmp_path / "agent.py").write_text(REACT)
+    done = stepscope("run", "agent.py:graph", "--db", str(tmp_path / "runs.sqlite3"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    final = next(line for line in done.stdout.splitlines() if line.startswith("final state: "))
+    assert "$type" not in final, final  # the trace's own encoding is not for people
+    assert "human: 'weather in Paris?'" in final
+    assert "get_weather({'city': 'Paris'})" in final and "tool: 'It is sunny in Paris.'" in final

@@ -501,3 +501,32 @@ def test_a_graph_compiled_with_breakpoints_starts_with_them() -> None:
     run.set_breakpoints(Breakpoints())
     run.resume()
     assert run.join(10).trace.output == {"log": ["a", "b"], "count": 1}
+
+
+def test_a_live_run_that_fails_keeps_its_failing_step_for_the_views_and_diagnose(tmp_path, capsys) -> None:
+    """Two parallel nodes writing a plain key: langgraph refuses the step. The stored live run has that
+    step, with both writers marked ✖ and the refused writes, so `diagnose` finds what `stepscope run`
+    finds (it used to end at the step before, and `diagnose` said "no findings")."""
+    from debugger.live import view as live_view
+
+    class Plain(TypedDict):
+        result: str
+
+    builder = StateGraph(Plain)
+    builder.add_node("search", lambda s: {"result": "found"})
+    builder.add_node("summarize", lambda s: {"result": "summary"})
+    builder.add_edge(START, "search")
+    builder.add_edge(START, "summarize")
+    builder.add_edge("search", END)
+    builder.add_edge("summarize", END)
+    db = tmp_path / "runs.sqlite3"
+    final = new_live_run(builder.compile(), {"result": ""}, db=str(db)).start().join(10)
+    assert final.status == "error" and "Can receive only one value per step" in final.message
+    failed = final.trace.steps[-1]
+    assert not failed.committed and {t.name for t in failed.tasks} == {"search", "summarize"}
+    assert live_view.highlight(final, failed.step).failed == {"search", "summarize"}
+    assert live_view.step_label(failed).endswith(" ✖")
+    stored = RunStore(db).load(final.run_id)
+    assert [s.step for s in stored.steps][-1] == failed.step
+    assert main(["diagnose", final.run_id, "--db", str(db)]) == 1
+    assert "[concurrent_update] search and summarize wrote the plain key 'result'" in capsys.readouterr().out

@@ -166,14 +166,14 @@ class RunFacts:
                 reasons.append(Reason(self._unwritten_words(channel, task.name), channel))
                 continue
             for earlier in writers:
-                text, edge = self._edge_words(writer_step, step, earlier, task.name, channel)
+                text, edge = self._edge_words(writer_step, step, earlier, task.name, channel, writers)
                 reasons.append(Reason(text, channel, earlier.name, writer_step, edge))
-        unique = {r.text: r for r in reasons}
+        unique = {(r.text, r.edge): r for r in reasons}  # one per edge: each edge taken is drawn bold
         return list(unique.values())
 
     def why(self, step: int, task: TaskRecord) -> str:
         """`p1 finished (edge p1 → child)`, in words."""
-        return "; ".join(r.text for r in self.reasons(step, task)) or "it was scheduled"
+        return "; ".join(dict.fromkeys(r.text for r in self.reasons(step, task))) or "it was scheduled"
 
     def _unwritten_words(self, channel: str, target: str) -> str:
         role = self.channel_role(channel)
@@ -195,7 +195,13 @@ class RunFacts:
         return -1, []
 
     def _edge_words(
-        self, writer_step: int, step: int, earlier: TaskRecord, target: str, channel: str
+        self,
+        writer_step: int,
+        step: int,
+        earlier: TaskRecord,
+        target: str,
+        channel: str,
+        writers: list[TaskRecord],
     ) -> tuple[str, tuple[str, str] | None]:
         source = "START" if earlier.name == START else earlier.name
         waited = self._previous_step(step) != writer_step
@@ -212,7 +218,9 @@ class RunFacts:
         role = self.channel_role(channel)
         if role["role"] == "waiting_edge":
             sources = ", ".join(role.get("sources", []))
-            return f"every node of the waiting edge [{sources}] → {target} had finished (last: {earlier.name})", edge
+            last = list(dict.fromkeys(w.name for w in writers))  # the sources that finished in writer_step
+            when = f"last: {last[0]}" if len(last) == 1 else f"last: {' and '.join(last)}, together"
+            return f"every node of the waiting edge [{sources}] → {target} had finished ({when})", edge
         routes = [name for name, chosen in earlier.routes if _mentions(chosen, target)]
         if routes:
             return f"{finished} and its router {routes[0]} chose {target}", edge
@@ -262,12 +270,22 @@ class Reason:
 
 
 def short_json(encoded: Any, limit: int = 60) -> str:
-    """A Send's argument as compact JSON, e.g. `{"subject": "owls"}`."""
+    """A Send's argument as compact JSON, e.g. `{"subject": "owls"}`; the tool call a langgraph agent
+    sends to its ToolNode (`{"__type": "tool_call_with_context", "tool_call": ..., "state": ...}`) as
+    the call itself, `get_weather({"city": "Paris"})`: the wrapper and the state it carries are noise."""
+    call = encoded.get("tool_call") if isinstance(encoded, dict) else None
+    if encoded_type(encoded) == "tool_call_with_context" and isinstance(call, dict) and "name" in call:
+        return f"{call['name']}({short_json(call.get('args', {}), max(limit - len(str(call['name'])) - 2, 10))})"
     try:
         text = json.dumps(decode(encoded), ensure_ascii=False, separators=(", ", ": "), default=str)
     except Exception:  # a value the codec cannot decode is still shown
         text = short(encoded, limit)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def encoded_type(encoded: Any) -> str:
+    """The `__type` tag langgraph puts on a dict it sends (e.g. `tool_call_with_context`), or ''."""
+    return str(encoded.get("__type", "")) if isinstance(encoded, dict) else ""
 
 
 def _mentions(encoded: Any, target: str) -> bool:

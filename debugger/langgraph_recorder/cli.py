@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from debugger.present import short
 from engine.codec import encode
 
 from .runs import NO_RESUME, RunSetupError, checkpointer_of, parse_value, run_graph
@@ -111,7 +112,7 @@ def command_run(args: Any, target: Any, table: Any) -> int:
     if result.error is not None:
         print(f"error: {type(result.error).__name__}: {result.error}", file=sys.stderr)
         return 1
-    print(f"final state: {json.dumps(encode(result.output), ensure_ascii=False, default=repr)[:400]}")
+    print(f"final state: {short(encode(result.output), 400)}")
     return 0
 
 

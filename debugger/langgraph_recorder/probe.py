@@ -14,13 +14,14 @@ parallel subgraphs and async runs sharing a thread cannot be confused.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import weakref
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
 from engine.codec import MISSING as ENGINE_MISSING
-from engine.codec import encode, encode_error
+from engine.codec import TYPE, encode, encode_error
 from engine.trace import RunRecord, TaskRecord, Trace, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
@@ -371,6 +372,8 @@ class LoopProbe:
             interrupts = [self._interrupt(i) for i in found]
             if not found:
                 error = None  # a breakpoint: stopped, nothing failed
+        elif isinstance(error, (GeneratorExit, asyncio.CancelledError)):
+            status, error = "cancelled", self._stopped_reading(error)  # the caller's doing, not the graph's
         elif error is not None:
             status = "interrupted" if type(error).__name__ == "ParentCommand" and self.ns else "error"
         elif loop.status == "out_of_steps":
@@ -393,6 +396,40 @@ class LoopProbe:
                 del self.session.loops[self.ns]
         if self.is_trace:
             self.session.finished(self.record)
+
+    def _stopped_reading(self, error: BaseException) -> dict[str, Any]:
+        """The error record of a run its caller stopped: a `stream()` generator closed or dropped
+        (`break`, an exception in the loop body) raises GeneratorExit into langgraph's loop, an
+        abandoned or cancelled `astream()` CancelledError. Nothing in the graph failed."""
+        committed = [s for s, r in self.run.steps.items() if r.committed]
+        last = max(committed, default=None)
+        after = "before its first superstep" if last is None or last < 0 else f"after step {last}"
+        unfinished = sorted(
+            (s, r) for s, r in self.run.steps.items() if not r.committed and (last is None or s > last) and r.tasks
+        )
+        left = (
+            "; ".join(f"step {s} ({', '.join(t.name for t in r.tasks)}) did not complete" for s, r in unfinished)
+            if unfinished
+            else "nothing after it ran"
+        )
+        if isinstance(error, GeneratorExit):
+            why = (
+                f"The caller stopped reading the stream {after} (it left its loop over `stream()`, by `break` or "
+                "an exception, or closed the generator), so langgraph ended the run there"
+            )
+        else:
+            why = (
+                f"The run was cancelled {after}: the caller stopped reading `astream()` (left its `async for` "
+                "loop) or cancelled the asyncio task running it, so langgraph ended the run there"
+            )
+        return {
+            TYPE: "error",
+            "class": "RunCancelled",
+            "module": "stepscope",
+            "message": f"{why}; {left}. Nothing in the graph failed.",
+            "notes": [],
+            "traceback": "",
+        }
 
     def _interrupt(self, interrupt: Any) -> dict[str, Any]:
         ident = getattr(interrupt, "id", "")

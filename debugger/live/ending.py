@@ -56,7 +56,7 @@ def stopped_step(record: StepRecord, unfinished: set[str]) -> StepRecord:
             )
             error = {
                 "$type": "error",
-                "class": "RunCancelled",
+                "class": "RunCancelled" if task.id in unfinished else "StepNotCommitted",  # ⏹ vs ran
                 "module": "stepscope",
                 "notes": [],
                 "traceback": "",

@@ -425,14 +425,17 @@ class LangGraphLiveRun(LiveRun):
 
     def _committed(self, *, final: bool = False) -> Trace | None:
         """The segments joined into one trace (shallow copies sharing the committed StepRecords),
-        with the edits in their places; the running step is left out."""
+        with the edits in their places; the running step is left out, except, at the end of a run
+        that failed, the step that failed (a node that raised, writes the barrier refused): it is what
+        the Errors tab, the ✖ marks and `diagnose` are about."""
         segments = self._segments()
         if not segments:
             return None
         steps: list[StepRecord] = []
         for index, segment in enumerate(segments):
+            failed_here = final and index == len(segments) - 1 and segment.status == "error"
             for position, step in enumerate(list(segment.steps)):
-                if not step.committed or (index and position == 0 and not step.tasks):
+                if (not step.committed and not failed_here) or (index and position == 0 and not step.tasks):
                     continue  # a resumed segment's first step reloads the checkpoint the last one ended on
                 steps.append(step)
         edits = list(self._edits)

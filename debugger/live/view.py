@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from debugger.drawing import Highlight, digraph, dot_node_id
+from debugger.failures import cut_short, is_stopped
 from debugger.live.status import Breakpoints, LiveSnapshot
 from debugger.present import short
 from debugger.replay import Replay
@@ -42,7 +43,7 @@ def highlight(snap: LiveSnapshot, shown_step: int | None) -> Highlight:
     (▷). Otherwise the step the user is looking at, as on the step-through page."""
     trace = snap.trace
     steps = {s.step: s for s in trace.steps} if trace is not None else {}
-    visited = {t.name for s in steps.values() if s.step >= 0 for t in s.tasks}
+    visited = {t.name for s in steps.values() if s.step >= 0 for t in s.tasks if s.committed or not cut_short(t)}
     if snap.step is not None and snap.running and (shown_step is None or shown_step >= snap.step - 1):
         running = {t.name for t in snap.running if t.state in ("running", "waiting", "asking")}
         done = {t.name for t in snap.running if t.state == "done"}
@@ -53,12 +54,15 @@ def highlight(snap: LiveSnapshot, shown_step: int | None) -> Highlight:
     record = steps.get(shown_step) if shown_step is not None else None
     if record is None:
         return Highlight(visited=visited)
+    stopped = {t.name for t in record.tasks if not record.committed and cut_short(t)}  # Stop cut them short
     ran = {t.name for t in record.tasks} | (
         {c.writer_name for c in record.reducer_calls} if record.kind == "update" else set()
     )
-    failed = {t.name for t in record.tasks if t.error}
+    failed = {t.name for t in record.tasks if t.error and not is_stopped(t.error)} | {
+        c.writer_name for c in record.reducer_calls if c.error
+    }
     before = {t.name for s in steps.values() if 0 <= s.step < record.step for t in s.tasks}
-    return Highlight(ran=ran - failed, failed=failed, visited=before - ran)
+    return Highlight(ran=ran - failed - stopped, failed=failed, stopped=stopped, visited=before - ran)
 
 
 def live_dot(drawing: DrawableGraph, light: Highlight, breakpoints: Breakpoints) -> str:
@@ -96,7 +100,11 @@ def step_label(record: StepRecord) -> str:
     if record.kind == "update":
         return f"{record.step} ✎ edit"
     names = ", ".join(dict.fromkeys(t.name for t in record.tasks))
-    mark = " ✖" if any(t.error for t in record.tasks) or any(c.error for c in record.reducer_calls) else ""
+    failed = any(t.error and not is_stopped(t.error) for t in record.tasks) or any(
+        c.error for c in record.reducer_calls
+    )
+    stopped = not record.committed and any(cut_short(t) for t in record.tasks)
+    mark = " ✖" if failed else " ⏹" if stopped else ""
     return f"{record.step} {names}{mark}"
 
 

@@ -30,8 +30,8 @@ POLL = 0.4
 RUN, FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_run", "live_follow", "live_shown", "live_error", "live_edit_note"
 DEFAULT_SAMPLE = "slow_research"
 LEGEND = (
-    "⏳ running · ▶ done (or ran in this step) · ✖ failed · ▷ runs next · ✓ ran before · "
-    "double purple border: breakpoint"
+    "⏳ running · ▶ done (or ran in this step) · ✖ failed · ⏹ never finished (stopped) · ▷ runs next · "
+    "✓ ran before · double purple border: breakpoint"
 )
 
 
@@ -257,7 +257,7 @@ def _live_panel() -> None:
     with graph_col:
         drawing = live_view.drawing_of(snap.trace, None)
         if drawing is not None:
-            light = live_view.highlight(snap, None if follow else shown)
+            light = live_view.highlight(snap, None if follow and _moving(snap) else shown)  # over: its last step
             widgets.graph_chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
             st.caption(LEGEND)
     with side_col:

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import learn, session
+from debugger import learn, run_status, session
 from debugger.model import Cursor, RunView
 from debugger.session import LoadedRun
 from debugger.views import findings, widgets
@@ -313,7 +313,7 @@ def subgraphs_panel(view: RunView, at: Cursor) -> None:
         steps = len([s for s in sub.steps if s.step >= 0])
         st.markdown(
             f"**{widgets.md(view.label(task))}** ran a subgraph: {steps} supersteps, status "
-            f"`{widgets.code(sub.status)}`, returned `{widgets.inline(sub.output, 120)}`."
+            f"`{widgets.code(run_status.label(sub.status, sub.error))}`, returned `{widgets.inline(sub.output, 120)}`."
         )
         st.button(
             f"⤵ Step into {task.name}", key=f"enter-{task.id}-{index}", on_click=_enter, args=(at.step, task.id, index)

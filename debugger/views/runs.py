@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from debugger import session, sources
+from debugger import run_status, session, sources
 from debugger.store import StoreError
 from debugger.stores import open_store
 from debugger.views.sidebar import open_and_show
@@ -42,9 +42,9 @@ def render() -> None:
                 "graph": r.graph,
                 "target": r.target,
                 "started (UTC)": r.started_at[:19],
-                "status": r.status,
+                "status": run_status.label(r.status, r.error),
                 "steps": r.steps,
-                "error": r.error,
+                "error": run_status.note(r.status, r.error, after=f"{r.steps} supersteps"),
             }
             for r in runs
         ]
@@ -55,7 +55,9 @@ def render() -> None:
         [r.run_id for r in runs],
         key="runs_page_choice",
         format_func=lambda i: next(
-            f"{r.run_id[:12]} · {r.target or r.graph} · {r.status}" for r in runs if r.run_id == i
+            f"{r.run_id[:12]} · {r.target or r.graph} · {run_status.label(r.status, r.error)}"
+            for r in runs
+            if r.run_id == i
         ),
     )
     left, middle, right = st.columns(3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import session, sources
+from debugger import run_status, session, sources
 from debugger.session import LoadedRun
 from debugger.views import threads, widgets
 from sample_graphs.gallery import SAMPLES
@@ -166,7 +166,10 @@ def render() -> None:
                 st.warning(str(exc))
                 stored = []
             if stored:
-                labels = {r.run_id: f"{r.target or r.graph} · {r.status} · {r.started_at[:19]}" for r in stored}
+                labels = {
+                    r.run_id: f"{r.target or r.graph} · {run_status.label(r.status, r.error)} · {r.started_at[:19]}"
+                    for r in stored
+                }
                 st.selectbox("Run", list(labels), format_func=labels.get, key=session.STORED_CHOICE)
                 st.button("Open", key="open_stored", on_click=_on_stored)
             else:
@@ -180,10 +183,10 @@ def render() -> None:
             st.caption("Opened as data only: nothing in the file is executed.")
         if run is not None:
             st.divider()
-            status = run.trace.status
-            icon = {"done": "✅", "error": "🛑", "recursion_limit": "🔁", "interrupted": "⏸️"}.get(status, "•")
+            status, error = run.trace.status, run.trace.error
             st.markdown(
-                f"**{widgets.md(run.title or run.label)}**  \n{icon} `{status}` · "
+                f"**{widgets.md(run.title or run.label)}**  \n{run_status.icon(status, error)} "
+                f"`{run_status.label(status, error)}` · "
                 f"{len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`"
             )
             threads.render(run)

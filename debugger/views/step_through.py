@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import session, timetravel
+from debugger import run_status, session, timetravel
 from debugger.model import Cursor, RunView
 from debugger.views import panels, widgets
 
@@ -19,7 +19,8 @@ TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 SUMMARY_TASKS = 4
 """The step summary explains this many tasks; the tabs list them all."""
 LEGEND = (
-    "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · bold edges: taken into this "
+    "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏹ never finished (the run "
+    "stopped first) · bold edges: taken into this "
     "step · dashed edges: conditional · drag to pan, Ctrl+wheel or +/− to zoom"
 )
 
@@ -134,6 +135,9 @@ def _step_summary(view: RunView, at: Cursor) -> None:
     step = at.step
     tasks = view.tasks(step)
     label = "the input" if step < 0 else f"step {step}"
+    unfinished = view.unfinished(step)
+    stopped = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks if t.id in unfinished)
+    tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
     names = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks) or "no task"
     st.subheader(f"Superstep {step}" if step >= 0 else "Input")
     record = view.by_step.get(step)
@@ -143,11 +147,14 @@ def _step_summary(view: RunView, at: Cursor) -> None:
             f"In {label}, **a person edited the state** at a pause of a live run, as **{widgets.md(writers)}**: "
             "no node ran; the values went through the reducers as that node's write (`update_state`)."
         )
+    elif stopped:
+        ran = f"{names} ran" + (" (in parallel)" if len(tasks) > 1 else "") + "; " if tasks else ""
+        st.markdown(f"In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed.")
     else:
         st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
     if any(t.name == "__start__" for t in tasks):
         st.caption(f"Step {step} is the hidden `__start__` task: it writes the graph input through the reducers.")
-    elif not tasks and step >= 0 and (record is None or record.kind != "update"):
+    elif not tasks and not stopped and step >= 0 and (record is None or record.kind != "update"):
         st.caption(
             f"No node ran in step {step}: it is a saved checkpoint (where a resumed run picked up its thread, or a "
             "state update), not a superstep of nodes."
@@ -195,7 +202,9 @@ def _step_summary(view: RunView, at: Cursor) -> None:
         more = len(following) - SUMMARY_TASKS
         st.markdown("**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))
     elif step == view.last:
-        st.markdown(f"**Next:** nothing — the run ended with status `{widgets.code(view.run.status)}`.")
+        ending = run_status.ending(view.run.status, view.run.error, after=f"step {step}")
+        unknown = view.run.status == "running"  # the recording stops here: the run did not end
+        st.markdown(f"**Next:** {'unknown' if unknown else 'nothing'}. {widgets.md(ending)}")
 
 
 def _timeline(view: RunView, step: int) -> None:
@@ -228,7 +237,7 @@ def _timeline(view: RunView, step: int) -> None:
 
     with st.expander(
         "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
-        f"⏸ interrupted){shown}",
+        f"⏹ never finished, ⏸ interrupted){shown}",
         expanded=len(view.steps) <= 40,
     ):
         small = len(columns) <= TIMELINE_SHADED_COLUMNS and frame.size <= TIMELINE_SHADED_CELLS

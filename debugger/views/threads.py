@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import session, sources
+from debugger import run_status, session, sources
 from debugger.langgraph_recorder import app_runs
 from debugger.session import LoadedRun
 
@@ -73,7 +73,9 @@ def render(run: LoadedRun) -> None:
         st.markdown("**Runs of this thread**")
         for index, turn in enumerate(turns, 1):
             current = turn.run_id == trace.run_id
-            label = f"{index}. {turn.status} · {turn.started_at[11:19]}" + (" (open)" if current else "")
+            label = f"{index}. {run_status.label(turn.status)} · {turn.started_at[11:19]}" + (
+                " (open)" if current else ""
+            )
             st.button(
                 label,
                 key=f"thread_turn_{turn.run_id}",

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from debugger import session, sources, timetravel
+from debugger import run_status, session, sources, timetravel
 from debugger.model import Cursor
 from debugger.session import LoadedRun
 from debugger.views import widgets
@@ -132,7 +132,7 @@ def render(run: LoadedRun, at: Cursor) -> None:
         )
     differing = branch.differing_steps
     st.markdown(
-        f"**The branch** ({widgets.code(branch.trace.status)}): "
+        f"**The branch** ({widgets.code(run_status.label(branch.trace.status, branch.trace.error))}): "
         + (
             f"differs from the original at {timetravel.ranges(differing)}."
             if differing

@@ -13,7 +13,7 @@ import graphviz
 import streamlit as st
 
 from debugger import session
-from debugger.present import short
+from debugger.present import readable, short
 
 PREVIEW_CHARS = 4000
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")
@@ -194,7 +194,9 @@ def action_error(where: str) -> None:
 
 
 def value(encoded: Any, *, key: str) -> None:
-    """A recorded value as JSON; a huge one is cut, with a way to see it whole."""
+    """A recorded value as JSON (`present.readable`: messages as messages); a huge one is cut, with a
+    way to see it whole."""
+    encoded = readable(encoded)
     text = json.dumps(encoded, ensure_ascii=False, indent=1, default=str)
     if len(text) <= PREVIEW_CHARS:
         st.code(text, language="json")

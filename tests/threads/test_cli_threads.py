@@ -149,4 +149,5 @@ def test_show_stops_at_a_chosen_checkpoint(production, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "status running" in out and "step 1: triage" in out and "step 2" not in out
+    assert "status unfinished" in out and "step 1: triage" in out and "step 2" not in out
+    assert "opened at a checkpoint before its end" in out and "ended with status" not in out

@@ -114,13 +114,16 @@ def test_a_recording_killed_mid_run_keeps_every_finished_superstep(kind, tmp_pat
     assert summary.error == CUT_OFF and trace.error["class"] == "RunCutOff"
     shown = _cli("show", summary.run_id[:10], db=db)
     assert shown.returncode == 0, shown.stderr
-    assert f"run {summary.run_id}" in shown.stdout and "status running" in shown.stdout
+    label = "cut off"  # both stores know the recording process is gone (its lock went with it)
+    assert f"run {summary.run_id}" in shown.stdout and f"status {label}" in shown.stdout
+    assert f"nothing after step {last} is known" in shown.stdout and "ended with status" not in shown.stdout
     assert f"step {last}: tick" in shown.stdout
     listed = _cli("runs", db=db)
-    assert summary.run_id[:12] in listed.stdout and "running" in listed.stdout
+    assert summary.run_id[:12] in listed.stdout and label in listed.stdout
     assert "Cut off" in shown.stdout and "Cut off" in listed.stdout
     diagnosed = _cli("diagnose", summary.run_id, db=db)
     assert "Traceback" not in diagnosed.stderr and summary.run_id[:8] in diagnosed.stdout + diagnosed.stderr
+    assert f"(run status: {label})" in diagnosed.stdout and f"nothing after step {last} is known" in diagnosed.stdout
 
 
 class Counting(TypedDict):
@@ -291,8 +294,10 @@ def test_the_app_opens_and_lists_a_cut_off_postgres_run(pg_url, monkeypatch):
     opened = at.session_state["stepscope_run"]
     assert opened.source == "stored" and [s.step for s in opened.trace.steps] == [-1, 0, 1]
     assert opened.trace.error["class"] == "RunCutOff"
+    summary = next(m.value for m in at.markdown if m.value.startswith("**Next:**"))
+    assert summary.startswith("**Next:** unknown. Cut off after step 1:"), summary
     at._page_hash = next(h for h, info in at._registered_pages.items() if info.get("url_pathname") == "runs")
     at.run()
     assert not at.exception, at.exception
     frame = at.dataframe[0].value
-    assert list(frame["status"]) == ["running"] and frame["error"][0].startswith("Cut off")
+    assert list(frame["status"]) == ["cut off"] and frame["error"][0].startswith("Cut off after 2 supersteps")

@@ -1,0 +1,103 @@
+"""How a run's status reads, in every view: the CLI (`run`, `show`, `runs`, `diagnose`), the app's
+sidebar, step page, run list and thread lists. One place, so no view words an ending differently.
+
+The stored status is kept as it is for filters and JSON (`--status running` finds a cut-off run);
+what people read comes from here. The status that needs words most is `running`: a stored run with
+that status did not end. Its recording stopped mid-way, and nothing after its last recorded step is
+known. Both run stores know when the recording process is gone (error class `RunCutOff`: it held a
+lock that went with it); otherwise it may still be recording, and a checkpointer thread opened at a
+chosen checkpoint stops there too, so the words for a `running` run without that error name each case.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CUT_OFF_CLASS = "RunCutOff"
+
+LABELS = {
+    "done": "done",
+    "interrupted": "interrupted",
+    "error": "error",
+    "recursion_limit": "recursion limit",
+    "cancelled": "cancelled",
+    "timeout": "timed out",
+}
+ICONS = {
+    "done": "✅",
+    "interrupted": "⏸️",
+    "error": "🛑",
+    "recursion_limit": "🔁",
+    "cancelled": "⏹️",
+    "timeout": "⏱️",
+    "cut off": "✂️",
+    "unfinished": "⏳",
+}
+
+
+def _error_text(error: Any) -> tuple[str, str]:
+    """(class, message) of a trace's error record, or of a run list's one-line error text."""
+    if isinstance(error, dict):
+        return str(error.get("class", "")), str(error.get("message", "") or "")
+    return "", str(error or "")
+
+
+def is_cut_off(status: str, error: Any = None) -> bool:
+    """A `running` run whose recording process is known to be gone (the run store says so)."""
+    kind, message = _error_text(error)
+    return status == "running" and (kind == CUT_OFF_CLASS or message.startswith("Cut off"))
+
+
+def label(status: str, error: Any = None) -> str:
+    """The status as one or two words for lists and badges (`cut off`, not `running`)."""
+    if status == "running":
+        return "cut off" if is_cut_off(status, error) else "unfinished"
+    return LABELS.get(status, status)
+
+
+def icon(status: str, error: Any = None) -> str:
+    return ICONS.get(label(status, error), ICONS.get(status, "•"))
+
+
+def ending(status: str, error: Any = None, *, after: str = "") -> str:
+    """How the run ended, in a sentence. `after` names the last recorded step ("step 4", "3
+    supersteps") so a run that did not end says where its recording stops."""
+    _kind, message = _error_text(error)
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    where = f" after {after}" if after else ""
+    if status == "running":
+        unknown = f"nothing after {after} is known" if after else "nothing after its last recorded step is known"
+        if is_cut_off(status, error):
+            return (
+                f"Cut off{where}: the process recording this run ended before the run did (killed, crashed or "
+                f"disconnected), so the recording stops there and {unknown}. The run has no final state."
+            )
+        return (
+            f"Not finished: the recording stops{where} and {unknown}. The run had not ended there: its "
+            "recording process was cut off (killed or crashed), it is still recording (open it again to see "
+            "more), or it was opened at a checkpoint before its end."
+        )
+    if status == "done":
+        return "The run finished (done)."
+    if status == "interrupted":
+        return "The run paused at an interrupt or a breakpoint (interrupted); resuming its thread goes on from here."
+    if status == "error":
+        return "The run failed (error)" + (f": {first}" if first else ".")
+    if status == "recursion_limit":
+        return "The run hit its recursion limit (recursion_limit) and was stopped."
+    if status in ("cancelled", "timeout"):
+        why = "was stopped before it finished (cancelled)" if status == "cancelled" else "ran out of time (timeout)"
+        return f"The run {why}" + (f": {first}" if first else f"{where}; nothing after that ran.")
+    return f"The run ended with status {status}."
+
+
+def note(status: str, error: Any = None, *, after: str = "") -> str:
+    """A run list's one-line note: the first line of the error, or, for a run that did not end,
+    where its recording stops."""
+    where = f" after {after}" if after else ""
+    if status == "running":
+        if is_cut_off(status, error):
+            return f"Cut off{where}: the recording process ended; nothing after is known."
+        return f"Recording stops{where}: cut off or still recording; nothing after is known."
+    lines = _error_text(error)[1].strip().splitlines()
+    return lines[0] if lines else ""
