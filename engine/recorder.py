@@ -43,7 +43,6 @@ from .run_builder import (
     THAWED,
     Encode,
     RunBuilder,
-    flatten,
     freeze_input,
 )
 from .types import RunStatus
@@ -162,8 +161,7 @@ class Recorder(Hooks):
                     at_once = True
                     kept = value
                 marker = Encode(kept)
-            # One tuple: equal trigger tuples shared, the versions seen flattened (channel, version, ...),
-            # so the event keeps no object of its own that the garbage collector would walk.
+            # One tuple: equal trigger tuples shared, and the task's own dict of the versions it saw.
             event = (
                 PLANNED,
                 step,
@@ -173,7 +171,7 @@ class Recorder(Hooks):
                 task.triggers,
                 shared.setdefault(task.fired, task.fired),
                 marker,
-                *flatten(task.seen_versions.items()),
+                task.seen_versions,
             )
             builder.now(event) if at_once else pending.append(event)
 

@@ -13,7 +13,6 @@ import operator
 import threading
 import time
 from collections import deque
-from itertools import chain
 from typing import TYPE_CHECKING, Any, Callable
 
 from .algo import Task
@@ -188,8 +187,8 @@ PLANNED, FINISHED, REDUCED, COMMITTED, CHECKPOINTED, FINISHED_FLAT, REDUCED_GROW
 
 
 def _build_planned(builder: RunBuilder, event: tuple[Any, ...]) -> None:
-    _, step, task_id, name, path, triggers, fired, marker = event[:8]
-    seen_versions = dict(zip(event[8::2], event[9::2]))
+    _, step, task_id, name, path, triggers, fired, marker, seen_versions = event
+    seen_versions = dict(seen_versions)
     record = builder.step if builder.step is not None and builder.step.step == step else builder.open_step(step)
     recorded = {VIEW: list(marker)} if type(marker) is tuple else encode(marker.value)
     task_record = TaskRecord(task_id, name, list(path), list(triggers), list(fired), seen_versions, recorded)
@@ -348,10 +347,6 @@ def _freeze(value: Any) -> Any:
     if kind is tuple:
         return value if _flat(value) else THAWED
     return THAWED
-
-
-flatten = chain.from_iterable
-"""`((a, 1), (b, 2))` -> `a, 1, b, 2`."""
 
 
 def _flat(items: Any) -> bool:
