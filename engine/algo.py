@@ -333,16 +333,31 @@ def _update_observed(
 ) -> bool:
     reducer = target.reducer_name
     reducer_called = hooks.reducer_called
-    reported: set[int] = set()
+    reported: list[int] = []
 
-    def observe(index: int, before: Any, write: Any, after: Any) -> None:
-        # Reported as it happens: a reducer that changes its value in place changes it again at the next write.
-        writer = writers[index]
-        reported.add(index)
-        reducer_called(
-            ns=ns, call=ReducerCall(step, channel, reducer, before, write, writer.id, writer.name, after, counter[0])
+    # Reported as it happens: a reducer that changes its value in place changes it again at the next
+    # write. (What it needs comes in as defaults, not closed over: cheaper to make, once per channel.)
+    def observe(
+        index: int,
+        before: Any,
+        write: Any,
+        after: Any,
+        _writers: list[Task] = writers,
+        _reported: list[int] = reported,
+        _counter: list[int] = counter,
+        _call: Any = reducer_called,
+        _ns: tuple[str, ...] = ns,
+        _step: int = step,
+        _channel: str = channel,
+        _reducer: str = reducer,
+    ) -> None:
+        writer = _writers[index]
+        _reported.append(index)
+        _call(
+            ns=_ns,
+            call=ReducerCall(_step, _channel, _reducer, before, write, writer.id, writer.name, after, _counter[0]),
         )
-        counter[0] += 1
+        _counter[0] += 1
 
     try:
         return target.update(values, observe)
