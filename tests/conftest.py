@@ -64,3 +64,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
         elif parts[:1] == ("differential",) or path.name in REFERENCE_FILES:
             item.add_marker(pytest.mark.reference)
+
+
+@pytest.fixture
+def fresh_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty run store of the test's own (`$STEPSCOPE_DB`), and Streamlit's caches emptied, for
+    app tests (`pytestmark = pytest.mark.usefixtures("fresh_store")`)."""
+    import streamlit as st
+
+    db = tmp_path / "runs.sqlite3"
+    monkeypatch.setenv("STEPSCOPE_DB", str(db))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    return db

@@ -17,7 +17,6 @@ import re
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from debugger import model, sources
@@ -28,13 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "debugger" / "app.py")
 
 
-@pytest.fixture(autouse=True)
-def fresh_store(tmp_path, monkeypatch):
-    db = tmp_path / "runs.sqlite3"
-    monkeypatch.setenv("STEPSCOPE_DB", str(db))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return db
+pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py
 
 
 def start(**params: str) -> AppTest:

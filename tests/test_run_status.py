@@ -10,32 +10,16 @@ import copy
 import re
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from debugger import run_status, sources
 from debugger.cli import main
-from debugger.store import RunStore
-from engine.codec import TYPE
+from debugger.store import RunStore, cut_off_error
 from tests.test_app import APP, goto_page
 
-CUT_OFF_ERROR = {
-    TYPE: "error",
-    "class": "RunCutOff",
-    "module": "stepscope",
-    "message": "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected).",
-    "notes": [],
-    "traceback": "",
-}
+pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py
 
-
-@pytest.fixture(autouse=True)
-def fresh_store(tmp_path, monkeypatch):
-    db = tmp_path / "runs.sqlite3"
-    monkeypatch.setenv("STEPSCOPE_DB", str(db))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return db
+CUT_OFF_ERROR = cut_off_error()
 
 
 _RECORDERS: list[RunStore] = []

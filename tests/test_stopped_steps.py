@@ -11,7 +11,6 @@ from dataclasses import replace
 from typing import Annotated, TypedDict
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from debugger import sources
@@ -20,14 +19,7 @@ from debugger.model import Scope, TraceView
 from debugger.store import RunStore
 from tests.test_app import APP, node_state
 
-
-@pytest.fixture(autouse=True)
-def fresh_store(tmp_path, monkeypatch):
-    db = tmp_path / "runs.sqlite3"
-    monkeypatch.setenv("STEPSCOPE_DB", str(db))
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return db
+pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py
 
 
 def stopped_in_the_parallel_step():
