@@ -176,6 +176,32 @@ def test_running_node_shows_and_stop_answers_at_once_and_stores_a_reopenable_run
     gate.set()
 
 
+def test_stop_keeps_what_a_finished_sibling_wrote_in_the_step_that_never_committed(tmp_path) -> None:
+    gate = threading.Event()
+
+    def slow(state: State) -> dict:
+        gate.wait(10)
+        return {"log": ["slow"]}
+
+    builder = StateGraph(State)
+    builder.add_node("quick", lambda state: {"log": ["quick"], "count": 5})
+    builder.add_node("slow", slow)
+    builder.add_edge(START, "quick")
+    builder.add_edge(START, "slow")
+    db = tmp_path / "runs.sqlite3"
+    run = new_live_run(builder.compile(), dict(INPUT), target="pair", db=str(db)).start()
+    try:
+        run.wait_until(lambda s: any(t.name == "quick" and t.state == "done" for t in s.running))
+        final = run.stop()
+    finally:
+        gate.set()
+    stopped = RunStore(db).load(final.run_id).steps[-1]
+    assert not stopped.committed
+    by_name = {t.name: t for t in stopped.tasks}
+    assert ["log", ["quick"]] in by_name["quick"].writes and ["count", 5] in by_name["quick"].writes
+    assert by_name["slow"].writes == [] and by_name["slow"].error["class"] == "RunCancelled"
+
+
 def test_stop_at_a_pause_keeps_the_steps_and_a_failing_node_is_recorded(tmp_path) -> None:
     db = tmp_path / "runs.sqlite3"
     run = new_live_run(pipeline(), dict(INPUT), db=str(db), breakpoints=Breakpoints.of(before=["b"])).start()

@@ -110,3 +110,7 @@ def test_stop_in_a_live_run_marks_the_hanging_task_never_finished_and_its_siblin
     light = view.highlight(2)
     assert (light.stopped, light.ran, light.failed) == ({"b"}, {"c"}, set())
     assert view.culprits(2) == set()
+    # the sibling that finished keeps what it wrote and its time (never applied: the step did not commit)
+    by_name = {t.name: t for t in RunStore(db).load(final.run_id).steps[-1].tasks}
+    assert ["log", ["c"]] in by_name["c"].writes and by_name["c"].duration > 0
+    assert by_name["b"].writes == []

@@ -399,7 +399,8 @@ class LiveRun:
                 state, error = "failed", f"{type(task.error).__name__}: {task.error}"
             else:
                 state, error = "done", ""
-            self._progress[task.id] = replace(started, state=state, duration=task.duration, error=error)
+            writes = tuple((channel, encode(value)) for channel, value in task.writes)
+            self._progress[task.id] = replace(started, state=state, duration=task.duration, error=error, writes=writes)
             self._publish_locked()
 
     # ---- publishing and finishing ----------------------------------------------------------------
@@ -463,7 +464,10 @@ class LiveRun:
                 self.recorder.trace.steps[-1] if self.recorder.trace is not None and self.recorder.trace.steps else None
             )
             pause = self._snapshot.pause
-            message = cancel(trace, self._step, open_record, running, pause.step if pause is not None else None)
+            finished = [p for p in self._progress.values() if p.state == "done"]
+            message = cancel(
+                trace, self._step, open_record, running, pause.step if pause is not None else None, finished
+            )
         self._publish_final(trace, CANCELLED, message)
         return self._snapshot
 

@@ -18,11 +18,14 @@ def cancel(
     open_record: StepRecord | None,
     running: list[TaskProgress],
     paused_before: int | None,
+    finished: list[TaskProgress] = (),  # type: ignore[assignment]
 ) -> str:
     """Marks `trace` (the committed steps) as stopped by the user; returns the message it carries.
-    `open_record` is the recorder's record of the step that was running, if it never committed."""
+    `open_record` is the recorder's record of the step that was running, if it never committed;
+    `finished`: the tasks of that step that had finished (their writes and time, which the recorder
+    only hears of once the whole step has finished)."""
     if step is not None and open_record is not None and not open_record.committed:
-        trace.steps = [*trace.steps, stopped_step(open_record, {p.id for p in running})]
+        trace.steps = [*trace.steps, stopped_step(open_record, {p.id for p in running}, {p.id: p for p in finished})]
     where = (
         f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
         if step is not None
@@ -43,10 +46,18 @@ def cancel(
     return message
 
 
-def stopped_step(record: StepRecord, unfinished: set[str]) -> StepRecord:
-    """A copy of the step that was running when the user stopped: not committed, its tasks marked."""
+def stopped_step(
+    record: StepRecord, unfinished: set[str], finished: dict[str, TaskProgress] | None = None
+) -> StepRecord:
+    """A copy of the step that was running when the user stopped: not committed, its tasks marked,
+    those that had finished with what they wrote and how long they took."""
     tasks = []
+    finished = finished or {}
     for task in list(record.tasks):
+        done = finished.get(task.id)
+        if done is not None:
+            writes = task.writes or [list(pair) for pair in done.writes]
+            task = replace(task, writes=writes, duration=task.duration or round(done.duration or 0.0, 6))
         error = task.error
         if error is None:
             text = (

@@ -258,6 +258,7 @@ class LangGraphLiveRun(LiveRun):
                 started = self._progress.get(task_id) or TaskProgress(task_id, name, "running", time.monotonic())
                 error = event.get("error")
                 state = "interrupted" if event.get("interrupts") else "failed" if error else "done"
+                result = event.get("result") or ()
                 self._progress[task_id] = TaskProgress(
                     task_id,
                     name,
@@ -265,6 +266,7 @@ class LangGraphLiveRun(LiveRun):
                     started.started,
                     round(time.monotonic() - started.started, 6),
                     f"{type(error).__name__}: {error}" if error else "",
+                    _result_writes(result),
                 )
             self._publish_locked()
 
@@ -486,9 +488,25 @@ class LangGraphLiveRun(LiveRun):
             open_steps = segments[-1].steps if segments else []
             open_record = open_steps[-1] if open_steps and not open_steps[-1].committed else None
             pause = self._snapshot.pause
-            message = cancel(trace, self._step, open_record, running, pause.step if pause is not None else None)
+            finished = [p for p in self._progress.values() if p.state == "done"]
+            message = cancel(
+                trace, self._step, open_record, running, pause.step if pause is not None else None, finished
+            )
         self._publish_final(trace, CANCELLED, message)
         return self._snapshot
+
+
+def _result_writes(result: Any) -> tuple[tuple[str, Any], ...]:
+    """The state writes of a finished task, from langgraph's `tasks` stream result (`{channel: write}`,
+    or `{channel: {"$writes": [...]}}` for several writes to one channel), encoded."""
+    if not isinstance(result, dict):
+        return ()
+    writes = []
+    for channel, value in result.items():
+        several = isinstance(value, dict) and set(value) == {"$writes"} and isinstance(value["$writes"], list)
+        for write in value["$writes"] if several else [value]:
+            writes.append((channel, encode(write)))
+    return tuple(writes)
 
 
 def new_live_run(graph: Any, graph_input: Any, config: dict[str, Any] | None = None, **options: Any) -> LiveRun:

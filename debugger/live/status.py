@@ -66,6 +66,8 @@ class TaskProgress:
     """Seconds it took, once it has finished."""
     error: str = ""
     """`Class: message` when it failed."""
+    writes: tuple[tuple[str, Any], ...] = ()
+    """What it wrote once it finished, `(channel, encoded value)`: kept for a step stopped before it committed."""
 
 
 @dataclass(frozen=True)
