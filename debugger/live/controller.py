@@ -47,7 +47,7 @@ from debugger.live.status import (
 from engine import START, Hooks
 from engine.codec import encode
 from engine.stepping import Task, combine, infer_as_node, plan_tasks
-from engine.trace import Recorder, Trace
+from engine.trace import Recorder, StepRecord, Trace
 
 
 @dataclass
@@ -454,22 +454,20 @@ class LiveRun:
             if self._final:
                 return self._snapshot
             self._final = True
-            trace = self._committed()
-            if trace is None:
-                trace = self.recorder.trace or Trace(
-                    ns=[], graph={}, input=None, config=None, run_id=self.recorder.run_id
-                )
-            running = [p for p in self._progress.values() if p.state in ("waiting", "running", "asking")]
-            open_record = (
-                self.recorder.trace.steps[-1] if self.recorder.trace is not None and self.recorder.trace.steps else None
-            )
+            trace = self._committed() or Trace(ns=[], graph={}, input=None, config=None, run_id=self._snapshot.run_id)
+            progress = self._progress.values()
+            running = [p for p in progress if p.state in ("waiting", "running", "asking")]
+            finished = [p for p in progress if p.state == "done"]
             pause = self._snapshot.pause
-            finished = [p for p in self._progress.values() if p.state == "done"]
-            message = cancel(
-                trace, self._step, open_record, running, pause.step if pause is not None else None, finished
-            )
+            before = pause.step if pause is not None else None
+            message = cancel(trace, self._step, self._open_record(), running, before, finished)
         self._publish_final(trace, CANCELLED, message)
         return self._snapshot
+
+    def _open_record(self) -> StepRecord | None:
+        """The recorder's record of the newest step (`cancel` keeps it if it never committed)."""
+        trace = self.recorder.trace
+        return trace.steps[-1] if trace is not None and trace.steps else None
 
     def _publish_final(self, trace: Trace | None, status: str, message: str) -> None:
         stored, note = self._store(trace)

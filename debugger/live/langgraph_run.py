@@ -34,8 +34,8 @@ from typing import Any
 
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.edits import EditError
-from debugger.live.ending import cancel, error_line, names_of
-from debugger.live.status import CANCELLED, PAUSED, RUNNING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress
+from debugger.live.ending import error_line, names_of
+from debugger.live.status import PAUSED, RUNNING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress
 from engine.codec import SAME, encode, encode_error
 from engine.trace import ReducerCallRecord, StepRecord, Trace
 
@@ -477,23 +477,10 @@ class LangGraphLiveRun(LiveRun):
                 message = f"Stopped by interrupt(): {questions}. Answer it in a live run (the app) to go on."
         self._publish_final(trace, status, message)
 
-    def _finish_stopped(self) -> LiveSnapshot:
-        with self._cond:
-            if self._final:
-                return self._snapshot
-            self._final = True
-            trace = self._committed() or Trace(ns=[], graph={}, input=None, config=None, run_id=self.run_id)
-            running = [p for p in self._progress.values() if p.state in ("waiting", "running", "asking")]
-            segments = self._segments()
-            open_steps = segments[-1].steps if segments else []
-            open_record = open_steps[-1] if open_steps and not open_steps[-1].committed else None
-            pause = self._snapshot.pause
-            finished = [p for p in self._progress.values() if p.state == "done"]
-            message = cancel(
-                trace, self._step, open_record, running, pause.step if pause is not None else None, finished
-            )
-        self._publish_final(trace, CANCELLED, message)
-        return self._snapshot
+    def _open_record(self) -> StepRecord | None:
+        segments = self._segments()
+        open_steps = segments[-1].steps if segments else []
+        return open_steps[-1] if open_steps and not open_steps[-1].committed else None
 
 
 def _result_writes(result: Any) -> tuple[tuple[str, Any], ...]:
