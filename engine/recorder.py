@@ -20,7 +20,6 @@ from typing import Any, Callable, Protocol, Sequence
 from .algo import Task
 from .channels import MISSING
 from .codec import encode, encode_error
-from .constants import PULL, START
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 from .records import (
     SAME_AS_WRITES,
@@ -134,28 +133,14 @@ class Recorder(Hooks):
 
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence[Task]) -> None:
         builder = self.builders[ns]
-        latest = builder.latest
         lazy = builder.lazy
         pending = builder.pending
         shared = builder.shared
         for task in tasks:
-            value = task.input
-            marker: Any = None
-            # now, not later: the node may replace values in its input dict
-            if type(value) is dict and task.path[0] == PULL and task.name != START:
-                for key, item in value.items():
-                    if latest.get(key, THAWED) is not item:
-                        break
-                else:
-                    keys = tuple(value)
-                    marker = builder.views.setdefault(keys, keys)
-            else:
-                keys = builder.view_keys(task)
-                if keys is not None:
-                    keys = tuple(keys)
-                    marker = builder.views.setdefault(keys, keys)
+            marker: Any = builder.view_of(task)
             at_once = not lazy
             if marker is None:
+                value = task.input
                 kept = THAWED if at_once else freeze_input(value)
                 if kept is THAWED:
                     at_once = True

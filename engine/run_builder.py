@@ -91,11 +91,6 @@ class RunBuilder:
             event = pending.popleft()
             BUILD[event[0]](self, event)
 
-    def view(self, keys: Any) -> tuple[str, ...]:
-        """The shared tuple of these keys (a dict's keys, or a list of them)."""
-        keys = tuple(keys)
-        return self.views.setdefault(keys, keys)
-
     def start_copies(self, step: int) -> None:
         """Forgets the copies of the last step: `step` has its own."""
         self.copies.clear()
@@ -124,8 +119,10 @@ class RunBuilder:
         copy = self.freeze(value, step)
         return value if copy is THAWED else copy
 
-    def view_keys(self, task: Task) -> list[str] | None:
-        """The keys of a node's input when it is exactly the recorded state, else None."""
+    def view_of(self, task: Task) -> tuple[str, ...] | None:
+        """When a node's input is exactly the recorded state (checked as the task is planned: the node
+        may replace values in its input dict), the keys it holds, as one tuple shared by every event
+        with the same keys; else None."""
         if task.path[0] != PULL or task.name == START:
             return None
         value = task.input
@@ -134,11 +131,13 @@ class RunBuilder:
             for key, item in value.items():
                 if latest.get(key, THAWED) is not item:
                     return None
-            return list(value)
-        items = fields_of(value)
-        if items is not None and all(latest.get(k, THAWED) is v for k, v in items):
-            return [k for k, _ in items]
-        return None
+            keys = tuple(value)
+        else:
+            items = fields_of(value)
+            if items is None or not all(latest.get(k, THAWED) is v for k, v in items):
+                return None
+            keys = tuple(k for k, _ in items)
+        return self.views.setdefault(keys, keys)
 
     def tracker(self, channel: str) -> DeltaTracker:
         tracker = self.trackers.get(channel)
