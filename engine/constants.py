@@ -47,8 +47,19 @@ DEFAULT_RECURSION_LIMIT = 10007
 
 
 def branch_channel(node: str) -> str:
-    """The trigger channel written by every static or conditional edge into `node`."""
-    return f"branch:to:{node}"
+    """The trigger channel written by every static or conditional edge into `node` (formatted once per
+    name: routers ask for it every step)."""
+    channel = _BRANCH_CHANNELS.get(node) if type(node) is str else None
+    if channel is None:
+        channel = f"branch:to:{node}"
+        if type(node) is str:
+            if len(_BRANCH_CHANNELS) > 10_000:  # names are few; a router making up many is not kept
+                _BRANCH_CHANNELS.clear()
+            _BRANCH_CHANNELS[node] = channel
+    return channel
+
+
+_BRANCH_CHANNELS: dict[str, str] = {}
 
 
 def join_channel(sources: list[str] | tuple[str, ...], node: str) -> str:

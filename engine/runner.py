@@ -361,28 +361,15 @@ def route_writes(branch: Any, task: Task, result: Any) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
     for chosen in results:
         destination = chosen if path_map is None or isinstance(chosen, Send) else path_map[chosen]
-        if type(destination) is str and destination != START and destination != END:  # the common case
-            out.append((_BRANCH_CHANNELS.get(destination) or _branch_channel(destination), None))
-        elif destination is None or destination == START:
+        if destination is None or destination == START:
             raise ValueError("Branch did not return a valid destination")
-        elif isinstance(destination, Send):
+        if type(destination) is not str and isinstance(destination, Send):
             if destination.node == END:
                 raise InvalidUpdateError("Cannot send a packet to the END node")
             out.append((TASKS, destination))
         elif destination != END:
             out.append((branch_channel(destination), None))
     return out
-
-
-_BRANCH_CHANNELS: dict[str, str] = {}
-"""`branch_channel(node)` per node name a router chose, so a loop does not format it every step."""
-
-
-def _branch_channel(node: str) -> str:
-    if len(_BRANCH_CHANNELS) > 10_000:  # names are few; a router returning many made-up names is not kept
-        _BRANCH_CHANNELS.clear()
-    channel = _BRANCH_CHANNELS[node] = branch_channel(node)
-    return channel
 
 
 def no_sync_function(name: str) -> TypeError:
