@@ -581,7 +581,6 @@ def checked_id(trace: Trace) -> str:
 
 def summary_row(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int, str]:
     """The run list's columns: id, graph, target, started, status, steps, first line of the error."""
-    error = str((trace.error or {}).get("message", "")).splitlines()[:1]
     return (
         trace.run_id,
         str(trace.graph.get("name", "")),
@@ -589,7 +588,7 @@ def summary_row(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int,
         trace.started_at,
         trace.status,
         steps,
-        error[0] if error else "",
+        first_line(str((trace.error or {}).get("message", ""))),
     )
 
 
