@@ -6,6 +6,7 @@ the app and the tests say exactly the same thing.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from debugger.replay import repeated_items
@@ -208,3 +209,10 @@ def _message_changes(before: list[Any], after: list[Any]) -> str:
     if removed:
         parts.append("removed id " + ", ".join(str(i) for i in removed))
     return "; ".join(parts) if parts else "changed nothing (every message was already there, unchanged)"
+
+
+def interrupt_line(item: dict[str, Any]) -> str:
+    """One `interrupt()` that stopped a run (`Trace.interrupts`), its question as JSON: `interrupted
+    (node ask): {"question": ...}`."""
+    where = f" (node {item['node']})" if item.get("node") else ""
+    return f"interrupted{where}: {json.dumps(item['value'], ensure_ascii=False)}"

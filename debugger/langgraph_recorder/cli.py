@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debugger.present import short
+from debugger.present import interrupt_line, short
 from engine.codec import encode
 
 from .runs import NO_RESUME, RunSetupError, checkpointer_of, parse_value, run_graph
@@ -97,8 +97,7 @@ def command_run(args: Any, target: Any, table: Any) -> int:
     print(f"status: {trace.status}   run: {trace.run_id}" + (f"   trace: {args.out}" if args.out else ""))
     if trace.status == "interrupted" and trace.interrupts:
         for item in trace.interrupts:
-            where = f" (node {item['node']})" if item.get("node") else ""
-            print(f"interrupted{where}: {json.dumps(item['value'], ensure_ascii=False)}")
+            print(interrupt_line(item))
         if result.thread_id:
             print("answer it with (ANSWER as JSON, or plain text):")
             print("  " + resume_command(args, result.thread_id))

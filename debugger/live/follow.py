@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.langgraph_run import new_live_run
 from debugger.live.status import LiveSnapshot
-from debugger.present import short
+from debugger.present import interrupt_line, short
 from engine.codec import encode
 from engine.trace import StepRecord
 from engine.tracefile import to_json
@@ -108,8 +108,7 @@ def follow(
     _finish(snap, out_file, out)
     if snap.status == "interrupted" and snap.trace is not None and snap.trace.interrupts:
         for item in snap.trace.interrupts:
-            where = f" (node {item['node']})" if item.get("node") else ""
-            print(f"interrupted{where}: {short(item['value'], 200)}", file=out)
+            print(interrupt_line(item), file=out)
         print(
             "--follow stops at interrupt(): answer it on the Live run page (`stepscope app`), or run without "
             "--follow, which prints the command that answers it (the graph needs a checkpointer).",
