@@ -383,3 +383,17 @@ def test_follow_does_not_wait_for_answers(tmp_path, capsys) -> None:
 
     code = follow("asking", asking_graph([]).compile(), dict(INPUT), {}, db=str(tmp_path / "r.db"))
     assert code == 0 and "status: interrupted" in capsys.readouterr().out
+
+
+def test_follow_says_a_step_that_never_committed_failed_or_was_stopped() -> None:
+    from debugger.live.follow import step_line
+    from engine.trace import StepRecord, TaskRecord
+
+    def task(name: str, cls: str) -> TaskRecord:
+        error = {"$type": "error", "class": cls, "module": "m", "message": "x", "notes": [], "traceback": ""}
+        return TaskRecord(f"id-{name}", name, ["__pregel_pull", name], [], [], {}, None, error=error)
+
+    failed = StepRecord(2, tasks=[task("boom", "ValueError")], committed=False)
+    assert step_line(failed) == "step 2: boom -> never committed (failed, ValueError): nothing written"
+    stopped = StepRecord(2, tasks=[task("slow", "RunCancelled")], committed=False)
+    assert step_line(stopped) == "step 2: slow -> never committed (stopped): nothing written"

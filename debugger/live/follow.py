@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from debugger.failures import is_stopped
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.langgraph_run import new_live_run
 from debugger.live.status import LiveSnapshot
@@ -27,9 +28,9 @@ def step_line(step: StepRecord) -> str:
             f"{', '.join(sorted({c.channel for c in step.reducer_calls}))}"
         )
     if not step.committed and not step.reducer_calls:
-        return (
-            f"step {step.step}: {', '.join(t.name for t in step.tasks)} -> never committed (stopped): nothing written"
-        )
+        failure = next((t.error for t in step.tasks if t.error and not is_stopped(t.error)), None)
+        why = f"failed, {failure['class']}" if failure else "stopped"
+        return f"step {step.step}: {', '.join(t.name for t in step.tasks)} -> never committed ({why}): nothing written"
     keys = sorted({c.channel for c in step.reducer_calls})
     errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
     line = f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}"
