@@ -233,7 +233,9 @@ def test_a_big_graph_zooms_and_pans_and_collapses_subgraphs(app, shot):
     frame.locator("button[data-zoom=in]").click()
     after = canvas.evaluate("c => c.style.transform")
     assert before != after
+    expect(frame).to_be_visible()  # the zoom click may re-render the page: wait for the drawing to be back
     box = frame.bounding_box()
+    assert box is not None
     page.mouse.move(box["x"] + 100, box["y"] + 200)
     page.mouse.down()
     page.mouse.move(box["x"] + 160, box["y"] + 260)
