@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,14 +164,30 @@ def _fresh(packer: BlobPacker) -> BlobRows:
     return [(key, dumps(value)) for key, value in packer.take_fresh().items()]
 
 
-class TraceFiles:
+class TraceFiles(ABC):
     """What every run store does the same way on top of its own `load`, `save` and `list`: trace files
     in and out (SQLite here, PostgreSQL in `debugger/store_postgres.py`)."""
 
+    @abstractmethod
+    def load(self, run_id: str) -> Trace:
+        """A stored run as a Trace."""
+
+    @abstractmethod
+    def save(self, trace: Trace, *, replace: bool = True) -> str:
+        """Stores a whole run; returns its id."""
+
+    @abstractmethod
+    def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
+        """The stored runs, newest first."""
+
+    def export_text(self, run_id: str) -> str:
+        """A stored run as the text of a trace file (what `export` writes and the app downloads)."""
+        return to_json(self.load(run_id), indent=1)
+
     def export(self, run_id: str, path: str | Path) -> Path:
-        trace = self.load(run_id)
+        text = self.export_text(run_id)
         try:
-            Path(path).write_text(to_json(trace, indent=1), encoding="utf-8")
+            Path(path).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
         return Path(path)
@@ -504,6 +521,19 @@ class RunStore(TraceFiles):
             rows = list(db.execute(query, (*args, limit)))
         cut = first_line(CUT_OFF)  # a cut-off run stays `running` (so `--status running` finds it)
         return [RunSummary(*row[:6], cut if row[4] == "running" and self._cut_off(row[0]) else row[6]) for row in rows]
+
+    def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
+        """(run id, started at, status) of the stored runs of one thread of one target, oldest first."""
+        with self._reading() as db:
+            return [
+                tuple(row)
+                for row in db.execute(
+                    "SELECT run_id, started_at, status FROM runs "
+                    "WHERE target = ? AND json_extract(trace, '$.thread_id') = ? "
+                    "ORDER BY started_at, rowid",
+                    (target, thread_id),
+                )
+            ]
 
     def resolve(self, run_id: str) -> str:
         """The full id of a stored run: `run_id` itself, or the one run it is a prefix of."""

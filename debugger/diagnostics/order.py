@@ -20,8 +20,8 @@ import itertools
 import operator
 from typing import Any, Callable
 
-from debugger.present import short
 from debugger.replay import channel_calls, refold
+from debugger.values import short
 from engine import add_messages
 from engine.codec import TYPE
 

@@ -20,8 +20,8 @@ import dataclasses
 import typing
 from typing import Any
 
-from debugger.present import short
 from debugger.replay import MISSING_VALUE
+from debugger.values import short
 from engine import BinaryOperatorAggregate, add_messages
 from engine.codec import TYPE
 from engine.trace import schema_fields

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from debugger.present import short
 from debugger.replay import MISSING_VALUE
+from debugger.values import short
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding

@@ -6,7 +6,6 @@ continues the thread as a new run), and list the runs of one thread in order. No
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,20 +101,9 @@ def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[Thre
     if not thread_id:
         return []
     try:
-        store = open_store(db)
-        if hasattr(store, "thread_runs"):  # the PostgreSQL store keeps the thread id in a column
-            return [ThreadTurn(*row) for row in store.thread_runs(target, thread_id)]
-        path = store.path
-        with sqlite3.connect(path, timeout=10) as connection:
-            rows = connection.execute(
-                "SELECT run_id, started_at, status FROM runs "
-                "WHERE target = ? AND json_extract(trace, '$.thread_id') = ? "
-                "ORDER BY started_at, rowid",
-                (target, thread_id),
-            ).fetchall()
-    except (StoreError, sqlite3.DatabaseError):
+        return [ThreadTurn(*row) for row in open_store(db).thread_runs(target, thread_id)]
+    except StoreError:
         return []
-    return [ThreadTurn(*row) for row in rows]
 
 
 def describe_interrupts(trace: Trace) -> list[str]:

@@ -62,12 +62,9 @@ def render() -> None:
     )
     left, middle, right = st.columns(3)
     left.button("Open", key="runs_open", on_click=_open_run, args=(choice,), width="stretch")
-    trace = store.load(choice)
-    from engine.tracefile import to_json
-
     middle.download_button(
         "Export JSON",
-        to_json(trace, indent=1),
+        store.export_text(choice),
         file_name=f"stepscope-{choice[:12]}.json",
         mime="application/json",
         key="runs_export",
