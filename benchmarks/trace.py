@@ -125,7 +125,7 @@ def file_report(only_memory: bool = False) -> None:
     from workloads import build_messages
 
     from debugger.recording import StoreSink
-    from debugger.store import RunStore
+    from debugger.stores.sqlite import RunStore
 
     work = Path(tempfile.mkdtemp(prefix="stepscope-bench-"))
     print("files and reads (issue 14)")

@@ -16,7 +16,7 @@
 
 TARGET is a sample name, `path/to/file.py[:attribute]` or `package.module[:attribute]`; without an
 attribute the module's `graph` (or its only compiled graph) is used, with its `example_input`.
-Runs are stored in the database described in `debugger/store.py` (`--db` or `$STEPSCOPE_DB`).
+Runs are stored in the database described in `debugger/stores/sqlite.py` (`--db` or `$STEPSCOPE_DB`).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from debugger.langgraph_recorder.threads import ThreadFileError
 from debugger.present import explain_call, short
 from debugger.recording import ALL_STATUSES, RecordingError, StoreSink, record_run, timeout_from
 from debugger.replay import Replay
-from debugger.store import StoreError
-from debugger.stores import open_store
+from debugger.stores.opening import open_store
+from debugger.stores.protocol import StoreError
 from debugger.targets import TargetError, load_target
 from debugger.terminal import (
     safe_print as print,

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from debugger.store import StoreError
+from debugger.stores.protocol import StoreError
 from engine.codec import TYPE, encode, encode_error
 from engine.trace import Recorder, RunRecord, RunStatus, StepRecord, Trace, describe, utc_now
 from engine.tracefile import from_dict, to_dict

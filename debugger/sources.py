@@ -1,7 +1,7 @@
 """Where a run comes from: a gallery sample, a graph file with an input, a stored run, an uploaded
 trace. Plain functions (no Streamlit) returning an `Opened` run or raising `OpenError` with the fix.
 
-Runs made here are recorded and stored (debugger/store.py), so a link with `run=<id>` reopens them.
+Runs made here are recorded and stored (debugger/stores/sqlite.py), so a link with `run=<id>` reopens them.
 An uploaded or stored trace is parsed as data only; nothing in it is executed.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.recording import RecordingError, record_run, timeout_from
-from debugger.store import StoreError
-from debugger.stores import open_store
+from debugger.stores.opening import open_store
+from debugger.stores.protocol import StoreError
 from debugger.targets import TargetError, load_target
 from debugger.tracecheck import parse_trace
 from engine.codec import decode

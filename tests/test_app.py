@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debugger import model, sources
-from debugger.store import RunStore
+from debugger.stores.sqlite import RunStore
 from engine.tracefile import to_json
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from debugger.store import RunStore
+from debugger.stores.sqlite import RunStore
 from debugger.tracecheck import read_trace_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,7 +165,7 @@ def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fail
     assert not marker.exists()  # refused before the graph ran: nothing lost
 
     from debugger import cli as cli_module
-    from debugger.store import StoreError
+    from debugger.stores.protocol import StoreError
 
     class FailsMidRun(RunStore):
         calls = 0

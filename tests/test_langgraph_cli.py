@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("langgraph")
 
-from debugger.store import RunStore  # noqa: E402
+from debugger.stores.sqlite import RunStore  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -435,7 +435,7 @@ def test_nested_subgraph_run_is_filed_under_its_task_and_stream_modes_still_work
 
 
 def test_the_one_liner_stores_every_run_of_invoke_and_stream_and_a_failing_one(tmp_path):
-    from debugger.store import RunStore
+    from debugger.stores.sqlite import RunStore
 
     db = tmp_path / "runs.sqlite3"
     graph = record(map_reduce_graph(), db=str(db))

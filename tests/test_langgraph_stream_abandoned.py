@@ -18,7 +18,7 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from debugger.cli import main  # noqa: E402
 from debugger.langgraph_recorder import record, recording  # noqa: E402
-from debugger.store import RunStore  # noqa: E402
+from debugger.stores.sqlite import RunStore  # noqa: E402
 
 
 class State(TypedDict):

@@ -13,7 +13,7 @@ import pytest
 from debugger.cli import main
 from debugger.live import Breakpoints, EditError, LiveRun
 from debugger.replay import Replay
-from debugger.store import RunStore
+from debugger.stores.sqlite import RunStore
 from engine import END, START, InMemorySaver, StateGraph
 from engine.tracefile import from_json, to_json
 

@@ -22,7 +22,7 @@ from debugger.cli import main  # noqa: E402
 from debugger.live import Breakpoints, EditError  # noqa: E402
 from debugger.live.langgraph_run import LangGraphLiveRun, new_live_run  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
-from debugger.store import RunStore  # noqa: E402
+from debugger.stores.sqlite import RunStore  # noqa: E402
 
 INPUT = {"log": [], "count": 1}
 

@@ -22,7 +22,8 @@ def order_sensitivity(replay, step, key, reducer):
     ]
 
 
-from debugger.store import RunStore, StoreError
+from debugger.stores.protocol import StoreError
+from debugger.stores.sqlite import RunStore
 from engine import START, StateGraph
 from engine.trace import Recorder
 from engine.tracefile import from_json, to_json
@@ -206,7 +207,7 @@ def test_cli_bad_target_names_file_and_line(tmp_path):
 def test_a_run_being_recorded_is_live_until_its_recorder_lets_go_without_finishing(tmp_path):
     """A `running` row is live while some open file holds its lock (here: this very process, as the
     app does when it records in a worker thread); once nobody holds it, it reads as cut off."""
-    from debugger.store import CUT_OFF
+    from debugger.stores.protocol import CUT_OFF
 
     store = RunStore(tmp_path / "runs.db")
     recorder = Recorder(run_id="live-run")

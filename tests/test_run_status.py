@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 from debugger import run_status, sources
 from debugger.cli import main
-from debugger.store import RunStore, cut_off_error
+from debugger.stores.protocol import cut_off_error
+from debugger.stores.sqlite import RunStore
 from tests.test_app import APP, goto_page
 
 pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py

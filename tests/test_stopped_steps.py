@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from debugger import sources
 from debugger.live.ending import stopped_step
 from debugger.model import Scope, TraceView
-from debugger.store import RunStore
+from debugger.stores.sqlite import RunStore
 from tests.test_app import APP, node_state
 
 pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from debugger.store import APPLICATION_ID, VERSION, RunExistsError, RunStore, StoreError
+from debugger.stores.protocol import RunExistsError, StoreError
+from debugger.stores.sqlite import APPLICATION_ID, VERSION, RunStore
 from engine.tracefile import to_json
 from tests.test_replay_and_store import concat_graph, recorded
 
@@ -180,7 +181,7 @@ def test_a_trace_without_a_run_id_is_never_stored(tmp_path):
 def test_eight_processes_saving_at_once_all_land(tmp_path):
     db = tmp_path / "runs.sqlite3"
     code = (
-        "import sys; from debugger.store import RunStore; from tests.test_store_versions import trace_with_id; "
+        "import sys; from debugger.stores.sqlite import RunStore; from tests.test_store_versions import trace_with_id; "
         "RunStore(sys.argv[1]).save(trace_with_id(sys.argv[2]))"
     )
     procs = [subprocess.Popen([sys.executable, "-c", code, str(db), f"run-{i}"], cwd=ROOT) for i in range(8)]

@@ -15,7 +15,7 @@ import pytest
 from debugger import cli
 from debugger.model import Scope, TraceView
 from debugger.sources import OpenError, open_upload
-from debugger.store import RunStore
+from debugger.stores.sqlite import RunStore
 from debugger.tracecheck import (
     MAX_NESTING,
     ReducerCallFile,

@@ -91,7 +91,7 @@ def test_previews_of_long_lists_render_only_what_they_show():
 
 def test_a_streamed_run_holds_no_finished_steps_and_stores_every_one(tmp_path):
     from debugger.recording import StoreSink
-    from debugger.store import RunStore
+    from debugger.stores.sqlite import RunStore
 
     store = RunStore(tmp_path / "runs.sqlite3")
     seen = []

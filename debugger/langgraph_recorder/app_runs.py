@@ -33,8 +33,8 @@ def run_for_app(
 ) -> Trace:
     """Runs a langgraph graph for the app (on a worker thread, at most `timeout` seconds) and stores it."""
     from debugger.sources import OpenError
-    from debugger.store import StoreError
-    from debugger.stores import local_db_path, open_store
+    from debugger.stores.opening import local_db_path, open_store
+    from debugger.stores.protocol import StoreError
 
     try:
         store = open_store(db)
@@ -95,8 +95,8 @@ class ThreadTurn:
 
 def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[ThreadTurn]:
     """The stored runs of one thread of one target, oldest first: the turns of a conversation."""
-    from debugger.store import StoreError
-    from debugger.stores import open_store
+    from debugger.stores.opening import open_store
+    from debugger.stores.protocol import StoreError
 
     if not thread_id:
         return []

@@ -59,7 +59,7 @@ def run_options(args: Any, target: Any) -> dict[str, Any]:
 
 def command_run(args: Any, target: Any, table: Any) -> int:
     """`stepscope run` on a langgraph target; `table(trace)` prints the supersteps."""
-    from debugger.stores import open_store
+    from debugger.stores.opening import open_store
 
     options = run_options(args, target)
     if getattr(args, "follow", False):

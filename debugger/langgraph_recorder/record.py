@@ -96,7 +96,7 @@ def _store(db: Any) -> Any:
     if db is False:
         return None
     if db is None or isinstance(db, (str, Path)):
-        from debugger.stores import open_store
+        from debugger.stores.opening import open_store
 
         return open_store(db)
     return db  # a RunStore (or anything with .save(trace))

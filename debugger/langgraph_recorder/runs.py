@@ -240,6 +240,8 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
 
 
 def _default_db_path(db_path: Any = None) -> Path:
-    from debugger.stores import local_db_path  # a PostgreSQL run store keeps thread files in the local default
+    from debugger.stores.opening import (
+        local_db_path,  # a PostgreSQL run store keeps thread files in the local default
+    )
 
     return local_db_path(db_path)

@@ -491,7 +491,8 @@ class LiveRun:
         """(where the run was stored, a note when it could not be)."""
         if not self.store or trace is None:
             return "", ""
-        from debugger.store import RunStore, StoreError
+        from debugger.stores.protocol import StoreError
+        from debugger.stores.sqlite import RunStore
 
         try:
             store = RunStore(self.db)

@@ -185,7 +185,7 @@ def command_fork(args: argparse.Namespace) -> int:
     --as-node NODE] [--resume JSON] [--out FILE]`: runs the app from that checkpoint on a local copy."""
     import json
 
-    from debugger.stores import open_store
+    from debugger.stores.opening import open_store
 
     from .fork import fork_thread
 

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from debugger import run_status, session, sources
-from debugger.store import StoreError
-from debugger.stores import open_store
+from debugger.stores.opening import open_store
+from debugger.stores.protocol import StoreError
 from debugger.views.sidebar import open_and_show
 
 

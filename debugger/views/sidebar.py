@@ -157,8 +157,8 @@ def render() -> None:
             threads.file_options()
             st.button("Run and open", key="open_file", on_click=_on_file)
         elif kind == "Stored run":
-            from debugger.store import StoreError
-            from debugger.stores import open_store
+            from debugger.stores.opening import open_store
+            from debugger.stores.protocol import StoreError
 
             try:
                 stored = open_store().list(limit=100)

@@ -15,7 +15,7 @@ import pytest
 from conftest import GRAPH, wait_idle
 from playwright.sync_api import expect
 
-from debugger.store import RunStore
+from debugger.stores.sqlite import RunStore
 
 GRAPH_FILE = """
 import json, operator, os, time

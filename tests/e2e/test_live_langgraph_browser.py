@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 from test_live_browser import inputs, main, shown_state, start
 
-from debugger.store import RunStore
+from debugger.stores.sqlite import RunStore
 
 pytest.importorskip("langgraph.graph")
 

@@ -13,9 +13,11 @@ import psycopg
 import pytest
 
 from debugger.sources import record
-from debugger.store import RunStore, StoreError, digest
-from debugger.store_postgres import VERSION, PostgresRunStore, RunExistsError
-from debugger.stores import open_store
+from debugger.stores.opening import open_store
+from debugger.stores.postgres import VERSION, PostgresRunStore, RunExistsError
+from debugger.stores.protocol import StoreError
+from debugger.stores.rows import digest
+from debugger.stores.sqlite import RunStore
 from engine.tracefile import to_json
 from sample_graphs import gallery
 
@@ -117,7 +119,7 @@ def test_a_server_that_is_not_there_gets_a_clear_message(pg_server):
 
 WRITER = """
 import sys
-from debugger.stores import open_store
+from debugger.stores.opening import open_store
 from debugger.sources import record
 from sample_graphs import gallery
 

@@ -19,9 +19,10 @@ import pytest
 
 from debugger.recording import StoreSink
 from debugger.replay import Replay
-from debugger.store import RunStore, StoreError
-from debugger.store_postgres import CUT_OFF, PostgresRunStore
-from debugger.stores import open_store
+from debugger.stores.opening import open_store
+from debugger.stores.postgres import CUT_OFF, PostgresRunStore
+from debugger.stores.protocol import StoreError
+from debugger.stores.sqlite import RunStore
 from engine import END, START, StateGraph
 from engine.blobs import BLOB_MIN
 from engine.codec import decode

@@ -24,35 +24,45 @@ the whole interface: another backend (PostgreSQL) implements the same ones.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
-from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on this platform: a cut-off run stays `running`, unmarked
     fcntl = None  # type: ignore[assignment]
 
-from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
-from engine.blobs import BlobPacker
-from engine.codec import TYPE
-from engine.trace import StepRecord, Trace
-from engine.tracefile import compose_json, dumps, head_dict, step_dict, to_json
-
-ENV_VAR = "STEPSCOPE_DB"
-APPLICATION_ID = 0x53745363  # "StSc"
-VERSION = 2
-MIN_PREFIX = 4
-CUT_OFF = (
-    "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected). "
-    "The supersteps it finished are kept; the run has no final state."
+from debugger.stores.protocol import (
+    CUT_OFF,
+    ENV_VAR,
+    MIN_PREFIX,
+    RunExistsError,
+    RunSummary,
+    StoreError,
+    TraceFiles,
+    checked_id,
+    cut_off_error,
+    first_line,
 )
-"""The error a `running` run gets when no process is recording it any more."""
+from debugger.stores.rows import (
+    digest,
+    packed_head,
+    packed_steps,
+    packed_trace,
+    split_trace_text,
+    summary_row,
+    supersteps,
+)
+from debugger.tracecheck import TraceFileError, parse_trace
+from engine.trace import StepRecord, Trace
+from engine.tracefile import compose_json, to_json
+
+APPLICATION_ID = 0x53745363  # "StSc"
+
+VERSION = 2
 
 
 def default_db_path() -> Path:
@@ -60,28 +70,6 @@ def default_db_path() -> Path:
         return Path(os.environ[ENV_VAR]).expanduser()
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "stepscope" / "runs.sqlite3"
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """One row of the run list."""
-
-    run_id: str
-    graph: str
-    target: str
-    started_at: str
-    status: str
-    steps: int
-    error: str
-    """The first line of the run's error, or ''."""
-
-
-class StoreError(Exception):
-    """A database that cannot be used or a run that is not there; the message says what to do."""
-
-
-class RunExistsError(StoreError):
-    """An import whose run id is already stored with other content."""
 
 
 _LAYOUT_V2 = (
@@ -115,102 +103,12 @@ _LAYOUT_V2 = (
 per superstep, `run_blobs` each large value once (`engine.blobs`). A run is written step by step as
 it is recorded and read back as one trace file (`engine.tracefile.compose_json`). Statements, not
 a script: `executescript` would commit the open transaction."""
+
 _TABLES_V2 = {"runs", "run_steps", "run_blobs"}
+
 _COLUMNS_V1 = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace"]
+
 _COLUMNS_V2 = [*_COLUMNS_V1, "digest"]
-
-
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-# ---- a run in stored pieces (both stores keep a run as a head, one row per step and its large values) --
-
-StepRows = list[tuple[int, str]]
-"""(step number, the step's JSON) of each step, in order."""
-BlobRows = list[tuple[str, str]]
-"""(key, JSON) of each large value pooled by a run's head or steps (`engine.blobs`)."""
-
-
-def packed_trace(trace: Trace) -> tuple[str, StepRows, BlobRows, str]:
-    """A whole trace as stored: its head, its steps, its large values (each once) and its file text."""
-    packer = BlobPacker()
-    steps = [(step.step, dumps(step_dict(step, packer))) for step in trace.steps]
-    head = dumps(head_dict(trace, packer))
-    blobs = _fresh(packer)
-    return head, steps, blobs, compose_json(head, [data for _, data in steps], blobs)
-
-
-def packed_steps(steps: list[StepRecord]) -> tuple[StepRows, BlobRows]:
-    """Finished steps of a run being recorded, and the large values they hold."""
-    packer = BlobPacker()
-    rows = [(step.step, dumps(step_dict(step, packer))) for step in steps]
-    return rows, _fresh(packer)
-
-
-def packed_head(trace: Trace) -> tuple[str, BlobRows]:
-    """The head of a run (all but its steps), and the large values it holds (its input, its output)."""
-    packer = BlobPacker()
-    head = dumps(head_dict(trace, packer))
-    return head, _fresh(packer)
-
-
-def supersteps(rows: StepRows) -> int:
-    """How many of the rows the run list counts: supersteps, not the input step (-1)."""
-    return len([n for n, _ in rows if n >= 0])
-
-
-def _fresh(packer: BlobPacker) -> BlobRows:
-    return [(key, dumps(value)) for key, value in packer.take_fresh().items()]
-
-
-class TraceFiles(ABC):
-    """What every run store does the same way on top of its own `load`, `save` and `list`: trace files
-    in and out (SQLite here, PostgreSQL in `debugger/store_postgres.py`)."""
-
-    @abstractmethod
-    def load(self, run_id: str) -> Trace:
-        """A stored run as a Trace."""
-
-    @abstractmethod
-    def save(self, trace: Trace, *, replace: bool = True) -> str:
-        """Stores a whole run; returns its id."""
-
-    @abstractmethod
-    def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
-        """The stored runs, newest first."""
-
-    def export_text(self, run_id: str) -> str:
-        """A stored run as the text of a trace file (what `export` writes and the app downloads)."""
-        return to_json(self.load(run_id), indent=1)
-
-    def export(self, run_id: str, path: str | Path) -> Path:
-        text = self.export_text(run_id)
-        try:
-            Path(path).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
-        return Path(path)
-
-    def import_file(self, path: str | Path, *, replace: bool = False) -> str:
-        """Stores a trace file, validated first. A different run already stored under the same id is
-        refused unless `replace`; importing the same run twice is harmless."""
-        try:
-            trace = read_trace_file(path)
-        except TraceFileError as exc:
-            raise StoreError(str(exc)) from None
-        return self.save(trace, replace=replace)
-
-    def __iter__(self) -> Iterator[RunSummary]:
-        return iter(self.list())
-
-    @staticmethod
-    def _same_run(stored: str, text: str) -> bool:
-        """True when a stored run (perhaps written by an older version) holds the trace `text` holds."""
-        try:
-            return to_json(parse_trace(stored, source="stored run")) == text
-        except TraceFileError:
-            return False
 
 
 class RunStore(TraceFiles):
@@ -584,53 +482,6 @@ class RunStore(TraceFiles):
         if full not in self._recording:  # what a cut-off recording left behind
             self._lock_file(full).unlink(missing_ok=True)
         return full
-
-
-def cut_off_error() -> dict[str, Any]:
-    """The error of a run whose recording process ended before the run did."""
-    return {
-        TYPE: "error",
-        "class": "RunCutOff",
-        "module": "stepscope",
-        "message": CUT_OFF,
-        "notes": [],
-        "traceback": "",
-    }
-
-
-def first_line(text: str) -> str:
-    return text.splitlines()[0] if text else ""
-
-
-def checked_id(trace: Trace) -> str:
-    run_id = trace.run_id
-    if not isinstance(run_id, str) or not run_id.strip():
-        raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
-    return run_id
-
-
-def summary_row(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int, str]:
-    """The run list's columns: id, graph, target, started, status, steps, first line of the error."""
-    return (
-        trace.run_id,
-        str(trace.graph.get("name", "")),
-        trace.target,
-        trace.started_at,
-        trace.status,
-        steps,
-        first_line(str((trace.error or {}).get("message", ""))),
-    )
-
-
-def split_trace_text(text: str) -> tuple[str, list[tuple[int, str]]]:
-    """A version 1 row's whole trace as a head and its steps; text that does not parse is kept as
-    the head, so opening the run says what is wrong with it (and `delete` removes it)."""
-    try:
-        data = json.loads(text)
-        steps = data.pop("steps", [])
-        return dumps(data), [(s.get("step", 0) if isinstance(s, dict) else 0, dumps(s)) for s in steps]
-    except (ValueError, TypeError, AttributeError, RecursionError):
-        return text, []
 
 
 def _reason(exc: BaseException) -> str:

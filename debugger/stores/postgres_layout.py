@@ -1,4 +1,4 @@
-"""The PostgreSQL run store's tables (`debugger/store_postgres.py`): their layout, its version, and the
+"""The PostgreSQL run store's tables (`debugger/stores/postgres.py`): their layout, its version, and the
 migrations from older layouts.
 
 `stepscope_meta` says what the tables are (`application = stepscope`) and the layout's version
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from debugger.store import ENV_VAR, BlobRows, StepRows, StoreError, split_trace_text
+from debugger.stores.protocol import ENV_VAR, StoreError
+from debugger.stores.rows import BlobRows, StepRows, split_trace_text
 
 APPLICATION = "stepscope"
 VERSION = 2

@@ -1,13 +1,13 @@
 """Stored runs in PostgreSQL: the run store a team shares (psycopg 3).
 
-`STEPSCOPE_DB` (or `--db`) set to a `postgresql://` URL selects this store (`debugger.stores.open_store`);
-anything else is the SQLite file of `debugger/store.py`, which stays the default and needs no server.
+`STEPSCOPE_DB` (or `--db`) set to a `postgresql://` URL selects this store (`debugger.stores.opening.open_store`);
+anything else is the SQLite file of `debugger/stores/sqlite.py`, which stays the default and needs no server.
 The operations and their rules are the SQLite store's: `save`, `list`, `load`, `resolve`, `delete`,
 `export`, `import_file`; run ids matched exactly or by a prefix of at least `MIN_PREFIX` characters that
 names one run (never a pattern); an import whose id is stored with other content is refused unless
 `replace`.
 
-Layout (`debugger/store_postgres_layout.py`, `VERSION` 2, the SQLite store's design): tables named
+Layout (`debugger/stores/postgres_layout.py`, `VERSION` 2, the SQLite store's design): tables named
 `stepscope_*`, so the store may live in the same database as an app's checkpointer; the run list's
 columns and each trace's head in `stepscope_runs`, one row per superstep in `stepscope_steps`, each
 large value once in `stepscope_blobs`; a run is read back as one trace file (`compose_json`). Opening
@@ -29,27 +29,29 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from debugger.store import (
+from debugger.stores.postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
+from debugger.stores.protocol import (
     CUT_OFF,
     ENV_VAR,
     MIN_PREFIX,
-    BlobRows,
     RunExistsError,
     RunSummary,
-    StepRows,
     StoreError,
     TraceFiles,
     checked_id,
     cut_off_error,
-    digest,
     first_line,
+)
+from debugger.stores.rows import (
+    BlobRows,
+    StepRows,
+    digest,
     packed_head,
     packed_steps,
     packed_trace,
     summary_row,
     supersteps,
 )
-from debugger.store_postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
 from debugger.tracecheck import TraceFileError, parse_trace
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json

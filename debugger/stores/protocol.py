@@ -1,0 +1,163 @@
+"""What every run store is: the `RunStoreProtocol` both stores implement, the base they share
+(`TraceFiles`: trace files in and out on top of a store's own `load`/`save`/`list`), the run-list
+row (`RunSummary`), and the errors and cut-off wording every store and view uses."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Protocol
+
+from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
+from engine.codec import TYPE
+from engine.trace import StepRecord, Trace
+from engine.tracefile import to_json
+
+ENV_VAR = "STEPSCOPE_DB"
+
+MIN_PREFIX = 4
+
+CUT_OFF = (
+    "Cut off: the process recording this run ended before the run did (killed, crashed or disconnected). "
+    "The supersteps it finished are kept; the run has no final state."
+)
+"""The error a `running` run gets when no process is recording it any more."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One row of the run list."""
+
+    run_id: str
+    graph: str
+    target: str
+    started_at: str
+    status: str
+    steps: int
+    error: str
+    """The first line of the run's error, or ''."""
+
+
+class StoreError(Exception):
+    """A database that cannot be used or a run that is not there; the message says what to do."""
+
+
+class RunExistsError(StoreError):
+    """An import whose run id is already stored with other content."""
+
+
+class RunStoreProtocol(Protocol):
+    """What every run store does (SQLite `RunStore`, PostgreSQL `PostgresRunStore`). Each method is
+    one transaction; every failure is a `StoreError` whose message says what to do."""
+
+    def save(self, trace: Trace, *, replace: bool = True) -> str:
+        """Stores a whole run; returns its id. A different run under the same id needs `replace`."""
+
+    def start_run(self, trace: Trace) -> None:
+        """Opens a run that is being recorded (status `running`, holding the recording lock)."""
+
+    def append_steps(self, run_id: str, steps: list[StepRecord]) -> None:
+        """Adds the supersteps just committed to a run opened with `start_run`."""
+
+    def finish_run(self, trace: Trace) -> None:
+        """Closes a recorded run with its final status, output and error."""
+
+    def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
+        """The stored runs, newest first, optionally of one graph or one status."""
+
+    def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
+        """(run id, started at, status) of one checkpointer thread's runs of `target`, oldest first."""
+
+    def resolve(self, run_id: str) -> str:
+        """The full id of `run_id` or of the one run it is a prefix of (at least 4 characters)."""
+
+    def load(self, run_id: str) -> Trace:
+        """A stored run as a Trace (a run whose recorder died reads as cut off)."""
+
+    def delete(self, run_id: str) -> str:
+        """Removes a run; returns its full id."""
+
+    def export_text(self, run_id: str) -> str:
+        """A stored run as the text of a trace file."""
+
+    def export(self, run_id: str, path: str | Path) -> Path:
+        """Writes a stored run to a trace file."""
+
+    def import_file(self, path: str | Path, *, replace: bool = False) -> str:
+        """Stores a trace file, checked first; returns its run id."""
+
+    def __iter__(self) -> Iterator[RunSummary]:
+        """The stored runs, as `list()` gives them."""
+
+
+class TraceFiles(ABC):
+    """What every run store does the same way on top of its own `load`, `save` and `list`: trace files
+    in and out, for the SQLite store (`sqlite.py`) and the PostgreSQL one (`postgres.py`)."""
+
+    @abstractmethod
+    def load(self, run_id: str) -> Trace:
+        """A stored run as a Trace."""
+
+    @abstractmethod
+    def save(self, trace: Trace, *, replace: bool = True) -> str:
+        """Stores a whole run; returns its id."""
+
+    @abstractmethod
+    def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
+        """The stored runs, newest first."""
+
+    def export_text(self, run_id: str) -> str:
+        """A stored run as the text of a trace file (what `export` writes and the app downloads)."""
+        return to_json(self.load(run_id), indent=1)
+
+    def export(self, run_id: str, path: str | Path) -> Path:
+        text = self.export_text(run_id)
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
+        return Path(path)
+
+    def import_file(self, path: str | Path, *, replace: bool = False) -> str:
+        """Stores a trace file, validated first. A different run already stored under the same id is
+        refused unless `replace`; importing the same run twice is harmless."""
+        try:
+            trace = read_trace_file(path)
+        except TraceFileError as exc:
+            raise StoreError(str(exc)) from None
+        return self.save(trace, replace=replace)
+
+    def __iter__(self) -> Iterator[RunSummary]:
+        return iter(self.list())
+
+    @staticmethod
+    def _same_run(stored: str, text: str) -> bool:
+        """True when a stored run (perhaps written by an older version) holds the trace `text` holds."""
+        try:
+            return to_json(parse_trace(stored, source="stored run")) == text
+        except TraceFileError:
+            return False
+
+
+def cut_off_error() -> dict[str, Any]:
+    """The error of a run whose recording process ended before the run did."""
+    return {
+        TYPE: "error",
+        "class": "RunCutOff",
+        "module": "stepscope",
+        "message": CUT_OFF,
+        "notes": [],
+        "traceback": "",
+    }
+
+
+def first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+def checked_id(trace: Trace) -> str:
+    run_id = trace.run_id
+    if not isinstance(run_id, str) or not run_id.strip():
+        raise StoreError("the trace has no run id; it cannot be stored (re-export it with `stepscope export`).")
+    return run_id
