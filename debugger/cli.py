@@ -41,6 +41,7 @@ from debugger.replay import Replay
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.targets import TargetError, load_target
+from debugger.terminal import one_line
 from debugger.terminal import (
     safe_print as print,
 )  # every line shown goes through one filter: no escape codes from a trace
@@ -56,6 +57,8 @@ DEFAULT_SAMPLE = "subgraph_trap"
 
 
 def _table(rows: list[list[str]], headers: list[str]) -> str:
+    """Rows as aligned columns; every cell is data on one line (`one_line`), so no value can start a row."""
+    rows = [[one_line(cell) for cell in row] for row in rows]
     widths = [max(len(str(x)) for x in column) for column in zip(headers, *rows)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])

@@ -4,6 +4,9 @@ Trace fields (node names, error messages, values) come from other people's code 
 raw, an escape sequence in them could recolour, clear or retitle the user's terminal, or hide text.
 `safe` shows every control character (C0, DEL, C1, bidirectional overrides) and every lone surrogate
 as a visible escape, keeping newlines and tabs. `safe_print` is `print` through that filter.
+`one_line` is for a piece of data inside a line (a run id, a node name, a table cell): it escapes
+newlines, carriage returns and tabs too, so data can never start a line of its own (an imported
+trace whose run id holds a newline could otherwise forge a row of `stepscope runs`).
 """
 
 from __future__ import annotations
@@ -20,8 +23,18 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+_UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def safe(text: str) -> str:
+    """`text` with every control character but newline and tab shown as an escape."""
     return _UNSAFE.sub(_escape, text)
+
+
+def one_line(text: object) -> str:
+    """A piece of data to print inside a line: every control character shown as an escape, newline
+    and tab included."""
+    return _UNSAFE_IN_LINE.sub(_escape, str(text))
 
 
 def safe_print(*values: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:

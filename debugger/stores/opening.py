@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from debugger.stores.postgres import PostgresRunStore, is_postgres_url
+from debugger.stores.postgres import PostgresRunStore
 from debugger.stores.protocol import ENV_VAR, RunStoreProtocol
 from debugger.stores.sqlite import RunStore
+from debugger.stores.urls import is_postgres_url
 
 
 def open_store(db: str | Path | None = None) -> RunStoreProtocol:

@@ -41,6 +41,7 @@ from debugger.stores.protocol import (
     checked_id,
     cut_off_error,
     first_line,
+    recording_now,
 )
 from debugger.stores.rows import (
     BlobRows,
@@ -52,11 +53,12 @@ from debugger.stores.rows import (
     summary_row,
     supersteps,
 )
+from debugger.stores.urls import BadURL, checked_postgres_url, masked
 from debugger.tracecheck import TraceFileError, parse_trace
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json
 
-__all__ = ["CUT_OFF", "VERSION", "PostgresRunStore", "RunExistsError", "is_postgres_url"]
+__all__ = ["CUT_OFF", "VERSION", "PostgresRunStore", "RunExistsError"]
 
 _RECORDING = 0x53745263  # "StRc": (this, run key) is held by the connection recording a run
 _WRITING = 0x53745772  # "StWr": (this, run key) serialises whole-run writes of one id
@@ -64,16 +66,6 @@ _RUN_KEY = "hashtext(%s) & 2147483647"
 """The second half of a run's advisory lock keys (a collision only makes a cut-off run look alive)."""
 _KEEPALIVES = {"keepalives_idle": 60, "keepalives_interval": 10, "keepalives_count": 6}
 """TCP keepalives of a recording's connection, on both ends (seconds, probes)."""
-
-
-def is_postgres_url(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))
-
-
-def _redact(url: str) -> str:
-    from debugger.threads.savers import redact
-
-    return redact(url)
 
 
 class PostgresRunStore(TraceFiles):
@@ -88,10 +80,13 @@ class PostgresRunStore(TraceFiles):
                 f"{ENV_VAR} is a PostgreSQL URL, which needs `pip install stepscope[postgres]` (psycopg 3)."
             ) from None
         self._psycopg = psycopg
-        self.url = url
+        try:
+            self.url = checked_postgres_url(url, f"{ENV_VAR} (or --db)")
+        except BadURL as exc:
+            raise StoreError(str(exc)) from None
         self._recording: dict[str, Any] = {}
         """The connection of each run being recorded, by run id; it holds the run's `_RECORDING` lock."""
-        self.path = _redact(url)
+        self.path = masked(url)
         """Where the runs are, for messages (the URL without its password)."""
         try:
             with self._transaction() as cur:
@@ -324,8 +319,16 @@ class PostgresRunStore(TraceFiles):
         return trace
 
     def delete(self, run_id: str) -> str:
+        """Removes a stored run. A run another connection is still recording is refused: its recorder
+        would go on writing steps of a run nobody can see."""
         with self._operation(f"delete run {run_id}") as cur:
             full = self._resolve(cur, run_id)
+            cur.execute(
+                f"SELECT status = 'running' AND NOT {_CUT_OFF_SQL} FROM stepscope_runs WHERE run_id = %s",
+                (_RECORDING, full),
+            )
+            if cur.fetchone()[0] and full not in self._recording:
+                raise StoreError(recording_now(full))
             cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (full,))  # its steps and blobs go too
         return full
 
@@ -339,4 +342,4 @@ _CUT_OFF_SQL = f"""(status = 'running' AND NOT EXISTS (
 
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    return masked(text[0]) if text else type(exc).__name__

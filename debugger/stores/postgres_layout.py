@@ -10,6 +10,7 @@ Version 1 kept each whole trace in `stepscope_runs.trace`. `check_and_migrate` r
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from debugger.stores.protocol import ENV_VAR, StoreError
@@ -76,6 +77,18 @@ MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2}
 """`MIGRATIONS[n]` takes layout n-1 to n, inside the opening transaction."""
 
 
+def layout_version(text: Any, where: str) -> int:
+    """The layout version a store's `stepscope_meta` names: a whole number from 1 written in ASCII
+    digits (what every StepScope wrote); anything else (`'0'`, `'²'`, `''`, `'2.0'`) is refused by name."""
+    value = str(text) if text is not None else ""
+    if re.fullmatch(r"[1-9][0-9]{0,8}", value) is None:
+        raise StoreError(
+            f"{where}'s stepscope_meta says its layout version is {value!r}, which no StepScope wrote; its "
+            f"tables were not changed. Use another database for {ENV_VAR}, or drop its stepscope_* tables."
+        )
+    return int(value)
+
+
 def check_and_migrate(cur: Any, where: str) -> None:
     """Gives an empty database the current layout and migrates an older one; refuses (`StoreError`,
     nothing changed) tables of another application or of a newer StepScope. `where` names the database
@@ -96,12 +109,12 @@ def check_and_migrate(cur: Any, where: str) -> None:
         )
     cur.execute("SELECT key, value FROM stepscope_meta")
     meta = dict(cur.fetchall())
-    if meta.get("application") != APPLICATION or not str(meta.get("version", "")).isdigit():
+    if meta.get("application") != APPLICATION:
         raise StoreError(
             f"{where}'s stepscope_* tables belong to another application; they were not changed. "
             f"Use another database for {ENV_VAR}."
         )
-    version = int(meta["version"])
+    version = layout_version(meta.get("version"), where)
     if version > VERSION:
         raise StoreError(
             f"{where} was written by a newer StepScope (run store version {version}; this one "

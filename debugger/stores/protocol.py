@@ -152,6 +152,14 @@ def cut_off_error() -> dict[str, Any]:
     }
 
 
+def recording_now(run_id: str) -> str:
+    """Why a run cannot be deleted yet."""
+    return (
+        f"run {run_id} is still being recorded by another process; stop that run first (Ctrl-C where it runs, "
+        f"or Stop on the Live run page), then delete it."
+    )
+
+
 def first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
 

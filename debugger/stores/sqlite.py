@@ -46,6 +46,7 @@ from debugger.stores.protocol import (
     checked_id,
     cut_off_error,
     first_line,
+    recording_now,
 )
 from debugger.stores.rows import (
     digest,
@@ -109,6 +110,8 @@ _TABLES_V2 = {"runs", "run_steps", "run_blobs"}
 _COLUMNS_V1 = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace"]
 
 _COLUMNS_V2 = [*_COLUMNS_V1, "digest"]
+_OBJECTS_V1 = {("table", "runs"), ("index", "runs_by_graph")}
+"""What a version 1 database (unversioned, from the first releases) may hold."""
 
 
 class RunStore(TraceFiles):
@@ -120,8 +123,12 @@ class RunStore(TraceFiles):
         """Per run this process records (`start_run`), the file descriptor holding its lock."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._locks = Path(os.path.realpath(self.path) + ".recording")
+            """Where recordings hold their locks: beside the real file, so a run opened through a
+            symbolic link (or a relative path) finds the lock its recorder holds."""
             with self._transaction() as db:
                 self._check_and_migrate(db)
+                self._prove_writable(db)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(
                 f"cannot use the run database {self.path}: {_reason(exc)}. "
@@ -133,28 +140,26 @@ class RunStore(TraceFiles):
     def _check_and_migrate(self, db: sqlite3.Connection) -> None:
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {
-            name
-            for (name,) in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            )
-        }
+        # every schema object but SQLite's own (exactly "sqlite_", case-sensitive: LIKE would ignore case and read
+        # "_" as a wildcard, taking a table named SQLiteNotes for SQLite's), views, triggers and indices included
+        objects = set(db.execute("SELECT type, name FROM sqlite_master WHERE substr(name, 1, 7) <> 'sqlite_'"))
+        tables = {name for kind, name in objects if kind == "table"}
         if app_id not in (0, APPLICATION_ID) or (app_id == 0 and version != 0):
             raise StoreError(
                 f"{self.path} is not a StepScope run database (it belongs to another application). "
                 f"Pass --db PATH or set {ENV_VAR} to another file; it was not changed."
             )
         if app_id == 0:
-            if not tables:
+            if not objects:
                 self._create(db)
                 return
-            if tables == {"runs"} and self._columns(db) == _COLUMNS_V1:
+            if objects <= _OBJECTS_V1 and tables == {"runs"} and self._columns(db) == _COLUMNS_V1:
                 version = 1  # the first releases' layout, before the database said its version
             else:
+                found = ", ".join(f"{kind} {name}" for kind, name in sorted(objects))
                 raise StoreError(
-                    f"{self.path} is not a StepScope run database (it has tables "
-                    f"{', '.join(sorted(tables))}). Pass --db PATH or set {ENV_VAR} to another file; "
-                    "it was not changed."
+                    f"{self.path} is not a StepScope run database (it has {found}). "
+                    f"Pass --db PATH or set {ENV_VAR} to another file; it was not changed."
                 )
         if version > VERSION:
             raise StoreError(
@@ -168,6 +173,15 @@ class RunStore(TraceFiles):
                 f"{self.path} says it is a StepScope database (version {version}) but its runs table "
                 "has another shape; it was not changed. Pass --db PATH to use another file."
             )
+
+    @staticmethod
+    def _prove_writable(db: sqlite3.Connection) -> None:
+        """A real write, rolled back: `BEGIN IMMEDIATE` alone succeeds on a read-only disk, so without
+        this a run would go ahead (with its side effects) and then fail to be stored."""
+        db.execute("SAVEPOINT stepscope_probe")
+        db.execute("INSERT INTO run_blobs VALUES ('', 'stepscope-probe', '')")
+        db.execute("ROLLBACK TO stepscope_probe")
+        db.execute("RELEASE stepscope_probe")
 
     def _create(self, db: sqlite3.Connection) -> None:
         for statement in _LAYOUT_V2:
@@ -299,6 +313,7 @@ class RunStore(TraceFiles):
         rows, blobs = packed_steps(steps)
         try:
             with self._transaction() as db:
+                self._still_there(db, run_id)
                 (count,) = db.execute("SELECT count(*) FROM run_steps WHERE run_id = ?", (run_id,)).fetchone()
                 self._append(db, run_id, count, rows, blobs)
                 db.execute("UPDATE runs SET steps = steps + ? WHERE run_id = ?", (supersteps(rows), run_id))
@@ -314,6 +329,7 @@ class RunStore(TraceFiles):
         summary = summary_row(trace, 0)
         try:
             with self._transaction() as db:
+                self._still_there(db, trace.run_id)
                 self._append(db, trace.run_id, None, [], blobs)
                 db.execute(
                     "UPDATE runs SET graph = ?, target = ?, started_at = ?, status = ?, error = ?, trace = ? "
@@ -328,7 +344,7 @@ class RunStore(TraceFiles):
     # ---- is a `running` run still being recorded? -------------------------------------------------
 
     def _lock_file(self, run_id: str) -> Path:
-        return self.path.with_name(self.path.name + ".recording") / hashlib.sha256(run_id.encode()).hexdigest()[:32]
+        return self._locks / hashlib.sha256(run_id.encode()).hexdigest()[:32]
 
     def _hold(self, run_id: str) -> None:
         """Takes the run's recording lock (nothing to take where `flock` does not exist)."""
@@ -388,6 +404,11 @@ class RunStore(TraceFiles):
                 "INSERT INTO run_steps VALUES (?, ?, ?, ?)",
                 [(run_id, first + i, number, data) for i, (number, data) in enumerate(steps)],
             )
+
+    def _still_there(self, db: sqlite3.Connection, run_id: str) -> None:
+        """Refuses to go on recording a run whose row is gone (deleted by hand, or the file replaced)."""
+        if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+            raise StoreError(f"run {run_id} is no longer in {self.path} (it was deleted while it was recorded)")
 
     @staticmethod
     def _remove(db: sqlite3.Connection, run_id: str) -> None:
@@ -473,9 +494,14 @@ class RunStore(TraceFiles):
         return trace
 
     def delete(self, run_id: str) -> str:
+        """Removes a stored run. A run another process is still recording is refused: its recorder
+        would go on writing steps of a run nobody can see."""
         try:
             with self._transaction() as db:
                 full = self._resolve(db, run_id)
+                (status,) = db.execute("SELECT status FROM runs WHERE run_id = ?", (full,)).fetchone()
+                if status == "running" and full not in self._recording and not self._cut_off(full):
+                    raise StoreError(recording_now(full))
                 self._remove(db, full)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot delete run {run_id} from {self.path}: {_reason(exc)}.") from None

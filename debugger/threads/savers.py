@@ -17,26 +17,13 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
+
+from debugger.stores.urls import BadURL, checked_postgres_url, is_postgres_url, masked
 
 
 class CheckpointerError(Exception):
     """A checkpointer that cannot be opened or read; the message says what to do."""
-
-
-def is_postgres_url(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://"))
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages and labels."""
-    if not is_postgres_url(url):
-        return url
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 @dataclass(frozen=True)
@@ -65,7 +52,7 @@ class Checkpointer:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.label = redact(url)
+        self.label = masked(url)
 
     def __enter__(self) -> "Checkpointer":
         return self
@@ -206,6 +193,10 @@ class PostgresCheckpointer(Checkpointer):
                 f"and langgraph-checkpoint-postgres ({exc})."
             ) from None
         try:
+            checked_postgres_url(url, "the checkpointer URL")
+        except BadURL as exc:
+            raise CheckpointerError(str(exc)) from None
+        try:
             # every transaction of this session is read-only: the server refuses any write
             self.conn = psycopg.connect(
                 url,
@@ -216,7 +207,7 @@ class PostgresCheckpointer(Checkpointer):
                 connect_timeout=10,
             )
         except psycopg.Error as exc:
-            raise CheckpointerError(f"cannot connect to {self.label}: {str(exc).strip()}") from None
+            raise CheckpointerError(f"cannot connect to {self.label}: {masked(str(exc).strip())}") from None
         row = self.conn.execute(
             "SELECT to_regclass('checkpoints') AS c, to_regclass('checkpoint_writes') AS w, "
             "to_regclass('checkpoint_migrations') AS m"
