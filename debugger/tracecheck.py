@@ -1,7 +1,7 @@
 """Reading trace files safely: every trace the debugger opens (a file given to `import`, `show` or
 `diagnose`, an upload in the app, a row of the run database) passes here before anything touches it.
 
-Three gates, each ending in one `TraceFileError` line that names the source and the first problem:
+Four gates, each ending in one `TraceFileError` line that names the source and the first problem:
 
 1. Size and nesting, checked on the raw bytes without recursion: a file over `max_trace_bytes()`
    or nested deeper than `MAX_NESTING` is refused before it is parsed (`json.loads` itself would
@@ -11,6 +11,8 @@ Three gates, each ending in one `TraceFileError` line that names the source and 
    every field's type, the deltas, the errors and the tags of recorded values.
 3. Consistency: the deltas of each channel must apply one after another (a `merge` on a list, or a
    splice past the end, cannot be replayed), and write references must point at writes.
+4. Sense (`debugger/trace_sense.py`): the steps in order, calls into declared channels, edges
+   between declared nodes, a plain key's new value its write.
 
 Only then is the Trace built (`engine.tracefile.from_dict`). The engine stays standard-library
 only; this module is the debugger's side of the contract.
@@ -28,6 +30,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from debugger.trace_sense import sense_problem
 from engine.codec import TYPE
 from engine.trace import SCHEMA_VERSION, RunStatus, Trace
 from engine.tracefile import TraceFileError, from_dict, load_json
@@ -465,6 +468,9 @@ def validate(data: Any, *, source: str = "<trace>") -> None:
     problem = _replay_problem(data)
     if problem:
         raise TraceFileError(f"{source}: {problem}. The file is damaged; re-export the run.")
+    problem = sense_problem(data)
+    if problem:
+        raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
 
 
 def _first_problem(exc: ValidationError, data: Any) -> str:

@@ -56,8 +56,10 @@ from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
 from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
 from debugger.targets import TargetError, load_target  # noqa: E402
+from debugger.tracecheck import parse_trace  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
 from engine.trace import Recorder, Trace  # noqa: E402
+from engine.tracefile import to_json  # noqa: E402
 from sample_graphs.gallery import SAMPLES, load_sample  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,6 +97,7 @@ def record(graph: Any, graph_input: Any, config: dict | None = None) -> tuple[An
         result = outcome(graph, graph_input, config)
     trace = session.traces[-1]
     assert_no_mismatch(trace)
+    parse_trace(to_json(trace), source="recorded")  # what the recorder writes passes every gate a file passes
     return result, trace
 
 
