@@ -8,7 +8,7 @@
  */
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { brief, describe, format, isMain, outcome } from "./_show.mjs";
+import { brief, format, isMain, show } from "./_show.mjs";
 
 export const title = "The ReAct loop: llm, tools, and a conditional edge back";
 export const pythonTwin = "react_agent";
@@ -91,7 +91,6 @@ if (isMain(import.meta)) {
   for await (const chunk of await graph.stream(exampleInput)) {
     for (const [node, update] of Object.entries(chunk)) console.log(`${node.padStart(5)}:`, format(brief(update.messages)));
   }
-  const final = await outcome(graph, exampleInput);
-  if ("error" in final) console.log("error:", describe(final));
-  else console.log(`final answer: '${final.state.messages.at(-1).content}' (${final.state.messages.length} messages)`);
+  const final = await show("final state", graph, exampleInput);
+  if ("state" in final) console.log(`final answer: '${final.state.messages.at(-1).content}' (${final.state.messages.length} messages)`);
 }
