@@ -15,15 +15,27 @@ install: $(PY)
 # chromium drives the browser tests; graphviz's `dot` lays out the app's drawings and checks every DOT
 # text; the emoji font lets screenshots show the app's symbols as a user's browser does. postgresql:
 # the tests start their own server (tests/threads/postgres_server.py) for checkpointer threads and the
-# shared run store.
+# shared run store. node and npm run the LangGraph.js lessons and their tests; each is installed only
+# when its command is missing, so a machine's own newer node is kept (`make run` needs neither).
 SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji postgresql
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1 \
+	@packages=""; \
+	if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1 \
 	    || ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || ! dpkg -s postgresql >/dev/null 2>&1; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
+	  packages="$(SYSTEM_PACKAGES)"; \
+	fi; \
+	command -v node >/dev/null 2>&1 || packages="$$packages nodejs"; \
+	command -v npm >/dev/null 2>&1 || packages="$$packages npm"; \
+	if [ -n "$$packages" ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$packages >/dev/null; \
 	fi
 
-install-test: $(PY) system-deps
+# The tests' JavaScript dependencies, exactly as locked; npm writes node_modules/.package-lock.json on
+# every install, so it is older than package-lock.json only when the lock changed since.
+node_modules/.package-lock.json: package-lock.json package.json | system-deps
+	npm ci --no-audit --no-fund
+
+install-test: $(PY) system-deps node_modules/.package-lock.json
 	$(PY) -m pip install -q -e ".[test]"
 
 # The app lays out its drawings with graphviz's `dot` (Debian package graphviz).

@@ -7,6 +7,8 @@ seed articles' lessons first, then the rest; a sample it does not name comes las
     list_samples()      -> [SampleInfo(name, title, summary, lesson, has_fix, source), ...]
     load_sample(name)   -> the imported module (`graph`, `example_input`, `title`, `lesson`, ...)
 
+    JS_LESSONS          -> {"js lesson": "python twin", ...} (sample_graphs/js/NAME.mjs)
+
 `python sample_graphs/gallery.py` prints the listing.
 """
 
@@ -29,12 +31,15 @@ TEACHING_ORDER = (
     "parallel_append_race",
     "retries_counter",
     "refund_concurrent_update",
+    "annotation_state",
     "reducer_table",
     "add_messages_basics",
     "subgraph_trap",
     "single_node_agent",
+    "reducer_forms",
     "react_agent",
     "fan_out_search",
+    "stream_updates",
     "order_dependent_reducer",
     "uneven_join",
     "map_reduce_send",
@@ -44,6 +49,22 @@ TEACHING_ORDER = (
     "clear_with_empty_list",
     "slow_research",
 )
+
+#: The seeds' JavaScript examples as LangGraph.js lessons (`sample_graphs/js/NAME.mjs`, run with node), each
+#: mapped to the Python sample that does the same thing with the same node names and state keys. Each
+#: lesson also names its twin itself (`export const pythonTwin`); tests/test_js_lessons.py checks both agree.
+JS_LESSONS: dict[str, str] = {
+    "parallel_append_race": "parallel_append_race",
+    "annotation_state": "annotation_state",
+    "single_node_agent": "single_node_agent",
+    "reducer_forms": "reducer_forms",
+    "react_agent": "react_agent",
+    "fan_out_search": "fan_out_search",
+    "stream_updates": "stream_updates",
+}
+
+#: Where the JavaScript lessons live (they import `@langchain/langgraph` from the repository's node_modules).
+JS_LESSON_DIR = Path(__file__).resolve().parent / "js"
 
 #: Attributes every sample module has (the debugger and `stepscope` rely on them).
 REQUIRED_ATTRIBUTES = ("graph", "example_input", "title", "lesson", "summary")
@@ -107,6 +128,18 @@ def sample_info(name: str) -> SampleInfo:
     )
 
 
+def js_lesson_path(name: str) -> Path:
+    """The file of the JavaScript lesson `name` (a key of `JS_LESSONS`)."""
+    if name not in JS_LESSONS:
+        raise UnknownSampleError(f"unknown JavaScript lesson {name!r}. Known ones: {', '.join(JS_LESSONS)}.")
+    return JS_LESSON_DIR / f"{name}.mjs"
+
+
+def js_lesson_for(sample: str) -> str | None:
+    """The JavaScript lesson whose twin is the Python sample `sample`, or None when it has none."""
+    return next((js for js, twin in JS_LESSONS.items() if twin == sample), None)
+
+
 def list_samples() -> list[SampleInfo]:
     """Every sample, in teaching order."""
     return [sample_info(name) for name in SAMPLES]
@@ -115,4 +148,6 @@ def list_samples() -> list[SampleInfo]:
 if __name__ == "__main__":
     for info in list_samples():
         fix = " [broken + fixed]" if info.has_fix else ""
-        print(f"{info.name:26} {info.title}{fix}\n{'':26} {info.summary}")
+        js = js_lesson_for(info.name)
+        twin = f" [also in JavaScript: sample_graphs/js/{js}.mjs]" if js else ""
+        print(f"{info.name:26} {info.title}{fix}{twin}\n{'':26} {info.summary}")

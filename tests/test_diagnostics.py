@@ -577,13 +577,22 @@ def test_an_empty_list_into_an_empty_key_or_messages():
 # ---- the gallery: no false positives, expected kinds --------------------------------------------------------
 
 
-CLEAN = ["fan_out_search", "map_reduce_send", "react_agent", "single_node_agent", "add_messages_basics"]
+CLEAN = [
+    "fan_out_search",
+    "map_reduce_send",
+    "react_agent",
+    "single_node_agent",
+    "add_messages_basics",
+    "reducer_forms",
+    "stream_updates",
+]
 FIXED = [name for name in SAMPLES if hasattr(load_sample(name), "fixed_graph")]
 EXPECTED = {
     "parallel_append_race": "read_modify_write",
     "retries_counter": "read_modify_write",
     "refund_concurrent_update": "concurrent_update",
     "reducer_table": "concurrent_update",
+    "annotation_state": "concurrent_update",
     "subgraph_trap": "subgraph_duplication",
     "order_dependent_reducer": "order_sensitive",
     "in_place_mutation": "in_place_mutation",

@@ -80,6 +80,12 @@ EXPECTED: dict[tuple[str, str], Any] = {
     ("retries_counter", "fixed_graph"): {"question": QUESTION, "retries": 3, "answer": "draft 3"},
     ("refund_concurrent_update", "graph"): Raises("InvalidUpdateError", CONCURRENT_V),
     ("refund_concurrent_update", "fixed_graph"): {"v": [1, 2]},
+    ("annotation_state", "graph"): Raises("InvalidUpdateError", CONCURRENT_V.replace("'v'", "'answer'")),
+    ("annotation_state", "fixed_graph"): {
+        "messages": ["hi", "from A", "from B"],
+        "retries": 0,
+        "answer": "3 messages: hi, from A, from B",
+    },
     ("reducer_table", "graph"): Raises("InvalidUpdateError", CONCURRENT_V),
     ("reducer_table", "fixed_graph"): {"steps": ["a", "b"], "n": 4},
     ("add_messages_basics", "graph"): {"messages": ["ai/改写了/2", "ai/again/3"]},
@@ -89,6 +95,15 @@ EXPECTED: dict[tuple[str, str], Any] = {
         "messages": [
             "human/Hello, introduce yourself/user-1",
             "ai/Hello! I am a scripted stand-in for a chat model: same answer every run./ai-1",
+        ]
+    },
+    ("reducer_forms", "graph"): {"messages": ["hi", "plan done", "act done"], "step": "act", "callCount": 2},
+    ("stream_updates", "graph"): {
+        "messages": [
+            "human/What is the weather in Paris?/user-1",
+            "ai//ai-1 calls get_weather({'city': 'Paris'})#call-1",
+            "tool/18°C and sunny/result-call-1 answers #call-1",
+            "ai/In Paris it is 18°C and sunny./ai-2",
         ]
     },
     ("react_agent", "graph"): {
