@@ -8,11 +8,15 @@ is a path to the SQLite file of `debugger/store.py`, the default. Both have the 
 from __future__ import annotations
 
 import os
+import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debugger.store import ENV_VAR, RunStore
+from debugger.store import ENV_VAR, RunStore, StoreError
 from debugger.store_postgres import PostgresRunStore, is_postgres_url
+from debugger.tracecheck import read_trace_file
+from engine.trace import Trace
 
 
 def open_store(db: str | Path | None = None) -> Any:
@@ -23,6 +27,15 @@ def open_store(db: str | Path | None = None) -> Any:
     return RunStore(db)
 
 
+def load_trace(ref: str, db: str | Path | None = None) -> Trace:
+    """The trace `ref` names: a `.json` trace file (or any existing file), else a stored run id (a unique
+    prefix is enough) in the run store `db`."""
+    path = Path(ref)
+    if path.suffix == ".json" or path.is_file():
+        return read_trace_file(path)
+    return open_store(db).load(ref)
+
+
 def local_db_path(db: str | Path | None = None) -> Path:
     """Where files that must stay on this machine go (`<here>.parent/...`, e.g. saved langgraph threads):
     the SQLite file when the run store is one, else the default SQLite location."""
@@ -31,3 +44,33 @@ def local_db_path(db: str | Path | None = None) -> Path:
         return Path(chosen).expanduser()
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "stepscope" / "runs.sqlite3"
+
+
+@dataclass(frozen=True)
+class ThreadTurn:
+    """One stored run of a checkpointer thread: a turn of the conversation."""
+
+    run_id: str
+    started_at: str
+    status: str
+
+
+def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[ThreadTurn]:
+    """The stored runs of one thread of one target, oldest first: the turns of a conversation; [] when the
+    database cannot be read (the run itself is still shown)."""
+    if not thread_id:
+        return []
+    try:
+        store = open_store(db)
+        if isinstance(store, PostgresRunStore):  # it keeps the thread id in a column
+            return [ThreadTurn(*row) for row in store.thread_runs(target, thread_id)]
+        with sqlite3.connect(store.path, timeout=10) as connection:
+            rows = connection.execute(
+                "SELECT run_id, started_at, status FROM runs "
+                "WHERE target = ? AND json_extract(trace, '$.thread_id') = ? "
+                "ORDER BY started_at, rowid",
+                (target, thread_id),
+            ).fetchall()
+    except (StoreError, sqlite3.DatabaseError):
+        return []
+    return [ThreadTurn(*row) for row in rows]

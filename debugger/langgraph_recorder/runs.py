@@ -18,13 +18,13 @@ import asyncio
 import contextvars
 import copy
 import dataclasses
-import json
 import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from debugger.runtimes.runtime import NO_RESUME, RunSetupError
 from engine.codec import TYPE
 from engine.trace import Trace
 
@@ -33,12 +33,6 @@ from .names import state_keys
 from .patches import install
 from .record import Session, _store
 from .superstep import UnrecordableChannel, check_recordable
-
-NO_RESUME = object()
-
-
-class RunSetupError(Exception):
-    """A run that cannot be set up as asked (a bad --context, a thread file that cannot be read)."""
 
 
 @dataclass
@@ -56,14 +50,6 @@ class RunResult:
     @property
     def interrupts(self) -> list[dict[str, Any]]:
         return self.trace.interrupts
-
-
-def parse_value(text: str) -> Any:
-    """A command-line value: JSON when it parses, else the text itself (`--resume yes`)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def checkpointer_of(graph: Any) -> Any:
