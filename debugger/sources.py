@@ -19,13 +19,13 @@ from debugger.runtimes.targets import TargetError, load_target
 from debugger.store import StoreError
 from debugger.stores import open_store
 from debugger.threads import open as threads
-from debugger.threads.fork import fork_thread
 from debugger.threads.savers import CheckpointerError, ThreadSummary
 from debugger.timetravel import origin_target
 from debugger.tracecheck import parse_trace
 from engine.codec import decode
 from engine.trace import Trace
 from engine.tracefile import TraceFileError
+from sample_graphs.gallery import SAMPLES, UnknownSampleError, load_sample
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -174,8 +174,6 @@ def require_input(graph: Any, graph_input: Any, trace: Trace) -> None:
 def open_sample(name: str, *, db: str | None = None, input_json: str | None = None, store: bool = True) -> Opened:
     """Runs a gallery sample. `store=False` for a sample opened by its link (`sample=<name>`): the
     link reproduces it, so storing it on every visit would only fill the run list with copies."""
-    from sample_graphs.gallery import UnknownSampleError, load_sample
-
     try:
         module = load_sample(name)
     except UnknownSampleError as exc:
@@ -243,8 +241,6 @@ def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) 
 def _attach_code(opened: Opened, target: str) -> None:
     """Loads `target`'s graph (a sample name or a file target) without running it; quietly nothing if
     it cannot be loaded: the stored run is still shown, only re-running needs the code."""
-    from sample_graphs.gallery import SAMPLES, load_sample
-
     try:
         if target in SAMPLES:
             module = load_sample(target)
@@ -366,7 +362,7 @@ def fork_for_app(
             raise OpenError(f"The new value is not valid JSON: {exc.msg} (line {exc.lineno}).") from None
     try:
         app = threads.load_app(target)
-        result = fork_thread(
+        result = app.runtime.fork_thread(
             url, thread_id, app, checkpoint_id, values=values, as_node=node, resume=answer if resume else None
         )
     except (TargetError, CheckpointerError, TraceFileError) as exc:

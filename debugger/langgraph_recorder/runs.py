@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from debugger.recording import RUN_TIMEOUT_ENV, frozen_copy
 from debugger.runtimes.runtime import NO_RESUME, RunSetupError
+from debugger.stores import local_db_path
 from engine.codec import TYPE
 from engine.trace import Trace
 
@@ -187,8 +189,6 @@ def run_graph(
 def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs: Any) -> RunResult | Trace:
     """`run_graph` on a worker thread (the app): the result, or, when it has not finished after
     `timeout` seconds, a frozen copy of what was recorded so far (status timeout, saying so)."""
-    from debugger.recording import RUN_TIMEOUT_ENV, frozen_copy
-
     session = Session(target=kwargs["target"], store=_store(kwargs.pop("db", None)))
     box: dict[str, Any] = {}
 
@@ -226,6 +226,4 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
 
 
 def _default_db_path(db_path: Any = None) -> Path:
-    from debugger.stores import local_db_path  # a PostgreSQL run store keeps thread files in the local default
-
-    return local_db_path(db_path)
+    return local_db_path(db_path)  # a PostgreSQL run store keeps thread files in the local default

@@ -42,6 +42,13 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   `with_write_in_step(graph, node, step, write)` a compiled copy in which `node` returns `write` in
   superstep `step` instead of running (the fork is then one whole recorded run), or None when this
   runtime cannot replace a node (the fork then uses `update_state` after the step).
+- checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
+  `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target) -> Trace` a thread of the
+  app's checkpointer (`debugger.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace
+  with the app's graph, up to `checkpoint_id` (default: the newest); `fork_thread(url, thread_id, app,
+  checkpoint_id, *, values, as_node, resume, local) -> debugger.threads.fork.ForkResult` time travel
+  from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
+  `debugger.threads.open.App`.
 - `drive(graph, graph_input, config, *, target, hooks=None) -> DrivenRun`: a run the live controller
   drives one superstep at a time (`debugger/runtimes/driven.py`, the live engineer's protocol).
 
@@ -149,6 +156,27 @@ class Runtime(Protocol):
 
     def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
         """A copy where `node` returns `write` in `step`, or None when this runtime cannot make one."""
+        ...
+
+    def read_thread(
+        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    ) -> Trace:
+        """A checkpointer thread rebuilt into a Trace with the app's graph."""
+        ...
+
+    def fork_thread(
+        self,
+        url: str,
+        thread_id: str,
+        app: Any,
+        checkpoint_id: str,
+        *,
+        values: Any = None,
+        as_node: str | None = None,
+        resume: Any = None,
+        local: Any = None,
+    ) -> Any:
+        """Time travel from a checkpoint of the thread, on a local copy (a `ForkResult`)."""
         ...
 
     def drive(

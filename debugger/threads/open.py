@@ -22,8 +22,7 @@ from typing import Any
 from debugger.runtimes.targets import TargetError, load_target
 from engine.trace import Trace
 
-from .fork import ForkResult, fork_thread
-from .rebuild import read_thread
+from .fork import ForkResult
 from .savers import CheckpointerError, ThreadSummary, open_checkpointer
 
 CHECKPOINTER_ENV = "STEPSCOPE_CHECKPOINTER"
@@ -40,6 +39,8 @@ class App:
     """Its static view for the diagnostics that need no run (`Runtime.static_view`), or None."""
     skipped: str | None = None
     """Why the checks before running cannot look at this graph, when they cannot."""
+    runtime: Any = None
+    """The graph's `Runtime`, which reads and forks its threads (`read_thread`, `fork_thread`)."""
 
 
 def load_app(target: str) -> App:
@@ -52,7 +53,7 @@ def load_app(target: str) -> App:
             "that wrote it (a graph compiled by langgraph)."
         )
     view, skipped = loaded.runtime.static_view(loaded.graph)
-    return App(target, loaded.graph, view, skipped)
+    return App(target, loaded.graph, view, skipped, loaded.runtime)
 
 
 def list_threads(url: str, limit: int = 200) -> list[ThreadSummary]:
@@ -64,7 +65,7 @@ def list_threads(url: str, limit: int = 200) -> list[ThreadSummary]:
 def open_thread(url: str, thread_id: str, app: App, checkpoint_id: str | None = None) -> Trace:
     """One thread of the checkpointer at `url` as a recorded run (up to `checkpoint_id`, else its newest)."""
     with open_checkpointer(url) as checkpointer:
-        return read_thread(
+        return app.runtime.read_thread(
             checkpointer, thread_id, app.graph, checkpoint_id=checkpoint_id, target=f"{app.target} thread {thread_id}"
         )
 
@@ -114,5 +115,7 @@ def fork_from_options(
         resume = json.loads(resume_json) if resume_json is not None else None
     except json.JSONDecodeError as exc:
         raise CheckpointerError(f"--update and --resume take JSON: {exc}") from None
-    result = fork_thread(url, thread_id, app, checkpoint_id, values=values, as_node=as_node, resume=resume, local=local)
+    result = app.runtime.fork_thread(
+        url, thread_id, app, checkpoint_id, values=values, as_node=as_node, resume=resume, local=local
+    )
     return result, checkpoint_id

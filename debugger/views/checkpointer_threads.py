@@ -11,6 +11,7 @@ import streamlit as st
 from debugger import session, sources
 from debugger.session import LoadedRun
 from debugger.threads.open import checkpointer_url
+from debugger.views import widgets
 
 
 def _on_list() -> None:
@@ -81,8 +82,6 @@ def _travel(run, step: int, resume: bool) -> None:
 
 def render_time_travel(run, step: int) -> None:
     """Time travel on a checkpointer thread: always on a local copy of the thread."""
-    from debugger.views import widgets
-
     st.markdown(
         "**Time travel on a local copy.** The thread up to this step's checkpoint is copied into a "
         "local SQLite file and your app's graph runs there (its nodes run for real); the app's own "

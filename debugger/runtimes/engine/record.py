@@ -21,6 +21,9 @@ THREAD_OPTIONS = ("config", "thread", "context", "resume")
 """The `stepscope run` options that only runtimes with threads take."""
 
 
+_NO_THREADS = "{target}: StepScope graphs keep no checkpointer threads of their own to read or fork."
+
+
 class EngineRuntime:
     """StepScope's engine: graphs compiled by `engine.StateGraph`."""
 
@@ -106,6 +109,27 @@ class EngineRuntime:
             interrupt_before=graph.interrupt_before_nodes or None,
             interrupt_after=graph.interrupt_after_nodes or None,
         )
+
+    def read_thread(
+        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    ) -> Trace:
+        """The engine's graphs write no checkpointer threads of the user's to read."""
+        raise TargetError(_NO_THREADS.format(target=target or graph.name))
+
+    def fork_thread(
+        self,
+        url: str,
+        thread_id: str,
+        app: Any,
+        checkpoint_id: str,
+        *,
+        values: Any = None,
+        as_node: str | None = None,
+        resume: Any = None,
+        local: Any = None,
+    ) -> Any:
+        """The engine's graphs write no checkpointer threads of the user's to fork."""
+        raise TargetError(_NO_THREADS.format(target=app.target))
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None

@@ -19,6 +19,8 @@ from debugger.langgraph_recorder.superstep import UnrecordableChannel
 from debugger.langgraph_recorder.threads import ThreadFileError
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError
 from debugger.stores import local_db_path
+from debugger.threads.fork import ForkResult, fork_thread
+from debugger.threads.rebuild import read_thread
 from engine.trace import Trace
 
 
@@ -102,6 +104,29 @@ class LangGraphRuntime:
     def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
         """langgraph's nodes are its own runnables: not replaced; forks use `update_state` after the step."""
         return None
+
+    def read_thread(
+        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    ) -> Trace:
+        """The thread's checkpoints replayed through langgraph's `apply_writes` (`debugger/threads/rebuild.py`)."""
+        return read_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
+
+    def fork_thread(
+        self,
+        url: str,
+        thread_id: str,
+        app: Any,
+        checkpoint_id: str,
+        *,
+        values: Any = None,
+        as_node: str | None = None,
+        resume: Any = None,
+        local: Any = None,
+    ) -> ForkResult:
+        """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`debugger/threads/fork.py`)."""
+        return fork_thread(
+            url, thread_id, app, checkpoint_id, values=values, as_node=as_node, resume=resume, local=local
+        )
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
