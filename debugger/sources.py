@@ -264,6 +264,7 @@ def _attach_code(opened: Opened, target: str) -> None:
 
 
 def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
+    """An uploaded trace file, checked as data only (nothing in it runs) and stored."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise OpenError(
             f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "

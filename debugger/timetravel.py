@@ -34,6 +34,8 @@ class TimeTravelError(Exception):
 
 @dataclass
 class StepComparison:
+    """One step of a branch beside the original's state at the same step."""
+
     step: int
     original: Any
     """The original run's state after this step (encoded), or None if it had no such step."""
@@ -57,6 +59,7 @@ class Fork:
 
     @property
     def differing_steps(self) -> list[int]:
+        """The steps whose state differs from the original's."""
         return [c.step for c in self.comparison if c.differs]
 
 
