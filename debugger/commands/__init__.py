@@ -7,7 +7,7 @@ subcommand and its options) over a service that returns data or raises a typed e
     fork.py       stepscope fork TARGET         time travel on a checkpointer thread, on a local copy
     runs.py       stepscope runs                the stored runs
     samples.py    stepscope samples             the gallery of lessons
-    diagnose.py   stepscope diagnose ...        findings (`debugger/diagnostics/`)
+    diagnose.py   stepscope diagnose ...        findings (`debugger/diagnostics/`), printed by `diagnose_text.py`
     app.py        stepscope app                 the Streamlit debugger (`debugger/launch.py`)
     export.py, import_.py, delete.py            move runs in and out of the run store
     common.py     what several share: the `--db` option, tables, JSON options, the checkpointer options

@@ -15,8 +15,8 @@ from typing import Any
 
 from debugger import run_status
 from debugger.commands.common import add_checkpointer_options, add_command, run_request, thread_from_args
+from debugger.commands.diagnose_text import render, to_data
 from debugger.diagnostics import diagnose, has_errors
-from debugger.diagnostics.report import render, to_data
 from debugger.recording import timeout_from
 from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
 from debugger.store import StoreError
