@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+from debugger.threads.open import CHECKPOINTER_ENV
+
 APP = Path(__file__).resolve().parent / "app.py"
 
 
@@ -46,13 +48,13 @@ def launch(
     checkpointer: str | None = None,
     thread: str | None = None,
 ) -> int:
+    """Starts the app's Streamlit server on `host:port`, opening `sample` (or the thread of the checkpointer);
+    returns its exit code."""
     env = dict(os.environ)
     if db:
         env["STEPSCOPE_DB"] = db
     query = f"?{urlencode({'sample': sample})}" if sample else ""
     if checkpointer:  # the URL stays on the server (it may hold a password); the address names the thread
-        from debugger.threads.open import CHECKPOINTER_ENV
-
         env[CHECKPOINTER_ENV] = checkpointer
         query = f"?{urlencode({k: v for k, v in (('graph', sample), ('thread', thread)) if v})}"
     print(f"StepScope is at http://{host}:{port}/{query}  (Ctrl+C stops it)", flush=True)

@@ -68,6 +68,19 @@ def timeout_from(flag: float | None) -> float | None:
     return seconds
 
 
+DEFAULT_APP_RUN_TIMEOUT = 60.0
+"""Seconds the app (and its time travel) waits for a run when `$STEPSCOPE_RUN_TIMEOUT` says nothing."""
+
+
+def app_run_timeout() -> float:
+    """Seconds the app waits for a run: `$STEPSCOPE_RUN_TIMEOUT` as the CLI reads it (`timeout_from`),
+    else 60; a setting the CLI would refuse also gives 60 here, so the page keeps working."""
+    try:
+        return timeout_from(None) or DEFAULT_APP_RUN_TIMEOUT
+    except RecordingError:
+        return DEFAULT_APP_RUN_TIMEOUT
+
+
 class StoreSink:
     """Streams a run into a `RunStore` superstep by superstep (a `Recorder`'s sink), so recording
     holds one step at a time. If the database fails mid-run, the remaining steps are kept in memory

@@ -90,11 +90,21 @@ def loaded_run() -> LoadedRun | None:
 
 def set_run(run: LoadedRun, *, step: int | None = None, scope: Scope | None = None, call: int | None = None) -> None:
     st.session_state[RUN] = run
+    if run.origin is not None:  # a checkpointer thread: noted for time travel on it, never put in the URL
+        st.session_state[THREAD_ORIGINS] = {
+            **(st.session_state.get(THREAD_ORIGINS) or {}),
+            run.trace.run_id: run.origin,
+        }
     view = run.view.view(Scope())
     cursor = run.view.valid(Cursor(scope or Scope(), view.opening_step if step is None else step, call))
     if call is None and learning():
         cursor = replace(cursor, call=0)
     _set_cursor(run, cursor)
+
+
+def thread_origin(run_id: str) -> tuple[str, str, str] | None:
+    """(graph target, checkpointer URL, thread id) of a checkpointer thread opened in this session."""
+    return (st.session_state.get(THREAD_ORIGINS) or {}).get(run_id)
 
 
 def cursor() -> Cursor:

@@ -1,7 +1,8 @@
 """Where a run comes from: a gallery sample, a graph file with an input, a stored run, an uploaded
-trace. Plain functions (no Streamlit) returning an `Opened` run or raising `OpenError` with the fix.
+trace, a checkpointer thread (and time travel on one). Plain functions (no Streamlit) returning an
+`Opened` run or raising `OpenError` with the fix.
 
-Runs made here are recorded and stored (debugger/stores/sqlite.py), so a link with `run=<id>` reopens them.
+Runs made here are recorded and stored (debugger/store.py), so a link with `run=<id>` reopens them.
 An uploaded or stored trace is parsed as data only; nothing in it is executed.
 """
 
@@ -11,15 +12,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.langgraph_recorder.names import is_langgraph_graph
-from debugger.recording import RecordingError, record_run, timeout_from
+from debugger.recording import app_run_timeout
+from debugger.runtimes.registry import runtime_of
+from debugger.runtimes.runtime import NO_RESUME
+from debugger.runtimes.targets import TargetError, load_target
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
-from debugger.targets import TargetError, load_target
+from debugger.threads import open as threads
+from debugger.threads.savers import CheckpointerError, ThreadSummary
+from debugger.timetravel import origin_target
 from debugger.tracecheck import parse_trace
 from engine.codec import decode
 from engine.trace import Trace
 from engine.tracefile import TraceFileError
+from sample_graphs.gallery import SAMPLES, UnknownSampleError, load_sample
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -35,6 +41,8 @@ class OpenError(Exception):
 
 @dataclass
 class Opened:
+    """A run opened for the app: its trace, where it came from, and the graph's code when it has it."""
+
     trace: Trace
     source: str
     label: str
@@ -43,45 +51,83 @@ class Opened:
     title: str = ""
     graph_input: Any = None
     config: dict[str, Any] = field(default_factory=dict)
-
-
-DEFAULT_RUN_TIMEOUT = 60.0
-
-
-def run_timeout() -> float:
-    """Seconds the app waits for a run: `$STEPSCOPE_RUN_TIMEOUT` as the CLI reads it
-    (`recording.timeout_from`), else 60; a setting the CLI would refuse also gives 60 here, so the
-    page keeps working."""
-    try:
-        return timeout_from(None) or DEFAULT_RUN_TIMEOUT
-    except RecordingError:
-        return DEFAULT_RUN_TIMEOUT
+    origin: tuple[str, str, str] | None = None
+    """For a checkpointer thread: (graph target, checkpointer URL, thread id), for time travel on it. The
+    URL may hold a password: the session keeps it, the page address never does."""
 
 
 def record(
-    graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float | None = None
+    graph: Any,
+    graph_input: Any,
+    config: dict[str, Any] | None,
+    target: str,
+    timeout: float | None = None,
+    *,
+    thread: str | None = None,
+    resume: Any = NO_RESUME,
+    db: str | None = None,
+    keep_thread: bool = False,
 ) -> Trace:
-    """Runs `graph` and returns its trace, however the run ends (`debugger.recording.record_run`): a
-    failing run is a complete trace (status `error`); one still going after `timeout` seconds (a node
-    waiting forever, say) is what was recorded so far, status `timeout`, with a message saying so."""
-    if is_langgraph_graph(graph):  # langgraph runs it; StepScope watches
-        return _record_langgraph(graph, graph_input, config, target, run_timeout() if timeout is None else timeout)
-    limit = run_timeout() if timeout is None else timeout
-    return record_run(graph, graph_input, dict(config or {}), target=target, timeout=limit).trace
-
-
-def _record_langgraph(
-    graph: Any, graph_input: Any, config: dict[str, Any] | None, target: str, timeout: float
-) -> Trace:
-    from debugger.langgraph_recorder.runs import RunResult, run_in_background
-
+    """Runs `graph` on its runtime and returns its trace, however the run ends (`Runtime.record`): a
+    failing run is a complete trace (status `error`); one still going after `timeout` seconds (default:
+    `recording.app_run_timeout`) is what was recorded so far, status `timeout`, with a message saying
+    so. `thread`/`resume`: the checkpointer thread to run on and the interrupt's answer (runtimes with
+    threads); `keep_thread`: keep an in-memory thread beside the run database `db` between runs."""
+    limit = app_run_timeout() if timeout is None else timeout
     try:
-        done = run_in_background(
-            graph, graph_input, timeout=timeout, target=target, config=config, db=False, keep_thread=False
-        )  # a re-run on the debugger's own saver
-    except Exception as exc:  # noqa: BLE001 - a run that cannot be set up (bad context, unreadable thread)
+        recorded = runtime_of(graph).record(
+            graph,
+            graph_input,
+            config,
+            target=target,
+            thread=thread,
+            resume=resume,
+            timeout=limit,
+            db=db,
+            keep_thread=keep_thread,
+        )
+    except Exception as exc:  # noqa: BLE001 - RunSetupError, or a runtime refusing the setup in its own words
         raise OpenError(f"{target}: {exc}") from None
-    return done.trace if isinstance(done, RunResult) else done
+    return recorded.trace
+
+
+def answer_interrupt(
+    trace: Trace, graph: Any, answer_text: str, *, config: dict[str, Any] | None, db: str | None, timeout: float
+) -> Trace:
+    """Continues the interrupted run's thread with the answer (JSON, or plain text): a new run of the same
+    thread, stored. Runs on the graph given, else on the code the run names."""
+    if trace.status != "interrupted" or not trace.interrupts:
+        raise OpenError(f"This run is not waiting for an answer (its status is {trace.status!r}).")
+    if not trace.thread_id:
+        raise OpenError("This run has no thread to continue: its graph was compiled without a checkpointer.")
+    if graph is None:
+        if not trace.target:
+            raise OpenError("Answering re-runs the graph, so it needs the graph's code; this stored run names none.")
+        try:
+            graph = load_target(trace.target).graph
+        except TargetError as exc:
+            raise OpenError(f"Answering needs the graph's code: {exc}") from None
+    answered = record(
+        graph,
+        None,
+        config,
+        trace.target,
+        timeout,
+        thread=trace.thread_id,
+        resume=answer_value(answer_text),
+        db=db,
+        keep_thread=True,
+    )
+    _store(answered, db)
+    return answered
+
+
+def answer_value(text: str) -> Any:
+    """An answer typed to an interrupt: JSON when it parses, else the text itself (`yes`)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def keep(trace: Trace, db: str | None = None) -> None:
@@ -128,8 +174,6 @@ def require_input(graph: Any, graph_input: Any, trace: Trace) -> None:
 def open_sample(name: str, *, db: str | None = None, input_json: str | None = None, store: bool = True) -> Opened:
     """Runs a gallery sample. `store=False` for a sample opened by its link (`sample=<name>`): the
     link reproduces it, so storing it on every visit would only fill the run list with copies."""
-    from sample_graphs.gallery import UnknownSampleError, load_sample
-
     try:
         module = load_sample(name)
     except UnknownSampleError as exc:
@@ -163,14 +207,7 @@ def open_target(
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
     graph_input = _parse_input(input_json, loaded.example_input)
     config = {**loaded.example_config, **(_parse_input(config_json, None) or {})}
-    if loaded.is_langgraph:
-        from debugger.langgraph_recorder.app_runs import run_for_app
-
-        trace = run_for_app(
-            loaded.graph, graph_input, target=target, config=config, thread=thread, db=db, timeout=run_timeout()
-        )
-    else:
-        trace = record(loaded.graph, graph_input, config, target)
+    trace = record(loaded.graph, graph_input, config, target, thread=thread or None, db=db, keep_thread=True)
     require_input(loaded.graph, graph_input, trace)
     _store(trace, db)
     module = loaded.module
@@ -201,17 +238,9 @@ def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) 
     return opened
 
 
-def origin_target(target: str) -> str:
-    from debugger.timetravel import origin_target as origin
-
-    return origin(target)
-
-
 def _attach_code(opened: Opened, target: str) -> None:
     """Loads `target`'s graph (a sample name or a file target) without running it; quietly nothing if
     it cannot be loaded: the stored run is still shown, only re-running needs the code."""
-    from sample_graphs.gallery import SAMPLES, load_sample
-
     try:
         if target in SAMPLES:
             module = load_sample(target)
@@ -235,6 +264,7 @@ def _attach_code(opened: Opened, target: str) -> None:
 
 
 def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
+    """An uploaded trace file, checked as data only (nothing in it runs) and stored."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise OpenError(
             f"{filename} is {len(data) / 1e6:.0f} MB; traces up to {MAX_UPLOAD_BYTES // 1_000_000} MB open here. "
@@ -246,3 +276,102 @@ def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
         raise OpenError(str(exc)) from None
     _store(trace, db)
     return Opened(trace, "upload", trace.run_id, None, "", trace.target or filename)
+
+
+# ---- checkpointer threads (`debugger/threads/`) -------------------------------------------------------
+
+
+def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str | None = None) -> Opened:
+    """A checkpointer thread as the app opens a run, kept in the run store so a link to it reopens it;
+    its `origin` lets time travel find the thread again. Every failure is an `OpenError` with the fix."""
+    url = threads.checkpointer_url(url)
+    if not url:
+        raise OpenError(
+            "Name the checkpointer: your app's SqliteSaver file or its postgresql:// URL "
+            f"(or start the app with `stepscope app --checkpointer URL`, which sets {threads.CHECKPOINTER_ENV})."
+        )
+    if not (target or "").strip():
+        raise OpenError("Name the app's graph (path/to/my_app.py:graph): its reducers and edges rebuild the steps.")
+    if not (thread_id or "").strip():
+        raise OpenError("Choose a thread.")
+    try:
+        trace = threads.open_thread(url, thread_id, threads.load_app(target.strip()))
+    except TargetError as exc:
+        raise OpenError(str(exc), file=exc.file, line=exc.line) from None
+    except CheckpointerError as exc:
+        raise OpenError(str(exc)) from None
+    except Exception as exc:  # langgraph refusing this graph/thread pair: say what, keep the page working
+        raise OpenError(
+            f"thread {thread_id!r} could not be rebuilt with {target}: {type(exc).__name__}: {exc}"
+        ) from None
+    keep(trace, db)
+    shown = target.strip().rpartition("/")[2]
+    return Opened(
+        trace,
+        "thread",
+        trace.run_id,
+        None,
+        "",
+        f"{shown} · thread {thread_id}",
+        origin=(target.strip(), url, thread_id),
+    )
+
+
+def threads_for_app(url: str | None) -> list[ThreadSummary]:
+    """The threads of the checkpointer the app names (typed, else `$STEPSCOPE_CHECKPOINTER`); [] for none."""
+    url = threads.checkpointer_url(url)
+    if not url:
+        return []
+    try:
+        return threads.list_threads(url, 100)
+    except CheckpointerError as exc:
+        raise OpenError(str(exc)) from None
+
+
+def fork_for_app(
+    origin: tuple[str, str, str] | None,
+    run_id: str,
+    step: int,
+    *,
+    node: str | None = None,
+    key: str | None = None,
+    value_json: str = "",
+    answer: Any = None,
+    resume: bool = False,
+) -> Opened:
+    """Time travel from the app on a thread opened from `origin` (`Opened.origin`): edit `key` as `node`
+    at the checkpoint after `step` and continue, or answer the interrupt. Returns the fork; every failure
+    is an `OpenError` naming the fix."""
+    if origin is None:
+        raise OpenError(
+            "Open this thread from the sidebar's Checkpointer thread form first: time travel "
+            "needs the app's graph and its checkpointer."
+        )
+    target, url, thread_id = origin
+    trace = open_stored(run_id).trace  # kept when the thread was opened
+    record_at = next((s for s in trace.steps if s.step == step), None)
+    checkpoint_id = ((record_at.checkpoint or {}).get("configurable", {}) if record_at is not None else {}).get(
+        "checkpoint_id"
+    )
+    if not checkpoint_id:
+        raise OpenError(f"Step {step} has no stored checkpoint to travel from (it did not finish).")
+    values = None
+    if not resume:
+        try:
+            values = {key: json.loads(value_json)}
+        except json.JSONDecodeError as exc:
+            raise OpenError(f"The new value is not valid JSON: {exc.msg} (line {exc.lineno}).") from None
+    try:
+        app = threads.load_app(target)
+        result = app.runtime.fork_thread(
+            url, thread_id, app, checkpoint_id, values=values, as_node=node, resume=answer if resume else None
+        )
+    except (TargetError, CheckpointerError, TraceFileError) as exc:
+        raise OpenError(str(exc)) from None
+    except Exception as exc:  # langgraph refusing the edit (e.g. an unknown node): say so in place
+        raise OpenError(f"The fork could not run: {type(exc).__name__}: {exc}") from None
+    keep(result.trace)
+    title = f"{target.rpartition('/')[2]} · thread {thread_id} · fork at step {step} (local copy)"
+    return Opened(
+        result.trace, "fork", result.trace.run_id, None, "", title, origin=(target, str(result.local), thread_id)
+    )

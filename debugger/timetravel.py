@@ -12,19 +12,18 @@ A graph whose nodes are not deterministic (a real LLM call) may not replay the r
 
 from __future__ import annotations
 
-import copy as copy_module
-import dataclasses
 import itertools
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.langgraph_recorder.names import is_langgraph_graph
+from debugger.recording import app_run_timeout
 from debugger.replay import Replay
-from engine import Command, InMemorySaver
+from debugger.runtimes.registry import runtime_of
+from debugger.runtimes.runtime import RunSetupError
 from engine.codec import TYPE, decode
-from engine.trace import Trace, takes_config
+from engine.trace import Trace
 
 _threads = itertools.count(1)
 
@@ -35,6 +34,8 @@ class TimeTravelError(Exception):
 
 @dataclass
 class StepComparison:
+    """One step of a branch beside the original's state at the same step."""
+
     step: int
     original: Any
     """The original run's state after this step (encoded), or None if it had no such step."""
@@ -58,6 +59,7 @@ class Fork:
 
     @property
     def differing_steps(self) -> list[int]:
+        """The steps whose state differs from the original's."""
         return [c.step for c in self.comparison if c.differs]
 
 
@@ -114,31 +116,20 @@ def origin_target(target: str) -> str:
 
 
 def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -> Trace:
-    from debugger.sources import OpenError, record
-
+    """The run recorded by its runtime, as the app records one (its own failure is in the trace); the
+    runtime's checkpointer threads are the debugger's own here, so none is kept in a file."""
     try:
-        return record(graph, graph_input, config, target)
-    except OpenError as exc:
-        raise TimeTravelError(str(exc)) from None
-
-
-def _checkpointed(graph: Any) -> Any:
-    if is_langgraph_graph(
-        graph
-    ):  # langgraph's own graph with a fresh saver of its own: the user's threads stay untouched
-        from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
-
-        return graph.copy(update={"checkpointer": LangGraphSaver()})
-    return graph.builder.compile(
-        checkpointer=InMemorySaver(),
-        name=graph.name,
-        interrupt_before=graph.interrupt_before_nodes or None,
-        interrupt_after=graph.interrupt_after_nodes or None,
-    )
+        return (
+            runtime_of(graph)
+            .record(graph, graph_input, config, target=target, timeout=app_run_timeout(), keep_thread=False)
+            .trace
+        )
+    except RunSetupError as exc:
+        raise TimeTravelError(f"{target}: {exc}") from None
 
 
 def _replay_original(graph: Any, graph_input: Any, config: dict[str, Any] | None) -> tuple[Any, dict[str, Any], Trace]:
-    copy = _checkpointed(graph)
+    copy = runtime_of(graph).checkpointed_copy(graph)
     thread = {
         **(config or {}),
         "configurable": {**(config or {}).get("configurable", {}), "thread_id": f"stepscope-{next(_threads)}"},
@@ -166,8 +157,10 @@ def fork(
     if key is not None and key not in graph.builder.channels:
         raise TimeTravelError(f"{key!r} is not a state key; pick one of {', '.join(graph.builder.channels)}.")
     check_value(graph, original, step, key, value)
-    if _ran_in(original, step, node) and _forkable_in_step(graph, node):
-        return _fork_in_step(graph, graph_input, config, original, step, node, key, value)
+    if _ran_in(original, step, node):
+        changed = runtime_of(graph).with_write_in_step(graph, node, step, {key: value} if key is not None else {})
+        if changed is not None:
+            return _fork_in_step(changed, graph_input, config, original, step, node, key, value)
     copy, thread, replayed = _replay_original(graph, graph_input, config)
     base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
     if base is None:
@@ -189,15 +182,8 @@ def _ran_in(trace: Trace, step: int, node: str) -> bool:
     return any(t.name == node for s in trace.steps if s.step == step for t in s.tasks)
 
 
-def _forkable_in_step(graph: Any, node: str) -> bool:
-    """An engine graph's plain node can have its write replaced inside the step (`_fork_in_step`). A
-    subgraph node, or a langgraph app (whose nodes are langgraph's runnables), forks with
-    `update_state` after the step instead."""
-    return not is_langgraph_graph(graph) and not hasattr(graph.builder.nodes[node].action, "builder")
-
-
 def _fork_in_step(
-    graph: Any,
+    changed: Any,
     graph_input: Any,
     config: dict[str, Any] | None,
     original: Trace,
@@ -206,25 +192,11 @@ def _fork_in_step(
     key: str | None,
     value: Any,
 ) -> Fork:
-    """The run again from its input, with `node` returning `{key: value}` in `step` instead of what it
-    computed: the edit is a write of that very superstep, so the step's other tasks keep their writes
-    (their conflicts too), the barrier folds them all through the reducers, and `node`'s edges route
-    from there, as `update_state(..., as_node=node)` would. One whole recorded run, nothing synthetic."""
-    spec = graph.builder.nodes[node]
-    action = spec.action
-
-    def edited(state: Any, config: dict[str, Any]) -> Any:
-        if (config.get("metadata") or {}).get("langgraph_step") == step:
-            return {key: value} if key is not None else {}
-        return action(state, config=config) if takes_config(action) else action(state)
-
-    builder = copy_module.copy(graph.builder)
-    builder.nodes = {**graph.builder.nodes, node: dataclasses.replace(spec, action=edited)}
-    changed = builder.compile(
-        name=graph.name,
-        interrupt_before=graph.interrupt_before_nodes or None,
-        interrupt_after=graph.interrupt_after_nodes or None,
-    )
+    """The run again from its input on `changed`, the graph whose `node` returns `{key: value}` in `step`
+    instead of what it computed (`Runtime.with_write_in_step`): the edit is a write of that very
+    superstep, so the step's other tasks keep their writes (their conflicts too), the barrier folds them
+    all through the reducers, and `node`'s edges route from there, as `update_state(..., as_node=node)`
+    would. One whole recorded run, nothing synthetic."""
     branch = _record(changed, graph_input, dict(config or {}), branch_target(original, f"fork at step {step}"))
     matches = _same_state(Replay(original), Replay(branch), step - 1)
     result = Fork(branch, step, node, key, value, matches)
@@ -248,11 +220,7 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
             f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
             "the graph does not replay the same way."
         )
-    command = Command(resume=answer)
-    if is_langgraph_graph(copy):
-        from langgraph.types import Command as LangGraphCommand
-
-        command = LangGraphCommand(resume=answer)
+    command = runtime_of(copy).resume_input(answer)
     branch = _record(copy, command, thread, branch_target(original, "resumed"))
     last = max((s.step for s in replayed.steps), default=-1)
     result = Fork(branch, last + 1, "(resume)", None, answer, True)

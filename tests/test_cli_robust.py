@@ -165,6 +165,7 @@ def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fail
     assert not marker.exists()  # refused before the graph ran: nothing lost
 
     from debugger import cli as cli_module
+    from debugger.commands import run as run_command
     from debugger.stores.protocol import StoreError
 
     class FailsMidRun(RunStore):
@@ -177,14 +178,14 @@ def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fail
             super().append_steps(run_id, steps)
 
     out = tmp_path / "kept.json"
-    original = cli_module.open_store
-    cli_module.open_store = FailsMidRun
+    original = run_command.open_store
+    run_command.open_store = FailsMidRun
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             code = cli_module.main(["run", "parallel_append_race", "--out", str(out), "--db", str(tmp_path / "d")])
     finally:
-        cli_module.open_store = original
+        run_command.open_store = original
     assert code == 0 and "not (fully) stored: disk full" in err.getvalue()
     whole = read_trace_file(out)
     expected = cli("run", "parallel_append_race", "--out", str(tmp_path / "ref.json"), db=tmp_path / "ref.sqlite3")

@@ -14,8 +14,8 @@ from typing import Annotated, Literal, Optional, TypedDict
 
 import pytest
 
+from debugger.commands.diagnose_text import render, to_data
 from debugger.diagnostics import KINDS, Finding, diagnose, diagnose_graph, diagnose_trace, has_errors
-from debugger.diagnostics.report import render, to_data
 from debugger.diagnostics.topology import Topology
 from engine import END, START, AIMessage, Command, MessagesState, Overwrite, Send, StateGraph
 from engine.trace import Recorder

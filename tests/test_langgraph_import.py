@@ -55,7 +55,7 @@ from debugger.langgraph_recorder import is_langgraph_builder, is_langgraph_graph
 from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
 from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
-from debugger.targets import TargetError, load_target  # noqa: E402
+from debugger.runtimes.targets import TargetError, load_target  # noqa: E402
 from debugger.tracecheck import parse_trace  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
 from engine.trace import Recorder, Trace  # noqa: E402
@@ -813,11 +813,11 @@ def app_file(tmp_path: Path) -> Path:
 
 def test_load_target_keeps_the_langgraph_graph_itself(app_file: Path) -> None:
     loaded = load_target(f"{app_file}:graph")
-    assert loaded.is_langgraph and loaded.graph is loaded.original and is_langgraph_graph(loaded.graph)
+    assert loaded.runtime.name == "langgraph" and is_langgraph_graph(loaded.graph)
 
 
 def test_load_target_without_attribute_picks_graph_and_refuses_a_builder(app_file: Path) -> None:
-    assert is_langgraph_graph(load_target(str(app_file)).original)
+    assert is_langgraph_graph(load_target(str(app_file)).graph)
     assert is_langgraph_builder(load_target(str(app_file)).module.builder)
     with pytest.raises(TargetError, match="is a builder; call .compile"):
         load_target(f"{app_file}:builder")
@@ -880,9 +880,9 @@ def test_stepscope_run_records_an_async_langgraph_file(tmp_path: Path) -> None:
 def test_loading_engine_graphs_and_the_recorder_package_never_imports_langgraph() -> None:
     code = (
         "import sys\n"
-        "import debugger.langgraph_recorder as a, debugger.targets as t, debugger.cli, debugger.sources\n"
+        "import debugger.langgraph_recorder as a, debugger.runtimes.targets as t, debugger.cli, debugger.sources\n"
         "loaded = t.load_target('subgraph_trap')\n"
-        "assert not a.is_langgraph_graph(loaded.graph) and loaded.original is None\n"
+        "assert not a.is_langgraph_graph(loaded.graph) and loaded.runtime.name == 'engine'\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)

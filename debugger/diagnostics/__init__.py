@@ -5,17 +5,18 @@
     diagnose(graph, trace)            both, deduplicated, sorted by severity then step
 
 Every finding is a `Finding` (kind, severity, step, node, key, title, explanation, fix, evidence); the
-kinds are listed in `KINDS`. `report.py` prints them (`stepscope diagnose`). Modules, one job each:
-`source.py` reads node code, `topology.py` finds nodes that can share a superstep, `static.py` runs
-the checks before running; `facts.py` is the one analysis of a recorded run (the app's view-model
-reads it too: why each task ran, repeated items with provenance, channel roles), and `conflicts.py`,
-`writes.py`, `mutation.py`, `order.py` and `start.py` check it.
+kinds are listed in `KINDS`. `debugger/commands/diagnose_text.py` prints them (`stepscope diagnose`).
+Modules, one job each: `source.py` reads node code, `topology.py` finds nodes that can share a
+superstep, `static.py` runs the checks before running; `facts.py` is the one analysis of a recorded
+run (the app's view-model reads it too: why each task ran, repeated items with provenance, channel
+roles), and `conflicts.py`, `writes.py`, `mutation.py`, `order.py` and `start.py` check it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from debugger.runtimes.registry import find_runtime
 from engine.trace import RunRecord
 
 from .findings import KINDS, SEVERITIES, Finding, counts, merge
@@ -38,19 +39,13 @@ def diagnose(target_graph: Any = None, trace: RunRecord | None = None) -> list[F
 
 
 def _static_graph(graph: Any) -> Any:
-    """The graph the static checks read: a langgraph app lends its static view (as `stepscope
-    diagnose` does), or none when it cannot be viewed statically; an engine graph is itself."""
-    from debugger.langgraph_recorder.names import is_langgraph_graph  # imports no langgraph
-
-    if graph is None or not is_langgraph_graph(graph):
-        return graph
-    from debugger.langgraph_recorder.static_view import StaticViewError, static_view
-
-    try:
-        return static_view(graph)
-    except StaticViewError:
-        return None
+    """The graph the static checks read: its runtime's static view (a langgraph app lends an engine-shaped
+    builder, as `stepscope diagnose` does; an engine graph is itself), or None when it cannot be viewed
+    statically. Anything no runtime compiled (a static view already) is read as it is."""
+    runtime = find_runtime(graph)
+    return graph if runtime is None else runtime.static_view(graph)[0]
 
 
 def has_errors(findings: list[Finding]) -> bool:
+    """Some finding is an error: `stepscope diagnose` exits 1."""
     return any(f.severity == "error" for f in findings)

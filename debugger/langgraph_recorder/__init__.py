@@ -7,8 +7,8 @@
 Modules: `patches.py` (the hooks in langgraph's loop), `probe.py` (what they record, per loop and
 task), `superstep.py` (the builder and langgraph's merge, one write at a time), `names.py`
 (describing a langgraph graph), `record.py` (sessions and the one-liner), `runs.py` (a recorded run
-on a thread, as the CLI and the app start it), `threads.py` (InMemorySaver threads kept on disk),
-`static_view.py` (the structure the checks before running read), `cli.py`, `app_runs.py`.
+on a thread, as the langgraph runtime starts it: `debugger/runtimes/langgraph/`), `threads.py`
+(InMemorySaver threads kept on disk), `static_view.py` (the structure the checks before running read).
 Importing this package does not import langgraph; recording does.
 """
 

@@ -18,13 +18,15 @@ import asyncio
 import contextvars
 import copy
 import dataclasses
-import json
 import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from debugger.recording import RUN_TIMEOUT_ENV, frozen_copy
+from debugger.runtimes.runtime import NO_RESUME, RunSetupError
+from debugger.stores.opening import local_db_path
 from engine.codec import TYPE
 from engine.trace import Trace
 
@@ -33,12 +35,6 @@ from .names import state_keys
 from .patches import install
 from .record import Session, _store
 from .superstep import UnrecordableChannel, check_recordable
-
-NO_RESUME = object()
-
-
-class RunSetupError(Exception):
-    """A run that cannot be set up as asked (a bad --context, a thread file that cannot be read)."""
 
 
 @dataclass
@@ -56,14 +52,6 @@ class RunResult:
     @property
     def interrupts(self) -> list[dict[str, Any]]:
         return self.trace.interrupts
-
-
-def parse_value(text: str) -> Any:
-    """A command-line value: JSON when it parses, else the text itself (`--resume yes`)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def checkpointer_of(graph: Any) -> Any:
@@ -201,8 +189,6 @@ def run_graph(
 def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs: Any) -> RunResult | Trace:
     """`run_graph` on a worker thread (the app): the result, or, when it has not finished after
     `timeout` seconds, a frozen copy of what was recorded so far (status timeout, saying so)."""
-    from debugger.recording import RUN_TIMEOUT_ENV, frozen_copy
-
     session = Session(target=kwargs["target"], store=_store(kwargs.pop("db", None)))
     box: dict[str, Any] = {}
 
@@ -240,8 +226,4 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
 
 
 def _default_db_path(db_path: Any = None) -> Path:
-    from debugger.stores.opening import (
-        local_db_path,  # a PostgreSQL run store keeps thread files in the local default
-    )
-
-    return local_db_path(db_path)
+    return local_db_path(db_path)  # a PostgreSQL run store keeps thread files in the local default

@@ -8,12 +8,15 @@ is a path to the SQLite file of `debugger/stores/sqlite.py`, the default. Both h
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from debugger.stores.postgres import PostgresRunStore
-from debugger.stores.protocol import ENV_VAR, RunStoreProtocol
+from debugger.stores.protocol import ENV_VAR, RunStoreProtocol, StoreError
 from debugger.stores.sqlite import RunStore
 from debugger.stores.urls import is_postgres_url
+from debugger.tracecheck import read_trace_file
+from engine.trace import Trace
 
 
 def open_store(db: str | Path | None = None) -> RunStoreProtocol:
@@ -24,6 +27,15 @@ def open_store(db: str | Path | None = None) -> RunStoreProtocol:
     return RunStore(db)
 
 
+def load_trace(ref: str, db: str | Path | None = None) -> Trace:
+    """The trace `ref` names: a `.json` trace file (or any existing file), else a stored run id (a unique
+    prefix is enough) in the run store `db`."""
+    path = Path(ref)
+    if path.suffix == ".json" or path.is_file():
+        return read_trace_file(path)
+    return open_store(db).load(ref)
+
+
 def local_db_path(db: str | Path | None = None) -> Path:
     """Where files that must stay on this machine go (`<here>.parent/...`, e.g. saved langgraph threads):
     the SQLite file when the run store is one, else the default SQLite location."""
@@ -32,3 +44,23 @@ def local_db_path(db: str | Path | None = None) -> Path:
         return Path(chosen).expanduser()
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "stepscope" / "runs.sqlite3"
+
+
+@dataclass(frozen=True)
+class ThreadTurn:
+    """One stored run of a checkpointer thread: a turn of the conversation."""
+
+    run_id: str
+    started_at: str
+    status: str
+
+
+def thread_runs(thread_id: str, target: str, db: str | None = None) -> list[ThreadTurn]:
+    """The stored runs of one thread of one target, oldest first: the turns of a conversation; [] when the
+    database cannot be read (the run itself is still shown)."""
+    if not thread_id:
+        return []
+    try:
+        return [ThreadTurn(*row) for row in open_store(db).thread_runs(target, thread_id)]
+    except StoreError:
+        return []

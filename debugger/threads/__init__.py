@@ -6,7 +6,7 @@
                  (`debugger/langgraph_recorder/superstep.py`), checked against the next checkpoint
     message_ids.py  the message ids `add_messages` made up during the run, taken back from the checkpoint
     fork.py      time travel from a stored checkpoint, on a local copy (never the app's checkpointer)
-    open.py      what the CLI and the app call: load the app's graph, open a thread
+    open.py      what the commands and the app's sources call: load the app's graph, open a thread, fork one
 
 Nothing here writes to the app's checkpointer: connections are read-only at the database level.
 """

@@ -9,12 +9,14 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger import session, sources
-from debugger.threads import open as threads
+from debugger.session import LoadedRun
+from debugger.threads.open import checkpointer_url
+from debugger.views import widgets
 
 
 def _on_list() -> None:
     try:
-        found = threads.threads_for_app(session.widget_value(session.THREAD_CHECKPOINTER))
+        found = sources.threads_for_app(session.widget_value(session.THREAD_CHECKPOINTER))
         session.remember(
             session.THREAD_LIST,
             [
@@ -31,10 +33,10 @@ def _on_list() -> None:
 def render(open_action) -> None:
     st.text_input(
         "Checkpointer",
-        value=threads.checkpointer_url(),
+        value=checkpointer_url(),
         placeholder="checkpoints.sqlite or postgresql://…",
         key=session.THREAD_CHECKPOINTER,
-        type="password" if threads.checkpointer_url().startswith("postgres") else "default",
+        type="password" if checkpointer_url().startswith("postgres") else "default",
     )
     st.text_input("App graph", placeholder="path/to/my_app.py:graph", key=session.THREAD_GRAPH)
     st.button("List threads", key="list_threads", on_click=_on_list)
@@ -46,7 +48,7 @@ def render(open_action) -> None:
             "Open thread",
             key="open_thread",
             on_click=lambda: open_action(
-                lambda: threads.open_for_app(
+                lambda: sources.open_for_app(
                     session.widget_value(session.THREAD_GRAPH) or "",
                     session.widget_value(session.THREAD_CHOICE) or "",
                     session.widget_value(session.THREAD_CHECKPOINTER),
@@ -60,16 +62,15 @@ def render(open_action) -> None:
 
 
 def _travel(run, step: int, resume: bool) -> None:
-    from debugger.session import LoadedRun
-
     try:
-        opened = threads.fork_for_app(
+        opened = sources.fork_for_app(
+            session.thread_origin(run.trace.run_id),
             run.trace.run_id,
             step,
             node=session.widget_value(session.TT_THREAD_NODE),
             key=session.widget_value(session.TT_THREAD_KEY),
             value_json=session.widget_value(session.TT_THREAD_VALUE) or "",
-            answer=_answer(session.widget_value(session.TT_THREAD_ANSWER) or ""),
+            answer=sources.answer_value(session.widget_value(session.TT_THREAD_ANSWER) or ""),
             resume=resume,
         )
     except sources.OpenError as exc:
@@ -79,19 +80,8 @@ def _travel(run, step: int, resume: bool) -> None:
     session.set_run(LoadedRun.of(opened))
 
 
-def _answer(text: str):
-    import json
-
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text  # a plain string answer
-
-
 def render_time_travel(run, step: int) -> None:
     """Time travel on a checkpointer thread: always on a local copy of the thread."""
-    from debugger.views import widgets
-
     st.markdown(
         "**Time travel on a local copy.** The thread up to this step's checkpoint is copied into a "
         "local SQLite file and your app's graph runs there (its nodes run for real); the app's own "

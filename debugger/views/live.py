@@ -20,9 +20,9 @@ from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError
 from debugger.live import view as live_view
 from debugger.live.langgraph_run import new_live_run
 from debugger.replay import Replay
+from debugger.runtimes.targets import TargetError, load_target
 from debugger.session import LoadedRun
 from debugger.sources import Opened
-from debugger.targets import TargetError, load_target
 from debugger.views import widgets
 
 POLL = 0.4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import run_status, session, sources
+from debugger import run_status, session, sources, timetravel
 from debugger.session import LoadedRun
 from debugger.views import threads, widgets
 from sample_graphs.gallery import SAMPLES
@@ -33,9 +33,7 @@ def open_from_url() -> None:
     error = None
     try:
         if request.get("thread"):  # `stepscope app my_app.py:graph --checkpointer URL --thread ID`
-            from debugger.threads.open import open_for_app
-
-            opened = open_for_app(request.get("graph", ""), request["thread"])
+            opened = sources.open_for_app(request.get("graph", ""), request["thread"])
         elif request.get("run"):
             opened = sources.open_stored(request["run"], with_code=True)
             if opened.source == "fork" and request.get("parent"):
@@ -47,7 +45,7 @@ def open_from_url() -> None:
         opened = sources.open_sample(DEFAULT_SAMPLE, store=False)
         step = call = scope = None
     _adopt(opened, step=step, call=call, scope=scope)
-    origin = sources.origin_target(opened.trace.target)
+    origin = timetravel.origin_target(opened.trace.target)
     kind = {"file": "Graph file", "stored": "Stored run", "fork": "Stored run", "upload": "Trace file"}.get(
         opened.source, "Sample"
     )
@@ -112,7 +110,7 @@ def _on_rerun_with_input() -> None:
     if run is None or run.graph is None:
         return
     text = session.widget_value(session.RERUN_INPUT) or ""
-    target = sources.origin_target(run.trace.target) or run.label
+    target = timetravel.origin_target(run.trace.target) or run.label
     if target in SAMPLES:
         _open(lambda: sources.open_sample(target, input_json=text))
     else:

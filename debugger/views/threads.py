@@ -4,11 +4,15 @@ it; the answer continues the thread as a new run, which opens."""
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from debugger import run_status, session, sources
-from debugger.langgraph_recorder import app_runs
+from debugger.recording import app_run_timeout
+from debugger.runtimes.registry import runtime_of_trace
 from debugger.session import LoadedRun
+from debugger.stores.opening import thread_runs
 
 
 def _answer(run: LoadedRun) -> None:
@@ -17,10 +21,10 @@ def _answer(run: LoadedRun) -> None:
         session.remember(session.OPEN_ERROR, ("Type an answer first (JSON, or plain text).", None, None))
         return
     try:
-        trace = app_runs.answer_interrupt(
-            run.trace, run.graph, text, config=run.config, db=None, timeout=sources.run_timeout()
+        trace = sources.answer_interrupt(
+            run.trace, run.graph, text, config=run.config, db=None, timeout=app_run_timeout()
         )
-    except (app_runs.AppRunError, sources.OpenError) as exc:
+    except sources.OpenError as exc:
         session.remember(session.OPEN_ERROR, (str(exc), None, None))
         return
     opened = LoadedRun(trace, "file", run.label, run.graph, run.lesson, run.title, None, run.config)
@@ -50,16 +54,26 @@ def file_options() -> None:
         st.text_input("Thread", placeholder="empty: a new thread (graphs with a checkpointer)", key=session.FILE_THREAD)
 
 
+def _interrupts(trace) -> list[str]:
+    """Each interrupt of a run as text: where it was raised and its value."""
+    return [
+        (f"{item['node']}: " if item.get("node") else "")
+        + json.dumps(item.get("value"), ensure_ascii=False, default=str)
+        for item in trace.interrupts
+    ]
+
+
 def render(run: LoadedRun) -> None:
+    """The thread panel, for runs of a runtime whose runs live on checkpointer threads."""
     trace = run.trace
-    if not app_runs.is_langgraph_run(trace):
+    if not runtime_of_trace(trace).has_threads:
         return
     if trace.thread_id:
         st.markdown(f"**Thread** `{trace.thread_id}`")
-    st.caption(f"Config: `{app_runs.config_text(trace)}`")
+    st.caption(f"Config: `{json.dumps(trace.config or {}, ensure_ascii=False, default=str)}`")
     if trace.status == "interrupted" and trace.interrupts:
         st.markdown("**Waiting for an answer**")
-        for text in app_runs.describe_interrupts(trace):
+        for text in _interrupts(trace):
             st.code(text, language=None)
         if trace.thread_id:
             st.text_input("Answer (JSON, or plain text)", key=session.THREAD_ANSWER)
@@ -68,7 +82,7 @@ def render(run: LoadedRun) -> None:
             )
         else:
             st.caption("No checkpointer, so there is no thread to continue.")
-    turns = app_runs.thread_runs(trace.thread_id, trace.target)
+    turns = thread_runs(trace.thread_id, trace.target)
     if len(turns) > 1:
         st.markdown("**Runs of this thread**")
         for index, turn in enumerate(turns, 1):

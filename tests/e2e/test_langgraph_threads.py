@@ -35,8 +35,8 @@ APP = textwrap.dedent("""
 
 def test_answering_an_interrupt_continues_the_thread(app, shot, e2e_db, tmp_path):
     from debugger.langgraph_recorder.runs import run_graph
+    from debugger.runtimes.targets import load_target
     from debugger.stores.sqlite import RunStore
-    from debugger.targets import load_target
 
     path = tmp_path / "approve_app.py"
     path.write_text(APP)

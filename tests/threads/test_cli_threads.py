@@ -87,8 +87,9 @@ def test_the_app_opens_a_thread_named_by_its_address(production, monkeypatch, tm
     and the thread in the address; the opened thread is kept in the run store, so a link reopens it."""
     from debugger import sources
     from debugger.launch import launch
+    from debugger.sources import open_for_app
     from debugger.stores.opening import open_store
-    from debugger.threads.open import CHECKPOINTER_ENV, open_for_app
+    from debugger.threads.open import CHECKPOINTER_ENV
 
     db, app = production
     calls = {}

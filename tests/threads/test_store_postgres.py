@@ -225,7 +225,7 @@ def test_langgraph_runs_go_to_the_server_and_their_thread_files_stay_local(pg_ur
 
 
 def test_the_turns_of_a_thread_are_listed_from_the_server(pg_url):
-    from debugger.langgraph_recorder.app_runs import thread_runs
+    from debugger.stores.opening import thread_runs
 
     store = PostgresRunStore(pg_url)
     for n, started in enumerate(["2026-01-01T10:00:00", "2026-01-01T09:00:00", "2026-01-01T11:00:00"]):

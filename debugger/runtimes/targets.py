@@ -3,8 +3,8 @@
 Loading a target imports (and so runs) that module: it is the user's own code. A module that fails
 to import is reported with its file, line and message, never as a bare traceback.
 
-The graph may be StepScope's own or a real `langgraph` compiled graph: the latter runs on langgraph
-itself and is recorded by watching that run (`debugger/langgraph_recorder/`).
+The graph may be any runtime's compiled graph (StepScope's own, or a real `langgraph` one): the
+registry (`registry.py`) says which, once, and the `LoadedTarget` carries that runtime from then on.
 """
 
 from __future__ import annotations
@@ -17,38 +17,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import CompiledStateGraph
+from debugger.runtimes.registry import compiled_kinds, find_runtime
+from debugger.runtimes.runtime import Runtime, TargetError
 
-
-class TargetError(Exception):
-    """A target that cannot be loaded; the message says what is wrong and what to do."""
-
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
-        super().__init__(message)
-        self.file = file
-        self.line = line
+__all__ = ["LoadedTarget", "TargetError", "load_target"]
 
 
 @dataclass(frozen=True)
 class LoadedTarget:
+    """A target's graph, with what its module offers and the runtime it runs on."""
+
     graph: Any
-    """An engine `CompiledStateGraph`, or a langgraph compiled graph (see `original`)."""
+    """The compiled graph (an engine `CompiledStateGraph`, or a langgraph compiled graph)."""
     example_input: Any
     module: Any
     name: str
     """The target as the user wrote it."""
     example_config: dict[str, Any]
     """The module's `example_config` (e.g. a small recursion_limit for a lesson about loops), or {}."""
-    original: Any = None
-    """The graph itself when it is a real `langgraph` graph (then `graph` is the same object); None for
-    an engine graph."""
-
-    @property
-    def is_langgraph(self) -> bool:
-        return self.original is not None
+    runtime: Runtime
+    """The runtime the graph runs on, picked once here."""
 
 
 def load_target(target: str) -> LoadedTarget:
+    """Imports the module `target` names and picks its compiled graph and that graph's runtime."""
     spec, _, attribute = target.partition(":")
     if spec.endswith(".py"):
         module = _import_file(Path(spec))
@@ -58,9 +50,7 @@ def load_target(target: str) -> LoadedTarget:
     graph = _pick_graph(module, attribute, target)
     example_input = getattr(module, "example_input", {})
     example_config = dict(getattr(module, "example_config", None) or {})
-    if isinstance(graph, CompiledStateGraph):
-        return LoadedTarget(graph, example_input, module, target, example_config)
-    return LoadedTarget(graph, example_input, module, target, example_config, original=graph)
+    return LoadedTarget(graph, example_input, module, target, example_config, find_runtime(graph))
 
 
 def _import_file(path: Path) -> Any:
@@ -131,7 +121,7 @@ def _import_failure(exc: BaseException, what: str) -> TargetError:
     )
 
 
-def _pick_graph(module: Any, attribute: str, target: str) -> CompiledStateGraph:
+def _pick_graph(module: Any, attribute: str, target: str) -> Any:
     if attribute:
         if not hasattr(module, attribute):
             raise TargetError(f"{target}: the module has no attribute {attribute!r}.")
@@ -148,14 +138,10 @@ def _pick_graph(module: Any, attribute: str, target: str) -> CompiledStateGraph:
     if hasattr(graph, "compile") and not _is_compiled(graph):
         raise TargetError(f"{target}: {attribute or 'graph'} is a builder; call .compile() on it and name the result.")
     if not _is_compiled(graph):
-        raise TargetError(f"{target}: {type(graph).__name__} is not a compiled graph (StepScope's or langgraph's).")
+        raise TargetError(f"{target}: {type(graph).__name__} is not a compiled graph ({compiled_kinds()}).")
     return graph
 
 
 def _is_compiled(value: Any) -> bool:
-    """A compiled engine graph, or a compiled real `langgraph` graph."""
-    if isinstance(value, CompiledStateGraph):
-        return True
-    from debugger.langgraph_recorder.names import is_langgraph_graph  # imports no langgraph
-
-    return is_langgraph_graph(value)
+    """A compiled graph of some runtime."""
+    return find_runtime(value) is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Iterable
 
-from .findings import SEVERITIES, Finding, counts
+from debugger.diagnostics.findings import SEVERITIES, Finding, counts
 
 WIDTH = 100
 MAX_EVIDENCE = 6
@@ -85,6 +85,7 @@ def evidence_line(item: dict[str, Any]) -> str:
 
 
 def to_data(findings: Iterable[Finding], subject: str, status: str | None = None) -> dict[str, Any]:
+    """The findings as `stepscope diagnose --json` prints them: subject, run status, counts, each finding."""
     findings = list(findings)
     return {
         "subject": subject,

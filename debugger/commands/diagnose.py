@@ -1,0 +1,136 @@
+"""`stepscope diagnose TARGET|FILE|RUN_ID`: find mistakes; exit 1 when a finding is an error.
+
+A graph target is checked before running (its runtime's static view), then run (`Runtime.record`, not
+stored) and its trace checked; a trace file, a stored run or a checkpointer thread is checked as recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from debugger import run_status
+from debugger.commands.common import add_checkpointer_options, add_command, run_request, thread_from_args
+from debugger.commands.diagnose_text import render, to_data
+from debugger.diagnostics import diagnose, has_errors
+from debugger.recording import timeout_from
+from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
+from debugger.stores.opening import load_trace, open_store
+from debugger.stores.protocol import StoreError
+from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from engine.trace import Trace
+from sample_graphs.gallery import SAMPLES
+
+
+class RunFailedBeforeStart(Exception):
+    """`diagnose` ran the graph and its runtime refused it before its first superstep (exit 2)."""
+
+
+def add_to(commands: Any) -> None:
+    """Registers `stepscope diagnose` and its options."""
+    diag = add_command(
+        commands,
+        "diagnose",
+        command,
+        "find concurrent updates, reducer traps and in-place edits; exit 1 if any finding is an error",
+    )
+    diag.add_argument(
+        "target",
+        help="sample name, file.py[:attr] or module[:attr] (checked, then run and checked), "
+        "a trace .json file or a stored run id",
+    )
+    diag.add_argument("--json", action="store_true", help="print the findings as JSON")
+    diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
+    diag.add_argument("--input", help="the graph input as JSON, @file.json or - (default: the module's example_input)")
+    for name, text in (
+        ("config", "the run config as JSON"),
+        ("thread", "the thread to run on (with --checkpointer: to read)"),
+        ("context", "the run context as JSON"),
+        ("resume", "answer the thread's interrupt"),
+    ):
+        diag.add_argument(f"--{name}", help=f"langgraph apps: {text}")
+    add_checkpointer_options(diag, thread=False)
+    diag.add_argument("--checkpoint", metavar="ID", help="with --checkpointer: stop at this checkpoint")
+
+
+def command(args: argparse.Namespace) -> int:
+    """Prints the findings (as text, or `--json`); 1 when one is an error."""
+    subject, graph, trace = diagnosis_subject(args)
+    findings = diagnose(graph, trace)
+    status = trace.status if trace is not None else None
+    ending = _ending(trace)
+    if args.json:
+        data = to_data(findings, subject, status)
+        data["ending"] = ending
+        print(json.dumps(data, ensure_ascii=False, indent=1, default=repr))
+    else:
+        print(render(findings, subject, run_status.label(status, trace.error) if trace is not None else None))
+        if ending and trace is not None and trace.status != "done":
+            print(ending)
+    return 1 if has_errors(findings) else 0
+
+
+def _ending(trace: Trace | None) -> str | None:
+    if trace is None:
+        return None
+    steps = [s.step for s in trace.steps]
+    return run_status.ending(trace.status, trace.error, after=f"step {steps[-1]}" if steps else "")
+
+
+def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]:
+    """(what is diagnosed, what the checks before running read or None, the trace or None) for a target, a
+    trace file, a stored run id or a checkpointer thread."""
+    ref = args.target
+    thread = thread_from_args(args, ref)
+    if thread is not None:
+        return f"thread {args.thread} of {ref}", thread[1].view, thread[0]
+    path = Path(ref.partition(":")[0])
+    if path.suffix == ".json" or (path.suffix != ".py" and Path(ref).is_file()):
+        return f"trace {ref}", None, load_trace(ref, args.db)
+    if path.suffix == ".py" or ":" in ref or "." in ref or ref in SAMPLES:
+        return _graph_subject(args, load_target(ref))
+    try:
+        trace = open_store(args.db).load(ref)
+    except StoreError as exc:
+        raise TargetError(f"{ref}: not a sample, a .py file, a module or a stored run ({exc})") from None
+    return f"run {trace.run_id[:12]}", None, trace
+
+
+def _graph_subject(args: argparse.Namespace, loaded: LoadedTarget) -> tuple[str, Any, Trace | None]:
+    """The graph's static view, and unless `--no-run` its run, recorded by its runtime and not stored."""
+    view, skipped = loaded.runtime.static_view(loaded.graph)
+    if skipped:
+        print(f"note: the checks before running were skipped: {skipped}", file=sys.stderr)
+    if args.no_run:
+        return f"graph {args.target}", view, None
+    request = run_request(args, loaded)
+    graph_input = request.graph_input if args.input is not None else _copied(loaded.example_input)
+    recorded = loaded.runtime.record(
+        loaded.graph,
+        graph_input,
+        request.config,
+        target=args.target,
+        thread=request.thread,
+        resume=request.resume,
+        context=request.context,
+        timeout=timeout_from(None),
+        db=args.db,
+    )
+    if recorded.before_start:
+        raise RunFailedBeforeStart(
+            f"{args.target}: the run failed before its first superstep, so there is nothing "
+            f"to diagnose in it: {type(recorded.error).__name__}: {recorded.error}"
+        )
+    return f"graph {args.target}", view, recorded.trace  # the run's own error is what we diagnose
+
+
+def _copied(example_input: Any) -> Any:
+    """The module's example input, copied so the run cannot change it; as it is when it cannot be copied."""
+    try:
+        return copy.deepcopy(example_input)
+    except Exception:  # an input that cannot be copied is passed as it is
+        return example_input

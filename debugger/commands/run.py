@@ -1,0 +1,191 @@
+"""`stepscope run TARGET`: run a graph headless on its runtime, record and store it, print its supersteps.
+
+    stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH] [--recursion-limit N] [--timeout S]
+        runtimes with threads (langgraph apps) also: [--config JSON] [--thread ID] [--context JSON] [--resume VALUE]
+        [--follow]      print each superstep as it commits (`debugger/live/follow.py`)
+
+Written once against `Runtime.record`: the steps go to the run store as they finish (a `StoreSink`),
+and a run that stops on `interrupt()` on a thread prints each question and the exact command that
+answers it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from debugger.commands.common import RunRequest, add_command, run_request, table
+from debugger.live.follow import follow
+from debugger.present import interrupt_line, short
+from debugger.recording import StoreSink, timeout_from
+from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError, Runtime
+from debugger.runtimes.targets import LoadedTarget, load_target
+from debugger.stores.opening import open_store
+from debugger.stores.protocol import StoreError
+from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from engine.codec import encode
+from engine.trace import StepRecord, Trace
+from engine.tracefile import TraceFileError, to_json
+
+DEFAULT_SAMPLE = "subgraph_trap"
+RUN_HEADERS = ["step", "tasks", "keys written", "reducer calls", "error"]
+
+
+def add_to(commands: Any) -> None:
+    """Registers `stepscope run` and its options."""
+    run = add_command(commands, "run", command, "run a graph headless, record and store it, print its supersteps")
+    run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
+    run.add_argument(
+        "--input", help="the graph input as JSON, @file.json or - for stdin (default: the module's example_input)"
+    )
+    run.add_argument("--out", help="also write the trace to this JSON file")
+    run.add_argument(
+        "--follow",
+        action="store_true",
+        help="print each superstep as it commits and the nodes running now; Ctrl-C stops and stores",
+    )
+    run.add_argument(
+        "--recursion-limit",
+        type=int,
+        help="supersteps allowed (default: the sample's example_config, else LangGraph's 10007)",
+    )
+    run.add_argument("--config", help="langgraph apps: the run config as JSON (or @file.json)")
+    run.add_argument("--thread", help="langgraph apps with a checkpointer: the thread to run on (default: a new one)")
+    run.add_argument("--context", help="langgraph apps with a context_schema: the run context as JSON")
+    run.add_argument("--resume", help="langgraph apps: answer the thread's interrupt (JSON, or plain text)")
+    run.add_argument(
+        "--timeout",
+        type=float,
+        help="stop waiting after this many seconds and keep what was "
+        "recorded (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
+    )
+
+
+def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
+    """One table row per superstep: its tasks, the keys they wrote, its reducer calls and its first error."""
+    rows = []
+    for step in steps.steps if isinstance(steps, Trace) else steps:
+        if step.step < 0:
+            continue
+        keys = sorted({c.channel for c in step.reducer_calls})
+        errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
+        error = f"{errors[0]['class']}: {errors[0]['message'].splitlines()[0]}" if errors else ""
+        nested = sum(len(t.subgraphs) for t in step.tasks)
+        tasks = ", ".join(t.name for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
+        rows.append(
+            [str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), short(error, 70) if error else ""]
+        )
+    return rows
+
+
+def command(args: argparse.Namespace) -> int:
+    """Records the run the options ask for, stores it as it goes and prints it; the exit code says how it ended."""
+    loaded = load_target(args.target)
+    request = run_request(args, loaded)
+    if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/live/follow.py)
+        return _follow(args, loaded, request)
+    timeout = timeout_from(args.timeout)
+    store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
+    rows: list[list[str]] = []
+    # with --out, the stored steps are kept too: the file gets the whole run even if the database goes away
+    sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)), keep_stored=bool(args.out))
+    recorded = loaded.runtime.record(
+        loaded.graph,
+        request.graph_input,
+        request.config,
+        target=args.target,
+        thread=request.thread,
+        resume=request.resume,
+        context=request.context,
+        timeout=timeout,
+        sink=sink,
+        db=args.db,
+    )
+    kept = _write_out(args.out, sink, recorded.trace)
+    return _report(args, loaded.runtime, recorded, sink, rows, kept)
+
+
+def _follow(args: argparse.Namespace, loaded: LoadedTarget, request: RunRequest) -> int:
+    """`--follow`: a live run on a fresh thread, printed as it goes."""
+    given = [name for name in ("thread", "context") if getattr(request, name) is not None]
+    given += ["resume"] if request.resume is not NO_RESUME else []
+    if given:
+        raise RunSetupError(
+            f"--follow runs on a fresh thread without {', '.join('--' + g for g in given)}: "
+            "drop --follow to continue a thread or pass a context."
+        )
+    return follow(args.target, loaded.graph, request.graph_input, request.config, db=args.db, out_file=args.out)
+
+
+def _write_out(out: str | None, sink: StoreSink, trace: Trace) -> list[str]:
+    """`--out`: the whole run as a JSON trace file; what the status line then names."""
+    if not out:
+        return []
+    try:
+        Path(out).write_text(to_json(sink.whole_trace(trace), indent=1), encoding="utf-8")
+    except (OSError, StoreError, TraceFileError) as exc:
+        print(f"error: cannot write {out}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        return []
+    return [f"trace: {out}"]
+
+
+def _report(
+    args: argparse.Namespace,
+    runtime: Runtime,
+    recorded: Recorded,
+    sink: StoreSink,
+    rows: list[list[str]],
+    kept: list[str],
+) -> int:
+    """Prints the thread, the supersteps, the status and how the run ended; returns the exit code."""
+    trace = recorded.trace
+    if recorded.new_thread:
+        print(f"thread: {recorded.thread_id} (new; continue it with --thread {recorded.thread_id})")
+    elif recorded.thread_id:
+        print(f"thread: {recorded.thread_id}")
+    if recorded.before_start:
+        error = recorded.error
+        print(f"error: the run failed before its first superstep: {type(error).__name__}: {error}", file=sys.stderr)
+        print(f"run: {trace.run_id} (stored, with no steps)")
+        return 2
+    print(table(rows, RUN_HEADERS))
+    if sink.error is None:
+        kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}"]
+    else:
+        print(f"error: the run was not (fully) stored: {sink.error}", file=sys.stderr)
+    print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))
+    if runtime.has_threads and trace.status == "interrupted" and trace.interrupts:
+        _print_interrupts(args, trace, recorded.thread_id)
+        return 0
+    if not recorded.ok:
+        error = trace.error or {}
+        print(f"error: {error.get('class', 'Error')}: {error.get('message', '')}", file=sys.stderr)
+        return 130 if trace.status == "cancelled" else 1
+    print(f"final state: {short(encode(recorded.output), 400)}")
+    return 0
+
+
+def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str) -> None:
+    """Each question the run stopped on, and the command that answers it (or why none can)."""
+    for item in trace.interrupts:
+        print(interrupt_line(item))
+    if thread_id:
+        print("answer it with (ANSWER as JSON, or plain text):")
+        print("  " + resume_command(args, thread_id))
+    else:  # the run ended at interrupt() and, without a saver, kept nothing to resume from
+        print(
+            f"it cannot be answered: {args.target} has no checkpointer, so nothing of the paused run was "
+            "kept to resume. Compile it with checkpointer=InMemorySaver() (or another saver) and run it "
+            "again: the command that answers it is then printed here."
+        )
+
+
+def resume_command(args: argparse.Namespace, thread_id: str, answer: str = "ANSWER") -> str:
+    """The `stepscope run` command line that answers the thread's interrupt with `answer`."""
+    parts = ["stepscope", "run", args.target, "--thread", thread_id, "--resume", answer]
+    if args.db:
+        parts += ["--db", str(args.db)]
+    return " ".join(shlex.quote(p) if p != answer else p for p in parts)

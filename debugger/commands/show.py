@@ -1,0 +1,62 @@
+"""`stepscope show FILE|RUN_ID`: a run's merges, one reducer call at a time (`--step N`, `--channel KEY`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from debugger import run_status
+from debugger.commands.common import add_checkpointer_options, add_command, thread_from_args
+from debugger.present import explain_call, short
+from debugger.replay import Replay
+from debugger.stores.opening import load_trace
+from debugger.stores.protocol import StoreError
+from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+
+
+def add_to(commands: Any) -> None:
+    """Registers `stepscope show` and its options."""
+    show = add_command(commands, "show", command, "print a run's merges, one reducer call at a time")
+    show.add_argument("trace", help="a trace .json file or a stored run id (a unique prefix is enough)")
+    show.add_argument("--step", type=int, help="only this superstep")
+    show.add_argument("--channel", help="only this state key")
+    add_checkpointer_options(show)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Prints every reducer call of the run (a file, a stored run or a checkpointer thread)."""
+    thread = thread_from_args(args, args.trace)
+    trace = thread[0] if thread else load_trace(args.trace, args.db)
+    replay = Replay(trace)
+    steps = [s for s in trace.steps if args.step is None or s.step == args.step]
+    if args.step is not None and not steps:
+        raise StoreError(f"the run has no step {args.step}; it has steps {replay.order[0]}..{replay.order[-1]}.")
+    if args.channel is not None:
+        known = set(trace.graph.get("channels") or {}) | {c.channel for s in trace.steps for c in s.reducer_calls}
+        if args.channel not in known:
+            raise StoreError(
+                f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}."
+            )
+    print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {run_status.label(trace.status, trace.error)}")
+    for step in steps:
+        _print_step(replay, step, args.channel)
+    if trace.error and trace.status not in ("running", "cancelled", "timeout"):
+        print(f"error: {trace.error['class']}: {trace.error['message']}")
+    last = replay.order[-1] if replay.order else None
+    print(run_status.ending(trace.status, trace.error, after=f"step {last}" if last is not None else ""))
+    return 0
+
+
+def _print_step(replay: Replay, step: Any, channel: str | None) -> None:
+    """One superstep's reducer calls (on `channel` only, when given), each with what it did in words."""
+    calls = [(c, b, a) for c, b, a in replay.call_values(step.step) if channel in (None, c.channel)]
+    if not calls:
+        return
+    print(f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}")
+    for call, before, after in calls:
+        verdict = "REFUSED" if call.error else short(after, 60)
+        print(
+            f"  #{call.index} {call.channel} [{call.reducer}] from {call.writer_name}: "
+            f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}"
+        )
+        print(f"      {explain_call(call, before, after, applied=step.committed)}")

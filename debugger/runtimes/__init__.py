@@ -1,0 +1,11 @@
+"""The runtimes a graph can run on, behind one interface (`runtime.py` says exactly what each provides).
+
+    runtime.py      the `Runtime` protocol, `Recorded`, `RunSetupError`, `TargetError`
+    registry.py     `RUNTIMES`, `runtime_of(graph)`, `runtime_of_trace(trace)`: the only place that
+                    tells an engine graph from a langgraph one
+    targets.py      `load_target(spec)`: imports the user's module, picks the graph and its runtime, once
+    engine/         StepScope's own engine
+    langgraph/      langgraph itself, recorded by watching its run (`debugger/langgraph_recorder/`)
+
+Nothing outside this folder asks which runtime a graph or a trace belongs to.
+"""

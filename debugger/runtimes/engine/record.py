@@ -1,0 +1,140 @@
+"""The engine runtime (`debugger.runtimes.runtime.Runtime` over StepScope's `engine/`).
+
+Its runs are recorded by `debugger.recording.record_run` (the engine's `Recorder` hook on a worker
+thread, so Ctrl-C and a time limit stop the wait and keep what was recorded); with a sink, every
+superstep is stored as it commits. It has no checkpointer threads of the user's: the thread options
+of `stepscope run` are refused by name.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+from debugger.recording import record_run
+from debugger.runtimes.runtime import NO_RESUME, Recorded, TargetError
+from engine import Command, CompiledStateGraph, InMemorySaver
+from engine.trace import Recorder, Trace, takes_config
+
+THREAD_OPTIONS = ("config", "thread", "context", "resume")
+"""The `stepscope run` options that only runtimes with threads take."""
+
+
+_NO_THREADS = "{target}: StepScope graphs keep no checkpointer threads of their own to read or fork."
+
+
+class EngineRuntime:
+    """StepScope's engine: graphs compiled by `engine.StateGraph`."""
+
+    name = "engine"
+    title = "StepScope"
+    errors: tuple[type[Exception], ...] = ()
+    has_threads = False
+
+    def claims(self, value: Any) -> bool:
+        """An engine `CompiledStateGraph`."""
+        return isinstance(value, CompiledStateGraph)
+
+    def records(self, trace: Trace) -> bool:
+        """A trace the engine's recorder wrote (langgraph's say `source: langgraph`)."""
+        return (trace.graph or {}).get("source") in (None, "engine")
+
+    def check_run_options(self, given: list[str], target: str) -> None:
+        """The thread options belong to langgraph apps: refused by name."""
+        refused = [f"--{name}" for name in THREAD_OPTIONS if name in given]
+        if refused:
+            raise TargetError(
+                f"{', '.join(refused)}: only for langgraph apps (threads, checkpointers and run contexts); "
+                f"{target} is a StepScope engine graph."
+            )
+
+    def record(
+        self,
+        graph: Any,
+        graph_input: Any,
+        config: dict[str, Any] | None,
+        *,
+        target: str,
+        thread: str | None = None,
+        resume: Any = NO_RESUME,
+        context: Any = None,
+        timeout: float | None = None,
+        sink: Any = None,
+        db: str | None = None,
+        keep_thread: bool = True,
+    ) -> Recorded:
+        """`record_run`, streamed into `sink` when given. `thread`, `resume` and `context` were refused by
+        `check_run_options`; `db` and `keep_thread` concern threads, which the engine has none of."""
+        recorder = Recorder(target=target, sink=sink) if sink is not None else None
+        outcome = record_run(graph, graph_input, dict(config or {}), target=target, timeout=timeout, recorder=recorder)
+        if sink is not None:
+            sink.finish(outcome.trace)
+        return Recorded(outcome.trace, outcome.output, outcome.failure)
+
+    def static_view(self, graph: Any) -> tuple[Any, str | None]:
+        """An engine graph is read by the checks before running as it is."""
+        return graph, None
+
+    def checkpointed_copy(self, graph: Any) -> Any:
+        """The builder compiled again with an `InMemorySaver` of its own."""
+        return graph.builder.compile(
+            checkpointer=InMemorySaver(),
+            name=graph.name,
+            interrupt_before=graph.interrupt_before_nodes or None,
+            interrupt_after=graph.interrupt_after_nodes or None,
+        )
+
+    def resume_input(self, answer: Any) -> Any:
+        """The engine's `Command(resume=answer)`."""
+        return Command(resume=answer)
+
+    def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
+        """The graph with `node` returning `write` in `step` (and running as before in every other step).
+        A subgraph node is not replaced (None): its inner steps fork with `update_state` instead."""
+        spec = graph.builder.nodes[node]
+        action = spec.action
+        if hasattr(action, "builder"):
+            return None
+
+        def edited(state: Any, config: dict[str, Any]) -> Any:
+            if (config.get("metadata") or {}).get("langgraph_step") == step:
+                return dict(write)
+            return action(state, config=config) if takes_config(action) else action(state)
+
+        builder = copy.copy(graph.builder)
+        builder.nodes = {**graph.builder.nodes, node: dataclasses.replace(spec, action=edited)}
+        return builder.compile(
+            name=graph.name,
+            interrupt_before=graph.interrupt_before_nodes or None,
+            interrupt_after=graph.interrupt_after_nodes or None,
+        )
+
+    def read_thread(
+        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    ) -> Trace:
+        """The engine's graphs write no checkpointer threads of the user's to read."""
+        raise TargetError(_NO_THREADS.format(target=target or graph.name))
+
+    def fork_thread(
+        self,
+        url: str,
+        thread_id: str,
+        app: Any,
+        checkpoint_id: str,
+        *,
+        values: Any = None,
+        as_node: str | None = None,
+        resume: Any = None,
+        local: Any = None,
+    ) -> Any:
+        """The engine's graphs write no checkpointer threads of the user's to fork."""
+        raise TargetError(_NO_THREADS.format(target=app.target))
+
+    def drive(
+        self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
+    ) -> Any:
+        """The live engineer's `EngineDrivenRun` (`debugger/runtimes/engine/live.py`, merged from wt-live)."""
+        from debugger.runtimes.engine.live import EngineDrivenRun  # not a cycle: the module arrives with wt-live
+
+        return EngineDrivenRun(graph, graph_input, config, target=target, hooks=hooks)

@@ -1,0 +1,152 @@
+"""The langgraph runtime (`debugger.runtimes.runtime.Runtime` over langgraph's own `invoke`).
+
+A run is `debugger.langgraph_recorder.runs.run_graph`: langgraph runs the graph, the recorder's
+patches watch it. Runs live on checkpointer threads: a graph with a checkpointer and no thread gets a
+fresh one, `resume=` answers the thread's interrupt, an `InMemorySaver` thread is kept in a file
+beside the run database between processes. With a time limit the run goes on a worker thread and
+what was recorded when the limit passed is returned, status `timeout`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debugger.langgraph_recorder.names import is_langgraph_graph
+from debugger.langgraph_recorder.probe import UnsupportedLangGraph
+from debugger.langgraph_recorder.runs import RunResult, checkpointer_of, run_graph, run_in_background
+from debugger.langgraph_recorder.static_view import StaticViewError, static_view
+from debugger.langgraph_recorder.superstep import UnrecordableChannel
+from debugger.langgraph_recorder.threads import ThreadFileError
+from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError
+from debugger.stores.opening import local_db_path
+from debugger.threads.fork import ForkResult, fork_thread
+from debugger.threads.rebuild import read_thread
+from engine.trace import Trace
+
+
+class LangGraphRuntime:
+    """langgraph: graphs compiled by `langgraph.graph.StateGraph` (or any `Pregel`)."""
+
+    name = "langgraph"
+    title = "langgraph"
+    errors: tuple[type[Exception], ...] = (UnsupportedLangGraph, UnrecordableChannel, ThreadFileError)
+    has_threads = True
+
+    def claims(self, value: Any) -> bool:
+        """A compiled langgraph graph, told by its class names (langgraph is not imported)."""
+        return is_langgraph_graph(value)
+
+    def records(self, trace: Trace) -> bool:
+        """A trace the langgraph recorder wrote: its graph description says `source: langgraph`."""
+        return (trace.graph or {}).get("source") == "langgraph"
+
+    def check_run_options(self, given: list[str], target: str) -> None:
+        """langgraph apps take every thread option."""
+
+    def record(
+        self,
+        graph: Any,
+        graph_input: Any,
+        config: dict[str, Any] | None,
+        *,
+        target: str,
+        thread: str | None = None,
+        resume: Any = NO_RESUME,
+        context: Any = None,
+        timeout: float | None = None,
+        sink: Any = None,
+        db: str | None = None,
+        keep_thread: bool = True,
+    ) -> Recorded:
+        """`run_graph` (on a worker thread when there is a `timeout`), stored through `sink` at its end."""
+        _check_resume(graph, config, thread, resume, target)
+        options: dict[str, Any] = dict(
+            target=target,
+            config=config,
+            context=context,
+            thread=thread or None,
+            resume=resume,
+            db=False,  # stored below, through the sink, as every runtime's runs are
+            db_path=local_db_path(db),
+            keep_thread=keep_thread,
+        )
+        if timeout is None:
+            done: RunResult | Trace = run_graph(graph, graph_input, **options)
+        else:
+            done = run_in_background(graph, graph_input, timeout=timeout, **options)
+        if isinstance(done, RunResult):
+            recorded = Recorded(done.trace, done.output, done.error, done.thread_id, done.new_thread, done.before_start)
+        else:  # the time limit passed: what was recorded so far
+            recorded = Recorded(done, thread_id=done.thread_id or "")
+        if sink is not None:
+            sink.finish(recorded.trace)
+        return recorded
+
+    def static_view(self, graph: Any) -> tuple[Any, str | None]:
+        """The engine-shaped builder the checks before running read (`static_view.py`), or why not."""
+        try:
+            return static_view(graph), None
+        except StaticViewError as exc:
+            return None, str(exc)
+
+    def checkpointed_copy(self, graph: Any) -> Any:
+        """langgraph's own graph with a fresh saver of its own: the user's threads stay untouched."""
+        from langgraph.checkpoint.memory import InMemorySaver  # optional heavy package, only when forking
+
+        return graph.copy(update={"checkpointer": InMemorySaver()})
+
+    def resume_input(self, answer: Any) -> Any:
+        """langgraph's `Command(resume=answer)`."""
+        from langgraph.types import Command  # optional heavy package, only when resuming
+
+        return Command(resume=answer)
+
+    def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
+        """langgraph's nodes are its own runnables: not replaced; forks use `update_state` after the step."""
+        return None
+
+    def read_thread(
+        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    ) -> Trace:
+        """The thread's checkpoints replayed through langgraph's `apply_writes` (`debugger/threads/rebuild.py`)."""
+        return read_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
+
+    def fork_thread(
+        self,
+        url: str,
+        thread_id: str,
+        app: Any,
+        checkpoint_id: str,
+        *,
+        values: Any = None,
+        as_node: str | None = None,
+        resume: Any = None,
+        local: Any = None,
+    ) -> ForkResult:
+        """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`debugger/threads/fork.py`)."""
+        return fork_thread(
+            url, thread_id, app, checkpoint_id, values=values, as_node=as_node, resume=resume, local=local
+        )
+
+    def drive(
+        self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
+    ) -> Any:
+        """The live engineer's `LangGraphDrivenRun` (`debugger/runtimes/langgraph/live.py`, merged from wt-live)."""
+        from debugger.runtimes.langgraph.live import LangGraphDrivenRun  # not a cycle: the module arrives with wt-live
+
+        return LangGraphDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
+
+
+def _check_resume(graph: Any, config: dict[str, Any] | None, thread: str | None, resume: Any, target: str) -> None:
+    """`resume=` continues a thread: refused, before anything runs, without one to continue."""
+    if resume is NO_RESUME:
+        return
+    if not (thread or ((config or {}).get("configurable") or {}).get("thread_id")):
+        raise RunSetupError(
+            "--resume continues a thread: give the thread with --thread ID (the run that stopped printed it)."
+        )
+    if checkpointer_of(graph) is None:
+        raise RunSetupError(
+            f"{target} has no checkpointer, so there is no thread to resume: compile it with "
+            f"checkpointer=InMemorySaver() (or another saver)."
+        )

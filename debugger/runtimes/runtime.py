@@ -1,0 +1,186 @@
+"""What a runtime provides to the debugger: the one interface every command, source and fork is written against.
+
+A *runtime* is a way a compiled graph runs: StepScope's own engine (`debugger/runtimes/engine/`) or
+langgraph itself (`debugger/runtimes/langgraph/`). The debugger never asks which one it talks to (the
+Debug Adapter Protocol's rule): `debugger.runtimes.load_target(spec)` picks the runtime once, from the
+graph the target names, and everything after that goes through the `Runtime` it returned.
+
+Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runtimes/<name>/` whose
+`__init__.py` defines one object satisfying `Runtime`, and its name added to `RUNTIMES` in
+`debugger/runtimes/registry.py`. Nothing else changes. The object must provide exactly:
+
+- `name`: a short identifier ("engine", "langgraph"), and `title`: how messages call its graphs
+  ("StepScope", "langgraph"), as in "x.py is a StepScope graph".
+- `claims(value) -> bool`: True for a compiled graph of this runtime. It must not import the runtime's
+  own heavy package to answer (look at class names), since every target is offered to every runtime.
+- `records(trace) -> bool`: True for a Trace this runtime recorded (its `graph` description says so).
+- `errors`: the exception classes of its own that mean "this graph, thread or setup cannot be handled"
+  (an unsupported version of its package, a channel it cannot record); each message is one line with the
+  fix, and the commands print it as `error: ...` (exit 2) rather than a traceback.
+- `has_threads`: whether its runs live on checkpointer threads: a run can be continued
+  (`run --thread ID`), an `interrupt()` answered by a later process (`run --thread ID --resume VALUE`),
+  and the app shows the thread's runs as the turns of a conversation.
+- `check_run_options(given, target)`: raise `TargetError` naming any of the thread options in
+  `given` (`--config`, `--thread`, `--context`, `--resume`) this runtime does not take.
+- `record(graph, graph_input, config, *, target, thread, resume, context, timeout, sink, db,
+  keep_thread) -> Recorded`: THE record path (`stepscope run`, `stepscope diagnose`, the app's sources,
+  time travel). It runs the graph to its end, however it ends: the run's own failure is in the
+  returned trace and `Recorded.error`, never raised. It raises `RunSetupError` only for a run that
+  cannot be set up as asked. `timeout` seconds (None: no limit) ends the wait with the trace
+  recorded so far, status `timeout`. With a `sink` (`debugger.recording.StoreSink`) the run is
+  stored through it, step by step if the runtime can, and `sink.finish(trace)` has been called
+  when `record` returns; without one nothing is stored. `db` is the run database the user named
+  (runtimes that keep files beside it, as langgraph's in-memory threads do, put them there);
+  `keep_thread=False` keeps no such file (time travel's throwaway copies).
+- `static_view(graph) -> (view or None, why skipped or None)`: what the checks before running
+  (`debugger.diagnostics.diagnose_graph`) read: an object with a `.builder` shaped as the engine's
+  `StateGraph` (nodes with their functions, edges, branches, channels with reducers).
+- time travel (`debugger/timetravel.py` is written once over these three):
+  `checkpointed_copy(graph)` the graph compiled again on a fresh in-memory checkpointer of its own
+  (never the user's), supporting `get_state_history`, `update_state(config, values, as_node=)` and
+  `invoke`; `resume_input(answer)` the input that answers an interrupt (its `Command(resume=...)`);
+  `with_write_in_step(graph, node, step, write)` a compiled copy in which `node` returns `write` in
+  superstep `step` instead of running (the fork is then one whole recorded run), or None when this
+  runtime cannot replace a node (the fork then uses `update_state` after the step).
+- checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
+  `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target) -> Trace` a thread of the
+  app's checkpointer (`debugger.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace
+  with the app's graph, up to `checkpoint_id` (default: the newest); `fork_thread(url, thread_id, app,
+  checkpoint_id, *, values, as_node, resume, local) -> debugger.threads.fork.ForkResult` time travel
+  from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
+  `debugger.threads.open.App`.
+- `drive(graph, graph_input, config, *, target, hooks=None) -> DrivenRun`: a run the live controller
+  drives one superstep at a time (`debugger/runtimes/driven.py`, the live engineer's protocol).
+
+The graph's builder must expose `builder.nodes` and `builder.channels` (dicts keyed by name), as both
+the engine and langgraph do: time travel and the forms read node and key names from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.trace import Trace
+
+NO_RESUME = object()
+"""`resume=NO_RESUME`: the run does not answer an interrupt (None is a valid answer)."""
+
+
+class TargetError(Exception):
+    """A target that cannot be loaded or run as asked; the message says what is wrong and what to do."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
+
+
+class RunSetupError(Exception):
+    """A run that cannot be set up as asked (a bad --context, a thread file that cannot be read, --resume
+    without a thread); the message says what to give instead."""
+
+
+@dataclass
+class Recorded:
+    """One recorded run, as `Runtime.record` returns it."""
+
+    trace: Trace
+    """The run's trace; with a sink that streamed, only the steps not stored yet (`StoreSink.whole_trace`)."""
+    output: Any = None
+    """The graph's output (its final state) when it returned one."""
+    error: BaseException | None = None
+    """The run's own exception (a node that raised, the recursion limit), if any."""
+    thread_id: str = ""
+    """The checkpointer thread the run went on; '' for a run without one."""
+    new_thread: bool = False
+    """The thread was made up for this run (a graph with a checkpointer and no thread given)."""
+    before_start: bool = False
+    """The runtime refused the run before any node ran (the trace has no steps of the graph's own)."""
+
+    @property
+    def ok(self) -> bool:
+        """The run ended by itself, done or paused at an interrupt."""
+        return self.error is None and self.trace.status in ("done", "interrupted")
+
+
+class Runtime(Protocol):
+    """One runtime behind the debugger (see the module docstring for what each member must do)."""
+
+    name: str
+    title: str
+    errors: tuple[type[Exception], ...]
+    has_threads: bool
+
+    def claims(self, value: Any) -> bool:
+        """A compiled graph of this runtime."""
+        ...
+
+    def records(self, trace: Trace) -> bool:
+        """A trace this runtime recorded."""
+        ...
+
+    def check_run_options(self, given: list[str], target: str) -> None:
+        """Raises `TargetError` for thread options (`--thread`, ...) this runtime does not take."""
+        ...
+
+    def record(
+        self,
+        graph: Any,
+        graph_input: Any,
+        config: dict[str, Any] | None,
+        *,
+        target: str,
+        thread: str | None = None,
+        resume: Any = NO_RESUME,
+        context: Any = None,
+        timeout: float | None = None,
+        sink: Any = None,
+        db: str | None = None,
+        keep_thread: bool = True,
+    ) -> Recorded:
+        """Runs `graph` recorded, however it ends (see the module docstring)."""
+        ...
+
+    def static_view(self, graph: Any) -> tuple[Any, str | None]:
+        """(what the checks before running read, or None; why they cannot, or None)."""
+        ...
+
+    def checkpointed_copy(self, graph: Any) -> Any:
+        """The graph on a fresh in-memory checkpointer of its own, for time travel."""
+        ...
+
+    def resume_input(self, answer: Any) -> Any:
+        """The graph input that answers an interrupt with `answer`."""
+        ...
+
+    def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
+        """A copy where `node` returns `write` in `step`, or None when this runtime cannot make one."""
+        ...
+
+    def read_thread(
+        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    ) -> Trace:
+        """A checkpointer thread rebuilt into a Trace with the app's graph."""
+        ...
+
+    def fork_thread(
+        self,
+        url: str,
+        thread_id: str,
+        app: Any,
+        checkpoint_id: str,
+        *,
+        values: Any = None,
+        as_node: str | None = None,
+        resume: Any = None,
+        local: Any = None,
+    ) -> Any:
+        """Time travel from a checkpoint of the thread, on a local copy (a `ForkResult`)."""
+        ...
+
+    def drive(
+        self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
+    ) -> Any:
+        """A run the live controller drives one superstep at a time (a `DrivenRun`)."""
+        ...
