@@ -9,6 +9,11 @@ recording and the final state are the same run after run.
 
 A node with a `RetryPolicy` is retried here, inside its task: each failed attempt is kept on the task
 (`task.attempts`) and reported to the hooks; only the last attempt's outcome reaches the barrier.
+
+Two things a caller that owns the loop may add, both off unless asked for, so a plain run takes the
+same path as ever: hooks that listen for `task_started`/`task_ended` hear of each task as it starts
+and ends on its own thread, and the loop's asker answers an `interrupt()` while the task waits
+(`interrupts.py`): the node then runs again from its top with the answer.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from .channels import MISSING
 from .constants import END, START, TASKS, branch_channel
 from .context import TaskContext, current_task
 from .errors import GraphBubbleUp, GraphInterrupt, InvalidUpdateError, ParentCommand
-from .hooks import TaskAttempt
+from .hooks import TaskAttempt, listens
+from .interrupts import NO_ANSWER
 from .schema import state_update_pairs
 from .types import Command, Send
 
@@ -140,14 +146,20 @@ class Runner:
         self.loop = loop
         self.max_concurrency = max_concurrency
         self.pool = ForkJoinPool(max(max_concurrency - 1, 0)) if max_concurrency else None
+        self.watch = loop.hooks if listens(loop.hooks, "task_started", "task_ended") else None
+        """The hooks to tell when each task starts and ends (None: no hook listens for that)."""
+        self.asker = loop.asker
+        """Answers the root run's `interrupt()`s while the task waits (None: an interrupt ends the run)."""
+        self.work = self.execute if self.watch is None and self.asker is None else self.watched
+        """What runs one sync task: chosen once, so a plain run pays nothing for watching or asking."""
 
     def run(self, tasks: list[Task]) -> None:
         if not tasks:
             return
         if len(tasks) == 1:
-            self.execute(tasks[0])
+            self.work(tasks[0])
         else:
-            (self.pool or shared_pool()).run(self.execute, tasks)
+            (self.pool or shared_pool()).run(self.work, tasks)
 
     async def arun(self, tasks: list[Task]) -> None:
         if not tasks:
@@ -172,6 +184,48 @@ class Runner:
         lets go, instead of leaving it for the garbage collector to find. Pool threads are daemons
         that wait for the next batch: nothing to release there."""
         self.loop = None  # type: ignore[assignment]
+
+    def watched(self, task: Task) -> None:
+        """`execute`, reported to the hooks as it starts and ends, with its `interrupt()`s answered."""
+        loop = self.loop
+        watch = self.watch
+        if watch is not None:
+            watch.task_started(ns=loop.ns, step=task.step, task=task)
+        try:
+            self.execute(task)
+            while self.asks(task):
+                answer = self.asker(task, task.interrupts[0].value)
+                if answer is NO_ANSWER:
+                    break
+                rerun(task, answer)
+                self.execute(task)
+        finally:
+            if watch is not None:
+                watch.task_ended(ns=loop.ns, step=task.step, task=task)
+
+    async def awatched(self, task: Task) -> None:
+        """`watched` for an `async def` node: the asker is called on a worker thread, so the event
+        loop (and the step's other tasks) go on while it waits for its answer."""
+        loop = self.loop
+        watch = self.watch
+        if watch is not None:
+            watch.task_started(ns=loop.ns, step=task.step, task=task)
+        try:
+            await self.aexecute_node(task)
+            while self.asks(task):
+                answer = await asyncio.to_thread(self.asker, task, task.interrupts[0].value)
+                if answer is NO_ANSWER:
+                    break
+                rerun(task, answer)
+                await self.aexecute_node(task)
+        finally:
+            if watch is not None:
+                watch.task_ended(ns=loop.ns, step=task.step, task=task)
+
+    def asks(self, task: Task) -> bool:
+        """The task stopped on an `interrupt()` of its own that the asker may answer. A subgraph's
+        own interrupt() answers through its checkpoints: it is left to end the run."""
+        return bool(task.interrupts) and self.asker is not None and not task.node.is_subgraph
 
     def execute(self, task: Task) -> None:
         """Runs one task to completion, retries included (sync nodes)."""
@@ -203,10 +257,17 @@ class Runner:
         node = task.node
         if not node.is_async:
             if node.action is None:  # the input's `__start__` task: nothing that could block
-                return self.execute(task)
+                return self.work(task)
             # A sync node may block (I/O, time.sleep): it runs on a worker thread, so the event loop
             # and the other tasks of the step keep going (LangGraph's run_in_executor).
-            return await asyncio.to_thread(self.execute, task)
+            return await asyncio.to_thread(self.work, task)
+        if self.work is not self.execute:
+            return await self.awatched(task)
+        return await self.aexecute_node(task)
+
+    async def aexecute_node(self, task: Task) -> None:
+        """Runs one `async def` node's task to completion, retries included."""
+        node = task.node
         loop = self.loop
         started = time.perf_counter()
         token = current_task.set(TaskContext(loop, task, loop.config))
@@ -265,10 +326,7 @@ class Runner:
             exc_info=exc,
         )
         # A fresh start: nothing of the failed attempt is kept, and interrupt() answers restart at 0.
-        task.error = None
-        task.result = MISSING
-        task.writes = []
-        task.routes = ()
+        clear_outcome(task)
         context = current_task.get()
         if context is not None:
             context.interrupt_calls = 0
@@ -276,6 +334,22 @@ class Runner:
         if hooks is not None:
             hooks.task_retrying(ns=self.loop.ns, step=task.step, task=task, attempt=attempt)
         return attempt.retry_in
+
+
+def clear_outcome(task: Task) -> None:
+    """Forgets what the task's last attempt did (its answers to `interrupt()` are kept)."""
+    task.error = None
+    task.interrupts = ()
+    task.result = MISSING
+    task.writes = []
+    task.routes = ()
+
+
+def rerun(task: Task, answer: Any) -> None:
+    """The task as before it ran, with one more answer: its node runs again from the top, and the
+    `interrupt()` that asked returns `answer` (earlier ones keep theirs, matched by position)."""
+    clear_outcome(task)
+    task.resume = [*task.resume, answer]
 
 
 def _fail(task: Task, exc: BaseException) -> None:
