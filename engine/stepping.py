@@ -9,23 +9,21 @@ it (`node_writes`, `apply_writes`, with `infer_as_node` naming the node, as `upd
 This module names that surface in one place; the modules behind it are the engine's own.
 """
 
-from .algo import RunState, Task, apply_writes, plan_tasks
+from .algo import RunState, Task, apply_writes
 from .constants import INTERRUPT
 from .hooks import combine
 from .interrupts import NO_ANSWER, Asker
-from .runner import Runner, node_writes
+from .runner import node_writes
 from .state_api import infer_as_node
 
 __all__ = [
     "RunState",
     "Task",
     "apply_writes",
-    "plan_tasks",
     "INTERRUPT",
     "combine",
     "NO_ANSWER",
     "Asker",
-    "Runner",
     "node_writes",
     "infer_as_node",
 ]

@@ -116,7 +116,7 @@ def command_run(args: Any, target: Any, table: Any) -> int:
 
 
 def _follow(args: Any, target: Any, options: dict[str, Any]) -> int:
-    """`--follow`: a live run (`debugger/live/langgraph_run.py`) on a fresh thread, printed as it goes."""
+    """`--follow`: a live run (`debugger/runtimes/langgraph/live.py`) on a fresh thread, printed as it goes."""
     from debugger.live.follow import follow
 
     given = [name for name in ("thread", "context") if options[name] is not None] + (

@@ -1,0 +1,1 @@
+"""StepScope's own engine as a runtime of the debugger."""

@@ -1,0 +1,1 @@
+"""Apps written with `langgraph` itself as a runtime of the debugger."""
