@@ -15,9 +15,10 @@ from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INP
 from .context import TaskContext
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, InvalidUpdateError, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
-from .runner import Runner, node_writes
+from .runner import Runner
 from .schema import update_as_pairs
 from .types import Command, RunStatus, StepKind
+from .writes import node_writes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .checkpointing import Persistence

@@ -13,8 +13,8 @@ from .algo import RunState, Task, apply_writes
 from .constants import INTERRUPT
 from .hooks import combine
 from .interrupts import NO_ANSWER, Asker
-from .runner import node_writes
 from .state_api import infer_as_node
+from .writes import node_writes
 
 __all__ = [
     "RunState",

@@ -1,4 +1,4 @@
-"""Live runs of apps written with the real `langgraph` (`debugger/live/langgraph_run.py`): step mode,
+"""Live runs of apps written with the real `langgraph` (`debugger/runtimes/langgraph/live.py`): step mode,
 breakpoints, the state at a pause against what the node really received, an edit against langgraph's
 own `update_state`, Stop, `interrupt()` answered, and `stepscope run --follow` on a langgraph file."""
 
@@ -144,6 +144,18 @@ def test_edit_at_a_pause_gives_langgraphs_own_update_state_result_and_is_recorde
     replay = Replay(final.trace)
     assert replay.state_after(3) == {"log": ["a", "b", "human"], "count": 100}  # replay shows the edit
     assert replay.state_after(final.trace.steps[-1].step) == expected
+
+
+def test_an_edit_as_the_last_node_ends_the_run_as_langgraph_does() -> None:
+    """Edited as `c` before `c` runs, nothing is left to run: the run ends `done` with langgraph's output."""
+    run = start_live_run(pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(before=["c"]))
+    paused(run)
+    run.edit({"count": 100}, as_node="c")
+    run.resume()
+    final = run.join(10)
+    expected = langgraph_reference({"count": 100}, "c")
+    assert final.status == "done", final.message
+    assert final.trace.output == expected == {"log": ["a", "b"], "count": 100}
 
 
 def test_a_refused_edit_leaves_the_run_paused_and_unchanged() -> None:

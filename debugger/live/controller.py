@@ -30,16 +30,7 @@ from typing import Any, Sequence
 
 from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.live.ending import cancel, error_line
-from debugger.live.status import (
-    CANCELLED,
-    PAUSED,
-    RUNNING,
-    STOPPING,
-    Breakpoints,
-    LiveSnapshot,
-    Pause,
-    TaskProgress,
-)
+from debugger.live.status import CANCELLED, PAUSED, RUNNING, STOPPING, Breakpoints, LiveSnapshot, Pause, TaskProgress
 from debugger.runtimes.driven import (
     NO_ANSWER,
     Boundary,
@@ -101,6 +92,9 @@ class LiveRun:
         ask: bool = True,
     ) -> None:
         self.driven = driven
+        self.graph, self.graph_input, self.config = driven.graph, driven.graph_input, driven.config
+        """The graph as the user wrote it, its input and the config the run goes with."""
+        self.target = driven.target
         self.db = db
         self.store = store
         self.ask = ask
@@ -118,23 +112,6 @@ class LiveRun:
         self._stop_requested = False
         self._final = False
         self._thread: threading.Thread | None = None
-
-    @property
-    def graph(self) -> Any:
-        """The graph as the user wrote it."""
-        return self.driven.graph
-
-    @property
-    def graph_input(self) -> Any:
-        return self.driven.graph_input
-
-    @property
-    def config(self) -> dict[str, Any]:
-        return self.driven.config
-
-    @property
-    def target(self) -> str:
-        return self.driven.target
 
     # ---- what callers use ------------------------------------------------------------------------
 

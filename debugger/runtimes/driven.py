@@ -170,26 +170,35 @@ class DrivenRun(Protocol):
     resume_hint: str
     """How to go on from a run an `interrupt()` ended, in words (said when it ends so)."""
 
-    def start(self, progress: RunProgress, *, ask: bool) -> None: ...
+    def start(self, progress: RunProgress, *, ask: bool) -> None:
+        """Prepares the run, reporting to `progress`; `ask`: an `interrupt()` asks instead of ending it."""
 
-    def preview(self) -> Upcoming: ...
+    def preview(self) -> Upcoming:
+        """What the next superstep would run, and what the last one ran."""
 
-    def step(self) -> bool: ...
+    def step(self) -> bool:
+        """Runs one superstep; False when the run is over."""
 
-    def boundary(self) -> Boundary: ...
+    def boundary(self) -> Boundary:
+        """What a pause before the next superstep shows."""
 
-    def update_state(self, values: Any, as_node: str | None) -> str: ...
+    def update_state(self, values: Any, as_node: str | None) -> str:
+        """Applies an edit as `as_node` (None: the node LangGraph would pick); the node it was made as."""
 
-    def trace(self, *, final: bool = False) -> Trace | None: ...
+    def trace(self, *, final: bool = False) -> Trace | None:
+        """The recording so far (committed steps), or the whole of it once the run is over (`final`)."""
 
-    def open_step(self) -> StepRecord | None: ...
+    def open_step(self) -> StepRecord | None:
+        """The record of the step running now, if it has not committed."""
 
     def questions(self) -> tuple[Any, ...]:
         """The questions (values as asked) of the `interrupt()`s the run ended on; () if none did."""
 
-    def request_stop(self) -> None: ...
+    def request_stop(self) -> None:
+        """Asks the run to stop at its next chance; returns at once (any thread)."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Frees what the run holds, once the controller is done with it."""
 
 
 def node_names(nodes: Any, graph: Any) -> tuple[str, ...]:

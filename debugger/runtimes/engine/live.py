@@ -73,9 +73,11 @@ class EngineDrivenRun:
         self.loop.start()
 
     def preview(self) -> Upcoming:
+        """`Loop.preview()`: the tasks `plan` would make next, planned without planning."""
         return Upcoming.of((t.name for t in self.loop.preview()), self._just_ran)
 
     def step(self) -> bool:
+        """The loop's `plan()` and `execute()`, reported as the step starts and commits."""
         loop = self.loop
         if self._stopping or not loop.plan():
             return False
@@ -87,6 +89,7 @@ class EngineDrivenRun:
         return more
 
     def boundary(self) -> Boundary:
+        """The next superstep's tasks and the state they read, from the loop itself."""
         loop = self.loop
         graph = loop.graph
         planned = loop.preview()
@@ -102,6 +105,7 @@ class EngineDrivenRun:
         )
 
     def update_state(self, values: Any, as_node: str | None) -> str:
+        """`edits.apply_edit`: tried on a copy first, then `Loop.update_state`."""
         as_node, channels = apply_edit(self.loop, values, as_node)
         self._writers = {channel: [f"your edit as {as_node}"] for channel in channels}
         return as_node
@@ -119,11 +123,13 @@ class EngineDrivenRun:
         return view
 
     def open_step(self) -> StepRecord | None:
+        """The recorder's newest step, while it has not committed."""
         trace = self.recorder.trace
         newest = trace.steps[-1] if trace is not None and trace.steps else None
         return newest if newest is not None and not newest.committed else None
 
     def questions(self) -> tuple[Any, ...]:
+        """The values of the `Interrupt`s the loop stopped on."""
         interrupts = self.loop.interrupts if self.loop is not None else []
         return tuple(getattr(i, "value", i) for i in interrupts)
 
@@ -165,10 +171,12 @@ class _ProgressHooks(Hooks):
         self.progress = progress
 
     def task_started(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
+        """A root task began."""
         if not ns:  # a subgraph's tasks are inside the root task that runs it
             self.progress.task_started(task.id, task.name)
 
     def task_ended(self, *, ns: tuple[str, ...], step: int, task: Task) -> None:
+        """A root task ended: how, and what it wrote."""
         if ns:
             return
         if task.interrupts:

@@ -92,6 +92,9 @@ class LangGraphDrivenRun:
         self._last_step = -1
         self._in_step = False
         self._out_of_steps = False
+        self._ended = False
+        """The last segment ran the run to its end. (After an edit that leaves nothing to run, the next
+        segment still runs: langgraph ends the run from the edited checkpoint, with its output.)"""
         self._stopping = False
 
     # ---- driving --------------------------------------------------------------------------------
@@ -106,6 +109,7 @@ class LangGraphDrivenRun:
             self._event_loop = asyncio.new_event_loop()
 
     def preview(self) -> Upcoming:
+        """langgraph's next nodes at this boundary, and the nodes of the last loop step recorded."""
         if self._state is None:
             return Upcoming.of()
         last = self._last_loop_step()
@@ -113,8 +117,8 @@ class LangGraphDrivenRun:
 
     def step(self) -> bool:
         """One segment (the input's, first); again with the answer while an `interrupt()` asks."""
-        if self._state is not None and not self._state.next:
-            return False  # the run ended; its last segment has the status and output
+        if self._ended:
+            return False  # its last segment has the status and output
         graph_input = self.graph_input if self._state is None else None
         while not self._stopping:
             config = self._segment_config()
@@ -126,7 +130,8 @@ class LangGraphDrivenRun:
             state = self._state = self._get_state(self.config)
             pending = [i for t in state.tasks for i in (t.interrupts or ())]
             if not pending:
-                return bool(state.next)
+                self._ended = not state.next
+                return not self._ended
             if not self._asks:
                 return False  # `--follow`: an interrupt ends the run, as `invoke` does
             boundary = self._boundary(state, pending[:1])  # one question at a time
@@ -138,9 +143,11 @@ class LangGraphDrivenRun:
         return False
 
     def boundary(self) -> Boundary:
+        """The pause from `get_state` at this boundary."""
         return self._boundary(self._state, [])
 
     def questions(self) -> tuple[Any, ...]:
+        """The questions the last segment ended on."""
         segments = self._segments()
         return tuple(i.get("value") for i in segments[-1].interrupts) if segments else ()
 
@@ -149,6 +156,7 @@ class LangGraphDrivenRun:
         self._stopping = True
 
     def close(self) -> None:
+        """Leaves the recorder session and closes the run's event loop."""
         if self._token is not None:
             probe.ACTIVE.reset(self._token)
             self._token = None
@@ -369,6 +377,7 @@ class LangGraphDrivenRun:
         return view
 
     def open_step(self) -> StepRecord | None:
+        """The last segment's newest step, while it has not committed."""
         segments = self._segments()
         open_steps = segments[-1].steps if segments else []
         return open_steps[-1] if open_steps and not open_steps[-1].committed else None
