@@ -88,7 +88,9 @@ class TaskEnd:
     """How one task of the running superstep ended, as soon as it has."""
 
     id: str
+    """The task's id (`Task.id`, or langgraph's task id)."""
     name: str
+    """The node it ran."""
     state: str
     """`done`, `failed` or `interrupted`."""
     duration: float | None = None
