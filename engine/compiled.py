@@ -14,6 +14,7 @@ from .channels import Channel
 from .checkpointing import Persistence
 from .constants import INTERRUPT, START, branch_channel, join_channel
 from .context import current_task
+from .draw import graph_of
 from .hooks import Hooks, combine
 from .loop import Loop
 from .nodes import CompiledBranch, CompiledNode, is_coroutine_function
@@ -24,6 +25,7 @@ from .stream import StreamCollector
 
 if TYPE_CHECKING:  # pragma: no cover
     from .graph import StateGraph
+    from .interrupts import Asker
 
 
 def _invoke_output(loop: Loop, output: Any) -> Any:
@@ -159,10 +161,12 @@ class CompiledStateGraph:
         output_keys: list[str] | str | None = None,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
+        asker: Asker | None = None,
     ) -> Loop:
         """A run that has not started: call `tick()` until it returns False. A run started inside
         another graph's task (a subgraph, or `invoke` called by a node) nests under that task: it
-        inherits the parent's config and hooks, and its namespace names the task."""
+        inherits the parent's config and hooks, and its namespace names the task. `asker` answers
+        the run's `interrupt()`s as they are asked (`interrupts.py`; nested runs do not inherit it)."""
         parent = current_task.get()
         ns: tuple[str, ...] = ()
         if parent is not None:
@@ -180,6 +184,7 @@ class CompiledStateGraph:
             interrupt_after=interrupt_after,
             persistence=self._persistence(config or {}, ns, parent),
             parent=parent,
+            asker=asker,
         )
 
     def _persistence(self, config: dict[str, Any], ns: tuple[str, ...], parent: Any) -> Persistence | None:
@@ -357,6 +362,4 @@ class CompiledStateGraph:
     # ---- drawing -------------------------------------------------------------------------------
 
     def get_graph(self, config: Any = None, *, xray: int | bool = False) -> Any:
-        from .draw import graph_of  # late: draw.py imports this module (it finds subgraphs by type)
-
         return graph_of(self, xray=xray)

@@ -21,11 +21,13 @@ import inspect
 import string
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .algo import RunState, Task, apply_writes
-from .compiled import CompiledStateGraph
 from .constants import END, PULL, START, branch_channel
+
+if TYPE_CHECKING:
+    from .compiled import CompiledStateGraph
 
 SIMULATION_STEP_LIMIT = 250
 """LangGraph stops discovering edges after this many simulated supersteps (cycles of static edges)."""
@@ -144,7 +146,7 @@ def _graph_of(compiled: CompiledStateGraph, xray: bool | int, inside: tuple[Comp
     if xray:
         deeper = xray if isinstance(xray, bool) or xray <= 0 else xray - 1
         for name, spec in compiled.builder.nodes.items():
-            subgraph = _subgraph_of(spec.action)
+            subgraph = _subgraph_of(spec.action, type(compiled))
             if subgraph is not None and subgraph not in (compiled, *inside):  # a graph naming itself: no recursion
                 _inline_subgraph(graph, name, _graph_of(subgraph, deeper, (*inside, compiled)))
     return graph
@@ -243,14 +245,16 @@ def _sort_key(edge: tuple[Any, ...]) -> tuple[Any, ...]:
     return (*edge[:-1], edge[-1] is not None, edge[-1] or "")
 
 
-def _subgraph_of(action: Any) -> CompiledStateGraph | None:
-    """The graph a node runs: its action, or one its function loads by name (LangGraph's `find_subgraph_pregel`)."""
+def _subgraph_of(action: Any, compiled_kind: type) -> CompiledStateGraph | None:
+    """The graph a node runs: its action, or one its function loads by name (LangGraph's `find_subgraph_pregel`).
+    `compiled_kind` is the class of the graph being drawn (passed in, so this module needs no import of
+    `compiled.py`, which imports it for `get_graph`)."""
     candidates = [action]
     if inspect.isfunction(action) or inspect.ismethod(action):
         closure = inspect.getclosurevars(action)
         loaded = {i.argval for i in dis.get_instructions(action) if i.opname in ("LOAD_GLOBAL", "LOAD_DEREF")}
         candidates += [v for k, v in {**closure.globals, **closure.nonlocals}.items() if k in loaded]
-    return next((c for c in candidates if isinstance(c, CompiledStateGraph) and c.checkpointer is not False), None)
+    return next((c for c in candidates if isinstance(c, compiled_kind) and c.checkpointer is not False), None)
 
 
 def _inline_subgraph(graph: DrawableGraph, name: str, subgraph: DrawableGraph) -> None:

@@ -83,13 +83,24 @@ class RunInfo:
 
 
 class Hooks:
-    """Override any of these; each is called on the thread that owns the run's loop, except the two
-    that report from inside a running task (`task_retrying`, `custom_streamed`)."""
+    """Override any of these; each is called on the thread that owns the run's loop, except the four
+    that report from inside a running task (`task_started`, `task_ended`, `task_retrying`,
+    `custom_streamed`)."""
 
     def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None: ...
 
     def step_planned(self, *, ns: tuple[str, ...], step: int, tasks: Sequence["Task"]) -> None:
         """Tasks in application order, each with its triggers, the versions it saw and its input."""
+
+    def task_started(self, *, ns: tuple[str, ...], step: int, task: "Task") -> None:
+        """A task begins, on the thread that runs it (its siblings may be running on others): for a
+        caller that shows progress while a step runs. The loop only asks the runner to report it to
+        hooks that override this or `task_ended`, so a run whose hooks do not pays nothing for it."""
+
+    def task_ended(self, *, ns: tuple[str, ...], step: int, task: "Task") -> None:
+        """That task has ended (retries and answered `interrupt()`s included), on its own thread, as
+        soon as it has: `task.writes`, `task.duration`, `task.error`, `task.interrupts`. Its siblings
+        may still be running; `task_finished` reports it again once the whole step has ended."""
 
     def task_finished(self, *, ns: tuple[str, ...], step: int, task: "Task") -> None:
         """Called for every task of a step once all of them have finished, in the order they were
@@ -146,6 +157,14 @@ class HookList(Hooks):
         for h in self.hooks:
             h.step_planned(**kw)
 
+    def task_started(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.task_started(**kw)
+
+    def task_ended(self, **kw: Any) -> None:
+        for h in self.hooks:
+            h.task_ended(**kw)
+
     def task_finished(self, **kw: Any) -> None:
         for h in self.hooks:
             h.task_finished(**kw)
@@ -179,7 +198,17 @@ class HookList(Hooks):
             h.run_finished(**kw)
 
 
+def listens(hooks: Hooks | None, *moments: str) -> bool:
+    """True when `hooks` (or one hook of a `HookList`) overrides one of the methods named `moments`."""
+    if hooks is None:
+        return False
+    if isinstance(hooks, HookList):
+        return any(listens(h, *moments) for h in hooks.hooks)
+    return any(getattr(type(hooks), moment, None) not in (None, getattr(Hooks, moment)) for moment in moments)
+
+
 def combine(hooks: Iterable[Hooks | None]) -> Hooks | None:
+    """One hook object for the loop: None, the only hook, or a `HookList` of them in order."""
     present = [h for h in hooks if h is not None]
     if not present:
         return None

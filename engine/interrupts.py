@@ -11,18 +11,36 @@ With several pending interrupts, resume with `Command(resume={interrupt_id: answ
 interrupt's id depends only on where it was raised: the task's namespace (`node:task_id`, and so the
 checkpoint the step started from) and how many answers the task already has. LangGraph hashes that
 with xxh3-128; we use blake2b-128, which is in the standard library: same rule, different digits.
+
+A caller that owns the loop can answer while the run goes on instead: `graph.loop(..., asker=ask)`.
+When a task's `interrupt(value)` has no answer yet, the runner calls `ask(task, value)` on the task's
+own thread as soon as the node has raised; with an answer the node runs again from its top and that
+`interrupt()` returns it, exactly as a resume with `Command(resume=answer)` would re-run it (earlier
+calls keep their answers by position; finished sibling tasks are not re-run). `ask` returning
+`NO_ANSWER` leaves the interrupt standing: the run ends `interrupted`, as without an asker. The asker
+answers the root run's nodes only; a subgraph's `interrupt()` ends the run, to be resumed through
+its checkpoints as LangGraph does.
 """
 
 from __future__ import annotations
 
 import re
 from hashlib import blake2b
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .constants import NS_END, NS_SEP
 from .context import current_task
 from .errors import GraphInterrupt
 from .types import Interrupt
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .algo import Task
+
+NO_ANSWER: Any = object()
+"""What an asker returns to leave an `interrupt()` unanswered (the run then ends `interrupted`)."""
+
+Asker = Callable[["Task", Any], Any]
+"""`ask(task, question) -> answer | NO_ANSWER`, called on the task's thread (see the module doc)."""
 
 _ID = re.compile(r"^[0-9a-f]{32}$")
 

@@ -15,13 +15,15 @@ from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INP
 from .context import TaskContext
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, InvalidUpdateError, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
-from .runner import Runner, node_writes
+from .runner import Runner
 from .schema import update_as_pairs
 from .types import Command, RunStatus, StepKind
+from .writes import node_writes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .checkpointing import Persistence
     from .compiled import CompiledStateGraph
+    from .interrupts import Asker
 
 
 def recursion_limit_of(config: dict[str, Any]) -> int:
@@ -49,6 +51,7 @@ class Loop:
         interrupt_after: Sequence[str] | str | None = None,
         persistence: "Persistence | None" = None,
         parent: TaskContext | None = None,
+        asker: "Asker | None" = None,
     ) -> None:
         self.graph = graph
         self.persistence = persistence
@@ -64,6 +67,8 @@ class Loop:
         self.input = input
         self.config = dict(config or {})
         self.hooks = hooks
+        self.asker = asker
+        """Answers this run's `interrupt()`s while the task waits (`interrupts.py`); None: they end it."""
         self.ns = ns
         self.output_keys = output_keys if output_keys is not None else graph.output_keys
         self.output_key_set = frozenset([self.output_keys] if isinstance(self.output_keys, str) else self.output_keys)
@@ -151,15 +156,7 @@ class Loop:
         if nulls:
             self._commit([self._external_task(nulls)], kind="input")
         try:
-            return plan_tasks(
-                self.graph.nodes,
-                self.graph.trigger_to_nodes,
-                self.state,
-                self.step,
-                self.ns,
-                self.updated_channels,
-                self.stop,
-            )
+            return self._planned()
         except Exception as exc:
             self._end("error", exc)
 
@@ -185,6 +182,29 @@ class Loop:
             return True
         return self.plan() and self.execute()
 
+    def preview(self) -> list[Task]:
+        """The tasks the next superstep would run, as `plan` would build them, for a caller deciding
+        whether to run it (a debugger's breakpoints). Pure: no hook hears of it and nothing changes.
+        [] when the run is not running, is out of steps, nothing would run, or planning fails (`plan`
+        then ends the run with the error)."""
+        if self.status != "running" or self.step > self.stop:
+            return []
+        try:
+            return self._planned()
+        except Exception:  # noqa: BLE001 - `plan` raises it where it belongs
+            return []
+
+    def _planned(self) -> list[Task]:
+        return plan_tasks(
+            self.graph.nodes,
+            self.graph.trigger_to_nodes,
+            self.state,
+            self.step,
+            self.ns,
+            self.updated_channels,
+            self.stop,
+        )
+
     def plan(self) -> bool:
         """Plans the next superstep and reports it to the hooks. False when the run is over (done,
         a breakpoint before a node, or the recursion limit, which raises)."""
@@ -193,15 +213,7 @@ class Loop:
         if self.step > self.stop:
             self._end("recursion_limit", recursion_limit_error(self.recursion_limit))
         try:
-            tasks = plan_tasks(
-                self.graph.nodes,
-                self.graph.trigger_to_nodes,
-                self.state,
-                self.step,
-                self.ns,
-                self.updated_channels,
-                self.stop,
-            )
+            tasks = self._planned()
         except Exception as exc:  # building a node's input failed (e.g. schema validation)
             self._end("error", exc)
         if not tasks:

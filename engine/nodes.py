@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .constants import PULL, START
-from .runner import no_sync_function
 from .schema import input_mapper
 from .types import RetryPolicy
+from .writes import no_sync_function
 
 if TYPE_CHECKING:  # pragma: no cover
     from .algo import Task

@@ -1,5 +1,5 @@
-"""Runs one superstep's tasks: calls each node, turns its return value into writes. Never touches a
-channel (the barrier in `algo.apply_writes` does that).
+"""Runs one superstep's tasks: calls each node and turns its return value into writes (`writes.py`).
+Never touches a channel (the barrier in `algo.apply_writes` does that).
 
 A step with one task runs it inline on the caller's thread; a step with several runs them
 concurrently in a thread pool (LangGraph does the same), so eight nodes that each wait 50 ms finish
@@ -9,27 +9,31 @@ recording and the final state are the same run after run.
 
 A node with a `RetryPolicy` is retried here, inside its task: each failed attempt is kept on the task
 (`task.attempts`) and reported to the hooks; only the last attempt's outcome reaches the barrier.
+
+Two things a caller that owns the loop may add, both off unless asked for, so a plain run takes the
+same path as ever: hooks that listen for `task_started`/`task_ended` hear of each task as it starts
+and ends on its own thread, and the loop's asker answers an `interrupt()` while the task waits
+(`interrupts.py`): the node then runs again from its top with the answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
 import logging
 import queue
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from .algo import Task, local_read
+from .algo import Task
 from .channels import MISSING
-from .constants import END, START, TASKS, branch_channel
 from .context import TaskContext, current_task
-from .errors import GraphBubbleUp, GraphInterrupt, InvalidUpdateError, ParentCommand
-from .hooks import TaskAttempt
-from .schema import state_update_pairs
-from .types import Command, Send
+from .errors import GraphBubbleUp, GraphInterrupt, ParentCommand
+from .hooks import TaskAttempt, listens
+from .interrupts import NO_ANSWER
+from .types import Command
+from .writes import anode_writes, node_writes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loop import Loop
@@ -140,14 +144,22 @@ class Runner:
         self.loop = loop
         self.max_concurrency = max_concurrency
         self.pool = ForkJoinPool(max(max_concurrency - 1, 0)) if max_concurrency else None
+        self.watch = loop.hooks if listens(loop.hooks, "task_started", "task_ended") else None
+        """The hooks to tell when each task starts and ends (None: no hook listens for that)."""
+        self.asker = loop.asker
+        """Answers the root run's `interrupt()`s while the task waits (None: an interrupt ends the run)."""
+        self.plain = self.watch is None and self.asker is None
+        """Nothing watches or answers: tasks take the same path as in a run without either."""
+        self.work = self.execute if self.plain else self.watched
+        """What runs one sync task: chosen once, so a plain run pays nothing for watching or asking."""
 
     def run(self, tasks: list[Task]) -> None:
         if not tasks:
             return
         if len(tasks) == 1:
-            self.execute(tasks[0])
+            self.work(tasks[0])
         else:
-            (self.pool or shared_pool()).run(self.execute, tasks)
+            (self.pool or shared_pool()).run(self.work, tasks)
 
     async def arun(self, tasks: list[Task]) -> None:
         if not tasks:
@@ -172,6 +184,48 @@ class Runner:
         lets go, instead of leaving it for the garbage collector to find. Pool threads are daemons
         that wait for the next batch: nothing to release there."""
         self.loop = None  # type: ignore[assignment]
+
+    def watched(self, task: Task) -> None:
+        """`execute`, reported to the hooks as it starts and ends, with its `interrupt()`s answered."""
+        loop = self.loop
+        watch = self.watch
+        if watch is not None:
+            watch.task_started(ns=loop.ns, step=task.step, task=task)
+        try:
+            self.execute(task)
+            while self.asks(task):
+                answer = self.asker(task, task.interrupts[0].value)
+                if answer is NO_ANSWER:
+                    break
+                rerun(task, answer)
+                self.execute(task)
+        finally:
+            if watch is not None:
+                watch.task_ended(ns=loop.ns, step=task.step, task=task)
+
+    async def awatched(self, task: Task) -> None:
+        """`watched` for an `async def` node: the asker is called on a worker thread, so the event
+        loop (and the step's other tasks) go on while it waits for its answer."""
+        loop = self.loop
+        watch = self.watch
+        if watch is not None:
+            watch.task_started(ns=loop.ns, step=task.step, task=task)
+        try:
+            await self.aexecute_node(task)
+            while self.asks(task):
+                answer = await asyncio.to_thread(self.asker, task, task.interrupts[0].value)
+                if answer is NO_ANSWER:
+                    break
+                rerun(task, answer)
+                await self.aexecute_node(task)
+        finally:
+            if watch is not None:
+                watch.task_ended(ns=loop.ns, step=task.step, task=task)
+
+    def asks(self, task: Task) -> bool:
+        """The task stopped on an `interrupt()` of its own that the asker may answer. A subgraph's
+        own interrupt() answers through its checkpoints: it is left to end the run."""
+        return bool(task.interrupts) and self.asker is not None and not task.node.is_subgraph
 
     def execute(self, task: Task) -> None:
         """Runs one task to completion, retries included (sync nodes)."""
@@ -203,10 +257,15 @@ class Runner:
         node = task.node
         if not node.is_async:
             if node.action is None:  # the input's `__start__` task: nothing that could block
-                return self.execute(task)
+                return self.work(task)
             # A sync node may block (I/O, time.sleep): it runs on a worker thread, so the event loop
             # and the other tasks of the step keep going (LangGraph's run_in_executor).
-            return await asyncio.to_thread(self.execute, task)
+            return await asyncio.to_thread(self.work, task)
+        return await (self.aexecute_node(task) if self.plain else self.awatched(task))
+
+    async def aexecute_node(self, task: Task) -> None:
+        """Runs one `async def` node's task to completion, retries included."""
+        node = task.node
         loop = self.loop
         started = time.perf_counter()
         token = current_task.set(TaskContext(loop, task, loop.config))
@@ -265,10 +324,7 @@ class Runner:
             exc_info=exc,
         )
         # A fresh start: nothing of the failed attempt is kept, and interrupt() answers restart at 0.
-        task.error = None
-        task.result = MISSING
-        task.writes = []
-        task.routes = ()
+        clear_outcome(task)
         context = current_task.get()
         if context is not None:
             context.interrupt_calls = 0
@@ -278,103 +334,22 @@ class Runner:
         return attempt.retry_in
 
 
+def clear_outcome(task: Task) -> None:
+    """Forgets what the task's last attempt did (its answers to `interrupt()` are kept)."""
+    task.error = None
+    task.interrupts = ()
+    task.result = MISSING
+    task.writes = []
+    task.routes = ()
+
+
+def rerun(task: Task, answer: Any) -> None:
+    """The task as before it ran, with one more answer: its node runs again from the top, and the
+    `interrupt()` that asked returns `answer` (earlier ones keep theirs, matched by position)."""
+    clear_outcome(task)
+    task.resume = [*task.resume, answer]
+
+
 def _fail(task: Task, exc: BaseException) -> None:
     exc.add_note(f"During task with name '{task.name}' and id '{task.id}'")
     task.error = exc
-
-
-def node_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
-    """All writes of one task, in LangGraph's writer order: state keys, Command/Send control
-    writes, static edges, then one set per conditional edge (each router runs here, in the task)."""
-    writes = _own_writes(node, task, returned)
-    for branch in node.branches:
-        writes.extend(route_writes(branch, task, call_router(branch, task, returned, writes, loop)))
-    return writes
-
-
-async def anode_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
-    """`node_writes` in an async run: a router may be an `async def`."""
-    writes = _own_writes(node, task, returned)
-    for branch in node.branches:
-        result = call_router(branch, task, returned, writes, loop, awaitable=True)
-        if inspect.isawaitable(result):
-            result = await result
-        writes.extend(route_writes(branch, task, result))
-    return writes
-
-
-def _own_writes(node: Any, task: Task, returned: Any) -> list[tuple[str, Any]]:
-    # Built in place on the task, so a router that raises leaves what was written before it visible.
-    task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
-    if type(returned) is not dict:  # a plain dict has no Send or Command in it
-        writes.extend(control_writes(returned))
-    writes.extend(node.edge_writes)
-    return writes
-
-
-def control_writes(returned: Any) -> list[tuple[str, Any]]:
-    """`Send` and `Command(goto=...)` as writes to the control channels (LangGraph's `_control_branch`)."""
-    if isinstance(returned, Send):
-        return [(TASKS, returned)]
-    if isinstance(returned, Command):
-        commands = [returned]
-    elif isinstance(returned, (list, tuple)):
-        commands = [c for c in returned if isinstance(c, Command)]
-    else:
-        return []
-    writes: list[tuple[str, Any]] = []
-    for command in commands:
-        if command.graph == Command.PARENT:
-            raise ParentCommand(command)
-        goto = [command.goto] if isinstance(command.goto, (Send, str)) else command.goto
-        for target in goto:
-            if isinstance(target, Send):
-                writes.append((TASKS, target))
-            elif isinstance(target, str) and target != END:
-                writes.append((branch_channel(target), None))
-    return writes
-
-
-def call_router(
-    branch: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop", awaitable: bool = False
-) -> Any:
-    """Runs one router on the fresh state (step start + this task's own writes); returns its result
-    (a coroutine for an `async def` router when `awaitable`)."""
-    spec = branch.spec
-    if branch.is_async and not awaitable:
-        raise no_sync_function(spec.name)
-    fresh = local_read(loop.state, branch.reads, writes)
-    for key, get in branch.managed:
-        fresh[key] = get(task.step, loop.stop)
-    value = fresh if branch.mapper is None else branch.mapper(**fresh)
-    if branch.passthrough and isinstance(value, dict) and isinstance(returned, dict):
-        value = {**returned, **value}  # LangGraph passes the node's extra return keys through
-    return spec.router(value, config=loop.config) if spec.router_takes_config else spec.router(value)
-
-
-def route_writes(branch: Any, task: Task, result: Any) -> list[tuple[str, Any]]:
-    """The writes of what one router chose."""
-    spec = branch.spec
-    task.routes = [*task.routes, (spec.name, result)]
-    results = result if isinstance(result, (list, tuple)) else (result,)
-    path_map = spec.path_map
-    out: list[tuple[str, Any]] = []
-    for chosen in results:
-        destination = chosen if path_map is None or isinstance(chosen, Send) else path_map[chosen]
-        if destination is None or destination == START:
-            raise ValueError("Branch did not return a valid destination")
-        if type(destination) is not str and isinstance(destination, Send):
-            if destination.node == END:
-                raise InvalidUpdateError("Cannot send a packet to the END node")
-            out.append((TASKS, destination))
-        elif destination != END:
-            out.append((branch_channel(destination), None))
-    return out
-
-
-def no_sync_function(name: str) -> TypeError:
-    """LangGraph's error for an `async def` node or router in a sync run (`invoke`, `stream`)."""
-    return TypeError(
-        f'No synchronous function provided to "{name}".\n'
-        "Either initialize with a synchronous function or invoke via the async API (ainvoke, astream, etc.)"
-    )

@@ -23,7 +23,6 @@ from .checkpointing import new_checkpoint, restore_state, unknown_checkpoint
 from .constants import COPY, END, INPUT, INTERRUPT, NS_END, NS_SEP, PUSH, START
 from .errors import InvalidUpdateError
 from .interrupts import task_ns
-from .runner import node_writes
 from .savers import (
     NULL_TASK_ID,
     BaseCheckpointSaver,
@@ -34,6 +33,7 @@ from .savers import (
     thread_config,
 )
 from .stream import task_result_writes
+from .writes import node_writes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiled import CompiledStateGraph

@@ -331,3 +331,141 @@ def test_stream_yields_a_step_before_running_the_next():
         assert chunk == {"a": {"log": ["a"]}}
         break
     assert ran == ["a"]
+
+
+class Progress(Hooks):
+    """Hears each task start and end as it happens, with the names of the tasks running then."""
+
+    def __init__(self):
+        self.events = []
+        self.running = set()
+        self.lock = threading.Lock()
+
+    def task_started(self, *, ns, step, task):
+        with self.lock:
+            self.running.add(task.name)
+            self.events.append(("started", ns, step, task.name, threading.current_thread().name))
+
+    def task_ended(self, *, ns, step, task):
+        with self.lock:
+            self.running.discard(task.name)
+            self.events.append(("ended", ns, step, task.name, sorted(self.running), list(task.writes)))
+
+
+def test_task_started_and_ended_report_each_task_as_it_happens_on_its_own_thread():
+    """`a` is slow: `b` has ended (while `a` still runs) before the step's hooks hear of either."""
+    progress = Progress()
+    fan_graph(slow_a=0.05).invoke({"log": []}, hooks=progress)
+    step1 = [e for e in progress.events if e[2] == 1]
+    assert sorted(e[:4] for e in step1 if e[0] == "started") == [("started", (), 1, "a"), ("started", (), 1, "b")]
+    ended = [e for e in step1 if e[0] == "ended"]
+    assert ended[0][3:5] == ("b", ["a"]) and ended[1][3:5] == ("a", [])
+    assert ended[0][5][0] == ("log", ["b"]) and ended[1][5][0] == ("log", ["a"])  # what each wrote, as it ended
+    threads = {e[3]: e[4] for e in progress.events if e[0] == "started" and e[2] == 1}
+    assert threads["a"] != threads["b"]  # started on the threads that ran them
+    assert [e[3] for e in progress.events if e[0] == "ended"] == ["__start__", "b", "a", "c"]
+
+
+def test_task_started_reaches_every_hook_combined_and_nested_runs_name_their_ns():
+    from engine.hooks import combine, listens
+
+    first, second = Progress(), Progress()
+    outer = StateGraph(Log)
+    outer.add_node("child", fan_graph())
+    outer.add_edge(START, "child")
+    outer.compile().invoke({"log": []}, hooks=combine([first, Recorder(), second]))
+    assert first.events == second.events
+    started = {e[3]: e[1] for e in first.events if e[0] == "started" and e[3] != "__start__"}
+    assert sorted(started) == ["a", "b", "c", "child"] and started["child"] == ()
+    assert all(len(started[n]) == 1 and started[n][0].startswith("child:") for n in "abc")
+    assert listens(combine([Recorder(), first]), "task_started") and not listens(Recorder(), "task_started")
+
+
+def asking_graph(calls):
+    from engine import interrupt
+
+    def ask(state):
+        calls.append("ask")
+        first = interrupt("Approve?")
+        second = interrupt({"question": "Why?"})
+        return {"log": [f"{first} because {second}"]}
+
+    g = StateGraph(Log)
+    g.add_node("ask", ask)
+    g.add_node("other", lambda s: {"log": ["other"]})
+    for name in ("ask", "other"):  # siblings: the one that finished is not run again
+        g.add_edge(START, name)
+    return g.compile()
+
+
+def test_an_asker_answers_interrupt_on_the_tasks_thread_and_the_node_runs_again_from_its_top():
+    calls, asked = [], []
+    answers = iter(["yes", "cheap"])
+
+    def asker(task, question):
+        asked.append((task.name, question, threading.current_thread().name))
+        return next(answers)
+
+    rec = Recorder()
+    loop = asking_graph(calls).loop({"log": []}, hooks=rec, asker=asker)
+    assert loop.run() == {"log": ["yes because cheap", "other"]}
+    assert [(name, question) for name, question, _ in asked] == [("ask", "Approve?"), ("ask", {"question": "Why?"})]
+    assert calls == ["ask", "ask", "ask"]  # from the top once per answer, as a LangGraph resume re-runs it
+    assert loop.status == "done" and rec.of("end")[-1][2] == "done"
+    ask_task = next(e for e in rec.of("task") if e[3] == "ask")
+    assert ask_task[7] is None  # the task the hooks hear of is the one that finished
+
+
+def test_an_asker_that_gives_no_answer_leaves_the_interrupt_as_without_one():
+    from engine.stepping import NO_ANSWER
+
+    calls = []
+    loop = asking_graph(calls).loop({"log": []}, asker=lambda task, question: NO_ANSWER)
+    loop.run()
+    plain = asking_graph([]).invoke({"log": []})
+    assert loop.status == "interrupted" and [i.value for i in loop.interrupts] == ["Approve?"]
+    assert calls == ["ask"] and plain["__interrupt__"][0].value == "Approve?"
+
+
+def test_an_asker_answers_an_async_node_off_the_event_loop():
+    import asyncio
+
+    from engine import interrupt
+
+    async def ask(state):
+        return {"log": [f"{interrupt('Approve?')}"]}
+
+    g = StateGraph(Log)
+    g.add_node("ask", ask)
+    g.add_edge(START, "ask")
+    threads = []
+
+    def asker(task, question):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return "ok"
+
+    loop = g.compile().loop({"log": []}, asker=asker)
+
+    async def drive():
+        return await loop.arun()
+
+    assert asyncio.run(drive()) == {"log": ["ok"]} and threads == [False]
+
+
+def test_preview_shows_the_next_superstep_and_changes_nothing():
+    rec = Recorder()
+    loop = fan_graph().loop({"log": ["in"]}, hooks=rec)
+    assert loop.preview() == []  # not started
+    loop.start()
+    steps = []
+    while loop.status == "running":
+        before = (loop.step, dict(loop.state.versions), len(rec.events))
+        preview = loop.preview()
+        assert (loop.step, dict(loop.state.versions), len(rec.events)) == before  # pure
+        if not loop.plan():
+            assert preview == []
+            break
+        assert [(t.id, t.name, t.input) for t in preview] == [(t.id, t.name, t.input) for t in loop.tasks]
+        steps.append([t.name for t in preview])
+        loop.execute()
+    assert steps == [["__start__"], ["a", "b"], ["c"]] and loop.preview() == []

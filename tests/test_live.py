@@ -11,7 +11,7 @@ from typing import Annotated, TypedDict
 import pytest
 
 from debugger.cli import main
-from debugger.live import Breakpoints, EditError, LiveRun
+from debugger.live import Breakpoints, EditError, LiveRun, start_live_run
 from debugger.replay import Replay
 from debugger.stores.sqlite import RunStore
 from engine import END, START, InMemorySaver, StateGraph
@@ -60,7 +60,7 @@ INPUT = {"log": [], "draft": ""}
 
 
 def live(graph, breakpoints: Breakpoints | None = None, **kw) -> LiveRun:
-    return LiveRun(graph, dict(INPUT), target="pipeline", breakpoints=breakpoints, store=False, **kw).start()
+    return start_live_run(graph, dict(INPUT), target="pipeline", breakpoints=breakpoints, store=False, **kw)
 
 
 def paused(run: LiveRun):
@@ -125,7 +125,7 @@ def test_breakpoint_after_a_node_and_continue_runs_to_the_next_one() -> None:
 
 
 def test_graph_compiled_breakpoints_become_the_live_runs_breakpoints() -> None:
-    run = LiveRun(pipeline().compile(interrupt_before=["d"]), dict(INPUT), store=False).start()
+    run = start_live_run(pipeline().compile(interrupt_before=["d"]), dict(INPUT), store=False)
     assert paused(run).pause.reasons == ("breakpoint before d",)
     run.resume()
     assert run.join(10).status == "done"
@@ -205,7 +205,7 @@ def test_refused_edit_leaves_the_run_paused_and_unchanged() -> None:
 def test_stop_while_a_node_hangs_answers_at_once_and_stores_a_reopenable_run(tmp_path) -> None:
     gate = threading.Event()
     db = tmp_path / "runs.sqlite3"
-    run = LiveRun(pipeline(gate=gate).compile(), dict(INPUT), target="pipeline", db=str(db)).start()
+    run = start_live_run(pipeline(gate=gate).compile(), dict(INPUT), target="pipeline", db=str(db))
     run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
     started = time.monotonic()
     final = run.stop()
@@ -223,9 +223,9 @@ def test_stop_while_a_node_hangs_answers_at_once_and_stores_a_reopenable_run(tmp
 
 
 def test_stop_at_a_pause(tmp_path) -> None:
-    run = LiveRun(
+    run = start_live_run(
         pipeline().compile(), dict(INPUT), breakpoints=Breakpoints.of(before=["d"]), db=str(tmp_path / "r.db")
-    ).start()
+    )
     paused(run)
     final = run.stop()
     assert final.status == "cancelled" and "before step 3" in final.message
@@ -245,7 +245,7 @@ def test_pause_button_pauses_before_the_next_superstep() -> None:
 
 
 def test_a_failing_node_ends_the_live_run_as_a_stored_error(tmp_path) -> None:
-    run = LiveRun(pipeline(fail="c").compile(), dict(INPUT), db=str(tmp_path / "r.db")).start()
+    run = start_live_run(pipeline(fail="c").compile(), dict(INPUT), db=str(tmp_path / "r.db"))
     final = run.join(10)
     assert final.status == "error" and "c broke" in final.message
     assert RunStore(tmp_path / "r.db").load(final.run_id).status == "error"
@@ -284,17 +284,19 @@ def test_follow_ctrl_c_stops_stores_and_says_how_to_reopen(tmp_path, capsys, mon
     assert RunStore(tmp_path / "r.db").load(run_id).status == "cancelled"
 
 
-def test_a_graph_the_engine_does_not_run_is_refused_in_words(capsys) -> None:
+def test_a_graph_no_runtime_runs_is_refused_in_words(capsys) -> None:
     from debugger.live import LiveRunError
     from debugger.live.follow import follow
 
     class Foreign:
         interrupt_before_nodes = interrupt_after_nodes = ()
 
-    with pytest.raises(LiveRunError, match="Record it with `stepscope run TARGET`"):
-        LiveRun(Foreign(), {}, target="app.py:graph")
+    with pytest.raises(
+        LiveRunError, match=r"app.py:graph: Foreign is not a compiled graph \(StepScope's or langgraph's\)"
+    ):
+        start_live_run(Foreign(), {}, target="app.py:graph")
     assert follow("app.py:graph", Foreign(), {}, {}) == 2
-    assert "live runs drive StepScope's engine" in capsys.readouterr().err
+    assert "Foreign is not a compiled graph" in capsys.readouterr().err
 
 
 def test_interrupt_ends_a_run_that_does_not_ask_with_the_question() -> None:

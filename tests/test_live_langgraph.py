@@ -1,4 +1,4 @@
-"""Live runs of apps written with the real `langgraph` (`debugger/live/langgraph_run.py`): step mode,
+"""Live runs of apps written with the real `langgraph` (`debugger/runtimes/langgraph/live.py`): step mode,
 breakpoints, the state at a pause against what the node really received, an edit against langgraph's
 own `update_state`, Stop, `interrupt()` answered, and `stepscope run --follow` on a langgraph file."""
 
@@ -19,9 +19,9 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.types import interrupt  # noqa: E402
 
 from debugger.cli import main  # noqa: E402
-from debugger.live import Breakpoints, EditError  # noqa: E402
-from debugger.live.langgraph_run import LangGraphLiveRun, new_live_run  # noqa: E402
+from debugger.live import Breakpoints, EditError, LiveRun, start_live_run  # noqa: E402
 from debugger.replay import Replay  # noqa: E402
+from debugger.runtimes.langgraph.live import LangGraphDrivenRun  # noqa: E402
 from debugger.stores.sqlite import RunStore  # noqa: E402
 
 INPUT = {"log": [], "count": 1}
@@ -57,26 +57,27 @@ def pipeline(received: dict | None = None, gate: threading.Event | None = None, 
     return builder.compile(checkpointer=checkpointer)
 
 
-def paused(run: LangGraphLiveRun):
+def paused(run: LiveRun):
     snap = run.wait_until(lambda s: s.status == "paused")
     assert snap.status == "paused", snap.message
     return snap
 
 
-def test_new_live_run_picks_the_langgraph_controller_and_supplies_a_checkpointer() -> None:
+def test_start_live_run_picks_the_langgraph_driven_run_and_supplies_a_checkpointer() -> None:
     graph = pipeline()
-    run = new_live_run(graph, dict(INPUT), store=False)
-    assert isinstance(run, LangGraphLiveRun)
+    run = start_live_run(graph, dict(INPUT), store=False)
+    assert isinstance(run.driven, LangGraphDrivenRun) and run.graph is graph
     assert graph.checkpointer is None and isinstance(
-        run.graph.checkpointer, InMemorySaver
+        run.driven.runnable.checkpointer, InMemorySaver
     )  # the user's graph is untouched
+    assert run.join(10).status == "done"
 
 
 def test_step_mode_runs_one_superstep_per_step_and_shows_what_the_next_node_receives() -> None:
     received: dict = {}
-    run = new_live_run(
+    run = start_live_run(
         pipeline(received), dict(INPUT), target="pipeline", store=False, breakpoints=Breakpoints.of(every_step=True)
-    ).start()
+    )
     snap = paused(run)
     assert [t.name for t in snap.pause.tasks] == ["a"] and "step mode" in snap.pause.reasons[0]
     assert snap.committed_steps == [0] and received == {}
@@ -99,9 +100,7 @@ def test_step_mode_runs_one_superstep_per_step_and_shows_what_the_next_node_rece
 
 
 def test_breakpoints_before_and_after_a_node_say_why() -> None:
-    run = new_live_run(
-        pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(after=["a"], before=["c"])
-    ).start()
+    run = start_live_run(pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(after=["a"], before=["c"]))
     snap = paused(run)
     assert snap.pause.reasons == ("breakpoint after a",) and [t.name for t in snap.pause.tasks] == ["b"]
     assert snap.pause.state == {"log": ["a"], "count": 2}
@@ -125,7 +124,7 @@ def langgraph_reference(values: dict, as_node: str) -> dict:
 def test_edit_at_a_pause_gives_langgraphs_own_update_state_result_and_is_recorded(as_node: str) -> None:
     received: dict = {}
     values = {"log": ["human"], "count": 100}
-    run = new_live_run(pipeline(received), dict(INPUT), store=False, breakpoints=Breakpoints.of(before=["c"])).start()
+    run = start_live_run(pipeline(received), dict(INPUT), store=False, breakpoints=Breakpoints.of(before=["c"]))
     snap = paused(run)
     assert snap.pause.default_as == "b"
     run.edit(values, as_node=as_node)
@@ -147,8 +146,20 @@ def test_edit_at_a_pause_gives_langgraphs_own_update_state_result_and_is_recorde
     assert replay.state_after(final.trace.steps[-1].step) == expected
 
 
+def test_an_edit_as_the_last_node_ends_the_run_as_langgraph_does() -> None:
+    """Edited as `c` before `c` runs, nothing is left to run: the run ends `done` with langgraph's output."""
+    run = start_live_run(pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(before=["c"]))
+    paused(run)
+    run.edit({"count": 100}, as_node="c")
+    run.resume()
+    final = run.join(10)
+    expected = langgraph_reference({"count": 100}, "c")
+    assert final.status == "done", final.message
+    assert final.trace.output == expected == {"log": ["a", "b"], "count": 100}
+
+
 def test_a_refused_edit_leaves_the_run_paused_and_unchanged() -> None:
-    run = new_live_run(pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(before=["c"])).start()
+    run = start_live_run(pipeline(), dict(INPUT), store=False, breakpoints=Breakpoints.of(before=["c"]))
     before = paused(run)
     with pytest.raises(EditError, match="not a state key"):
         run.edit({"nope": 1}, as_node="b")
@@ -162,7 +173,7 @@ def test_a_refused_edit_leaves_the_run_paused_and_unchanged() -> None:
 def test_running_node_shows_and_stop_answers_at_once_and_stores_a_reopenable_run(tmp_path) -> None:
     gate = threading.Event()
     db = tmp_path / "runs.sqlite3"
-    run = new_live_run(pipeline(gate=gate), dict(INPUT), target="pipeline", db=str(db)).start()
+    run = start_live_run(pipeline(gate=gate), dict(INPUT), target="pipeline", db=str(db))
     snap = run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
     assert snap.step == 2 and snap.committed_steps == [0, 1]
     started = time.monotonic()
@@ -183,7 +194,7 @@ def test_a_finished_tasks_writes_are_read_from_langgraphs_own_task_results() -> 
     stream's own thread and reports the quick one only after it.)"""
     from langgraph.pregel.debug import map_task_result_writes
 
-    from debugger.live.langgraph_run import _result_writes
+    from debugger.runtimes.langgraph.live import _result_writes
 
     result = map_task_result_writes([("log", ["quick"]), ("count", 5), ("log", ["again"])])
     assert _result_writes(result) == (("log", ["quick"]), ("log", ["again"]), ("count", 5))
@@ -193,13 +204,13 @@ def test_a_finished_tasks_writes_are_read_from_langgraphs_own_task_results() -> 
 
 def test_stop_at_a_pause_keeps_the_steps_and_a_failing_node_is_recorded(tmp_path) -> None:
     db = tmp_path / "runs.sqlite3"
-    run = new_live_run(pipeline(), dict(INPUT), db=str(db), breakpoints=Breakpoints.of(before=["b"])).start()
+    run = start_live_run(pipeline(), dict(INPUT), db=str(db), breakpoints=Breakpoints.of(before=["b"]))
     paused(run)
     final = run.stop()
     assert final.status == "cancelled" and "before step 2" in final.message
     assert [s.step for s in RunStore(db).load(final.run_id).steps] == [-1, 0, 1]
 
-    failing = new_live_run(pipeline(fail="b"), dict(INPUT), db=str(db)).start().join(10)
+    failing = start_live_run(pipeline(fail="b"), dict(INPUT), db=str(db)).join(10)
     assert failing.status == "error" and "b broke" in failing.message
     assert RunStore(db).load(failing.run_id).status == "error"
 
@@ -214,7 +225,7 @@ def test_interrupt_pauses_with_the_question_and_the_answer_resumes_with_command_
     builder.add_edge(START, "plan")
     builder.add_edge("plan", "ask")
     builder.add_edge("ask", END)
-    run = new_live_run(builder.compile(), dict(INPUT), store=False).start()
+    run = start_live_run(builder.compile(), dict(INPUT), store=False)
     snap = paused(run)
     assert snap.pause.interrupts == ("Approve the plan?",)
     assert snap.pause.reasons == ("interrupt() in ask asks a question",)
@@ -229,7 +240,7 @@ def test_an_apps_own_checkpointer_runs_on_a_fresh_thread() -> None:
     saver = InMemorySaver()
     graph = pipeline(checkpointer=saver)
     graph.invoke(dict(INPUT), {"configurable": {"thread_id": "mine"}})
-    final = new_live_run(graph, dict(INPUT), {"configurable": {"thread_id": "mine"}}, store=False).start().join(10)
+    final = start_live_run(graph, dict(INPUT), {"configurable": {"thread_id": "mine"}}, store=False).join(10)
     assert final.status == "done" and final.trace.output == {"log": ["a", "b", "c"], "count": 8}
     mine = graph.get_state({"configurable": {"thread_id": "mine"}})
     assert mine.values == {"log": ["a", "b", "c"], "count": 8}  # the user's thread was not continued
@@ -269,7 +280,7 @@ def test_follow_on_a_langgraph_file_prints_each_superstep_and_stores_it(tmp_path
 def test_pause_while_running_stops_between_supersteps_and_continue_finishes_the_run() -> None:
     gate = threading.Event()
     received: dict = {}
-    run = new_live_run(pipeline(received, gate=gate), dict(INPUT), store=False).start()
+    run = start_live_run(pipeline(received, gate=gate), dict(INPUT), store=False)
     run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
     run.pause()
     gate.set()
@@ -291,7 +302,7 @@ def test_two_parallel_interrupts_are_asked_one_at_a_time() -> None:
     builder.add_node("right", asker("right"))
     builder.add_edge(START, "left")
     builder.add_edge(START, "right")
-    run = new_live_run(builder.compile(), dict(INPUT), store=False).start()
+    run = start_live_run(builder.compile(), dict(INPUT), store=False)
     first = paused(run)
     assert len(first.pause.interrupts) == 1
     run.answer("one")
@@ -372,7 +383,7 @@ def test_a_live_run_keeps_to_the_recursion_limit_as_one_invoke_does(how: str) ->
         "continue": Breakpoints.of(after=["inc"]),
         "no breakpoints": Breakpoints(),
     }[how]
-    run = new_live_run(counting_loop(), {"n": 0}, config, store=False, breakpoints=breakpoints).start()
+    run = start_live_run(counting_loop(), {"n": 0}, config, store=False, breakpoints=breakpoints)
     for _ in range(20):
         snap = run.wait_until(lambda s: s.status == "paused")
         if snap.finished:
@@ -391,7 +402,7 @@ def test_a_live_run_keeps_to_the_recursion_limit_as_one_invoke_does(how: str) ->
 
 def test_a_breakpoint_set_while_the_run_goes_pauses_it_there() -> None:
     gate = threading.Event()
-    run = new_live_run(pipeline(gate=gate), dict(INPUT), store=False).start()
+    run = start_live_run(pipeline(gate=gate), dict(INPUT), store=False)
     run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
     run.set_breakpoints(Breakpoints.of(before=["c"]))
     gate.set()
@@ -414,7 +425,7 @@ def test_an_interrupt_inside_a_subgraph_is_asked_and_answered() -> None:
     outer.add_node("review", inner.compile())
     outer.add_edge(START, "prepare")
     outer.add_edge("prepare", "review")
-    run = new_live_run(outer.compile(), {"log": []}, store=False).start()
+    run = start_live_run(outer.compile(), {"log": []}, store=False)
     snap = paused(run)
     assert snap.pause.interrupts == ("Looks right?",)
     run.answer("yes")
@@ -448,13 +459,13 @@ def test_async_nodes_step_pause_and_take_edits_as_langgraphs_ainvoke_and_aupdate
     import asyncio
 
     received: dict = {}
-    run = new_live_run(
+    run = start_live_run(
         async_pipeline(received),
         dict(INPUT),
         target="app.py:graph",
         store=False,
         breakpoints=Breakpoints.of(before=["b"]),
-    ).start()
+    )
     snap = paused(run)
     assert snap.pause.reasons == ("breakpoint before b",) and [t.name for t in snap.pause.tasks] == ["b"]
     assert snap.pause.state == {"log": ["a"], "count": 2} and received == {"a": {"log": [], "count": 1}}
@@ -492,9 +503,7 @@ def test_send_tasks_at_a_pause_show_the_argument_each_receives() -> None:
     builder.add_node("work", lambda arg: got.append(arg) or {"items": [arg["v"] * 2]})
     builder.add_edge(START, "plan")
     builder.add_conditional_edges("plan", lambda state: [Send("work", {"v": 1}), Send("work", {"v": 5})])
-    run = new_live_run(
-        builder.compile(), {"items": []}, store=False, breakpoints=Breakpoints.of(before=["work"])
-    ).start()
+    run = start_live_run(builder.compile(), {"items": []}, store=False, breakpoints=Breakpoints.of(before=["work"]))
     snap = paused(run)
     assert [(t.name, t.input) for t in snap.pause.tasks] == [("work", {"v": 1}), ("work", {"v": 5})]
     assert all(t.why == "a Send from plan" for t in snap.pause.tasks)
@@ -509,7 +518,7 @@ def test_a_graph_compiled_with_breakpoints_starts_with_them() -> None:
     builder.add_node("b", lambda state: {"log": ["b"]})
     builder.add_edge(START, "a")
     builder.add_edge("a", "b")
-    run = new_live_run(builder.compile(interrupt_before=["b"]), dict(INPUT), store=False).start()
+    run = start_live_run(builder.compile(interrupt_before=["b"]), dict(INPUT), store=False)
     assert run.snapshot().breakpoints == Breakpoints.of(before=["b"])
     snap = paused(run)
     assert snap.pause.reasons == ("breakpoint before b",)
@@ -535,7 +544,7 @@ def test_a_live_run_that_fails_keeps_its_failing_step_for_the_views_and_diagnose
     builder.add_edge("search", END)
     builder.add_edge("summarize", END)
     db = tmp_path / "runs.sqlite3"
-    final = new_live_run(builder.compile(), {"result": ""}, db=str(db)).start().join(10)
+    final = start_live_run(builder.compile(), {"result": ""}, db=str(db)).join(10)
     assert final.status == "error" and "Can receive only one value per step" in final.message
     failed = final.trace.steps[-1]
     assert not failed.committed and {t.name for t in failed.tasks} == {"search", "summarize"}

@@ -144,7 +144,7 @@ def test_a_langgraph_app_asks_pauses_takes_an_edit_and_the_answer(at, tmp_path) 
     at.multiselect(key="live_before").set_value(["ask"]).run()
     at.button(key="live_start").click().run()
     snap = _until(at, lambda s: s.status == "paused")
-    assert type(at.session_state["live_run"]).__name__ == "LangGraphLiveRun"
+    assert type(at.session_state["live_run"].driven).__name__ == "LangGraphDrivenRun"
     assert snap.pause.reasons == ("breakpoint before ask",) and "Paused before step 2" in [
         h.value for h in at.subheader
     ]
@@ -167,10 +167,10 @@ def test_a_langgraph_app_asks_pauses_takes_an_edit_and_the_answer(at, tmp_path) 
 
 def test_the_step_page_says_where_a_person_edited_the_state(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
-    from debugger.live import LiveRun
+    from debugger.live import start_live_run
     from sample_graphs.slow_research import example_input, graph
 
-    run = LiveRun(graph, example_input, target="slow_research", breakpoints=Breakpoints.of(before=["review"])).start()
+    run = start_live_run(graph, example_input, target="slow_research", breakpoints=Breakpoints.of(before=["review"]))
     run.wait_until(lambda s: s.status == "paused")
     run.edit({"draft": "MY DRAFT"}, as_node="write")
     run.resume()

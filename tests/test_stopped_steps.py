@@ -88,13 +88,13 @@ def test_a_langgraph_stream_left_early_draws_its_unrun_step_as_never_finished():
 def test_stop_in_a_live_run_marks_the_hanging_task_never_finished_and_its_sibling_ran(tmp_path):
     import threading
 
-    from debugger.live import LiveRun
+    from debugger.live import start_live_run
     from debugger.live import view as live_view
     from tests.test_live import INPUT, pipeline
 
     gate = threading.Event()
     db = tmp_path / "runs.sqlite3"
-    run = LiveRun(pipeline(gate=gate).compile(), dict(INPUT), target="pipeline", db=str(db)).start()
+    run = start_live_run(pipeline(gate=gate).compile(), dict(INPUT), target="pipeline", db=str(db))
     try:
         run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running))
         run.wait_until(lambda s: any(t.name == "c" and t.state == "done" for t in s.running))

@@ -1,20 +1,18 @@
 """Live runs: a graph running in the background that the app and the CLI watch, pause at breakpoints,
-step one superstep at a time, edit at a pause and stop (`controller.LiveRun`, read through
-`status.LiveSnapshot`; `langgraph_run.LangGraphLiveRun` does the same for apps written with langgraph,
-and `new_live_run` picks the one a graph needs; `follow.py` is `stepscope run --follow`)."""
+step one superstep at a time, edit at a pause and stop (`controller.LiveRun` over a runtime's
+`DrivenRun`, started by `start_live_run`, read through `status.LiveSnapshot`; `follow.py` is
+`stepscope run --follow`)."""
 
-from debugger.live.controller import LiveRun, LiveRunError
-from debugger.live.edits import EditError
-from debugger.live.langgraph_run import LangGraphLiveRun, new_live_run
+from debugger.live.controller import LiveRun, LiveRunError, start_live_run
 from debugger.live.status import Breakpoints, LiveSnapshot, Pause
+from debugger.runtimes.driven import EditError
 
 __all__ = [
     "Breakpoints",
     "EditError",
-    "LangGraphLiveRun",
     "LiveRun",
     "LiveRunError",
     "LiveSnapshot",
     "Pause",
-    "new_live_run",
+    "start_live_run",
 ]

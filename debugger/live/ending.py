@@ -4,11 +4,8 @@ running kept, never committed, its tasks marked), and small helpers the controll
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from debugger.live.status import CANCELLED, TaskProgress
-from engine import START
-from engine.stepping import Task
 from engine.trace import StepRecord, Trace
 
 
@@ -75,24 +72,6 @@ def stopped_step(
             }
         tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
     return StepRecord(record.step, tasks=tasks, committed=False)
-
-
-def writers_of(tasks: list[Task]) -> dict[str, list[str]]:
-    writers: dict[str, list[str]] = {}
-    for task in tasks:
-        for channel, _ in task.writes:
-            names = writers.setdefault(channel, [])
-            if task.name not in names:
-                names.append(task.name)
-    return writers
-
-
-def names_of(nodes: Any, graph: Any) -> list[str]:
-    if not nodes:
-        return []
-    if nodes == "*":
-        return [n for n in graph.nodes if n != START]
-    return [nodes] if isinstance(nodes, str) else list(nodes)
 
 
 def error_line(trace: Trace) -> str:

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from debugger.failures import is_stopped
-from debugger.live.controller import LiveRun, LiveRunError
-from debugger.live.langgraph_run import new_live_run
+from debugger.live.controller import LiveRun, LiveRunError, start_live_run
 from debugger.live.status import LiveSnapshot
 from debugger.present import interrupt_line, short
 from engine.codec import encode
@@ -86,7 +85,7 @@ def follow(
     """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 130 Ctrl-C)."""
     out = out or sys.stdout
     try:
-        live: LiveRun = new_live_run(graph, graph_input, config, target=target, db=db, ask=False).start()
+        live: LiveRun = start_live_run(graph, graph_input, config, target=target, db=db, ask=False)
     except LiveRunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -9,10 +9,23 @@ under a lock; readers take the current one and never see a half-built state. Val
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
-from engine import START
-from engine.trace import PUSH, Trace
+from debugger.runtimes.driven import Boundary, PlannedTask, TaskEnd
+from engine.trace import Trace
+
+__all__ = [
+    "CANCELLED",
+    "FINISHED",
+    "PAUSED",
+    "RUNNING",
+    "STOPPING",
+    "Breakpoints",
+    "LiveSnapshot",
+    "Pause",
+    "PlannedTask",
+    "TaskProgress",
+]
 
 RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
 CANCELLED = "cancelled"
@@ -53,55 +66,26 @@ class Breakpoints:
 
 
 @dataclass(frozen=True)
-class TaskProgress:
-    """One task of the superstep running now."""
+class TaskProgress(TaskEnd):
+    """One task of the superstep running now. Its `state` is `waiting`, `running` or `asking` (its
+    `interrupt()` waits for an answer) until it ends `done`, `failed` or `interrupted`."""
 
-    id: str
-    name: str
-    state: str
-    """`waiting`, `running`, `asking` (its `interrupt()` waits for an answer), `done`, `failed` or `interrupted`."""
-    started: float
+    started: float = 0.0
     """`time.monotonic()` when it started."""
-    duration: float | None = None
-    """Seconds it took, once it has finished."""
-    error: str = ""
-    """`Class: message` when it failed."""
-    writes: tuple[tuple[str, Any], ...] = ()
-    """What it wrote once it finished, `(channel, encoded value)`: kept for a step stopped before it committed."""
 
 
 @dataclass(frozen=True)
-class PlannedTask:
-    """A task the next superstep will run, as shown at a pause."""
+class Pause(Boundary):
+    """A live run waiting between supersteps (or at a question) for Step, Continue, an edit, an
+    answer or Stop: where it stands (`Boundary`, as the runtime sees it) and why it waits there."""
 
-    id: str
-    name: str
-    why: str
-    """In words: the edge, Send or input that triggered it."""
-    input: Any
-    """What the node will receive (encoded): exactly the value planning built for it."""
-
-
-@dataclass(frozen=True)
-class Pause:
-    """A live run waiting between supersteps for Step, Continue, an edit or Stop."""
-
-    step: int
-    """The superstep that runs next."""
-    reasons: tuple[str, ...]
+    reasons: tuple[str, ...] = ()
     """Why it paused, in words (a breakpoint, step mode, a Step, the Pause button, an interrupt)."""
-    tasks: tuple[PlannedTask, ...]
-    """The tasks of that superstep, in application order."""
-    state: dict[str, Any]
-    """The whole state now (encoded): what the next tasks read."""
-    channels: dict[str, str]
-    """State key -> its reducer (`LastValue` for a plain key), so an edit can say what it will do."""
-    edit_as: tuple[str, ...]
-    """The nodes an edit can be made as."""
-    default_as: str | None
-    """The node LangGraph's `update_state` would pick without `as_node` (None when ambiguous)."""
-    interrupts: tuple[Any, ...] = ()
-    """Questions asked with `interrupt()` (encoded values), when an interrupt paused the run."""
+
+    @classmethod
+    def at(cls, boundary: Boundary, reasons: Iterable[str]) -> "Pause":
+        """The pause at `boundary`, for `reasons`."""
+        return cls(**vars(boundary), reasons=tuple(reasons))
 
 
 @dataclass(frozen=True)
@@ -132,27 +116,3 @@ class LiveSnapshot:
     @property
     def committed_steps(self) -> list[int]:
         return [s.step for s in self.trace.steps if s.step >= 0] if self.trace is not None else []
-
-
-def why(name: str, fired: Iterable[str], writers: dict[str, list[str]]) -> str:
-    """Why a planned task runs, in words. `writers` maps a channel to the nodes (or `your edit as X`)
-    that wrote it at the last barrier."""
-    fired = list(fired)
-    if name == START:
-        return "writes the input to the state"
-    if fired == [PUSH]:
-        who = writers.get("__pregel_tasks") or ["a router"]
-        return f"a Send from {', '.join(who)}"
-    parts = []
-    for channel in fired:
-        who = ", ".join(writers.get(channel, [])) or "an earlier step"
-        if channel.startswith("branch:to:"):
-            parts.append(f"edge from {who}")
-        elif channel.startswith("join:"):
-            sources = channel.split(":")[1].replace("+", ", ")
-            parts.append(f"all of {sources} finished (last: {who})")
-        elif channel == START:
-            parts.append("the input")
-        else:
-            parts.append(f"{channel} changed (written by {who})")
-    return "; ".join(parts) or "triggered"

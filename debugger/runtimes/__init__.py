@@ -1,6 +1,7 @@
 """The runtimes a graph can run on, behind one interface (`runtime.py` says exactly what each provides).
 
     runtime.py      the `Runtime` protocol, `Recorded`, `RunSetupError`, `TargetError`
+    driven.py       the `DrivenRun` protocol: a run the live controller drives one superstep at a time
     registry.py     `RUNTIMES`, `runtime_of(graph)`, `runtime_of_trace(trace)`: the only place that
                     tells an engine graph from a langgraph one
     targets.py      `load_target(spec)`: imports the user's module, picks the graph and its runtime, once

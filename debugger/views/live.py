@@ -16,9 +16,8 @@ import pandas as pd
 import streamlit as st
 
 from debugger import session
-from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError
+from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError, start_live_run
 from debugger.live import view as live_view
-from debugger.live.langgraph_run import new_live_run
 from debugger.replay import Replay
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.session import LoadedRun
@@ -88,14 +87,16 @@ def _on_start() -> None:
         session.remember(ERROR, f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.")
         return
     try:
-        run = new_live_run(loaded.graph, graph_input, loaded.example_config, target=target, breakpoints=_breakpoints())
+        run = start_live_run(
+            loaded.graph, graph_input, loaded.example_config, target=target, breakpoints=_breakpoints()
+        )
     except LiveRunError as exc:
         session.remember(ERROR, str(exc))
         return
     previous: LiveRun | None = session.recall(RUN)
     if previous is not None and not previous.snapshot().finished:
         previous.stop()  # one live run per page: the one it showed is stopped and stored
-    session.remember(RUN, run.start())
+    session.remember(RUN, run)
     session.remember(FOLLOW, True)
     session.remember(SHOWN, None)
     session.remember(EDIT_NOTE, None)
@@ -206,9 +207,8 @@ def _on_open_step_page() -> None:
     snap = run.snapshot() if run is not None else None
     if snap is None or snap.trace is None:
         return
-    graph = getattr(run, "user_graph", run.graph)  # a langgraph app as the user wrote it, not the live run's copy
     opened = Opened(
-        snap.trace, "stored", snap.run_id, graph, "", snap.trace.target or run.target, run.graph_input, run.config
+        snap.trace, "stored", snap.run_id, run.graph, "", snap.trace.target or run.target, run.graph_input, run.config
     )
     session.set_run(LoadedRun.of(opened))
     session.request_step_page()

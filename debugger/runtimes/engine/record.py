@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from debugger.recording import record_run
+from debugger.runtimes.engine.live import EngineDrivenRun
 from debugger.runtimes.runtime import NO_RESUME, Recorded, TargetError
 from engine import Command, CompiledStateGraph, InMemorySaver
 from engine.trace import Recorder, Trace, takes_config
@@ -134,7 +135,5 @@ class EngineRuntime:
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
-        """The live engineer's `EngineDrivenRun` (`debugger/runtimes/engine/live.py`, merged from wt-live)."""
-        from debugger.runtimes.engine.live import EngineDrivenRun  # not a cycle: the module arrives with wt-live
-
+        """`EngineDrivenRun` (`debugger/runtimes/engine/live.py`)."""
         return EngineDrivenRun(graph, graph_input, config, target=target, hooks=hooks)

@@ -17,6 +17,7 @@ from debugger.langgraph_recorder.runs import RunResult, checkpointer_of, run_gra
 from debugger.langgraph_recorder.static_view import StaticViewError, static_view
 from debugger.langgraph_recorder.superstep import UnrecordableChannel
 from debugger.langgraph_recorder.threads import ThreadFileError
+from debugger.runtimes.langgraph.live import LangGraphDrivenRun
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError
 from debugger.stores.opening import local_db_path
 from debugger.threads.fork import ForkResult, fork_thread
@@ -131,9 +132,7 @@ class LangGraphRuntime:
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
-        """The live engineer's `LangGraphDrivenRun` (`debugger/runtimes/langgraph/live.py`, merged from wt-live)."""
-        from debugger.runtimes.langgraph.live import LangGraphDrivenRun  # not a cycle: the module arrives with wt-live
-
+        """`LangGraphDrivenRun` (`debugger/runtimes/langgraph/live.py`)."""
         return LangGraphDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
 
 

@@ -12,12 +12,9 @@ import copy
 from types import SimpleNamespace
 from typing import Any
 
+from debugger.runtimes.driven import EditError
 from engine import START
 from engine.stepping import INTERRUPT, RunState, Task, apply_writes, infer_as_node, node_writes
-
-
-class EditError(Exception):
-    """An edit that cannot be applied; the run is unchanged and still paused."""
 
 
 def apply_edit(loop: Any, values: Any, as_node: str | None) -> tuple[str, list[str]]:

@@ -1,0 +1,116 @@
+"""What a task wrote: a node's return value as channel writes, in LangGraph's writer order (state
+keys, `Send`/`Command` control writes, static edges, then one set per conditional edge, each router
+run here, inside the task, on the state as of the step's start plus the task's own writes). Used by
+the runner for every task and by `update_state`, which writes as if a node had returned the values.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from .algo import Task, local_read
+from .constants import END, START, TASKS, branch_channel
+from .errors import InvalidUpdateError, ParentCommand
+from .schema import state_update_pairs
+from .types import Command, Send
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .loop import Loop
+
+
+def node_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
+    """All writes of one task, in LangGraph's writer order: state keys, Command/Send control
+    writes, static edges, then one set per conditional edge (each router runs here, in the task)."""
+    writes = _own_writes(node, task, returned)
+    for branch in node.branches:
+        writes.extend(route_writes(branch, task, call_router(branch, task, returned, writes, loop)))
+    return writes
+
+
+async def anode_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
+    """`node_writes` in an async run: a router may be an `async def`."""
+    writes = _own_writes(node, task, returned)
+    for branch in node.branches:
+        result = call_router(branch, task, returned, writes, loop, awaitable=True)
+        if inspect.isawaitable(result):
+            result = await result
+        writes.extend(route_writes(branch, task, result))
+    return writes
+
+
+def _own_writes(node: Any, task: Task, returned: Any) -> list[tuple[str, Any]]:
+    # Built in place on the task, so a router that raises leaves what was written before it visible.
+    task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
+    if type(returned) is not dict:  # a plain dict has no Send or Command in it
+        writes.extend(control_writes(returned))
+    writes.extend(node.edge_writes)
+    return writes
+
+
+def control_writes(returned: Any) -> list[tuple[str, Any]]:
+    """`Send` and `Command(goto=...)` as writes to the control channels (LangGraph's `_control_branch`)."""
+    if isinstance(returned, Send):
+        return [(TASKS, returned)]
+    if isinstance(returned, Command):
+        commands = [returned]
+    elif isinstance(returned, (list, tuple)):
+        commands = [c for c in returned if isinstance(c, Command)]
+    else:
+        return []
+    writes: list[tuple[str, Any]] = []
+    for command in commands:
+        if command.graph == Command.PARENT:
+            raise ParentCommand(command)
+        goto = [command.goto] if isinstance(command.goto, (Send, str)) else command.goto
+        for target in goto:
+            if isinstance(target, Send):
+                writes.append((TASKS, target))
+            elif isinstance(target, str) and target != END:
+                writes.append((branch_channel(target), None))
+    return writes
+
+
+def call_router(
+    branch: Any, task: Task, returned: Any, writes: list[tuple[str, Any]], loop: "Loop", awaitable: bool = False
+) -> Any:
+    """Runs one router on the fresh state (step start + this task's own writes); returns its result
+    (a coroutine for an `async def` router when `awaitable`)."""
+    spec = branch.spec
+    if branch.is_async and not awaitable:
+        raise no_sync_function(spec.name)
+    fresh = local_read(loop.state, branch.reads, writes)
+    for key, get in branch.managed:
+        fresh[key] = get(task.step, loop.stop)
+    value = fresh if branch.mapper is None else branch.mapper(**fresh)
+    if branch.passthrough and isinstance(value, dict) and isinstance(returned, dict):
+        value = {**returned, **value}  # LangGraph passes the node's extra return keys through
+    return spec.router(value, config=loop.config) if spec.router_takes_config else spec.router(value)
+
+
+def route_writes(branch: Any, task: Task, result: Any) -> list[tuple[str, Any]]:
+    """The writes of what one router chose."""
+    spec = branch.spec
+    task.routes = [*task.routes, (spec.name, result)]
+    results = result if isinstance(result, (list, tuple)) else (result,)
+    path_map = spec.path_map
+    out: list[tuple[str, Any]] = []
+    for chosen in results:
+        destination = chosen if path_map is None or isinstance(chosen, Send) else path_map[chosen]
+        if destination is None or destination == START:
+            raise ValueError("Branch did not return a valid destination")
+        if type(destination) is not str and isinstance(destination, Send):
+            if destination.node == END:
+                raise InvalidUpdateError("Cannot send a packet to the END node")
+            out.append((TASKS, destination))
+        elif destination != END:
+            out.append((branch_channel(destination), None))
+    return out
+
+
+def no_sync_function(name: str) -> TypeError:
+    """LangGraph's error for an `async def` node or router in a sync run (`invoke`, `stream`)."""
+    return TypeError(
+        f'No synchronous function provided to "{name}".\n'
+        "Either initialize with a synchronous function or invoke via the async API (ainvoke, astream, etc.)"
+    )
