@@ -17,7 +17,7 @@ from debugger.cli import main
 from debugger.store import RunStore, cut_off_error
 from tests.test_app import APP, goto_page
 
-pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py
+pytestmark = pytest.mark.usefixtures("fresh_store", "drawing_without_graphviz")  # tests/conftest.py
 
 CUT_OFF_ERROR = cut_off_error()
 
