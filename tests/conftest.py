@@ -1,7 +1,12 @@
 """Markers by folder, so `make check` can leave out what is slow to start: every test under tests/e2e
 is `e2e` (a real browser), every test under tests/differential and the langgraph import tests are
-`reference` (the real langgraph beside the engine). Tests that start a Python process of their own
-(`test_cli_*`, a killed-process resume) are `slow`; a test can also say `@pytest.mark.slow` itself.
+`reference` (the real langgraph beside the engine). Tests that take seconds or start a process are
+`slow` (`@pytest.mark.slow`, or by name below); `make check` runs none of the three, `make test` all.
+
+`make check` starts no process, by construction: a test without one of those marks that starts a
+process or opens a listening socket (a server, even in a thread) fails with one line that names it
+and says to mark it. The guard goes by the test's own marks, not by the run's `-m` expression, so
+`make test` and a single-file run fail such a test too: the rule holds however the suite is run.
 
 The samples that sleep to be watched live (`slow_research`) do not sleep in tests unless a test asks
 for it (`monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", ...)`)."""
@@ -151,6 +156,8 @@ def _guarding(item: pytest.Item):
         _guarded_item = None
 
 
+# Setup and call are guarded, teardown not: a module or session fixture (a PostgreSQL server a slow
+# test started) is torn down inside whichever test ends its scope, which may be an unmarked one.
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
     with _guarding(item):
