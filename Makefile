@@ -38,10 +38,10 @@ test: install-test lint
 	@$(PY) -m pytest -q tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
 
-# The everyday run, about NN s on a 2-core machine: no browser, no langgraph reference, no process
-# (tests/conftest.py fails a test that starts one unless it is marked slow or e2e). Compiled modules
-# are cached in build/pycache even where PYTHONDONTWRITEBYTECODE is set: compiling every module from
-# source again costs about 4 s of each run.
+# The everyday run, about 25 s on a 2-core machine (13 s of CPU): no browser, no langgraph reference,
+# no process (tests/conftest.py fails a test that starts one unless it is marked slow or e2e).
+# Compiled modules are cached in build/pycache even where PYTHONDONTWRITEBYTECODE is set: compiling
+# every module from source again costs about 4 s of each run.
 PYCACHE := $(CURDIR)/build/pycache
 check: lint
 	@PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(PYCACHE) $(PY) -m pytest -q -p no:cacheprovider tests \
