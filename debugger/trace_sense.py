@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.constants import END, START
+from engine import END, START
 
 _NAMELESS_TASKS = frozenset({START, "__input__"})
 

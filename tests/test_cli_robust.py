@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from debugger.stores.sqlite import RunStore
 from debugger.tracecheck import read_trace_file
 
@@ -78,6 +80,7 @@ def only_run(db):
     return runs[0], RunStore(db).load(runs[0].run_id)
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_ctrl_c_keeps_the_partial_run_and_says_how_to_reopen_it(tmp_path):
     db = tmp_path / "runs.sqlite3"
     ticks = tmp_path / "ticks"
@@ -104,6 +107,7 @@ def test_ctrl_c_keeps_the_partial_run_and_says_how_to_reopen_it(tmp_path):
     assert f"reopen: stepscope show {trace.run_id[:12]}" in out
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_timeout_flag_and_environment_keep_what_was_recorded(tmp_path):
     db = tmp_path / "runs.sqlite3"
     slow = write(tmp_path, "slow.py", SLOW)
@@ -119,6 +123,7 @@ def test_timeout_flag_and_environment_keep_what_was_recorded(tmp_path):
     assert bad.returncode == 2 and "STEPSCOPE_RUN_TIMEOUT='soon' is not a number" in bad.stderr
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_a_node_that_raises_is_stored_with_the_steps_before_it(tmp_path):
     db = tmp_path / "runs.sqlite3"
     result = cli("run", str(write(tmp_path, "raises.py", RAISES)), db=db)
@@ -128,6 +133,7 @@ def test_a_node_that_raises_is_stored_with_the_steps_before_it(tmp_path):
     assert [t.name for s in trace.steps for t in s.tasks] == ["__start__", "fine", "broken"]
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_an_error_before_the_first_step_is_stored_with_its_real_message(tmp_path):
     db = tmp_path / "runs.sqlite3"
     result = cli("run", "subgraph_trap", "--recursion-limit", "0", db=db)
@@ -140,12 +146,14 @@ def test_an_error_before_the_first_step_is_stored_with_its_real_message(tmp_path
     assert show.returncode == 0 and "recursion_limit must be at least 1" in show.stdout
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_sys_exit_at_import_gets_a_message(tmp_path):
     result = cli("run", str(write(tmp_path, "script.py", "import sys\nsys.exit(3)\n")), db=tmp_path / "db")
     assert result.returncode == 2
     assert "called sys.exit(3) while being imported" in result.stderr and 'if __name__ == "__main__":' in result.stderr
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_show_with_an_unknown_channel_says_so(tmp_path):
     db = tmp_path / "runs.sqlite3"
     out = tmp_path / "t.json"
@@ -154,6 +162,7 @@ def test_show_with_an_unknown_channel_says_so(tmp_path):
     assert result.returncode == 2 and "no state key 'nosuchkey'; its keys are: log" in result.stderr
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fails(tmp_path):
     not_a_db = write(tmp_path, "x.sqlite3", "not sqlite " * 500)
     marker = tmp_path / "ran"
@@ -194,6 +203,7 @@ def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fail
     assert whole.status == "done" and len(whole.steps) == 3
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_terminal_output_never_carries_control_characters_from_a_trace(tmp_path):
     db = tmp_path / "runs.sqlite3"
     out = tmp_path / "t.json"
@@ -213,6 +223,7 @@ def test_terminal_output_never_carries_control_characters_from_a_trace(tmp_path)
     assert "\x1b" not in listed.stdout and "\\x1b" in listed.stdout
 
 
+@pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_a_pipe_closed_early_ends_quietly(tmp_path):
     from engine.trace import Recorder
     from engine.tracefile import to_json

@@ -47,6 +47,7 @@ def everything_highlighted(drawing) -> Highlight:
     )
 
 
+@pytest.mark.slow  # lays the drawing out with graphviz's `dot` process
 @pytest.mark.parametrize("highlighted", [False, True], ids=["plain", "highlighted"])
 @pytest.mark.parametrize("name", GRAPHS)
 def test_dot_renders_with_graphviz(name, highlighted):
@@ -67,6 +68,7 @@ def test_dot_node_ids_are_selector_safe_and_distinct():
     assert dot_node_id("child:s1") == "node_child-3a-s1"
 
 
+@pytest.mark.slow  # lays the drawing out with graphviz's `dot` process
 def test_dot_quotes_unusual_names():
     svg = run_dot(to_dot(ours("unusual_names")))
     for name in UNUSUAL:
@@ -121,6 +123,7 @@ def test_dot_taken_edge_is_bold():
     )
 
 
+@pytest.mark.slow  # lays the drawing out with graphviz's `dot` process
 @pytest.mark.parametrize("name", ["nested_xray", "conditional_dict_labels", "unusual_names", "metadata"])
 def test_dot_highlight_never_moves_the_layout(name):
     drawing = ours(name)

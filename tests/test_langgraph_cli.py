@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("langgraph")
+pytestmark = pytest.mark.slow  # every test runs `stepscope` in processes of its own: `make test`, not `make check`
 
 from debugger.stores.sqlite import RunStore  # noqa: E402
 

@@ -11,6 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from debugger.live import Breakpoints
 
+pytestmark = pytest.mark.usefixtures("drawing_without_graphviz")  # tests/conftest.py: no `dot` process
+
 
 def _page() -> None:
     from debugger.views import live

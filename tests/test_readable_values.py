@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
@@ -12,6 +13,8 @@ from debugger.present import readable
 from engine.codec import MISSING_ENCODED, encode
 from engine.messages import AIMessage, HumanMessage
 from tests.test_app import APP
+
+pytestmark = pytest.mark.usefixtures("drawing_without_graphviz")  # tests/conftest.py: no `dot` process
 
 
 def test_messages_tuples_and_empty_keys_read_plainly():

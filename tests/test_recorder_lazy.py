@@ -79,7 +79,13 @@ def test_sample_records_the_same_trace_built_later_or_at_once(name: str) -> None
     assert recorded(_sample_run(name), at_once=False) == recorded(_sample_run(name), at_once=True)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+BIG_LOOP_CASES = {"recursion_default_limit"}
+"""Cases that run for seconds (10007 supersteps, recorded twice): `make test` runs them, `make check` not."""
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name in BIG_LOOP_CASES else name for name in CASES]
+)
 def test_differential_case_records_the_same_trace_built_later_or_at_once(name: str) -> None:
     assert recorded(_case_run(name), at_once=False) == recorded(_case_run(name), at_once=True)
 

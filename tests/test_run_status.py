@@ -18,7 +18,7 @@ from debugger.stores.protocol import cut_off_error
 from debugger.stores.sqlite import RunStore
 from tests.test_app import APP, goto_page
 
-pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py
+pytestmark = pytest.mark.usefixtures("fresh_store", "drawing_without_graphviz")  # tests/conftest.py
 
 CUT_OFF_ERROR = cut_off_error()
 

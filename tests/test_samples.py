@@ -300,6 +300,7 @@ def test_reducer_table_rows() -> None:
     ]
 
 
+@pytest.mark.slow  # runs the sample as a script, in a process of its own
 def test_add_messages_prints_the_articles_lines() -> None:
     module = load_sample("add_messages_basics")
     assert module.article_lines() == ARTICLE_ADD_MESSAGES

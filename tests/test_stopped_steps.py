@@ -46,6 +46,7 @@ def test_a_task_the_stop_cut_short_is_drawn_stopped_and_its_finished_sibling_ran
     assert row[str(step)] == "⏹"
 
 
+@pytest.mark.slow  # reads the drawing graphviz's `dot` process laid out
 def test_the_step_page_says_which_task_never_finished(fresh_store):
     trace, step = stopped_in_the_parallel_step()
     RunStore(str(fresh_store)).save(trace)

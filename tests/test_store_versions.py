@@ -178,6 +178,7 @@ def test_a_trace_without_a_run_id_is_never_stored(tmp_path):
             db.execute("INSERT INTO runs VALUES (NULL, '', '', '', '', 0, '', '', '')")
 
 
+@pytest.mark.slow  # starts eight processes
 def test_eight_processes_saving_at_once_all_land(tmp_path):
     db = tmp_path / "runs.sqlite3"
     code = (

@@ -213,6 +213,7 @@ def fuzz_sources():
             yield name, to_json(recorder.trace)
 
 
+@pytest.mark.slow  # hundreds of mutated files, each through every later command: seconds
 def test_fuzzed_trace_files_never_raise_and_never_break_a_later_command(tmp_path):
     rng = random.Random(14)
     db = str(tmp_path / "fuzz.sqlite3")

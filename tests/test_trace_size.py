@@ -41,6 +41,7 @@ def test_a_large_string_carried_through_ten_steps_is_stored_once():
     assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 2
 
 
+@pytest.mark.slow  # a 20,000-row value encoded, stored and parsed: over a second
 def test_a_large_list_of_small_items_is_stored_once_and_a_wrapper_keeps_its_small_parts():
     rows = [{"id": i, "name": f"row {i}"} for i in range(20_000)]
     trace = carried({"rows": rows, "note": "small"})
