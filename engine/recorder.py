@@ -85,7 +85,7 @@ class Recorder(Hooks):
                 ns=ns,
                 graph=describe(run.graph),
                 input=run.input,
-                config=run.config,
+                config=plain_config(run.config),
                 recursion_limit=run.recursion_limit,
                 started_at=self.clock(),
                 trace=not ns,

@@ -105,15 +105,14 @@ def new_run(
     run_id: str = "",
     target: str = "",
     thread_id: str = "",
-    given_only: bool = False,
 ) -> RunRecord:
     """A new run's record from raw values: a whole `Trace` (with `trace`, its identity too) or a
-    subgraph's `RunRecord`. `config` is kept as `plain_config(config, given_only=given_only)` keeps it."""
+    subgraph's `RunRecord`. `config` as the trace keeps it (`plain_config`), still to be encoded."""
     common: dict[str, Any] = dict(
         ns=list(ns),
         graph=graph,
         input=encode(input),
-        config=encode(plain_config(config, given_only=given_only)),
+        config=encode(config),
         recursion_limit=recursion_limit,
         started_at=started_at,
     )
@@ -266,6 +265,33 @@ class TraceWriter:
         self.tasks_by_id[task.id] = task
         return task
 
+    def plan_task(
+        self,
+        step: int,
+        *,
+        id: str,
+        name: str,
+        path: list[Any],
+        triggers: Sequence[str],
+        fired: Sequence[str],
+        seen_versions: dict[str, int],
+        input: Any,
+        managed: dict[str, Any] | None = None,
+    ) -> TaskRecord:
+        """`add_task` of a new TaskRecord: `input` and `managed` already recorded (`input_view`,
+        `encode`); the name lists are shared run-wide (`interned`)."""
+        task = TaskRecord(
+            id,
+            name,
+            path,
+            self.interned(triggers),
+            self.interned(fired),
+            seen_versions,
+            input,
+            managed=managed if managed is not None else {},
+        )
+        return self.add_task(step, task)
+
     def task_done(
         self,
         task: TaskRecord,
@@ -398,6 +424,11 @@ class TraceWriter:
         last = self.last_after.get(key, _UNSET)
         if last is not _UNSET and last is not value and not _equal(last, value):
             record.mismatches.append({"channel": key, "recorded": self.encode(last), "committed": self.encode(value)})
+
+    def add_mismatch(self, record: StepRecord, channel: str, recorded: Any, committed: Any) -> None:
+        """A value the runtime committed that is not what the recorded calls give (raw values): a
+        channel the graph does not have, say, found by a producer that checks more than `commit`."""
+        record.mismatches.append({"channel": channel, "recorded": encode(recorded), "committed": encode(committed)})
 
     def checkpoint(self, step: int, config: Any, parent: Any = None) -> None:
         """The checkpoint saved after `step` (its config, and its parent's when known), kept as the
