@@ -1,15 +1,18 @@
 """How a live run ends on the record: a stopped run's trace (status `cancelled`, the step that was
-running kept, never committed, its tasks marked), and small helpers the controller reports with."""
+running kept, never committed, its tasks marked: `engine.trace_edits` makes both edits), and small
+helpers the controller reports with."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from debugger.live.status import CANCELLED, TaskProgress
 from engine import START
 from engine.stepping import Task
 from engine.trace import StepRecord, Trace
+from engine.trace_edits import mark_ended, stepscope_error, stopped_step
+
+__all__ = ["cancel", "error_line", "names_of", "stopped_step", "writers_of"]
 
 
 def cancel(
@@ -34,47 +37,8 @@ def cancel(
         else ""
     )
     message = f"Stopped by you {where}. The supersteps committed before that are recorded."
-    trace.status = CANCELLED
-    trace.error = {
-        "$type": "error",
-        "class": "RunCancelled",
-        "module": "stepscope",
-        "notes": [],
-        "traceback": "",
-        "message": message,
-    }
+    mark_ended(trace, CANCELLED, stepscope_error("RunCancelled", message))
     return message
-
-
-def stopped_step(
-    record: StepRecord, unfinished: set[str], finished: dict[str, TaskProgress] | None = None
-) -> StepRecord:
-    """A copy of the step that was running when the user stopped: not committed, its tasks marked,
-    those that had finished with what they wrote and how long they took."""
-    tasks = []
-    finished = finished or {}
-    for task in list(record.tasks):
-        done = finished.get(task.id)
-        if done is not None:
-            writes = task.writes or [list(pair) for pair in done.writes]
-            task = replace(task, writes=writes, duration=task.duration or round(done.duration or 0.0, 6))
-        error = task.error
-        if error is None:
-            text = (
-                "was still running when the run was stopped; its result is not recorded"
-                if task.id in unfinished
-                else "had finished, but the step never committed, so its writes never reached the state"
-            )
-            error = {
-                "$type": "error",
-                "class": "RunCancelled" if task.id in unfinished else "StepNotCommitted",  # ⏹ vs ran
-                "module": "stepscope",
-                "notes": [],
-                "traceback": "",
-                "message": f"{task.name} {text}.",
-            }
-        tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
-    return StepRecord(record.step, tasks=tasks, committed=False)
 
 
 def writers_of(tasks: list[Task]) -> dict[str, list[str]]:
