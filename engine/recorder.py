@@ -35,7 +35,8 @@ from .trace_events import (
     build_reduced_grown,
     freeze_input,
 )
-from .trace_writer import CHECKPOINT_KEYS, IMMUTABLE, TraceWriter, new_run, plain_config
+from .trace_values import IMMUTABLE
+from .trace_writer import CHECKPOINT_KEYS, TraceWriter, new_run, plain_config
 from .types import RunStatus
 
 

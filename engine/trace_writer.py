@@ -4,9 +4,10 @@ A runtime reports one run (the root run of a Trace, or a subgraph's run nested i
 a time, with raw values; the writer encodes them, keeps the deltas small and hands finished steps to
 a sink. In the order a superstep happens:
 
-    writer = TraceWriter(new_run(ns=[], graph=described, input=x, config=config, trace=True))
+    writer = TraceWriter(new_run(ns=[], graph=described, input=x, config=plain_config(c), started_at=now, trace=True))
     writer.open_step(n)                                     # optional: every method opens its step
-    task = writer.add_task(n, TaskRecord(...))              # a planned task, its input already recorded
+    task = writer.plan_task(n, id=..., name=..., path=..., triggers=..., fired=..., seen_versions=...,
+                            input=writer.input_view(node_input))   # a planned task (or add_task(n, TaskRecord))
     writer.task_done(task, writes=[...], result=r, has_result=True, error=None)
     writer.add_call(n, channel, reducer, task.id, task.name, before, write, after, error)
     writer.commit(n, committed_values, versions, updated_channels)
@@ -17,7 +18,9 @@ a sink. In the order a superstep happens:
 `add_call` takes the values before and after the write (raw) and records them as deltas against the
 channel's last recorded value (`codec.DeltaTracker`): `{"same": true}` for `before` unless the value
 changed outside the reducers, and only what grew for `after`. A runtime whose values arrive encoded
-(LangGraph.js in node sends JSON with its own deltas) gives whole records to `add_call_record`.
+(LangGraph.js in node sends JSON with its own deltas) gives whole records to `add_call_record`,
+its task's writes with `task_done(..., encoded=True)`, its barrier with `commit_encoded` and its
+output with `finish(..., encoded=True)`. Values are recorded as `engine/trace_values.py` says.
 
 With `check_commits` (a runtime whose own barrier folded the writes: langgraph), `commit` compares
 each key's committed value with what its last recorded call returned and records any difference in
@@ -32,25 +35,23 @@ do not take it (call them from the run's own thread, or from an event being buil
 
 from __future__ import annotations
 
-import operator
 import threading
 import time
 from collections import deque
 from typing import Any, Iterable, Mapping, Sequence
 
-from .codec import BIG_INT, RESERVED, DeltaTracker, encode, encode_error
+from .codec import encode, encode_error
 from .records import (
     SAME,
     SAME_AS_WRITES,
-    VIEW,
     ReducerCallRecord,
     RunRecord,
     StepRecord,
     TaskRecord,
     Trace,
-    fields_of,
     same_as_writes,
 )
+from .trace_values import IMMUTABLE, RecordedValues, unchanged_list
 from .types import StepKind
 
 CHECKPOINT_KEYS = ("thread_id", "checkpoint_ns", "checkpoint_id")
@@ -58,10 +59,6 @@ CHECKPOINT_KEYS = ("thread_id", "checkpoint_ns", "checkpoint_id")
 _IN_PROCESS = ("callbacks", "checkpointer")
 """Config keys that hold live objects of one process (callbacks, savers): never kept."""
 _SCALARS = (int, str, float, bool, type(None))
-_SHARED_LEVELS = 4
-"""How deep `TraceWriter.encode` shares encodings by identity (a cycle is cut a few levels later)."""
-IMMUTABLE = frozenset((int, str, float, bool, type(None), tuple))
-"""Values `DeltaTracker.delta` calls unchanged when they are the recorded object itself."""
 _UNSET = object()
 
 
@@ -121,10 +118,11 @@ def new_run(
     return RunRecord(**common)
 
 
-class TraceWriter:
+class TraceWriter(RecordedValues):
     """Writes one RunRecord, one step at a time (see the module docstring for the order)."""
 
     def __init__(self, record: RunRecord, sink: Any = None, *, check_commits: bool = False) -> None:
+        super().__init__()
         self.record = record
         self.sink = sink
         """A `StepSink` that takes each step once the next one opens (and the rest at `finish`), so
@@ -134,7 +132,6 @@ class TraceWriter:
         """Events kept to be built later, oldest first (a deque: the run's thread appends while a
         reader of the trace may be emptying it)."""
         self.lock = threading.Lock()
-        self.trackers: dict[str, DeltaTracker] = {}
         self.step: StepRecord | None = None
         """The open step: the one the latest call was about."""
         self.tasks_by_id: dict[str, TaskRecord] = {}
@@ -144,10 +141,6 @@ class TraceWriter:
         """With `check_commits`: the raw state the last commit left (MISSING for empty keys)."""
         self.last_after: dict[str, Any] = {}
         """With `check_commits`: per channel written in the open step, the value its last call left."""
-        self.memo: dict[int, tuple[Any, Any]] = {}
-        self.lists: dict[tuple[str, ...], list[str]] = {}
-        self.shared_pairs: dict[tuple[Any, ...], list[list[Any]]] = {}
-        self.views: dict[tuple[str, ...], dict[str, list[str]]] = {}
         self.started = time.perf_counter()
 
     # ---- the queue -------------------------------------------------------------------------------
@@ -169,78 +162,6 @@ class TraceWriter:
         while pending:
             event = pending.popleft()
             event[0](self, event)
-
-    # ---- values ----------------------------------------------------------------------------------
-
-    def encode(self, value: Any, _depth: int = 0) -> Any:
-        """`encode`, sharing one encoding per object within a step: a node's return value, its write
-        and the reducer's new items are usually the same objects, recorded once in memory. Only the
-        top levels are shared; deeper down `encode` takes over, with its depth limit and cycle guard."""
-        kind = type(value)
-        if kind is str or kind is bool or value is None or (kind is int and -BIG_INT < value < BIG_INT):
-            return value  # as `encode` records them, without its guards (most values recorded are these)
-        if kind in _SCALARS or _depth >= _SHARED_LEVELS:
-            return encode(value, _depth)
-        hit = self.memo.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        if kind is list:
-            encoded: Any = [self.encode(item, _depth + 1) for item in value]
-        elif kind is dict and value.keys().isdisjoint(RESERVED) and all(type(k) is str for k in value):
-            encoded = {k: self.encode(v, _depth + 1) for k, v in value.items()}
-        else:
-            encoded = encode(value, _depth)
-        self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
-        return encoded
-
-    def interned(self, names: Iterable[str]) -> list[str]:
-        """`list(names)`, one list per distinct sequence of names for the whole run: a long run records
-        the same paths, triggers and views every step, and each list kept is one more object for
-        Python's cyclic collector to scan (recorded lists are data: nothing mutates them)."""
-        names = tuple(names)
-        found = self.lists.get(names)
-        if found is None:
-            found = self.lists[names] = list(names)
-        return found
-
-    def pairs(self, pairs: Sequence[tuple[str, Any]]) -> list[list[Any]]:
-        """`[[name, encoded], ...]`, shared (like `interned`) when every encoded value is a scalar: a
-        loop's writes and routes are usually the same few names and numbers every step."""
-        if not all(type(value) in _SCALARS for _, value in pairs):
-            return [[name, value] for name, value in pairs]
-        key = tuple((name, type(value), value) for name, value in pairs)  # 1, 1.0 and True stay apart
-        found = self.shared_pairs.get(key)
-        if found is None:
-            found = self.shared_pairs[key] = [[name, value] for name, value in pairs]
-        return found
-
-    def input_view(self, value: Any, managed: Iterable[str] = ()) -> Any:
-        """A node's input as `{"$view": [keys]}` when every item is the value recorded last for its
-        key (the usual case), so a long run does not store the whole state once per task; else its
-        encoding. `managed` keys (not state) are left out of the view."""
-        skip = set(managed)
-        items = value.items() if type(value) is dict else fields_of(value)
-        if items is not None:
-            keys = []
-            for key, item in items:
-                if key in skip:
-                    continue
-                tracker = self.trackers.get(key)
-                if tracker is None or tracker.raw is not item:
-                    return self.encode(value)
-                keys.append(key)
-            view = self.views.get(keys := tuple(keys))
-            if view is None:
-                view = self.views[keys] = {VIEW: self.interned(keys)}
-            return view
-        return self.encode(value)
-
-    def tracker(self, channel: str) -> DeltaTracker:
-        """The channel's last recorded value (created empty on first use)."""
-        tracker = self.trackers.get(channel)
-        if tracker is None:
-            tracker = self.trackers[channel] = DeltaTracker()
-        return tracker
 
     # ---- steps and tasks -------------------------------------------------------------------------
 
@@ -303,12 +224,14 @@ class TraceWriter:
         routes: Sequence[tuple[str, Any]] = (),
         duration: float | None = None,
         attempts: list[dict[str, Any]] | None = None,
+        encoded: bool = False,
     ) -> None:
         """What a task did: its writes (in its own order), its raw return value when known (a dict
         equal to its leading writes is recorded as `SAME_AS_WRITES`; a producer that checked that
         already may pass the marker itself), the routes its conditional edges chose, its time, its
-        error (an exception, or one already encoded) and its failed attempts (already encoded)."""
-        encode_shared = self.encode
+        error (an exception, or one already encoded) and its failed attempts (already encoded).
+        `encoded`: the writes, result and routes arrive encoded (a runtime that sends JSON)."""
+        encode_shared = _as_is if encoded else self.encode
         task.writes = self.pairs([(channel, encode_shared(value)) for channel, value in writes])
         if has_result:
             if result is SAME_AS_WRITES or (type(result) is dict and same_as_writes(result, writes)):
@@ -418,6 +341,21 @@ class TraceWriter:
         self.last_after.clear()
         return record
 
+    def commit_encoded(
+        self,
+        step: int,
+        state: Mapping[str, dict[str, Any]],
+        versions: Mapping[str, int] | None = None,
+        updated_channels: Iterable[str] = (),
+        *,
+        kind: StepKind = "loop",
+    ) -> StepRecord:
+        """`commit` for a runtime whose values arrive encoded: `state` holds its own deltas for the
+        changes its reducer calls do not explain (as `StepRecord.state`; usually empty)."""
+        record = self.commit(step, {}, versions, updated_channels, kind=kind)
+        record.state.update(state)
+        return record
+
     def _check(self, record: StepRecord, key: str, value: Any) -> None:
         """Records a mismatch when `value` is not what the last call to `key` in this step returned."""
         self.committed_state[key] = value
@@ -459,12 +397,15 @@ class TraceWriter:
         output: Any = None,
         error: BaseException | dict[str, Any] | None = None,
         interrupts: Sequence[dict[str, Any]] = (),
+        *,
+        encoded: bool = False,
     ) -> RunRecord:
-        """How the run ended: its status, output (raw), error (an exception, or one already encoded)
-        and the `interrupt()` calls that stopped it (already encoded); a sink takes the last steps."""
+        """How the run ended: its status, output (raw, or already `encoded`), error (an exception, or
+        one already encoded) and the `interrupt()` calls that stopped it (already encoded); a sink
+        takes the last steps."""
         record = self.record
         record.status = status  # type: ignore[assignment]
-        record.output = encode(output)
+        record.output = output if encoded else encode(output)
         if error is not None:
             record.error = error if isinstance(error, dict) else encode_error(error)
         record.interrupts = list(interrupts)
@@ -476,15 +417,9 @@ class TraceWriter:
         return record
 
 
-def unchanged_list(value: Any, items: Any) -> bool:
-    """True when `value` is a list whose items are still exactly the recorded `items` (a node may
-    have changed it in place, which the delta must then show)."""
-    return (
-        type(value) is list
-        and type(items) is list
-        and len(value) == len(items)
-        and all(map(operator.is_, value, items))
-    )
+def _as_is(value: Any) -> Any:
+    """The encoder of values that arrive encoded."""
+    return value
 
 
 def _equal(a: Any, b: Any) -> bool:
