@@ -5,12 +5,13 @@ state, and per channel the value recorded last (`codec.DeltaTracker`), which del
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from .codec import BIG_INT, RESERVED, DeltaTracker, encode
 from .records import VIEW, fields_of
 
 _SCALARS = (int, str, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 _SHARED_LEVELS = 4
 """How deep `RecordedValues.encode` shares encodings by identity (a cycle is cut a few levels later)."""
 IMMUTABLE = frozenset((int, str, float, bool, type(None), tuple))
@@ -59,15 +60,22 @@ class RecordedValues:
             found = self.lists[names] = list(names)
         return found
 
-    def pairs(self, pairs: Sequence[tuple[str, Any]]) -> list[list[Any]]:
-        """`[[name, encoded], ...]`, shared (like `interned`) when every encoded value is a scalar: a
-        loop's writes and routes are usually the same few names and numbers every step."""
-        if not all(type(value) in _SCALARS for _, value in pairs):
-            return [[name, value] for name, value in pairs]
-        key = tuple((name, type(value), value) for name, value in pairs)  # 1, 1.0 and True stay apart
+    def pairs(self, pairs: Iterable[tuple[str, Any]], encode_value: Any = None) -> list[list[Any]]:
+        """`[[name, encoded], ...]` (each value encoded with `encode_value`, when given), shared like
+        `interned` when every encoded value is a scalar: a loop's writes and routes are usually the
+        same few names and numbers every step. (Written for speed: it runs for every recorded task.)"""
+        if encode_value is None:
+            recorded = [[name, value] for name, value in pairs]
+        else:
+            recorded = [[name, encode_value(value)] for name, value in pairs]
+        scalars = _SCALAR_TYPES
+        for _, value in recorded:
+            if type(value) not in scalars:
+                return recorded
+        key = tuple([(name, type(value), value) for name, value in recorded])  # 1, 1.0 and True stay apart
         found = self.shared_pairs.get(key)
         if found is None:
-            found = self.shared_pairs[key] = [[name, value] for name, value in pairs]
+            found = self.shared_pairs[key] = recorded
         return found
 
     def input_view(self, value: Any, managed: Iterable[str] = ()) -> Any:

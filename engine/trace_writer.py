@@ -232,14 +232,14 @@ class TraceWriter(RecordedValues):
         error (an exception, or one already encoded) and its failed attempts (already encoded).
         `encoded`: the writes, result and routes arrive encoded (a runtime that sends JSON)."""
         encode_shared = _as_is if encoded else self.encode
-        task.writes = self.pairs([(channel, encode_shared(value)) for channel, value in writes])
+        task.writes = self.pairs(writes, encode_shared)
         if has_result:
             if result is SAME_AS_WRITES or (type(result) is dict and same_as_writes(result, writes)):
                 task.result = SAME_AS_WRITES
             else:
                 task.result = encode_shared(result)
         if routes:
-            task.routes = self.pairs([(name, encode_shared(chosen)) for name, chosen in routes])
+            task.routes = self.pairs(routes, encode_shared)
         if duration is not None:
             task.duration = round(duration, 6)
         if error is not None:
