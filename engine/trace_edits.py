@@ -3,8 +3,8 @@ wrote it (`engine/trace_writer.py`), for whatever runtime recorded it.
 
 - `mark_ended`: a run ended by its caller or by StepScope (stopped, timed out, cancelled, cut off),
   with an error record StepScope writes itself (`stepscope_error`), not one the graph raised;
-- `stopped_step`: the step that was running when a run was stopped, kept uncommitted, its tasks
-  marked (still running, or finished but never committed);
+- `stopped_step` / `keep_stopped_step`: the step that was running when a run was stopped, kept
+  uncommitted, its tasks marked (still running, or finished but never committed);
 - `update_step`: a state edit made between supersteps (`update_state(values, as_node=...)` at a
   pause), recorded as a step of kind `update`;
 - `with_fork_step`: a branch made by time travel as one whole run: the original's steps before the
@@ -82,6 +82,13 @@ def stopped_step(
             )
         tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
     return StepRecord(record.step, tasks=tasks, committed=False)
+
+
+def keep_stopped_step(
+    run: RunRecord, record: StepRecord, unfinished: set[str], finished: Mapping[str, FinishedTask] | None = None
+) -> None:
+    """Appends to `run` the step that was running when it was stopped, as `stopped_step` marks it."""
+    run.steps = [*run.steps, stopped_step(record, unfinished, finished)]
 
 
 def update_step(

@@ -10,7 +10,7 @@ from debugger.live.status import CANCELLED, TaskProgress
 from engine import START
 from engine.stepping import Task
 from engine.trace import StepRecord, Trace
-from engine.trace_edits import mark_ended, stepscope_error, stopped_step
+from engine.trace_edits import keep_stopped_step, mark_ended, stepscope_error, stopped_step
 
 __all__ = ["cancel", "error_line", "names_of", "stopped_step", "writers_of"]
 
@@ -28,7 +28,7 @@ def cancel(
     `finished`: the tasks of that step that had finished (their writes and time, which the recorder
     only hears of once the whole step has finished)."""
     if step is not None and open_record is not None and not open_record.committed:
-        trace.steps = [*trace.steps, stopped_step(open_record, {p.id for p in running}, {p.id: p for p in finished})]
+        keep_stopped_step(trace, open_record, {p.id for p in running}, {p.id: p for p in finished})
     where = (
         f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
         if step is not None
