@@ -22,9 +22,19 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from debugger.store import StoreError
-from engine.trace import Recorder, RunRecord, RunStatus, StepRecord, Trace, describe, utc_now
-from engine.trace_edits import mark_ended, stepscope_error
-from engine.trace_writer import new_run, plain_config
+from engine.trace import (
+    Recorder,
+    RunRecord,
+    RunStatus,
+    StepRecord,
+    Trace,
+    describe,
+    mark_ended,
+    new_run,
+    plain_config,
+    stepscope_error,
+    utc_now,
+)
 from engine.tracefile import from_dict, to_dict
 
 RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"

@@ -24,8 +24,7 @@ from debugger.langgraph_recorder.names import is_langgraph_graph
 from debugger.replay import Replay
 from engine import Command, InMemorySaver
 from engine.codec import decode
-from engine.trace import Trace, takes_config
-from engine.trace_edits import with_fork_step
+from engine.trace import Trace, takes_config, with_fork_step
 
 _threads = itertools.count(1)
 

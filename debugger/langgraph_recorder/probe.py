@@ -22,9 +22,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode, encode_error
-from engine.trace import TaskRecord, utc_now
-from engine.trace_edits import stepscope_error
-from engine.trace_writer import TraceWriter, new_run, plain_config
+from engine.trace import TaskRecord, TraceWriter, new_run, plain_config, stepscope_error, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
 from .superstep import (

@@ -25,8 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
-from engine.trace import Trace, utc_now
-from engine.trace_writer import TraceWriter, new_run, plain_config
+from engine.trace import Trace, TraceWriter, new_run, plain_config, utc_now
 
 from . import probe
 from .names import DEFAULT_NAME, describe, state_keys

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.trace import Trace
-from engine.trace_edits import mark_ended, stepscope_error
+from engine.trace import Trace, mark_ended, stepscope_error
 
 from . import probe, threads
 from .names import state_keys

@@ -31,8 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
-from engine.trace import StepRecord, TaskRecord
-from engine.trace_writer import TraceWriter
+from engine.trace import StepRecord, TaskRecord, TraceWriter
 
 from .names import reducer_name
 

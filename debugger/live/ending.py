@@ -9,8 +9,7 @@ from typing import Any
 from debugger.live.status import CANCELLED, TaskProgress
 from engine import START
 from engine.stepping import Task
-from engine.trace import StepRecord, Trace
-from engine.trace_edits import keep_stopped_step, mark_ended, stepscope_error, stopped_step
+from engine.trace import StepRecord, Trace, keep_stopped_step, mark_ended, stepscope_error, stopped_step
 
 __all__ = ["cancel", "error_line", "names_of", "stopped_step", "writers_of"]
 

@@ -37,8 +37,7 @@ from debugger.live.edits import EditError
 from debugger.live.ending import error_line, names_of
 from debugger.live.status import PAUSED, RUNNING, Breakpoints, LiveSnapshot, Pause, PlannedTask, TaskProgress
 from engine.codec import encode, encode_error
-from engine.trace import StepRecord, Trace
-from engine.trace_edits import join_segments, update_step
+from engine.trace import StepRecord, Trace, join_segments, update_step
 
 START = "__start__"
 

@@ -35,8 +35,7 @@ from debugger.langgraph_recorder.probe import _ObservedChannels
 from debugger.langgraph_recorder.superstep import _get, call_sink, commit, plan_task, writes_by_channel
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
-from engine.trace import RunRecord, RunStatus, TaskRecord, Trace
-from engine.trace_writer import TraceWriter, new_run, plain_config
+from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .message_ids import adopt_stored_ids
 from .savers import Checkpointer, CheckpointerError
