@@ -196,6 +196,7 @@ class LoopProbe:
     # ---- tasks -------------------------------------------------------------------------------
 
     def planned(self, loop: Any) -> None:
+        """Records the tasks a tick planned (once each) and wraps each one's runnable to watch it."""
         checkpoint = loop.checkpoint
         versions = checkpoint["channel_versions"]
         for task_id, task in list(loop.tasks.items()):
@@ -259,6 +260,7 @@ class LoopProbe:
         trigger_to_nodes: Any,
         step: int,
     ) -> set[str]:
+        """The step's barrier: langgraph's own `apply_writes`, every write to a state key recorded, then the commit."""
         tasks = list(tasks)
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
@@ -340,6 +342,7 @@ class LoopProbe:
     # ---- the end -----------------------------------------------------------------------------
 
     def finish(self, loop: Any, error: BaseException | None) -> None:
+        """How the loop ended (status, output, error, interrupts), recorded once its last tasks are settled."""
         _BY_CHANNELS.pop(self.channels_id, None)
         if hasattr(loop, "tasks"):
             self.settle(loop.tasks.values(), committed=False)

@@ -107,6 +107,7 @@ class ThreadReader:
         run_id: str = "",
         parent_writer: TraceWriter | None = None,
     ) -> RunRecord | None:
+        """Rebuilds the run of namespace `ns` from its checkpoints up to `head` (a subgraph: in `parent_task`)."""
         from langgraph.pregel._checkpoint import channels_from_checkpoint
 
         chain = self.lineage("|".join(ns), head)
@@ -165,6 +166,7 @@ class _Run:
         """Versions of stored channels the graph does not have, as last reported."""
 
     def value(self, key: str) -> Any:
+        """The carried value of state key `key` (MISSING when empty)."""
         return _get(self.channels[key])
 
     # ---- planning and running ------------------------------------------------------------------
@@ -231,6 +233,7 @@ class _Run:
         )
 
     def apply_null_writes(self, step: int, saved: Any, checkpoint: dict[str, Any]) -> None:
+        """Applies a resume's or an update's writes (the null task's) first, as langgraph's `_first` does."""
         from langgraph.pregel._algo import PregelTaskWrites
 
         nulls = [(c, v) for t, c, v in saved.pending_writes or [] if t == NULL_TASK_ID]
@@ -240,6 +243,7 @@ class _Run:
     # ---- one stored step -------------------------------------------------------------------------
 
     def step_between(self, parent: Any, child: Any) -> None:
+        """Rebuilds the step that led from checkpoint `parent` to its `child`."""
         step = int(child.metadata.get("step", int(parent.metadata.get("step", -1)) + 1))
         source = child.metadata.get("source")
         checkpoint = _copy_checkpoint(parent.checkpoint)
