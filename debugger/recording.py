@@ -22,8 +22,19 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from debugger.stores.protocol import StoreError
-from engine.codec import TYPE, encode, encode_error
-from engine.trace import Recorder, RunRecord, RunStatus, StepRecord, Trace, describe, utc_now
+from engine.trace import (
+    Recorder,
+    RunRecord,
+    RunStatus,
+    StepRecord,
+    Trace,
+    describe,
+    mark_ended,
+    new_run,
+    plain_config,
+    stepscope_error,
+    utc_now,
+)
 from engine.tracefile import from_dict, to_dict
 
 RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
@@ -231,13 +242,14 @@ def unstarted_trace(
             "drawing": empty,
             "drawing_flat": empty,
         }
-    trace = Trace(
-        ns=[],
+    trace = new_run(
+        ns=(),
         graph=description,
-        input=encode(graph_input),
-        config=encode(config),
+        input=graph_input,
+        config=plain_config(config),
         recursion_limit=_limit(config),
         started_at=recorder.clock(),
+        trace=True,
         run_id=recorder.run_id,
         target=recorder.target,
     )
@@ -271,16 +283,8 @@ def _stopped_trace(
             f"(a network call without a timeout, an endless loop). Raise --timeout or {RUN_TIMEOUT_ENV} "
             "to wait longer."
         )
-    frozen.status = why
+    mark_ended(frozen, why, stepscope_error("RunCancelled" if why == "cancelled" else "RunTimeout", message))
     frozen.duration = round(elapsed, 6)
-    frozen.error = {
-        TYPE: "error",
-        "class": "RunCancelled" if why == "cancelled" else "RunTimeout",
-        "module": "stepscope",
-        "message": message,
-        "notes": [],
-        "traceback": "",
-    }
     return frozen
 
 
@@ -295,18 +299,9 @@ def frozen_copy(trace: Trace) -> Trace:
 
 
 def _end(trace: Trace, status: str, error: BaseException | None, fallback: str) -> None:
-    trace.status = status
-    if error is not None:
-        trace.error = encode_error(error)
+    mark_ended(trace, status, error if error is not None else trace.error)
     if not trace.error or not str(trace.error.get("message", "")).strip():
-        trace.error = {
-            TYPE: "error",
-            "class": type(error).__name__ if error else "RunError",
-            "module": "stepscope",
-            "message": fallback,
-            "notes": [],
-            "traceback": "",
-        }
+        trace.error = stepscope_error(type(error).__name__ if error else "RunError", fallback)
     trace.started_at = trace.started_at or utc_now()
 
 

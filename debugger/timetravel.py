@@ -22,8 +22,8 @@ from debugger.recording import app_run_timeout
 from debugger.replay import Replay
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import RunSetupError
-from engine.codec import TYPE, decode
-from engine.trace import Trace
+from engine.codec import decode
+from engine.trace import Trace, with_fork_step
 
 _threads = itertools.count(1)
 
@@ -258,55 +258,9 @@ def check_value(graph: Any, original: Trace, step: int, key: str | None, value: 
 def with_history(original: Trace, branch: Trace, step: int, node: str, key: str | None, value: Any) -> Trace:
     """The branch as a whole run: the original's steps before the fork, then the fork step as the edit
     made it (`node` writing `{key: value}` through the key's reducer), then what the branch ran."""
-    from engine.codec import encode
-    from engine.trace import ReducerCallRecord, StepRecord, TaskRecord
-
     history = [s for s in original.steps if s.step < step]
-    recorded = [s for s in branch.steps if s.step >= step]
-    fork_step = next((s for s in recorded if s.step == step), None)
-    if fork_step is None or fork_step.tasks:
-        return branch
     before = Replay(original).state_after(history[-1].step).get(key) if history and key else None
-    after = fork_step.state.get(key, {}).get("set", before) if key else None
-    task = TaskRecord(
-        id=f"fork-{step}-{node}",
-        name=node,
-        path=["__pregel_pull", node],
-        triggers=[],
-        fired=[],
-        seen_versions={},
-        input={},
-        result={key: encode(value)} if key else None,
-        writes=[[key, encode(value)]] if key else [],
-    )
-    calls = []
-    if key is not None:
-        reducer = original.graph.get("channels", {}).get(key, {}).get("reducer", "LastValue")
-        calls.append(
-            ReducerCallRecord(
-                0,
-                key,
-                reducer,
-                task.id,
-                node,
-                encode(value),
-                {"same": True} if before is not None else {"set": {TYPE: "missing"}},
-                {"set": after},
-            )
-        )
-    edited = StepRecord(
-        step,
-        [task],
-        calls,
-        dict(fork_step.versions),
-        list(fork_step.updated_channels),
-        {k: v for k, v in fork_step.state.items() if k != key},
-        True,
-        fork_step.checkpoint,
-    )
-    branch.steps = [*history, edited, *(s for s in recorded if s.step > step)]
-    branch.input = original.input
-    return branch
+    return with_fork_step(original, branch, step, node, key, value, before)
 
 
 def ranges(steps: list[int]) -> str:

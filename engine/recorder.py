@@ -7,43 +7,36 @@ event carrying any other value (a node may later change it in place: append to a
 is recorded on the spot, after every event kept before it. So records are always built in event
 order, from the values as they were when the event came, and the Trace is the same whenever it is
 built. The one check that cannot wait is made as each event comes: is a node's input exactly the
-recorded state (then it is recorded as a `{"$view": keys}`)? `RunBuilder.latest` answers it.
+recorded state (then it is recorded as a `{"$view": keys}`)? `RunEvents.latest` answers it. The
+events are built on each run's `TraceWriter` (`engine/trace_writer.py`), the writer every runtime uses.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from typing import Any, Callable, Protocol, Sequence
 
 from .algo import Task
 from .channels import MISSING
-from .codec import encode, encode_error
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
-from .records import (
-    SAME_AS_WRITES,
-    RunRecord,
-    Trace,
-    describe,
-    same_as_writes,
-    utc_now,
-)
-from .run_builder import (
-    CHECKPOINTED,
-    COMMITTED,
-    FINISHED,
-    FINISHED_FLAT,
+from .records import SAME_AS_WRITES, RunRecord, Trace, describe, same_as_writes, utc_now
+from .trace_events import (
     FROZEN,
-    IMMUTABLE,
-    PLANNED,
-    REDUCED,
-    REDUCED_GROWN,
     THAWED,
     Encode,
-    RunBuilder,
+    RunEvents,
+    build_checkpointed,
+    build_committed,
+    build_finished,
+    build_finished_flat,
+    build_planned,
+    build_reduced,
+    build_reduced_grown,
     freeze_input,
 )
+from .trace_values import IMMUTABLE
+from .trace_writer import CHECKPOINT_KEYS, TraceWriter, new_run, plain_config
 from .types import RunStatus
 
 
@@ -75,56 +68,48 @@ class Recorder(Hooks):
         self.target = target
         self.run_id = run_id or uuid.uuid4().hex
         self.clock = clock
-        self.builders: dict[tuple[str, ...], RunBuilder] = {}
+        self.builders: dict[tuple[str, ...], RunEvents] = {}
         self.lock = threading.Lock()
 
     @property
     def trace(self) -> Trace | None:
         """The recorded run (None before it started), with every event so far turned into records."""
-        for builder in list(self.builders.values()):
-            builder.catch_up()
+        for events in list(self.builders.values()):
+            events.writer.catch_up()
         return self._trace
 
     # ---- run boundaries --------------------------------------------------------------------------
 
     def run_started(self, *, ns: tuple[str, ...], run: RunInfo) -> None:
-        common = dict(
-            ns=list(ns),
-            graph=describe(run.graph),
-            input=encode(run.input),
-            config=encode(_plain_config(run.config)),
-            recursion_limit=run.recursion_limit,
-            started_at=self.clock(),
-        )
         with self.lock:
+            record = new_run(
+                ns=ns,
+                graph=describe(run.graph),
+                input=run.input,
+                config=plain_config(run.config),
+                recursion_limit=run.recursion_limit,
+                started_at=self.clock(),
+                trace=not ns,
+                run_id=self.run_id,
+                target=self.target,
+            )
+            parent = self.builders.get(ns[:-1]) if ns else None
+            task = parent.writer.task(ns[-1].rpartition(":")[2]) if parent is not None else None
             if not ns:
-                record: RunRecord = Trace(**common, run_id=self.run_id, target=self.target)
                 self._trace = record  # type: ignore[assignment]
-            else:
-                record = RunRecord(**common)
-                parent = self.builders.get(ns[:-1])
-                if parent is not None:
-                    parent.catch_up()  # the task that started this run has its record
-                    task = parent.tasks_by_id.get(ns[-1].rpartition(":")[2])
-                    if task is not None:
-                        task.subgraphs.append(record)
-            self.builders[ns] = RunBuilder(record, self.sink if not ns else None)
+                writer = TraceWriter(record, self.sink)
+            elif task is not None:
+                writer = parent.writer.subrun(task, record)  # type: ignore[union-attr]
+            else:  # a run whose starting task is not recorded: kept, but reachable from no trace
+                writer = TraceWriter(record)
+            self.builders[ns] = RunEvents(writer)
 
     def run_finished(
         self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int
     ) -> None:
-        builder = self.builders.get(ns)
-        if builder is None:
-            return
-        record = builder.record
-        record.status = status
-        record.output = encode(output)
-        record.error = encode_error(error) if error is not None else None
-        record.duration = round(time.perf_counter() - builder.started, 6)
-        if builder.sink is not None:
-            builder.catch_up()
-            if record.steps:
-                builder.sink.flush(record)
+        events = self.builders.get(ns)
+        if events is not None:
+            events.writer.finish(status, output, error)
 
     # ---- supersteps: what each event must capture as it comes --------------------------------------
     # An event is kept as one flat tuple, `(kind, ...)`, of the values the records need and nothing
@@ -148,7 +133,7 @@ class Recorder(Hooks):
                 marker = Encode(kept)
             # One tuple: equal trigger tuples shared, and the task's own dict of the versions it saw.
             event = (
-                PLANNED,
+                build_planned,
                 step,
                 task.id,
                 task.name,
@@ -180,7 +165,7 @@ class Recorder(Hooks):
                     kept = builder.freeze(result, step)
                 # One flat tuple, `(kind, id, result, duration, number of writes, channel, value, ...,
                 # router, choice, ...)`: the task's own lists and pairs are let go.
-                event = [FINISHED_FLAT, task.id, kept, task.duration, len(writes)]
+                event = [build_finished_flat, task.id, kept, task.duration, len(writes)]
                 for name, value in (*writes, *routes):
                     if type(value) not in FROZEN:
                         value = builder.freeze(value, step)
@@ -197,7 +182,7 @@ class Recorder(Hooks):
                 result = result if result is SAME_AS_WRITES else stand_in(result, step)
                 writes = [(channel, stand_in(value, step)) for channel, value in writes]
                 routes = [(name, stand_in(value, step)) for name, value in routes]
-            builder.now((FINISHED, task.id, result, writes, routes, task.duration, task.error, task.attempts))
+            builder.now((build_finished, task.id, result, writes, routes, task.duration, task.error, task.attempts))
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
@@ -225,7 +210,15 @@ class Recorder(Hooks):
                     # channel holds it: no code could change it since): `before + write` is what was recorded
                     # plus the copied write, so the long list is neither copied nor looked at again.
                     builder.grown[channel] = after
-                    event = (REDUCED_GROWN, step, channel, call.reducer, call.writer, call.writer_name, call.index)
+                    event = (
+                        build_reduced_grown,
+                        step,
+                        channel,
+                        call.reducer,
+                        call.writer,
+                        call.writer_name,
+                        call.index,
+                    )
                     builder.pending.append((*event, copies[id(write)]))
                     return
                 # the usual case: `before` and `write` were copied at an earlier event of this step
@@ -246,7 +239,7 @@ class Recorder(Hooks):
                     stand_in(call.after, step),
                 )
         event = (
-            REDUCED,
+            build_reduced,
             call.step,
             channel,
             call.reducer,
@@ -266,46 +259,41 @@ class Recorder(Hooks):
         state = commit.read(None)
         latest = builder.latest
         grown = builder.grown if builder.copies_step == commit.step else {}  # lists made at this barrier
-        changes = []
+        changes: dict[str, Any] = {}
+        recorded: list[str] = []  # keys whose value is the object recorded last (changed in place?)
         for key, value in state.items():
             previous = latest.get(key, THAWED)
             if previous is not value:
                 latest[key] = value
-                changes.append((key, value, False))
+                changes[key] = value
             elif type(value) not in IMMUTABLE and grown.get(key) is not value:
                 # the recorded object: a node may have changed it in place (not one a reducer just made)
-                changes.append((key, value, True))
+                changes[key] = value
+                recorded.append(key)
         if len(state) != len(commit.state_keys):  # keys without a value
             for key in commit.state_keys:
                 if key not in state and latest.get(key, THAWED) is not MISSING:
                     latest[key] = MISSING
-                    changes.append((key, MISSING, False))
+                    changes[key] = MISSING
         at_once = not builder.lazy
         if changes and not at_once:
             step = commit.step
-            for index, (key, value, same) in enumerate(changes):
+            for key, value in changes.items():
                 if type(value) not in FROZEN:
                     copy = builder.freeze(value, step)
                     if copy is THAWED:
                         at_once = True
                         break
-                    changes[index] = (key, copy, same)
+                    changes[key] = copy
             if at_once:  # every value as it stands in this step's records
                 stand_in = builder.stand_in
-                changes = [(key, stand_in(state.get(key, MISSING), step), same) for key, _, same in changes]
+                changes = {key: stand_in(state.get(key, MISSING), step) for key in changes}
         updated = builder.shared.setdefault(commit.updated_channels, commit.updated_channels)
-        event = (COMMITTED, commit.step, commit.kind, updated, commit.versions, tuple(changes))
+        event = (build_committed, commit.step, commit.kind, updated, commit.versions, changes, tuple(recorded))
         builder.now(event) if at_once else builder.pending.append(event)
 
     def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Any, metadata: Any) -> None:
         builder = self.builders.get(ns)
         if builder is not None:
-            event = (CHECKPOINTED, step, encode(config))
+            event = (build_checkpointed, step, plain_config(config, CHECKPOINT_KEYS))  # a copy of plain strings
             builder.pending.append(event) if builder.lazy else builder.now(event)
-
-
-def _plain_config(config: Any) -> Any:
-    """The config without objects that only matter in-process (callbacks, savers)."""
-    if not isinstance(config, dict):
-        return config
-    return {k: v for k, v in config.items() if k not in ("callbacks", "checkpointer")}

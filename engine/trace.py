@@ -10,14 +10,15 @@ value, writes, routes, duration, error, and the nested runs of subgraphs it star
 call of its barrier in application order, the channel versions that changed, and the state changes
 not explained by reducer calls (channels that clear themselves).
 
-Files are `engine.tracefile`'s job. Values are recorded with `engine.codec`: deep JSON-able snapshots,
-so history cannot change when a node later mutates a list in place. Whatever only grows is stored as a
-delta: a reducer call stores
-its `before` against the channel's last recorded value (normally `{"same": true}`; anything else means
-the value changed outside the reducers, e.g. a node mutated its input in place) and its `after`
-against `before`. A node's input is stored as a view, `{"$view": [keys]}`, when it is the recorded
-state. So a trace grows with what changed, not with state size times steps. `debugger.replay`
-rebuilds full values from these deltas.
+Every runtime writes its records through `TraceWriter` (`engine.trace_writer`; the engine's
+`Recorder` too); what happens to a trace afterwards (stopped, forked, joined, edited) is
+`engine.trace_edits`. Files are `engine.tracefile`'s job. Values are recorded with `engine.codec`:
+deep JSON-able snapshots, so history cannot change when a node later mutates a list in place.
+Whatever only grows is stored as a delta: a reducer call stores its `before` against the channel's
+last recorded value (normally `{"same": true}`; anything else means the value changed outside the
+reducers, e.g. a node mutated its input in place) and its `after` against `before`. A node's input
+is stored as a view, `{"$view": [keys]}`, when it is the recorded state. So a trace grows with what
+changed, not with state size times steps. `debugger.replay` rebuilds full values from these deltas.
 """
 
 from .channels import reducer_display_name
@@ -39,6 +40,16 @@ from .records import (
     utc_now,
 )
 from .schema import schema_fields, takes_config
+from .trace_edits import (
+    join_segments,
+    keep_stopped_step,
+    mark_ended,
+    stepscope_error,
+    stopped_step,
+    update_step,
+    with_fork_step,
+)
+from .trace_writer import CHECKPOINT_KEYS, TraceWriter, new_run, plain_config
 from .types import RunStatus, StepKind, TaskPathKind
 
 __all__ = [
@@ -61,6 +72,18 @@ __all__ = [
     # recording a run and describing its graph
     "Recorder",
     "StepSink",
+    # the one writer of a trace, for every runtime (engine/trace_writer.py), and every later edit (trace_edits.py)
+    "TraceWriter",
+    "new_run",
+    "plain_config",
+    "CHECKPOINT_KEYS",
+    "stepscope_error",
+    "mark_ended",
+    "stopped_step",
+    "keep_stopped_step",
+    "update_step",
+    "with_fork_step",
+    "join_segments",
     "fields_of",
     "same_as_writes",
     "describe",

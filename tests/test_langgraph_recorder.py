@@ -491,8 +491,8 @@ def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pendi
 
     from langgraph.pregel._checkpoint import channels_from_checkpoint
 
-    from debugger.langgraph_recorder.superstep import RunBuilder, refold
-    from engine.trace import RunRecord
+    from debugger.langgraph_recorder.superstep import call_sink, refold
+    from engine.trace_writer import TraceWriter, new_run
 
     app = react_agent().copy(update={"checkpointer": InMemorySaver()})
     config = {"configurable": {"thread_id": "refold"}}
@@ -514,8 +514,8 @@ def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pendi
         for t in planned
     ]
     keys = list(app.builder.channels)
-    run = RunBuilder(RunRecord(ns=[], graph={}, input=None, config=None), keys)
-    after = refold(channels, tasks, keys, run.call_sink(tool_step.step))
+    run = TraceWriter(new_run(ns=[], graph={}, input=None, config=None, started_at=""), check_commits=True)
+    after = refold(channels, tasks, keys, call_sink(run, tool_step.step))
     rebuilt = run.record.steps[-1].reducer_calls
     assert [(c.channel, c.writer_name, c.reducer) for c in rebuilt] == [
         (c.channel, c.writer_name, c.reducer) for c in tool_step.reducer_calls

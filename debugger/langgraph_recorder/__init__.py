@@ -2,13 +2,14 @@
 
     record(graph, db=...)      a compiled graph whose invoke/ainvoke/stream/astream runs are stored
     recording(db=...)          a context manager: every langgraph run inside it is recorded
-    superstep.RunBuilder       langgraph supersteps -> Trace records, whatever the source (live or stored)
+    superstep                  langgraph supersteps as the trace writer takes them, whatever the source (live or stored)
 
 Modules: `patches.py` (the hooks in langgraph's loop), `probe.py` (what they record, per loop and
-task), `superstep.py` (the builder and langgraph's merge, one write at a time), `names.py`
-(describing a langgraph graph), `record.py` (sessions and the one-liner), `runs.py` (a recorded run
-on a thread, as the langgraph runtime starts it: `debugger/runtimes/langgraph/`), `threads.py`
-(InMemorySaver threads kept on disk), `static_view.py` (the structure the checks before running read).
+task), `superstep.py` (langgraph's tasks, merge and commit as the trace writer takes them, one write
+at a time), `names.py` (describing a langgraph graph), `record.py` (sessions and the one-liner),
+`runs.py` (a recorded run on a thread, as the langgraph runtime starts it: `debugger/runtimes/langgraph/`),
+`threads.py` (InMemorySaver threads kept on disk), `static_view.py` (the structure the checks before
+running read).
 Importing this package does not import langgraph; recording does.
 """
 

@@ -21,7 +21,7 @@ import weakref
 from typing import Any
 
 from .probe import _BY_CHANNELS, _GRAPHS, _PROBE_ATTR, _TASK, ACTIVE, LoopProbe, UnsupportedLangGraph
-from .superstep import _get, check_recordable
+from .superstep import check_recordable
 
 _INSTALLED = False
 _INSTALL_LOCK = threading.Lock()
@@ -99,9 +99,7 @@ def _patch_loop(_loop: Any) -> None:
             raise
         finally:
             step, probe.first_step = probe.first_step, None
-        probe.run.commit(
-            step, {k: _get(self.channels[k]) for k in probe.keys}, self.checkpoint["channel_versions"], updated or ()
-        )
+        probe.commit(step, self.channels, self.checkpoint["channel_versions"], updated)
         return updated
 
     def tick_observed(self: Any) -> bool:

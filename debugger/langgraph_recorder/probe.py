@@ -21,17 +21,18 @@ from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
 from engine.codec import MISSING as ENGINE_MISSING
-from engine.codec import TYPE, encode, encode_error
-from engine.trace import RunRecord, TaskRecord, Trace, utc_now
+from engine.codec import encode, encode_error
+from engine.trace import TaskRecord, TraceWriter, new_run, plain_config, stepscope_error, utc_now
 
 from .names import DEFAULT_NAME, describe, state_keys
 from .superstep import (
-    RunBuilder,
     _get,
+    call_sink,
+    commit,
     observe_update,
+    plan_task,
     reducer_name_of,
     single_plain_write,
-    version_number,
     writes_by_channel,
 )
 
@@ -161,32 +162,29 @@ class LoopProbe:
         name = session.name_for(graph, self.ns)
         description = describe(graph, name) if graph is not None else _describe_loop(loop, name or DEFAULT_NAME)
         config = loop.config
-        common = dict(
-            ns=list(self.ns),
-            graph=description,
-            input=encode(loop.input),
-            config=encode(_plain_config(config)),
-            recursion_limit=int(config.get("recursion_limit") or 0),
-            started_at=utc_now(),
-        )
         parent_task = None
         if self.ns:
             parent = session.loops.get(self.ns[:-1])
             parent_task = parent.task_records.get(self.ns[-1].rpartition(":")[2]) if parent else None
+        record = new_run(
+            ns=self.ns,
+            graph=description,
+            input=loop.input,
+            config=plain_config(config, given_only=True),
+            recursion_limit=int(config.get("recursion_limit") or 0),
+            started_at=utc_now(),
+            trace=parent_task is None,
+            run_id=session.new_run_id() if parent_task is None else "",
+            target=session.target if parent_task is None else "",
+            thread_id=str((config.get("configurable") or {}).get("thread_id") or "") if parent_task is None else "",
+        )
         if parent_task is None:
-            record: RunRecord = Trace(
-                **common,
-                run_id=session.new_run_id(),
-                target=session.target,
-                thread_id=str((config.get("configurable") or {}).get("thread_id") or ""),
-            )
+            self.run = TraceWriter(record, check_commits=True)
         else:
-            record = RunRecord(**common)
             with session.lock:
-                parent_task.subgraphs.append(record)
+                self.run = parent.run.subrun(parent_task, record, check_commits=True)
         self.record = record
         self.is_trace = parent_task is None
-        self.run = RunBuilder(record, self.keys)
         self.task_records: dict[str, TaskRecord] = {}
         self.task_probes: dict[str, TaskProbe] = {}
         self.first_step: int | None = None
@@ -198,6 +196,7 @@ class LoopProbe:
     # ---- tasks -------------------------------------------------------------------------------
 
     def planned(self, loop: Any) -> None:
+        """Records the tasks a tick planned (once each) and wraps each one's runnable to watch it."""
         checkpoint = loop.checkpoint
         versions = checkpoint["channel_versions"]
         for task_id, task in list(loop.tasks.items()):
@@ -212,32 +211,7 @@ class LoopProbe:
             object.__setattr__(task, "proc", ObservedProc(task.proc, probe))
 
     def _task_record(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
-        pull = task.path and task.path[0] == "__pregel_pull"
-        triggers = self.run.interned(tuple(task.triggers))
-        fired = (
-            self.run.interned(
-                tuple(c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c]))
-            )
-            if pull
-            else triggers
-        )
-        value = task.input
-        managed = {}
-        if self.managed and isinstance(value, dict):
-            managed = {k: encode(value[k]) for k in self.managed if k in value}
-        record = TaskRecord(
-            id=task.id,
-            name=task.name,
-            path=self.run.interned(task.path) if pull else _plain_path(task.path),
-            triggers=triggers,
-            fired=fired,
-            seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
-            input=self.run.input_view(value, self.managed)
-            if pull and task.name != "__start__"
-            else self.run.encode(value),
-            managed=managed,
-        )
-        self.run.add_task(step, record)
+        record = plan_task(self.run, step, task, versions, seen, self.managed)
         self.task_records[task.id] = record
         return record
 
@@ -263,10 +237,16 @@ class LoopProbe:
             attempts = probe.attempts
             if error is not None and attempts and not _is_bubble_up(error):
                 attempts = attempts[:-1]  # the last attempt's error is the task's error
-            record.attempts = attempts
-            record.routes = self.run.pairs([(name, self.run.encode(chosen)) for name, chosen in probe.routes])
-            record.duration = round(probe.duration, 6)
-            self.run.task_done(record, writes=writes, result=result, has_result=has_result, error=error)
+            self.run.task_done(
+                record,
+                writes=writes,
+                result=result,
+                has_result=has_result,
+                error=error,
+                routes=probe.routes,
+                duration=probe.duration,
+                attempts=attempts,
+            )
 
     # ---- the barrier -------------------------------------------------------------------------
 
@@ -280,10 +260,11 @@ class LoopProbe:
         trigger_to_nodes: Any,
         step: int,
     ) -> set[str]:
+        """The step's barrier: langgraph's own `apply_writes`, every write to a state key recorded, then the commit."""
         tasks = list(tasks)
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
-        sink = self.run.call_sink(step)
+        sink = call_sink(self.run, step)
         if grouped and all(
             len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()
         ):
@@ -293,9 +274,12 @@ class LoopProbe:
         else:
             proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
             updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
-        committed = {k: _get(channels[k]) for k in self.keys}
-        self.run.commit(step, committed, checkpoint["channel_versions"], updated)
+        self.commit(step, channels, checkpoint["channel_versions"], updated)
         return updated
+
+    def commit(self, step: int, channels: Mapping[str, Any], versions: Mapping[str, Any], updated: Any) -> None:
+        """The state keys' values langgraph committed after `step`, checked against the recorded calls."""
+        commit(self.run, step, self.keys, {k: _get(channels[k]) for k in self.keys}, versions, updated or ())
 
     def _single_writes(
         self,
@@ -358,6 +342,7 @@ class LoopProbe:
     # ---- the end -----------------------------------------------------------------------------
 
     def finish(self, loop: Any, error: BaseException | None) -> None:
+        """How the loop ended (status, output, error, interrupts), recorded once its last tasks are settled."""
         _BY_CHANNELS.pop(self.channels_id, None)
         if hasattr(loop, "tasks"):
             self.settle(loop.tasks.values(), committed=False)
@@ -401,11 +386,13 @@ class LoopProbe:
         """The error record of a run its caller stopped: a `stream()` generator closed or dropped
         (`break`, an exception in the loop body) raises GeneratorExit into langgraph's loop, an
         abandoned or cancelled `astream()` CancelledError. Nothing in the graph failed."""
-        committed = [s for s, r in self.run.steps.items() if r.committed]
+        steps = {r.step: r for r in self.record.steps}
+        committed = [s for s, r in steps.items() if r.committed]
         last = max(committed, default=None)
         after = "before its first superstep" if last is None or last < 0 else f"after step {last}"
         unfinished = sorted(
-            (s, r) for s, r in self.run.steps.items() if not r.committed and (last is None or s > last) and r.tasks
+            ((s, r) for s, r in steps.items() if not r.committed and (last is None or s > last) and r.tasks),
+            key=lambda pair: pair[0],
         )
         left = (
             "; ".join(f"step {s} ({', '.join(t.name for t in r.tasks)}) did not complete" for s, r in unfinished)
@@ -422,14 +409,7 @@ class LoopProbe:
                 f"The run was cancelled {after}: the caller stopped reading `astream()` (left its `async for` "
                 "loop) or cancelled the asyncio task running it, so langgraph ended the run there"
             )
-        return {
-            TYPE: "error",
-            "class": "RunCancelled",
-            "module": "stepscope",
-            "message": f"{why}; {left}. Nothing in the graph failed.",
-            "notes": [],
-            "traceback": "",
-        }
+        return stepscope_error("RunCancelled", f"{why}; {left}. Nothing in the graph failed.")
 
     def _interrupt(self, interrupt: Any) -> dict[str, Any]:
         ident = getattr(interrupt, "id", "")
@@ -526,32 +506,6 @@ def _branch_names(graph: Any) -> dict[int, str]:
     builder = getattr(graph, "builder", None)
     branches = getattr(builder, "branches", None) or {}
     return {id(spec): name for by_name in branches.values() for name, spec in by_name.items()}
-
-
-def _plain_path(path: Any) -> list[Any]:
-    return [_plain_path(p) if isinstance(p, tuple) else p for p in path]
-
-
-def _plain_config(config: Any) -> Any:
-    """The config a user gave (thread, recursion limit, their own keys), without langgraph's
-    in-process objects (`__pregel_*` keys, callbacks, savers)."""
-    if not isinstance(config, Mapping):
-        return config
-    plain = {
-        k: v
-        for k, v in config.items()
-        if k not in ("callbacks", "checkpointer", "configurable", "metadata") and v not in ([], {}, None)
-    }
-    if "recursion_limit" in plain:  # langgraph marks its default with an int subclass
-        plain["recursion_limit"] = int(plain["recursion_limit"])
-    configurable = {
-        k: v
-        for k, v in (config.get("configurable") or {}).items()
-        if not k.startswith("__") and isinstance(v, (str, int, float, bool, type(None)))
-    }
-    if configurable:
-        plain["configurable"] = configurable
-    return plain
 
 
 def _describe_loop(loop: Any, name: str) -> dict[str, Any]:

@@ -25,8 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
-from engine.codec import encode, encode_error
-from engine.trace import Trace, utc_now
+from engine.trace import Trace, TraceWriter, new_run, plain_config, utc_now
 
 from . import probe
 from .names import DEFAULT_NAME, describe, state_keys
@@ -76,18 +75,21 @@ class Session:
     def failed_before_start(self, graph: Any, graph_input: Any, config: Any, error: BaseException) -> Trace:
         """A run langgraph refused before its first superstep, kept as a run with no steps."""
         thread = str(((config or {}).get("configurable") or {}).get("thread_id") or "")
-        trace = Trace(
-            ns=[],
-            graph=describe(graph, self.name_for(graph, ())),
-            input=encode(graph_input),
-            config=encode(probe._plain_config(config or {})),
-            started_at=utc_now(),
-            status="error",
-            error=encode_error(error),
-            run_id=self.new_run_id(),
-            target=self.target,
-            thread_id=thread,
+        writer = TraceWriter(
+            new_run(
+                ns=(),
+                graph=describe(graph, self.name_for(graph, ())),
+                input=graph_input,
+                config=plain_config(config or {}, given_only=True),
+                started_at=utc_now(),
+                trace=True,
+                run_id=self.new_run_id(),
+                target=self.target,
+                thread_id=thread,
+            )
         )
+        trace = writer.finish("error", None, error)
+        trace.duration = 0.0  # it never ran
         self.finished(trace)
         return trace
 

@@ -27,8 +27,7 @@ from typing import Any
 from debugger.recording import RUN_TIMEOUT_ENV, frozen_copy
 from debugger.runtimes.runtime import NO_RESUME, RunSetupError
 from debugger.stores.opening import local_db_path
-from engine.codec import TYPE
-from engine.trace import Trace
+from engine.trace import Trace, mark_ended, stepscope_error
 
 from . import probe, threads
 from .names import state_keys
@@ -211,17 +210,11 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
     with session.lock:  # the same frozen copy and `timeout` ending as an engine run that overran
         frozen = frozen_copy(root.record)
     steps = [s for s in frozen.steps if s.step >= 0]
-    frozen.status = "timeout"
-    frozen.error = {
-        TYPE: "error",
-        "class": "RunTimeout",
-        "module": "stepscope",
-        "notes": [],
-        "traceback": "",
-        "message": f"The run did not finish within {timeout:g} s; stopped after {len(steps)} supersteps. A node may "
-        f"be waiting forever (a network call without a timeout, an endless loop). Raise {RUN_TIMEOUT_ENV} to wait "
-        "longer.",
-    }
+    message = (
+        f"The run did not finish within {timeout:g} s; stopped after {len(steps)} supersteps. A node may be waiting "
+        f"forever (a network call without a timeout, an endless loop). Raise {RUN_TIMEOUT_ENV} to wait longer."
+    )
+    mark_ended(frozen, "timeout", stepscope_error("RunTimeout", message))
     return frozen
 
 

@@ -1,47 +1,37 @@
-"""Turning langgraph's supersteps into Trace records, whatever way they were obtained.
+"""Langgraph's supersteps as the trace writer (`engine.trace_writer.TraceWriter`) takes them,
+whatever way they were obtained.
 
 The live recorder (`probe.py`) watches langgraph run and feeds this module; a reader of stored
-checkpoints (SQLite, PostgreSQL: a thread's checkpoints with their pending writes) can feed it the
-same way. Nothing here knows where the data came from:
+checkpoints (SQLite, PostgreSQL: a thread's checkpoints with their pending writes, `threads/rebuild.py`)
+feeds it the same way. Nothing here knows where the data came from; what is langgraph's own (its
+versions, its empty-channel marker, its barrier's order) is turned into what the writer takes:
 
-    run = RunBuilder(RunRecord(...), state_keys)
-    step = run.open_step(n)
-    run.add_task(n, TaskRecord(...))                       # planned tasks, with their input
-    run.task_done(task_record, result=..., writes=..., error=...)
-    merge(channels, tasks, state_keys, run.call_sink(n))   # langgraph's own barrier, observed,
-    refold(channels, tasks, state_keys, run.call_sink(n))  #   or re-folded on copies (stored threads)
-    run.commit(n, committed_values, versions, updated)     # checked against what langgraph committed
-    run.checkpoint(n, config, parent_config)
-    run.finish(status, output, error)
+    writer = TraceWriter(new_run(...), check_commits=True)
+    task = plan_task(writer, n, task, versions, seen)          # planned tasks, with their input
+    writer.task_done(task, result=..., writes=..., error=...)
+    merge(channels, tasks, state_keys, call_sink(writer, n))   # langgraph's own barrier, observed,
+    refold(channels, tasks, state_keys, call_sink(writer, n))  #   or re-folded on copies (stored threads)
+    commit(writer, n, state_keys, committed, versions, updated)  # checked against the recorded calls
+    writer.checkpoint(n, config, parent_config)
+    writer.finish(status, output, error)
 
 `merge` and `refold` apply writes exactly as langgraph's `apply_writes` does for one channel (its
 `update`), reporting one reducer call per write in langgraph's application order: tasks sorted by
 path, each task's writes in order, channels in the order they were first written. `merge` runs the
 channel's own `update` (the live run: nothing is computed twice); `refold` runs it on a copy.
 
-`commit` compares each state key's committed value with what the recorded calls give. A difference
+The writer's `commit` compares each state key's committed value with what the recorded calls give. A difference
 (a reducer with side effects, a channel kind this module does not know) is recorded in
 `StepRecord.mismatches` and reported by `stepscope diagnose` as an error: never smoothed over.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.codec import MISSING as ENGINE_MISSING
-from engine.codec import TYPE, DeltaTracker, encode, encode_error
-from engine.trace import (
-    SAME,
-    SAME_AS_WRITES,
-    VIEW,
-    ReducerCallRecord,
-    RunRecord,
-    StepRecord,
-    TaskRecord,
-    fields_of,
-    same_as_writes,
-)
+from engine.codec import encode
+from engine.trace import StepRecord, TaskRecord, TraceWriter
 
 from .names import reducer_name
 
@@ -61,8 +51,6 @@ def _lg_missing() -> Any:
 CallSink = Callable[[str, str, str, str, Any, Any, Any, "BaseException | None"], None]
 """sink(channel, reducer, writer_id, writer_name, before, write, after, error)."""
 
-_SCALARS = (int, str, float, bool, type(None))
-
 
 def version_number(version: Any) -> int:
     """langgraph's channel version as the integer clock it is: ints as they are, and the
@@ -78,218 +66,85 @@ def version_number(version: Any) -> int:
         return 0
 
 
-class RunBuilder:
-    """Builds one RunRecord, one superstep at a time (called from one thread at a time)."""
+def call_sink(writer: TraceWriter, step: int) -> CallSink:
+    """The sink `merge`/`refold`/`observe_update` report `step`'s reducer calls to: each becomes
+    `writer.add_call`, langgraph's empty-channel marker recorded as an empty channel."""
+    writer.open_step(step)
 
-    def __init__(self, record: RunRecord, state_keys: Iterable[str]) -> None:
-        self.record = record
-        self.state_keys = tuple(state_keys)
-        self.trackers: dict[str, DeltaTracker] = {}
-        self.steps: dict[int, StepRecord] = {}
-        self.versions: dict[str, int] = {}
-        self.memo: dict[int, tuple[Any, Any]] = {}
-        self.committed_state: dict[str, Any] = {}
-        """The state the last committed step left (raw values; MISSING for empty keys)."""
-        self.last_after: dict[str, Any] = {}
-        """Per channel written this step: the value its last recorded call left (for the check)."""
-        self.lists: dict[tuple[str, ...], list[str]] = {}
-        self.shared_pairs: dict[tuple[Any, ...], list[list[Any]]] = {}
-        self.views: dict[tuple[str, ...], dict[str, list[str]]] = {}
-        self.started = time.perf_counter()
-
-    # ---- values -----------------------------------------------------------------------------
-
-    def interned(self, names: Iterable[str]) -> list[str]:
-        """`list(names)`, one list per distinct sequence of names for the whole run: a long run records
-        the same paths, triggers and views every step, and each list kept is one more object for
-        Python's cyclic collector to scan at every full collection (recorded lists are data: nothing
-        mutates them)."""
-        names = tuple(names)
-        found = self.lists.get(names)
-        if found is None:
-            found = self.lists[names] = list(names)
-        return found
-
-    def tracker(self, channel: str) -> DeltaTracker:
-        snap = self.trackers.get(channel)
-        if snap is None:
-            snap = self.trackers[channel] = DeltaTracker()
-        return snap
-
-    def encode(self, value: Any) -> Any:
-        """`encode`, sharing one encoding per object within a step (a node's return, its write and
-        the reducer's new items are usually the same objects)."""
-        kind = type(value)
-        if kind in _SCALARS:
-            return encode(value)
-        hit = self.memo.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        if kind is list:
-            encoded: Any = [self.encode(item) for item in value]
-        elif kind is dict and TYPE not in value and all(type(k) is str for k in value):
-            encoded = {k: self.encode(v) for k, v in value.items()}
-        else:
-            encoded = encode(value)
-        self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
-        return encoded
-
-    def pairs(self, pairs: Sequence[tuple[str, Any]]) -> list[list[Any]]:
-        """`[[name, encoded], ...]`, shared (like `interned`) when every encoded value is a scalar: a
-        loop's writes and routes are usually the same few names and numbers every step."""
-        if not all(type(value) in _SCALARS for _, value in pairs):
-            return [[name, value] for name, value in pairs]
-        key = tuple((name, type(value), value) for name, value in pairs)  # 1, 1.0 and True stay apart
-        found = self.shared_pairs.get(key)
-        if found is None:
-            found = self.shared_pairs[key] = [[name, value] for name, value in pairs]
-        return found
-
-    def input_view(self, value: Any, managed: Iterable[str] = ()) -> Any:
-        """A node's input as `{"$view": [keys]}` when it is the recorded state (the usual case), so
-        a long run does not store the whole state once per task; else its encoding."""
-        skip = set(managed)
-        items = value.items() if type(value) is dict else fields_of(value)
-        if items is not None:
-            keys = []
-            for key, item in items:
-                if key in skip:
-                    continue
-                snap = self.trackers.get(key)
-                if snap is None or snap.raw is not item:
-                    return self.encode(value)
-                keys.append(key)
-            view = self.views.get(keys := tuple(keys))
-            if view is None:
-                view = self.views[keys] = {VIEW: self.interned(keys)}
-            return view
-        return self.encode(value)
-
-    # ---- steps and tasks --------------------------------------------------------------------
-
-    def open_step(self, step: int) -> StepRecord:
-        record = self.steps.get(step)
-        if record is None:
-            record = self.steps[step] = StepRecord(step)
-            self.record.steps.append(record)
-            self.memo.clear()
-            self.last_after.clear()
-        return record
-
-    def add_task(self, step: int, task: TaskRecord) -> TaskRecord:
-        self.open_step(step).tasks.append(task)
-        return task
-
-    def task_done(
-        self,
-        task: TaskRecord,
-        *,
-        writes: Sequence[tuple[str, Any]],
-        result: Any = None,
-        has_result: bool = False,
-        error: BaseException | dict[str, Any] | None = None,
+    def sink(
+        channel: str,
+        reducer: str,
+        writer_id: str,
+        writer_name: str,
+        before: Any,
+        write: Any,
+        after: Any,
+        error: BaseException | None,
     ) -> None:
-        """What a task did: its writes (in its own order), its raw return value when known, its error."""
-        task.writes = self.pairs([(channel, self.encode(value)) for channel, value in writes])
-        if has_result:
-            if type(result) is dict and same_as_writes(result, writes):
-                task.result = SAME_AS_WRITES
-            else:
-                task.result = self.encode(result)
-        if error is not None:
-            task.error = error if isinstance(error, dict) else encode_error(error)
+        writer.add_call(
+            step, channel, reducer, writer_id, writer_name, _engine_value(before), write, _engine_value(after), error
+        )
 
-    # ---- the barrier ------------------------------------------------------------------------
+    return sink
 
-    def call_sink(self, step: int) -> CallSink:
-        record = self.open_step(step)
 
-        def sink(
-            channel: str,
-            reducer: str,
-            writer_id: str,
-            writer_name: str,
-            before: Any,
-            write: Any,
-            after: Any,
-            error: BaseException | None,
-        ) -> None:
-            before, after = _engine_value(before), _engine_value(after)
-            snap = self.tracker(channel)
-            before_delta = snap.delta(before, self.encode)
-            after_delta = SAME if error is not None else snap.delta(after, self.encode)
-            record.reducer_calls.append(
-                ReducerCallRecord(
-                    index=len(record.reducer_calls),
-                    channel=channel,
-                    reducer=reducer,
-                    writer=writer_id,
-                    writer_name=writer_name,
-                    write=self.encode(write),
-                    before=before_delta,
-                    after=after_delta,
-                    error=encode_error(error) if error is not None else None,
-                )
-            )
-            if error is None:
-                self.last_after[channel] = after
+def commit(
+    writer: TraceWriter,
+    step: int,
+    state_keys: Iterable[str],
+    committed: Mapping[str, Any],
+    versions: Mapping[str, Any] | None = None,
+    updated_channels: Iterable[str] = (),
+) -> StepRecord:
+    """`writer.commit` of the state langgraph committed after `step`: every state key (a key left out,
+    or holding langgraph's empty marker, is an empty channel), versions as integers (`version_number`)."""
+    lg_missing = _lg_missing()
+    values = {}
+    for key in state_keys:
+        value = committed.get(key, ENGINE_MISSING)
+        values[key] = ENGINE_MISSING if value is lg_missing else value
+    numbers = None
+    if versions is not None:
+        numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
+    return writer.commit(step, values, numbers, updated_channels)
 
-        return sink
 
-    def commit(
-        self,
-        step: int,
-        committed: Mapping[str, Any],
-        versions: Mapping[str, Any] | None = None,
-        updated_channels: Iterable[str] = (),
-    ) -> StepRecord:
-        """The state langgraph committed after `step` (every state key; MISSING for empty ones).
-        Changes the recorded calls do not explain are kept as the step's residual `state` (a channel
-        that clears itself, a value loaded from a checkpoint); a reducer key written this step whose
-        committed value is not what its last call returned is a mismatch."""
-        record = self.open_step(step)
-        record.committed = True
-        record.updated_channels = self.interned(sorted(updated_channels))
-        if versions is not None:
-            numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
-            record.versions = {k: v for k, v in numbers.items() if self.versions.get(k) != v}
-            self.versions = numbers
-        lg_missing = _lg_missing()
-        for key in self.state_keys:
-            value = committed.get(key, ENGINE_MISSING)
-            if value is lg_missing:
-                value = ENGINE_MISSING
-            self.committed_state[key] = value
-            if key in self.last_after and self.last_after[key] is not value and not _equal(self.last_after[key], value):
-                record.mismatches.append(
-                    {"channel": key, "recorded": self.encode(self.last_after[key]), "committed": self.encode(value)}
-                )
-            change = self.tracker(key).delta(value, self.encode)
-            if "same" not in change:
-                record.state[key] = change
-        self.last_after.clear()
-        return record
+def plan_task(
+    writer: TraceWriter,
+    step: int,
+    task: Any,
+    versions: Mapping[str, Any],
+    seen: Mapping[str, Any],
+    managed: Sequence[str] = (),
+) -> TaskRecord:
+    """Records a task langgraph planned (its `id`, `name`, `path`, `triggers`, `input`): which of its
+    triggers fired (newer than the versions it had `seen`), and its input as a view of the recorded
+    state when it is one. `managed`: the loop's managed values, recorded apart from the state."""
+    pull = bool(task.path) and task.path[0] == "__pregel_pull"
+    triggers = tuple(task.triggers)
+    fired = (
+        tuple(c for c in triggers if c in versions and (c not in seen or seen[c] < versions[c])) if pull else triggers
+    )
+    value = task.input
+    recorded_managed = {}
+    if managed and isinstance(value, dict):
+        recorded_managed = {k: encode(value[k]) for k in managed if k in value}
+    return writer.plan_task(
+        step,
+        id=task.id,
+        name=task.name,
+        path=writer.interned(task.path) if pull else plain_path(task.path),
+        triggers=triggers,
+        fired=fired,
+        seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
+        input=writer.input_view(value, managed) if pull and task.name != "__start__" else writer.encode(value),
+        managed=recorded_managed,
+    )
 
-    def checkpoint(self, step: int, config: Any, parent: Any = None) -> None:
-        record = self.open_step(step)
-        record.checkpoint = encode(_plain_checkpoint_config(config))
-        record.parent_checkpoint = encode(_plain_checkpoint_config(parent)) if parent else None
 
-    def finish(
-        self,
-        status: str,
-        output: Any = None,
-        error: BaseException | dict[str, Any] | None = None,
-        interrupts: Sequence[dict[str, Any]] = (),
-    ) -> RunRecord:
-        record = self.record
-        record.status = status
-        record.output = encode(output)
-        if error is not None:
-            record.error = error if isinstance(error, dict) else encode_error(error)
-        record.interrupts = list(interrupts)
-        record.duration = round(time.perf_counter() - self.started, 6)
-        return record
+def plain_path(path: Any) -> list[Any]:
+    """A task path as a trace keeps it: lists all the way down (langgraph's are nested tuples)."""
+    return [plain_path(p) if isinstance(p, tuple) else p for p in path]
 
 
 # ---- applying writes one channel at a time, langgraph's way ---------------------------------------
@@ -523,22 +378,3 @@ def _get(channel: Any) -> Any:
 def _engine_value(value: Any) -> Any:
     """langgraph's MISSING marker as the engine's, so it is recorded as an empty channel."""
     return ENGINE_MISSING if value is _lg_missing() else value
-
-
-def _equal(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # values whose == raises (arrays): compare what the trace would hold
-        return encode(a) == encode(b)
-
-
-def _plain_checkpoint_config(config: Any) -> Any:
-    """`{"configurable": {thread_id, checkpoint_ns, checkpoint_id}}`: what resumes or forks a run."""
-    if not isinstance(config, Mapping):
-        return config
-    configurable = config.get("configurable") or {}
-    return {
-        "configurable": {
-            k: configurable[k] for k in ("thread_id", "checkpoint_ns", "checkpoint_id") if k in configurable
-        }
-    }

@@ -1,12 +1,13 @@
 """How a live run ends on the record: a stopped run's trace (status `cancelled`, the step that was
-running kept, never committed, its tasks marked), and small helpers the controller reports with."""
+running kept, never committed, its tasks marked: `engine.trace_edits` makes both edits), and small
+helpers the controller reports with."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from debugger.live.status import CANCELLED, TaskProgress
-from engine.trace import StepRecord, Trace
+from engine.trace import StepRecord, Trace, keep_stopped_step, mark_ended, stepscope_error, stopped_step
+
+__all__ = ["cancel", "error_line", "stopped_step"]
 
 
 def cancel(
@@ -22,7 +23,7 @@ def cancel(
     `finished`: the tasks of that step that had finished (their writes and time, which the recorder
     only hears of once the whole step has finished)."""
     if step is not None and open_record is not None and not open_record.committed:
-        trace.steps = [*trace.steps, stopped_step(open_record, {p.id for p in running}, {p.id: p for p in finished})]
+        keep_stopped_step(trace, open_record, {p.id for p in running}, {p.id: p for p in finished})
     where = (
         f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
         if step is not None
@@ -31,47 +32,8 @@ def cancel(
         else ""
     )
     message = f"Stopped by you {where}. The supersteps committed before that are recorded."
-    trace.status = CANCELLED
-    trace.error = {
-        "$type": "error",
-        "class": "RunCancelled",
-        "module": "stepscope",
-        "notes": [],
-        "traceback": "",
-        "message": message,
-    }
+    mark_ended(trace, CANCELLED, stepscope_error("RunCancelled", message))
     return message
-
-
-def stopped_step(
-    record: StepRecord, unfinished: set[str], finished: dict[str, TaskProgress] | None = None
-) -> StepRecord:
-    """A copy of the step that was running when the user stopped: not committed, its tasks marked,
-    those that had finished with what they wrote and how long they took."""
-    tasks = []
-    finished = finished or {}
-    for task in list(record.tasks):
-        done = finished.get(task.id)
-        if done is not None:
-            writes = task.writes or [list(pair) for pair in done.writes]
-            task = replace(task, writes=writes, duration=task.duration or round(done.duration or 0.0, 6))
-        error = task.error
-        if error is None:
-            text = (
-                "was still running when the run was stopped; its result is not recorded"
-                if task.id in unfinished
-                else "had finished, but the step never committed, so its writes never reached the state"
-            )
-            error = {
-                "$type": "error",
-                "class": "RunCancelled" if task.id in unfinished else "StepNotCommitted",  # ⏹ vs ran
-                "module": "stepscope",
-                "notes": [],
-                "traceback": "",
-                "message": f"{task.name} {text}.",
-            }
-        tasks.append(replace(task, error=error, subgraphs=list(task.subgraphs)))
-    return StepRecord(record.step, tasks=tasks, committed=False)
 
 
 def error_line(trace: Trace) -> str:

@@ -9,15 +9,15 @@ C, its child), the step that led from C to the child is rebuilt with the app's g
 2. the tasks are planned again with langgraph's `prepare_next_tasks` on C (task ids are derived from
    the checkpoint id, so they match the stored writes), and each gets its stored writes;
 3. the writes are applied with langgraph's own `apply_writes`, each state key watched as the live
-   recorder watches it (`debugger/langgraph_recorder`: `_ObservedChannels`, `observe_update`), so every reducer
-   call has its value before and after; the result is committed as the child's stored values, and
-   the live recorder's `RunBuilder` records any state key whose stored value differs from what the
-   calls gave as a mismatch (`StepRecord.mismatches`; `stepscope diagnose` reports it). From there on
-   the stored value is the truth;
+   recorder watches it (`debugger/langgraph_recorder`: `_ObservedChannels`, `observe_update`), so
+   every reducer call has its value before and after; the result is committed as the child's stored
+   values, and the trace writer (`engine/trace_writer.py`, as for a run recorded live) records any
+   state key whose stored value differs from what the calls gave as a mismatch
+   (`StepRecord.mismatches`; `stepscope diagnose` reports it). From there on the stored value is the truth;
 4. a task that is a subgraph has its own checkpoints under the namespace `<node>:<task id>`: they are
    rebuilt the same way and nested under the task.
 
-So a thread opens in every view exactly like a run recorded live, by the same builder. The newest
+So a thread opens in every view exactly like a run recorded live, by the same writer. The newest
 checkpoint ends the run: its pending writes are a step that was interrupted, failed, or stopped before
 its checkpoint; without them the thread is done, or paused with tasks planned. Checkpoints made by
 `update_state` or by new input show as steps without reducer calls: what changed is recorded as a
@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.langgraph_recorder.names import DEFAULT_NAME, describe, state_keys
-from debugger.langgraph_recorder.probe import _ObservedChannels, _plain_path
-from debugger.langgraph_recorder.superstep import RunBuilder, _get, version_number, writes_by_channel
+from debugger.langgraph_recorder.probe import _ObservedChannels
+from debugger.langgraph_recorder.superstep import _get, call_sink, commit, plan_task, writes_by_channel
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
-from engine.trace import RunRecord, RunStatus, TaskRecord, Trace
+from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .message_ids import adopt_stored_ids
 from .savers import Checkpointer, CheckpointerError
@@ -105,7 +105,9 @@ class ThreadReader:
         head: str | None = None,
         parent_task: TaskRecord | None = None,
         run_id: str = "",
+        parent_writer: TraceWriter | None = None,
     ) -> RunRecord | None:
+        """Rebuilds the run of namespace `ns` from its checkpoints up to `head` (a subgraph: in `parent_task`)."""
         from langgraph.pregel._checkpoint import channels_from_checkpoint
 
         chain = self.lineage("|".join(ns), head)
@@ -114,19 +116,23 @@ class ThreadReader:
         first = chain[0]
         own = getattr(graph, "name", None)
         name = ns[-1].rpartition(":")[0] if ns else (own if own and own != DEFAULT_NAME else self.target or own)
-        common = dict(
-            ns=list(ns),
+        record = new_run(
+            ns=ns,
             graph=describe(graph, name),
-            input=encode(first.checkpoint.get("channel_values", {}).get("__start__")),
-            config=encode(_plain_config(first.config)),
+            input=first.checkpoint.get("channel_values", {}).get("__start__"),
+            config=plain_config(first.config, ("thread_id", "checkpoint_ns")),  # the thread, not one checkpoint
             started_at=str(first.checkpoint.get("ts", "")),
+            trace=parent_task is None,
+            run_id=run_id,
+            target=self.target if parent_task is None else "",
+            thread_id=self.thread_id if parent_task is None else "",
         )
-        if parent_task is None:
-            record: RunRecord = Trace(**common, run_id=run_id, target=self.target, thread_id=self.thread_id)
-        else:
-            record = RunRecord(**common)
-            parent_task.subgraphs.append(record)
-        run = _Run(self, ns, graph, RunBuilder(record, [k for k in state_keys(graph) if k in graph.channels]))
+        keys = [k for k in state_keys(graph) if k in graph.channels]
+        if parent_task is None or parent_writer is None:
+            writer = TraceWriter(record, check_commits=True)
+        else:  # a subgraph's run, nested in the task that ran it
+            writer = parent_writer.subrun(parent_task, record, check_commits=True)
+        run = _Run(self, ns, graph, writer, keys)
         run.channels, run.managed = channels_from_checkpoint(
             graph.channels, first.checkpoint, saver=self.saver, config=first.config
         )
@@ -142,20 +148,17 @@ class ThreadReader:
         return record
 
 
-def _plain_config(config: dict[str, Any]) -> dict[str, Any]:
-    conf = config.get("configurable", {})
-    return {"configurable": {k: conf[k] for k in ("thread_id", "checkpoint_ns") if k in conf}}
-
-
 class _Run:
-    """One run's channels, carried from step to step as langgraph carries them, and its builder."""
+    """One run's channels, carried from step to step as langgraph carries them, and its writer."""
 
-    def __init__(self, reader: ThreadReader, ns: tuple[str, ...], graph: Any, builder: RunBuilder) -> None:
+    def __init__(
+        self, reader: ThreadReader, ns: tuple[str, ...], graph: Any, writer: TraceWriter, keys: list[str]
+    ) -> None:
         self.reader = reader
         self.ns = ns
         self.graph = graph
-        self.builder = builder
-        self.keys = list(builder.state_keys)
+        self.writer = writer
+        self.keys = keys
         self.subgraphs = dict(graph.get_subgraphs())
         self.channels: Any = None
         self.managed: Any = None
@@ -163,6 +166,7 @@ class _Run:
         """Versions of stored channels the graph does not have, as last reported."""
 
     def value(self, key: str) -> Any:
+        """The carried value of state key `key` (MISSING when empty)."""
         return _get(self.channels[key])
 
     # ---- planning and running ------------------------------------------------------------------
@@ -210,43 +214,26 @@ class _Run:
         versions = checkpoint["channel_versions"]
         seen_all = checkpoint.get("versions_seen", {})
         for task in tasks:
-            pull = bool(task.path) and task.path[0] == "__pregel_pull"
-            seen = seen_all.get(task.name, {})
-            fired = (
-                [c for c in task.triggers if c in versions and (c not in seen or seen[c] < versions[c])]
-                if pull
-                else list(task.triggers)
-            )
-            record = TaskRecord(
-                id=task.id,
-                name=task.name,
-                path=_plain_path(task.path),
-                triggers=list(task.triggers),
-                fired=fired,
-                seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
-                input=self.builder.input_view(task.input)
-                if pull and task.name != "__start__"
-                else self.builder.encode(task.input),
-            )
-            self.builder.add_task(step, record)
+            record = plan_task(self.writer, step, task, versions, seen_all.get(task.name, {}))
             sub = self.subgraphs.get(task.name)
             child_ns = (*self.ns, f"{task.name}:{task.id}")
             if sub is not None and "|".join(child_ns) in self.reader.by_ns:
-                self.reader.read_run(child_ns, sub, parent_task=record)
+                self.reader.read_run(child_ns, sub, parent_task=record, parent_writer=self.writer)
             if task.writes or task.error is not None:
-                self.builder.task_done(record, writes=task.writes, error=task.error)
+                self.writer.task_done(record, writes=task.writes, error=task.error)
 
     def apply(self, step: int, checkpoint: dict[str, Any], tasks: list[Any]) -> set[str]:
         """langgraph's `apply_writes` on the carried channels, each write to a state key recorded."""
         from langgraph.pregel._algo import apply_writes
 
         grouped = writes_by_channel(tasks, self.keys)
-        channels = _ObservedChannels(self.channels, grouped, self.builder.call_sink(step)) if grouped else self.channels
+        channels = _ObservedChannels(self.channels, grouped, call_sink(self.writer, step)) if grouped else self.channels
         return apply_writes(
             checkpoint, channels, tasks, self.reader.saver.get_next_version, self.graph.trigger_to_nodes
         )
 
     def apply_null_writes(self, step: int, saved: Any, checkpoint: dict[str, Any]) -> None:
+        """Applies a resume's or an update's writes (the null task's) first, as langgraph's `_first` does."""
         from langgraph.pregel._algo import PregelTaskWrites
 
         nulls = [(c, v) for t, c, v in saved.pending_writes or [] if t == NULL_TASK_ID]
@@ -256,6 +243,7 @@ class _Run:
     # ---- one stored step -------------------------------------------------------------------------
 
     def step_between(self, parent: Any, child: Any) -> None:
+        """Rebuilds the step that led from checkpoint `parent` to its `child`."""
         step = int(child.metadata.get("step", int(parent.metadata.get("step", -1)) + 1))
         source = child.metadata.get("source")
         checkpoint = _copy_checkpoint(parent.checkpoint)
@@ -277,7 +265,7 @@ class _Run:
 
     def commit(self, step: int, saved: Any) -> None:
         """Commits `saved`'s stored values: the carried value where it is the same, the stored one
-        (which the builder then records as a mismatch or a change outside the reducers) where not."""
+        (which the writer then records as a mismatch or a change outside the reducers) where not."""
         stored = saved.checkpoint.get("channel_values", {})
         committed = {}
         for key in self.keys:
@@ -295,18 +283,14 @@ class _Run:
                 self.channels[key] = self.graph.channels[key].from_checkpoint(stored.get(key, _lg_missing()))
         self._restore_control(stored)
         versions = saved.checkpoint.get("channel_versions", {})
-        record = self.builder.commit(step, committed, versions, saved.checkpoint.get("updated_channels") or ())
+        record = commit(
+            self.writer, step, self.keys, committed, versions, saved.checkpoint.get("updated_channels") or ()
+        )
         for key, version in versions.items():  # stored channels this graph does not have: not the app's graph
             if key not in self.graph.channels and self.unknown.get(key) != version:
                 self.unknown[key] = version
-                record.mismatches.append(
-                    {
-                        "channel": key,
-                        "recorded": encode(ENGINE_MISSING),
-                        "committed": encode(stored.get(key, ENGINE_MISSING)),
-                    }
-                )
-        self.builder.checkpoint(step, saved.config, saved.parent_config)
+                self.writer.add_mismatch(record, key, ENGINE_MISSING, stored.get(key, ENGINE_MISSING))
+        self.writer.checkpoint(step, saved.config, saved.parent_config)
 
     def _restore_control(self, stored: dict[str, Any]) -> None:
         """Edge and Send channels follow the stored checkpoint: they are not state, and their stored
@@ -327,7 +311,7 @@ class _Run:
                 for k in _output_keys(self.graph)
                 if k in self.channels and self.value(k) is not ENGINE_MISSING
             }
-            self.builder.finish("running" if self.plan(head, checkpoint, step) else "done", output)
+            self.writer.finish("running" if self.plan(head, checkpoint, step) else "done", output)
             return
         self.apply_null_writes(step, head, checkpoint)
         tasks = self.plan(head, checkpoint, step)
@@ -359,7 +343,7 @@ class _Run:
                 try:  # every task finished but no checkpoint followed: the merge failed, or the process stopped
                     self.apply(step, checkpoint, tasks)
                     status = "running"
-                    self.builder.commit(step, {k: self.value(k) for k in self.keys})
+                    commit(self.writer, step, self.keys, {k: self.value(k) for k in self.keys})
                 except Exception as exc:  # e.g. INVALID_CONCURRENT_GRAPH_UPDATE: what the live run raised
                     status, error = "error", exc
             else:
@@ -369,7 +353,7 @@ class _Run:
             for k in _output_keys(self.graph)
             if k in self.channels and self.value(k) is not ENGINE_MISSING
         }
-        self.builder.finish(status, output, error, interrupts)
+        self.writer.finish(status, output, error, interrupts)
 
     def _at_breakpoint(self, tasks: list[StoredTask]) -> bool:
         names = {t.name for t in tasks}

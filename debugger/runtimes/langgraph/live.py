@@ -43,8 +43,8 @@ from debugger.runtimes.driven import (
     Upcoming,
     node_names,
 )
-from engine.codec import SAME, encode, encode_error
-from engine.trace import ReducerCallRecord, StepRecord, Trace
+from engine.codec import encode, encode_error
+from engine.trace import StepRecord, Trace, join_segments, update_step
 
 START = "__start__"
 STREAM_OPTIONS = dict(interrupt_before="*", interrupt_after=None, stream_mode=["tasks", "checkpoints"])
@@ -302,26 +302,12 @@ class LangGraphDrivenRun:
             raise EditError(f"{type(exc).__name__}: {exc}".strip()) from None
         after = self._get_state(config)
         step = (after.metadata or {}).get("step", self._last_step + 1)
-        calls = [
-            ReducerCallRecord(
-                i,
-                key,
-                reducer_name_of(channels[key]),
-                f"edit:{as_node}",
-                as_node,
-                encode(value),
-                SAME,
-                {"set": encode(after.values.get(key))},
-            )
-            for i, (key, value) in enumerate(values.items())
-        ]
-        record = StepRecord(
+        record = update_step(
             step,
-            reducer_calls=calls,
-            committed=True,
-            kind="update",
-            updated_channels=sorted(values),
-            checkpoint=encode(dict(config.get("configurable") or {})),
+            as_node,
+            [(key, reducer_name_of(channels[key]), value) for key, value in values.items()],
+            after.values,
+            dict(config.get("configurable") or {}),
         )
         self._edits.append(record)
         self._last_step = step
@@ -354,26 +340,11 @@ class LangGraphDrivenRun:
         segments = self._segments()
         if not segments:
             return None
-        steps: list[StepRecord] = []
-        for index, segment in enumerate(segments):
-            failed_here = final and index == len(segments) - 1 and segment.status == "error"
-            for position, step in enumerate(list(segment.steps)):
-                if (not step.committed and not failed_here) or (index and position == 0 and not step.tasks):
-                    continue  # a resumed segment's first step reloads the checkpoint the last one ended on
-                steps.append(step)
-        for edit in list(self._edits):
-            at = next((i for i, s in enumerate(steps) if s.step >= edit.step), len(steps))
-            steps.insert(at, edit)
-        first, last = segments[0], segments[-1]
-        view = copy.copy(first)
-        view.steps = steps
-        view.run_id, view.thread_id, view.target = self.run_id, "", self.target
-        view.status = last.status if final else "running"
-        view.output, view.error, view.interrupts = last.output, last.error, list(last.interrupts)
+        view = join_segments(segments, list(self._edits), final=final, run_id=self.run_id, target=self.target)
+        last = segments[-1]
         if final and (self._out_of_steps or last.status == "recursion_limit"):
             view.status = "recursion_limit"  # in the words of the user's limit, not the segment's share of it
             view.error = encode_error(probe._recursion_error(self.config.get("recursion_limit") or 25))
-        view.duration = round(sum(s.duration or 0 for s in segments), 6)
         return view
 
     def open_step(self) -> StepRecord | None:

@@ -1,0 +1,258 @@
+"""The engine's events, kept to be written later: what `engine/recorder.py` captures and how each
+event is built on the run's `TraceWriter` (`engine/trace_writer.py`).
+
+An event is a flat tuple, `(build, ...)`: the function that writes it, then the values as they were
+when it came: the originals (when it is built at once) or shallow copies of flat values (when it is
+kept to be built later), which hold the very same items. The checks that depend on when an event
+came (is this the object recorded last?) were made as it came, so both ways give the same records.
+`RunEvents` holds what capturing has reached for one run (the objects recorded last, this step's
+copies); `freeze` decides which values can wait.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .algo import Task
+from .channels import MISSING
+from .codec import MISSING_ENCODED, encode, encode_error
+from .constants import PULL, START
+from .records import SAME, VIEW, ReducerCallRecord, TaskRecord, fields_of
+from .trace_writer import TraceWriter
+
+
+class Encode:
+    """A node input that is not the recorded state: recorded as its encoding."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class RunEvents:
+    """What the events of one run (one namespace) have reached as they come, in the run's own
+    thread; `writer` builds them (a reader of `Recorder.trace` may build from another thread)."""
+
+    def __init__(self, writer: TraceWriter) -> None:
+        self.writer = writer
+        self.record = writer.record
+        self.lazy = writer.sink is None
+        """Events are kept and built later only without a sink (a step must be whole when handed over)."""
+        self.pending = writer.pending
+        self.now = writer.now
+        self.latest: dict[str, Any] = {}
+        """Per state key, the object recorded last, as of the newest event: what the writer's
+        `DeltaTracker.raw` will be when it gets there, so identity checks are made as events come."""
+        self.views: dict[tuple[str, ...], tuple[str, ...]] = {}
+        """One tuple per set of keys a node input is a view of, shared by every event that has it."""
+        self.shared: dict[Any, Any] = {}
+        """One object for equal ones that events keep (fired triggers, updated channels): a long run
+        keeps fewer objects, which the garbage collector would otherwise keep walking."""
+        self.copies: dict[int, Any] = {}
+        """`freeze`'s copies of this step's values, by identity. An object written, reduced and
+        committed in one step gets one copy, which stands for it in every record of the step, built
+        later or at once (`stand_in`): its records share one encoding, as when all are built at once."""
+        self.copied: dict[int, Any] = {}
+        self.copies_step: int | None = None
+        self.grown: dict[str, Any] = {}
+        """Per channel, the list the last `operator.add` call of this step made (see `build_reduced_grown`)."""
+
+    def start_copies(self, step: int) -> None:
+        """Forgets the copies of the last step: `step` has its own."""
+        self.copies.clear()
+        self.copied.clear()
+        self.grown.clear()
+        self.copies_step = step
+
+    def freeze(self, value: Any, step: int) -> Any:
+        """`_freeze`, one copy per object per step (see `copies`)."""
+        copies, copied = self.copies, self.copied
+        if step != self.copies_step:
+            self.start_copies(step)
+        key = id(value)
+        if copied.get(key, THAWED) is value:
+            return copies[key]
+        copy = _freeze(value)
+        copies[key] = copy
+        copied[key] = value  # keeps `value` alive, so its id is not reused (two dicts: no pair to allocate)
+        return copy
+
+    def stand_in(self, value: Any, step: int) -> Any:
+        """What records `value` in an event built at once: its copy if it has one (so an object
+        recorded in several events of a step is always the same object), else itself."""
+        if type(value) in FROZEN:
+            return value
+        copy = self.freeze(value, step)
+        return value if copy is THAWED else copy
+
+    def view_of(self, task: Task) -> tuple[str, ...] | None:
+        """When a node's input is exactly the recorded state (checked as the task is planned: the node
+        may replace values in its input dict), the keys it holds, as one tuple shared by every event
+        with the same keys; else None."""
+        if task.path[0] != PULL or task.name == START:
+            return None
+        value = task.input
+        latest = self.latest
+        if type(value) is dict:
+            for key, item in value.items():
+                if latest.get(key, THAWED) is not item:
+                    return None
+            keys = tuple(value)
+        else:
+            items = fields_of(value)
+            if items is None or not all(latest.get(k, THAWED) is v for k, v in items):
+                return None
+            keys = tuple(k for k, _ in items)
+        return self.views.setdefault(keys, keys)
+
+
+# ---- building events on the writer (with its lock held) ------------------------------------------
+# Each event holds the values as they were when it came: the originals (built at once) or shallow
+# copies of flat values (built later), which hold the very same items; identity checks were made as
+# the event came. So both ways give the same records.
+
+
+def build_planned(writer: TraceWriter, event: tuple[Any, ...]) -> None:
+    """`(build_planned, step, id, name, path, triggers, fired, view keys or Encode, seen versions)`."""
+    _, step, task_id, name, path, triggers, fired, marker, seen_versions = event
+    recorded = {VIEW: list(marker)} if type(marker) is tuple else encode(marker.value)
+    writer.add_task(
+        step, TaskRecord(task_id, name, list(path), list(triggers), list(fired), dict(seen_versions), recorded)
+    )
+
+
+def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
+    """`(build_finished_flat, id, result, duration, number of writes, channel, value, ..., router, choice, ...)`:
+    a task that finished without an error or a retry."""
+    _, task_id, result, duration, count = event[:5]
+    end = 5 + 2 * count
+    writer.task_done(
+        writer.tasks_by_id[task_id],
+        writes=list(zip(event[5:end:2], event[6:end:2])),
+        result=result,
+        has_result=True,
+        routes=list(zip(event[end::2], event[end + 1 :: 2])),
+        duration=duration,
+    )
+
+
+def build_finished(writer: TraceWriter, event: tuple[Any, ...]) -> None:
+    """`(build_finished, id, result, writes, routes, duration, error, attempts)`."""
+    _, task_id, result, writes, routes, duration, error, attempts = event
+    tried = None
+    if attempts:
+        tried = [
+            {
+                "attempt": a.attempt,
+                "error": encode_error(a.error),
+                "duration": round(a.duration, 6),
+                "retry_in": round(a.retry_in, 6),
+            }
+            for a in attempts
+        ]
+    writer.task_done(
+        writer.tasks_by_id[task_id],
+        writes=writes,
+        result=result,
+        has_result=True,
+        routes=routes,
+        duration=duration,
+        error=error,
+        attempts=tried,
+    )
+
+
+def build_reduced(writer: TraceWriter, event: tuple[Any, ...]) -> None:
+    """`(build_reduced, step, channel, reducer, writer id, writer name, index, before is the recorded
+    object, before, write, after, error)`."""
+    _, step, channel, reducer, writer_id, writer_name, index, same, before, write, after, error = event
+    writer.add_call(
+        step,
+        channel,
+        reducer,
+        writer_id,
+        writer_name,
+        before,
+        write,
+        after,
+        error,
+        index=index,
+        before_is_recorded=same,
+    )
+
+
+def build_reduced_grown(writer: TraceWriter, event: tuple[Any, ...]) -> None:
+    """`operator.add` of the channel's last recorded list and a copied write: the result is what was
+    recorded plus the write's items (what `DeltaTracker.delta` finds, found without comparing)."""
+    _, step, channel, reducer, writer_id, writer_name, index, write = event
+    tracker = writer.trackers[channel]
+    encode_shared = writer.encode
+    if write:
+        after_delta: dict[str, Any] = {"extend": [encode_shared(item) for item in write]}
+        tracker.items.extend(write)
+    else:
+        after_delta = SAME
+    tracker.encoded = MISSING_ENCODED
+    writer.add_call_record(
+        step,
+        ReducerCallRecord(index, channel, reducer, writer_id, writer_name, encode_shared(write), SAME, after_delta),
+    )
+
+
+def build_committed(writer: TraceWriter, event: tuple[Any, ...]) -> None:
+    """`(build_committed, step, kind, updated channels, versions, changed values, unchanged keys)`."""
+    _, step, kind, updated, versions, changes, recorded = event
+    # the engine's commit kinds are `input`, `loop` and `update`; a trace tells only an edit apart
+    writer.commit(step, changes, versions, updated, kind="update" if kind == "update" else "loop", recorded=recorded)
+
+
+def build_checkpointed(writer: TraceWriter, event: tuple[Any, ...]) -> None:
+    """`(build_checkpointed, step, config)`."""
+    _, step, config = event
+    writer.checkpoint(step, config)
+
+
+# ---- which values can wait ---------------------------------------------------------------------
+
+THAWED = object()
+"""`_freeze`'s answer for a value that may still change in place: its event is built at once."""
+FROZEN = frozenset((int, str, float, bool, type(None), type(MISSING)))
+
+
+def _freeze(value: Any) -> Any:
+    """A value that stays as it is now: the value itself when immutable, a shallow copy of a flat
+    list or dict (whose items are immutable), else `THAWED`."""
+    kind = type(value)
+    if kind in FROZEN:
+        return value
+    if kind is list:
+        return list(value) if _flat(value) else THAWED
+    if kind is dict:
+        return dict(value) if _flat(value.values()) else THAWED
+    if kind is tuple:
+        return value if _flat(value) else THAWED
+    return THAWED
+
+
+def _flat(items: Any) -> bool:
+    """True when every item is immutable (`FROZEN`). The first item is looked at alone, so a list of
+    messages fails at once; the rest are checked at C speed (a set of their types)."""
+    for first in items:
+        if type(first) not in FROZEN:
+            return False
+        return len(items) == 1 or FROZEN.issuperset(map(type, items))
+    return True
+
+
+def freeze_input(value: Any) -> Any:
+    """`_freeze` for a node's input: a dict of flat values is copied one level deeper."""
+    if type(value) is not dict:
+        return _freeze(value)
+    kept = {}
+    for key, item in value.items():
+        copy = _freeze(item)
+        if copy is THAWED:
+            return THAWED
+        kept[key] = copy
+    return kept
