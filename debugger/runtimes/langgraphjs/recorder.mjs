@@ -1,0 +1,238 @@
+// StepScope's recorder for LangGraph.js apps: `node recorder.mjs` reads one JSON request line on stdin,
+//
+//   {"app": "/abs/app.mjs", "export": "graph", "input": ..., "config": {...}, "resume": ..., "events_fd": 3}
+//
+// runs the app's graph with the app's own @langchain/langgraph (resolved from the app's folder, as node
+// resolves it; the 1.x series) and writes what LangGraph.js's loop did as JSON lines, one event per line,
+// to `events_fd` (stdout when absent). A separate fd keeps the app's own console.log out of the stream;
+// writes are synchronous and flushed after each planned step and each committed barrier, so a killed node
+// process leaves every committed superstep already sent. The events are documented in events.py.
+
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { encode, encodeError } from "./codec.mjs";
+import { install } from "./probe.mjs";
+
+const CHANNEL_FILES = ["binop", "last_value", "any_value", "ephemeral_value", "untracked_value", "topic", "named_barrier_value", "dynamic_barrier_value", "delta"];
+
+class Out {
+  constructor() {
+    this.fd = 1;
+    this.lines = [];
+    this.size = 0;
+  }
+  emit(event) {
+    const line = JSON.stringify(event);
+    this.lines.push(line);
+    this.size += line.length;
+    if (this.size > 1 << 16) this.flush();
+  }
+  flush() {
+    if (this.lines.length === 0) return;
+    let data = Buffer.from(`${this.lines.join("\n")}\n`);
+    this.lines = [];
+    this.size = 0;
+    while (data.length) {
+      try {
+        const written = fs.writeSync(this.fd, data);
+        data = data.subarray(written);
+      } catch (error) {
+        if (error.code !== "EAGAIN") return; // the reader is gone: nothing left to tell
+      }
+    }
+  }
+}
+
+const out = new Out();
+let finished = false;
+
+class Refusal extends Error {}
+
+function refuse(message) {
+  throw new Refusal(message);
+}
+
+async function readRequest() {
+  const chunks = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk);
+    if (chunk.includes(10)) break;
+  }
+  const text = Buffer.concat(chunks).toString("utf8").split("\n", 1)[0];
+  try {
+    return JSON.parse(text);
+  } catch {
+    return refuse(`the recorder's request is not JSON: ${text.slice(0, 80)}`);
+  }
+}
+
+/** The app's @langchain/langgraph: its folder and version, found from the app's folder as node finds it. */
+function resolveLangGraph(appFile) {
+  const require = createRequire(appFile);
+  let entry;
+  try {
+    entry = require.resolve("@langchain/langgraph");
+  } catch {
+    refuse(`@langchain/langgraph is not installed for ${appFile}: run \`npm install @langchain/langgraph @langchain/core\` in the app's folder`);
+  }
+  let dir = path.dirname(entry);
+  while (dir !== path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (pkg.name === "@langchain/langgraph") return { dir, version: String(pkg.version) };
+    }
+    dir = path.dirname(dir);
+  }
+  return refuse(`cannot find the package.json of @langchain/langgraph (resolved to ${entry})`);
+}
+
+/** How node loads the app: "esm" or "cjs" (a .js file by its nearest package.json `type`), and whether it needs tsx. */
+function appFlavor(appFile) {
+  const ext = path.extname(appFile);
+  if ([".mjs", ".mts"].includes(ext)) return { module: "esm", ts: ext === ".mts" };
+  if ([".cjs", ".cts"].includes(ext)) return { module: "cjs", ts: ext === ".cts" };
+  let dir = path.dirname(appFile);
+  while (dir !== path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (fs.existsSync(file)) {
+      const type = JSON.parse(fs.readFileSync(file, "utf8")).type;
+      return { module: type === "module" ? "esm" : "cjs", ts: ext === ".ts" };
+    }
+    dir = path.dirname(dir);
+  }
+  return { module: "cjs", ts: ext === ".ts" };
+}
+
+/** The classes of the module instance the app uses (ES modules by file URL, or the CommonJS copies). */
+async function loadLangGraph(dir, flavor) {
+  const ext = flavor === "esm" ? ".js" : ".cjs";
+  const require = createRequire(path.join(dir, "package.json"));
+  const load = async (rel) => {
+    const file = path.join(dir, "dist", `${rel}${ext}`);
+    if (!fs.existsSync(file)) return {};
+    return flavor === "esm" ? import(pathToFileURL(file).href) : require(file);
+  };
+  const [loop, runner, pregel, graph, algo, constants] = await Promise.all(
+    ["pregel/loop", "pregel/runner", "pregel/index", "graph/graph", "pregel/algo", "constants"].map(load),
+  );
+  const missing = [[loop, "PregelLoop"], [runner, "PregelRunner"], [pregel, "Pregel"]].filter(([m, name]) => !m[name]).map(([, n]) => n);
+  if (missing.length) refuse(`this @langchain/langgraph has no ${missing.join(", ")} where StepScope looks (dist/pregel): StepScope supports the 1.x series`);
+  const channelClasses = [];
+  for (const file of CHANNEL_FILES) {
+    for (const value of Object.values(await load(`channels/${file}`))) {
+      if (typeof value === "function" && typeof value.prototype?.update === "function") channelClasses.push(value);
+    }
+  }
+  return {
+    PregelLoop: loop.PregelLoop,
+    PregelRunner: runner.PregelRunner,
+    Pregel: pregel.Pregel,
+    Branch: graph.Branch,
+    taskPathStr: algo.taskPathStr,
+    getOverwriteValue: constants._getOverwriteValue,
+    Command: constants.Command,
+    channelClasses,
+  };
+}
+
+async function importApp(appFile, flavor) {
+  const require = createRequire(appFile);
+  if (flavor.ts) {
+    let api;
+    try {
+      api = require.resolve(flavor.module === "esm" ? "tsx/esm/api" : "tsx/cjs/api");
+    } catch {
+      refuse(`${path.basename(appFile)} is TypeScript and tsx is not installed beside it: run \`npm install -D tsx\` in the app's folder`);
+    }
+    const tsx = await import(pathToFileURL(api).href);
+    if (flavor.module === "esm") return tsx.tsImport(pathToFileURL(appFile).href, import.meta.url);
+    return tsx.require(appFile, import.meta.url);
+  }
+  try {
+    return flavor.module === "esm" ? await import(pathToFileURL(appFile).href) : require(appFile);
+  } catch (error) {
+    if (error instanceof SyntaxError) {
+      const where = String(error.stack ?? "").match(/(?:file:\/\/)?([^\s():]+):(\d+)/);
+      const at = where ? ` at line ${where[2]}` : "";
+      refuse(`${path.basename(appFile)} has a syntax error${at}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** The compiled graph `name` names: a compiled graph as it is, a StateGraph compiled here. */
+function pickGraph(module, name, appFile) {
+  const exports = module?.default && typeof module.default === "object" && !(name in module) ? { ...module.default, ...module } : module;
+  if (!(name in exports)) {
+    const names = Object.keys(exports).filter((k) => k !== "__esModule");
+    refuse(`${path.basename(appFile)} has no export "${name}"; its exports are: ${names.join(", ") || "(none)"}. Name one with app.mjs:<export>`);
+  }
+  const value = exports[name];
+  if (value && typeof value.invoke === "function" && typeof value.stream === "function" && value.nodes) return value;
+  if (value && typeof value.compile === "function" && value.nodes) return value.compile();
+  refuse(`export "${name}" of ${path.basename(appFile)} is ${describeType(value)}, not a LangGraph.js graph: export the compiled graph (\`builder.compile()\`) or the StateGraph`);
+}
+
+function describeType(value) {
+  if (value === null) return "null";
+  if (typeof value !== "object" && typeof value !== "function") return `a ${typeof value}`;
+  return `a ${value.constructor?.name ?? typeof value}`;
+}
+
+async function main() {
+  const request = await readRequest();
+  if (Number.isInteger(request.events_fd)) out.fd = request.events_fd;
+  const appFile = path.resolve(String(request.app ?? ""));
+  if (!fs.existsSync(appFile)) refuse(`no such file: ${appFile}`);
+  const { dir, version } = resolveLangGraph(appFile);
+  if (!/^1\./.test(version)) {
+    refuse(`the app uses @langchain/langgraph ${version} (${dir}); StepScope records the 1.x series: run \`npm install @langchain/langgraph@1\` in the app's folder`);
+  }
+  const flavor = appFlavor(appFile);
+  const lg = await loadLangGraph(dir, flavor.module);
+  out.emit({ e: "hello", langgraph: version, node: process.version, pid: process.pid, module: flavor.module });
+  install(lg, out);
+  const graph = pickGraph(await importApp(appFile, flavor), String(request.export ?? "graph"), appFile);
+  const input = request.resume !== undefined && request.resume !== null ? new lg.Command({ resume: request.resume }) : request.input;
+  try {
+    const output = await graph.invoke(input, request.config ?? {});
+    out.emit({ e: "result", output: encode(output) });
+  } catch (error) {
+    out.emit({ e: "result", error: encodeError(error) });
+  }
+  finished = true;
+  out.flush();
+  process.exit(0); // the app's timers or open handles must not keep a finished recording waiting
+}
+
+process.on("exit", (code) => {
+  if (!finished) out.emit({ e: "exit", code });
+  out.flush();
+});
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    out.emit({ e: "stopped", signal });
+    finished = true;
+    out.flush();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
+for (const kind of ["unhandledRejection", "uncaughtException"]) {
+  process.on(kind, (error) => {
+    out.emit({ e: "crash", kind, error: encodeError(error) });
+    finished = true;
+    out.flush();
+    process.exit(1);
+  });
+}
+
+main().catch((error) => {
+  const message = error instanceof Refusal ? error.message : `${error?.name ?? "Error"}: ${error?.message ?? error}`;
+  out.emit({ e: "fatal", message, error: encodeError(error) });
+  finished = true;
+  out.flush();
+  process.exitCode = 2;
+});
