@@ -1,1 +1,1 @@
-"""Runtimes the debugger drives: one adapter per way of running a graph (the engine, langgraph, LangGraph.js in node)."""
+"""Runtimes the debugger drives: one adapter per way of running a graph (engine, langgraph, LangGraph.js)."""

@@ -150,7 +150,7 @@ function encodeMessage(message, inner) {
   for (const key of ["tool_calls", "invalid_tool_calls"]) {
     const calls = message[key];
     if (!Array.isArray(calls) || calls.length === 0) continue;
-    data[key] = calls.map((call) => inner(key === "tool_calls" ? { type: "tool_call", ...call } : call));
+    data[key] = calls.map((call) => inner(key === "tool_calls" ? { ...call, type: call.type ?? "tool_call" } : call));
   }
   return { type: message.type, data };
 }
