@@ -8,6 +8,7 @@
 // writes are synchronous and flushed after each planned step and each committed barrier, so a killed node
 // process leaves every committed superstep already sent. The events are documented in events.py.
 
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -154,13 +155,18 @@ async function importApp(appFile, flavor) {
   try {
     return flavor.module === "esm" ? await import(pathToFileURL(appFile).href) : require(appFile);
   } catch (error) {
-    if (error instanceof SyntaxError) {
-      const where = String(error.stack ?? "").match(/(?:file:\/\/)?([^\s():]+):(\d+)/);
-      const at = where ? ` at line ${where[2]}` : "";
-      refuse(`${path.basename(appFile)} has a syntax error${at}: ${error.message}`);
-    }
+    if (error instanceof SyntaxError) refuse(`${syntaxErrorPlace(appFile, error)}: ${error.message}`);
     throw error;
   }
+}
+
+/** Where a syntax error is: node's own `--check` names the file and line (an ES module's SyntaxError does not). */
+function syntaxErrorPlace(appFile, error) {
+  const checked = spawnSync(process.execPath, ["--check", appFile], { encoding: "utf8" });
+  const where = (checked.stderr ?? "").match(/^(.+):(\d+)$/m);
+  if (where === null) return `${path.basename(appFile)} (or a module it imports) has a syntax error`;
+  const file = path.resolve(where[1]) === appFile ? path.basename(appFile) : where[1];
+  return `${file} has a syntax error at line ${where[2]}`;
 }
 
 /** The compiled graph `name` names: a compiled graph as it is, a StateGraph compiled here. */
