@@ -47,6 +47,7 @@ class NodeRun:
         self.stderr: deque[bytes] = deque()
         self.stdout: deque[bytes] = deque()
         self.bad_lines = 0
+        self.bytes_read = 0
         events_read, events_write = os.pipe()
         try:
             payload = json.dumps({**request, "events_fd": events_write}) + "\n"
@@ -84,6 +85,7 @@ class NodeRun:
     def _read_events(self, fd: int) -> None:
         with os.fdopen(fd, "rb") as stream:
             for line in stream:
+                self.bytes_read += len(line)
                 try:
                     event = json.loads(line)
                 except ValueError:

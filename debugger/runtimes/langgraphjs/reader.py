@@ -23,9 +23,9 @@ descriptor (the app's console.log goes to stdout and cannot corrupt the stream).
                                                                     call's `after`
     checkpoint  {run, step, config, parent}                         the checkpoint saved after `step`
     end         {run, status, output, duration, error?, interrupts?} the run ended
-    result      {output} | {error}                                  what the app's `graph.invoke` returned
+    result      {output | error, seconds, cpu_seconds}              what the app's `graph.invoke` returned
                                                                     or threw (error name, message uncut,
-                                                                    lc_error_code)
+                                                                    lc_error_code), how long it took (wall, CPU)
     fatal       {message, error}                                    nothing ran: a one-line reason with the fix
     crash       {kind, error}                                       an unhandled rejection or exception
                                                                     killed node (`kind` says which)

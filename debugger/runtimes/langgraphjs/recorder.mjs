@@ -203,11 +203,17 @@ async function main() {
   install(lg, out);
   const graph = pickGraph(await importApp(appFile, flavor), String(request.export ?? "graph"), appFile);
   const input = request.resume !== undefined && request.resume !== null ? new lg.Command({ resume: request.resume }) : request.input;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const took = () => {
+    const used = process.cpuUsage(cpu);
+    return { seconds: (performance.now() - started) / 1000, cpu_seconds: (used.user + used.system) / 1e6 };
+  };
   try {
     const output = await graph.invoke(input, request.config ?? {});
-    out.emit({ e: "result", output: encode(output) });
+    out.emit({ e: "result", output: encode(output), ...took() });
   } catch (error) {
-    out.emit({ e: "result", error: encodeError(error) });
+    out.emit({ e: "result", error: encodeError(error), ...took() });
   }
   finished = true;
   out.flush();
