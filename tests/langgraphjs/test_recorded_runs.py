@@ -137,7 +137,7 @@ def test_messages_by_id_read_like_add_messages(langgraph_js):
 
 def test_an_interrupt_stops_the_run_with_its_id_value_and_node(langgraph_js):
     trace = record_js_app(app("interrupt_ask.mjs"), "graph", {}, {"configurable": {"thread_id": "t-1"}}, timeout=60)
-    assert trace.status == "interrupted" and trace.error is None
+    assert trace.status == "interrupted" and trace.error["class"] == "GraphInterrupt"  # as Python's recorder keeps it
     [asked] = trace.interrupts
     assert asked["value"] == {"ask": "Refund order 17?"} and asked["node"] == "ask" and asked["id"]
     assert trace.thread_id == "t-1"

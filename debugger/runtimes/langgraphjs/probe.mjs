@@ -244,11 +244,11 @@ class TaskProbe {
   failed(error) {
     const elapsed = (performance.now() - this.started) / 1000;
     this.duration += elapsed;
-    if (this.hasError && !isBubbleUp(this.error)) {
-      this.attempts.push({ attempt: this.attempts.length + 1, error: encodeError(this.error), duration: round(elapsed) });
-    }
     this.error = error;
     this.hasError = true;
+    if (!isBubbleUp(error)) {
+      this.attempts.push({ attempt: this.attempts.length + 1, error: encodeError(error), duration: round(elapsed) });
+    }
   }
 
   /** What the task did, sent once it settled: writes in the node's order, the raw return or the error. */
@@ -266,7 +266,9 @@ class TaskProbe {
       if (isInterrupt(this.hasError ? this.error : error)) loop.interruptedBy.set(this.id, this.hasError ? this.error : error);
     }
     if (this.routes.length) event.routes = this.routes.map(([name, chosen]) => [name, loop.encode(chosen)]);
-    if (this.attempts.length) event.attempts = this.attempts;
+    // as in Python's recorder: failed attempts a RetryPolicy retried; the last one's error is the task's own
+    const attempts = this.hasError && !isBubbleUp(this.error) ? this.attempts.slice(0, -1) : this.attempts;
+    if (attempts.length) event.attempts = attempts;
     loop.out.emit(event);
   }
 }
@@ -304,6 +306,7 @@ class LoopProbe {
     this.taskNames = new Map();
     for (const key of this.keys) OWNERS.set(loop.channels[key], { probe: this, key });
     const parent = currentTask.getStore();
+    this.parentRun = parent?.run ?? null;
     const config = loop.config ?? {};
     this.out.emit({
       e: "run",
@@ -468,13 +471,14 @@ class LoopProbe {
       status = "interrupted";
       interrupts = (error.interrupts ?? []).map((i) => this.interrupt(i));
     } else if (name === "GraphRecursionError") status = "recursion_limit";
-    else if (name === "ParentCommand" && this.run !== 1) status = "interrupted";
+    else if (name === "ParentCommand" && this.parentRun !== null) status = "interrupted";
     else status = "error";
     if (status === "out_of_steps") status = "recursion_limit";
     let output = loop.output;
     if (output === undefined && error !== undefined) output = this.stateOutput();
     const event = { e: "end", run: this.run, status, output: encode(output), duration: round((performance.now() - this.started) / 1000) };
-    if (error !== undefined && status !== "interrupted") event.error = encodeError(error);
+    // as in Python's recorder: an interrupt() keeps its GraphInterrupt; a breakpoint (no interrupts) has none
+    if (error !== undefined && (status !== "interrupted" || interrupts.length)) event.error = encodeError(error);
     if (interrupts.length) event.interrupts = interrupts;
     this.out.emit(event);
     this.out.flush();
