@@ -1,218 +1,27 @@
-// Watching LangGraph.js's own loop: the patches the recorder puts into the app's @langchain/langgraph and
-// the per-run probes that turn what they see into events (the protocol is in ../langgraphjs/events.py).
-//
-// LangGraph.js has no hooks for a debugger, and its `_applyWrites` is an ES module binding nobody outside
-// can replace, so the patches sit on the classes the loop calls through (the same module instances the
-// app uses: the caller imports them by absolute file URL):
-//
-//   PregelLoop.initialize       a run starts: a LoopProbe (nested under the running task, for a subgraph)
-//   PregelLoop.tick             the tasks each tick plans; each task's runnable observed (input, return, error)
-//   PregelLoop._first           the input barrier (its writes are the input's)
-//   <channel>.update            the barrier: each state key's writes, in LangGraph.js's application order
-//   PregelLoop._putCheckpoint   the barrier committed: versions, the committed state checked, checkpoints
-//   PregelLoop.finishAndHandleError   the run ended: status, output, error, interrupts
-//   PregelRunner._commit        a task settled: its writes, in the node's own order
-//   Pregel._streamIterator      which compiled graph a run belongs to (its description, its branch names)
+// The per-run probes of a LangGraph.js recording: `LoopProbe` records one run of one graph (the root run,
+// or a subgraph's nested under the task running it), `TaskProbe` one task. They turn what the patches
+// (patches.mjs) see into events (documented in reader.py) and check each committed state against the
+// recorded reducer calls.
 //
 // `updates`/debug stream events arrive in completion order while the barrier applies writes in task
 // order, so nothing here rebuilds state from the stream: every value after comes from the channel itself.
 
 import { AsyncLocalStorage } from "node:async_hooks";
+import { channelValue, observeChannelUpdate } from "./barrier.mjs";
 import { DeltaTracker, MISSING, SAME, encode, encodeError, sameEncoding } from "./codec.mjs";
-import { describeGraph, reducerName } from "./describe.mjs";
+import { reducerName } from "./describe.mjs";
 
 const PULL = "__pregel_pull";
 const INPUT_WRITER = "__input__";
-const currentTask = new AsyncLocalStorage();
-const PROBES = new WeakMap(); // loop -> LoopProbe
-const OWNERS = new WeakMap(); // a loop's state channel -> { probe, key }
-const GRAPHS = new WeakMap(); // compiled graph's `nodes` object -> { graph, gid, branchNames }
-const TASKS = new Map(); // task id -> TaskProbe, while its loop runs
-const WRAPPED = new WeakSet();
-
-/** Installs the patches into one @langchain/langgraph module instance (`lg`: its classes and helpers). */
-export function install(lg, out) {
-  const ctx = { lg, out, nextRun: 1, nextGraph: 1, sortKey: makeSortKey(lg) };
-  patchGraphs(lg, ctx);
-  patchLoop(lg, ctx);
-  patchRunner(lg);
-  for (const channelClass of lg.channelClasses) patchChannel(channelClass);
-  return ctx;
-}
-
-function makeSortKey(lg) {
-  const pathStr = lg.taskPathStr ?? fallbackPathStr;
-  if (lg.writesSortKey && lg.compareWritesSortKeys) {
-    return (tasks) => {
-      const keys = new Map(tasks.map((t) => [t, lg.writesSortKey(pathStr(t.path))]));
-      return tasks.slice().sort((a, b) => lg.compareWritesSortKeys(keys.get(a), keys.get(b)));
-    };
-  }
-  return (tasks) => tasks.slice().sort((a, b) => compareCodePoints(pathStr(a.path), pathStr(b.path)));
-}
-
-function fallbackPathStr(path) {
-  if (Array.isArray(path)) return `~${path.map(fallbackPathStr).join(", ")}`;
-  if (typeof path === "boolean") return path ? "0000000001" : "0000000000";
-  if (typeof path === "number") return path < 0 ? `-${String(-path).padStart(9, "0")}` : String(path).padStart(10, "0");
-  return path == null ? "~" : String(path);
-}
-
-function compareCodePoints(a, b) {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
-    if (d) return d;
-  }
-  return x.length - y.length;
-}
-
-// ---- patches ------------------------------------------------------------------------------------
-
-function patchGraphs(lg, ctx) {
-  const original = lg.Pregel.prototype._streamIterator;
-  lg.Pregel.prototype._streamIterator = async function* observedStreamIterator(input, options) {
-    if (this.nodes && !GRAPHS.has(this.nodes)) GRAPHS.set(this.nodes, await registerGraph(this, ctx));
-    yield* original.call(this, input, options);
-  };
-}
-
-async function registerGraph(graph, ctx) {
-  const gid = ctx.nextGraph++;
-  let description;
-  try {
-    description = await describeGraph(graph);
-  } catch (error) {
-    description = { name: graph.name ?? "LangGraph", error: String(error?.message ?? error) };
-  }
-  ctx.out.emit({ e: "graph", gid, graph: description });
-  const branchNames = new Map();
-  for (const [, byName] of Object.entries(graph.builder?.branches ?? {})) {
-    for (const [name, branch] of Object.entries(byName)) {
-      branchNames.set(branch, name);
-      observeBranch(branch, name);
-    }
-  }
-  const stateKeys = graph.builder?.channels ? Object.keys(graph.builder.channels) : null;
-  return { graph, gid, stateKeys };
-}
-
-/** A conditional edge's own answer, filed under the task it runs in (routes run inside the node's task). */
-function observeBranch(branch, name) {
-  const path = branch.path;
-  if (!path || WRAPPED.has(path)) return;
-  WRAPPED.add(path);
-  const invoke = path.invoke;
-  path.invoke = async function observedRoute(input, config) {
-    const result = await invoke.call(this, input, config);
-    currentTask.getStore()?.routes.push([name, result]);
-    return result;
-  };
-}
-
-function patchLoop(lg, ctx) {
-  const Loop = lg.PregelLoop;
-  const initialize = Loop.initialize;
-  Loop.initialize = async function observedInitialize(params) {
-    const loop = await initialize.call(this, params);
-    PROBES.set(loop, new LoopProbe(ctx, loop, params));
-    return loop;
-  };
-  const tick = Loop.prototype.tick;
-  Loop.prototype.tick = async function observedTick(params) {
-    const probe = PROBES.get(this);
-    if (probe === undefined) return tick.call(this, params);
-    probe.grouped = null; // a new barrier: its writers are sorted on first use
-    const more = await tick.call(this, params);
-    if (more) probe.planned(this);
-    return more;
-  };
-  const first = Loop.prototype._first;
-  Loop.prototype._first = async function observedFirst(inputKeys) {
-    const probe = PROBES.get(this);
-    if (probe === undefined) return first.call(this, inputKeys);
-    probe.inFirst = true;
-    probe.committedInFirst = false;
-    try {
-      return await first.call(this, inputKeys);
-    } finally {
-      probe.inFirst = false;
-      if (!probe.committedInFirst) probe.commit(this, this.step - 1); // a resume: the state it starts from
-    }
-  };
-  const putCheckpoint = Loop.prototype._putCheckpoint;
-  Loop.prototype._putCheckpoint = function observedPutCheckpoint(metadata) {
-    const probe = PROBES.get(this);
-    if (probe === undefined || metadata === this.checkpointMetadata) return putCheckpoint.call(this, metadata);
-    const step = this.step;
-    if (probe.inFirst) probe.committedInFirst = true;
-    probe.commit(this, step);
-    const before = this.checkpointConfig?.configurable?.checkpoint_id;
-    const result = putCheckpoint.call(this, metadata);
-    const after = this.checkpointConfig?.configurable?.checkpoint_id;
-    if (this.checkpointer && after && after !== before) probe.checkpoint(step, this.checkpointConfig, this.prevCheckpointConfig);
-    probe.out.flush();
-    return result;
-  };
-  const finish = Loop.prototype.finishAndHandleError;
-  Loop.prototype.finishAndHandleError = async function observedFinish(error) {
-    const probe = PROBES.get(this);
-    if (probe === undefined) return finish.call(this, error);
-    probe.quiet = true; // it re-applies an interrupted step's finished writes for the output: not a barrier
-    try {
-      return await finish.call(this, error);
-    } finally {
-      probe.quiet = false;
-      probe.finish(this, error);
-    }
-  };
-}
-
-function patchRunner(lg) {
-  const commit = lg.PregelRunner.prototype._commit;
-  lg.PregelRunner.prototype._commit = function observedCommit(task, error) {
-    TASKS.get(task.id)?.settle(task, error); // before LangGraph.js adds its own __error__/__no_writes__ marker
-    return commit.call(this, task, error);
-  };
-}
-
-function patchChannel(channelClass) {
-  const update = channelClass.prototype.update;
-  if (typeof update !== "function" || Object.prototype.hasOwnProperty.call(channelClass.prototype, "__stepscope")) return;
-  channelClass.prototype.__stepscope = true;
-  channelClass.prototype.update = function observedUpdate(values) {
-    const owner = OWNERS.get(this);
-    if (owner === undefined || values.length === 0 || owner.probe.quiet) return update.call(this, values);
-    return owner.probe.observeUpdate(this, owner.key, values, update);
-  };
-}
-
-/** Makes a task's runnable report to the task's probe (found by the task id LangGraph.js puts in its config). */
-function observeProc(proc) {
-  if (proc == null || WRAPPED.has(proc) || typeof proc.invoke !== "function") return;
-  WRAPPED.add(proc);
-  const invoke = proc.invoke;
-  proc.invoke = function observedInvoke(input, config) {
-    const probe = TASKS.get(config?.configurable?.__pregel_task_id);
-    if (probe === undefined) return invoke.call(this, input, config);
-    return currentTask.run(probe, async () => {
-      probe.begin();
-      try {
-        const result = await invoke.call(this, input, config);
-        probe.returned(result);
-        return result;
-      } catch (error) {
-        probe.failed(error);
-        throw error;
-      }
-    });
-  };
-}
+export const currentTask = new AsyncLocalStorage();
+export const PROBES = new WeakMap(); // loop -> LoopProbe
+export const OWNERS = new WeakMap(); // a loop's state channel -> { probe, key }
+export const GRAPHS = new WeakMap(); // compiled graph's `nodes` object -> { graph, gid, stateKeys }
+export const TASKS = new Map(); // task id -> TaskProbe, while its task runs
 
 // ---- one task -----------------------------------------------------------------------------------
 
-class TaskProbe {
+export class TaskProbe {
   constructor(loopProbe, task, step) {
     this.loop = loopProbe;
     this.id = task.id;
@@ -282,7 +91,7 @@ function sameAsWrites(result, writes) {
 
 // ---- one run of one graph -------------------------------------------------------------------------
 
-class LoopProbe {
+export class LoopProbe {
   constructor(ctx, loop, params) {
     this.ctx = ctx;
     this.out = ctx.out;
@@ -359,7 +168,7 @@ class LoopProbe {
       });
       if (task.writes.length === 0) {
         TASKS.set(task.id, new TaskProbe(this, task, loop.step));
-        observeProc(task.proc);
+        this.ctx.observeProc(task.proc); // patches.mjs: its runnable reports to the probe
       } else {
         this.out.emit({ e: "task_done", run: this.run, step: loop.step, id: task.id, writes: task.writes.map(([c, v]) => [c, this.encode(v)]) });
       }
@@ -507,121 +316,7 @@ class LoopProbe {
   }
 }
 
-// ---- one channel's update, a write at a time ------------------------------------------------------
-
-/** Runs LangGraph.js's own `update(values)` and reports each write as one reducer call to `sink(i, before,
- * after, error)`, in the order the channel folds them; re-throws what `update` throws, after reporting the
- * writes it refused with the channel's own error. */
-function observeChannelUpdate(channel, values, update, sink, lg) {
-  const kind = channel.lc_graph_name;
-  if (kind === "BinaryOperatorAggregate") return observeBinop(channel, values, update, sink, lg);
-  const before = channelValue(channel);
-  if (kind === "Topic") {
-    const changed = update.call(channel, values);
-    let acc = channel.accumulate && Array.isArray(before) ? before.slice() : [];
-    for (let i = 0; i < values.length; i++) {
-      const previous = acc.length ? acc.slice() : MISSING;
-      acc = acc.concat(Array.isArray(values[i]) ? values[i] : [values[i]]);
-      sink(i, previous, acc.slice(), undefined);
-    }
-    return changed;
-  }
-  let changed;
-  try {
-    changed = update.call(channel, values);
-  } catch (error) {
-    for (let i = 0; i < values.length; i++) sink(i, before, MISSING, error);
-    throw error;
-  }
-  if (["LastValue", "LastValueAfterFinish", "AnyValue", "EphemeralValue", "UntrackedValue"].includes(kind)) {
-    let previous = before;
-    for (let i = 0; i < values.length; i++) {
-      sink(i, previous, values[i], undefined);
-      previous = values[i];
-    }
-  } else {
-    // a channel kind folded as one batch: each write shown against the batch's result (checked at commit)
-    const after = channelValue(channel);
-    for (let i = 0; i < values.length; i++) sink(i, before, after, undefined);
-  }
-  return changed;
-}
-
-function observeBinop(channel, values, update, sink, lg) {
-  const overwrite = (v) => (lg.getOverwriteValue ? lg.getOverwriteValue(v) : [false, v]);
-  let current = channel.value;
-  if (values.length === 1 && current !== undefined && !overwrite(values[0])[0]) {
-    // the usual step: one plain write into a value, exactly one operator call
-    let changed;
-    try {
-      changed = update.call(channel, values);
-    } catch (error) {
-      sink(0, current, MISSING, error);
-      throw error;
-    }
-    sink(0, current, channel.value, undefined);
-    return changed;
-  }
-  const operator = channel.operator;
-  const calls = [];
-  channel.operator = (left, right) => {
-    const result = operator(left, right);
-    calls.push([left, result]);
-    return result;
-  };
-  let failure;
-  let changed;
-  try {
-    changed = update.call(channel, values);
-  } catch (error) {
-    failure = error;
-  } finally {
-    channel.operator = operator;
-  }
-  // Attribute the calls to the writes exactly as BinaryOperatorAggregate.update walks them.
-  let done = 0;
-  let seenOverwrite = false;
-  let next = 0;
-  for (let i = 0; i < values.length; i++) {
-    const [isOverwrite, value] = overwrite(values[i]);
-    if (i === 0 && current === undefined) {
-      sink(i, MISSING, value, undefined);
-      current = value;
-      done = 1;
-      continue;
-    }
-    if (isOverwrite) {
-      if (seenOverwrite) break; // the second Overwrite of a step: refused below
-      sink(i, current, value, undefined);
-      current = value;
-      seenOverwrite = true;
-    } else if (!seenOverwrite) {
-      const pair = calls[next++];
-      if (pair === undefined) break; // the operator threw on this write
-      sink(i, pair[0], pair[1], undefined);
-      current = pair[1];
-    }
-    done = i + 1;
-  }
-  if (failure !== undefined) {
-    for (let i = done; i < values.length; i++) sink(i, current, MISSING, failure);
-    throw failure;
-  }
-  return changed;
-}
-
 // ---- helpers --------------------------------------------------------------------------------------
-
-function channelValue(channel) {
-  if (channel === undefined) return MISSING;
-  if (channel.lc_graph_name === "BinaryOperatorAggregate") return channel.value === undefined ? MISSING : channel.value;
-  if (Array.isArray(channel.value) && channel.lc_graph_name !== "Topic") return channel.value.length ? channel.value[0] : MISSING;
-  try {
-    return channel.get();
-  } catch {
-    return MISSING;
-  }
-}
 
 function isBubbleUp(error) {
   return ["GraphInterrupt", "NodeInterrupt", "GraphBubbleUp", "ParentCommand"].includes(error?.name);

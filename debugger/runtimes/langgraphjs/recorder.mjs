@@ -6,7 +6,7 @@
 // resolves it; the 1.x series) and writes what LangGraph.js's loop did as JSON lines, one event per line,
 // to `events_fd` (stdout when absent). A separate fd keeps the app's own console.log out of the stream;
 // writes are synchronous and flushed after each planned step and each committed barrier, so a killed node
-// process leaves every committed superstep already sent. The events are documented in events.py.
+// process leaves every committed superstep already sent. The events are documented in reader.py.
 
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
-import { install } from "./probe.mjs";
+import { install } from "./patches.mjs";
 
 const CHANNEL_FILES = ["binop", "last_value", "any_value", "ephemeral_value", "untracked_value", "topic", "named_barrier_value", "dynamic_barrier_value", "delta"];
 
