@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from debugger.present import explain_call
 from debugger.replay import Replay
 from debugger.runtimes.langgraphjs import record_js_app
+from debugger.tracecheck import parse_trace
 from engine.codec import decode
+from engine.tracefile import to_json
 
 from .conftest import app
 
@@ -30,6 +33,11 @@ FAILING = [
 ]
 
 
+def stored(trace):
+    """The trace as the debugger reads it back from a file or the run store (validated by its schema)."""
+    return parse_trace(to_json(trace), source=trace.target)
+
+
 def final_state(trace):
     """The state the recorded reducer calls and barrier changes fold to (encoded: NaN compares as text)."""
     replay = Replay(trace)
@@ -40,7 +48,7 @@ def final_state(trace):
 @pytest.mark.parametrize("name,graph_input,config", CASES)
 def test_the_recorded_output_and_state_are_what_graph_invoke_returns(plain_invoke, name, graph_input, config):
     expected = plain_invoke(name, graph_input, config)["output"]
-    trace = record_js_app(app(name), "graph", graph_input, config, timeout=60)
+    trace = stored(record_js_app(app(name), "graph", graph_input, config, timeout=60))
     assert trace.status == "done", trace.error
     assert trace.output == expected
     assert final_state(trace) == expected
@@ -50,17 +58,17 @@ def test_the_recorded_output_and_state_are_what_graph_invoke_returns(plain_invok
 @pytest.mark.parametrize("name,graph_input,config,status", FAILING)
 def test_a_failed_run_keeps_langgraph_js_own_error_uncut(plain_invoke, name, graph_input, config, status):
     expected = plain_invoke(name, graph_input, config)["error"]
-    trace = record_js_app(app(name), "graph", graph_input, config, timeout=60)
+    trace = stored(record_js_app(app(name), "graph", graph_input, config, timeout=60))
     assert trace.status == status
     assert (trace.error["class"], trace.error["message"]) == (expected["class"], expected["message"])
-    assert trace.error.get("lc_error_code") == expected.get("lc_error_code")
+    assert trace.error["notes"] == expected["notes"]  # LangGraph.js's lc_error_code, kept as a note
 
 
 def test_the_concurrent_update_error_is_langgraph_js_message_with_its_url_and_newline(langgraph_js):
     trace = record_js_app(app("concurrent_update.mjs"), "graph", {}, None, timeout=60)
     assert trace.error["message"].startswith('Invalid update for channel "v" with values [1,2]: LastValue can only')
     assert trace.error["message"].endswith("/INVALID_CONCURRENT_GRAPH_UPDATE/\n")
-    assert trace.error["lc_error_code"] == "INVALID_CONCURRENT_GRAPH_UPDATE"
+    assert trace.error["notes"] == ["lc_error_code: INVALID_CONCURRENT_GRAPH_UPDATE"]
     step = trace.steps[-1]
     assert not step.committed
     refused = [
@@ -171,3 +179,19 @@ def test_a_commonjs_builder_export_is_compiled_and_console_output_cannot_forge_e
 
 
 SAME_AS_WRITES = {"$type": "same_as_writes"}
+
+
+def test_messages_state_reducer_is_explained_as_add_messages_is(langgraph_js):
+    trace = record_js_app(
+        app("messages_by_id.mjs"),
+        "graph",
+        {"messages": [{"role": "user", "content": "q", "id": "h-1"}]},
+        None,
+        timeout=60,
+    )
+    replay = Replay(trace)
+    rewrite = next(s for s in trace.steps if any(t.name == "rewrite" for t in s.tasks))
+    before = replay.histories_after(rewrite.step - 1)["messages"].value
+    after = replay.histories_after(rewrite.step)["messages"].value
+    text = explain_call(rewrite.reducer_calls[0], before, after)
+    assert text.startswith("messagesStateReducer ") and "h-1" in text and "tool-1" in text

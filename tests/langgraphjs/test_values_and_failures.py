@@ -17,7 +17,9 @@ from debugger.recording import record_run
 from debugger.runtimes.langgraphjs import JSAppError, record_js_app
 from debugger.runtimes.langgraphjs.process import NodeRun
 from debugger.runtimes.langgraphjs.reader import EventReader
+from debugger.tracecheck import parse_trace
 from engine.codec import JS_UNDEFINED, Recorded, decode
+from engine.tracefile import to_json
 from sample_graphs import refund_concurrent_update, subgraph_trap
 
 from .conftest import ROOT_MODULES, app
@@ -26,7 +28,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_javascript_values_round_trip_as_documented(langgraph_js):
-    trace = record_js_app(app("values.mjs"), "graph", {}, None, timeout=60)
+    trace = parse_trace(to_json(record_js_app(app("values.mjs"), "graph", {}, None, timeout=60)))
     bag = decode(trace.output)["bag"]
     assert bag["nothing"] is JS_UNDEFINED and repr(bag["nothing"]) == "undefined"
     assert bag["empty"] is None
@@ -42,14 +44,14 @@ def test_javascript_values_round_trip_as_documented(langgraph_js):
 
 
 def test_process_exit_in_a_node_keeps_the_committed_steps(langgraph_js):
-    trace = record_js_app(app("exits.mjs"), "graph", {}, None, timeout=60)
+    trace = parse_trace(to_json(record_js_app(app("exits.mjs"), "graph", {}, None, timeout=60)))
     assert trace.status == "error" and trace.error["class"] == "ProcessExit"
     assert trace.error["message"].startswith("The app called process.exit(3) after step 1, while quits ran")
     assert [s.step for s in trace.steps if s.committed] == [-1, 0, 1]
 
 
 def test_an_unhandled_rejection_is_one_line_and_keeps_the_committed_steps(langgraph_js):
-    trace = record_js_app(app("rejects.mjs"), "graph", {}, None, timeout=60)
+    trace = parse_trace(to_json(record_js_app(app("rejects.mjs"), "graph", {}, None, timeout=60)))
     assert trace.status == "error" and trace.error["class"] == "UnhandledRejection"
     assert "\n" not in trace.error["message"]
     assert trace.error["message"].startswith("TypeError: lost promise was a promise rejection nobody awaited")
@@ -57,7 +59,7 @@ def test_an_unhandled_rejection_is_one_line_and_keeps_the_committed_steps(langgr
 
 
 def test_a_timeout_stops_node_and_keeps_what_came(langgraph_js):
-    trace = record_js_app(app("hangs.mjs"), "graph", {}, None, timeout=3)
+    trace = parse_trace(to_json(record_js_app(app("hangs.mjs"), "graph", {}, None, timeout=3)))
     assert trace.status == "timeout" and trace.error["class"] == "RunTimeout"
     assert "after step 1, while hangs ran" in trace.error["message"]
     assert [s.step for s in trace.steps if s.committed] == [-1, 0, 1]

@@ -28,7 +28,7 @@ const MAX_REPR = 2000;
 export const MISSING = Object.freeze({ [TYPE]: "missing" });
 export const SAME = Object.freeze({ same: true });
 export const UNDEFINED = Object.freeze({ [TYPE]: "undefined" });
-const MESSAGE_TYPES = new Set(["human", "ai", "system", "tool", "remove", "function", "generic", "developer"]);
+const MESSAGE_TYPES = new Set(["human", "ai", "system", "tool", "remove", "function"]); // the engine's own; others are objects
 
 /** The snapshot of `value` (see the header for the tags). Never throws. */
 export function encode(value, memo) {
@@ -155,31 +155,33 @@ function encodeMessage(message, inner) {
   return { type: message.type, data };
 }
 
-/** An error (or anything thrown) with its own name, message uncut, stack and `lc_error_code`. */
+/** An error (or anything thrown) with its own name, message uncut and stack, as the trace schema's error
+ * record: LangGraph.js's `lc_error_code` and an AggregateError's errors are kept as notes (the record has
+ * no fields of its own for them), a thrown bare value as class "string" (or its typeof) with its text. */
 export function encodeError(error) {
   if (!(error instanceof Error) && (typeof error !== "object" || error === null || !("message" in error))) {
-    const thrown = typeof error === "string" ? error : safeString(error);
     return {
       [TYPE]: "error",
       class: typeof error === "string" ? "string" : typeof error,
       module: "js",
-      message: thrown,
+      message: typeof error === "string" ? error : safeString(error),
       notes: ["thrown as a bare value, not an Error"],
       traceback: "",
-      thrown: encode(error),
     };
   }
-  const encoded = {
+  const notes = [];
+  if (error.lc_error_code !== undefined) notes.push(`lc_error_code: ${error.lc_error_code}`);
+  if (Array.isArray(error.errors)) {
+    for (const inner of error.errors) notes.push(`${inner?.name ?? typeof inner}: ${inner?.message ?? safeString(inner)}`);
+  }
+  return {
     [TYPE]: "error",
     class: error.name || className(error),
     module: "js",
     message: String(error.message ?? ""),
-    notes: [],
+    notes,
     traceback: typeof error.stack === "string" ? error.stack : "",
   };
-  if (error.lc_error_code !== undefined) encoded.lc_error_code = String(error.lc_error_code);
-  if (Array.isArray(error.errors)) encoded.errors = error.errors.map(encodeError);
-  return encoded;
 }
 
 function safeString(value) {

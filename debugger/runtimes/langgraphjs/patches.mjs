@@ -47,7 +47,10 @@ function fallbackPathStr(path) {
   return path == null ? "~" : String(path);
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 function compareCodePoints(a, b) {
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0; // code units = code points
   const x = [...a];
   const y = [...b];
   for (let i = 0; i < Math.min(x.length, y.length); i++) {
