@@ -74,3 +74,20 @@ def test_ctrl_c_stops_node_and_keeps_what_came(langgraph_js):
     lines += rest.splitlines()
     assert "status cancelled RunCancelled [-1, 0, 1]" in lines
     assert "message Stopped with Ctrl-C after step 1, while hangs ran; what was recorded until then is kept." in lines
+
+
+def test_an_interrupt_is_answered_from_a_second_process(langgraph_js, tmp_path, monkeypatch):
+    if not (langgraph_js / "@langchain" / "langgraph-checkpoint-sqlite").exists():
+        pytest.skip("@langchain/langgraph-checkpoint-sqlite is not installed at the repo root: run `npm ci` there")
+    monkeypatch.setenv("STEPSCOPE_TEST_THREADS", str(tmp_path / "threads.db"))
+    config = {"configurable": {"thread_id": "refund-17"}}
+    asked = record_js_app(app("interrupt_sqlite.mjs"), "graph", {}, config, timeout=60)
+    assert asked.status == "interrupted" and asked.interrupts[0]["value"] == {"ask": "Refund order 17?"}
+    answered = record_js_app(app("interrupt_sqlite.mjs"), "graph", None, config, timeout=60, resume="yes")
+    assert answered.status == "done" and answered.output == {"question": "Refund order 17?", "answer": "yes"}
+    assert answered.input == {"$type": "Command", "fields": {"resume": "yes"}}
+    first, last = answered.steps[0], answered.steps[-1]
+    assert first.state == {"question": {"set": "Refund order 17?"}}  # the state the thread resumed from
+    assert [(t.name, [(c.channel, c.after) for c in last.reducer_calls]) for t in last.tasks] == [
+        ("ask", [("answer", {"set": "yes"})])
+    ]
