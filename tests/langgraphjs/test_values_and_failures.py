@@ -159,3 +159,12 @@ def test_no_node_says_how_to_install_it(monkeypatch, tmp_path: Path):
     assert one_line(lambda: record_js_app(str(tmp_path / "app.mjs"), "graph", {}, None, timeout=5)) == (
         "node is not installed: apt-get install nodejs npm"
     )
+
+
+@pytest.mark.parametrize("name", ["typed.ts", "typed.mts"])
+def test_a_typescript_app_is_recorded_with_tsx(langgraph_js, name):
+    if not (langgraph_js / "tsx").exists():
+        pytest.skip("tsx is not installed at the repo root: run `npm ci` there (or `npm install -D tsx`)")
+    trace = record_js_app(app(name), "graph", {}, None, timeout=60)
+    assert trace.status == "done" and trace.output == {"n": 2}
+    assert [c.writer_name for s in trace.steps for c in s.reducer_calls] == ["inc"]

@@ -19,10 +19,12 @@ import { describeGraph } from "./describe.mjs";
 import { GRAPHS, LoopProbe, OWNERS, PROBES, TASKS, currentTask } from "./probe.mjs";
 
 const WRAPPED = new WeakSet();
+const ids = { run: 1, graph: 1 }; // shared by every instance patched (a TypeScript app may load two)
 
-/** Installs the patches into one @langchain/langgraph module instance (`lg`: its classes and helpers). */
+/** Installs the patches into one @langchain/langgraph module instance (`lg`: its classes and helpers); called
+ * once per instance the app may use (its ES modules, or its CommonJS copies, or both for TypeScript). */
 export function install(lg, out) {
-  const ctx = { lg, out, nextRun: 1, nextGraph: 1, sortKey: makeSortKey(lg), observeProc };
+  const ctx = { lg, out, ids, sortKey: makeSortKey(lg), observeProc };
   patchGraphs(lg, ctx);
   patchLoop(lg, ctx);
   patchRunner(lg);
@@ -69,7 +71,7 @@ function patchGraphs(lg, ctx) {
 }
 
 async function registerGraph(graph, ctx) {
-  const gid = ctx.nextGraph++;
+  const gid = ctx.ids.graph++;
   let description;
   try {
     description = await describeGraph(graph);

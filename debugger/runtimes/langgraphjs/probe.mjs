@@ -95,7 +95,7 @@ export class LoopProbe {
   constructor(ctx, loop, params) {
     this.ctx = ctx;
     this.out = ctx.out;
-    this.run = ctx.nextRun++;
+    this.run = ctx.ids.run++;
     const known = GRAPHS.get(params.nodes);
     this.keys = known?.stateKeys ?? Object.keys(loop.channels).filter((k) => !/^(__|branch:|join:)/.test(k));
     this.keys = this.keys.filter((k) => k in loop.channels);

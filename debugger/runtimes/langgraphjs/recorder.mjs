@@ -116,6 +116,7 @@ async function loadLangGraph(dir, flavor) {
     if (!fs.existsSync(file)) return {};
     return flavor === "esm" ? import(pathToFileURL(file).href) : require(file);
   };
+  await load("index"); // the package's entry first: its own module order (a dist file first can break CommonJS cycles)
   const [loop, runner, pregel, graph, algo, constants] = await Promise.all(
     ["pregel/loop", "pregel/runner", "pregel/index", "graph/graph", "pregel/algo", "constants"].map(load),
   );
@@ -142,15 +143,16 @@ async function loadLangGraph(dir, flavor) {
 async function importApp(appFile, flavor) {
   const require = createRequire(appFile);
   if (flavor.ts) {
-    let api;
-    try {
-      api = require.resolve(flavor.module === "esm" ? "tsx/esm/api" : "tsx/cjs/api");
-    } catch {
+    // tsx registered for the whole process (not tsImport's namespace, which would load a second, unwatched
+    // copy of @langchain/langgraph); then the app loads as node would load it
+    const esm = packageEntry(require, "tsx", "./esm/api", "import");
+    const cjs = packageEntry(require, "tsx", "./cjs/api", "require");
+    if (esm === null || cjs === null) {
       refuse(`${path.basename(appFile)} is TypeScript and tsx is not installed beside it: run \`npm install -D tsx\` in the app's folder`);
     }
-    const tsx = await import(pathToFileURL(api).href);
-    if (flavor.module === "esm") return tsx.tsImport(pathToFileURL(appFile).href, import.meta.url);
-    return tsx.require(appFile, import.meta.url);
+    (await import(pathToFileURL(esm).href)).register();
+    createRequire(cjs)(cjs).register();
+    return import(pathToFileURL(appFile).href);
   }
   try {
     return flavor.module === "esm" ? await import(pathToFileURL(appFile).href) : require(appFile);
@@ -167,6 +169,20 @@ function syntaxErrorPlace(appFile, error) {
   if (where === null) return `${path.basename(appFile)} (or a module it imports) has a syntax error`;
   const file = path.resolve(where[1]) === appFile ? path.basename(appFile) : where[1];
   return `${file} has a syntax error at line ${where[2]}`;
+}
+
+/** The file a package's `exports[subpath]` names for `condition` (as node resolves it), or null when absent. */
+function packageEntry(require, name, subpath, condition) {
+  let manifest;
+  try {
+    manifest = require.resolve(`${name}/package.json`);
+  } catch {
+    return null;
+  }
+  const pkg = JSON.parse(fs.readFileSync(manifest, "utf8"));
+  let target = pkg.exports?.[subpath];
+  while (target && typeof target === "object") target = target[condition] ?? target.node ?? target.default;
+  return typeof target === "string" ? path.join(path.dirname(manifest), target) : null;
 }
 
 /** The compiled graph `name` names: a compiled graph as it is, a StateGraph compiled here. */
@@ -198,11 +214,14 @@ async function main() {
     refuse(`the app uses @langchain/langgraph ${version} (${dir}); StepScope records the 1.x series: run \`npm install @langchain/langgraph@1\` in the app's folder`);
   }
   const flavor = appFlavor(appFile);
-  const lg = await loadLangGraph(dir, flavor.module);
-  out.emit({ e: "hello", langgraph: version, node: process.version, pid: process.pid, module: flavor.module });
-  install(lg, out);
+  // a TypeScript app's imports become ES imports or require() as tsx compiles it: both instances are watched
+  const instances = flavor.ts ? ["esm", "cjs"] : [flavor.module];
+  const loaded = await Promise.all(instances.map((kind) => loadLangGraph(dir, kind)));
+  out.emit({ e: "hello", langgraph: version, node: process.version, pid: process.pid, module: instances.join("+") });
+  for (const lg of loaded) install(lg, out);
   const graph = pickGraph(await importApp(appFile, flavor), String(request.export ?? "graph"), appFile);
-  const input = request.resume !== undefined && request.resume !== null ? new lg.Command({ resume: request.resume }) : request.input;
+  const Command = loaded[0].Command;
+  const input = request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : request.input;
   const started = performance.now();
   const cpu = process.cpuUsage();
   const took = () => {
