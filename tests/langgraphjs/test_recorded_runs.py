@@ -21,6 +21,7 @@ CASES = [
     ("subgraph_trap.mjs", {}, None),
     ("send_fanout.mjs", {"topics": ["aaa", "b", "cc"]}, None),
     ("command_goto.mjs", {"route": "right"}, None),
+    ("command_parent.mjs", {}, None),
     ("messages_by_id.mjs", {"messages": [{"role": "user", "content": "q", "id": "h-1"}]}, None),
     ("waiting_edge.mjs", {}, None),
     ("values.mjs", {}, None),
@@ -195,3 +196,11 @@ def test_messages_state_reducer_is_explained_as_add_messages_is(langgraph_js):
     after = replay.histories_after(rewrite.step)["messages"].value
     text = explain_call(rewrite.reducer_calls[0], before, after)
     assert text.startswith("messagesStateReducer ") and "h-1" in text and "tool-1" in text
+
+
+def test_a_command_to_the_parent_is_the_subgraph_tasks_return_value(langgraph_js):
+    trace = record_js_app(app("command_parent.mjs"), "graph", {}, None, timeout=60)
+    child = next(t for s in trace.steps for t in s.tasks if t.name == "child")
+    assert child.error is None and child.result["$type"] == "Command"
+    assert child.result["fields"]["goto"] == ["done"] and child.result["fields"]["update"] == {"log": ["hop"]}
+    assert [(r.status, r.error["class"]) for r in child.subgraphs] == [("interrupted", "ParentCommand")]

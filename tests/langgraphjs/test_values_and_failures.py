@@ -112,6 +112,11 @@ def test_a_syntax_error_is_one_line_with_its_line(langgraph_js):
     assert message.startswith("syntax_error.mjs has a syntax error at line 2: ")
 
 
+def test_an_app_that_throws_while_loading_is_one_line(langgraph_js):
+    message = one_line(lambda: record_js_app(app("load_fails.mjs"), "graph", {}, None, timeout=60))
+    assert message == "load_fails.mjs failed while loading (before any run): Error: OPENAI_API_KEY is not set"
+
+
 def test_a_missing_export_names_the_exports_there_are(langgraph_js):
     message = one_line(lambda: record_js_app(app("noisy.cjs"), "graph", {}, None, timeout=60))
     assert message.startswith('noisy.cjs has no export "graph"; its exports are: builder, notAGraph.')

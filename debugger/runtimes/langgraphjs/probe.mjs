@@ -66,13 +66,18 @@ export class TaskProbe {
     const loop = this.loop;
     const event = { e: "task_done", run: this.run, step: this.step, id: this.id, duration: round(this.duration) };
     event.writes = task.writes.map(([channel, value]) => [channel, loop.encode(value)]);
-    if (this.hasResult && error === undefined) {
-      event.result = sameAsWrites(this.result, task.writes) ? { $type: "same_as_writes" } : loop.encode(this.result);
+    // the node's own throw (a bare string stays a string); LangGraph.js may have wrapped it since
+    let failure = this.hasError ? this.error : error;
+    let result = this.hasResult && error === undefined ? this.result : undefined;
+    let hasResult = this.hasResult && error === undefined;
+    if (error === undefined && failure?.name === "ParentCommand") {
+      // a subgraph's Command({graph: PARENT}) that LangGraph.js applied to this task: its return value
+      [result, hasResult, failure] = [failure.command, true, undefined];
     }
-    if (error !== undefined || this.hasError) {
-      // the node's own throw (a bare string stays a string); LangGraph.js may have wrapped it since
-      event.error = encodeError(this.hasError ? this.error : error);
-      if (isInterrupt(this.hasError ? this.error : error)) loop.interruptedBy.set(this.id, this.hasError ? this.error : error);
+    if (hasResult) event.result = sameAsWrites(result, task.writes) ? { $type: "same_as_writes" } : loop.encode(result);
+    if (failure !== undefined) {
+      event.error = encodeError(failure);
+      if (isInterrupt(failure)) loop.interruptedBy.set(this.id, failure);
     }
     if (this.routes.length) event.routes = this.routes.map(([name, chosen]) => [name, loop.encode(chosen)]);
     // as in Python's recorder: failed attempts a RetryPolicy retried; the last one's error is the task's own
@@ -287,7 +292,8 @@ export class LoopProbe {
     if (output === undefined && error !== undefined) output = this.stateOutput();
     const event = { e: "end", run: this.run, status, output: encode(output), duration: round((performance.now() - this.started) / 1000) };
     // as in Python's recorder: an interrupt() keeps its GraphInterrupt; a breakpoint (no interrupts) has none
-    if (error !== undefined && (status !== "interrupted" || interrupts.length)) event.error = encodeError(error);
+    const breakpoint = isInterrupt(error) && interrupts.length === 0;
+    if (error !== undefined && !breakpoint) event.error = encodeError(error);
     if (interrupts.length) event.interrupts = interrupts;
     this.out.emit(event);
     this.out.flush();

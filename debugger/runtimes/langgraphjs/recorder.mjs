@@ -158,7 +158,8 @@ async function importApp(appFile, flavor) {
     return flavor.module === "esm" ? await import(pathToFileURL(appFile).href) : require(appFile);
   } catch (error) {
     if (error instanceof SyntaxError) refuse(`${syntaxErrorPlace(appFile, error)}: ${error.message}`);
-    throw error;
+    const first = String(error?.message ?? error).split("\n", 1)[0];
+    return refuse(`${path.basename(appFile)} failed while loading (before any run): ${error?.name ?? "Error"}: ${first}`);
   }
 }
 
