@@ -119,12 +119,16 @@ def test_an_app_that_throws_while_loading_is_one_line(langgraph_js):
 
 def test_a_missing_export_names_the_exports_there_are(langgraph_js):
     message = one_line(lambda: record_js_app(app("noisy.cjs"), "graph", {}, None, timeout=60))
-    assert message.startswith('noisy.cjs has no export "graph"; its exports are: builder, notAGraph.')
+    assert message == (
+        'noisy.cjs has no export "graph"; its exports are: builder, notAGraph; its graphs: builder. '
+        "Name one with noisy.cjs:<export>"
+    )
 
 
 def test_an_export_that_is_not_a_graph_says_what_it_is(langgraph_js):
     message = one_line(lambda: record_js_app(app("noisy.cjs"), "notAGraph", {}, None, timeout=60))
     assert message.startswith('export "notAGraph" of noisy.cjs is a number, not a LangGraph.js graph')
+    assert message.endswith("its graphs: builder. Name one with noisy.cjs:<export>")
 
 
 def test_another_langgraph_js_major_is_refused_by_its_version(langgraph_js, tmp_path: Path):

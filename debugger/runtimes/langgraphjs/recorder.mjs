@@ -189,14 +189,22 @@ function packageEntry(require, name, subpath, condition) {
 /** The compiled graph `name` names: a compiled graph as it is, a StateGraph compiled here. */
 function pickGraph(module, name, appFile) {
   const exports = module?.default && typeof module.default === "object" && !(name in module) ? { ...module.default, ...module } : module;
-  if (!(name in exports)) {
-    const names = Object.keys(exports).filter((k) => k !== "__esModule");
-    refuse(`${path.basename(appFile)} has no export "${name}"; its exports are: ${names.join(", ") || "(none)"}. Name one with app.mjs:<export>`);
-  }
+  const names = Object.keys(exports).filter((k) => k !== "__esModule");
+  const graphs = names.filter((k) => isGraph(exports[k]) || isBuilder(exports[k]));
+  const which = `its graphs: ${graphs.join(", ") || "(none)"}. Name one with ${path.basename(appFile)}:<export>`;
+  if (!(name in exports)) refuse(`${path.basename(appFile)} has no export "${name}"; its exports are: ${names.join(", ") || "(none)"}; ${which}`);
   const value = exports[name];
-  if (value && typeof value.invoke === "function" && typeof value.stream === "function" && value.nodes) return value;
-  if (value && typeof value.compile === "function" && value.nodes) return value.compile();
-  refuse(`export "${name}" of ${path.basename(appFile)} is ${describeType(value)}, not a LangGraph.js graph: export the compiled graph (\`builder.compile()\`) or the StateGraph`);
+  if (isGraph(value)) return value;
+  if (isBuilder(value)) return value.compile();
+  return refuse(`export "${name}" of ${path.basename(appFile)} is ${describeType(value)}, not a LangGraph.js graph (a compiled graph or a StateGraph); ${which}`);
+}
+
+function isGraph(value) {
+  return Boolean(value && typeof value.invoke === "function" && typeof value.stream === "function" && value.nodes);
+}
+
+function isBuilder(value) {
+  return Boolean(value && typeof value.compile === "function" && value.nodes && !isGraph(value));
 }
 
 function describeType(value) {
