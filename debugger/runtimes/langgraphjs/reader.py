@@ -186,7 +186,8 @@ class EventReader:
         self.result = event
 
     def _on_fatal(self, event: dict[str, Any]) -> None:
-        self.fatal = str(event.get("message") or "the LangGraph.js recorder failed")
+        text = str(event.get("message") or "").strip()
+        self.fatal = text.splitlines()[0] if text else "the LangGraph.js recorder failed"
 
     def _on_crash(self, event: dict[str, Any]) -> None:
         self.ending = event

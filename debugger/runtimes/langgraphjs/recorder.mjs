@@ -270,9 +270,9 @@ for (const kind of ["unhandledRejection", "uncaughtException"]) {
 }
 
 main().catch((error) => {
-  const message = error instanceof Refusal ? error.message : `${error?.name ?? "Error"}: ${error?.message ?? error}`;
-  out.emit({ e: "fatal", message, error: encodeError(error) });
+  const text = error instanceof Refusal ? error.message : `${error?.name ?? "Error"}: ${error?.message ?? error}`;
+  out.emit({ e: "fatal", message: text.split("\n", 1)[0], error: encodeError(error) });
   finished = true;
   out.flush();
-  process.exitCode = 2;
+  process.exit(2); // the app's own timers must not keep a refused recording waiting
 });
