@@ -67,7 +67,7 @@ def test_ctrl_c_stops_node_and_keeps_what_came(langgraph_js):
     for line in child.stdout:
         lines.append(line.strip())
         if line.startswith("committed 1"):
-            time.sleep(0.3)
+            time.sleep(1.0)  # the next step's planned task reaches Python just after the commit
             child.send_signal(signal.SIGINT)
             break
     rest, _ = child.communicate(timeout=30)

@@ -59,8 +59,9 @@ def test_an_unhandled_rejection_is_one_line_and_keeps_the_committed_steps(langgr
 
 
 def test_a_timeout_stops_node_and_keeps_what_came(langgraph_js):
-    trace = parse_trace(to_json(record_js_app(app("hangs.mjs"), "graph", {}, None, timeout=3)))
+    trace = parse_trace(to_json(record_js_app(app("hangs.mjs"), "graph", {}, None, timeout=6)))
     assert trace.status == "timeout" and trace.error["class"] == "RunTimeout"
+    assert trace.error["message"].startswith("The run did not finish within 6 s; stopped after step 1")
     assert "after step 1, while hangs ran" in trace.error["message"]
     assert [s.step for s in trace.steps if s.committed] == [-1, 0, 1]
     assert decode(trace.steps[-2].reducer_calls[0].write) == 1
