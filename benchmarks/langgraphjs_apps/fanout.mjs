@@ -11,7 +11,8 @@ const State = Annotation.Root({
 
 const names = Array.from({ length: WIDTH }, (_, i) => `w${String(i).padStart(2, "0")}`);
 let builder = new StateGraph(State).addNode("split", () => ({ rounds: 1 }));
-for (const [i, name] of names.entries()) builder = builder.addNode(name, () => ({ results: [i] })).addEdge("split", name);
+for (const [i, name] of names.entries())
+  builder = builder.addNode(name, () => ({ results: [i] })).addEdge("split", name);
 export const graph = builder
   .addNode("join", (state) => ({ total: state.results.reduce((a, b) => a + b, 0) }))
   .addEdge(START, "split")

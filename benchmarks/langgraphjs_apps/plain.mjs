@@ -8,5 +8,7 @@ if (process.argv[3] !== "--startup") {
   const cpu = process.cpuUsage();
   await app.graph.invoke(app.input, app.config);
   const used = process.cpuUsage(cpu);
-  console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000, cpu_seconds: (used.user + used.system) / 1e6 }));
+  console.log(
+    JSON.stringify({ seconds: (performance.now() - started) / 1000, cpu_seconds: (used.user + used.system) / 1e6 }),
+  );
 }

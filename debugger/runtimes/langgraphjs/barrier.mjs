@@ -109,7 +109,8 @@ function observeBinop(channel, values, update, sink, lg) {
 export function channelValue(channel) {
   if (channel === undefined) return MISSING;
   if (channel.lc_graph_name === "BinaryOperatorAggregate") return channel.value === undefined ? MISSING : channel.value;
-  if (Array.isArray(channel.value) && channel.lc_graph_name !== "Topic") return channel.value.length ? channel.value[0] : MISSING;
+  if (Array.isArray(channel.value) && channel.lc_graph_name !== "Topic")
+    return channel.value.length ? channel.value[0] : MISSING;
   try {
     return channel.get();
   } catch {

@@ -101,7 +101,11 @@ function encodeObject(value, depth, active, memo) {
   }
   if (value instanceof Error) return encodeError(value);
   if (value instanceof Date) {
-    return { [TYPE]: "repr", class: "Date", repr: Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString() };
+    return {
+      [TYPE]: "repr",
+      class: "Date",
+      repr: Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString(),
+    };
   }
   if (value instanceof Map) {
     return { [TYPE]: "dict", class: "Map", items: Array.from(value, ([k, v]) => [inner(k), inner(v)]) };
@@ -172,7 +176,8 @@ export function encodeError(error) {
   const notes = [];
   if (error.lc_error_code !== undefined) notes.push(`lc_error_code: ${error.lc_error_code}`);
   if (Array.isArray(error.errors)) {
-    for (const inner of error.errors) notes.push(`${inner?.name ?? typeof inner}: ${inner?.message ?? safeString(inner)}`);
+    for (const inner of error.errors)
+      notes.push(`${inner?.name ?? typeof inner}: ${inner?.message ?? safeString(inner)}`);
   }
   return {
     [TYPE]: "error",
@@ -204,12 +209,19 @@ function asRepr(value, cut) {
     text = "<unrepresentable>";
   }
   if (text.length > MAX_REPR) text = `${text.slice(0, MAX_REPR - 1)}…`;
-  const out = { [TYPE]: "repr", class: typeof value === "object" && value !== null ? className(value) : typeof value, repr: text };
+  const out = {
+    [TYPE]: "repr",
+    class: typeof value === "object" && value !== null ? className(value) : typeof value,
+    repr: text,
+  };
   if (cut) out.cut = cut;
   return out;
 }
 
-const isPlain = (v) => v !== null && typeof v === "object" && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+const isPlain = (v) =>
+  v !== null &&
+  typeof v === "object" &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 /** The last recorded value of one channel (engine/codec.py DeltaTracker, in JavaScript). */
 export class DeltaTracker {

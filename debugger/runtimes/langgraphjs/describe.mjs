@@ -22,23 +22,40 @@ export async function describeGraph(graph) {
   };
   if (stateGraph) {
     for (const [name, spec] of Object.entries(builder.nodes)) {
-      description.nodes.push({ name, subgraph: isPregel(spec.runnable) || (spec.subgraphs?.length ?? 0) > 0, defer: Boolean(spec.defer), metadata: encode(spec.metadata ?? {}) });
+      description.nodes.push({
+        name,
+        subgraph: isPregel(spec.runnable) || (spec.subgraphs?.length ?? 0) > 0,
+        defer: Boolean(spec.defer),
+        metadata: encode(spec.metadata ?? {}),
+      });
     }
     description.edges = [...builder.edges].map(([start, end]) => [start, end]).sort(compareLists);
-    description.waiting_edges = [...(builder.waitingEdges ?? [])].map(([starts, end]) => [[...starts], end]).sort(compareLists);
+    description.waiting_edges = [...(builder.waitingEdges ?? [])]
+      .map(([starts, end]) => [[...starts], end])
+      .sort(compareLists);
     for (const [source, byName] of Object.entries(builder.branches)) {
       for (const [name, branch] of Object.entries(byName)) {
-        const targets = branch.ends ? Object.fromEntries(Object.entries(branch.ends).map(([k, v]) => [String(k), v])) : null;
+        const targets = branch.ends
+          ? Object.fromEntries(Object.entries(branch.ends).map(([k, v]) => [String(k), v]))
+          : null;
         description.branches.push({ source, name, targets });
       }
     }
     for (const [key, channel] of Object.entries(builder.channels)) {
-      description.channels[key] = { kind: channel.lc_graph_name ?? channel.constructor?.name ?? "channel", reducer: reducerName(channel) };
+      description.channels[key] = {
+        kind: channel.lc_graph_name ?? channel.constructor?.name ?? "channel",
+        reducer: reducerName(channel),
+      };
     }
     description.control_channels = controlChannels(Object.keys(builder.nodes), description.waiting_edges);
     description.input_keys = inputKeys(builder);
   } else {
-    description.nodes = Object.keys(graph.nodes ?? {}).map((name) => ({ name, subgraph: false, defer: false, metadata: {} }));
+    description.nodes = Object.keys(graph.nodes ?? {}).map((name) => ({
+      name,
+      subgraph: false,
+      defer: false,
+      metadata: {},
+    }));
   }
   description.drawing = await drawing(graph, true);
   description.drawing_flat = await drawing(graph, false);
@@ -46,7 +63,9 @@ export async function describeGraph(graph) {
 }
 
 function isPregel(value) {
-  return Boolean(value && (value.lg_is_pregel || (typeof value.getGraphAsync === "function" && value.nodes && value.channels)));
+  return Boolean(
+    value && (value.lg_is_pregel || (typeof value.getGraphAsync === "function" && value.nodes && value.channels)),
+  );
 }
 
 function compareLists(a, b) {
@@ -60,7 +79,8 @@ function controlChannels(nodes, waitingEdges) {
   const roles = { __start__: { role: "input" }, __pregel_tasks: { role: "sends" } };
   for (const node of nodes) roles[`branch:to:${node}`] = { role: "edge", target: node };
   for (const [starts, end] of waitingEdges) {
-    if (end !== "__end__") roles[`join:${starts.join("+")}:${end}`] = { role: "waiting_edge", sources: [...starts], target: end };
+    if (end !== "__end__")
+      roles[`join:${starts.join("+")}:${end}`] = { role: "waiting_edge", sources: [...starts], target: end };
   }
   return roles;
 }
@@ -76,10 +96,20 @@ function inputKeys(builder) {
 
 async function drawing(graph, xray) {
   try {
-    const drawn = typeof graph.getGraphAsync === "function" ? await graph.getGraphAsync({ xray }) : graph.getGraph({ xray });
+    const drawn =
+      typeof graph.getGraphAsync === "function" ? await graph.getGraphAsync({ xray }) : graph.getGraph({ xray });
     return {
-      nodes: Object.values(drawn.nodes).map((n) => ({ id: n.id, name: n.name ?? n.id, metadata: n.metadata && Object.keys(n.metadata).length ? encode(n.metadata) : null })),
-      edges: drawn.edges.map((e) => ({ source: e.source, target: e.target, data: e.data == null ? null : String(e.data), conditional: Boolean(e.conditional) })),
+      nodes: Object.values(drawn.nodes).map((n) => ({
+        id: n.id,
+        name: n.name ?? n.id,
+        metadata: n.metadata && Object.keys(n.metadata).length ? encode(n.metadata) : null,
+      })),
+      edges: drawn.edges.map((e) => ({
+        source: e.source,
+        target: e.target,
+        data: e.data == null ? null : String(e.data),
+        conditional: Boolean(e.conditional),
+      })),
     };
   } catch {
     return { nodes: [], edges: [] }; // a graph LangGraph.js cannot draw is still recorded, undrawn
@@ -94,7 +124,10 @@ export function reducerName(channel) {
   if (typeof operator !== "function") return channel.lc_graph_name ?? channel.constructor?.name ?? "channel";
   let name = REDUCER_NAMES.get(operator);
   if (name === undefined) {
-    name = operator.name && !["reducer", "anonymous", "operator"].includes(operator.name) ? operator.name : shortSource(operator);
+    name =
+      operator.name && !["reducer", "anonymous", "operator"].includes(operator.name)
+        ? operator.name
+        : shortSource(operator);
     REDUCER_NAMES.set(operator, name);
   }
   return name;

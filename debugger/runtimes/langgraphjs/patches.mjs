@@ -143,7 +143,8 @@ function patchLoop(lg, ctx) {
     const before = this.checkpointConfig?.configurable?.checkpoint_id;
     const result = putCheckpoint.call(this, metadata);
     const after = this.checkpointConfig?.configurable?.checkpoint_id;
-    if (this.checkpointer && after && after !== before) probe.checkpoint(step, this.checkpointConfig, this.prevCheckpointConfig);
+    if (this.checkpointer && after && after !== before)
+      probe.checkpoint(step, this.checkpointConfig, this.prevCheckpointConfig);
     probe.out.flush();
     return result;
   };
@@ -171,7 +172,8 @@ function patchRunner(lg) {
 
 function patchChannel(channelClass) {
   const update = channelClass.prototype.update;
-  if (typeof update !== "function" || Object.prototype.hasOwnProperty.call(channelClass.prototype, "__stepscope")) return;
+  if (typeof update !== "function" || Object.prototype.hasOwnProperty.call(channelClass.prototype, "__stepscope"))
+    return;
   channelClass.prototype.__stepscope = true;
   channelClass.prototype.update = function observedUpdate(values) {
     const owner = OWNERS.get(this);

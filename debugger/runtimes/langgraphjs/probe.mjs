@@ -175,7 +175,13 @@ export class LoopProbe {
         TASKS.set(task.id, new TaskProbe(this, task, loop.step));
         this.ctx.observeProc(task.proc); // patches.mjs: its runnable reports to the probe
       } else {
-        this.out.emit({ e: "task_done", run: this.run, step: loop.step, id: task.id, writes: task.writes.map(([c, v]) => [c, this.encode(v)]) });
+        this.out.emit({
+          e: "task_done",
+          run: this.run,
+          step: loop.step,
+          id: task.id,
+          writes: task.writes.map(([c, v]) => [c, this.encode(v)]),
+        });
       }
     }
     this.out.flush();
@@ -183,13 +189,15 @@ export class LoopProbe {
 
   /** `{"$view": keys}` when a node's input is the recorded state (the usual case), else its encoding. */
   inputView(value) {
-    if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return this.encode(value);
+    if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype)
+      return this.encode(value);
     const keys = Object.keys(value);
     for (const key of keys) {
       const tracker = this.trackers.get(key);
       const raw = tracker?.raw;
       const current = value[key];
-      if (tracker === undefined || !(raw === current || (raw === MISSING && current === undefined))) return this.encode(value);
+      if (tracker === undefined || !(raw === current || (raw === MISSING && current === undefined)))
+        return this.encode(value);
     }
     return { $view: keys };
   }
@@ -219,7 +227,8 @@ export class LoopProbe {
     const writers = this.writersFor(this.loop, key, values);
     const step = this.currentStep();
     const reducer = reducerName(channel);
-    const sink = (i, before, after, error) => this.call(step, key, reducer, writers[i], before, values[i], after, error);
+    const sink = (i, before, after, error) =>
+      this.call(step, key, reducer, writers[i], before, values[i], after, error);
     return observeChannelUpdate(channel, values, update, sink, this.ctx.lg);
   }
 
@@ -228,7 +237,15 @@ export class LoopProbe {
     const enc = (v) => this.encode(v);
     const beforeDelta = tracker.delta(before, enc);
     const afterDelta = error !== undefined ? SAME : tracker.delta(after, enc);
-    const call = { channel: key, reducer, writer, writer_name: writerName, write: this.encode(write), before: beforeDelta, after: afterDelta };
+    const call = {
+      channel: key,
+      reducer,
+      writer,
+      writer_name: writerName,
+      write: this.encode(write),
+      before: beforeDelta,
+      after: afterDelta,
+    };
     if (error !== undefined) call.error = encodeError(error);
     else this.lastAfter.set(key, after);
     this.out.emit({ e: "call", run: this.run, step, call });
@@ -270,7 +287,13 @@ export class LoopProbe {
   }
 
   checkpoint(step, config, parent) {
-    this.out.emit({ e: "checkpoint", run: this.run, step, config: plainCheckpointConfig(config), parent: parent ? plainCheckpointConfig(parent) : null });
+    this.out.emit({
+      e: "checkpoint",
+      run: this.run,
+      step,
+      config: plainCheckpointConfig(config),
+      parent: parent ? plainCheckpointConfig(parent) : null,
+    });
   }
 
   // ---- the end ----------------------------------------------------------------------------------
@@ -290,7 +313,13 @@ export class LoopProbe {
     if (status === "out_of_steps") status = "recursion_limit";
     let output = loop.output;
     if (output === undefined && error !== undefined) output = this.stateOutput();
-    const event = { e: "end", run: this.run, status, output: encode(output), duration: round((performance.now() - this.started) / 1000) };
+    const event = {
+      e: "end",
+      run: this.run,
+      status,
+      output: encode(output),
+      duration: round((performance.now() - this.started) / 1000),
+    };
     // as in Python's recorder: an interrupt() keeps its GraphInterrupt; a breakpoint (no interrupts) has none
     const breakpoint = isInterrupt(error) && interrupts.length === 0;
     if (error !== undefined && !breakpoint) event.error = encodeError(error);
@@ -340,14 +369,32 @@ function versionNumber(version) {
 
 function plainPath(path) {
   return (path ?? []).map((part) =>
-    Array.isArray(part) ? plainPath(part) : ["string", "number", "boolean"].includes(typeof part) ? part : String(part?.name ?? part),
+    Array.isArray(part)
+      ? plainPath(part)
+      : ["string", "number", "boolean"].includes(typeof part)
+        ? part
+        : String(part?.name ?? part),
   );
 }
 
 function plainConfig(config) {
   const plain = {};
   for (const [key, value] of Object.entries(config)) {
-    if (["callbacks", "configurable", "metadata", "signal", "store", "writer", "interrupt", "control", "serverInfo", "context"].includes(key)) continue;
+    if (
+      [
+        "callbacks",
+        "configurable",
+        "metadata",
+        "signal",
+        "store",
+        "writer",
+        "interrupt",
+        "control",
+        "serverInfo",
+        "context",
+      ].includes(key)
+    )
+      continue;
     if (value == null || typeof value === "function" || typeof value === "object") continue;
     plain[key] = value;
   }
@@ -362,7 +409,8 @@ function plainConfig(config) {
 function plainCheckpointConfig(config) {
   const configurable = config?.configurable ?? {};
   const kept = {};
-  for (const key of ["thread_id", "checkpoint_ns", "checkpoint_id"]) if (key in configurable) kept[key] = configurable[key];
+  for (const key of ["thread_id", "checkpoint_ns", "checkpoint_id"])
+    if (key in configurable) kept[key] = configurable[key];
   return { configurable: kept };
 }
 

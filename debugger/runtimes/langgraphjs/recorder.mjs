@@ -16,7 +16,17 @@ import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
 import { install } from "./patches.mjs";
 
-const CHANNEL_FILES = ["binop", "last_value", "any_value", "ephemeral_value", "untracked_value", "topic", "named_barrier_value", "dynamic_barrier_value", "delta"];
+const CHANNEL_FILES = [
+  "binop",
+  "last_value",
+  "any_value",
+  "ephemeral_value",
+  "untracked_value",
+  "topic",
+  "named_barrier_value",
+  "dynamic_barrier_value",
+  "delta",
+];
 
 class Out {
   constructor() {
@@ -76,7 +86,9 @@ function resolveLangGraph(appFile) {
   try {
     entry = require.resolve("@langchain/langgraph");
   } catch {
-    refuse(`@langchain/langgraph is not installed for ${appFile}: run \`npm install @langchain/langgraph @langchain/core\` in the app's folder`);
+    refuse(
+      `@langchain/langgraph is not installed for ${appFile}: run \`npm install @langchain/langgraph @langchain/core\` in the app's folder`,
+    );
   }
   let dir = path.dirname(entry);
   while (dir !== path.dirname(dir)) {
@@ -120,8 +132,17 @@ async function loadLangGraph(dir, flavor) {
   const [loop, runner, pregel, graph, algo, constants] = await Promise.all(
     ["pregel/loop", "pregel/runner", "pregel/index", "graph/graph", "pregel/algo", "constants"].map(load),
   );
-  const missing = [[loop, "PregelLoop"], [runner, "PregelRunner"], [pregel, "Pregel"]].filter(([m, name]) => !m[name]).map(([, n]) => n);
-  if (missing.length) refuse(`this @langchain/langgraph has no ${missing.join(", ")} where StepScope looks (dist/pregel): StepScope supports the 1.x series`);
+  const missing = [
+    [loop, "PregelLoop"],
+    [runner, "PregelRunner"],
+    [pregel, "Pregel"],
+  ]
+    .filter(([m, name]) => !m[name])
+    .map(([, n]) => n);
+  if (missing.length)
+    refuse(
+      `this @langchain/langgraph has no ${missing.join(", ")} where StepScope looks (dist/pregel): StepScope supports the 1.x series`,
+    );
   const channelClasses = [];
   for (const file of CHANNEL_FILES) {
     for (const value of Object.values(await load(`channels/${file}`))) {
@@ -148,7 +169,9 @@ async function importApp(appFile, flavor) {
     const esm = packageEntry(require, "tsx", "./esm/api", "import");
     const cjs = packageEntry(require, "tsx", "./cjs/api", "require");
     if (esm === null || cjs === null) {
-      refuse(`${path.basename(appFile)} is TypeScript and tsx is not installed beside it: run \`npm install -D tsx\` in the app's folder`);
+      refuse(
+        `${path.basename(appFile)} is TypeScript and tsx is not installed beside it: run \`npm install -D tsx\` in the app's folder`,
+      );
     }
     (await import(pathToFileURL(esm).href)).register();
     createRequire(cjs)(cjs).register();
@@ -159,7 +182,9 @@ async function importApp(appFile, flavor) {
   } catch (error) {
     if (error instanceof SyntaxError) refuse(`${syntaxErrorPlace(appFile, error)}: ${error.message}`);
     const first = String(error?.message ?? error).split("\n", 1)[0];
-    return refuse(`${path.basename(appFile)} failed while loading (before any run): ${error?.name ?? "Error"}: ${first}`);
+    return refuse(
+      `${path.basename(appFile)} failed while loading (before any run): ${error?.name ?? "Error"}: ${first}`,
+    );
   }
 }
 
@@ -188,15 +213,23 @@ function packageEntry(require, name, subpath, condition) {
 
 /** The compiled graph `name` names: a compiled graph as it is, a StateGraph compiled here. */
 function pickGraph(module, name, appFile) {
-  const exports = module?.default && typeof module.default === "object" && !(name in module) ? { ...module.default, ...module } : module;
+  const exports =
+    module?.default && typeof module.default === "object" && !(name in module)
+      ? { ...module.default, ...module }
+      : module;
   const names = Object.keys(exports).filter((k) => k !== "__esModule");
   const graphs = names.filter((k) => isGraph(exports[k]) || isBuilder(exports[k]));
   const which = `its graphs: ${graphs.join(", ") || "(none)"}. Name one with ${path.basename(appFile)}:<export>`;
-  if (!(name in exports)) refuse(`${path.basename(appFile)} has no export "${name}"; its exports are: ${names.join(", ") || "(none)"}; ${which}`);
+  if (!(name in exports))
+    refuse(
+      `${path.basename(appFile)} has no export "${name}"; its exports are: ${names.join(", ") || "(none)"}; ${which}`,
+    );
   const value = exports[name];
   if (isGraph(value)) return value;
   if (isBuilder(value)) return value.compile();
-  return refuse(`export "${name}" of ${path.basename(appFile)} is ${describeType(value)}, not a LangGraph.js graph (a compiled graph or a StateGraph); ${which}`);
+  return refuse(
+    `export "${name}" of ${path.basename(appFile)} is ${describeType(value)}, not a LangGraph.js graph (a compiled graph or a StateGraph); ${which}`,
+  );
 }
 
 function isGraph(value) {
@@ -220,7 +253,9 @@ async function main() {
   if (!fs.existsSync(appFile)) refuse(`no such file: ${appFile}`);
   const { dir, version } = resolveLangGraph(appFile);
   if (!/^1\./.test(version)) {
-    refuse(`the app uses @langchain/langgraph ${version} (${dir}); StepScope records the 1.x series: run \`npm install @langchain/langgraph@1\` in the app's folder`);
+    refuse(
+      `the app uses @langchain/langgraph ${version} (${dir}); StepScope records the 1.x series: run \`npm install @langchain/langgraph@1\` in the app's folder`,
+    );
   }
   const flavor = appFlavor(appFile);
   // a TypeScript app's imports become ES imports or require() as tsx compiles it: both instances are watched
@@ -230,7 +265,8 @@ async function main() {
   for (const lg of loaded) install(lg, out);
   const graph = pickGraph(await importApp(appFile, flavor), String(request.export ?? "graph"), appFile);
   const Command = loaded[0].Command;
-  const input = request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : request.input;
+  const input =
+    request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : request.input;
   const started = performance.now();
   const cpu = process.cpuUsage();
   const took = () => {

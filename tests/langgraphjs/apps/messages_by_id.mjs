@@ -4,7 +4,9 @@ import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 
 export const graph = new StateGraph(MessagesAnnotation)
   .addNode("agent", () => ({
-    messages: [new AIMessage({ content: "", id: "ai-1", tool_calls: [{ name: "lookup", args: { q: "x" }, id: "call-1" }] })],
+    messages: [
+      new AIMessage({ content: "", id: "ai-1", tool_calls: [{ name: "lookup", args: { q: "x" }, id: "call-1" }] }),
+    ],
   }))
   .addNode("tool", () => ({ messages: [new ToolMessage({ content: "42", tool_call_id: "call-1", id: "tool-1" })] }))
   .addNode("rewrite", () => ({

@@ -13,8 +13,12 @@ export const graph = new StateGraph(State)
     return { results: [`done:${topic}`] };
   })
   .addEdge(START, "plan")
-  .addConditionalEdges("plan", function fanOut(state) {
-    return state.topics.map((topic) => new Send("worker", { topic }));
-  }, ["worker"])
+  .addConditionalEdges(
+    "plan",
+    function fanOut(state) {
+      return state.topics.map((topic) => new Send("worker", { topic }));
+    },
+    ["worker"],
+  )
   .addEdge("worker", END)
   .compile();

@@ -5,7 +5,10 @@ const LogState = Annotation.Root({
   log: Annotation({ reducer: (left, right) => left.concat(right), default: () => [] }),
 });
 
-const sub = new StateGraph(LogState).addNode("s1", () => ({ log: ["sub-1"] })).addEdge(START, "s1").compile();
+const sub = new StateGraph(LogState)
+  .addNode("s1", () => ({ log: ["sub-1"] }))
+  .addEdge(START, "s1")
+  .compile();
 
 export const graph = new StateGraph(LogState)
   .addNode("p1", () => ({ log: ["parent"] }))

@@ -7,7 +7,11 @@ export const graph = new StateGraph(State)
   .addNode("first", () => ({ n: 1 }))
   .addNode("second", () => ({ n: 2 }))
   .addEdge(START, "first")
-  .addConditionalEdges("first", function pick() {
-    throw new RangeError("no route for n=1");
-  }, ["second"])
+  .addConditionalEdges(
+    "first",
+    function pick() {
+      throw new RangeError("no route for n=1");
+    },
+    ["second"],
+  )
   .compile();

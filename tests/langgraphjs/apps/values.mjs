@@ -17,7 +17,10 @@ export const graph = new StateGraph(State)
       nothing: undefined,
       empty: null,
       when: new Date("2024-05-01T12:00:00Z"),
-      byId: new Map([["a", 1], [2, "b"]]),
+      byId: new Map([
+        ["a", 1],
+        [2, "b"],
+      ]),
       tags: new Set(["x", "y"]),
       big: 12345678901234567890n,
       nan: NaN,
