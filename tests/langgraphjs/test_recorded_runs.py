@@ -204,3 +204,9 @@ def test_a_command_to_the_parent_is_the_subgraph_tasks_return_value(langgraph_js
     assert child.error is None and child.result["$type"] == "Command"
     assert child.result["fields"]["goto"] == ["done"] and child.result["fields"]["update"] == {"log": ["hop"]}
     assert [(r.status, r.error["class"]) for r in child.subgraphs] == [("interrupted", "ParentCommand")]
+
+
+def test_a_run_the_app_makes_while_it_is_imported_is_not_the_recording(langgraph_js):
+    trace = record_js_app(app("runs_on_import.mjs"), "graph", {"n": 5}, None, timeout=60)
+    assert trace.input == {"n": 5} and trace.output == {"n": 6}
+    assert [s.step for s in trace.steps] == [-1, 0, 1]

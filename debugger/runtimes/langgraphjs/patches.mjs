@@ -20,6 +20,14 @@ import { GRAPHS, LoopProbe, OWNERS, PROBES, TASKS, currentTask } from "./probe.m
 
 const WRAPPED = new WeakSet();
 const ids = { run: 1, graph: 1 }; // shared by every instance patched (a TypeScript app may load two)
+/** Root runs are recorded only once the recorder starts its own invoke (`arm()`): a run the app starts
+ * while it is imported is the app's business. Runs inside a recorded task (subgraphs) always are. */
+const recording = { armed: false };
+
+/** From now on, runs that start outside any recorded task are root runs of the recording. */
+export function arm() {
+  recording.armed = true;
+}
 
 /** Installs the patches into one @langchain/langgraph module instance (`lg`: its classes and helpers); called
  * once per instance the app may use (its ES modules, or its CommonJS copies, or both for TypeScript). */
@@ -108,7 +116,7 @@ function patchLoop(lg, ctx) {
   const initialize = Loop.initialize;
   Loop.initialize = async function observedInitialize(params) {
     const loop = await initialize.call(this, params);
-    PROBES.set(loop, new LoopProbe(ctx, loop, params));
+    if (recording.armed || currentTask.getStore() !== undefined) PROBES.set(loop, new LoopProbe(ctx, loop, params));
     return loop;
   };
   const tick = Loop.prototype.tick;

@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
-import { install } from "./patches.mjs";
+import { arm, install } from "./patches.mjs";
 
 const CHANNEL_FILES = [
   "binop",
@@ -267,6 +267,7 @@ async function main() {
   const Command = loaded[0].Command;
   const input =
     request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : request.input;
+  arm();
   const started = performance.now();
   const cpu = process.cpuUsage();
   const took = () => {
