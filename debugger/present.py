@@ -10,11 +10,13 @@ import json
 from typing import Any
 
 from debugger.replay import repeated_items
-from debugger.values import short
+from debugger.values import MESSAGE_REDUCERS, short
 from engine.codec import MISSING_ENCODED, TYPE
 from engine.trace import ReducerCallRecord
 
 MISSING = MISSING_ENCODED
+
+"""LangGraph's message reducer, by its Python name and by LangGraph.js's: both merge by message id."""
 
 
 def readable(value: Any) -> Any:
@@ -75,7 +77,7 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
         return f"replaced {channel!r}: {short(before, 40)} → {short(after, 40)} (a plain key keeps the last write)"
     appended = _appended(call, before, after)
     if (
-        call.reducer == "add_messages"
+        call.reducer in MESSAGE_REDUCERS
         and appended is not None
         and appended
         and is_message_list(appended)
@@ -85,10 +87,10 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
     ):
         # the recorded delta says these were appended, nothing replaced: no need to compare whole lists
         return (
-            f"add_messages appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})"
+            f"{call.reducer} appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})"
         )
-    if call.reducer == "add_messages" and is_message_list(before) and is_message_list(after):
-        return f"add_messages {_message_changes(before, after)}"
+    if call.reducer in MESSAGE_REDUCERS and is_message_list(before) and is_message_list(after):
+        return f"{call.reducer} {_message_changes(before, after)}"
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
             return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"

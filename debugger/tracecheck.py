@@ -146,6 +146,7 @@ _TAGS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "repr": {"class": str, "repr": str},
     "error": {"class": str, "message": str},
     "same_as_writes": {},
+    "undefined": {},  # JavaScript's undefined, recorded from a LangGraph.js run
 }
 
 

@@ -9,6 +9,8 @@ from typing import Any
 from engine.codec import MISSING_ENCODED, TYPE, decode
 
 MISSING = MISSING_ENCODED
+MESSAGE_REDUCERS = frozenset({"add_messages", "messagesStateReducer"})
+"""The reducers that fold message lists by id: langgraph's `add_messages`, LangGraph.js's `messagesStateReducer`."""
 
 
 def short(value: Any, limit: int = 80) -> str:

@@ -9,7 +9,9 @@ stay as they are; everything else becomes a tagged dict, `{"$type": ..., ...}`:
 - `Send`, `Command`, `Overwrite`, tuples, sets, dicts with non-string keys, non-finite floats, the
   empty-channel marker and exceptions each have their own tag;
 - anything else: `{"$type": "repr", "class": "mod.Name", "repr": "..."}`, readable, never dropped and
-  never pickled.
+  never pickled;
+- values recorded from JavaScript (LangGraph.js runs) use the same tags, plus `{"$type": "undefined"}`,
+  kept apart from `null` and decoded as `JS_UNDEFINED` (shown as `undefined`).
 
 A plain dict that happens to have a `"$type"` (or `"$blob"`, `"$blobs"`) key is wrapped as
 `{"$type": "dict", "items": [...]}`, so decoding is unambiguous. `decode()` never imports or executes anything
@@ -257,6 +259,10 @@ class Recorded:
         return f"{short}({', '.join(f'{k}={v!r}' for k, v in (self.fields or {}).items())})"
 
 
+JS_UNDEFINED = Recorded("undefined", text="undefined")
+"""JavaScript's `undefined`, as a LangGraph.js run recorded it (`null` decodes to None)."""
+
+
 def decode(data: Any) -> Any:
     """Python values from `encode`'s output, without importing or running anything it names."""
     if type(data) is list:
@@ -292,6 +298,8 @@ def decode(data: Any) -> Any:
         return decode(data["value"]) if "value" in data else Recorded(data["class"], text=data["repr"])
     if tag == "error":
         return Recorded(data["class"], text=f"{data['class']}: {data['message']}")
+    if tag == "undefined":
+        return JS_UNDEFINED
     raise ValueError(f"unknown recorded value type {tag!r}")
 
 

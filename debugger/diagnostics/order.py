@@ -31,7 +31,12 @@ from .findings import Finding
 MAX_ORDERS = 120
 """At most this many orders are re-folded per channel and step (the What-if panel uses the same)."""
 
-_BY_NAME: dict[str, Callable[[Any, Any], Any]] = {"add_messages": add_messages, "max": max, "min": min}
+_BY_NAME: dict[str, Callable[[Any, Any], Any]] = {
+    "add_messages": add_messages,
+    "messagesStateReducer": add_messages,  # LangGraph.js's: the same merge by id, re-run on recorded messages
+    "max": max,
+    "min": min,
+}
 
 
 def order_sensitivity(facts: RunFacts) -> list[Finding]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from debugger.replay import MISSING_VALUE
-from debugger.values import short
+from debugger.values import MESSAGE_REDUCERS, short
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding
@@ -314,7 +314,7 @@ def _meant_to_clear(facts: RunFacts, node: str, key: str) -> bool | None:
 
 def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Finding:
     key, node, reducer = call.channel, call.writer_name, call.reducer
-    messages = reducer == "add_messages"
+    messages = reducer in MESSAGE_REDUCERS
     explanation = (
         f"{node} returned {key} = [] in step {step}, as if to clear it, but every write to {key!r} goes through "
         f"{reducer}, and {reducer}({short(before, 40)}, []) is the same list: nothing was cleared and the "

@@ -1,0 +1,286 @@
+"""Reading the LangGraph.js recorder's events into a Trace.
+
+`recorder.mjs` (run by `process.py`) writes one JSON object per line, as things happen, on its own file
+descriptor (the app's console.log goes to stdout and cannot corrupt the stream). Values are already in
+`engine.codec`'s encoded form (plus `{"$type": "undefined"}`); before/after are deltas. Every event has `e`:
+
+    hello       {langgraph, node, pid, module}                      the recorder started, this LangGraph.js
+    graph       {gid, graph}                                        a compiled graph's description
+                                                                    (`engine.records.describe()`'s shape)
+    run         {run, parent_run, parent_task, ns, gid, state_keys, a run of a graph started: the root run
+                 input, config, recursion_limit, thread_id,         (parent_run null) or a subgraph's, nested
+                 started_at}                                        under the task running it
+    task        {run, step, task: {id, name, path, triggers, fired, a task planned for `step`
+                 seen_versions, input}}
+    task_done   {run, step, id, writes, result?, error?, routes?,  the task settled: writes in the node's
+                 duration, attempts?}                               order; result absent when it failed
+    call        {run, step, call: {channel, reducer, writer,       one reducer call, in LangGraph.js's
+                 writer_name, write, before, after, error?}}        application order (tasks sorted by path)
+    commit      {run, step, versions, updated, state?, mismatches?} the barrier finished; `versions` holds
+                                                                    the ones that changed, `state` the changes
+                                                                    no call explains, `mismatches` the keys
+                                                                    whose committed value is not the last
+                                                                    call's `after`
+    checkpoint  {run, step, config, parent}                         the checkpoint saved after `step`
+    end         {run, status, output, duration, error?, interrupts?} the run ended
+    result      {output | error, seconds, cpu_seconds}              what the app's `graph.invoke` returned
+                                                                    or threw (error name, message uncut,
+                                                                    lc_error_code), how long it took (wall, CPU)
+    fatal       {message, error}                                    nothing ran: a one-line reason with the fix
+    crash       {kind, error}                                       an unhandled rejection or exception
+                                                                    killed node (`kind` says which)
+    exit        {code}                                              `process.exit(code)` before the run ended
+    stopped     {signal}                                            SIGINT/SIGTERM: the recorder flushed and left
+
+The recorder flushes after every planned step and every committed barrier, so whatever kills node,
+each committed step has been read. `EventReader.close(...)` ends the runs still open (a timeout, Ctrl-C, a
+crash) keeping every step that came.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from engine.codec import TYPE
+from engine.trace import RunRecord, StepRecord, TaskRecord, Trace, utc_now
+
+from .builder import RunRecordBuilder
+
+DEFAULT_NAME = "LangGraph"
+"""The name LangGraph.js gives a graph compiled without one: the root run is named after its target instead."""
+
+
+class EventReader:
+    """Folds recorder events into a Trace (and its nested subgraph runs). Thread-safe: the process reader
+    thread feeds it while the caller may look at `trace`."""
+
+    def __init__(self, *, target: str, run_id: str, on_step: Callable[[StepRecord], None] | None = None) -> None:
+        self.target = target
+        self.run_id = run_id
+        self.on_step = on_step
+        self.lock = threading.Lock()
+        self.graphs: dict[int, dict[str, Any]] = {}
+        self.runs: dict[int, RunRecordBuilder] = {}
+        self.root: RunRecordBuilder | None = None
+        self.trace: Trace | None = None
+        self.result: dict[str, Any] | None = None
+        self.fatal: str | None = None
+        self.ending: dict[str, Any] | None = None
+        """The crash, exit or stop event that ended node before the run did, if any."""
+        self.version = ""
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Applies one event."""
+        handler = getattr(self, f"_on_{event.get('e')}", None)
+        if handler is not None:
+            with self.lock:
+                handler(event)
+
+    # ---- events -----------------------------------------------------------------------------------
+
+    def _on_hello(self, event: dict[str, Any]) -> None:
+        self.version = str(event.get("langgraph", ""))
+
+    def _on_graph(self, event: dict[str, Any]) -> None:
+        self.graphs[event["gid"]] = event["graph"]
+
+    def _on_run(self, event: dict[str, Any]) -> None:
+        graph = dict(self.graphs.get(event.get("gid"), {}) or _unknown_graph(event.get("state_keys", [])))
+        ns = [str(part) for part in event.get("ns", [])]
+        parent = self.runs.get(event.get("parent_run")) if event.get("parent_run") is not None else None
+        if parent is None:
+            if graph.get("name") in (None, DEFAULT_NAME) and self.target:
+                graph["name"] = self.target
+        elif ns:
+            graph["name"] = ns[-1].partition(":")[0] or graph.get("name", DEFAULT_NAME)
+        common = dict(
+            ns=ns,
+            graph=graph,
+            input=event.get("input"),
+            config=event.get("config"),
+            recursion_limit=int(event.get("recursion_limit") or 0),
+            started_at=event.get("started_at") or utc_now(),
+        )
+        parent_task = parent.tasks.get(event.get("parent_task")) if parent is not None else None
+        if parent_task is None and self.root is None:
+            record: RunRecord = Trace(
+                **common, run_id=self.run_id, target=self.target, thread_id=str(event.get("thread_id") or "")
+            )
+            self.trace = record
+            builder = self.root = RunRecordBuilder(record)
+        else:
+            record = RunRecord(**common)
+            if parent_task is not None:
+                parent_task.subgraphs.append(record)
+            builder = RunRecordBuilder(record)
+        self.runs[event["run"]] = builder
+
+    def _on_task(self, event: dict[str, Any]) -> None:
+        run = self.runs.get(event["run"])
+        if run is None:
+            return
+        t = event["task"]
+        run.add_task(
+            event["step"],
+            TaskRecord(
+                id=t["id"],
+                name=t["name"],
+                path=t["path"],
+                triggers=t["triggers"],
+                fired=t["fired"],
+                seen_versions=t["seen_versions"],
+                input=t["input"],
+            ),
+        )
+
+    def _on_task_done(self, event: dict[str, Any]) -> None:
+        run = self.runs.get(event["run"])
+        if run is not None:
+            run.task_done(
+                event["id"],
+                writes=event.get("writes", []),
+                result=event.get("result"),
+                error=event.get("error"),
+                routes=event.get("routes"),
+                duration=float(event.get("duration", 0.0)),
+                attempts=event.get("attempts"),
+            )
+
+    def _on_call(self, event: dict[str, Any]) -> None:
+        run = self.runs.get(event["run"])
+        if run is not None:
+            run.add_call(event["step"], **event["call"])
+
+    def _on_commit(self, event: dict[str, Any]) -> None:
+        run = self.runs.get(event["run"])
+        if run is None:
+            return
+        record = run.commit(
+            event["step"],
+            versions=event.get("versions", {}),
+            updated=event.get("updated", []),
+            state=event.get("state"),
+            mismatches=event.get("mismatches"),
+        )
+        if run is self.root and self.on_step is not None:
+            self.on_step(record)
+
+    def _on_checkpoint(self, event: dict[str, Any]) -> None:
+        run = self.runs.get(event["run"])
+        if run is not None:
+            run.checkpoint(event["step"], event.get("config"), event.get("parent"))
+
+    def _on_end(self, event: dict[str, Any]) -> None:
+        run = self.runs.get(event["run"])
+        if run is not None:
+            run.finish(
+                event["status"],
+                output=event.get("output"),
+                error=event.get("error"),
+                interrupts=event.get("interrupts"),
+                duration=event.get("duration"),
+            )
+
+    def _on_result(self, event: dict[str, Any]) -> None:
+        self.result = event
+
+    def _on_fatal(self, event: dict[str, Any]) -> None:
+        text = str(event.get("message") or "").strip()
+        self.fatal = text.splitlines()[0] if text else "the LangGraph.js recorder failed"
+
+    def _on_crash(self, event: dict[str, Any]) -> None:
+        self.ending = event
+
+    _on_exit = _on_crash
+    _on_stopped = _on_crash
+
+    # ---- the end ----------------------------------------------------------------------------------
+
+    def close(self, *, stopped: str | None = None, why: str = "", empty_run: Callable[[], Trace]) -> Trace:
+        """The finished Trace. `stopped` ("timeout", "cancelled") when the caller ended node, with `why`
+        as the message; runs node left open end with the crash/exit that ended it. `empty_run` makes the
+        Trace of a run that never started a loop."""
+        with self.lock:
+            if self.trace is None:
+                self.trace = empty_run()
+                self.root = RunRecordBuilder(self.trace)
+            result_error = (self.result or {}).get("error")
+            if stopped is None and self.ending is None and self.result is not None:
+                if not self.root.finished:  # failed before its first superstep (validation, a missing thread_id)
+                    self.root.finish("error" if result_error else "done", output=self.result.get("output"))
+                if result_error is not None and self.trace.status == "error":
+                    self.trace.error = result_error  # what the app's own invoke threw, uncut
+                elif result_error is not None and self.trace.error is None and self.trace.status != "interrupted":
+                    self.trace.error = result_error
+            else:
+                status, error = self._stop_reason(stopped, why)
+                for run in self.runs.values() or [self.root]:
+                    if not run.finished:
+                        run.finish(status, output=None, error=error)
+                if not self.root.finished:
+                    self.root.finish(status, error=error)
+            return self.trace
+
+    def _stop_reason(self, stopped: str | None, why: str) -> tuple[str, dict[str, Any]]:
+        where = self._where()
+        if stopped is not None:
+            kind = "RunTimeout" if stopped == "timeout" else "RunCancelled"
+            return stopped, _stepscope_error(kind, why.format(where=where) if "{where}" in why else f"{why} {where}")
+        ending = self.ending or {}
+        if ending.get("e") == "crash":
+            thrown = ending.get("error") or {}
+            unhandled = ending.get("kind") == "unhandledRejection"
+            error = _stepscope_error(
+                "UnhandledRejection" if unhandled else "UncaughtException",
+                f"{thrown.get('class', 'Error')}: {thrown.get('message', '')} was "
+                f"{'a promise rejection nobody awaited' if unhandled else 'thrown outside any node'}, so node "
+                f"stopped {where}; what was recorded is kept. Await the promise (or catch it) in the node.",
+            )
+            error["traceback"] = str(thrown.get("traceback", ""))
+            return "error", error
+        if ending.get("e") == "exit":
+            code = ending.get("code")
+            return "error", _stepscope_error(
+                "ProcessExit",
+                f"The app called process.exit({code}) {where}: node ended before the run did. "
+                "Remove the process.exit() call from the node (return a value instead).",
+            )
+        if ending.get("e") == "stopped":
+            return "cancelled", _stepscope_error(
+                "RunCancelled", f"node got {ending.get('signal')} {where}; what was recorded is kept."
+            )
+        return "error", _stepscope_error(
+            "RecorderLost", f"node ended without a result {where}; what was recorded is kept."
+        )
+
+    def _where(self) -> str:
+        root = self.root
+        if root is None:
+            return "before its first superstep"
+        last = root.last_committed_step()
+        where = "before its first superstep" if last is None or last < 0 else f"after step {last}"
+        running = root.running_tasks()
+        return where + (f", while {', '.join(running)} ran" if running else "")
+
+
+def _stepscope_error(kind: str, message: str) -> dict[str, Any]:
+    return {TYPE: "error", "class": kind, "module": "stepscope", "message": message, "notes": [], "traceback": ""}
+
+
+def _unknown_graph(keys: list[str]) -> dict[str, Any]:
+    """The description of a run whose graph the recorder did not see compiled (built outside `stream`)."""
+    return {
+        "name": DEFAULT_NAME,
+        "nodes": [],
+        "edges": [],
+        "waiting_edges": [],
+        "branches": [],
+        "channels": {k: {"kind": "unknown", "reducer": "unknown"} for k in keys},
+        "managed": {},
+        "input_keys": [],
+        "output_keys": list(keys),
+        "drawing": {"nodes": [], "edges": []},
+        "drawing_flat": {"nodes": [], "edges": []},
+        "source": "langgraphjs",
+    }

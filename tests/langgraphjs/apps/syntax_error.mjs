@@ -1,0 +1,2 @@
+import { StateGraph } from "@langchain/langgraph";
+export const graph = new StateGraph(;
