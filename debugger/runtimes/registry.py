@@ -10,11 +10,18 @@ from typing import Any
 
 from debugger.runtimes.engine import ENGINE
 from debugger.runtimes.langgraph import LANGGRAPH
+from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS
 from debugger.runtimes.runtime import Runtime, TargetError
 from engine.trace import Trace
 
-RUNTIMES: tuple[Runtime, ...] = (ENGINE, LANGGRAPH)
+RUNTIMES: tuple[Runtime, ...] = (ENGINE, LANGGRAPH, LANGGRAPHJS)
 """Every runtime, in the order their `claims` are asked."""
+
+
+def loader_for(spec: str) -> Runtime | None:
+    """The runtime that loads `spec` itself (a target in another language, `app.mjs:graph`), or None:
+    a Python module, imported by `targets.load_target`, whose graph says its runtime."""
+    return next((runtime for runtime in RUNTIMES if runtime.loads(spec)), None)
 
 
 def find_runtime(value: Any) -> Runtime | None:

@@ -9,8 +9,12 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
 `__init__.py` defines one object satisfying `Runtime`, and its name added to `RUNTIMES` in
 `debugger/runtimes/registry.py`. Nothing else changes. The object must provide exactly:
 
-- `name`: a short identifier ("engine", "langgraph"), and `title`: how messages call its graphs
+- `name`: a short identifier ("engine", "langgraph", "langgraphjs"), and `title`: how messages call its graphs
   ("StepScope", "langgraph"), as in "x.py is a StepScope graph".
+- `loads(spec) -> bool` and `load(spec) -> LoadedTarget`: a runtime whose apps are not Python
+  (LangGraph.js) says which targets it loads itself (`app.mjs:graph`) and loads them (its "graph" is
+  then a handle of its own, such as `langgraphjs.runtime.JSGraph`); Python runtimes answer False and
+  their graphs are found by importing the module the target names.
 - `claims(value) -> bool`: True for a compiled graph of this runtime. It must not import the runtime's
   own heavy package to answer (look at class names), since every target is offered to every runtime.
 - `records(trace) -> bool`: True for a Trace this runtime recorded (its `graph` description says so).
@@ -104,6 +108,22 @@ class Recorded:
         return self.error is None and self.trace.status in ("done", "interrupted")
 
 
+@dataclass(frozen=True)
+class LoadedTarget:
+    """A target's graph, with what its module offers and the runtime it runs on."""
+
+    graph: Any
+    """The compiled graph (an engine `CompiledStateGraph`, or a langgraph compiled graph)."""
+    example_input: Any
+    module: Any
+    name: str
+    """The target as the user wrote it."""
+    example_config: dict[str, Any]
+    """The module's `example_config` (e.g. a small recursion_limit for a lesson about loops), or {}."""
+    runtime: "Runtime"
+    """The runtime the graph runs on, picked once here."""
+
+
 class Runtime(Protocol):
     """One runtime behind the debugger (see the module docstring for what each member must do)."""
 
@@ -111,6 +131,14 @@ class Runtime(Protocol):
     title: str
     errors: tuple[type[Exception], ...]
     has_threads: bool
+
+    def loads(self, spec: str) -> bool:
+        """This runtime loads `spec` itself (a target in another language)."""
+        ...
+
+    def load(self, spec: str) -> LoadedTarget:
+        """The target `spec` names, loaded (only asked when `loads(spec)`)."""
+        ...
 
     def claims(self, value: Any) -> bool:
         """A compiled graph of this runtime."""

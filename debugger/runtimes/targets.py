@@ -13,34 +13,21 @@ import importlib
 import importlib.util
 import sys
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.registry import compiled_kinds, find_runtime
-from debugger.runtimes.runtime import Runtime, TargetError
+from debugger.runtimes.registry import compiled_kinds, find_runtime, loader_for
+from debugger.runtimes.runtime import LoadedTarget, TargetError
 
 __all__ = ["LoadedTarget", "TargetError", "load_target"]
 
 
-@dataclass(frozen=True)
-class LoadedTarget:
-    """A target's graph, with what its module offers and the runtime it runs on."""
-
-    graph: Any
-    """The compiled graph (an engine `CompiledStateGraph`, or a langgraph compiled graph)."""
-    example_input: Any
-    module: Any
-    name: str
-    """The target as the user wrote it."""
-    example_config: dict[str, Any]
-    """The module's `example_config` (e.g. a small recursion_limit for a lesson about loops), or {}."""
-    runtime: Runtime
-    """The runtime the graph runs on, picked once here."""
-
-
 def load_target(target: str) -> LoadedTarget:
-    """Imports the module `target` names and picks its compiled graph and that graph's runtime."""
+    """Imports the module `target` names and picks its compiled graph and that graph's runtime; a target
+    in another language (`app.mjs:graph`) is loaded by the runtime that `loads` it."""
+    foreign = loader_for(target)
+    if foreign is not None:
+        return foreign.load(target)
     spec, _, attribute = target.partition(":")
     if spec.endswith(".py"):
         module = _import_file(Path(spec))

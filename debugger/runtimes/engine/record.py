@@ -33,6 +33,14 @@ class EngineRuntime:
     errors: tuple[type[Exception], ...] = ()
     has_threads = False
 
+    def loads(self, spec: str) -> bool:
+        """False: its graphs are Python objects, found by importing the module a target names."""
+        return False
+
+    def load(self, spec: str) -> Any:
+        """Never called (`loads` is False): `targets.load_target` imports Python modules itself."""
+        raise TargetError(f"{spec}: {self.title} graphs are loaded by importing their Python module.")
+
     def claims(self, value: Any) -> bool:
         """An engine `CompiledStateGraph`."""
         return isinstance(value, CompiledStateGraph)

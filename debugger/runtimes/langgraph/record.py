@@ -18,7 +18,7 @@ from debugger.langgraph_recorder.static_view import StaticViewError, static_view
 from debugger.langgraph_recorder.superstep import UnrecordableChannel
 from debugger.langgraph_recorder.threads import ThreadFileError
 from debugger.runtimes.langgraph.live import LangGraphDrivenRun
-from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError
+from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError, TargetError
 from debugger.stores.opening import local_db_path
 from debugger.threads.fork import ForkResult, fork_thread
 from debugger.threads.rebuild import read_thread
@@ -32,6 +32,14 @@ class LangGraphRuntime:
     title = "langgraph"
     errors: tuple[type[Exception], ...] = (UnsupportedLangGraph, UnrecordableChannel, ThreadFileError)
     has_threads = True
+
+    def loads(self, spec: str) -> bool:
+        """False: its graphs are Python objects, found by importing the module a target names."""
+        return False
+
+    def load(self, spec: str) -> Any:
+        """Never called (`loads` is False): `targets.load_target` imports Python modules itself."""
+        raise TargetError(f"{spec}: {self.title} graphs are loaded by importing their Python module.")
 
     def claims(self, value: Any) -> bool:
         """A compiled langgraph graph, told by its class names (langgraph is not imported)."""

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
+import { describeGraph } from "./describe.mjs";
 import { arm, install } from "./patches.mjs";
 
 const CHANNEL_FILES = [
@@ -263,7 +264,19 @@ async function main() {
   const loaded = await Promise.all(instances.map((kind) => loadLangGraph(dir, kind)));
   out.emit({ e: "hello", langgraph: version, node: process.version, pid: process.pid, module: instances.join("+") });
   for (const lg of loaded) install(lg, out);
-  const graph = pickGraph(await importApp(appFile, flavor), String(request.export ?? "graph"), appFile);
+  const module = await importApp(appFile, flavor);
+  const graph = pickGraph(module, String(request.export ?? "graph"), appFile);
+  if (request.mode === "describe") {
+    // what the debugger shows before anything runs: the graph as drawn, and the lesson's own exports
+    const lesson = {};
+    for (const key of ["exampleInput", "exampleConfig", "title", "lesson", "pythonTwin"]) {
+      if (module?.[key] !== undefined) lesson[key] = encode(module[key]);
+    }
+    out.emit({ e: "described", graph: await describeGraph(graph), module: lesson });
+    finished = true;
+    out.flush();
+    process.exit(0);
+  }
   const Command = loaded[0].Command;
   const input =
     request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : request.input;

@@ -1,0 +1,279 @@
+"""LangGraph.js as a runtime of the debugger: the third implementation of `debugger.runtimes.runtime.Runtime`.
+
+A LangGraph.js app is not a Python object, so its "compiled graph" here is a `JSGraph`: where the app
+is (`app.mjs`, the export), what node said of it when it was loaded (`describe`: the graph as the
+debugger draws it, and the lesson's own `exampleInput`, `title`, `lesson`), and a `builder` stand-in
+with its nodes and channels by name (what the forms read). Everything that runs it goes to node:
+`record` is `record_js_app` (the app's own `@langchain/langgraph` under `recorder.mjs`).
+
+What this runtime does not do (yet), each refused in words: the checks before running (they read
+Python code; a JS app is checked from its recorded run), time travel and live runs (they drive
+LangGraph.js's checkpoints from node), reading LangGraph.js checkpointer threads.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debugger.runtimes.driven import LiveRunError
+from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, Recorded, RunSetupError, TargetError
+from engine.codec import decode
+from engine.trace import Trace
+
+from . import JS_SUFFIXES, JSAppError, record_js_app
+from .process import NodeRun
+from .reader import EventReader
+
+NAME = "langgraphjs"
+DESCRIBE_TIMEOUT = 60.0
+"""Seconds node may take to load an app and describe its graph (importing LangGraph.js takes about 1 s)."""
+
+
+class JSRunError(Exception):
+    """A LangGraph.js run's own error (a node threw, the recursion limit), as Python sees it: its class
+    name and message are LangGraph.js's, uncut."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.js_name = name
+
+
+@dataclass(frozen=True)
+class _Builder:
+    """What the forms read of a graph's builder: its nodes and channels by name."""
+
+    nodes: dict[str, Any]
+    channels: dict[str, Any]
+
+
+@dataclass
+class JSGraph:
+    """A LangGraph.js app's graph as the debugger holds it (see the module docstring)."""
+
+    app: Path
+    export: str
+    description: dict[str, Any]
+    lesson: dict[str, Any] = field(default_factory=dict)
+    """The app's own `exampleInput`, `exampleConfig`, `title`, `lesson`, `pythonTwin`, decoded."""
+
+    @property
+    def name(self) -> str:
+        """The graph's name, as LangGraph.js gives it."""
+        return str(self.description.get("name") or f"{self.app.name}:{self.export}")
+
+    @property
+    def builder(self) -> _Builder:
+        """Node and channel names, for the forms that offer them."""
+        nodes = {node["name"]: node for node in self.description.get("nodes", ())}
+        return _Builder(nodes, dict(self.description.get("channels", {})))
+
+    @property
+    def interrupt_before_nodes(self) -> list[str]:
+        """The nodes the graph was compiled to pause before (`interruptBefore`)."""
+        return list(self.description.get("interrupt_before", ()))
+
+    @property
+    def interrupt_after_nodes(self) -> list[str]:
+        """The nodes the graph was compiled to pause after (`interruptAfter`)."""
+        return list(self.description.get("interrupt_after", ()))
+
+
+def is_js_target(spec: str) -> bool:
+    """True for `app.mjs[:export]` (and .js, .cjs, .ts, .mts, .cts)."""
+    return spec.partition(":")[0].lower().endswith(JS_SUFFIXES)
+
+
+def describe(app: str | Path, export: str = "graph") -> JSGraph:
+    """Loads the app in node without running its graph: its graph's description and its lesson exports.
+    `JSAppError` (one line) when node, the file, the export or `@langchain/langgraph` is not right."""
+    path = Path(app).expanduser().resolve()
+    if not path.is_file():
+        raise JSAppError(f"{app}: no such file. Give the path of a .mjs, .js, .cjs or .ts file")
+    reader = _DescribeReader(target=f"{path.name}:{export}", run_id=uuid.uuid4().hex)
+    run = NodeRun({"app": str(path), "export": export, "mode": "describe"}, reader)
+    stopped = run.wait(DESCRIBE_TIMEOUT)
+    if reader.fatal is not None:
+        raise JSAppError(f"{path.name}: {reader.fatal}")
+    if reader.described is None:
+        why = (
+            f"it did not load within {DESCRIBE_TIMEOUT:g} s (does the app wait for something when it is imported?)"
+            if stopped == "timeout"
+            else run.stderr_line() or f"node exited with status {run.process.returncode}"
+        )
+        raise JSAppError(f"{path.name} could not be loaded: {why}")
+    lesson = {key: decode(value) for key, value in (reader.described.get("module") or {}).items()}
+    return JSGraph(path, export, reader.described.get("graph") or {}, lesson)
+
+
+class _DescribeReader(EventReader):
+    """Reads the one `described` event of a describe request (and the refusals any request can end with)."""
+
+    described: dict[str, Any] | None = None
+
+    def _on_described(self, event: dict[str, Any]) -> None:
+        self.described = event
+
+
+class LangGraphJSRuntime:
+    """LangGraph.js apps, run in node (see the module docstring)."""
+
+    name = NAME
+    title = "LangGraph.js"
+    errors: tuple[type[Exception], ...] = (JSAppError,)
+    has_threads = False
+    """`--thread`/`--resume` reach the app's own saver through its config; a `MemorySaver` thread ends
+    with the node process, so the app shows no turns of a thread."""
+
+    def loads(self, spec: str) -> bool:
+        """This runtime loads targets written in JavaScript (`app.mjs:graph`)."""
+        return is_js_target(spec)
+
+    def load(self, spec: str) -> Any:
+        """The `LoadedTarget` of `app.mjs[:export]` (the export defaults to `graph`)."""
+        path, _, export = spec.partition(":")
+        try:
+            graph = describe(path, export or "graph")
+        except JSAppError as exc:
+            raise TargetError(str(exc)) from None
+        lesson = graph.lesson
+        config = lesson.get("exampleConfig") if isinstance(lesson.get("exampleConfig"), dict) else {}
+        return LoadedTarget(graph, lesson.get("exampleInput", {}), _Module(lesson), spec, dict(config), self)
+
+    def claims(self, value: Any) -> bool:
+        """A `JSGraph`: a LangGraph.js app loaded by `load`."""
+        return isinstance(value, JSGraph)
+
+    def records(self, trace: Trace) -> bool:
+        """A trace recorded from LangGraph.js (its graph description says so)."""
+        return isinstance(trace.graph, dict) and trace.graph.get("source") == NAME
+
+    def check_run_options(self, given: list[str], target: str) -> None:
+        """LangGraph.js takes `--config` (its own camelCase keys), `--thread` and `--resume`; not `--context`."""
+        if "--context" in given:
+            raise TargetError(
+                f"{target} is a LangGraph.js app: give its context inside --config ('configurable'), not --context."
+            )
+
+    def record(
+        self,
+        graph: Any,
+        graph_input: Any,
+        config: dict[str, Any] | None,
+        *,
+        target: str,
+        thread: str | None = None,
+        resume: Any = NO_RESUME,
+        context: Any = None,
+        timeout: float | None = None,
+        sink: Any = None,
+        db: str | None = None,
+        keep_thread: bool = True,
+    ) -> Recorded:
+        """Runs the app once in node, recorded. With a `sink`, the run is stored when node is done (however
+        it ended: a killed or timed-out node still leaves every step it committed, which this process holds)."""
+        config = dict(config or {})
+        if thread:
+            config["configurable"] = {**(config.get("configurable") or {}), "thread_id": thread}
+        if resume is not NO_RESUME and not thread:
+            raise RunSetupError("--resume answers an interrupt of a thread: give the thread with --thread ID.")
+        try:
+            trace = record_js_app(
+                str(graph.app),
+                graph.export,
+                graph_input,
+                config,
+                timeout=timeout,
+                resume=None if resume is NO_RESUME else resume,
+            )
+        except JSAppError as exc:
+            raise RunSetupError(str(exc)) from None
+        trace.target = target or trace.target
+        trace.thread_id = thread or ""
+        if sink is not None:
+            sink.finish(trace)
+        error = trace.error or {}
+        failed = trace.status in ("error", "recursion_limit")
+        return Recorded(
+            trace,
+            output=decode(trace.output) if trace.status == "done" else None,
+            error=JSRunError(error.get("class", "Error"), error.get("message", "")) if failed else None,
+            thread_id=thread or "",
+        )
+
+    def static_view(self, graph: Any) -> tuple[Any, str | None]:
+        """None: the checks before running read Python code; a LangGraph.js graph is checked from its run."""
+        return None, "the checks before running read Python code; a LangGraph.js app is checked from its recorded run"
+
+    def _not_yet(self, what: str) -> TargetError:
+        return TargetError(
+            f"{what} of LangGraph.js apps is not available yet: record the run (`stepscope run app.mjs:graph`) "
+            "and step through it, or use the Python twin of a lesson."
+        )
+
+    def checkpointed_copy(self, graph: Any) -> Any:
+        """Time travel drives LangGraph.js checkpoints from node: not yet."""
+        raise self._not_yet("Time travel")
+
+    def resume_input(self, answer: Any) -> Any:
+        """The input that answers an interrupt: the answer itself (node wraps it in `new Command({resume})`)."""
+        return answer
+
+    def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
+        """A node's write replaced in one step: not for JavaScript nodes."""
+        return None
+
+    def read_thread(
+        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    ) -> Trace:
+        """Reading LangGraph.js checkpointer threads: not yet."""
+        raise self._not_yet("Reading checkpointer threads")
+
+    def fork_thread(
+        self,
+        url: str,
+        thread_id: str,
+        app: Any,
+        checkpoint_id: str,
+        *,
+        values: Any = None,
+        as_node: str | None = None,
+        resume: Any = None,
+        local: Any = None,
+    ) -> Any:
+        """Time travel on a thread: not yet."""
+        raise self._not_yet("Time travel")
+
+    def drive(
+        self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
+    ) -> Any:
+        """Live runs of LangGraph.js apps: not yet."""
+        raise LiveRunError(str(self._not_yet("A live run")))
+
+
+@dataclass(frozen=True)
+class _Module:
+    """The app's lesson exports under the names the debugger reads from a Python module."""
+
+    exports: dict[str, Any]
+
+    @property
+    def title(self) -> str:
+        """The lesson's title, if the app exports one."""
+        return str(self.exports.get("title", ""))
+
+    @property
+    def lesson(self) -> str:
+        """The lesson's text, if the app exports one."""
+        return str(self.exports.get("lesson", ""))
+
+    @property
+    def example_input(self) -> Any:
+        """The app's `exampleInput`."""
+        return self.exports.get("exampleInput", {})
+
+
+LANGGRAPHJS = LangGraphJSRuntime()
+"""The one LangGraph.js runtime the registry hands out."""
