@@ -43,8 +43,9 @@ def runtime_of_trace(trace: Trace) -> Runtime:
 
 
 def compiled_kinds() -> str:
-    """ "StepScope's or langgraph's": the graphs a target may name, for messages."""
-    return " or ".join(f"{runtime.title}'s" for runtime in RUNTIMES)
+    """ "StepScope's or langgraph's": the graphs a Python module may hold, for messages (a runtime that
+    loads its own targets, such as LangGraph.js, is named by the file a target gives instead)."""
+    return " or ".join(f"{runtime.title}'s" for runtime in RUNTIMES if runtime.language == "python")
 
 
 def runtime_errors() -> tuple[type[Exception], ...]:

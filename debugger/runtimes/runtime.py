@@ -11,6 +11,7 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
 
 - `name`: a short identifier ("engine", "langgraph", "langgraphjs"), and `title`: how messages call its graphs
   ("StepScope", "langgraph"), as in "x.py is a StepScope graph".
+- `language`: what its apps are written in ("python", "javascript").
 - `loads(spec) -> bool` and `load(spec) -> LoadedTarget`: a runtime whose apps are not Python
   (LangGraph.js) says which targets it loads itself (`app.mjs:graph`) and loads them (its "graph" is
   then a handle of its own, such as `langgraphjs.runtime.JSGraph`); Python runtimes answer False and
@@ -129,6 +130,7 @@ class Runtime(Protocol):
 
     name: str
     title: str
+    language: str
     errors: tuple[type[Exception], ...]
     has_threads: bool
 

@@ -30,6 +30,7 @@ class EngineRuntime:
 
     name = "engine"
     title = "StepScope"
+    language = "python"
     errors: tuple[type[Exception], ...] = ()
     has_threads = False
 

@@ -30,6 +30,7 @@ class LangGraphRuntime:
 
     name = "langgraph"
     title = "langgraph"
+    language = "python"
     errors: tuple[type[Exception], ...] = (UnsupportedLangGraph, UnrecordableChannel, ThreadFileError)
     has_threads = True
 

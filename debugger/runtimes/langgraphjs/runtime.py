@@ -122,6 +122,7 @@ class LangGraphJSRuntime:
 
     name = NAME
     title = "LangGraph.js"
+    language = "javascript"
     errors: tuple[type[Exception], ...] = (JSAppError,)
     has_threads = False
     """`--thread`/`--resume` reach the app's own saver through its config; a `MemorySaver` thread ends
