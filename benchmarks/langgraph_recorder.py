@@ -1,5 +1,5 @@
 """The cost of recording a langgraph run, side by side in one process: langgraph alone, and the same
-compiled graph run inside `debugger.langgraph_recorder.recording` (every task, reducer call, version and
+compiled graph run inside `debugger.runtimes.langgraph.recorder.recording` (every task, reducer call, version and
 checkpoint turned into a Trace, kept in memory; storing it is `benchmarks/trace.py`'s subject).
 
 Run: `.venv/bin/python benchmarks/langgraph_recorder.py [--repeat N]`. Prints, per workload, the median
@@ -29,7 +29,7 @@ from workloads import (
     langgraph_namespace,
 )  # noqa: E402
 
-from debugger.langgraph_recorder import recording  # noqa: E402
+from debugger.runtimes.langgraph.recorder import recording  # noqa: E402
 
 
 def runner(lib: Any, build: Callable, recorded: bool, times: int) -> Callable[[], Any]:

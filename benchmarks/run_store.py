@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "threads"))  # the tests' PostgreSQL server helper
 
-from debugger.recording import StoreSink  # noqa: E402
+from debugger.sources.recording import StoreSink  # noqa: E402
 from debugger.stores.postgres import PostgresRunStore  # noqa: E402
 from debugger.stores.sqlite import RunStore  # noqa: E402
 from engine import END, START, StateGraph  # noqa: E402

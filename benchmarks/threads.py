@@ -65,8 +65,8 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
-    from debugger.threads.rebuild import read_thread
-    from debugger.threads.savers import open_checkpointer
+    from debugger.runtimes.langgraph.threads.rebuild import read_thread
+    from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 
     LIMIT[0] = checkpoints - 2  # input checkpoint + __start__ step + one per reply
     graph = build(saver)

@@ -124,7 +124,7 @@ def file_report(only_memory: bool = False) -> None:
 
     from workloads import build_messages
 
-    from debugger.recording import StoreSink
+    from debugger.sources.recording import StoreSink
     from debugger.stores.sqlite import RunStore
 
     work = Path(tempfile.mkdtemp(prefix="stepscope-bench-"))

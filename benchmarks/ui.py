@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))  # the repo first: `engine`, `debugger`, `sample_g
 from benchmarks.live_ui import live_click_times  # noqa: E402
 from benchmarks.live_ui import report as live_report
 from benchmarks.live_ui import write_workload as write_live_workload
-from debugger.model import Scope  # noqa: E402
+from debugger.model.run_view import Scope  # noqa: E402
 from engine import END, START, StateGraph  # noqa: E402
 
 APP = str(ROOT / "debugger" / "app.py")

@@ -14,8 +14,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
-from debugger import session
-from debugger.views import gallery, live, runs, sidebar, step_through, widgets
+from debugger.views import gallery, live, runs, session, sidebar, step_through, widgets
 
 
 def main() -> None:

@@ -30,12 +30,12 @@ from typing import Sequence
 
 from debugger.commands import COMMANDS
 from debugger.commands.diagnose import RunFailedBeforeStart
-from debugger.recording import RecordingError
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.runtimes.langgraph.threads.savers import CheckpointerError
 from debugger.runtimes.registry import runtime_errors
 from debugger.runtimes.runtime import RunSetupError, TargetError
+from debugger.sources.recording import RecordingError
 from debugger.stores.protocol import StoreError
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.threads.savers import CheckpointerError
 from engine.tracefile import TraceFileError
 
 USAGE_ERRORS: tuple[type[Exception], ...] = (

@@ -2,7 +2,7 @@
 
 AppTest runs `debugger/app.py` in this process and lets a test click buttons, set widgets and read
 the elements, the session state and the URL (`at.query_params`). The graph is laid out on the server,
-so its SVG is in the page (`drawing(at)`): `debugger.drawing` gives every node `id="node_<name>"`, a
+so its SVG is in the page (`drawing(at)`): `debugger.model.drawing` gives every node `id="node_<name>"`, a
 class `stepscope-node <state>` and a marker (▶ ran, ▷ next, ✓ visited, ✖ caused a failure). What only
 a browser shows (layout, colours, key presses) is in tests/e2e.
 
@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debugger import model, sources
+from debugger.model import run_view as model
+from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
 from engine.tracefile import to_json
 
@@ -439,8 +440,8 @@ def test_a_link_to_a_stored_run_opens_it(fresh_store):
 
 
 def test_what_if_works_on_a_trace_without_its_code():
-    from debugger import whatif
-    from debugger.model import Scope, TraceView
+    from debugger.model import what_if as whatif
+    from debugger.model.run_view import Scope, TraceView
 
     view = TraceView(sources.open_sample("fan_out_search", store=False).trace).view(Scope())  # no live graph
     offer = whatif.offer(view, 2, "results")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from debugger.sources.trace_check import read_trace_file
 from debugger.stores.sqlite import RunStore
-from debugger.tracecheck import read_trace_file
 
 ROOT = Path(__file__).resolve().parents[1]
 

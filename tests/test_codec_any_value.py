@@ -5,7 +5,7 @@ import json
 import operator
 from typing import Annotated, Any, TypedDict
 
-from debugger.tracecheck import parse_trace
+from debugger.sources.trace_check import parse_trace
 from engine import START, StateGraph
 from engine.codec import MAX_DEPTH, decode, encode
 from engine.trace import Recorder

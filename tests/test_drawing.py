@@ -1,4 +1,4 @@
-"""debugger.drawing: the step drawing, built with `graphviz.Digraph`, checked with Debian's `dot`.
+"""debugger.model.drawing: the step drawing, built with `graphviz.Digraph`, checked with Debian's `dot`.
 
 The drawings come from tests/test_draw.py's graph catalogue (`ours(name)`: the engine's `get_graph()`
 of each graph there); the highlight is what the debugger adds.
@@ -13,7 +13,7 @@ import subprocess
 import pytest
 from test_draw import ENGINE, GRAPHS, UNUSUAL, compiled, ours
 
-from debugger.drawing import Highlight, dot_node_id, to_dot
+from debugger.model.drawing import Highlight, dot_node_id, to_dot
 from engine.draw import graph_of
 
 

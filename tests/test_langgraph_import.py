@@ -1,4 +1,5 @@
-"""Real LangGraph apps, run by langgraph itself and recorded by watching that run (`debugger/langgraph_recorder/`).
+"""Real LangGraph apps, run by langgraph itself and recorded by watching that run
+(`debugger/runtimes/langgraph/recorder/`).
 
 The promise: recording changes nothing (the final state, or the error class and text, is what
 `langgraph` alone gives for the same input), no recorded step disagrees with the state langgraph
@@ -50,13 +51,13 @@ from langgraph.runtime import Runtime  # noqa: E402
 from langgraph.types import CachePolicy, Command, Overwrite, RetryPolicy, Send, StreamWriter, interrupt  # noqa: E402
 
 import engine  # noqa: E402
-from debugger import sources  # noqa: E402
-from debugger.langgraph_recorder import is_langgraph_builder, is_langgraph_graph, recording  # noqa: E402
-from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
-from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
-from debugger.replay import Replay  # noqa: E402
+from debugger.diagnostics.replay import Replay  # noqa: E402
+from debugger.runtimes.langgraph.recorder import is_langgraph_builder, is_langgraph_graph, recording  # noqa: E402
+from debugger.runtimes.langgraph.recorder.runs import run_coroutine  # noqa: E402
+from debugger.runtimes.langgraph.recorder.static_view import static_view  # noqa: E402
 from debugger.runtimes.targets import TargetError, load_target  # noqa: E402
-from debugger.tracecheck import parse_trace  # noqa: E402
+from debugger.sources import runs as sources  # noqa: E402
+from debugger.sources.trace_check import parse_trace  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
 from engine.trace import Recorder, Trace  # noqa: E402
 from engine.tracefile import to_json  # noqa: E402
@@ -752,7 +753,7 @@ def test_an_async_graph_opened_from_a_running_event_loop_is_recorded() -> None:
     notebook, a Playwright script) that must still work, on a worker thread."""
     import asyncio
 
-    from debugger.langgraph_recorder.runs import run_graph
+    from debugger.runtimes.langgraph.recorder.runs import run_graph
 
     b = StateGraph(Log)
     b.add_node("fetch", async_node)
@@ -880,7 +881,8 @@ def test_stepscope_run_records_an_async_langgraph_file(tmp_path: Path) -> None:
 def test_loading_engine_graphs_and_the_recorder_package_never_imports_langgraph() -> None:
     code = (
         "import sys\n"
-        "import debugger.langgraph_recorder as a, debugger.runtimes.targets as t, debugger.cli, debugger.sources\n"
+        "import debugger.runtimes.langgraph.recorder as a, debugger.runtimes.targets as t\n"
+        "import debugger.cli, debugger.sources.runs\n"
         "loaded = t.load_target('subgraph_trap')\n"
         "assert not a.is_langgraph_graph(loaded.graph) and loaded.runtime.name == 'engine'\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core')))\n"

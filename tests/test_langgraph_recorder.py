@@ -1,7 +1,7 @@
 """Realistic langgraph apps, each run by langgraph alone and recorded by watching langgraph's run.
 
 For every app: the final state (or the error class and text) and the interrupts are the same with
-and without recording, no step has a mismatch, and every step's replayed merges (`debugger.replay`,
+and without recording, no step has a mismatch, and every step's replayed merges (`debugger.diagnostics.replay`,
 re-folding the recorded reducer calls) equal the state langgraph committed at that step (read from
 an InMemorySaver's history of an identical, unrecorded run).
 """
@@ -29,10 +29,10 @@ from langgraph.runtime import Runtime  # noqa: E402
 from langgraph.types import Command, RetryPolicy, Send, interrupt  # noqa: E402
 
 from debugger.diagnostics import diagnose  # noqa: E402
-from debugger.langgraph_recorder import record, recording  # noqa: E402
-from debugger.langgraph_recorder.runs import run_coroutine  # noqa: E402
-from debugger.langgraph_recorder.static_view import static_view  # noqa: E402
-from debugger.replay import Replay  # noqa: E402
+from debugger.diagnostics.replay import Replay  # noqa: E402
+from debugger.runtimes.langgraph.recorder import record, recording  # noqa: E402
+from debugger.runtimes.langgraph.recorder.runs import run_coroutine  # noqa: E402
+from debugger.runtimes.langgraph.recorder.static_view import static_view  # noqa: E402
 from engine.codec import encode  # noqa: E402
 from engine.tracefile import from_json, to_json  # noqa: E402
 
@@ -452,7 +452,7 @@ def test_the_one_liner_stores_every_run_of_invoke_and_stream_and_a_failing_one(t
 
 
 def test_time_travel_forks_and_resumes_a_langgraph_run():
-    from debugger import timetravel
+    from debugger.sources import forks as timetravel
 
     graph_input = {"topics": ["cats", "dogs"]}
     app = map_reduce_graph()
@@ -491,7 +491,7 @@ def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pendi
 
     from langgraph.pregel._checkpoint import channels_from_checkpoint
 
-    from debugger.langgraph_recorder.superstep import call_sink, refold
+    from debugger.runtimes.langgraph.recorder.superstep import call_sink, refold
     from engine.trace_writer import TraceWriter, new_run
 
     app = react_agent().copy(update={"checkpointer": InMemorySaver()})
@@ -526,7 +526,7 @@ def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pendi
 def test_a_delta_channel_key_is_refused_by_name_before_anything_runs():
     from langgraph.channels.delta import DeltaChannel
 
-    from debugger.langgraph_recorder.superstep import UnrecordableChannel
+    from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
 
     class Batched(TypedDict):
         items: Annotated[list, DeltaChannel(lambda state, writes: state + [w for batch in writes for w in batch])]
@@ -573,7 +573,7 @@ def test_a_langgraph_run_that_overruns_the_apps_wait_ends_with_the_timeout_statu
     """As an engine run does (`recording.record_run`): status `timeout`, the steps so far, a message."""
     import threading
 
-    from debugger.langgraph_recorder.runs import run_in_background
+    from debugger.runtimes.langgraph.recorder.runs import run_in_background
 
     release = threading.Event()
 

@@ -17,7 +17,7 @@ pytest.importorskip("langgraph")
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from debugger.cli import main  # noqa: E402
-from debugger.langgraph_recorder import record, recording  # noqa: E402
+from debugger.runtimes.langgraph.recorder import record, recording  # noqa: E402
 from debugger.stores.sqlite import RunStore  # noqa: E402
 
 

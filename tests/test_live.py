@@ -11,8 +11,8 @@ from typing import Annotated, TypedDict
 import pytest
 
 from debugger.cli import main
+from debugger.diagnostics.replay import Replay
 from debugger.live import Breakpoints, EditError, LiveRun, start_live_run
-from debugger.replay import Replay
 from debugger.stores.sqlite import RunStore
 from engine import END, START, InMemorySaver, StateGraph
 from engine.tracefile import from_json, to_json
@@ -262,7 +262,7 @@ def test_follow_prints_each_superstep_and_stores_the_run(tmp_path, capsys, monke
 
 
 def test_follow_ctrl_c_stops_stores_and_says_how_to_reopen(tmp_path, capsys, monkeypatch) -> None:
-    from debugger.live import follow as follow_module
+    from debugger.commands import follow as follow_module
 
     monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", "5")
     waits = {"n": 0}
@@ -285,8 +285,8 @@ def test_follow_ctrl_c_stops_stores_and_says_how_to_reopen(tmp_path, capsys, mon
 
 
 def test_a_graph_no_runtime_runs_is_refused_in_words(capsys) -> None:
+    from debugger.commands.follow import follow
     from debugger.live import LiveRunError
-    from debugger.live.follow import follow
 
     class Foreign:
         interrupt_before_nodes = interrupt_after_nodes = ()
@@ -381,14 +381,14 @@ def test_stop_while_a_question_waits() -> None:
 
 
 def test_follow_does_not_wait_for_answers(tmp_path, capsys) -> None:
-    from debugger.live.follow import follow
+    from debugger.commands.follow import follow
 
     code = follow("asking", asking_graph([]).compile(), dict(INPUT), {}, db=str(tmp_path / "r.db"))
     assert code == 0 and "status: interrupted" in capsys.readouterr().out
 
 
 def test_follow_says_a_step_that_never_committed_failed_or_was_stopped() -> None:
-    from debugger.live.follow import step_line
+    from debugger.commands.follow import step_line
     from engine.trace import StepRecord, TaskRecord
 
     def task(name: str, cls: str) -> TaskRecord:

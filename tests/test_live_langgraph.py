@@ -19,8 +19,8 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.types import interrupt  # noqa: E402
 
 from debugger.cli import main  # noqa: E402
+from debugger.diagnostics.replay import Replay  # noqa: E402
 from debugger.live import Breakpoints, EditError, LiveRun, start_live_run  # noqa: E402
-from debugger.replay import Replay  # noqa: E402
 from debugger.runtimes.langgraph.live import LangGraphDrivenRun  # noqa: E402
 from debugger.stores.sqlite import RunStore  # noqa: E402
 
@@ -316,7 +316,7 @@ def test_two_parallel_interrupts_are_asked_one_at_a_time() -> None:
 
 
 def test_follow_ctrl_c_on_a_langgraph_app_stops_stores_and_says_how_to_reopen(tmp_path, capsys, monkeypatch) -> None:
-    from debugger.live import follow as follow_module
+    from debugger.commands import follow as follow_module
 
     app = tmp_path / "lg_slow.py"
     app.write_text(
@@ -371,7 +371,7 @@ def counting_loop():
 
 @pytest.mark.parametrize("how", ["step mode", "continue", "no breakpoints"])
 def test_a_live_run_keeps_to_the_recursion_limit_as_one_invoke_does(how: str) -> None:
-    from debugger.langgraph_recorder.record import recording
+    from debugger.runtimes.langgraph.recorder.record import recording
 
     config = {"recursion_limit": 6}
     with recording(db=False) as session:
@@ -531,7 +531,7 @@ def test_a_live_run_that_fails_keeps_its_failing_step_for_the_views_and_diagnose
     """Two parallel nodes writing a plain key: langgraph refuses the step. The stored live run has that
     step, with both writers marked ✖ and the refused writes, so `diagnose` finds what `stepscope run`
     finds (it used to end at the step before, and `diagnose` said "no findings")."""
-    from debugger.live import view as live_view
+    from debugger.model import live_page as live_view
 
     class Plain(TypedDict):
         result: str

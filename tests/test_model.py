@@ -1,4 +1,4 @@
-"""The debugger's view-model (`debugger.model`) on recorded sample runs, without Streamlit.
+"""The debugger's view-model (`debugger.model.run_view`) on recorded sample runs, without Streamlit.
 
 Each test records a gallery sample (once per module, through `sources.open_sample` into a temporary
 run store) and checks one answer the pages show: the graph highlight, the timeline marks, the merge
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from debugger import sources
 from debugger.diagnostics import diagnose
-from debugger.learn import check_guess, parse_guess
-from debugger.model import Cursor, DiffEntry, RunView, Scope, TraceView
+from debugger.model.learn import check_guess, parse_guess
+from debugger.model.run_view import Cursor, DiffEntry, RunView, Scope, TraceView
+from debugger.sources import runs as sources
 from engine import END, START
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def trap(traces) -> RunView:
 
 
 def test_the_view_model_imports_no_streamlit():
-    code = "import sys, debugger.model, debugger.present; sys.exit('streamlit' in sys.modules)"
+    code = "import sys, debugger.model.run_view, debugger.model.present; sys.exit('streamlit' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 
 

@@ -9,7 +9,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from debugger.present import readable
+from debugger.model.present import readable
 from engine.codec import MISSING_ENCODED, encode
 from engine.messages import AIMessage, HumanMessage
 from tests.test_app import APP

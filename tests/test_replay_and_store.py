@@ -9,9 +9,9 @@ from typing import Annotated, TypedDict
 import pytest
 
 from debugger.diagnostics.order import candidate_orders
-from debugger.frames import reducer_calls_frame, tasks_frame, versions_frame, writes_frame
-from debugger.present import explain_call
-from debugger.replay import Replay, channel_calls, refold
+from debugger.diagnostics.replay import Replay, channel_calls, refold
+from debugger.model.frames import reducer_calls_frame, tasks_frame, versions_frame, writes_frame
+from debugger.model.present import explain_call
 
 
 def order_sensitivity(replay, step, key, reducer):

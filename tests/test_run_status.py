@@ -2,7 +2,7 @@
 recording) reads truthfully in every view: the step page, the sidebar, the stored-runs page, and
 `stepscope show`/`runs`/`diagnose`. It says where the recording stops and that nothing after is
 known, never "the run ended with status running". All views word statuses through
-`debugger.run_status`."""
+`debugger.model.run_status`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debugger import run_status, sources
 from debugger.cli import main
+from debugger.model import run_status
+from debugger.sources import runs as sources
 from debugger.stores.protocol import cut_off_error
 from debugger.stores.sqlite import RunStore
 from tests.test_app import APP, goto_page

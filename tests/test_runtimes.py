@@ -10,7 +10,7 @@ import pytest
 from debugger.runtimes.registry import RUNTIMES, find_runtime, runtime_of, runtime_of_trace
 from debugger.runtimes.runtime import Runtime, TargetError
 from debugger.runtimes.targets import load_target
-from debugger.sources import record
+from debugger.sources.runs import record
 
 PROTOCOL_MEMBERS = sorted({name for name in vars(Runtime) if not name.startswith("_")} | set(Runtime.__annotations__))
 

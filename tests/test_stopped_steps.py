@@ -13,9 +13,9 @@ from typing import Annotated, TypedDict
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debugger import sources
 from debugger.live.ending import stopped_step
-from debugger.model import Scope, TraceView
+from debugger.model.run_view import Scope, TraceView
+from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
 from tests.test_app import APP, node_state
 
@@ -66,7 +66,7 @@ def test_a_langgraph_stream_left_early_draws_its_unrun_step_as_never_finished():
     pytest.importorskip("langgraph")
     from langgraph.graph import END, START, StateGraph
 
-    from debugger.langgraph_recorder import recording
+    from debugger.runtimes.langgraph.recorder import recording
 
     class State(TypedDict):
         log: Annotated[list[str], operator.add]
@@ -90,7 +90,7 @@ def test_stop_in_a_live_run_marks_the_hanging_task_never_finished_and_its_siblin
     import threading
 
     from debugger.live import start_live_run
-    from debugger.live import view as live_view
+    from debugger.model import live_page as live_view
     from tests.test_live import INPUT, pipeline
 
     gate = threading.Event()

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from debugger.commands.terminal import one_line
 from debugger.stores.postgres_layout import layout_version
 from debugger.stores.protocol import StoreError
 from debugger.stores.sqlite import RunStore
 from debugger.stores.urls import BadURL, checked_postgres_url, masked
-from debugger.terminal import one_line
 from engine import START, StateGraph
 from engine.records import describe
 from engine.trace import StepRecord, Trace

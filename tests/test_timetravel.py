@@ -1,12 +1,12 @@
-"""Forking a recorded run at a step, and resuming an interrupted one (debugger/timetravel.py)."""
+"""Forking a recorded run at a step, and resuming an interrupted one (debugger/sources/forks.py)."""
 
 import operator
 from typing import Annotated, TypedDict
 
 import pytest
 
-from debugger.replay import Replay
-from debugger.timetravel import TimeTravelError, fork, resume
+from debugger.diagnostics.replay import Replay
+from debugger.sources.forks import TimeTravelError, fork, resume
 from engine import START, StateGraph, interrupt
 from engine.trace import Recorder
 
@@ -100,7 +100,7 @@ def test_bad_requests_name_the_fix():
 def test_a_run_that_never_ends_is_shown_as_far_as_it_got():
     import threading
 
-    from debugger.sources import record
+    from debugger.sources.runs import record
 
     release = threading.Event()
 
@@ -143,7 +143,7 @@ def test_a_fork_refuses_a_value_its_reducer_cannot_take():
 
 
 def test_step_ranges_read_right():
-    from debugger.timetravel import ranges
+    from debugger.sources.forks import ranges
 
     assert ranges([2]) == "step 2"
     assert ranges([2, 4]) == "steps 2 and 4"

@@ -84,7 +84,7 @@ def test_in_place_mutation_after_recording_does_not_change_history():
     g.add_edge(START, "a")
     g.add_edge("a", "b")
     trace = record(g.compile(), {"log": ["in"]})
-    from debugger.replay import Replay
+    from debugger.diagnostics.replay import Replay
 
     replay = Replay(trace)
     assert kept[0] == ["in", "MUTATED"]
@@ -103,7 +103,7 @@ def test_mutating_the_live_state_is_recorded_as_a_change_outside_the_reducers():
     g.add_edge(START, "a")
     g.add_edge("a", "b")
     trace = record(g.compile(), {"log": ["in"]})
-    from debugger.replay import Replay
+    from debugger.diagnostics.replay import Replay
 
     replay = Replay(trace)
     assert replay.state_after(1) == {"log": ["in", "a"]}

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from debugger import cli
-from debugger.model import Scope, TraceView
-from debugger.sources import OpenError, open_upload
-from debugger.stores.sqlite import RunStore
-from debugger.tracecheck import (
+from debugger.model.run_view import Scope, TraceView
+from debugger.sources.runs import OpenError, open_upload
+from debugger.sources.trace_check import (
     MAX_NESTING,
     ReducerCallFile,
     RunFile,
@@ -27,6 +26,7 @@ from debugger.tracecheck import (
     nesting_depth,
     read_trace_file,
 )
+from debugger.stores.sqlite import RunStore
 from engine.trace import Recorder, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 from engine.tracefile import to_json
 from tests.test_replay_and_store import concat_graph, recorded, trap_trace

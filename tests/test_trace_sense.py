@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from debugger.sources import record
-from debugger.tracecheck import TraceFileError, parse_trace
+from debugger.sources.runs import record
+from debugger.sources.trace_check import TraceFileError, parse_trace
 from engine.tracefile import to_json
 from sample_graphs.gallery import SAMPLES, load_sample
 

@@ -6,8 +6,8 @@ from typing import Any, TypedDict
 
 import pytest
 
-from debugger.present import short
-from debugger.tracecheck import TraceFileError, parse_trace
+from debugger.model.present import short
+from debugger.sources.trace_check import TraceFileError, parse_trace
 from engine import END, START, StateGraph
 from engine.blobs import BLOB_MIN
 from engine.codec import decode, encode
@@ -91,7 +91,7 @@ def test_previews_of_long_lists_render_only_what_they_show():
 
 
 def test_a_streamed_run_holds_no_finished_steps_and_stores_every_one(tmp_path):
-    from debugger.recording import StoreSink
+    from debugger.sources.recording import StoreSink
     from debugger.stores.sqlite import RunStore
 
     store = RunStore(tmp_path / "runs.sqlite3")

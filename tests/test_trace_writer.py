@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from debugger.replay import Replay
+from debugger.diagnostics.replay import Replay
 from engine.codec import MISSING, TYPE
 from engine.records import SAME, SAME_AS_WRITES, ReducerCallRecord, RunRecord
 from engine.trace_edits import join_segments, stepscope_error, update_step

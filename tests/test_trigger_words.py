@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from debugger import sources
-from debugger.model import Scope, TraceView
+from debugger.model.run_view import Scope, TraceView
+from debugger.sources import runs as sources
 
 
 def test_a_join_whose_sources_finished_together_is_explained_once_naming_both():
@@ -31,7 +31,7 @@ def test_a_langgraph_agents_tool_call_send_is_named_by_its_call_not_its_wrapper(
     from langchain_core.tools import tool
     from langgraph.prebuilt import create_react_agent
 
-    from debugger.langgraph_recorder import recording
+    from debugger.runtimes.langgraph.recorder import recording
 
     @tool
     def get_weather(city: str) -> str:

@@ -3,12 +3,12 @@ subcommand and its options) over a service that returns data or raises a typed e
 
     run.py        stepscope run TARGET          record a run on its runtime (`Runtime.record`), print its supersteps
     show.py       stepscope show FILE|RUN_ID    every merge, one reducer call at a time
-    threads.py    stepscope threads             a checkpointer's threads (`debugger/threads/open.py`)
+    threads.py    stepscope threads             a checkpointer's threads (`debugger/runtimes/langgraph/threads/open.py`)
     fork.py       stepscope fork TARGET         time travel on a checkpointer thread, on a local copy
     runs.py       stepscope runs                the stored runs
     samples.py    stepscope samples             the gallery of lessons
     diagnose.py   stepscope diagnose ...        findings (`debugger/diagnostics/`), printed by `diagnose_text.py`
-    app.py        stepscope app                 the Streamlit debugger (`debugger/launch.py`)
+    app.py        stepscope app                 the Streamlit debugger (`debugger/commands/app_server.py`)
     export.py, import_.py, delete.py            move runs in and out of the run store
     common.py     what several share: the `--db` option, tables, JSON options, the checkpointer options
 

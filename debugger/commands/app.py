@@ -1,13 +1,13 @@
 """`stepscope app [SAMPLE] [--host H] [--port P] [--checkpointer URL --thread ID]`: the step-through
-debugger in the browser (`debugger/launch.py` starts Streamlit)."""
+debugger in the browser (`debugger/commands/app_server.py` starts Streamlit)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from debugger.commands.app_server import launch
 from debugger.commands.common import add_checkpointer_options, add_command
-from debugger.launch import launch
 
 
 def add_to(commands: Any) -> None:

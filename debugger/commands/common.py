@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from debugger.commands.terminal import one_line
+from debugger.runtimes.langgraph.threads.open import thread_from_options
 from debugger.runtimes.runtime import NO_RESUME, RunSetupError
 from debugger.runtimes.targets import LoadedTarget
-from debugger.sources import answer_value
-from debugger.terminal import one_line
-from debugger.threads.open import thread_from_options
+from debugger.sources.runs import answer_value
 
 Handler = Callable[[argparse.Namespace], int]
 

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from debugger.commands.common import add_command
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.stores.opening import open_store
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 
 
 def add_to(commands: Any) -> None:

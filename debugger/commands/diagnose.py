@@ -13,15 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debugger import run_status
 from debugger.commands.common import add_checkpointer_options, add_command, run_request, thread_from_args
 from debugger.commands.diagnose_text import render, to_data
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics import diagnose, has_errors
-from debugger.recording import timeout_from
+from debugger.model import run_status
 from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
+from debugger.sources.recording import timeout_from
 from debugger.stores.opening import load_trace, open_store
 from debugger.stores.protocol import StoreError
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from engine.trace import Trace
 from sample_graphs.gallery import SAMPLES
 

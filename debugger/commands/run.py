@@ -2,7 +2,7 @@
 
     stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH] [--recursion-limit N] [--timeout S]
         runtimes with threads (langgraph apps) also: [--config JSON] [--thread ID] [--context JSON] [--resume VALUE]
-        [--follow]      print each superstep as it commits (`debugger/live/follow.py`)
+        [--follow]      print each superstep as it commits (`debugger/commands/follow.py`)
 
 Written once against `Runtime.record`: the steps go to the run store as they finish (a `StoreSink`),
 and a run that stops on `interrupt()` on a thread prints each question and the exact command that
@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from debugger.commands.common import RunRequest, add_command, run_request, table
-from debugger.live.follow import follow
-from debugger.present import interrupt_line, short
-from debugger.recording import StoreSink, timeout_from
+from debugger.commands.follow import follow
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.model.present import interrupt_line, short
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError, Runtime
 from debugger.runtimes.targets import LoadedTarget, load_target
+from debugger.sources.recording import StoreSink, timeout_from
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from engine.codec import encode
 from engine.trace import StepRecord, Trace
 from engine.tracefile import TraceFileError, to_json
@@ -85,7 +85,7 @@ def command(args: argparse.Namespace) -> int:
     """Records the run the options ask for, stores it as it goes and prints it; the exit code says how it ended."""
     loaded = load_target(args.target)
     request = run_request(args, loaded)
-    if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/live/follow.py)
+    if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/commands/follow.py)
         return _follow(args, loaded, request)
     timeout = timeout_from(args.timeout)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run

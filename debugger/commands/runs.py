@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from debugger import run_status
 from debugger.commands.common import add_command, table
-from debugger.recording import ALL_STATUSES
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.model import run_status
+from debugger.sources.recording import ALL_STATUSES
 from debugger.stores.opening import open_store
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 
 
 def add_to(commands: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from debugger.commands.common import add_command, table
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from sample_graphs.gallery import list_samples
 
 

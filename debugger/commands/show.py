@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from debugger import run_status
 from debugger.commands.common import add_checkpointer_options, add_command, thread_from_args
-from debugger.present import explain_call, short
-from debugger.replay import Replay
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.diagnostics.replay import Replay
+from debugger.model import run_status
+from debugger.model.present import explain_call, short
 from debugger.stores.opening import load_trace
 from debugger.stores.protocol import StoreError
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 
 
 def add_to(commands: Any) -> None:

@@ -6,9 +6,9 @@ import argparse
 from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command, table
-from debugger.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.threads.open import list_threads
-from debugger.threads.savers import CheckpointerError
+from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.runtimes.langgraph.threads.open import list_threads
+from debugger.runtimes.langgraph.threads.savers import CheckpointerError
 
 HEADERS = ["thread", "updated (UTC)", "checkpoints", "step", "status"]
 

@@ -1,7 +1,7 @@
 """Facts the trace checks share: every run of a trace with its scope, the state each step started
 from, what a channel is, and why a task ran (its fired channels and the earlier tasks that wrote them).
 
-All values stay encoded (`engine.codec`), as the trace records them; `debugger.values.short` makes
+All values stay encoded (`engine.codec`), as the trace records them; `debugger.diagnostics.value_text.short` makes
 them readable.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterator
 
-from debugger.replay import MISSING_VALUE, Origin, Replay, canonical, repeated_items
-from debugger.values import short
+from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, canonical, repeated_items
+from debugger.diagnostics.value_text import short
 from engine import START
 from engine.codec import TYPE, apply_delta, decode
 from engine.trace import PUSH, TASKS, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord

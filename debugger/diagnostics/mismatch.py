@@ -9,7 +9,7 @@ the state in place. It is always reported, as an error, with both values.
 
 from __future__ import annotations
 
-from debugger.values import short
+from debugger.diagnostics.value_text import short
 
 from .facts import RunFacts
 from .findings import Finding

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from debugger.replay import MISSING_VALUE
-from debugger.values import short
+from debugger.diagnostics.replay import MISSING_VALUE
+from debugger.diagnostics.value_text import short
 from engine.codec import apply_delta
 
 from .facts import INPUT_WRITERS, RunFacts, calls_with_values, names, same

@@ -5,7 +5,7 @@ order they were made), never by finishing time. A commutative reducer (sum, max,
 gives the same result in any order; a keep-first or keep-last reducer, or string concatenation, picks
 a winner by node name: repeatable, but arbitrary (renaming a node changes the answer).
 
-Re-folding needs the reducer as a function. `debugger.replay.refold` folds the recorded writes with
+Re-folding needs the reducer as a function. `debugger.diagnostics.replay.refold` folds the recorded writes with
 it; nodes never run again. The reducer comes from the live graph when there is one
 (`graph.builder.channels[key].operator`), else from its recorded name (`operator.*`, `add_messages`,
 `max`, `min`), else it is inferred from the calls themselves when they all kept the write (keep-last)
@@ -20,8 +20,8 @@ import itertools
 import operator
 from typing import Any, Callable
 
-from debugger.replay import channel_calls, refold
-from debugger.values import short
+from debugger.diagnostics.replay import channel_calls, refold
+from debugger.diagnostics.value_text import short
 from engine import add_messages
 from engine.codec import TYPE
 

@@ -20,8 +20,8 @@ import dataclasses
 import typing
 from typing import Any
 
-from debugger.replay import MISSING_VALUE
-from debugger.values import short
+from debugger.diagnostics.replay import MISSING_VALUE
+from debugger.diagnostics.value_text import short
 from engine import BinaryOperatorAggregate, add_messages
 from engine.codec import TYPE
 from engine.trace import schema_fields

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from debugger.replay import MISSING_VALUE
-from debugger.values import MESSAGE_REDUCERS, short
+from debugger.diagnostics.replay import MISSING_VALUE
+from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding

@@ -6,7 +6,7 @@
                     tells one runtime's graphs from another's
     targets.py      `load_target(spec)`: imports the user's module, picks the graph and its runtime, once
     engine/         StepScope's own engine
-    langgraph/      langgraph itself, recorded by watching its run (`debugger/langgraph_recorder/`)
+    langgraph/      langgraph itself, recorded by watching its run (`debugger/runtimes/langgraph/recorder/`)
     langgraphjs/    LangGraph.js in node, recorded by watching its run (`recorder.mjs`)
 
 Nothing outside this folder asks which runtime a graph or a trace belongs to.

@@ -32,7 +32,7 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   time travel). It runs the graph to its end, however it ends: the run's own failure is in the
   returned trace and `Recorded.error`, never raised. It raises `RunSetupError` only for a run that
   cannot be set up as asked. `timeout` seconds (None: no limit) ends the wait with the trace
-  recorded so far, status `timeout`. With a `sink` (`debugger.recording.StoreSink`) the run is
+  recorded so far, status `timeout`. With a `sink` (`debugger.sources.recording.StoreSink`) the run is
   stored through it, step by step if the runtime can, and `sink.finish(trace)` has been called
   when `record` returns; without one nothing is stored. `db` is the run database the user named
   (runtimes that keep files beside it, as langgraph's in-memory threads do, put them there);
@@ -40,7 +40,7 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
 - `static_view(graph) -> (view or None, why skipped or None)`: what the checks before running
   (`debugger.diagnostics.diagnose_graph`) read: an object with a `.builder` shaped as the engine's
   `StateGraph` (nodes with their functions, edges, branches, channels with reducers).
-- time travel (`debugger/timetravel.py` is written once over these three):
+- time travel (`debugger/sources/forks.py` is written once over these three):
   `checkpointed_copy(graph)` the graph compiled again on a fresh in-memory checkpointer of its own
   (never the user's), supporting `get_state_history`, `update_state(config, values, as_node=)` and
   `invoke`; `resume_input(answer)` the input that answers an interrupt (its `Command(resume=...)`);
@@ -49,11 +49,11 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   runtime cannot replace a node (the fork then uses `update_state` after the step).
 - checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
   `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target) -> Trace` a thread of the
-  app's checkpointer (`debugger.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace
+  app's checkpointer (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace
   with the app's graph, up to `checkpoint_id` (default: the newest); `fork_thread(url, thread_id, app,
-  checkpoint_id, *, values, as_node, resume, local) -> debugger.threads.fork.ForkResult` time travel
+  checkpoint_id, *, values, as_node, resume, local) -> debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
   from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
-  `debugger.threads.open.App`.
+  `debugger.runtimes.langgraph.threads.open.App`.
 - `drive(graph, graph_input, config, *, target, hooks=None) -> DrivenRun`: a run the live controller
   drives one superstep at a time (`debugger/runtimes/driven.py`, the live engineer's protocol).
 

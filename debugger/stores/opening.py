@@ -11,11 +11,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from debugger.sources.trace_check import read_trace_file
 from debugger.stores.postgres import PostgresRunStore
 from debugger.stores.protocol import ENV_VAR, RunStoreProtocol, StoreError
 from debugger.stores.sqlite import RunStore
 from debugger.stores.urls import is_postgres_url
-from debugger.tracecheck import read_trace_file
 from engine.trace import Trace
 
 

@@ -16,7 +16,7 @@ database at once): empty gets the current layout, an older one is migrated, a ne
 refused with a message and left unchanged. Each operation is one short transaction, so any number of
 processes on any number of hosts can record at once.
 
-A run being recorded (`debugger.recording.StoreSink`) is written as it goes, each call its own
+A run being recorded (`debugger.sources.recording.StoreSink`) is written as it goes, each call its own
 committed transaction: `start_run` its head, `append_steps` each batch of finished steps, `finish_run`
 what is left (status, output, error, the last steps). A process killed mid-run leaves every step it
 handed over. The recording holds one connection with a session advisory lock on the run
@@ -29,6 +29,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from debugger.sources.trace_check import TraceFileError, parse_trace
 from debugger.stores.postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
 from debugger.stores.protocol import (
     CUT_OFF,
@@ -54,7 +55,6 @@ from debugger.stores.rows import (
     supersteps,
 )
 from debugger.stores.urls import BadURL, checked_postgres_url, masked
-from debugger.tracecheck import TraceFileError, parse_trace
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json
 
@@ -171,7 +171,7 @@ class PostgresRunStore(TraceFiles):
             f"INSERT INTO stepscope_runs ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))})", row
         )
 
-    # ---- a run stored while it is recorded (debugger.recording.StoreSink) ---------------------------
+    # ---- a run stored while it is recorded (debugger.sources.recording.StoreSink) ---------------------------
 
     def start_run(self, trace: Trace) -> None:
         """Stores the head of a run that has just started (status `running`, no steps yet) and its large

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Protocol
 
-from debugger.tracecheck import TraceFileError, parse_trace, read_trace_file
+from debugger.sources.trace_check import TraceFileError, parse_trace, read_trace_file
 from engine.codec import TYPE
 from engine.trace import StepRecord, Trace
 from engine.tracefile import to_json

@@ -35,6 +35,7 @@ try:
 except ImportError:  # pragma: no cover - not on this platform: a cut-off run stays `running`, unmarked
     fcntl = None  # type: ignore[assignment]
 
+from debugger.sources.trace_check import TraceFileError, parse_trace
 from debugger.stores.protocol import (
     CUT_OFF,
     ENV_VAR,
@@ -57,7 +58,6 @@ from debugger.stores.rows import (
     summary_row,
     supersteps,
 )
-from debugger.tracecheck import TraceFileError, parse_trace
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import session, sources
+from debugger.sources import runs as sources
+from debugger.views import session
 from debugger.views.sidebar import open_and_show
 
 

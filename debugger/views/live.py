@@ -2,7 +2,7 @@
 step mode, Pause / Step / Continue / Stop, the state at a pause and an edit box.
 
 The run itself is a `debugger.live.LiveRun` kept in the session; this page only reads its snapshots
-(`debugger/live/view.py` turns them into what is shown) and sends it commands from callbacks. The
+(`debugger/model/live_page.py` turns them into what is shown) and sends it commands from callbacks. The
 part that changes while a run goes is a fragment that reruns on its own every `POLL` seconds, so the
 rest of the page does not; a step click reruns only that fragment too.
 """
@@ -15,14 +15,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from debugger import session
+from debugger.diagnostics.replay import Replay
 from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError, start_live_run
-from debugger.live import view as live_view
-from debugger.replay import Replay
+from debugger.model import live_page as live_view
 from debugger.runtimes.targets import TargetError, load_target
-from debugger.session import LoadedRun
-from debugger.sources import Opened
-from debugger.views import widgets
+from debugger.sources.runs import Opened
+from debugger.views import session, widgets
+from debugger.views.session import LoadedRun
 
 POLL = 0.4
 """Seconds between two looks at a running run."""

@@ -9,10 +9,11 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import learn, run_status, session
-from debugger.model import Cursor, RunView
-from debugger.session import LoadedRun
-from debugger.views import findings, widgets
+from debugger.model import learn, run_status
+from debugger.model.run_view import Cursor, RunView
+from debugger.views import analysis_tabs as findings
+from debugger.views import session, widgets
+from debugger.views.session import LoadedRun
 
 DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ changed", "same": "＝ same"}
 

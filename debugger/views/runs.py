@@ -5,9 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from debugger import run_status, session, sources
+from debugger.model import run_status
+from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
+from debugger.views import session
 from debugger.views.sidebar import open_and_show
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import run_status, session, sources, timetravel
-from debugger.session import LoadedRun
-from debugger.views import threads, widgets
+from debugger.model import run_status
+from debugger.sources import forks as timetravel
+from debugger.sources import runs as sources
+from debugger.views import session, widgets
+from debugger.views import thread_panel as threads
+from debugger.views.session import LoadedRun
 from sample_graphs.gallery import SAMPLES
 
 DEFAULT_SAMPLE = "subgraph_trap"
@@ -173,7 +176,7 @@ def render() -> None:
             else:
                 st.caption("No stored runs yet.")
         elif kind == "Checkpointer thread":
-            from debugger.views import checkpointer_threads
+            from debugger.views import checkpointer_form as checkpointer_threads
 
             checkpointer_threads.render(_open)
         else:

@@ -7,9 +7,10 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import run_status, session, timetravel
-from debugger.model import Cursor, RunView
-from debugger.views import panels, widgets
+from debugger.model import run_status
+from debugger.model.run_view import Cursor, RunView
+from debugger.sources import forks as timetravel
+from debugger.views import panels, session, widgets
 
 TIMELINE_COLUMNS = 41
 """A longer run's timeline shows this many supersteps around the current one."""

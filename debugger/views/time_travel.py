@@ -8,10 +8,12 @@ import json
 import pandas as pd
 import streamlit as st
 
-from debugger import run_status, session, sources, timetravel
-from debugger.model import Cursor
-from debugger.session import LoadedRun
-from debugger.views import widgets
+from debugger.model import run_status
+from debugger.model.run_view import Cursor
+from debugger.sources import forks as timetravel
+from debugger.sources import runs as sources
+from debugger.views import session, widgets
+from debugger.views.session import LoadedRun
 
 FORK = session.FORK_RESULT
 
@@ -93,7 +95,7 @@ def render(run: LoadedRun, at: Cursor) -> None:
         widgets.action_error("time-travel")
         return
     if run.source == "thread" and not at.scope.path:
-        from debugger.views import checkpointer_threads
+        from debugger.views import checkpointer_form as checkpointer_threads
 
         checkpointer_threads.render_time_travel(run, at.step)
         return

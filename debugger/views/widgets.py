@@ -12,8 +12,8 @@ from typing import Any
 import graphviz
 import streamlit as st
 
-from debugger import session
-from debugger.present import readable, short
+from debugger.model.present import readable, short
+from debugger.views import session
 
 PREVIEW_CHARS = 4000
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")

@@ -62,7 +62,7 @@ def streamlit_url(tmp_path_factory, e2e_db) -> str:
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "STEPSCOPE_DB": str(e2e_db)}
     log = open(folder / "server.log", "wb")
-    from debugger.launch import streamlit_command
+    from debugger.commands.app_server import streamlit_command
 
     proc = subprocess.Popen(
         streamlit_command(host="127.0.0.1", port=port),  # the flags `stepscope app` uses

@@ -1,6 +1,6 @@
 """The app in a real browser (Debian's chromium via Playwright): what AppTest cannot see.
 
-The graph is laid out by Graphviz on the server (`debugger/views/widgets.py`); `debugger.drawing`
+The graph is laid out by Graphviz on the server (`debugger/views/widgets.py`); `debugger.model.drawing`
 gives each node `id=node_<name>` and the class `stepscope-node <state>`, which come through to the
 SVG as `<g id="node_child" class="node stepscope-node ran">`, so the tests read the highlight from the
 SVG itself: the class, the fill and pen width of the node's shape and the ▶ marker in its label. Keyboard shortcuts,
@@ -130,7 +130,7 @@ def test_gallery_opens_a_sample(app, shot):
 
 
 def test_stored_runs_page_lists_the_runs(app, shot, e2e_db):
-    from debugger import sources
+    from debugger.sources import runs as sources
 
     sources.open_sample("fan_out_search", db=str(e2e_db))  # as `stepscope run` or the sidebar would store it
     page = app.open("/runs", graph=False).page

@@ -208,7 +208,7 @@ def test_plain_words_and_an_empty_input_refused_with_what_the_graph_expects(app)
 
 
 def test_markdown_in_a_stored_run_is_shown_as_text(app, e2e_db):
-    from debugger import sources
+    from debugger.sources import runs as sources
     from debugger.stores.sqlite import RunStore
 
     trace = sources.open_sample("subgraph_trap", store=False).trace

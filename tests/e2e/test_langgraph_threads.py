@@ -34,7 +34,7 @@ APP = textwrap.dedent("""
 
 
 def test_answering_an_interrupt_continues_the_thread(app, shot, e2e_db, tmp_path):
-    from debugger.langgraph_recorder.runs import run_graph
+    from debugger.runtimes.langgraph.recorder.runs import run_graph
     from debugger.runtimes.targets import load_target
     from debugger.stores.sqlite import RunStore
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from debugger.present import explain_call
-from debugger.replay import Replay
+from debugger.diagnostics.replay import Replay
+from debugger.model.present import explain_call
 from debugger.runtimes.langgraphjs import record_js_app
-from debugger.tracecheck import parse_trace
+from debugger.sources.trace_check import parse_trace
 from engine.codec import decode
 from engine.tracefile import to_json
 

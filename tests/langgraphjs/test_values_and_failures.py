@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from debugger.diagnostics import diagnose_trace
-from debugger.recording import record_run
 from debugger.runtimes.langgraphjs import JSAppError, record_js_app
 from debugger.runtimes.langgraphjs.process import NodeRun
 from debugger.runtimes.langgraphjs.reader import EventReader
-from debugger.tracecheck import parse_trace
+from debugger.sources.recording import record_run
+from debugger.sources.trace_check import parse_trace
 from engine.codec import JS_UNDEFINED, Recorded, decode
 from engine.tracefile import to_json
 from sample_graphs import refund_concurrent_update, subgraph_trap

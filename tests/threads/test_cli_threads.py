@@ -85,11 +85,11 @@ def test_mistakes_are_named(production, capsys):
 def test_the_app_opens_a_thread_named_by_its_address(production, monkeypatch, tmp_path):
     """`stepscope app my_app.py:graph --checkpointer URL --thread ID` passes the URL in the environment
     and the thread in the address; the opened thread is kept in the run store, so a link reopens it."""
-    from debugger import sources
-    from debugger.launch import launch
-    from debugger.sources import open_for_app
+    from debugger.commands.app_server import launch
+    from debugger.runtimes.langgraph.threads.open import CHECKPOINTER_ENV
+    from debugger.sources import runs as sources
+    from debugger.sources.runs import open_for_app
     from debugger.stores.opening import open_store
-    from debugger.threads.open import CHECKPOINTER_ENV
 
     db, app = production
     calls = {}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from apps import SCENARIOS, drive, interrupt_graph
 
-from debugger.replay import Replay
-from debugger.threads.fork import fork_thread
-from debugger.threads.open import App
-from debugger.threads.savers import CheckpointerError, open_checkpointer
+from debugger.diagnostics.replay import Replay
+from debugger.runtimes.langgraph.threads.fork import fork_thread
+from debugger.runtimes.langgraph.threads.open import App
+from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
 
 pytestmark = pytest.mark.slow  # starts PostgreSQL and runs real langgraph apps: `make test`, not `make check`
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from debugger.sources import record
+from debugger.sources.runs import record
 from debugger.stores.opening import open_store
 from debugger.stores.postgres import VERSION, PostgresRunStore, RunExistsError
 from debugger.stores.protocol import StoreError
@@ -120,7 +120,7 @@ def test_a_server_that_is_not_there_gets_a_clear_message(pg_server):
 WRITER = """
 import sys
 from debugger.stores.opening import open_store
-from debugger.sources import record
+from debugger.sources.runs import record
 from sample_graphs import gallery
 
 url, host, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])

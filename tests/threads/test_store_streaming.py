@@ -17,8 +17,8 @@ from typing import Annotated, TypedDict
 import psycopg
 import pytest
 
-from debugger.recording import StoreSink
-from debugger.replay import Replay
+from debugger.diagnostics.replay import Replay
+from debugger.sources.recording import StoreSink
 from debugger.stores.opening import open_store
 from debugger.stores.postgres import CUT_OFF, PostgresRunStore
 from debugger.stores.protocol import StoreError
@@ -185,7 +185,7 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
     (those stored before too) and the message says what failed; started again, the server holds the
     steps written before it stopped, as a run that was cut off."""
     from debugger import cli as cli_module
-    from debugger.tracecheck import read_trace_file
+    from debugger.sources.trace_check import read_trace_file
 
     url = pg_server.create_database("going_away")
     stop = pg_server.pause()
@@ -239,7 +239,7 @@ def test_a_run_stopped_after_the_database_failed_keeps_each_step_once_and_counts
     (stored, kept in memory, and the one running when it stopped), and the message counts them all."""
     import time as clock
 
-    from debugger.recording import record_run
+    from debugger.sources.recording import record_run
 
     class FailsAfterThree(RunStore):
         calls = 0
@@ -274,7 +274,7 @@ def test_the_app_opens_and_lists_a_cut_off_postgres_run(pg_url, monkeypatch):
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
-    from debugger.sources import record
+    from debugger.sources.runs import record
     from sample_graphs import gallery
 
     module = gallery.load_sample("fan_out_search")

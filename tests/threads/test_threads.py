@@ -11,10 +11,10 @@ import pytest
 from apps import SCENARIOS, interrupt_app
 
 from debugger.diagnostics import diagnose
-from debugger.langgraph_recorder import recording
-from debugger.replay import Replay
-from debugger.threads.rebuild import read_thread
-from debugger.threads.savers import CheckpointerError, open_checkpointer
+from debugger.diagnostics.replay import Replay
+from debugger.runtimes.langgraph.recorder import recording
+from debugger.runtimes.langgraph.threads.rebuild import read_thread
+from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
 from engine.codec import encode
 from engine.trace import RunRecord, Trace
 from engine.tracefile import from_json, to_json

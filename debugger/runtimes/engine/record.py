@@ -1,6 +1,6 @@
 """The engine runtime (`debugger.runtimes.runtime.Runtime` over StepScope's `engine/`).
 
-Its runs are recorded by `debugger.recording.record_run` (the engine's `Recorder` hook on a worker
+Its runs are recorded by `debugger.sources.recording.record_run` (the engine's `Recorder` hook on a worker
 thread, so Ctrl-C and a time limit stop the wait and keep what was recorded); with a sink, every
 superstep is stored as it commits. It has no checkpointer threads of the user's: the thread options
 of `stepscope run` are refused by name.
@@ -12,9 +12,9 @@ import copy
 import dataclasses
 from typing import Any
 
-from debugger.recording import record_run
 from debugger.runtimes.engine.live import EngineDrivenRun
 from debugger.runtimes.runtime import NO_RESUME, Recorded, TargetError
+from debugger.sources.recording import record_run
 from engine import Command, CompiledStateGraph, InMemorySaver
 from engine.trace import Recorder, Trace, takes_config
 

@@ -1,5 +1,5 @@
 """langgraph itself as a runtime: a real langgraph compiled graph runs on langgraph, and StepScope records
-it by watching that run (`debugger/langgraph_recorder/`). Importing this does not import langgraph."""
+it by watching that run (`debugger/runtimes/langgraph/recorder/`). Importing this does not import langgraph."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ loop of the run's thread. Each segment gets what is left of the user's recursion
 
 The run needs a checkpointer to stop and go on: the app's own one (on a fresh thread id, so no thread
 of the user's is touched), or, for a graph compiled without one, a fresh `InMemorySaver` on a copy of
-the graph. The langgraph recorder (`debugger/langgraph_recorder/`) records every segment as a run of
+the graph. The langgraph recorder (`debugger/runtimes/langgraph/recorder/`) records every segment as a run of
 its own; `trace()` joins them into one (a resumed segment's first step only reloads the checkpoint
 the previous one ended on, so it is left out), which is what is stored at the end.
 """
@@ -26,12 +26,6 @@ import copy
 import uuid
 from typing import Any, Sequence
 
-from debugger.langgraph_recorder import probe
-from debugger.langgraph_recorder.names import state_keys
-from debugger.langgraph_recorder.patches import install
-from debugger.langgraph_recorder.record import Session
-from debugger.langgraph_recorder.runs import checkpointer_of, has_async_nodes
-from debugger.langgraph_recorder.superstep import UnrecordableChannel, check_recordable, reducer_name_of
 from debugger.runtimes.driven import (
     NO_ANSWER,
     Boundary,
@@ -43,6 +37,12 @@ from debugger.runtimes.driven import (
     Upcoming,
     node_names,
 )
+from debugger.runtimes.langgraph.recorder import probe
+from debugger.runtimes.langgraph.recorder.names import state_keys
+from debugger.runtimes.langgraph.recorder.patches import install
+from debugger.runtimes.langgraph.recorder.record import Session
+from debugger.runtimes.langgraph.recorder.runs import checkpointer_of, has_async_nodes
+from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel, check_recordable, reducer_name_of
 from engine.codec import encode, encode_error
 from engine.trace import StepRecord, Trace, join_segments, update_step
 

@@ -1,6 +1,6 @@
 """The langgraph runtime (`debugger.runtimes.runtime.Runtime` over langgraph's own `invoke`).
 
-A run is `debugger.langgraph_recorder.runs.run_graph`: langgraph runs the graph, the recorder's
+A run is `debugger.runtimes.langgraph.recorder.runs.run_graph`: langgraph runs the graph, the recorder's
 patches watch it. Runs live on checkpointer threads: a graph with a checkpointer and no thread gets a
 fresh one, `resume=` answers the thread's interrupt, an `InMemorySaver` thread is kept in a file
 beside the run database between processes. With a time limit the run goes on a worker thread and
@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from debugger.langgraph_recorder.names import is_langgraph_graph
-from debugger.langgraph_recorder.probe import UnsupportedLangGraph
-from debugger.langgraph_recorder.runs import RunResult, checkpointer_of, run_graph, run_in_background
-from debugger.langgraph_recorder.static_view import StaticViewError, static_view
-from debugger.langgraph_recorder.superstep import UnrecordableChannel
-from debugger.langgraph_recorder.threads import ThreadFileError
 from debugger.runtimes.langgraph.live import LangGraphDrivenRun
+from debugger.runtimes.langgraph.recorder.names import is_langgraph_graph
+from debugger.runtimes.langgraph.recorder.probe import UnsupportedLangGraph
+from debugger.runtimes.langgraph.recorder.runs import RunResult, checkpointer_of, run_graph, run_in_background
+from debugger.runtimes.langgraph.recorder.static_view import StaticViewError, static_view
+from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
+from debugger.runtimes.langgraph.recorder.thread_files import ThreadFileError
+from debugger.runtimes.langgraph.threads.fork import ForkResult, fork_thread
+from debugger.runtimes.langgraph.threads.rebuild import read_thread
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError, TargetError
 from debugger.stores.opening import local_db_path
-from debugger.threads.fork import ForkResult, fork_thread
-from debugger.threads.rebuild import read_thread
 from engine.trace import Trace
 
 
@@ -118,7 +118,7 @@ class LangGraphRuntime:
     def read_thread(
         self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
     ) -> Trace:
-        """The thread's checkpoints replayed through langgraph's `apply_writes` (`debugger/threads/rebuild.py`)."""
+        """The thread's checkpoints replayed through langgraph's `apply_writes` (`threads/rebuild.py` here)."""
         return read_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
 
     def fork_thread(
@@ -133,7 +133,7 @@ class LangGraphRuntime:
         resume: Any = None,
         local: Any = None,
     ) -> ForkResult:
-        """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`debugger/threads/fork.py`)."""
+        """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`threads/fork.py` here)."""
         return fork_thread(
             url, thread_id, app, checkpoint_id, values=values, as_node=as_node, resume=resume, local=local
         )

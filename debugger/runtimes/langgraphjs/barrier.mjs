@@ -1,6 +1,6 @@
 // One channel's `update`, a write at a time: LangGraph.js's own update runs, and each write it folds is
 // reported as one reducer call (value before, the write, value after, or the channel's own error), in the
-// order the channel folds them. Mirrors debugger/langgraph_recorder/superstep.py for Python langgraph.
+// order the channel folds them. Mirrors debugger/runtimes/langgraph/recorder/superstep.py for Python langgraph.
 
 import { MISSING } from "./codec.mjs";
 

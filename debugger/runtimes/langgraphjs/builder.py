@@ -2,7 +2,7 @@
 
 `RunRecordBuilder` is the one place JavaScript events become `engine.records` (the unified trace writer
 replaces or absorbs this module; nothing else builds records for LangGraph.js). It follows the conventions
-of `debugger.langgraph_recorder.superstep.RunBuilder` for Python langgraph: step -1 is the input, step 0
+of `debugger.runtimes.langgraph.recorder.superstep.RunBuilder` for Python langgraph: step -1 is the input, step 0
 the `__start__` task, task inputs are `{"$view": keys}` when they are the recorded state, reducer calls
 carry deltas (`before` against the channel's last recorded value, `after` against `before`), a return
 equal to its writes is `{"$type": "same_as_writes"}`. The recorder in node computes those deltas and the

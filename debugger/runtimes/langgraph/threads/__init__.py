@@ -3,7 +3,7 @@
     savers.py    open a SQLite file or a postgresql:// URL read-only; list threads; read a thread's checkpoints
     rebuild.py   a thread's checkpoints, namespace by namespace, into an `engine.trace.Trace`: each stored step
                  applied again with langgraph's `apply_writes`, recorded by the live recorder's builder
-                 (`debugger/langgraph_recorder/superstep.py`), checked against the next checkpoint
+                 (`debugger/runtimes/langgraph/recorder/superstep.py`), checked against the next checkpoint
     message_ids.py  the message ids `add_messages` made up during the run, taken back from the checkpoint
     fork.py      time travel from a stored checkpoint, on a local copy (never the app's checkpointer)
     open.py      what the commands and the app's sources call: load the app's graph, open a thread, fork one

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
-from debugger.threads.open import CHECKPOINTER_ENV
+from debugger.runtimes.langgraph.threads.open import CHECKPOINTER_ENV
 
 APP = Path(__file__).resolve().parent / "app.py"
 

@@ -12,16 +12,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.recording import app_run_timeout
+from debugger.runtimes.langgraph.threads import open as threads
+from debugger.runtimes.langgraph.threads.savers import CheckpointerError, ThreadSummary
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import NO_RESUME
 from debugger.runtimes.targets import TargetError, load_target
+from debugger.sources.forks import origin_target
+from debugger.sources.recording import app_run_timeout
+from debugger.sources.trace_check import parse_trace
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
-from debugger.threads import open as threads
-from debugger.threads.savers import CheckpointerError, ThreadSummary
-from debugger.timetravel import origin_target
-from debugger.tracecheck import parse_trace
 from engine.codec import decode
 from engine.trace import Trace
 from engine.tracefile import TraceFileError
@@ -278,7 +278,7 @@ def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
     return Opened(trace, "upload", trace.run_id, None, "", trace.target or filename)
 
 
-# ---- checkpointer threads (`debugger/threads/`) -------------------------------------------------------
+# ---- checkpointer threads (`debugger/runtimes/langgraph/threads/`) ----------------------------------------------
 
 
 def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str | None = None) -> Opened:

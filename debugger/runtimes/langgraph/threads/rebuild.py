@@ -9,7 +9,7 @@ C, its child), the step that led from C to the child is rebuilt with the app's g
 2. the tasks are planned again with langgraph's `prepare_next_tasks` on C (task ids are derived from
    the checkpoint id, so they match the stored writes), and each gets its stored writes;
 3. the writes are applied with langgraph's own `apply_writes`, each state key watched as the live
-   recorder watches it (`debugger/langgraph_recorder`: `_ObservedChannels`, `observe_update`), so
+   recorder watches it (`debugger/runtimes/langgraph/recorder`: `_ObservedChannels`, `observe_update`), so
    every reducer call has its value before and after; the result is committed as the child's stored
    values, and the trace writer (`engine/trace_writer.py`, as for a run recorded live) records any
    state key whose stored value differs from what the calls gave as a mismatch
@@ -30,9 +30,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.langgraph_recorder.names import DEFAULT_NAME, describe, state_keys
-from debugger.langgraph_recorder.probe import _ObservedChannels
-from debugger.langgraph_recorder.superstep import _get, call_sink, commit, plan_task, writes_by_channel
+from debugger.runtimes.langgraph.recorder.names import DEFAULT_NAME, describe, state_keys
+from debugger.runtimes.langgraph.recorder.probe import _ObservedChannels
+from debugger.runtimes.langgraph.recorder.superstep import _get, call_sink, commit, plan_task, writes_by_channel
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
 from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config

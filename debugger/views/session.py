@@ -13,8 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-from debugger.model import Cursor, Scope, TraceView
-from debugger.sources import Opened
+from debugger.model.run_view import Cursor, Scope, TraceView
+from debugger.sources.runs import Opened
 
 RUN = "stepscope_run"
 STEP_PAGE = "stepscope_step_page"

@@ -4,7 +4,7 @@
 
 - a graph with a checkpointer and no thread gets a fresh thread id (`RunResult.new_thread`);
 - `resume=` continues an interrupted thread with `Command(resume=value)`;
-- a graph compiled with `InMemorySaver` gets its thread back from the file `threads.py` saved after
+- a graph compiled with `InMemorySaver` gets its thread back from the file `thread_files.py` saved after
   the previous run, in whatever process that was, and saves it again afterwards;
 - `context=` (a dict) becomes the graph's `context_schema` object;
 - the Trace is stored (`db`), named after the target, with its thread id, so the runs of one thread
@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debugger.recording import RUN_TIMEOUT_ENV, frozen_copy
 from debugger.runtimes.runtime import NO_RESUME, RunSetupError
+from debugger.sources.recording import RUN_TIMEOUT_ENV, frozen_copy
 from debugger.stores.opening import local_db_path
 from engine.trace import Trace, mark_ended, stepscope_error
 
-from . import probe, threads
+from . import probe, thread_files
 from .names import state_keys
 from .patches import install
 from .record import Session, _store
@@ -155,12 +155,12 @@ def run_graph(
     if context is not None:
         kwargs["context"] = build_context(graph, context)
     thread_path = None
-    if keep_thread and saver is not None and threads.is_in_memory(saver) and thread:
+    if keep_thread and saver is not None and thread_files.is_in_memory(saver) and thread:
         store_path = _default_db_path(db_path)
-        thread_path = threads.thread_file(store_path, target, str(thread))
+        thread_path = thread_files.thread_file(store_path, target, str(thread))
         try:
-            threads.restore_thread(saver, str(thread), thread_path)
-        except threads.ThreadFileError as exc:
+            thread_files.restore_thread(saver, str(thread), thread_path)
+        except thread_files.ThreadFileError as exc:
             raise RunSetupError(str(exc)) from None
     install()
     session = session or Session(target=target, store=_store(db))
@@ -181,7 +181,7 @@ def run_graph(
     if not session.traces:
         session.failed_before_start(graph, graph_input, config, error or RuntimeError("the run never started"))
     if thread_path is not None:
-        threads.save_thread(saver, str(thread), thread_path)
+        thread_files.save_thread(saver, str(thread), thread_path)
     return RunResult(session.traces[-1], output, error, str(thread or ""), new_thread, before_start)
 
 

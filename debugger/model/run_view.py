@@ -2,7 +2,7 @@
 
 One analysis per run: `debugger.diagnostics.facts.RunFacts` indexes a recorded run (its steps, the
 state each started from, why each task ran, who wrote what, repeated items with their provenance) over
-one `debugger.replay.Replay`; `stepscope diagnose` and the app both read it, and the app's findings
+one `debugger.diagnostics.replay.Replay`; `stepscope diagnose` and the app both read it, and the app's findings
 and Errors tab are `debugger.diagnostics.diagnose`'s findings, word for word.
 
 `RunView` wraps one recorded run (the root run of a Trace, or a subgraph's run nested in a task) and
@@ -20,10 +20,10 @@ from typing import Any
 
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
-from debugger.drawing import Highlight, to_dot
-from debugger.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
-from debugger.present import explain_call
-from debugger.replay import Origin
+from debugger.diagnostics.replay import Origin
+from debugger.model.drawing import Highlight, to_dot
+from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
+from debugger.model.present import explain_call
 from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -432,7 +432,7 @@ class RunView:
         return reports[0] if reports else None
 
     def errors(self, step: int) -> list[ErrorReport]:
-        """What went wrong in `step`, in words (`debugger.failures`: diagnose's words where it has them)."""
+        """What went wrong in `step`, in words (`debugger.model.failures`: diagnose's words where it has them)."""
         return step_errors(self, step)
 
     # ---- subgraphs --------------------------------------------------------------------------------

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import session, sources
-from debugger.session import LoadedRun
-from debugger.threads.open import checkpointer_url
-from debugger.views import widgets
+from debugger.runtimes.langgraph.threads.open import checkpointer_url
+from debugger.sources import runs as sources
+from debugger.views import session, widgets
+from debugger.views.session import LoadedRun
 
 
 def _on_list() -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from debugger.replay import repeated_items
-from debugger.values import MESSAGE_REDUCERS, short
+from debugger.diagnostics.replay import repeated_items
+from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
 from engine.codec import MISSING_ENCODED, TYPE
 from engine.trace import ReducerCallRecord
 

@@ -1,6 +1,6 @@
 """Recording langgraph runs from the user's own code: a wrapper and a context manager.
 
-    from debugger.langgraph_recorder import record, recording
+    from debugger.runtimes.langgraph.recorder import record, recording
 
     graph = record(build_graph(), db="runs.sqlite3")   # every invoke/ainvoke/stream/astream is stored
     graph.invoke({"messages": [...]}, config)

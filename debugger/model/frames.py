@@ -1,6 +1,6 @@
 """A Trace as pandas DataFrames: tasks, writes, reducer calls and channel versions, one row each.
 
-For analysis in a notebook (`from debugger.frames import tasks_frame`); the app builds its own
+For analysis in a notebook (`from debugger.model.frames import tasks_frame`); the app builds its own
 tables from the view-model. Values are shown as short previews (`present.short`); the encoded values
 stay in the Trace.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from debugger.present import short
-from debugger.replay import Replay
+from debugger.diagnostics.replay import Replay
+from debugger.model.present import short
 from engine.trace import RunRecord
 
 

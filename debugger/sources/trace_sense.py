@@ -1,4 +1,4 @@
-"""Does a trace that fits the schema add up? The last gate of `debugger.tracecheck`.
+"""Does a trace that fits the schema add up? The last gate of `debugger.sources.trace_check`.
 
 The schema checks each field alone; a crafted or damaged file can still fit it and describe a run
 that cannot have happened, and every view would then show it as if it had (`diagnose` would even

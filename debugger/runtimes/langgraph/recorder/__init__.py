@@ -8,7 +8,7 @@ Modules: `patches.py` (the hooks in langgraph's loop), `probe.py` (what they rec
 task), `superstep.py` (langgraph's tasks, merge and commit as the trace writer takes them, one write
 at a time), `names.py` (describing a langgraph graph), `record.py` (sessions and the one-liner),
 `runs.py` (a recorded run on a thread, as the langgraph runtime starts it: `debugger/runtimes/langgraph/`),
-`threads.py` (InMemorySaver threads kept on disk), `static_view.py` (the structure the checks before
+`thread_files.py` (InMemorySaver threads kept on disk), `static_view.py` (the structure the checks before
 running read).
 Importing this package does not import langgraph; recording does.
 """

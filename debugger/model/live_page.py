@@ -9,11 +9,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from debugger.drawing import Highlight, digraph, dot_node_id
-from debugger.failures import cut_short, is_stopped
+from debugger.diagnostics.replay import Replay
 from debugger.live.status import Breakpoints, LiveSnapshot
-from debugger.present import short
-from debugger.replay import Replay
+from debugger.model.drawing import Highlight, digraph, dot_node_id
+from debugger.model.failures import cut_short, is_stopped
+from debugger.model.present import short
 from engine.draw import DrawableGraph
 from engine.trace import StepRecord, Trace
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from debugger.model import RunView
+    from debugger.model.run_view import RunView
 
 
 @dataclass(frozen=True)

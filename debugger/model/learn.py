@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from debugger.model import MergeCall, RunView
-from debugger.present import short
+from debugger.model.present import short
+from debugger.model.run_view import MergeCall, RunView
 from engine.codec import decode
 
 

@@ -1,6 +1,6 @@
 """Encoded values (`engine.codec`) as one line of text: what the analysis, the presenters, the CLI and
 the app all show of a value. Below both the analysis (`debugger.diagnostics`) and the presentation
-(`debugger.present`), so neither imports the other for it. No Streamlit, no I/O."""
+(`debugger.model.present`), so neither imports the other for it. No Streamlit, no I/O."""
 
 from __future__ import annotations
 

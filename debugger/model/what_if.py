@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from debugger.diagnostics.order import candidate_orders, reducer_for
-from debugger.model import RunView
-from debugger.replay import Refold, channel_calls, refold
+from debugger.diagnostics.replay import Refold, channel_calls, refold
+from debugger.model.run_view import RunView
 
 PLAIN = ("LastValue", "AnyValue", "EphemeralValue")
 

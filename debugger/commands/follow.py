@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from debugger.failures import is_stopped
 from debugger.live.controller import LiveRun, LiveRunError, start_live_run
 from debugger.live.status import LiveSnapshot
-from debugger.present import interrupt_line, short
+from debugger.model.failures import is_stopped
+from debugger.model.present import interrupt_line, short
 from engine.codec import encode
 from engine.trace import StepRecord
 from engine.tracefile import to_json

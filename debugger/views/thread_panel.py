@@ -8,11 +8,13 @@ import json
 
 import streamlit as st
 
-from debugger import run_status, session, sources
-from debugger.recording import app_run_timeout
+from debugger.model import run_status
 from debugger.runtimes.registry import runtime_of_trace
-from debugger.session import LoadedRun
+from debugger.sources import runs as sources
+from debugger.sources.recording import app_run_timeout
 from debugger.stores.opening import thread_runs
+from debugger.views import session
+from debugger.views.session import LoadedRun
 
 
 def _answer(run: LoadedRun) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from debugger import session, whatif
 from debugger.diagnostics import Finding
-from debugger.model import Cursor, RunView, Scope
-from debugger.session import LoadedRun
-from debugger.views import widgets
+from debugger.model import what_if as whatif
+from debugger.model.run_view import Cursor, RunView, Scope
+from debugger.views import session, widgets
+from debugger.views.session import LoadedRun
 
 SEVERITY_ICONS = {"error": "🛑", "warning": "⚠️", "info": "ℹ️"}
 

@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from debugger.recording import app_run_timeout
-from debugger.replay import Replay
+from debugger.diagnostics.replay import Replay
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import RunSetupError
+from debugger.sources.recording import app_run_timeout
 from engine.codec import decode
 from engine.trace import Trace, with_fork_step
 

@@ -1,0 +1,14 @@
+"""The pure view-model: everything a page or the CLI shows of a run, computed from a Trace and its
+analysis (`debugger.diagnostics`), with no Streamlit and no I/O.
+
+    run_view.py     `TraceView`/`RunView`: a run's steps, cursor, merges, diffs, triggers, findings
+    step_summary.py the plain-words summary of one superstep (what ran, why, what was lost)
+    present.py      one sentence per reducer call, readable values
+    drawing.py      the step drawing (graphviz) with one moment highlighted
+    live_page.py    what the Live run page shows of a `LiveSnapshot`
+    learn.py        learn mode: predict a merge before it is revealed
+    what_if.py      re-fold a step's writes in another order or without one
+    failures.py     what went wrong in a step, in plain words, with the fixes
+    run_status.py   how a run's status reads, everywhere
+    frames.py       a Trace as pandas DataFrames, for notebooks
+"""
