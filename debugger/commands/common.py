@@ -6,13 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from debugger.commands.terminal import one_line
 from debugger.runtimes.langgraph.threads.open import thread_from_options
-from debugger.runtimes.runtime import NO_RESUME, RunSetupError
+from debugger.runtimes.runtime import NO_RESUME, RunRequest, RunSetupError
 from debugger.runtimes.targets import LoadedTarget
 from debugger.sources.runs import answer_value
 
@@ -80,17 +79,6 @@ THREAD_OPTIONS = ("config", "thread", "context", "resume")
 """The run options for runtimes whose runs live on checkpointer threads (`Runtime.check_run_options`)."""
 
 
-@dataclass
-class RunRequest:
-    """What `stepscope run` and `diagnose` were asked to run: the input and config, and the thread options."""
-
-    graph_input: Any
-    config: dict[str, Any]
-    context: Any = None
-    thread: str | None = None
-    resume: Any = NO_RESUME
-
-
 def run_request(args: argparse.Namespace, loaded: LoadedTarget) -> RunRequest:
     """The run the options ask for, on the target's defaults (`example_input`, `example_config`); thread
     options the target's runtime does not take are refused by name first."""
@@ -106,9 +94,11 @@ def run_request(args: argparse.Namespace, loaded: LoadedTarget) -> RunRequest:
     graph_input = read_json_option(args.input, "--input")
     resume = getattr(args, "resume", None)
     return RunRequest(
+        loaded.graph,
         loaded.example_input if graph_input is None else graph_input,
         config,
-        read_json_option(getattr(args, "context", None), "--context"),
-        getattr(args, "thread", None),
-        NO_RESUME if resume is None else answer_value(resume),
+        args.target,
+        thread=getattr(args, "thread", None),
+        resume=NO_RESUME if resume is None else answer_value(resume),
+        context=read_json_option(getattr(args, "context", None), "--context"),
     )

@@ -10,6 +10,7 @@ import argparse
 import copy
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,17 +110,7 @@ def _graph_subject(args: argparse.Namespace, loaded: LoadedTarget) -> tuple[str,
         return f"graph {args.target}", view, None
     request = run_request(args, loaded)
     graph_input = request.graph_input if args.input is not None else _copied(loaded.example_input)
-    recorded = loaded.runtime.record(
-        loaded.graph,
-        graph_input,
-        request.config,
-        target=args.target,
-        thread=request.thread,
-        resume=request.resume,
-        context=request.context,
-        timeout=timeout_from(None),
-        db=args.db,
-    )
+    recorded = loaded.runtime.record(replace(request, graph_input=graph_input, timeout=timeout_from(None), db=args.db))
     if recorded.before_start:
         raise RunFailedBeforeStart(
             f"{args.target}: the run failed before its first superstep, so there is nothing "

@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from debugger.commands.common import RunRequest, add_command, run_request, table
+from debugger.commands.common import add_command, run_request, table
 from debugger.commands.follow import follow
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.model.present import interrupt_line, short
-from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError, Runtime
+from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError, Runtime
 from debugger.runtimes.targets import LoadedTarget, load_target
 from debugger.sources.recording import StoreSink, timeout_from
 from debugger.stores.opening import open_store
@@ -92,18 +93,7 @@ def command(args: argparse.Namespace) -> int:
     rows: list[list[str]] = []
     # with --out, the stored steps are kept too: the file gets the whole run even if the database goes away
     sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)), keep_stored=bool(args.out))
-    recorded = loaded.runtime.record(
-        loaded.graph,
-        request.graph_input,
-        request.config,
-        target=args.target,
-        thread=request.thread,
-        resume=request.resume,
-        context=request.context,
-        timeout=timeout,
-        sink=sink,
-        db=args.db,
-    )
+    recorded = loaded.runtime.record(replace(request, timeout=timeout, sink=sink, db=args.db))
     kept = _write_out(args.out, sink, recorded.trace)
     return _report(args, loaded.runtime, recorded, sink, rows, kept)
 

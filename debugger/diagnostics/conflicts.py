@@ -34,6 +34,8 @@ def concurrent_updates(facts: RunFacts) -> list[Finding]:
 
 
 def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: str) -> Finding:
+    """Long because it words one finding whole (the writers, why they ran together, echoes of a subgraph or a
+    whole state, the fixes), which reads better in one place."""
     overwrite = "Overwrite" in message
     if overwrite:
         calls = [c for c in calls if isinstance(c.write, dict) and c.write.get(TYPE) == "Overwrite"] or calls

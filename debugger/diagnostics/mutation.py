@@ -58,6 +58,8 @@ def _changed(prior: Any, new: Any) -> bool:
 def _finding(
     facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: Any = None, after: Any = None
 ) -> Finding:
+    """Long because it words one finding whole (the suspects, what changed, how a reducer could be the cause,
+    the fix), which reads better in one place."""
     tasks = [t for t in facts.tasks(step) if t.name not in INPUT_WRITERS]
     suspects = [t.name for t in tasks if key in facts.input_keys(t)] or [t.name for t in tasks]
     if call is not None and call.writer_name in suspects:

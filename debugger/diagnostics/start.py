@@ -33,6 +33,8 @@ from .findings import Finding
 
 
 def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
+    """Long because each kind of start value (none, a default that raises, a type without a constructor) gets
+    its own finding worded in full."""
     found = []
     annotations = _annotations(builder)
     for key, channel in builder.channels.items():

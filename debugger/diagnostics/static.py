@@ -104,6 +104,8 @@ def _parallel_plain_keys(
     subgraphs: dict[str, Any],
     scope: tuple[str, ...],
 ) -> list[Finding]:
+    """Long because it words one finding whole (why the nodes run together, how each writes, the fixes in order
+    of fit), which reads better in one place than spread over helpers."""
     found = []
     for key, channel in builder.channels.items():
         if type(channel) is not LastValue:

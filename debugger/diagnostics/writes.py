@@ -137,6 +137,8 @@ def _echoes(facts: RunFacts, step: int, call: Any, start: Any) -> bool:
 def _repeated(
     facts: RunFacts, step: int, call: Any, start: list[Any], before: list[Any], after: list[Any], subgraph: bool
 ) -> Finding:
+    """Long because it words one finding whole (the items written twice, where each came from, the fixes),
+    which reads better in one place."""
     key, node, reducer = call.channel, call.writer_name, call.reducer
     evidence = [
         {

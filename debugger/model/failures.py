@@ -53,7 +53,10 @@ def cut_short(task: Any) -> bool:
 
 
 def step_errors(view: RunView, step: int) -> list[ErrorReport]:
-    """What went wrong in `step`: diagnose's error findings there, else the raw failure in words."""
+    """What went wrong in `step`: diagnose's error findings there, else the raw failure in words.
+
+    Long because it tells each kind of failure (a refused write, a node that raised, the recursion limit, an
+    interrupt) in its own words, in one place."""
     record = view.by_step.get(step)
     if record is None:
         return []

@@ -27,8 +27,7 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   and the app shows the thread's runs as the turns of a conversation.
 - `check_run_options(given, target)`: raise `TargetError` naming any of the thread options in
   `given` (`--config`, `--thread`, `--context`, `--resume`) this runtime does not take.
-- `record(graph, graph_input, config, *, target, thread, resume, context, timeout, sink, db,
-  keep_thread) -> Recorded`: THE record path (`stepscope run`, `stepscope diagnose`, the app's sources,
+- `record(request: RunRequest) -> Recorded`: THE record path (`stepscope run`, `stepscope diagnose`, the app's sources,
   time travel). It runs the graph to its end, however it ends: the run's own failure is in the
   returned trace and `Recorded.error`, never raised. It raises `RunSetupError` only for a run that
   cannot be set up as asked. `timeout` seconds (None: no limit) ends the wait with the trace
@@ -50,8 +49,8 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
 - checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
   `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target) -> Trace` a thread of the
   app's checkpointer (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace
-  with the app's graph, up to `checkpoint_id` (default: the newest); `fork_thread(url, thread_id, app,
-  checkpoint_id, *, values, as_node, resume, local) -> debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
+  with the app's graph, up to `checkpoint_id` (default: the newest); `fork_thread(fork: ThreadFork) ->
+  debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
   from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
   `debugger.runtimes.langgraph.threads.open.App`.
 - `drive(graph, graph_input, config, *, target, hooks=None) -> DrivenRun`: a run the live controller
@@ -84,6 +83,52 @@ class TargetError(Exception):
 class RunSetupError(Exception):
     """A run that cannot be set up as asked (a bad --context, a thread file that cannot be read, --resume
     without a thread); the message says what to give instead."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One run a runtime is asked to record (`Runtime.record`): the graph and its input, and how the run
+    goes. Build one, then `dataclasses.replace` what differs (a sink, a timeout)."""
+
+    graph: Any
+    """The compiled graph, of the runtime the request goes to."""
+    graph_input: Any
+    config: dict[str, Any] | None
+    target: str
+    """What was run, as the user named it (the run is stored under it)."""
+    thread: str | None = None
+    """The checkpointer thread to run on (runtimes with threads; None: a fresh one when the graph has a saver)."""
+    resume: Any = NO_RESUME
+    """The answer to the interrupt the thread stopped at (`NO_RESUME`: none; None is an answer)."""
+    context: Any = None
+    """The run's context (langgraph's `context=`)."""
+    timeout: float | None = None
+    """Seconds to wait for the run (None: no limit); past it the run ends `timeout`, recorded so far."""
+    sink: Any = None
+    """Where the run is stored as it goes (`debugger.sources.recording.StoreSink`), or None."""
+    db: str | None = None
+    """The run database the user named (a runtime keeps files beside it, e.g. in-memory threads)."""
+    keep_thread: bool = True
+    """False for throwaway runs (time travel's copies): no thread file is kept."""
+
+
+@dataclass(frozen=True)
+class ThreadFork:
+    """Time travel on a checkpointer thread (`Runtime.fork_thread`): from which checkpoint, with what."""
+
+    url: str
+    """The app's checkpointer (a SQLite file or a postgresql:// URL), read only."""
+    thread_id: str
+    app: Any
+    """The app whose graph runs the fork (`debugger.runtimes.langgraph.threads.open.App`)."""
+    checkpoint_id: str
+    values: Any = None
+    """An edit applied as `as_node` at the checkpoint before running on, or None."""
+    as_node: str | None = None
+    resume: Any = None
+    """The answer to the interrupt the checkpoint waits at, or None."""
+    local: Any = None
+    """The local copy's file (None: a fresh one beside the run store)."""
 
 
 @dataclass
@@ -125,6 +170,22 @@ class LoadedTarget:
     """The runtime the graph runs on, picked once here."""
 
 
+class PythonApps:
+    """What every runtime of Python apps shares: its graphs are Python objects, found by importing the
+    module a target names (`targets.load_target`), never loaded by the runtime itself."""
+
+    language = "python"
+    title = "Python"
+
+    def loads(self, spec: str) -> bool:
+        """False: `targets.load_target` imports the module and asks each runtime to `claims` its graph."""
+        return False
+
+    def load(self, spec: str) -> LoadedTarget:
+        """Never called (`loads` is False)."""
+        raise TargetError(f"{spec}: {self.title} graphs are loaded by importing their Python module.")
+
+
 class Runtime(Protocol):
     """One runtime behind the debugger (see the module docstring for what each member must do)."""
 
@@ -154,21 +215,7 @@ class Runtime(Protocol):
         """Raises `TargetError` for thread options (`--thread`, ...) this runtime does not take."""
         ...
 
-    def record(
-        self,
-        graph: Any,
-        graph_input: Any,
-        config: dict[str, Any] | None,
-        *,
-        target: str,
-        thread: str | None = None,
-        resume: Any = NO_RESUME,
-        context: Any = None,
-        timeout: float | None = None,
-        sink: Any = None,
-        db: str | None = None,
-        keep_thread: bool = True,
-    ) -> Recorded:
+    def record(self, request: RunRequest) -> Recorded:
         """Runs `graph` recorded, however it ends (see the module docstring)."""
         ...
 
@@ -194,18 +241,7 @@ class Runtime(Protocol):
         """A checkpointer thread rebuilt into a Trace with the app's graph."""
         ...
 
-    def fork_thread(
-        self,
-        url: str,
-        thread_id: str,
-        app: Any,
-        checkpoint_id: str,
-        *,
-        values: Any = None,
-        as_node: str | None = None,
-        resume: Any = None,
-        local: Any = None,
-    ) -> Any:
+    def fork_thread(self, fork: ThreadFork) -> Any:
         """Time travel from a checkpoint of the thread, on a local copy (a `ForkResult`)."""
         ...
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import Replay
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import RunSetupError
+from debugger.runtimes.runtime import RunRequest, RunSetupError
 from debugger.sources.recording import app_run_timeout
 from engine.codec import decode
 from engine.trace import Trace, with_fork_step
@@ -119,11 +119,8 @@ def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -
     """The run recorded by its runtime, as the app records one (its own failure is in the trace); the
     runtime's checkpointer threads are the debugger's own here, so none is kept in a file."""
     try:
-        return (
-            runtime_of(graph)
-            .record(graph, graph_input, config, target=target, timeout=app_run_timeout(), keep_thread=False)
-            .trace
-        )
+        request = RunRequest(graph, graph_input, config, target, timeout=app_run_timeout(), keep_thread=False)
+        return runtime_of(graph).record(request).trace
     except RunSetupError as exc:
         raise TimeTravelError(f"{target}: {exc}") from None
 

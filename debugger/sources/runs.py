@@ -15,7 +15,7 @@ from typing import Any
 from debugger.runtimes.langgraph.threads import open as threads
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, ThreadSummary
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import NO_RESUME
+from debugger.runtimes.runtime import NO_RESUME, RunRequest, ThreadFork
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.forks import origin_target
 from debugger.sources.recording import app_run_timeout
@@ -75,17 +75,10 @@ def record(
     threads); `keep_thread`: keep an in-memory thread beside the run database `db` between runs."""
     limit = app_run_timeout() if timeout is None else timeout
     try:
-        recorded = runtime_of(graph).record(
-            graph,
-            graph_input,
-            config,
-            target=target,
-            thread=thread,
-            resume=resume,
-            timeout=limit,
-            db=db,
-            keep_thread=keep_thread,
+        request = RunRequest(
+            graph, graph_input, config, target, thread, resume, timeout=limit, db=db, keep_thread=keep_thread
         )
+        recorded = runtime_of(graph).record(request)
     except Exception as exc:  # noqa: BLE001 - RunSetupError, or a runtime refusing the setup in its own words
         raise OpenError(f"{target}: {exc}") from None
     return recorded.trace
@@ -363,9 +356,8 @@ def fork_for_app(
             raise OpenError(f"The new value is not valid JSON: {exc.msg} (line {exc.lineno}).") from None
     try:
         app = threads.load_app(target)
-        result = app.runtime.fork_thread(
-            url, thread_id, app, checkpoint_id, values=values, as_node=node, resume=answer if resume else None
-        )
+        fork = ThreadFork(url, thread_id, app, checkpoint_id, values, node, answer if resume else None)
+        result = app.runtime.fork_thread(fork)
     except (TargetError, CheckpointerError, TraceFileError) as exc:
         raise OpenError(str(exc)) from None
     except Exception as exc:  # langgraph refusing the edit (e.g. an unknown node): say so in place

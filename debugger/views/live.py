@@ -284,42 +284,22 @@ def _controls(snap) -> None:
     paused = snap.status == "paused" and not (
         snap.pause is not None and snap.pause.interrupts
     )  # a question needs an answer
-    cols = st.columns(4)
-    cols[0].button(
-        "⏸ Pause",
-        key="live_pause",
-        on_click=_command,
-        args=("pause",),
-        width="stretch",
-        disabled=finished or snap.status == "paused",
+    buttons = (  # label, command, disabled, help
+        ("⏸ Pause", "pause", finished or snap.status == "paused", None),
+        ("⏭ Step", "step", not paused, "Run exactly one superstep, then pause again."),
+        ("▶ Continue", "continue", not paused, "Run to the next breakpoint or the end."),
+        ("⏹ Stop", "stop", finished, "End the run now; what was recorded is kept and stored."),
     )
-    cols[1].button(
-        "⏭ Step",
-        key="live_step",
-        on_click=_command,
-        args=("step",),
-        width="stretch",
-        disabled=not paused,
-        help="Run exactly one superstep, then pause again.",
-    )
-    cols[2].button(
-        "▶ Continue",
-        key="live_continue",
-        on_click=_command,
-        args=("continue",),
-        width="stretch",
-        disabled=not paused,
-        help="Run to the next breakpoint or the end.",
-    )
-    cols[3].button(
-        "⏹ Stop",
-        key="live_stop",
-        on_click=_command,
-        args=("stop",),
-        width="stretch",
-        disabled=finished,
-        help="End the run now; what was recorded is kept and stored.",
-    )
+    for column, (label, command, disabled, help_text) in zip(st.columns(len(buttons)), buttons):
+        column.button(
+            label,
+            key=f"live_{command}",
+            on_click=_command,
+            args=(command,),
+            width="stretch",
+            disabled=disabled,
+            help=help_text,
+        )
 
 
 def _on_answer() -> None:

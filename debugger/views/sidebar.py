@@ -121,6 +121,8 @@ def _on_rerun_with_input() -> None:
 
 
 def render() -> None:
+    """Long because it lays the sidebar out top to bottom as it appears on screen (sources, their forms, the
+    run's thread); each widget is a line or two."""
     from sample_graphs.gallery import list_samples
 
     with st.sidebar:

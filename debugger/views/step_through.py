@@ -133,6 +133,7 @@ def _stepper(view: RunView, step: int) -> None:
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
+    """What happened in the step, in words. Long because it lays the summary out top to bottom as it appears."""
     step = at.step
     tasks = view.tasks(step)
     label = "the input" if step < 0 else f"step {step}"

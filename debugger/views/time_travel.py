@@ -4,6 +4,7 @@ the branch is shown beside the original, with the steps where they differ marked
 from __future__ import annotations
 
 import json
+from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
@@ -28,12 +29,7 @@ def _run_fork(run: LoadedRun, step: int) -> None:
     except json.JSONDecodeError as exc:
         session.remember(FORK, (None, f"The new value is not valid JSON: {exc.msg} (line {exc.lineno})."))
         return
-    try:
-        branch = timetravel.fork(run.graph, run.graph_input, run.config, run.trace, step, node, key, value)
-    except timetravel.TimeTravelError as exc:
-        session.remember(FORK, (None, str(exc)))
-        return
-    session.remember(FORK, (branch, None))
+    _remember_branch(lambda: timetravel.fork(run.graph, run.graph_input, run.config, run.trace, step, node, key, value))
 
 
 @widgets.guarded("time-travel", message="The resume failed")
@@ -43,8 +39,13 @@ def _run_resume(run: LoadedRun) -> None:
         answer = json.loads(text)
     except json.JSONDecodeError:
         answer = text  # a plain string answer
+    _remember_branch(lambda: timetravel.resume(run.graph, run.graph_input, run.config, run.trace, answer))
+
+
+def _remember_branch(make: Callable[[], Any]) -> None:
+    """Keeps the branch `make` runs for the page to show, or the one line that says why there is none."""
     try:
-        branch = timetravel.resume(run.graph, run.graph_input, run.config, run.trace, answer)
+        branch = make()
     except timetravel.TimeTravelError as exc:
         session.remember(FORK, (None, str(exc)))
         return
@@ -85,6 +86,8 @@ def _back_to_original() -> None:
 
 
 def render(run: LoadedRun, at: Cursor) -> None:
+    """The Time travel tab. Long because it lays the tab out top to bottom as it appears (the step, the edit
+    form, the answer form, the comparison)."""
     if run.source == "fork":
         st.info(
             "You are looking at a branch made by time travel: the original's steps up to the fork, then the "

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from debugger.runtimes.engine.live import EngineDrivenRun
-from debugger.runtimes.runtime import NO_RESUME, Recorded, TargetError
+from debugger.runtimes.runtime import PythonApps, Recorded, RunRequest, TargetError, ThreadFork
 from debugger.sources.recording import record_run
 from engine import Command, CompiledStateGraph, InMemorySaver
 from engine.trace import Recorder, Trace, takes_config
@@ -25,22 +25,13 @@ THREAD_OPTIONS = ("config", "thread", "context", "resume")
 _NO_THREADS = "{target}: StepScope graphs keep no checkpointer threads of their own to read or fork."
 
 
-class EngineRuntime:
+class EngineRuntime(PythonApps):
     """StepScope's engine: graphs compiled by `engine.StateGraph`."""
 
     name = "engine"
     title = "StepScope"
-    language = "python"
     errors: tuple[type[Exception], ...] = ()
     has_threads = False
-
-    def loads(self, spec: str) -> bool:
-        """False: its graphs are Python objects, found by importing the module a target names."""
-        return False
-
-    def load(self, spec: str) -> Any:
-        """Never called (`loads` is False): `targets.load_target` imports Python modules itself."""
-        raise TargetError(f"{spec}: {self.title} graphs are loaded by importing their Python module.")
 
     def claims(self, value: Any) -> bool:
         """An engine `CompiledStateGraph`."""
@@ -59,25 +50,19 @@ class EngineRuntime:
                 f"{target} is a StepScope engine graph."
             )
 
-    def record(
-        self,
-        graph: Any,
-        graph_input: Any,
-        config: dict[str, Any] | None,
-        *,
-        target: str,
-        thread: str | None = None,
-        resume: Any = NO_RESUME,
-        context: Any = None,
-        timeout: float | None = None,
-        sink: Any = None,
-        db: str | None = None,
-        keep_thread: bool = True,
-    ) -> Recorded:
+    def record(self, request: RunRequest) -> Recorded:
         """`record_run`, streamed into `sink` when given. `thread`, `resume` and `context` were refused by
         `check_run_options`; `db` and `keep_thread` concern threads, which the engine has none of."""
+        sink, target = request.sink, request.target
         recorder = Recorder(target=target, sink=sink) if sink is not None else None
-        outcome = record_run(graph, graph_input, dict(config or {}), target=target, timeout=timeout, recorder=recorder)
+        outcome = record_run(
+            request.graph,
+            request.graph_input,
+            dict(request.config or {}),
+            target=target,
+            timeout=request.timeout,
+            recorder=recorder,
+        )
         if sink is not None:
             sink.finish(outcome.trace)
         return Recorded(outcome.trace, outcome.output, outcome.failure)
@@ -126,20 +111,9 @@ class EngineRuntime:
         """The engine's graphs write no checkpointer threads of the user's to read."""
         raise TargetError(_NO_THREADS.format(target=target or graph.name))
 
-    def fork_thread(
-        self,
-        url: str,
-        thread_id: str,
-        app: Any,
-        checkpoint_id: str,
-        *,
-        values: Any = None,
-        as_node: str | None = None,
-        resume: Any = None,
-        local: Any = None,
-    ) -> Any:
+    def fork_thread(self, fork: ThreadFork) -> Any:
         """The engine's graphs write no checkpointer threads of the user's to fork."""
-        raise TargetError(_NO_THREADS.format(target=app.target))
+        raise TargetError(_NO_THREADS.format(target=fork.app.target))
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None

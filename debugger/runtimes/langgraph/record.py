@@ -9,6 +9,7 @@ what was recorded when the limit passed is returned, status `timeout`.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from debugger.runtimes.langgraph.live import LangGraphDrivenRun
@@ -20,27 +21,25 @@ from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
 from debugger.runtimes.langgraph.recorder.thread_files import ThreadFileError
 from debugger.runtimes.langgraph.threads.fork import ForkResult, fork_thread
 from debugger.runtimes.langgraph.threads.rebuild import read_thread
-from debugger.runtimes.runtime import NO_RESUME, Recorded, RunSetupError, TargetError
+from debugger.runtimes.runtime import (
+    NO_RESUME,
+    PythonApps,
+    Recorded,
+    RunRequest,
+    RunSetupError,
+    ThreadFork,
+)
 from debugger.stores.opening import local_db_path
 from engine.trace import Trace
 
 
-class LangGraphRuntime:
+class LangGraphRuntime(PythonApps):
     """langgraph: graphs compiled by `langgraph.graph.StateGraph` (or any `Pregel`)."""
 
     name = "langgraph"
     title = "langgraph"
-    language = "python"
     errors: tuple[type[Exception], ...] = (UnsupportedLangGraph, UnrecordableChannel, ThreadFileError)
     has_threads = True
-
-    def loads(self, spec: str) -> bool:
-        """False: its graphs are Python objects, found by importing the module a target names."""
-        return False
-
-    def load(self, spec: str) -> Any:
-        """Never called (`loads` is False): `targets.load_target` imports Python modules itself."""
-        raise TargetError(f"{spec}: {self.title} graphs are loaded by importing their Python module.")
 
     def claims(self, value: Any) -> bool:
         """A compiled langgraph graph, told by its class names (langgraph is not imported)."""
@@ -53,43 +52,30 @@ class LangGraphRuntime:
     def check_run_options(self, given: list[str], target: str) -> None:
         """langgraph apps take every thread option."""
 
-    def record(
-        self,
-        graph: Any,
-        graph_input: Any,
-        config: dict[str, Any] | None,
-        *,
-        target: str,
-        thread: str | None = None,
-        resume: Any = NO_RESUME,
-        context: Any = None,
-        timeout: float | None = None,
-        sink: Any = None,
-        db: str | None = None,
-        keep_thread: bool = True,
-    ) -> Recorded:
+    def record(self, request: RunRequest) -> Recorded:
         """`run_graph` (on a worker thread when there is a `timeout`), stored through `sink` at its end."""
-        _check_resume(graph, config, thread, resume, target)
+        graph, config, thread, target = request.graph, request.config, request.thread, request.target
+        _check_resume(graph, config, thread, request.resume, target)
         options: dict[str, Any] = dict(
             target=target,
             config=config,
-            context=context,
+            context=request.context,
             thread=thread or None,
-            resume=resume,
+            resume=request.resume,
             db=False,  # stored below, through the sink, as every runtime's runs are
-            db_path=local_db_path(db),
-            keep_thread=keep_thread,
+            db_path=local_db_path(request.db),
+            keep_thread=request.keep_thread,
         )
-        if timeout is None:
-            done: RunResult | Trace = run_graph(graph, graph_input, **options)
+        if request.timeout is None:
+            done: RunResult | Trace = run_graph(graph, request.graph_input, **options)
         else:
-            done = run_in_background(graph, graph_input, timeout=timeout, **options)
+            done = run_in_background(graph, request.graph_input, timeout=request.timeout, **options)
         if isinstance(done, RunResult):
             recorded = Recorded(done.trace, done.output, done.error, done.thread_id, done.new_thread, done.before_start)
         else:  # the time limit passed: what was recorded so far
             recorded = Recorded(done, thread_id=done.thread_id or "")
-        if sink is not None:
-            sink.finish(recorded.trace)
+        if request.sink is not None:
+            request.sink.finish(recorded.trace)
         return recorded
 
     def static_view(self, graph: Any) -> tuple[Any, str | None]:
@@ -121,22 +107,9 @@ class LangGraphRuntime:
         """The thread's checkpoints replayed through langgraph's `apply_writes` (`threads/rebuild.py` here)."""
         return read_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
 
-    def fork_thread(
-        self,
-        url: str,
-        thread_id: str,
-        app: Any,
-        checkpoint_id: str,
-        *,
-        values: Any = None,
-        as_node: str | None = None,
-        resume: Any = None,
-        local: Any = None,
-    ) -> ForkResult:
+    def fork_thread(self, fork: ThreadFork) -> ForkResult:
         """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`threads/fork.py` here)."""
-        return fork_thread(
-            url, thread_id, app, checkpoint_id, values=values, as_node=as_node, resume=resume, local=local
-        )
+        return fork_thread(**{field.name: getattr(fork, field.name) for field in fields(fork)})
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None

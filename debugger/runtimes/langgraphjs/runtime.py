@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from debugger.runtimes.driven import LiveRunError
-from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, Recorded, RunSetupError, TargetError
+from debugger.runtimes.runtime import (
+    NO_RESUME,
+    LoadedTarget,
+    Recorded,
+    RunRequest,
+    RunSetupError,
+    TargetError,
+    ThreadFork,
+)
 from engine.codec import decode
 from engine.trace import Trace
 
@@ -158,24 +166,10 @@ class LangGraphJSRuntime:
                 f"{target} is a LangGraph.js app: give its context inside --config ('configurable'), not --context."
             )
 
-    def record(
-        self,
-        graph: Any,
-        graph_input: Any,
-        config: dict[str, Any] | None,
-        *,
-        target: str,
-        thread: str | None = None,
-        resume: Any = NO_RESUME,
-        context: Any = None,
-        timeout: float | None = None,
-        sink: Any = None,
-        db: str | None = None,
-        keep_thread: bool = True,
-    ) -> Recorded:
+    def record(self, request: RunRequest) -> Recorded:
         """Runs the app once in node, recorded. With a `sink`, the run is stored when node is done (however
         it ended: a killed or timed-out node still leaves every step it committed, which this process holds)."""
-        config = dict(config or {})
+        config, thread, resume, graph = dict(request.config or {}), request.thread, request.resume, request.graph
         if thread:
             config["configurable"] = {**(config.get("configurable") or {}), "thread_id": thread}
         if resume is not NO_RESUME and not thread:
@@ -184,17 +178,17 @@ class LangGraphJSRuntime:
             trace = record_js_app(
                 str(graph.app),
                 graph.export,
-                graph_input,
+                request.graph_input,
                 config,
-                timeout=timeout,
+                timeout=request.timeout,
                 resume=None if resume is NO_RESUME else resume,
             )
         except JSAppError as exc:
             raise RunSetupError(str(exc)) from None
-        trace.target = target or trace.target
+        trace.target = request.target or trace.target
         trace.thread_id = thread or ""
-        if sink is not None:
-            sink.finish(trace)
+        if request.sink is not None:
+            request.sink.finish(trace)
         error = trace.error or {}
         failed = trace.status in ("error", "recursion_limit")
         return Recorded(
@@ -232,18 +226,7 @@ class LangGraphJSRuntime:
         """Reading LangGraph.js checkpointer threads: not yet."""
         raise self._not_yet("Reading checkpointer threads")
 
-    def fork_thread(
-        self,
-        url: str,
-        thread_id: str,
-        app: Any,
-        checkpoint_id: str,
-        *,
-        values: Any = None,
-        as_node: str | None = None,
-        resume: Any = None,
-        local: Any = None,
-    ) -> Any:
+    def fork_thread(self, fork: ThreadFork) -> Any:
         """Time travel on a thread: not yet."""
         raise self._not_yet("Time travel")
 

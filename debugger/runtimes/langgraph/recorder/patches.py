@@ -66,6 +66,8 @@ def install() -> None:
 
 
 def _patch_loop(_loop: Any) -> None:
+    """Installs every hook in langgraph's loop. Long because each patched method is a closure over the original
+    it wraps and the session lookup they share; split, they would pass that state around."""
     loop_class = _loop.PregelLoop
     first, tick, put_checkpoint = loop_class._first, loop_class.tick, loop_class._put_checkpoint
     apply_writes = _loop.apply_writes

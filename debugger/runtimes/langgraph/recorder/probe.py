@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator, Mapping
 
@@ -97,42 +98,36 @@ class ObservedProc:
         self.proc = proc
         self.probe = probe
 
-    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+    @contextmanager
+    def _watched(self) -> Iterator[None]:
+        """The task's run as its probe sees it: begun, failed with what it raised, and ended."""
         token = self.probe.begin()
         try:
-            result = self.proc.invoke(input, config, **kwargs)
+            yield
         except BaseException as exc:
             self.probe.failed(exc)
             raise
         finally:
             _TASK.reset(token)
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        with self._watched():
+            result = self.proc.invoke(input, config, **kwargs)
         self.probe.returned(result)
         return result
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        token = self.probe.begin()
-        try:
+        with self._watched():
             result = await self.proc.ainvoke(input, config, **kwargs)
-        except BaseException as exc:
-            self.probe.failed(exc)
-            raise
-        finally:
-            _TASK.reset(token)
         self.probe.returned(result)
         return result
 
     async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        token = self.probe.begin()
         chunks = []
-        try:
+        with self._watched():
             async for chunk in self.proc.astream(input, config, **kwargs):
                 chunks.append(chunk)
                 yield chunk
-        except BaseException as exc:
-            self.probe.failed(exc)
-            raise
-        finally:
-            _TASK.reset(token)
         self.probe.returned(chunks[0] if len(chunks) == 1 else chunks)
 
     def __getattr__(self, name: str) -> Any:
@@ -296,47 +291,25 @@ class LoopProbe:
         and giving the value after; read around langgraph's own barrier, with no wrapper in its way.
         A reducer that raises is found in the traceback (the `update` frame of its channel)."""
         before = {key: channels[key].value for key in grouped}
+
+        def report(key: str, write: Any, task: Any, after: Any, error: BaseException | None) -> None:
+            writer = getattr(task, "id", None) or task.name
+            sink(key, reducer_name_of(channels[key]), writer, task.name, before[key], write, after, error)
+
         try:
             updated = apply(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
         except Exception as exc:
             failed = _failed_channel(exc, {id(channels[key]): key for key in grouped})
             for key, [(write, task)] in grouped.items():
                 if key == failed or failed is None:
-                    sink(
-                        key,
-                        reducer_name_of(channels[key]),
-                        getattr(task, "id", None) or task.name,
-                        task.name,
-                        before[key],
-                        write,
-                        ENGINE_MISSING,
-                        exc,
-                    )
+                    report(key, write, task, ENGINE_MISSING, exc)
                     if failed is not None:
                         break
                 else:
-                    sink(
-                        key,
-                        reducer_name_of(channels[key]),
-                        getattr(task, "id", None) or task.name,
-                        task.name,
-                        before[key],
-                        write,
-                        channels[key].value,
-                        None,
-                    )
+                    report(key, write, task, channels[key].value, None)
             raise
         for key, [(write, task)] in grouped.items():
-            sink(
-                key,
-                reducer_name_of(channels[key]),
-                getattr(task, "id", None) or task.name,
-                task.name,
-                before[key],
-                write,
-                channels[key].value,
-                None,
-            )
+            report(key, write, task, channels[key].value, None)
         return updated
 
     # ---- the end -----------------------------------------------------------------------------

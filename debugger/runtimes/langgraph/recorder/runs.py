@@ -133,7 +133,10 @@ def run_graph(
     """Runs `graph` on langgraph, recorded (see the module doc). `db`: where traces are stored (a
     path, a RunStore, None for the default, False for nowhere); `db_path`: where thread files go.
     `keep_thread=False`: an `InMemorySaver` thread is neither restored from nor saved to a thread file
-    (the debugger's own re-runs on a throwaway saver, whose thread ids mean nothing to the user)."""
+    (the debugger's own re-runs on a throwaway saver, whose thread ids mean nothing to the user).
+
+    Long because it is the whole life of one recorded run in order: thread set-up, restoring an in-memory
+    thread, the run, and saving the thread again."""
     from langgraph.types import Command
 
     config = copy.deepcopy(dict(config or {}))

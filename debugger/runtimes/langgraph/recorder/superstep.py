@@ -278,7 +278,10 @@ class UnrecordableChannel(Exception):
 def _observe_binop(
     channel: Any, key: str, values: Sequence[Any], writers: Sequence[tuple[str, str]], sink: CallSink, name: str
 ) -> bool:
-    """A reducer key: the operator's own calls, captured while langgraph's `update` makes them."""
+    """A reducer key: the operator's own calls, captured while langgraph's `update` makes them.
+
+    Long because it mirrors langgraph's `BinaryOperatorAggregate.update` step by step (Overwrite, the first
+    write, each fold), so a reader can check it against langgraph's own."""
     global _get_overwrite
     if _get_overwrite is None:
         from langgraph.channels.binop import _get_overwrite

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from debugger.runtimes.runtime import ThreadFork
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.stores.urls import masked
 from engine.trace import Trace
@@ -116,7 +117,5 @@ def fork_from_options(
         resume = json.loads(resume_json) if resume_json is not None else None
     except json.JSONDecodeError as exc:
         raise CheckpointerError(f"--update and --resume take JSON: {exc}") from None
-    result = app.runtime.fork_thread(
-        url, thread_id, app, checkpoint_id, values=values, as_node=as_node, resume=resume, local=local
-    )
+    result = app.runtime.fork_thread(ThreadFork(url, thread_id, app, checkpoint_id, values, as_node, resume, local))
     return result, checkpoint_id
