@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
@@ -102,22 +102,33 @@ class Trigger:
         return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was scheduled"
+        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was due (no recorded reason)"
         return f"{self.task} runs because {because}"
 
 
 class RunView:
     """Derived views of one run. Cheap to build; heavy parts are computed once and cached."""
 
-    def __init__(self, run: RunRecord, *, graph: Any = None, findings: tuple[Finding, ...] = ()) -> None:
+    def __init__(
+        self,
+        run: RunRecord,
+        *,
+        graph: Any = None,
+        findings: tuple[Finding, ...] | Callable[[], tuple[Finding, ...]] = (),
+    ) -> None:
         self.run = run
         self.facts = RunFacts(run, (), graph)
         self.replay = self.facts.replay
         self.by_step: dict[int, StepRecord] = self.facts.steps
-        self.findings = findings
-        """`diagnose`'s findings about this run (the ones of its scope)."""
+        self._findings = findings
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
+
+    @cached_property
+    def findings(self) -> tuple[Finding, ...]:
+        """`diagnose`'s findings about this run (the ones of its scope), computed when first asked: the
+        drawing and the stepper never wait for them (a new session's first paint)."""
+        return tuple(self._findings()) if callable(self._findings) else tuple(self._findings)
 
     # ---- navigation ------------------------------------------------------------------------------
 
@@ -516,7 +527,10 @@ class TraceView:
         if scope not in self._views:
             run = self.run_at(scope)
             labels = self.labels(scope)
-            mine = tuple(f for f in self.findings if f.scope == labels and f.step is not None)
+
+            def mine() -> tuple[Finding, ...]:
+                return tuple(f for f in self.findings if f.scope == labels and f.step is not None)
+
             self._views[scope] = RunView(run, graph=self.graph if not scope.path else None, findings=mine)
         return self._views[scope]
 

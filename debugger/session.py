@@ -65,6 +65,10 @@ WHATIF_CHANNEL = "whatif_channel"
 WHATIF_ORDER = "whatif_order"
 WHATIF_SKIP = "whatif_skip"
 STATE_KEY = "state_key"
+STEP_TABS = "step_tabs"
+OPEN_TAB = "open_tab"
+"""The first word of the step page's open tab ("Merge", "Errors"...), kept across steps."""
+TIMELINE_OPEN = "timeline_open"
 COLLAPSE_SUBGRAPHS = "collapse_subgraphs"
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debugger import model, sources
+from debugger import model, session, sources
 from debugger.stores.sqlite import RunStore
 from engine.tracefile import to_json
 
@@ -73,6 +73,13 @@ def node_svg(at: AppTest, node: str) -> str:
 
 
 def tab(at: AppTest, name: str):
+    """Opens the step page's tab `name` (only the open tab is rendered) and returns it."""
+    label = next(t.label for t in at.tabs if t.label.split()[0] == name)
+    shown = at.session_state[session.STEP_TABS] if session.STEP_TABS in at.session_state else None
+    if shown != label:
+        at.session_state[session.STEP_TABS] = label
+        at.session_state[session.OPEN_TAB] = name
+        at.run()
     return next(t for t in at.tabs if t.label.split()[0] == name)
 
 
@@ -95,7 +102,8 @@ def goto_page(at: AppTest, url_path: str) -> AppTest:
 
 
 def enter_key(at: AppTest) -> str:
-    return next(b.key for b in at.button if b.key and b.key.startswith("enter-"))
+    """The key of the Subgraphs tab's first "Step into" button (the tab is opened first)."""
+    return next(b.key for b in tab(at, "Subgraphs").button if b.key and b.key.startswith("enter-"))
 
 
 # ---- step through: the default sample and the stepper ----------------------------------------------
@@ -209,6 +217,7 @@ def test_merge_calls_step_one_reducer_call_at_a_time():
     assert state.caption[0].value.endswith(
         "inside the merge, after 1 reducer call(s), compared with the state before the step."
     )
+    tab(at, "Merge")  # only the open tab is drawn: its buttons are back once it is open again
     click(at, "call_prev")
     assert url(at)["call"] == "0" and at.button(key="call_prev").disabled
     click(at, "call_next")
@@ -348,6 +357,10 @@ def test_timeline_marks_the_current_step():
 
 
 def timeline(at: AppTest):
+    """The timeline's table, unfolding it first (a folded timeline builds no table)."""
+    if session.TIMELINE_OPEN not in at.session_state or not at.session_state[session.TIMELINE_OPEN]:
+        at.session_state[session.TIMELINE_OPEN] = True
+        at.run()
     return next(e for e in at.expander if e.label.startswith("Timeline")).dataframe[0].value
 
 

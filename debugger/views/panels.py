@@ -44,9 +44,20 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         lambda: subgraphs_panel(view, at),
         lambda: time_travel.render(run, at),
     ]
-    for tab, name, panel in zip(st.tabs(names), names, panels):
+    # Only the open tab is rendered (a tab switch reruns): the hidden tabs' tables and code blocks cost
+    # the browser seconds of work on every page, which a new session paid before its first paint. The
+    # open tab is remembered by its first word, as the labels carry counts that change between steps.
+    opened = session.recall(session.OPEN_TAB) or "Merge"
+    default = next((n for n in names if n.split()[0] == opened), names[0])
+    tabs = st.tabs(names, key=session.STEP_TABS, on_change=_on_tab, default=default)
+    for tab, name, panel in zip(tabs, names, panels):
         with tab:
-            widgets.render_guarded(panel, f"the {name.split()[0]} tab")
+            if tab.open:
+                widgets.render_guarded(panel, f"the {name.split()[0]} tab")
+
+
+def _on_tab() -> None:
+    session.remember(session.OPEN_TAB, str(session.widget_value(session.STEP_TABS) or "Merge").split()[0])
 
 
 # ---- tasks -----------------------------------------------------------------------------------------

@@ -79,8 +79,9 @@ def render() -> None:
         left.markdown("Inside a subgraph: " + " › ".join(f"**{widgets.md(c)}**" for c in crumbs))
         right.button("⤴ Back out", key="leave_scope", on_click=_leave_scope, width="stretch")
 
-    _stepper(view, step)
-
+    # the drawing is sent first and the stepper filled in above it right after: a new session sees its
+    # graph without waiting for the stepper's findings marks (diagnose), and never grey buttons after it
+    stepper = st.container()
     failed_at = view.failed_step
     if failed_at is not None and step > failed_at:
         st.warning(f"The run failed at step {failed_at}; nothing after it ran.")
@@ -92,6 +93,8 @@ def render() -> None:
         if view.has_subgraphs:
             st.toggle("Collapse subgraphs", key=session.COLLAPSE_SUBGRAPHS)
         st.caption(LEGEND)
+    with stepper:
+        _stepper(view, step)
     with side_col:
         # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
         with st.container(height=max(height, 260), border=False):
@@ -114,7 +117,11 @@ def _stepper(view: RunView, step: int) -> None:
     cols[1].button(
         "◀ Prev", key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first
     )
-    if len(view.steps) > 1:
+    cols[3].button(
+        "Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last
+    )
+    cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
+    if len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
         marked = {f.step for f in view.findings}
         cols[2].select_slider(
             "Superstep",
@@ -125,10 +132,6 @@ def _stepper(view: RunView, step: int) -> None:
         )
     else:
         cols[2].markdown(f"Superstep **{step}** (the only one)")
-    cols[3].button(
-        "Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last
-    )
-    cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
@@ -217,6 +220,14 @@ def _timeline(view: RunView, step: int) -> None:
         first = max(0, min(index - TIMELINE_COLUMNS // 2, len(columns) - TIMELINE_COLUMNS))
         columns = columns[first : first + TIMELINE_COLUMNS]
         shown = f"; supersteps {columns[0]}–{columns[-1]} of {len(view.steps)}"
+    timeline = st.expander(
+        "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
+        f"⏹ never finished, ⏸ interrupted){shown}",
+        key=session.TIMELINE_OPEN,
+        on_change="rerun",
+    )
+    if not timeline.open:  # folded, its table is not built: a table costs the browser a second's work to show
+        return
     rows = view.timeline
     frame = pd.DataFrame(
         [[row[c] for c in columns] for row in rows],
@@ -235,11 +246,7 @@ def _timeline(view: RunView, step: int) -> None:
             return ["color: #bbb"] * len(column)
         return [""] * len(column)
 
-    with st.expander(
-        "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
-        f"⏹ never finished, ⏸ interrupted){shown}",
-        expanded=len(view.steps) <= 40,
-    ):
+    with timeline:
         small = len(columns) <= TIMELINE_SHADED_COLUMNS and frame.size <= TIMELINE_SHADED_CELLS
         data = frame.style.apply(style, axis=0) if small else frame
         st.dataframe(data, width="stretch", height=min(38 + 35 * len(frame), 420))
