@@ -22,7 +22,7 @@ from debugger.values import short
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding
-from .source import returns_literal_empty
+from .source import empty_write_intent
 
 PUSH = "__pregel_push"
 
@@ -299,12 +299,14 @@ def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any
 
 
 def _meant_to_clear(facts: RunFacts, node: str, key: str) -> bool | None:
-    """True when the node's code writes a literal `[]` to the key; False when the run shows the node
-    adding items to it elsewhere (its empty list means "nothing to add"); None when unknown."""
+    """True when the node's code writes a literal `[]` to the key; False when its code writes `[]` only
+    as the "nothing to add" side of a choice, or the run shows the node adding items to it elsewhere;
+    None when unknown."""
     builder = getattr(facts.graph, "builder", None)
     spec = builder.nodes.get(node) if builder is not None else None
-    if spec is not None and returns_literal_empty(spec.action, key):
-        return True
+    intent = empty_write_intent(spec.action, key) if spec is not None else None
+    if intent is not None:
+        return intent == "clear"
     for step in facts.order:  # the same node adding items elsewhere: its [] means "nothing to add"
         for call in facts.steps[step].reducer_calls:
             if call.writer_name == node and call.channel == key and isinstance(call.write, list) and call.write:
