@@ -19,10 +19,11 @@ from functools import cached_property
 from typing import Any, Callable
 
 from debugger.diagnostics import Finding, diagnose
-from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
+from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFacts, same, scope_label
+from debugger.diagnostics.writes import lost_items
 from debugger.drawing import Highlight, to_dot
 from debugger.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
-from debugger.present import explain_call
+from debugger.present import explain_call, short
 from debugger.replay import Origin
 from engine import END, START
 from engine.draw import DrawableGraph
@@ -74,6 +75,32 @@ class MergeCall:
     @property
     def duplicated(self) -> tuple[int, ...]:
         return tuple(r.index for r in self.repeats)
+
+
+@dataclass(frozen=True)
+class LostUpdate:
+    """Parallel writers of one key in one step, where the reducer kept one write whole and the items
+    the others added are gone, silently (the read-modify-write race)."""
+
+    channel: str
+    reducer: str
+    kept: str
+    """The writer whose write the key now holds."""
+    lost: tuple[tuple[str, Any], ...]
+    """(writer, item) of each item that is gone."""
+    value: Any
+    """The key's value after the step."""
+
+    def sentence(self) -> str:
+        """`Lost update: 'from A' (written by node_a) is not in 'messages': ...`."""
+        items = ", ".join(f"{short(item, 40)} (written by {who})" for who, item in self.lost[:4])
+        more = f" and {len(self.lost) - 4} more" if len(self.lost) > 4 else ""
+        writers = list(dict.fromkeys([*(who for who, _ in self.lost), self.kept]))
+        return (
+            f"Lost update: {items}{more} {'is' if len(self.lost) == 1 else 'are'} not in {self.channel!r}. "
+            f"{' and '.join(writers)} each wrote back the whole list in this step; {self.reducer} keeps one "
+            f"write, so {self.kept}'s {short(self.value, 50)} replaced the others. No error was raised."
+        )
 
 
 @dataclass(frozen=True)
@@ -349,6 +376,26 @@ class RunView:
                 )
             )
         return calls
+
+    def lost_updates(self, step: int) -> list[LostUpdate]:
+        """Keys whose final write in `step` replaced the items other writers of the step added (the same
+        detector as `diagnose`'s read-modify-write finding)."""
+        if not self.committed(step):
+            return []
+        found = []
+        for channel, items in self.merge_by_channel(step).items():
+            last = items[-1]
+            call = last.call
+            writers = {item.call.writer for item in items}
+            if len(writers) < 2 or call.reducer in PLAIN or call.reducer in APPENDING or call.error is not None:
+                continue
+            if not isinstance(call.write, list) or not same(last.after, call.write):
+                continue
+            start = self.state_before(step).get(channel, [])
+            lost = lost_items(self.facts, step, call, start if isinstance(start, list) else [], last.after)
+            if lost:
+                found.append(LostUpdate(channel, call.reducer, last.writer, tuple(lost), last.after))
+        return found
 
     def merge_by_channel(self, step: int) -> dict[str, list[MergeCall]]:
         grouped: dict[str, list[MergeCall]] = {}

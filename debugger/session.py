@@ -217,6 +217,11 @@ def guess(scope: Any, step: int, call: int) -> Any:
     return st.session_state.get(GUESSES, {}).get((scope, step, call))
 
 
+def guessed_calls(scope: Any) -> set[tuple[int, int]]:
+    """(step, call index) of every reducer call of `scope` the learner has guessed."""
+    return {(step, call) for (where, step, call) in st.session_state.get(GUESSES, {}) if where == scope}
+
+
 def record_guess(scope: Any, step: int, call: int, verdict: Any) -> None:
     st.session_state.setdefault(GUESSES, {})[(scope, step, call)] = verdict
 

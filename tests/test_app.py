@@ -172,7 +172,8 @@ def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
 def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
     at = start(sample="subgraph_trap", step="2")
     summary = texts(at.main)
-    assert "In step 2, **child** ran." in summary
+    # the drawing marks the subgraph's own node s1 inside the child box: the summary names both
+    assert "In step 2, **child** ran (a subgraph: inside **child**, **s1** ran)." in summary
     assert "- child runs because p1 finished (edge p1 → child)" in summary
     assert "**Next:** nothing. The run finished (done)." in summary
     assert any(

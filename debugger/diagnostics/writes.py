@@ -56,7 +56,7 @@ def list_writes(facts: RunFacts) -> list[Finding]:
             if isinstance(before, list) and same(after, before + write):
                 found.append(_repeated(facts, step, call, start, before, after, subgraph))
             elif not subgraph and same(after, write):
-                lost = _lost(facts, step, call, start, final.get(key))
+                lost = lost_items(facts, step, call, start, final.get(key))
                 if lost:
                     found.append(_lost_update(facts, step, call, start, final.get(key), lost))
     found.extend(_counters(facts, totals))
@@ -211,8 +211,9 @@ def _repeated(
     )
 
 
-def _lost(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any) -> list[tuple[str, Any]]:
-    """Items other writers of this step added that the final value no longer has."""
+def lost_items(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any) -> list[tuple[str, Any]]:
+    """(writer, item) for the items other writers of this step added that the final value no longer has:
+    what `call`, a write that replaced the value, lost (diagnose's finding and the step summary's line)."""
     if not isinstance(final, list):
         return []
     kept = {canonical(item) for item in final}

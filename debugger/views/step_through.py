@@ -7,7 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import run_status, session, timetravel
+from debugger import learn, session, sources, step_summary, timetravel
 from debugger.model import Cursor, RunView
 from debugger.views import panels, widgets
 
@@ -16,8 +16,6 @@ TIMELINE_COLUMNS = 41
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
-SUMMARY_TASKS = 4
-"""The step summary explains this many tasks; the tabs list them all."""
 LEGEND = (
     "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏹ never finished (the run "
     "stopped first) · bold edges: taken into this "
@@ -102,11 +100,24 @@ def render() -> None:
                 st.info("✎ Time travel edited a write of this step: the merge shows it going through the reducer.")
             _step_summary(view, at)
             if run.lesson and not at.scope.path:
-                with st.expander("The lesson", expanded=True):
-                    st.markdown(run.lesson)  # the sample's own text, written as Markdown
+                _lesson(run, view, at)
 
     panels.render_tabs(run, view, at)
     _timeline(view, step)
+
+
+def _lesson(run, view: RunView, at: Cursor) -> None:
+    """The sample's lesson; in learn mode kept back until every merge has been guessed (it tells the
+    answers), its set-up shown instead."""
+    if session.learning():
+        guessed, total = learn.lesson_progress(view, session.guessed_calls(at.scope))
+        if guessed < total:
+            with st.expander("The lesson (kept back in learn mode)", expanded=True):
+                st.markdown(learn.prompt(sources.origin_target(run.trace.target) or run.label))
+                st.caption(f"{guessed} of {total} reducer calls guessed; the lesson appears once all are.")
+            return
+    with st.expander("The lesson", expanded=True):
+        st.markdown(run.lesson)  # the sample's own text, written as Markdown
 
 
 def _stepper(view: RunView, step: int) -> None:
@@ -135,79 +146,24 @@ def _stepper(view: RunView, step: int) -> None:
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
-    step = at.step
-    tasks = view.tasks(step)
-    label = "the input" if step < 0 else f"step {step}"
-    unfinished = view.unfinished(step)
-    stopped = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks if t.id in unfinished)
-    tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
-    names = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks) or "no task"
-    st.subheader(f"Superstep {step}" if step >= 0 else "Input")
-    record = view.by_step.get(step)
-    if record is not None and record.kind == "update":  # an edit made at a pause of a live run
-        writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
-        st.markdown(
-            f"In {label}, **a person edited the state** at a pause of a live run, as **{widgets.md(writers)}**: "
-            "no node ran; the values went through the reducers as that node's write (`update_state`)."
-        )
-    elif stopped:
-        ran = f"{names} ran" + (" (in parallel)" if len(tasks) > 1 else "") + "; " if tasks else ""
-        st.markdown(f"In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed.")
-    else:
-        st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
-    if any(t.name == "__start__" for t in tasks):
-        st.caption(f"Step {step} is the hidden `__start__` task: it writes the graph input through the reducers.")
-    elif not tasks and not stopped and step >= 0 and (record is None or record.kind != "update"):
-        st.caption(
-            f"No node ran in step {step}: it is a saved checkpoint (where a resumed run picked up its thread, or a "
-            "state update), not a superstep of nodes."
-        )
-    triggers = [t for t in view.triggers(step) if t.task != "__start__"]
-    for trigger in triggers[:SUMMARY_TASKS]:
-        st.markdown(f"- {widgets.md(trigger.sentence())}")
-    if len(triggers) > SUMMARY_TASKS:
-        st.markdown(f"- … and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)")
-    merges = view.merge(step)
-    committed = view.committed(step)
-    if merges and committed:
-        channels = sorted({m.call.channel for m in merges})
-        st.markdown(
-            f"The barrier applied **{len(merges)}** write{'s' if len(merges) != 1 else ''} to "
-            + ", ".join(f"`{widgets.code(c)}`" for c in channels)
-            + "."
-        )
-    elif merges:
-        st.markdown(
-            f"The barrier applied **none** of the {len(merges)} writes: the step failed, the state is unchanged."
-        )
-    hidden = session.learning() and at.call is not None
-    duplicated = [m for m in merges if m.repeats]
-    if duplicated and not hidden:
-        st.warning(
-            f"`{widgets.code(duplicated[0].call.channel)}` now holds items twice: "
-            f"{widgets.md(duplicated[0].sentence)}.",
-            icon="⚠️",
-        )
-    for report in view.errors(step):
-        culprits = ", ".join(report.culprits)
-        st.error(
-            f"**{widgets.md(report.title)}**"
-            + (f" (caused by {widgets.md(culprits)})" if culprits else "")
-            + " — see the Errors tab.",
-            icon="🛑",
-        )
-    others = [f for f in view.findings_at(step) if f.severity != "error"]
-    if others and not hidden:
-        st.warning("🔎 " + "; ".join(widgets.md(f.title) for f in others) + " — see the Findings tab.")
-    following = view.next_triggers(step)
-    if following:
-        shown = "; ".join(widgets.md(t.sentence()) for t in following[:SUMMARY_TASKS])
-        more = len(following) - SUMMARY_TASKS
-        st.markdown("**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))
-    elif step == view.last:
-        ending = run_status.ending(view.run.status, view.run.error, after=f"step {step}")
-        unknown = view.run.status == "running"  # the recording stops here: the run did not end
-        st.markdown(f"**Next:** {'unknown' if unknown else 'nothing'}. {widgets.md(ending)}")
+    """`debugger.step_summary`'s lines, each as the element its kind names."""
+    for line in step_summary.summary(view, at, learning=session.learning()):
+        if line.kind == "heading":
+            st.subheader(line.text)
+        elif line.kind == "caption":
+            st.caption(line.text)
+        elif line.kind == "bullet":
+            st.markdown(f"- {line.text}")
+        elif line.kind == "info":
+            st.info(line.text)
+        elif line.kind in ("warning", "lost"):
+            st.warning(line.text, icon="⚠️")
+        elif line.kind == "error":
+            st.error(line.text, icon="🛑")
+        elif line.kind == "finding":
+            st.warning(line.text)
+        else:
+            st.markdown(line.text)
 
 
 def _timeline(view: RunView, step: int) -> None:

@@ -13,16 +13,9 @@ import graphviz
 import streamlit as st
 
 from debugger import session
-from debugger.present import readable, short
+from debugger.present import code, md, readable, short  # noqa: F401 - md, code: the pages escape text with them
 
 PREVIEW_CHARS = 4000
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")
-
-
-def md(text: Any) -> str:
-    """Plain text (a node name, a sentence) escaped for `st.markdown`: `__start__` stays `__start__`
-    instead of turning into a bold "start". Not for text inside backticks, where escapes show."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
 GRAPH_HEIGHT = 380
@@ -145,11 +138,6 @@ PAGE_STYLE = """<style>
 
 def page_style() -> None:
     st.html(PAGE_STYLE)
-
-
-def code(text: Any) -> str:
-    """Text for inside backticks: a backtick would end the code span."""
-    return str(text).replace("`", "'")
 
 
 def failure(message: str, detail: str = "") -> None:
