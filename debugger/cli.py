@@ -31,6 +31,7 @@ from typing import Any, Sequence
 from debugger import run_status
 from debugger.diagnostics import diagnose, has_errors
 from debugger.diagnostics.report import render, to_data
+from debugger.diagnostics.validation import rejection_note
 from debugger.langgraph_recorder.probe import UnsupportedLangGraph  # these import no langgraph
 from debugger.langgraph_recorder.runs import RunSetupError
 from debugger.langgraph_recorder.superstep import UnrecordableChannel
@@ -69,6 +70,8 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
         keys = sorted({c.channel for c in step.reducer_calls})
         errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
         error = f"{errors[0]['class']}: {errors[0]['message'].splitlines()[0]}" if errors else ""
+        if not error and isinstance(steps, Trace) and step is steps.steps[-1]:  # a value the schema refused
+            error = rejection_note(steps, step.step)
         nested = sum(len(t.subgraphs) for t in step.tasks)
         tasks = ", ".join(t.name for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
         rows.append(

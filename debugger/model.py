@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFacts, same, scope_label
+from debugger.diagnostics.validation import VALIDATION_ERRORS, last_write, rejected_fields
 from debugger.diagnostics.writes import lost_items
 from debugger.drawing import Highlight, to_dot
 from debugger.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
@@ -215,7 +216,20 @@ class RunView:
         if record is None:
             return set()
         ids = {t.id for t in record.tasks if t.error and not is_interrupt(t.error) and not is_stopped(t.error)}
-        return ids | {c.writer for c in record.reducer_calls if c.error}
+        return ids | {c.writer for c in record.reducer_calls if c.error} | self._rejected_writers(step)
+
+    def _rejected_writers(self, step: int) -> set[str]:
+        """Ids of the tasks of `step` whose write the state schema rejected after the step (a pydantic
+        ValidationError raised while the next input was built: in no task of its own)."""
+        error = self.run.error or {}
+        if self.run.status != "error" or error.get("class") not in VALIDATION_ERRORS:
+            return set()
+        found = set()
+        for key, _ in rejected_fields(error.get("message", "")):
+            written = last_write(self.facts, key)
+            if written is not None and written[0] == step:
+                found |= {c.writer for c in self.by_step[step].reducer_calls if c.channel == key}
+        return found
 
     def unfinished(self, step: int) -> set[str]:
         """Ids of the tasks of `step` that never finished because the run stopped first (cut off,

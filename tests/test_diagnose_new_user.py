@@ -129,3 +129,40 @@ def test_a_task_no_channel_fired_for_is_explained_not_scheduled():
     why = RunFacts(trace, ()).why(step.step, task)
     assert "scheduled" not in why
     assert why.startswith("seed finished") and why.endswith("it was still due"), why
+
+
+# ---- a pydantic state that rejects a node's write -------------------------------------------------
+
+
+def pydantic_graph():
+    pydantic = pytest.importorskip("pydantic")
+
+    class Counted(pydantic.BaseModel):
+        count: int
+        note: str = ""
+
+    builder = StateGraph(Counted)
+    builder.add_node("bad", lambda s: {"count": "lots"})
+    builder.add_node("after", lambda s: {"note": "read"})
+    builder.add_edge(START, "bad")
+    builder.add_edge("bad", "after")
+    builder.add_edge("after", END)
+    return builder.compile()
+
+
+def test_a_write_the_pydantic_state_rejects_is_named_by_the_node_that_wrote_it():
+    from debugger.cli import superstep_rows
+    from debugger.model import Scope, TraceView
+
+    graph = pydantic_graph()
+    trace = run(graph, {"count": 1})
+    assert trace.status == "error" and trace.error["class"] == "ValidationError"
+    (finding,) = [f for f in diagnose(graph, trace) if f.kind == "rejected_write"]
+    assert (finding.step, finding.node, finding.key) == (1, "bad", "count")
+    assert finding.title == "bad wrote count = 'lots', which Counted rejects"
+    view = TraceView(trace, graph).view(Scope())
+    (report,) = view.errors(1)
+    assert report.title == finding.title and report.culprits == ("bad",)
+    assert view.timeline[1] == {"node": "bad", "0": "", "1": "✖"}, "the writer is marked as the cause"
+    rows = superstep_rows(trace)
+    assert rows[-1][-1].strip('"') == "ValidationError: bad wrote count = 'lots', which Counted rejects"
