@@ -197,7 +197,7 @@ def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
     assert "(1 of them already there: duplicated)" in call
     repeat, mark = merge.warning
     assert plain(repeat.value) == (
-        "Item #1 'parent' (written by p1 in step 1) of the result repeats what was already "
+        "Item 2 'parent' (written by p1 in step 1) of the result repeats what was already "
         "there: this write carried the old value again."
     )
     assert plain(mark.value) == "**Subgraph node child re-appended 'log'** (see Findings)", (
@@ -331,7 +331,7 @@ def test_state_versions_and_tasks_tabs():
             "change": "✎ changed",
             "before": "['parent']",
             "after": "['parent', 'parent', 'sub-1']",
-            "new items": "1, 2",
+            "new items": "2, 3",  # numbered from 1
         }
     ]
     versions = tab(at, "Versions").dataframe[0].value

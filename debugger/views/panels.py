@@ -212,8 +212,8 @@ def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learnin
         if verdict is not None:
             (st.success if verdict.right else st.warning)(widgets.md(verdict.text))
         if item.repeats:
-            repeated = ", ".join(
-                f"#{r.index} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})" for r in item.repeats
+            repeated = ", ".join(  # items numbered from 1, as a person counts them
+                f"{r.index + 1} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})" for r in item.repeats
             )
             st.warning(
                 f"Item{'s' if len(item.repeats) > 1 else ''} {repeated} of the result "
@@ -259,7 +259,7 @@ def state_panel(view: RunView, at: Cursor) -> None:
             "change": DIFF_MARKS[e.kind],
             "before": widgets.inline(e.before, 60) if e.kind != "added" else "",
             "after": widgets.inline(e.after, 60) if e.kind != "removed" else "",
-            "new items": ", ".join(map(str, e.added_items)),
+            "new items": ", ".join(str(i + 1) for i in e.added_items),  # numbered from 1, as people count
         }
         for e in entries
     ]
@@ -275,7 +275,7 @@ def state_panel(view: RunView, at: Cursor) -> None:
                 items = entry.after if isinstance(entry.after, list) else [entry.after]
                 rows = [
                     {"item": i, "value": widgets.inline(v, 60), "put there by": o.describe()}
-                    for i, (v, o) in enumerate(zip(items, origins))
+                    for i, (v, o) in enumerate(zip(items, origins), start=1)
                 ]
                 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
