@@ -38,12 +38,8 @@ def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
     """The summary of the step at `at`, line by line."""
     step = at.step
     lines = _who_ran(view, step)
-    triggers = [t for t in view.triggers(step) if t.task != START]
-    lines += [Line("bullet", md(t.sentence())) for t in triggers[:SUMMARY_TASKS]]
-    if len(triggers) > SUMMARY_TASKS:
-        lines.append(Line("bullet", f"… and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)"))
     hidden = merge_hidden(view, at, learning)
-    lines += _barrier(view, step, hidden)
+    # what went wrong comes right after who ran: the summary scrolls in a box as tall as the drawing
     if hidden:
         lines.append(
             Line(
@@ -54,6 +50,11 @@ def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
         )
     else:
         lines += _trouble(view, step)
+    triggers = [t for t in view.triggers(step) if t.task != START]
+    lines += [Line("bullet", md(t.sentence())) for t in triggers[:SUMMARY_TASKS]]
+    if len(triggers) > SUMMARY_TASKS:
+        lines.append(Line("bullet", f"… and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)"))
+    lines += _barrier(view, step, hidden)
     lines += _next(view, step)
     return lines
 

@@ -26,7 +26,7 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         "State",
         "Versions",
         "Errors" + (" 🛑" if errors else ""),
-        f"Findings ({count})" if count else "Findings",
+        f"Findings ({count})" if count and not session.learning() else "Findings",  # a count would hint
         "What-if",
         "Subgraphs",
         "Time travel",

@@ -133,7 +133,8 @@ def _stepper(view: RunView, step: int) -> None:
     )
     cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
     if len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
-        marked = {f.step for f in view.findings}
+        # in learn mode a 🔎 would tell which step goes wrong before the learner has guessed it
+        marked = set() if session.learning() else {f.step for f in view.findings}
         cols[2].select_slider(
             "Superstep",
             options=view.steps,
