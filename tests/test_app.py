@@ -78,7 +78,7 @@ def tab(at: AppTest, name: str):
     shown = at.session_state[session.STEP_TABS] if session.STEP_TABS in at.session_state else None
     if shown != label:
         at.session_state[session.STEP_TABS] = label
-        at.session_state[session.OPEN_TAB] = name
+        at.session_state[session.OPEN_TAB] = label.split()[0]
         at.run()
     return next(t for t in at.tabs if t.label.split()[0] == name)
 
