@@ -119,3 +119,13 @@ def test_learn_mode_page_shows_no_answer_until_the_learner_has_guessed(trap):
     text = page_text(at)
     assert "appears twice" in text, "every call guessed: the lesson is back"
     assert "now holds items twice" in text
+
+
+def test_learn_mode_keeps_the_errors_what_if_and_findings_tabs_back_too(trap):
+    at = learning_page(trap, {"step": "2"}, guessed=False)
+    assert [t.label for t in at.tabs][4:6] == ["Errors", "Findings"], "no 🛑 or count that would hint"
+    findings = tab(at, "Findings")
+    assert [c.value for c in findings.caption][0].startswith("Learn mode: the findings tell what the merges give")
+    assert not findings.markdown
+    errors = tab(at, "Errors")
+    assert errors.caption[0].value.startswith("Learn mode: what went wrong in this step is shown once")

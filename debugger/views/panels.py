@@ -9,7 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger import learn, run_status, session
+from debugger import learn, run_status, session, step_summary
 from debugger.model import Cursor, RunView
 from debugger.session import LoadedRun
 from debugger.views import findings, widgets
@@ -18,7 +18,8 @@ DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ ch
 
 
 def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
-    errors = view.errors(at.step)
+    hidden = step_summary.merge_hidden(view, at, session.learning())  # learn mode: no mark may hint
+    errors = [] if hidden else view.errors(at.step)
     count = len(run.view.findings)
     names = [
         "Merge",
