@@ -51,6 +51,7 @@ class Paints:
     """StepScope: until its Next button is enabled."""
 
     def report(self, path: str) -> str:
+        """The medians, each visit's time and StepScope's ratio to the floor, as printed lines."""
         floor, ours, buttons = (statistics.median(x) for x in (self.bare, self.graph, self.stepper))
 
         def row(values: list[float]) -> str:
@@ -149,6 +150,7 @@ def measure(path: str, repeats: int, db: str) -> Paints:
 
 
 def main() -> None:
+    """`benchmarks/first_paint.py [--repeats N] [--path LINK]`: measures and prints the report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=7, help="visits of each page (median)")
     parser.add_argument("--path", default="/?sample=fan_out_search", help="the StepScope link opened")
