@@ -3,6 +3,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SAMPLE ?=
+# `make run PORT=8600` serves the debugger on another port (8501 may be taken by another Streamlit app)
+PORT ?= 8501
 
 .PHONY: run run-deps test check lint install install-test system-deps bench clean
 
@@ -43,7 +45,7 @@ run-deps:
 	@command -v dot >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null)
 
 run: install run-deps
-	$(PY) -m debugger.cli app $(SAMPLE)
+	$(PY) -m debugger.cli app $(SAMPLE) --port $(PORT)
 
 # pytest exits 5 when it collected nothing: that is a failure, never a silent pass.
 test: install-test lint

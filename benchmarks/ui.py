@@ -11,7 +11,9 @@ For each of the three runs it prints:
 
 and each one's ratio to the 6-node case, plus the time to open each run (record it, store it,
 draw its first step), and the time to the first drawn graph when a sample's link is opened in a new
-browser session (a fresh chromium each time, the server already warm). Then the Live run page's step
+browser session, side by side with a bare Streamlit page that draws one graphviz chart (the floor any
+Streamlit app pays; `benchmarks/first_paint.py`: both served alike, a fresh chromium each visit, the
+pages visited in turns so that a shared machine's load falls on both). Then the Live run page's step
 click while a run goes on in the background, next to the same click on the finished run
 (`benchmarks/live_ui.py`). Each run is opened as a user would, from the sidebar's "Graph file" (a small
 module in a temporary folder), so it has its live graph and the What-if tab does its work too.
@@ -23,7 +25,8 @@ Runs go to a temporary run store (`STEPSCOPE_DB`). A step change is Next, or Pre
 - long: `long_loop()`, plan -> act -> check looping until END: 1,000 supersteps, with a log list
   that grows by one item in two steps out of three.
 
-Run: `.venv/bin/python benchmarks/ui.py [--clicks 20] [--browser-steps 10] [--no-browser] [--profile]`.
+Run: `.venv/bin/python benchmarks/ui.py [--clicks 20] [--browser-steps 10] [--first-paints 5] [--no-live]
+[--no-browser] [--profile]`.
 `--profile` prints the top of a cProfile of the server-side step changes of each run (the script
 runs in AppTest's thread; that is what is profiled). No targets are asserted; the numbers are for
 reading, and on a busy machine they move a lot.
@@ -52,6 +55,7 @@ from typing import Annotated, TypedDict
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repo first: `engine`, `debugger`, `sample_graphs`
 
+from benchmarks.first_paint import measure as first_paint  # noqa: E402
 from benchmarks.live_ui import live_click_times  # noqa: E402
 from benchmarks.live_ui import report as live_report
 from benchmarks.live_ui import write_workload as write_live_workload
@@ -62,6 +66,7 @@ APP = str(ROOT / "debugger" / "app.py")
 CHROMIUM = "/usr/bin/chromium"
 CHAINS, CHAIN_LENGTH = 10, 20
 LOOP_STEPS = 1000
+FIRST_PAINT_PATH = "/?sample=fan_out_search"
 
 
 # ---- workloads ----------------------------------------------------------------------------------------
@@ -340,24 +345,6 @@ def browser_times(url: str, targets: dict[str, str], steps: int) -> dict[str, tu
     return out
 
 
-def first_render(url: str, path: str, repeats: int) -> list[float]:
-    """Seconds from opening `path` in a new browser session (a new context: no cache, a new Streamlit
-    session) until its graph is drawn, each time in a freshly started chromium."""
-    from playwright.sync_api import sync_playwright
-
-    times = []
-    with sync_playwright() as p:
-        for _ in range(repeats):
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            started = time.perf_counter()
-            page.goto(url + path)
-            page.locator(".stepscope-graph svg g.stepscope-node").first.wait_for(timeout=120_000)
-            times.append(time.perf_counter() - started)
-            browser.close()
-    return times
-
-
 # ---- report -------------------------------------------------------------------------------------------
 
 
@@ -371,6 +358,8 @@ def main() -> None:
     parser.add_argument("--browser-steps", type=int, default=10, help="browser step changes per run (median)")
     parser.add_argument("--no-browser", action="store_true", help="server side only")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the server-side step changes")
+    parser.add_argument("--first-paints", type=int, default=5, help="new-session visits of each page (median)")
+    parser.add_argument("--no-live", action="store_true", help="skip the Live run page's clicks")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="stepscope-bench-") as folder:
@@ -392,12 +381,16 @@ def main() -> None:
             if not os.path.exists(CHROMIUM):
                 print(f"\n{CHROMIUM} is missing: browser timings skipped (apt-get install chromium)")
             else:
+                # the floor first: a bare Streamlit page with one graphviz chart, measured in turns with ours
+                paints = first_paint(FIRST_PAINT_PATH, args.first_paints, db)
                 proc, url = start_server(db)
                 try:
-                    first_render(url, "/?sample=fan_out_search", 1)  # the server's first script run imports everything
-                    firsts = first_render(url, "/?sample=fan_out_search", 3)
                     measured = browser_times(url, targets, args.browser_steps)
-                    live = live_click_times(url, write_live_workload(Path(folder)), args.browser_steps)
+                    live = (
+                        None
+                        if args.no_live
+                        else live_click_times(url, write_live_workload(Path(folder)), args.browser_steps)
+                    )
                 finally:
                     stop_server(proc)
                 browser = {n: (load, statistics.median(times)) for n, (load, times) in measured.items()}
@@ -419,10 +412,7 @@ def main() -> None:
         line += f"   {first:11.2f}s" + (f" {browser[name][0]:7.2f}s" if name in browser else "")
         print(line)
     if browser:
-        print(
-            f"\nfirst drawn graph in a new browser session (fan_out_search, 1280x800): median "
-            f"{statistics.median(firsts):.2f}s of {len(firsts)} ({', '.join(f'{t:.2f}' for t in firsts)})"
-        )
+        print("\n" + paints.report(FIRST_PAINT_PATH))
     if live is not None:
         print("\n" + live_report(*live))
 

@@ -27,6 +27,11 @@ lesson = (
     "saves the message you meant to delete. "
     "Return a `RemoveMessage`, or a message with the same id, and let the reducer do it."
 )
+learn_prompt = (
+    "Three nodes each write one message to `messages`, whose reducer is `add_messages`: one with a new "
+    "id, one with an id already in the list, one `RemoveMessage`. Predict the list after each write."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 ORIGINAL = [HumanMessage("hi", id="1"), AIMessage("hello", id="2")]
 

@@ -29,6 +29,11 @@ lesson = (
     "Overwrite per key per step), as `fixed_graph` does, or write a reducer that understands a clear "
     "marker; for messages use `RemoveMessage(id=REMOVE_ALL_MESSAGES)`."
 )
+learn_prompt = (
+    "`reset` returns `{'items': []}` to start a fresh batch, and `items` is an `operator.add` list; "
+    "`refill` then adds 'fresh'. Predict `items` after each write."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 
 class BatchState(TypedDict):

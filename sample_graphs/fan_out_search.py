@@ -29,6 +29,12 @@ lesson = (
     "`merge` runs once here only because both branches are one step long; when branches differ in length, "
     "plain edges run the join twice (see uneven_join)."
 )
+learn_prompt = (
+    "`start` has two outgoing edges, so `search_web` and `search_db` run in the same superstep, on the "
+    "same snapshot, and both write `results`, an `operator.add` list. Predict the order the barrier folds"
+    " their writes in."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 WEB = {"langgraph": "web: the LangGraph docs"}
 DATABASE = {"langgraph": "db: 3 design notes"}

@@ -28,6 +28,11 @@ lesson = (
     "The jokes are stored in the order of the Send list, whatever order the tasks finish in, and `pick_best` "
     "runs once, in the next superstep, after every task is done."
 )
+learn_prompt = (
+    "The router returns one `Send('write_joke', {'subject': s})` per subject, and every `write_joke` task"
+    " appends to `jokes`, an `operator.add` list. Predict the order of `jokes` after the merge."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 
 class JokeState(TypedDict):

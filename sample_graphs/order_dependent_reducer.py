@@ -30,6 +30,12 @@ lesson = (
     "the choice explicit in a node after the join: `fixed_graph` collects both quotes by source and `choose` "
     "takes the most recent one, whatever the nodes are called."
 )
+learn_prompt = (
+    "`archive` and `live` run in parallel and both write `answer`, whose reducer keeps the first value, "
+    "and `trail`, whose reducer concatenates strings; `live` finishes first. Predict both keys after the "
+    "merge."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 QUOTES = {
     "archive": {"price": "$100", "as_of": "2019-03-01"},

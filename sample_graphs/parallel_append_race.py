@@ -30,6 +30,12 @@ lesson = (
     "['hi', 'from A', 'from B']. "
     "With no reducer at all LangGraph refuses the two writes outright (see refund_concurrent_update)."
 )
+learn_prompt = (
+    "`node_a` and `node_b` run in the same superstep on the snapshot messages=['hi']. Each writes back "
+    "the list it read plus its own message, into a key whose reducer is `keep_last`. Predict `messages` "
+    "after each of the two reducer calls."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 
 def keep_last(current: list[str], new: list[str]) -> list[str]:

@@ -31,6 +31,11 @@ lesson = (
     "Send the increment (`{'retries': 1}`) and let the reducer keep the count, as `fixed_graph` does: "
     "0, 1, 2, 3 and the answer is 'draft 3'."
 )
+learn_prompt = (
+    "`retries` is `Annotated[int, operator.add]` and `answer` is a plain key. The retry node returns "
+    "`state['retries'] + 1`. Predict `retries` after each step."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 
 class RetryState(TypedDict):

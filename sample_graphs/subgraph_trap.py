@@ -24,6 +24,12 @@ lesson = (
     "Fix: give the subgraph its own schema and call it from a plain function node that returns only the new "
     "items (see `fixed_graph`): the result is ['parent', 'child->ABC']."
 )
+learn_prompt = (
+    "The parent writes 'parent' into `log`, an `operator.add` list, then runs a compiled subgraph as a "
+    "node; the subgraph receives the parent's state and appends 'sub-1'. Before each reducer call is "
+    "revealed, predict what `log` holds."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 
 class LogState(TypedDict):

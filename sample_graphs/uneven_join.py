@@ -28,6 +28,11 @@ lesson = (
     "Use one waiting edge, `add_edge(['clean', 'quick'], 'join')`: `join` then runs once, after both "
     "branches have finished, as in `fixed_graph`."
 )
+learn_prompt = (
+    "The long branch (fetch, clean) takes two supersteps and the short one (quick) one; both lead to "
+    "`join` by plain edges, and every node appends to `log`. Predict `log` after each step."
+)
+"""Learn mode shows this set-up, without the results, until the learner has guessed every merge."""
 
 
 class JoinState(TypedDict):

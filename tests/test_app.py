@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 from debugger.model import run_view as model
 from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
+from debugger.views import session
 from engine.tracefile import to_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +75,13 @@ def node_svg(at: AppTest, node: str) -> str:
 
 
 def tab(at: AppTest, name: str):
+    """Opens the step page's tab `name` (only the open tab is rendered) and returns it."""
+    label = next(t.label for t in at.tabs if t.label.split()[0] == name)
+    shown = at.session_state[session.STEP_TABS] if session.STEP_TABS in at.session_state else None
+    if shown != label:
+        at.session_state[session.STEP_TABS] = label
+        at.session_state[session.OPEN_TAB] = label.split()[0]
+        at.run()
     return next(t for t in at.tabs if t.label.split()[0] == name)
 
 
@@ -96,7 +104,8 @@ def goto_page(at: AppTest, url_path: str) -> AppTest:
 
 
 def enter_key(at: AppTest) -> str:
-    return next(b.key for b in at.button if b.key and b.key.startswith("enter-"))
+    """The key of the Subgraphs tab's first "Step into" button (the tab is opened first)."""
+    return next(b.key for b in tab(at, "Subgraphs").button if b.key and b.key.startswith("enter-"))
 
 
 # ---- step through: the default sample and the stepper ----------------------------------------------
@@ -165,7 +174,8 @@ def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
 def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
     at = start(sample="subgraph_trap", step="2")
     summary = texts(at.main)
-    assert "In step 2, **child** ran." in summary
+    # the drawing marks the subgraph's own node s1 inside the child box: the summary names both
+    assert "In step 2, **child** ran (a subgraph: inside **child**, **s1** ran)." in summary
     assert "- child runs because p1 finished (edge p1 → child)" in summary
     assert "**Next:** nothing. The run finished (done)." in summary
     assert any(
@@ -189,7 +199,7 @@ def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
     assert "(1 of them already there: duplicated)" in call
     repeat, mark = merge.warning
     assert plain(repeat.value) == (
-        "Item #1 'parent' (written by p1 in step 1) of the result repeats what was already "
+        "Item 2 'parent' (written by p1 in step 1) of the result repeats what was already "
         "there: this write carried the old value again."
     )
     assert plain(mark.value) == "**Subgraph node child re-appended 'log'** (see Findings)", (
@@ -210,6 +220,7 @@ def test_merge_calls_step_one_reducer_call_at_a_time():
     assert state.caption[0].value.endswith(
         "inside the merge, after 1 reducer call(s), compared with the state before the step."
     )
+    tab(at, "Merge")  # only the open tab is drawn: its buttons are back once it is open again
     click(at, "call_prev")
     assert url(at)["call"] == "0" and at.button(key="call_prev").disabled
     click(at, "call_next")
@@ -322,7 +333,7 @@ def test_state_versions_and_tasks_tabs():
             "change": "✎ changed",
             "before": "['parent']",
             "after": "['parent', 'parent', 'sub-1']",
-            "new items": "1, 2",
+            "new items": "2, 3",  # numbered from 1
         }
     ]
     versions = tab(at, "Versions").dataframe[0].value
@@ -349,6 +360,10 @@ def test_timeline_marks_the_current_step():
 
 
 def timeline(at: AppTest):
+    """The timeline's table, unfolding it first (a folded timeline builds no table)."""
+    if session.TIMELINE_OPEN not in at.session_state or not at.session_state[session.TIMELINE_OPEN]:
+        at.session_state[session.TIMELINE_OPEN] = True
+        at.run()
     return next(e for e in at.expander if e.label.startswith("Timeline")).dataframe[0].value
 
 

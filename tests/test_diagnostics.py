@@ -767,3 +767,10 @@ def test_a_committed_value_the_writes_do_not_fold_to_is_an_error():
     found = [f for f in diagnose(None, from_json(to_json(trace))) if f.kind == "committed_mismatch"]
     assert len(found) == 1 and found[0].severity == "error" and (found[0].step, found[0].key) == (step.step, key)
     assert "'folded'" in found[0].explanation and "'stored'" in found[0].explanation
+
+
+def test_a_rejected_write_is_a_finding_of_its_own_kind():
+    from tests.test_diagnose_new_user import pydantic_graph
+
+    graph = pydantic_graph()
+    assert only(diagnose(graph, record(graph, {"count": 1})), "rejected_write").node == "bad"

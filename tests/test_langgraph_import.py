@@ -56,7 +56,7 @@ from debugger.runtimes.langgraph.recorder import is_langgraph_builder, is_langgr
 from debugger.runtimes.langgraph.recorder.runs import run_coroutine  # noqa: E402
 from debugger.runtimes.langgraph.recorder.static_view import static_view  # noqa: E402
 from debugger.runtimes.targets import TargetError, load_target  # noqa: E402
-from debugger.sources import runs as sources  # noqa: E402
+from debugger.sources import runs as sources
 from debugger.sources.trace_check import parse_trace  # noqa: E402
 from engine.codec import decode, encode  # noqa: E402
 from engine.trace import Recorder, Trace  # noqa: E402

@@ -1,4 +1,4 @@
-"""Forking a recorded run at a step, and resuming an interrupted one (debugger/sources/forks.py)."""
+"""Forking a recorded run at a step, and resuming an interrupted one (debugger/sources/runs/forks.py)."""
 
 import operator
 from typing import Annotated, TypedDict

@@ -21,6 +21,7 @@ from typing import Any
 from debugger.commands.common import add_command, run_request, table
 from debugger.commands.follow import follow
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.diagnostics.validation import rejection_note
 from debugger.model.present import interrupt_line, short
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError, Runtime
 from debugger.runtimes.targets import LoadedTarget, load_target
@@ -74,6 +75,8 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
         keys = sorted({c.channel for c in step.reducer_calls})
         errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
         error = f"{errors[0]['class']}: {errors[0]['message'].splitlines()[0]}" if errors else ""
+        if not error and isinstance(steps, Trace) and step is steps.steps[-1]:  # a value the schema refused
+            error = rejection_note(steps, step.step)
         nested = sum(len(t.subgraphs) for t in step.tasks)
         tasks = ", ".join(t.name for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
         rows.append(

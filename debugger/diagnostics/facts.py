@@ -168,12 +168,32 @@ class RunFacts:
             for earlier in writers:
                 text, edge = self._edge_words(writer_step, step, earlier, task.name, channel, writers)
                 reasons.append(Reason(text, channel, earlier.name, writer_step, edge))
+        if not reasons:
+            reasons.append(self._pending_reason(step, task))
         unique = {(r.text, r.edge): r for r in reasons}  # one per edge: each edge taken is drawn bold
         return list(unique.values())
 
     def why(self, step: int, task: TaskRecord) -> str:
         """`p1 finished (edge p1 → child)`, in words."""
-        return "; ".join(dict.fromkeys(r.text for r in self.reasons(step, task))) or "it was scheduled"
+        return "; ".join(dict.fromkeys(r.text for r in self.reasons(step, task)))
+
+    def _pending_reason(self, step: int, task: TaskRecord) -> Reason:
+        """A task no channel fired for in its own step: it was already due when the run picked up (a
+        resumed or forked run starts at a checkpoint whose tasks are pending), or it runs again after an
+        interrupt. Its triggers, when something recorded wrote them, say who made it due."""
+        for channel in task.triggers:
+            writer_step, writers = self._writers_of(step, TASKS if channel == PUSH else channel)
+            if writers:
+                text, edge = self._edge_words(writer_step, step, writers[0], task.name, channel, writers)
+                return Reason(f"{text}, and it was still due", channel, writers[0].name, writer_step, edge)
+        earlier = [s for s in self.order if s < step]
+        if any(t.name == task.name and t.error for s in earlier for t in self.tasks(s)):
+            return Reason(f"{task.name} was interrupted earlier and runs again now that the run resumed", "")
+        return Reason(
+            f"the run resumed from a saved checkpoint where {task.name} was still due to run (what made it due "
+            "happened before that checkpoint)",
+            "",
+        )
 
     def _unwritten_words(self, channel: str, target: str) -> str:
         role = self.channel_role(channel)

@@ -16,6 +16,7 @@ from .mismatch import recorded_mismatches
 from .mutation import in_place_mutations
 from .order import order_sensitivity
 from .start import reducer_errors
+from .validation import rejected_writes
 from .writes import list_writes, whole_state_returns
 
 CHECKS = (
@@ -26,6 +27,7 @@ CHECKS = (
     whole_state_returns,
     order_sensitivity,
     recorded_mismatches,
+    rejected_writes,
 )
 """Each takes one run's `RunFacts` and returns its findings."""
 

@@ -452,15 +452,37 @@ def returns_only_parent_commands(fn: Any) -> bool:
     )
 
 
-def returns_literal_empty(fn: Any, key: str) -> bool | None:
-    """Some return of `fn` writes the literal `[]` to `key` (`{"key": []}`): an attempt to clear it.
-    None when the source cannot be read."""
+def empty_write_intent(fn: Any, key: str) -> str | None:
+    """What `fn`'s code means by writing `[]` to `key`: `"clear"` when some return writes the literal
+    (`{"key": []}`: an attempt to clear it); `"nothing to add"` when `[]` is only one side of a choice
+    whose other side adds items (`[] if state["hits"] else [...]`, also through a local name); None when
+    the code does not say (the `[]` is computed) or the source cannot be read."""
     found = _function_ast(fn)
     if found is None:
         return None
-    for value, _ in _returns(found[0]):
-        if isinstance(value, ast.Dict):
-            for k, v in zip(value.keys, value.values):
-                if _const_str(k) == key and isinstance(v, ast.List) and not v.elts:
-                    return True
-    return False
+    tree = found[0]
+    assigned = _local_assignments(tree)
+    choices = False
+    for value, _ in _returns(tree):
+        if not isinstance(value, ast.Dict):
+            continue
+        for k, v in zip(value.keys, value.values):
+            if _const_str(k) != key:
+                continue
+            if _is_empty_list(v):
+                return "clear"
+            named = assigned.get(v.id, []) if isinstance(v, ast.Name) else []  # `hits = [] if ... else [...]`
+            choices = choices or any(_empty_or_adding(c) for c in [v, *named])
+    return "nothing to add" if choices else None
+
+
+def _is_empty_list(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.List) and not node.elts
+
+
+def _empty_or_adding(node: ast.AST | None) -> bool:
+    """`[] if c else [x]` (either way round): a choice between adding and not, not a clear."""
+    if not isinstance(node, ast.IfExp):
+        return False
+    sides = (node.body, node.orelse)
+    return any(_is_empty_list(side) for side in sides) and not all(_is_empty_list(side) for side in sides)

@@ -44,7 +44,7 @@ def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
     found: list[Finding] = []
     found += _parallel_plain_keys(builder, topology, writes, returns, subgraphs, scope)
     found += _whole_state(builder, returns, scope)
-    found += _subgraph_echo(builder, subgraphs, scope)
+    found += _subgraph_echo(builder, topology, subgraphs, scope)
     found += _read_modify_write(builder, topology, writes, returns, scope)
     found += _in_place(builder, returns, scope)
     found += static_start_values(builder, scope)
@@ -236,11 +236,15 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
     return found
 
 
-def _subgraph_echo(builder: Any, subgraphs: dict[str, Any], scope: tuple[str, ...]) -> list[Finding]:
+def _subgraph_echo(
+    builder: Any, topology: Topology, subgraphs: dict[str, Any], scope: tuple[str, ...]
+) -> list[Finding]:
     found = []
     for name, sub in subgraphs.items():
         if _always_leaves_by_parent_command(sub.builder):
             continue  # it never returns its final state to this graph
+        if topology.reached_only_by_send(name):
+            continue  # it starts from its Send's argument, not the parent's state: nothing of the parent to echo
         received = set(sub.builder.schemas.get(sub.builder.input_schema, {}))
         returned = set(sub.output_keys if isinstance(sub.output_keys, list) else [sub.output_keys])
         for key in sorted(received & returned):

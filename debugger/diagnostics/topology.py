@@ -119,6 +119,22 @@ class Topology:
     def together(self, a: str, b: str) -> Together | None:
         return self.pairs.get(frozenset((a, b)))
 
+    def reached_only_by_send(self, name: str) -> bool:
+        """Every way into `name` is a `Send` (from a router or a Command): no edge, waiting edge, router
+        name or goto enters it with the parent's state. A Send's argument is the node's whole input, so
+        a subgraph started that way returns what it was sent plus its own items, not the parent's list
+        (whether an argument carries the parent's list itself is a question for the recorded run)."""
+        if any(name == edge.target for edge in self.builder.waiting_edges):
+            return False
+        arrivals = [
+            arrival
+            for source in [START, *self.builder.nodes]
+            for choice in self.options(source)
+            for arrival in choice.values()
+            if arrival.node == name
+        ]
+        return bool(arrivals) and all(arrival.via.startswith("Send") for arrival in arrivals)
+
     # ---- one node's ways forward -------------------------------------------------------------------
 
     def options(self, node: str) -> list[dict[str, Arrival]]:

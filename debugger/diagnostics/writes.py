@@ -22,7 +22,7 @@ from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding
-from .source import returns_literal_empty
+from .source import empty_write_intent
 
 PUSH = "__pregel_push"
 
@@ -56,7 +56,7 @@ def list_writes(facts: RunFacts) -> list[Finding]:
             if isinstance(before, list) and same(after, before + write):
                 found.append(_repeated(facts, step, call, start, before, after, subgraph))
             elif not subgraph and same(after, write):
-                lost = _lost(facts, step, call, start, final.get(key))
+                lost = lost_items(facts, step, call, start, final.get(key))
                 if lost:
                     found.append(_lost_update(facts, step, call, start, final.get(key), lost))
     found.extend(_counters(facts, totals))
@@ -213,8 +213,9 @@ def _repeated(
     )
 
 
-def _lost(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any) -> list[tuple[str, Any]]:
-    """Items other writers of this step added that the final value no longer has."""
+def lost_items(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any) -> list[tuple[str, Any]]:
+    """(writer, item) for the items other writers of this step added that the final value no longer has:
+    what `call`, a write that replaced the value, lost (diagnose's finding and the step summary's line)."""
     if not isinstance(final, list):
         return []
     kept = {canonical(item) for item in final}
@@ -301,12 +302,14 @@ def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any
 
 
 def _meant_to_clear(facts: RunFacts, node: str, key: str) -> bool | None:
-    """True when the node's code writes a literal `[]` to the key; False when the run shows the node
-    adding items to it elsewhere (its empty list means "nothing to add"); None when unknown."""
+    """True when the node's code writes a literal `[]` to the key; False when its code writes `[]` only
+    as the "nothing to add" side of a choice, or the run shows the node adding items to it elsewhere;
+    None when unknown."""
     builder = getattr(facts.graph, "builder", None)
     spec = builder.nodes.get(node) if builder is not None else None
-    if spec is not None and returns_literal_empty(spec.action, key):
-        return True
+    intent = empty_write_intent(spec.action, key) if spec is not None else None
+    if intent is not None:
+        return intent == "clear"
     for step in facts.order:  # the same node adding items elsewhere: its [] means "nothing to add"
         for call in facts.steps[step].reducer_calls:
             if call.writer_name == node and call.channel == key and isinstance(call.write, list) and call.write:

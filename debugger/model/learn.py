@@ -1,16 +1,26 @@
 """Learn mode: the learner predicts what each reducer call gives before it is revealed. Pure: no
-Streamlit; `check_call` says whether a guess is right and, if not, what the call really did."""
+Streamlit; `check_call` says whether a guess is right and, if not, what the call really did.
+
+A sample's lesson says what its merges give (that is its point), so learn mode keeps it back until the
+learner has guessed every reducer call of the run (`lesson_progress`); meanwhile the sample's
+`learn_prompt`, its set-up without the results, stands in its place (`prompt`)."""
 
 from __future__ import annotations
 
 import ast
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from debugger.model.present import short
 from debugger.model.run_view import MergeCall, RunView
 from engine.codec import decode
+from sample_graphs.gallery import SAMPLES, load_sample
+
+GENERIC_PROMPT = (
+    "Learn mode keeps the lesson back: it tells what the merges give. Step through the run and guess each "
+    "reducer call in the Merge tab; the lesson appears once you have guessed them all."
+)
 
 
 @dataclass(frozen=True)
@@ -87,3 +97,18 @@ def check_guess(view: RunView, step: int, channel: str, guess: Any) -> tuple[boo
         f"Not quite: {channel!r} is {short(final.after, 120)}. The difference comes from reducer call "
         f"#{culprit.call.index} by {culprit.writer}: {culprit.sentence}."
     )
+
+
+def lesson_progress(view: RunView, guessed: Iterable[tuple[int, int]]) -> tuple[int, int]:
+    """(calls guessed, calls in the run): `guessed` holds the (step, call index) pairs of the root run
+    the learner has guessed."""
+    calls = {(step, m.call.index) for step in view.steps for m in view.merge(step)}
+    return len(calls & set(guessed)), len(calls)
+
+
+def prompt(target: str) -> str:
+    """What learn mode shows while the lesson is kept back: the sample's `learn_prompt` (its set-up,
+    without the results), else a general word on why the lesson waits."""
+    if target not in SAMPLES:
+        return GENERIC_PROMPT
+    return getattr(load_sample(target), "learn_prompt", "") or GENERIC_PROMPT

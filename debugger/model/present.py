@@ -7,14 +7,29 @@ the app and the tests say exactly the same thing.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from debugger.diagnostics.facts import APPENDING
 from debugger.diagnostics.replay import repeated_items
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
 from engine.codec import MISSING_ENCODED, TYPE
 from engine.trace import ReducerCallRecord
 
 MISSING = MISSING_ENCODED
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")
+
+
+def md(text: Any) -> str:
+    """Plain text (a node name, a sentence) escaped for Markdown: `__start__` stays `__start__`
+    instead of turning into a bold "start". Not for text inside backticks, where escapes show."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
+
+
+def code(text: Any) -> str:
+    """Text for inside backticks: a backtick would end the code span."""
+    return str(text).replace("`", "'")
+
 
 """LangGraph's message reducer, by its Python name and by LangGraph.js's: both merge by message id."""
 
@@ -91,6 +106,16 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
         )
     if call.reducer in MESSAGE_REDUCERS and is_message_list(before) and is_message_list(after):
         return f"{call.reducer} {_message_changes(before, after)}"
+    if _took_the_write(before, write, after) or (
+        after == write and before in ([], "") and call.reducer not in APPENDING and call.reducer not in MESSAGE_REDUCERS
+    ):
+        # a keep-the-last reducer: what was there is dropped, even when the write happens to start with it
+        gone = [item for item in before if item not in after] if isinstance(before, list) else []
+        return (
+            f"{call.reducer} returned the write itself, {short(write, 50)}, as the new value of {channel!r} in "
+            f"place of {short(before, 40)}"
+            + (f": {short(gone, 40)} {'is' if len(gone) == 1 else 'are'} gone" if gone else "")
+        )
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
             return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"
@@ -110,6 +135,20 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
     if after == before:
         return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) left {channel!r} unchanged"
     return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) returned {short(after, 40)}"
+
+
+def _took_the_write(before: Any, write: Any, after: Any) -> bool:
+    """The reducer's result is its write, not a combination with what was there: `after == write`, while
+    appending or adding the write to a non-empty value would have given something else."""
+    if after != write or after == before or before in ([], "", 0, None):
+        return False
+    if isinstance(before, list) and isinstance(write, list):
+        return after != before + write
+    if isinstance(before, str) and isinstance(write, str):
+        return after != before + write
+    if isinstance(before, (int, float)) and isinstance(write, (int, float)) and not isinstance(before, bool):
+        return after != before + write
+    return isinstance(before, type(write)) or isinstance(write, type(before))
 
 
 def _appended(call: ReducerCallRecord, before: Any, after: Any) -> list[Any] | None:

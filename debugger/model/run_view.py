@@ -16,14 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 from debugger.diagnostics import Finding, diagnose
-from debugger.diagnostics.facts import Reason, Repeat, RunFacts, scope_label
+from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFacts, same, scope_label
 from debugger.diagnostics.replay import Origin
+from debugger.diagnostics.validation import VALIDATION_ERRORS, last_write, rejected_fields
+from debugger.diagnostics.writes import lost_items
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
-from debugger.model.present import explain_call
+from debugger.model.present import explain_call, short
 from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -77,6 +79,32 @@ class MergeCall:
 
 
 @dataclass(frozen=True)
+class LostUpdate:
+    """Parallel writers of one key in one step, where the reducer kept one write whole and the items
+    the others added are gone, silently (the read-modify-write race)."""
+
+    channel: str
+    reducer: str
+    kept: str
+    """The writer whose write the key now holds."""
+    lost: tuple[tuple[str, Any], ...]
+    """(writer, item) of each item that is gone."""
+    value: Any
+    """The key's value after the step."""
+
+    def sentence(self) -> str:
+        """`Lost update: 'from A' (written by node_a) is not in 'messages': ...`."""
+        items = ", ".join(f"{short(item, 40)} (written by {who})" for who, item in self.lost[:4])
+        more = f" and {len(self.lost) - 4} more" if len(self.lost) > 4 else ""
+        writers = list(dict.fromkeys([*(who for who, _ in self.lost), self.kept]))
+        return (
+            f"Lost update: {items}{more} {'is' if len(self.lost) == 1 else 'are'} not in {self.channel!r}. "
+            f"{' and '.join(writers)} each wrote back the whole list in this step; {self.reducer} keeps one "
+            f"write, so {self.kept}'s {short(self.value, 50)} replaced the others. No error was raised."
+        )
+
+
+@dataclass(frozen=True)
 class DiffEntry:
     """One state key compared with the previous step."""
 
@@ -102,22 +130,33 @@ class Trigger:
         return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was scheduled"
+        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was due (no recorded reason)"
         return f"{self.task} runs because {because}"
 
 
 class RunView:
     """Derived views of one run. Cheap to build; heavy parts are computed once and cached."""
 
-    def __init__(self, run: RunRecord, *, graph: Any = None, findings: tuple[Finding, ...] = ()) -> None:
+    def __init__(
+        self,
+        run: RunRecord,
+        *,
+        graph: Any = None,
+        findings: tuple[Finding, ...] | Callable[[], tuple[Finding, ...]] = (),
+    ) -> None:
         self.run = run
         self.facts = RunFacts(run, (), graph)
         self.replay = self.facts.replay
         self.by_step: dict[int, StepRecord] = self.facts.steps
-        self.findings = findings
-        """`diagnose`'s findings about this run (the ones of its scope)."""
+        self._findings = findings
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
+
+    @cached_property
+    def findings(self) -> tuple[Finding, ...]:
+        """`diagnose`'s findings about this run (the ones of its scope), computed when first asked: the
+        drawing and the stepper never wait for them (a new session's first paint)."""
+        return tuple(self._findings()) if callable(self._findings) else tuple(self._findings)
 
     # ---- navigation ------------------------------------------------------------------------------
 
@@ -177,7 +216,20 @@ class RunView:
         if record is None:
             return set()
         ids = {t.id for t in record.tasks if t.error and not is_interrupt(t.error) and not is_stopped(t.error)}
-        return ids | {c.writer for c in record.reducer_calls if c.error}
+        return ids | {c.writer for c in record.reducer_calls if c.error} | self._rejected_writers(step)
+
+    def _rejected_writers(self, step: int) -> set[str]:
+        """Ids of the tasks of `step` whose write the state schema rejected after the step (a pydantic
+        ValidationError raised while the next input was built: in no task of its own)."""
+        error = self.run.error or {}
+        if self.run.status != "error" or error.get("class") not in VALIDATION_ERRORS:
+            return set()
+        found = set()
+        for key, _ in rejected_fields(error.get("message", "")):
+            written = last_write(self.facts, key)
+            if written is not None and written[0] == step:
+                found |= {c.writer for c in self.by_step[step].reducer_calls if c.channel == key}
+        return found
 
     def unfinished(self, step: int) -> set[str]:
         """Ids of the tasks of `step` that never finished because the run stopped first (cut off,
@@ -338,6 +390,26 @@ class RunView:
                 )
             )
         return calls
+
+    def lost_updates(self, step: int) -> list[LostUpdate]:
+        """Keys whose final write in `step` replaced the items other writers of the step added (the same
+        detector as `diagnose`'s read-modify-write finding)."""
+        if not self.committed(step):
+            return []
+        found = []
+        for channel, items in self.merge_by_channel(step).items():
+            last = items[-1]
+            call = last.call
+            writers = {item.call.writer for item in items}
+            if len(writers) < 2 or call.reducer in PLAIN or call.reducer in APPENDING or call.error is not None:
+                continue
+            if not isinstance(call.write, list) or not same(last.after, call.write):
+                continue
+            start = self.state_before(step).get(channel, [])
+            lost = lost_items(self.facts, step, call, start if isinstance(start, list) else [], last.after)
+            if lost:
+                found.append(LostUpdate(channel, call.reducer, last.writer, tuple(lost), last.after))
+        return found
 
     def merge_by_channel(self, step: int) -> dict[str, list[MergeCall]]:
         grouped: dict[str, list[MergeCall]] = {}
@@ -516,7 +588,10 @@ class TraceView:
         if scope not in self._views:
             run = self.run_at(scope)
             labels = self.labels(scope)
-            mine = tuple(f for f in self.findings if f.scope == labels and f.step is not None)
+
+            def mine() -> tuple[Finding, ...]:
+                return tuple(f for f in self.findings if f.scope == labels and f.step is not None)
+
             self._views[scope] = RunView(run, graph=self.graph if not scope.path else None, findings=mine)
         return self._views[scope]
 

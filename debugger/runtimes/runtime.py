@@ -39,7 +39,7 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
 - `static_view(graph) -> (view or None, why skipped or None)`: what the checks before running
   (`debugger.diagnostics.diagnose_graph`) read: an object with a `.builder` shaped as the engine's
   `StateGraph` (nodes with their functions, edges, branches, channels with reducers).
-- time travel (`debugger/sources/forks.py` is written once over these three):
+- time travel (`debugger/sources/runs/forks.py` is written once over these three):
   `checkpointed_copy(graph)` the graph compiled again on a fresh in-memory checkpointer of its own
   (never the user's), supporting `get_state_history`, `update_state(config, values, as_node=)` and
   `invoke`; `resume_input(answer)` the input that answers an interrupt (its `Command(resume=...)`);

@@ -11,7 +11,7 @@ Four gates, each ending in one `TraceFileError` line that names the source and t
    every field's type, the deltas, the errors and the tags of recorded values.
 3. Consistency: the deltas of each channel must apply one after another (a `merge` on a list, or a
    splice past the end, cannot be replayed), and write references must point at writes.
-4. Sense (`debugger/sources/trace_sense.py`): the steps in order, calls into declared channels, edges
+4. Sense (`debugger/sources/runs/trace_sense.py`): the steps in order, calls into declared channels, edges
    between declared nodes, a plain key's new value its write.
 
 Only then is the Trace built (`engine.tracefile.from_dict`). The engine stays standard-library

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger.diagnostics import Finding
+from debugger.model import learn, step_summary
 from debugger.model import what_if as whatif
 from debugger.model.run_view import Cursor, RunView, Scope
 from debugger.views import session, widgets
@@ -18,6 +19,9 @@ SEVERITY_ICONS = {"error": "🛑", "warning": "⚠️", "info": "ℹ️"}
 
 
 def errors_panel(view: RunView, at: Cursor) -> None:
+    if step_summary.merge_hidden(view, at, session.learning()):
+        st.caption("Learn mode: what went wrong in this step is shown once you have guessed every call of it.")
+        return
     reports = view.errors(at.step)
     failed_at = view.failed_step
     if not reports:
@@ -63,6 +67,14 @@ def _go_to_finding(scope: Scope, step: int) -> None:
 
 
 def findings_panel(run: LoadedRun, at: Cursor) -> None:
+    if session.learning():  # the findings tell every merge's answer: kept back as the lesson is
+        guessed, total = learn.lesson_progress(run.view.view(Scope()), session.guessed_calls(Scope()))
+        if guessed < total:
+            st.caption(
+                f"Learn mode: the findings tell what the merges give, so they wait until you have guessed every "
+                f"reducer call of the run ({guessed} of {total} so far)."
+            )
+            return
     found = run.view.findings
     if not found:
         st.success("`stepscope diagnose` finds nothing wrong in this run.")
@@ -106,7 +118,7 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
             "No reducer merged several writes here; a plain key takes one write per step, so order cannot matter."
         )
         return
-    if session.learning() and at.call is not None:
+    if step_summary.merge_hidden(view, at, session.learning()):
         st.caption("Learn mode: what-if opens once you have guessed every call of this step.")
         return
     channel = st.selectbox("Channel", keys, key=session.WHATIF_CHANNEL)

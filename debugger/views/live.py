@@ -2,7 +2,7 @@
 step mode, Pause / Step / Continue / Stop, the state at a pause and an edit box.
 
 The run itself is a `debugger.live.LiveRun` kept in the session; this page only reads its snapshots
-(`debugger/model/live_page.py` turns them into what is shown) and sends it commands from callbacks. The
+(`debugger/model/run_view/live_page.py` turns them into what is shown) and sends it commands from callbacks. The
 part that changes while a run goes is a fragment that reruns on its own every `POLL` seconds, so the
 rest of the page does not; a step click reruns only that fragment too.
 """

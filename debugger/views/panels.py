@@ -9,7 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger.model import learn, run_status
+from debugger.model import learn, run_status, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.views import analysis_tabs as findings
 from debugger.views import session, widgets
@@ -19,7 +19,8 @@ DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ ch
 
 
 def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
-    errors = view.errors(at.step)
+    hidden = step_summary.merge_hidden(view, at, session.learning())  # learn mode: no mark may hint
+    errors = [] if hidden else view.errors(at.step)
     count = len(run.view.findings)
     names = [
         "Merge",
@@ -27,7 +28,7 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         "State",
         "Versions",
         "Errors" + (" 🛑" if errors else ""),
-        f"Findings ({count})" if count else "Findings",
+        f"Findings ({count})" if count and not session.learning() else "Findings",  # a count would hint
         "What-if",
         "Subgraphs",
         "Time travel",
@@ -45,9 +46,20 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         lambda: subgraphs_panel(view, at),
         lambda: time_travel.render(run, at),
     ]
-    for tab, name, panel in zip(st.tabs(names), names, panels):
+    # Only the open tab is rendered (a tab switch reruns): the hidden tabs' tables and code blocks cost
+    # the browser seconds of work on every page, which a new session paid before its first paint. The
+    # open tab is remembered by its first word, as the labels carry counts that change between steps.
+    opened = session.recall(session.OPEN_TAB) or "Merge"
+    default = next((n for n in names if n.split()[0] == opened), names[0])
+    tabs = st.tabs(names, key=session.STEP_TABS, on_change=_on_tab, default=default)
+    for tab, name, panel in zip(tabs, names, panels):
         with tab:
-            widgets.render_guarded(panel, f"the {name.split()[0]} tab")
+            if tab.open:
+                widgets.render_guarded(panel, f"the {name.split()[0]} tab")
+
+
+def _on_tab() -> None:
+    session.remember(session.OPEN_TAB, str(session.widget_value(session.STEP_TABS) or "Merge").split()[0])
 
 
 # ---- tasks -----------------------------------------------------------------------------------------
@@ -202,8 +214,8 @@ def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learnin
         if verdict is not None:
             (st.success if verdict.right else st.warning)(widgets.md(verdict.text))
         if item.repeats:
-            repeated = ", ".join(
-                f"#{r.index} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})" for r in item.repeats
+            repeated = ", ".join(  # items numbered from 1, as a person counts them
+                f"{r.index + 1} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})" for r in item.repeats
             )
             st.warning(
                 f"Item{'s' if len(item.repeats) > 1 else ''} {repeated} of the result "
@@ -249,7 +261,7 @@ def state_panel(view: RunView, at: Cursor) -> None:
             "change": DIFF_MARKS[e.kind],
             "before": widgets.inline(e.before, 60) if e.kind != "added" else "",
             "after": widgets.inline(e.after, 60) if e.kind != "removed" else "",
-            "new items": ", ".join(map(str, e.added_items)),
+            "new items": ", ".join(str(i + 1) for i in e.added_items),  # numbered from 1, as people count
         }
         for e in entries
     ]
@@ -265,7 +277,7 @@ def state_panel(view: RunView, at: Cursor) -> None:
                 items = entry.after if isinstance(entry.after, list) else [entry.after]
                 rows = [
                     {"item": i, "value": widgets.inline(v, 60), "put there by": o.describe()}
-                    for i, (v, o) in enumerate(zip(items, origins))
+                    for i, (v, o) in enumerate(zip(items, origins), start=1)
                 ]
                 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 

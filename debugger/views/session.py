@@ -65,6 +65,10 @@ WHATIF_CHANNEL = "whatif_channel"
 WHATIF_ORDER = "whatif_order"
 WHATIF_SKIP = "whatif_skip"
 STATE_KEY = "state_key"
+STEP_TABS = "step_tabs"
+OPEN_TAB = "open_tab"
+"""The first word of the step page's open tab ("Merge", "Errors"...), kept across steps."""
+TIMELINE_OPEN = "timeline_open"
 COLLAPSE_SUBGRAPHS = "collapse_subgraphs"
 
 
@@ -221,6 +225,11 @@ def report_action_error(where: str, message: str, detail: str = "") -> None:
 
 def guess(scope: Any, step: int, call: int) -> Any:
     return st.session_state.get(GUESSES, {}).get((scope, step, call))
+
+
+def guessed_calls(scope: Any) -> set[tuple[int, int]]:
+    """(step, call index) of every reducer call of `scope` the learner has guessed."""
+    return {(step, call) for (where, step, call) in st.session_state.get(GUESSES, {}) if where == scope}
 
 
 def record_guess(scope: Any, step: int, call: int, verdict: Any) -> None:

@@ -7,7 +7,7 @@ import streamlit as st
 from debugger.model import run_status
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
-from debugger.views import session, widgets
+from debugger.views import linked_samples, session, widgets
 from debugger.views import thread_panel as threads
 from debugger.views.session import LoadedRun
 from sample_graphs.gallery import SAMPLES
@@ -16,7 +16,8 @@ DEFAULT_SAMPLE = "subgraph_trap"
 
 
 def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None = None, scope=None) -> None:
-    session.set_run(LoadedRun.of(opened), step=step, call=call, scope=scope)
+    run = opened if isinstance(opened, LoadedRun) else LoadedRun.of(opened)
+    session.set_run(run, step=step, call=call, scope=scope)
     session.remember(session.OPEN_ERROR, None)
 
 
@@ -42,10 +43,10 @@ def open_from_url() -> None:
             if opened.source == "fork" and request.get("parent"):
                 session.remember(session.FORK_PARENT, request["parent"])
         else:
-            opened = sources.open_sample(request.get("sample") or DEFAULT_SAMPLE, store=False)
+            opened = linked_samples.open_linked(request.get("sample") or DEFAULT_SAMPLE)
     except sources.OpenError as exc:
         error = (str(exc), exc.file, exc.line)
-        opened = sources.open_sample(DEFAULT_SAMPLE, store=False)
+        opened = linked_samples.open_linked(DEFAULT_SAMPLE)
         step = call = scope = None
     _adopt(opened, step=step, call=call, scope=scope)
     origin = timetravel.origin_target(opened.trace.target)

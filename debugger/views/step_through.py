@@ -7,9 +7,10 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger.model import run_status
+from debugger.model import learn, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.sources import forks as timetravel
+from debugger.sources import runs as sources
 from debugger.views import panels, session, widgets
 
 TIMELINE_COLUMNS = 41
@@ -17,8 +18,6 @@ TIMELINE_COLUMNS = 41
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
-SUMMARY_TASKS = 4
-"""The step summary explains this many tasks; the tabs list them all."""
 LEGEND = (
     "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏹ never finished (the run "
     "stopped first) · bold edges: taken into this "
@@ -80,8 +79,9 @@ def render() -> None:
         left.markdown("Inside a subgraph: " + " › ".join(f"**{widgets.md(c)}**" for c in crumbs))
         right.button("⤴ Back out", key="leave_scope", on_click=_leave_scope, width="stretch")
 
-    _stepper(view, step)
-
+    # the drawing is sent first and the stepper filled in above it right after: a new session sees its
+    # graph without waiting for the stepper's findings marks (diagnose), and never grey buttons after it
+    stepper = st.container()
     failed_at = view.failed_step
     if failed_at is not None and step > failed_at:
         st.warning(f"The run failed at step {failed_at}; nothing after it ran.")
@@ -93,6 +93,8 @@ def render() -> None:
         if view.has_subgraphs:
             st.toggle("Collapse subgraphs", key=session.COLLAPSE_SUBGRAPHS)
         st.caption(LEGEND)
+    with stepper:
+        _stepper(view, step)
     with side_col:
         # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
         with st.container(height=max(height, 260), border=False):
@@ -100,11 +102,24 @@ def render() -> None:
                 st.info("✎ Time travel edited a write of this step: the merge shows it going through the reducer.")
             _step_summary(view, at)
             if run.lesson and not at.scope.path:
-                with st.expander("The lesson", expanded=True):
-                    st.markdown(run.lesson)  # the sample's own text, written as Markdown
+                _lesson(run, view, at)
 
     panels.render_tabs(run, view, at)
     _timeline(view, step)
+
+
+def _lesson(run, view: RunView, at: Cursor) -> None:
+    """The sample's lesson; in learn mode kept back until every merge has been guessed (it tells the
+    answers), its set-up shown instead."""
+    if session.learning():
+        guessed, total = learn.lesson_progress(view, session.guessed_calls(at.scope))
+        if guessed < total:
+            with st.expander("The lesson (kept back in learn mode)", expanded=True):
+                st.markdown(learn.prompt(sources.origin_target(run.trace.target) or run.label))
+                st.caption(f"{guessed} of {total} reducer calls guessed; the lesson appears once all are.")
+            return
+    with st.expander("The lesson", expanded=True):
+        st.markdown(run.lesson)  # the sample's own text, written as Markdown
 
 
 def _stepper(view: RunView, step: int) -> None:
@@ -115,8 +130,13 @@ def _stepper(view: RunView, step: int) -> None:
     cols[1].button(
         "◀ Prev", key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first
     )
-    if len(view.steps) > 1:
-        marked = {f.step for f in view.findings}
+    cols[3].button(
+        "Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last
+    )
+    cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
+    if len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
+        # in learn mode a 🔎 would tell which step goes wrong before the learner has guessed it
+        marked = set() if session.learning() else {f.step for f in view.findings}
         cols[2].select_slider(
             "Superstep",
             options=view.steps,
@@ -126,87 +146,27 @@ def _stepper(view: RunView, step: int) -> None:
         )
     else:
         cols[2].markdown(f"Superstep **{step}** (the only one)")
-    cols[3].button(
-        "Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last
-    )
-    cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
-    """What happened in the step, in words. Long because it lays the summary out top to bottom as it appears."""
-    step = at.step
-    tasks = view.tasks(step)
-    label = "the input" if step < 0 else f"step {step}"
-    unfinished = view.unfinished(step)
-    stopped = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks if t.id in unfinished)
-    tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
-    names = ", ".join(f"**{widgets.md(view.label(t))}**" for t in tasks) or "no task"
-    st.subheader(f"Superstep {step}" if step >= 0 else "Input")
-    record = view.by_step.get(step)
-    if record is not None and record.kind == "update":  # an edit made at a pause of a live run
-        writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
-        st.markdown(
-            f"In {label}, **a person edited the state** at a pause of a live run, as **{widgets.md(writers)}**: "
-            "no node ran; the values went through the reducers as that node's write (`update_state`)."
-        )
-    elif stopped:
-        ran = f"{names} ran" + (" (in parallel)" if len(tasks) > 1 else "") + "; " if tasks else ""
-        st.markdown(f"In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed.")
-    else:
-        st.markdown(f"In {label}, {names} ran" + (" (in parallel)." if len(tasks) > 1 else "."))
-    if any(t.name == "__start__" for t in tasks):
-        st.caption(f"Step {step} is the hidden `__start__` task: it writes the graph input through the reducers.")
-    elif not tasks and not stopped and step >= 0 and (record is None or record.kind != "update"):
-        st.caption(
-            f"No node ran in step {step}: it is a saved checkpoint (where a resumed run picked up its thread, or a "
-            "state update), not a superstep of nodes."
-        )
-    triggers = [t for t in view.triggers(step) if t.task != "__start__"]
-    for trigger in triggers[:SUMMARY_TASKS]:
-        st.markdown(f"- {widgets.md(trigger.sentence())}")
-    if len(triggers) > SUMMARY_TASKS:
-        st.markdown(f"- … and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)")
-    merges = view.merge(step)
-    committed = view.committed(step)
-    if merges and committed:
-        channels = sorted({m.call.channel for m in merges})
-        st.markdown(
-            f"The barrier applied **{len(merges)}** write{'s' if len(merges) != 1 else ''} to "
-            + ", ".join(f"`{widgets.code(c)}`" for c in channels)
-            + "."
-        )
-    elif merges:
-        st.markdown(
-            f"The barrier applied **none** of the {len(merges)} writes: the step failed, the state is unchanged."
-        )
-    hidden = session.learning() and at.call is not None
-    duplicated = [m for m in merges if m.repeats]
-    if duplicated and not hidden:
-        st.warning(
-            f"`{widgets.code(duplicated[0].call.channel)}` now holds items twice: "
-            f"{widgets.md(duplicated[0].sentence)}.",
-            icon="⚠️",
-        )
-    for report in view.errors(step):
-        culprits = ", ".join(report.culprits)
-        st.error(
-            f"**{widgets.md(report.title)}**"
-            + (f" (caused by {widgets.md(culprits)})" if culprits else "")
-            + " — see the Errors tab.",
-            icon="🛑",
-        )
-    others = [f for f in view.findings_at(step) if f.severity != "error"]
-    if others and not hidden:
-        st.warning("🔎 " + "; ".join(widgets.md(f.title) for f in others) + " — see the Findings tab.")
-    following = view.next_triggers(step)
-    if following:
-        shown = "; ".join(widgets.md(t.sentence()) for t in following[:SUMMARY_TASKS])
-        more = len(following) - SUMMARY_TASKS
-        st.markdown("**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))
-    elif step == view.last:
-        ending = run_status.ending(view.run.status, view.run.error, after=f"step {step}")
-        unknown = view.run.status == "running"  # the recording stops here: the run did not end
-        st.markdown(f"**Next:** {'unknown' if unknown else 'nothing'}. {widgets.md(ending)}")
+    """`debugger.model.step_summary`'s lines, each as the element its kind names."""
+    for line in step_summary.summary(view, at, learning=session.learning()):
+        if line.kind == "heading":
+            st.subheader(line.text)
+        elif line.kind == "caption":
+            st.caption(line.text)
+        elif line.kind == "bullet":
+            st.markdown(f"- {line.text}")
+        elif line.kind == "info":
+            st.info(line.text)
+        elif line.kind in ("warning", "lost"):
+            st.warning(line.text, icon="⚠️")
+        elif line.kind == "error":
+            st.error(line.text, icon="🛑")
+        elif line.kind == "finding":
+            st.warning(line.text)
+        else:
+            st.markdown(line.text)
 
 
 def _timeline(view: RunView, step: int) -> None:
@@ -219,6 +179,14 @@ def _timeline(view: RunView, step: int) -> None:
         first = max(0, min(index - TIMELINE_COLUMNS // 2, len(columns) - TIMELINE_COLUMNS))
         columns = columns[first : first + TIMELINE_COLUMNS]
         shown = f"; supersteps {columns[0]}–{columns[-1]} of {len(view.steps)}"
+    timeline = st.expander(
+        "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
+        f"⏹ never finished, ⏸ interrupted){shown}",
+        key=session.TIMELINE_OPEN,
+        on_change="rerun",
+    )
+    if not timeline.open:  # folded, its table is not built: a table costs the browser a second's work to show
+        return
     rows = view.timeline
     frame = pd.DataFrame(
         [[row[c] for c in columns] for row in rows],
@@ -237,11 +205,7 @@ def _timeline(view: RunView, step: int) -> None:
             return ["color: #bbb"] * len(column)
         return [""] * len(column)
 
-    with st.expander(
-        "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
-        f"⏹ never finished, ⏸ interrupted){shown}",
-        expanded=len(view.steps) <= 40,
-    ):
+    with timeline:
         small = len(columns) <= TIMELINE_SHADED_COLUMNS and frame.size <= TIMELINE_SHADED_CELLS
         data = frame.style.apply(style, axis=0) if small else frame
         st.dataframe(data, width="stretch", height=min(38 + 35 * len(frame), 420))

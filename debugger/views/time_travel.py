@@ -153,5 +153,6 @@ def render(run: LoadedRun, at: Cursor) -> None:
         }
         for c in branch.comparison
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    # a table wraps its cells: the grid of st.dataframe cut the two states off at the column's width
+    st.table(pd.DataFrame(rows).set_index("step"))
     st.button("Open the branch to step through it", key="tt_open", on_click=_open_branch, args=(run,))

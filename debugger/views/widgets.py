@@ -12,21 +12,16 @@ from typing import Any
 import graphviz
 import streamlit as st
 
-from debugger.model.present import readable, short
+from debugger.model.present import code, md, readable, short  # noqa: F401 - md, code: the pages escape text with them
 from debugger.views import session
 
 PREVIEW_CHARS = 4000
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")
-
-
-def md(text: Any) -> str:
-    """Plain text (a node name, a sentence) escaped for `st.markdown`: `__start__` stays `__start__`
-    instead of turning into a bold "start". Not for text inside backticks, where escapes show."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
 GRAPH_HEIGHT = 380
 """Pixels the drawing may take on the page, so the step summary and the tabs stay in view on 1280x800."""
+ZOOM_STRIP = 32
+"""Pixels at the top of the frame for the zoom buttons, kept clear of the drawing (they covered nodes)."""
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -47,13 +42,19 @@ def graph_chart(dot: str, *, large: bool = False) -> int:
         failure(f"Graphviz could not draw this graph: {exc}", dot)
         return 0
     natural = re.search(r'<svg width="[\d.]+pt" height="([\d.]+)pt"', svg)
-    height = GRAPH_HEIGHT if large or natural is None else min(GRAPH_HEIGHT, int(float(natural.group(1)) * 4 / 3) + 24)
+    height = (
+        GRAPH_HEIGHT
+        if large or natural is None
+        else min(GRAPH_HEIGHT, int(float(natural.group(1)) * 4 / 3) + 24 + ZOOM_STRIP)
+    )
     frame_id = "stepscope-graph-" + hashlib.sha1(dot.encode()).hexdigest()[:12]
     # st.html's sanitizer drops SVG, and any script whose text holds a tag: the script carries the
     # drawing as a JSON string with every `<` escaped, and puts it in the frame
     svg_text = json.dumps(svg).replace("<", "\\u003c")
     st.html(
-        _GRAPH_FRAME.format(height=height, fit="fit" if large else "natural", svg=svg_text, id=frame_id),
+        _GRAPH_FRAME.format(
+            height=height, fit="fit" if large else "natural", svg=svg_text, id=frame_id, toolbar=ZOOM_STRIP
+        ),
         unsafe_allow_javascript=True,
     )
     return height
@@ -63,7 +64,9 @@ _GRAPH_FRAME = """
 <div class="stepscope-graph" data-graph="{id}" data-fit="{fit}" \
 style="position:relative;height:{height}px;overflow:hidden;
      border:1px solid #e6e6e6;border-radius:8px;background:#fff;cursor:grab;touch-action:none">
-  <div class="stepscope-zoom" style="position:absolute;right:6px;top:6px;z-index:2;display:flex;gap:4px">
+  <div class="stepscope-zoom" style="position:absolute;left:0;right:0;top:0;height:{toolbar}px;z-index:2;
+       display:flex;justify-content:flex-end;align-items:center;gap:4px;padding-right:6px;
+       background:#fff;border-bottom:1px solid #f0f0f0;cursor:default">
     <button data-zoom="in" title="Zoom in" style="width:28px">+</button>
     <button data-zoom="out" title="Zoom out" style="width:28px">−</button>
     <button data-zoom="fit" title="Fit the whole graph" style="width:36px">fit</button>
@@ -82,11 +85,13 @@ style="position:relative;height:{height}px;overflow:hidden;
     let scale = 1, x = 0, y = 0, drag = null;
     const apply = () => {{ canvas.style.transform = `translate(${{x}}px, ${{y}}px) scale(${{scale}})`; }};
     const size = () => [svg.getBoundingClientRect().width / scale, svg.getBoundingClientRect().height / scale];
+    // the zoom buttons have a strip of their own at the top: the drawing is fitted below it, never under them
+    const top = {toolbar};
     const fit = () => {{
-      const [w, h] = size(), fw = frame.clientWidth, fh = frame.clientHeight;
+      const [w, h] = size(), fw = frame.clientWidth, fh = frame.clientHeight - top;
       scale = Math.min(1.2, fw / w, fh / h);
       if (frame.dataset.fit === 'natural') scale = Math.min(1, scale);
-      x = (fw - w * scale) / 2; y = Math.max(0, (fh - h * scale) / 2); apply();
+      x = (fw - w * scale) / 2; y = top + Math.max(0, (fh - h * scale) / 2); apply();
     }};
     const focus = () => {{
       // a big graph fitted whole is unreadable: show it at a readable size, centred on this step's nodes
@@ -101,7 +106,7 @@ style="position:relative;height:{height}px;overflow:hidden;
       const cy = (Math.min(...boxes.map(b => b.top)) + Math.max(...boxes.map(b => b.bottom))) / 2 - base.top;
       const ux = cx / scale, uy = cy / scale;
       scale = readable;
-      x = frame.clientWidth / 2 - ux * scale; y = frame.clientHeight / 2 - uy * scale; apply();
+      x = frame.clientWidth / 2 - ux * scale; y = top + (frame.clientHeight - top) / 2 - uy * scale; apply();
     }};
     const zoom = (factor, cx, cy) => {{
       const next = Math.max(0.1, Math.min(6, scale * factor));
@@ -115,7 +120,7 @@ style="position:relative;height:{height}px;overflow:hidden;
       zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15, e.clientX - r.left, e.clientY - r.top);
     }}, {{passive: false}});
     frame.addEventListener('pointerdown', e => {{
-      if (e.target.closest('button')) return;
+      if (e.target.closest('.stepscope-zoom')) return;
       drag = {{px: e.clientX, py: e.clientY, x, y}}; frame.style.cursor = 'grabbing';
     }});
     window.addEventListener('pointermove', e => {{
@@ -145,11 +150,6 @@ PAGE_STYLE = """<style>
 
 def page_style() -> None:
     st.html(PAGE_STYLE)
-
-
-def code(text: Any) -> str:
-    """Text for inside backticks: a backtick would end the code span."""
-    return str(text).replace("`", "'")
 
 
 def failure(message: str, detail: str = "") -> None:

@@ -52,7 +52,7 @@ def test_step_through_subgraph_trap_with_buttons_and_keys(app, shot):
 
     merge = page.get_by_role("tabpanel", name="Merge")
     warning = merge.get_by_text(
-        "Item #1 'parent' (written by p1 in step 1) of the result repeats what was already there"
+        "Item 2 'parent' (written by p1 in step 1) of the result repeats what was already there"
     )
     expect(warning).to_be_visible()
     expect(

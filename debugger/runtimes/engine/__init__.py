@@ -1,5 +1,5 @@
 """StepScope's own engine as a runtime (`engine/`): its graphs run on `engine.Loop`, recorded by the
-engine's `Recorder` hook (`debugger/sources/recording.py`), forked by compiling a copy of the builder."""
+engine's `Recorder` hook (`debugger/sources/runs/recording.py`), forked by compiling a copy of the builder."""
 
 from __future__ import annotations
 

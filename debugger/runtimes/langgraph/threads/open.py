@@ -9,7 +9,7 @@ The graph (`file.py[:attribute]` or `module[:attribute]`) lends its reducers, ed
 is imported, never run. The app's own checkpointer, if the module compiles one in, is not used: the
 thread is read from `--checkpointer` only. `CHECKPOINTER_ENV` passes the URL to the app's server so a
 postgresql:// URL with a password never appears in a browser address. The commands are in
-`debugger/commands/threads.py` and `fork.py`, the app's side in `debugger/sources/runs.py`.
+`debugger/commands/threads.py` and `fork.py`, the app's side in `debugger/sources/runs/runs.py`.
 """
 
 from __future__ import annotations

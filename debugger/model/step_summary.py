@@ -1,0 +1,187 @@
+"""The step summary beside the drawing, as lines of Markdown: who ran, why, what the barrier did, what
+went wrong (a duplicated item, a lost update, an error, a finding) and what runs next. Pure: the step
+page renders each line with the element its `kind` names.
+
+In learn mode, while the step's merge is still hidden (the learner has not guessed every call), no line
+says what the merge gave: not the duplicate, not the lost update, not a refused write or a finding. A
+line in their place says that the answer comes once the learner has guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from debugger.model import run_status
+from debugger.model.present import code, md
+from debugger.model.run_view import Cursor, RunView
+from engine import START
+
+SUMMARY_TASKS = 4
+"""The step summary explains this many tasks; the tabs list them all."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the summary: `kind` is the element it is shown as."""
+
+    kind: str
+    """`heading`, `text`, `caption`, `bullet`, `info`, `warning`, `lost`, `error` or `finding`."""
+    text: str
+
+
+def merge_hidden(view: RunView, at: Cursor, learning: bool) -> bool:
+    """Learn mode with this step's merge not yet all revealed: its results stay unsaid."""
+    return learning and at.call is not None and at.call < len(view.merge(at.step))
+
+
+def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
+    """The summary of the step at `at`, line by line."""
+    step = at.step
+    lines = _who_ran(view, step)
+    hidden = merge_hidden(view, at, learning)
+    # what went wrong comes right after who ran: the summary scrolls in a box as tall as the drawing
+    if hidden:
+        lines.append(
+            Line(
+                "info",
+                "🎓 Learn mode: what this step's merge gave (and anything wrong with it) is shown once you have "
+                "guessed each reducer call in the Merge tab.",
+            )
+        )
+    else:
+        lines += _trouble(view, step)
+    triggers = [t for t in view.triggers(step) if t.task != START]
+    lines += [Line("bullet", md(t.sentence())) for t in triggers[:SUMMARY_TASKS]]
+    if len(triggers) > SUMMARY_TASKS:
+        lines.append(Line("bullet", f"… and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)"))
+    lines += _barrier(view, step, hidden)
+    lines += _next(view, step)
+    return lines
+
+
+def _who_ran(view: RunView, step: int) -> list[Line]:
+    tasks = view.tasks(step)
+    label = "the input" if step < 0 else f"step {step}"
+    unfinished = view.unfinished(step)
+    stopped = ", ".join(f"**{md(view.label(t))}**" for t in tasks if t.id in unfinished)
+    tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
+    names = ", ".join(f"**{md(view.label(t))}**" for t in tasks) or "no task"
+    lines = [Line("heading", f"Superstep {step}" if step >= 0 else "Input")]
+    record = view.by_step.get(step)
+    if record is not None and record.kind == "update":  # an edit made at a pause of a live run
+        writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
+        lines.append(
+            Line(
+                "text",
+                f"In {label}, **a person edited the state** at a pause of a live run, as **{md(writers)}**: "
+                "no node ran; the values went through the reducers as that node's write (`update_state`).",
+            )
+        )
+    elif stopped:
+        ran = f"{names} ran" + (" (in parallel)" if len(tasks) > 1 else "") + "; " if tasks else ""
+        lines.append(
+            Line(
+                "text",
+                f"In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed.",
+            )
+        )
+    else:
+        inside = _inside_subgraphs(view, step)
+        lines.append(
+            Line("text", f"In {label}, {names} ran" + (" (in parallel)" if len(tasks) > 1 else "") + inside + ".")
+        )
+    if any(t.name == START for t in tasks):
+        lines.append(
+            Line(
+                "caption",
+                f"Step {step} is the hidden `__start__` task: it writes the graph input through the reducers.",
+            )
+        )
+    elif not tasks and not stopped and step >= 0 and (record is None or record.kind != "update"):
+        lines.append(
+            Line(
+                "caption",
+                f"No node ran in step {step}: it is a saved checkpoint (where a resumed run picked up its thread, "
+                "or a state update), not a superstep of nodes.",
+            )
+        )
+    return lines
+
+
+def _inside_subgraphs(view: RunView, step: int) -> str:
+    """` (a subgraph: inside child, s1 ran)` for a subgraph node whose inner nodes the drawing marks
+    (its cluster's nodes are highlighted, not a node named `child`)."""
+    if not view.has_subgraphs:
+        return ""
+    parts = []
+    for task, _, run in view.subgraph_runs(step):
+        inner = list(dict.fromkeys(t.name for s in run.steps for t in s.tasks if t.name != START))
+        if inner:
+            parts.append(f"inside **{md(task.name)}**, {', '.join(f'**{md(n)}**' for n in inner)} ran")
+    return (" (a subgraph: " + "; ".join(parts) + ")") if parts else ""
+
+
+def _barrier(view: RunView, step: int, hidden: bool) -> list[Line]:
+    merges = view.merge(step)
+    if not merges:
+        return []
+    if view.committed(step) or hidden:
+        channels = sorted({m.call.channel for m in merges})
+        verb = "merges" if hidden else "applied"
+        return [
+            Line(
+                "text",
+                f"The barrier {verb} **{len(merges)}** write{'s' if len(merges) != 1 else ''} "
+                f"{'into' if hidden else 'to'} " + ", ".join(f"`{code(c)}`" for c in channels) + ".",
+            )
+        ]
+    return [
+        Line(
+            "text",
+            f"The barrier applied **none** of the {len(merges)} writes: the step failed, the state is unchanged.",
+        )
+    ]
+
+
+def _trouble(view: RunView, step: int) -> list[Line]:
+    lines = []
+    duplicated = [m for m in view.merge(step) if m.repeats]
+    if duplicated:
+        lines.append(
+            Line(
+                "warning", f"`{code(duplicated[0].call.channel)}` now holds items twice: {md(duplicated[0].sentence)}."
+            )
+        )
+    lines += [Line("lost", md(lost.sentence())) for lost in view.lost_updates(step)]
+    for report in view.errors(step):
+        culprits = ", ".join(report.culprits)
+        lines.append(
+            Line(
+                "error",
+                f"**{md(report.title)}**"
+                + (f" (caused by {md(culprits)})" if culprits else "")
+                + " — see the Errors tab.",
+            )
+        )
+    lost_keys = {lost.channel for lost in view.lost_updates(step)}
+    others = [
+        f
+        for f in view.findings_at(step)
+        if f.severity != "error" or (not view.errors(step) and f.key not in lost_keys and not duplicated)
+    ]
+    if others:
+        lines.append(Line("finding", "🔎 " + "; ".join(md(f.title) for f in others) + " — see the Findings tab."))
+    return lines
+
+
+def _next(view: RunView, step: int) -> list[Line]:
+    following = view.next_triggers(step)
+    if following:
+        shown = "; ".join(md(t.sentence()) for t in following[:SUMMARY_TASKS])
+        more = len(following) - SUMMARY_TASKS
+        return [Line("text", "**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))]
+    if step == view.last:
+        ending = run_status.ending(view.run.status, view.run.error, after=f"step {step}")
+        unknown = view.run.status == "running"  # the recording stops here: the run did not end
+        return [Line("text", f"**Next:** {'unknown' if unknown else 'nothing'}. {md(ending)}")]
+    return []
