@@ -10,7 +10,8 @@ from urllib.parse import urlencode
 
 from debugger.runtimes.langgraph.threads.open import CHECKPOINTER_ENV
 
-APP = Path(__file__).resolve().parent / "app.py"
+APP = Path(__file__).resolve().parents[1] / "app.py"
+"""The Streamlit entry, `debugger/app.py` (this module is in `debugger/commands/`)."""
 
 
 def streamlit_command(*, host: str, port: int) -> list[str]:

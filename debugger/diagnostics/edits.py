@@ -19,6 +19,25 @@ def _const_str(node: ast.AST | None) -> str | None:
     return None
 
 
+def direct_read(node: ast.AST, param: str | None) -> str | None:
+    """The key of `state["k"]`, `state.get("k", ...)` or `state.k`, where `param` names the state: the
+    state's own value, not a copy; None for anything else."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == param:
+        return _const_str(node.slice)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == param
+        and node.args
+    ):
+        return _const_str(node.args[0])
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
+        return node.attr
+    return None
+
+
 MUTATORS = frozenset(
     {
         "append",
@@ -46,20 +65,7 @@ def state_edits(tree: Any, param: str | None) -> list[tuple[str, int, str]]:
 
     def strict_read(node: ast.AST) -> str | None:
         """`state["k"]`, `state.get("k", ...)` or `state.k`: the state's own value, not a copy."""
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == param:
-            return _const_str(node.slice)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "get"
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == param
-            and node.args
-        ):
-            return _const_str(node.args[0])
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == param:
-            return node.attr
-        return None
+        return direct_read(node, param)
 
     aliases: dict[str, str | None] = {}
     body = [tree.body] if isinstance(tree, ast.Lambda) else tree.body

@@ -22,7 +22,7 @@ import linecache
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .edits import state_edits
+from .edits import direct_read, state_edits
 
 END_NAME = "__end__"
 
@@ -254,22 +254,9 @@ class _Reader:
 
     def state_read(self, node: ast.AST) -> str | None:
         """The key of `state["k"]`, `state.get("k", ...)`, `state.k` or `list(state["k"])`."""
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == self.param:
-            return _const_str(node.slice)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "get"
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == self.param
-            and node.args
-        ):
-            return _const_str(node.args[0])
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.param:
-            return node.attr
         if _call_name(node) == "list" and len(getattr(node, "args", ())) == 1:
             return self.state_read(node.args[0])  # type: ignore[attr-defined]
-        return None
+        return direct_read(node, self.param)
 
     def grows_state(self, node: ast.AST, key: str, depth: int = 0) -> bool:
         """`state[key]` itself, `state[key] + more`, `[*state[key], more]`, or a local variable holding one."""

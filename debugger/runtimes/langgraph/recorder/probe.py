@@ -260,15 +260,16 @@ class LoopProbe:
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
         sink = call_sink(self.run, step)
+
+        def apply_to(on: Mapping[str, Any]) -> set[str]:
+            return apply(checkpoint, on, tasks, get_next_version, trigger_to_nodes)
+
         if grouped and all(
             len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()
         ):
-            updated = self._single_writes(
-                apply, checkpoint, channels, tasks, get_next_version, trigger_to_nodes, grouped, sink
-            )
+            updated = self._single_writes(apply_to, channels, grouped, sink)
         else:
-            proxy = _ObservedChannels(channels, grouped, sink) if grouped else channels
-            updated = apply(checkpoint, proxy, tasks, get_next_version, trigger_to_nodes)
+            updated = apply_to(_ObservedChannels(channels, grouped, sink) if grouped else channels)
         self.commit(step, channels, checkpoint["channel_versions"], updated)
         return updated
 
@@ -278,12 +279,8 @@ class LoopProbe:
 
     def _single_writes(
         self,
-        apply: Callable[..., set[str]],
-        checkpoint: Any,
+        apply_to: Callable[[Mapping[str, Any]], set[str]],
         channels: Mapping[str, Any],
-        tasks: Any,
-        get_next_version: Any,
-        trigger_to_nodes: Any,
         grouped: dict[str, list[tuple[Any, Any]]],
         sink: Any,
     ) -> set[str]:
@@ -297,7 +294,7 @@ class LoopProbe:
             sink(key, reducer_name_of(channels[key]), writer, task.name, before[key], write, after, error)
 
         try:
-            updated = apply(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+            updated = apply_to(channels)
         except Exception as exc:
             failed = _failed_channel(exc, {id(channels[key]): key for key in grouped})
             for key, [(write, task)] in grouped.items():
