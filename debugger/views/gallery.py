@@ -7,6 +7,7 @@ import streamlit as st
 from debugger.sources import runs as sources
 from debugger.views import session
 from debugger.views.sidebar import open_and_show
+from sample_graphs.gallery import list_samples
 
 
 def _open_sample(name: str) -> None:
@@ -14,8 +15,6 @@ def _open_sample(name: str) -> None:
 
 
 def render() -> None:
-    from sample_graphs.gallery import list_samples
-
     session.follow_step_page_request()
     st.title("Gallery of lessons")
     st.caption(

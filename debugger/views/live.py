@@ -22,6 +22,7 @@ from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.runs import Opened
 from debugger.views import session, widgets
 from debugger.views.session import LoadedRun
+from sample_graphs.gallery import SAMPLES
 
 POLL = 0.4
 """Seconds between two looks at a running run."""
@@ -102,8 +103,6 @@ def _on_start() -> None:
 
 
 def _start_panel(run: LiveRun | None) -> None:
-    from sample_graphs.gallery import SAMPLES
-
     with st.expander("Start a live run", expanded=run is None or run.snapshot().finished):
         source = st.radio("Run", ["Sample", "Graph file"], key="live_source", horizontal=True)
         if source == "Sample":

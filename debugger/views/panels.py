@@ -12,7 +12,7 @@ import streamlit as st
 from debugger.model import learn, run_status, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.views import analysis_tabs as findings
-from debugger.views import session, widgets
+from debugger.views import session, time_travel, widgets
 from debugger.views.session import LoadedRun
 
 DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ changed", "same": "＝ same"}
@@ -33,8 +33,6 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         "Subgraphs",
         "Time travel",
     ]
-    from debugger.views import time_travel
-
     panels = [
         lambda: merge_panel(view, at),
         lambda: tasks_panel(view, at),

@@ -7,10 +7,13 @@ import streamlit as st
 from debugger.model import run_status
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
+from debugger.stores.opening import open_store
+from debugger.stores.protocol import StoreError
+from debugger.views import checkpointer_form as checkpointer_threads
 from debugger.views import linked_samples, session, widgets
 from debugger.views import thread_panel as threads
 from debugger.views.session import LoadedRun
-from sample_graphs.gallery import SAMPLES
+from sample_graphs.gallery import SAMPLES, list_samples
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
@@ -124,8 +127,6 @@ def _on_rerun_with_input() -> None:
 def render() -> None:
     """Long because it lays the sidebar out top to bottom as it appears on screen (sources, their forms, the
     run's thread); each widget is a line or two."""
-    from sample_graphs.gallery import list_samples
-
     with st.sidebar:
         st.header("StepScope")
         run = session.loaded_run()
@@ -161,9 +162,6 @@ def render() -> None:
             threads.file_options()
             st.button("Run and open", key="open_file", on_click=_on_file)
         elif kind == "Stored run":
-            from debugger.stores.opening import open_store
-            from debugger.stores.protocol import StoreError
-
             try:
                 stored = open_store().list(limit=100)
             except StoreError as exc:
@@ -179,8 +177,6 @@ def render() -> None:
             else:
                 st.caption("No stored runs yet.")
         elif kind == "Checkpointer thread":
-            from debugger.views import checkpointer_form as checkpointer_threads
-
             checkpointer_threads.render(_open)
         else:
             st.file_uploader("Trace (.json)", type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)

@@ -13,6 +13,7 @@ from debugger.model import run_status
 from debugger.model.run_view import Cursor
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
+from debugger.views import checkpointer_form as checkpointer_threads
 from debugger.views import session, widgets
 from debugger.views.session import LoadedRun
 
@@ -98,8 +99,6 @@ def render(run: LoadedRun, at: Cursor) -> None:
         widgets.action_error("time-travel")
         return
     if run.source == "thread" and not at.scope.path:
-        from debugger.views import checkpointer_form as checkpointer_threads
-
         checkpointer_threads.render_time_travel(run, at.step)
         return
     if run.graph is None or at.scope.path:

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
+from debugger.stores.opening import open_store
 from engine.trace import Trace, TraceWriter, new_run, plain_config, utc_now
 
 from . import probe
@@ -98,8 +99,6 @@ def _store(db: Any) -> Any:
     if db is False:
         return None
     if db is None or isinstance(db, (str, Path)):
-        from debugger.stores.opening import open_store
-
         return open_store(db)
     return db  # a RunStore (or anything with .save(trace))
 

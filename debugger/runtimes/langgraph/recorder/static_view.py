@@ -16,6 +16,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import engine
+
 from .names import is_langgraph_graph
 
 
@@ -52,8 +54,6 @@ def static_view(compiled: Any) -> "GraphView":
 def _view(compiled: Any, done: dict[int, GraphView]) -> GraphView:
     if id(compiled) in done:
         return done[id(compiled)]
-    import engine
-
     builder = getattr(compiled, "builder", None)
     if builder is None or not hasattr(builder, "branches"):
         raise StaticViewError("the graph is not a StateGraph (the Functional API or a hand-built Pregel)")

@@ -22,6 +22,7 @@ from typing import Any
 
 from engine.trace import Trace
 
+from .rebuild import read_thread
 from .savers import CheckpointerError, open_checkpointer
 
 
@@ -95,8 +96,6 @@ def fork_thread(
     """Runs `app` (an `open.App`) from checkpoint `checkpoint_id` of the thread on a local copy."""
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.types import Command
-
-    from .rebuild import read_thread
 
     path = Path(local) if local else Path(tempfile.mkdtemp(prefix="stepscope-fork-")) / f"{_safe(thread_id)}.sqlite"
     copy_thread(url, thread_id, checkpoint_id, path)
