@@ -50,6 +50,7 @@ def in_javascript(finding: Finding) -> Finding:
     """`finding` with its fix snippets in JavaScript."""
     return dataclasses.replace(
         finding,
+        language="javascript",
         fix=javascript(finding.fix),
         other_fixes=tuple((label, javascript(code)) for label, code in finding.other_fixes),
     )
