@@ -84,3 +84,4 @@ def test_a_langgraphjs_runs_findings_fix_in_javascript_and_its_twins_in_python()
     assert "Annotation({ reducer: (a, b) => a.concat(b), default: () => [] })" in js_finding.fix
     assert "return { messages: [...] };" in js_finding.fix
     assert "Annotated[list, operator.add]" in py_finding.fix
+    assert (js_finding.language, py_finding.language) == ("javascript", "python")  # how the app highlights them

@@ -22,7 +22,7 @@ from debugger.diagnostics import diagnose
 from debugger.replay import Replay
 from debugger.runtimes.langgraphjs import record_js_app
 from debugger.runtimes.langgraphjs.runtime import describe
-from debugger.sources import record
+from debugger.sources import OpenError, open_lesson, record
 from engine.codec import MISSING_ENCODED, decode
 from engine.messages import BaseMessage
 from engine.trace import RunRecord
@@ -133,3 +133,15 @@ def test_the_js_lesson_merges_as_its_twin_does(pair):
 def test_the_js_lesson_gets_its_twins_findings(pair):
     name, ((js_graph, js_trace), (py_graph, py_trace)) = pair
     assert findings(js_graph, js_trace) == findings(py_graph, py_trace), name
+
+
+def test_a_lesson_opened_in_javascript_is_the_js_lesson_with_its_own_code():
+    opened = open_lesson("fan_out_search", "js")
+    assert (opened.source, opened.label, opened.language) == ("sample", "fan_out_search", "javascript")
+    assert opened.trace.graph["source"] == "langgraphjs" and opened.trace.status == "done"
+    assert "new StateGraph(" in opened.code and opened.code == js_lesson_path("fan_out_search").read_text()
+
+
+def test_a_lesson_without_a_javascript_twin_says_which_have_one():
+    with pytest.raises(OpenError, match="'subgraph_trap' has no JavaScript lesson; these do: parallel_append_race"):
+        open_lesson("subgraph_trap", "js")
