@@ -47,6 +47,8 @@ class Finding:
     """The main fix as a short code snippet."""
     fix_label: str = ""
     """What the snippet does, in words."""
+    language: str = "python"
+    """What the snippets are written in: the app's language (`python`, `javascript`)."""
     other_fixes: tuple[tuple[str, str], ...] = ()
     """Alternatives: (what to do, code snippet)."""
     step: int | None = None

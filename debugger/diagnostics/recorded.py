@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from debugger.runtimes.registry import runtime_of_trace
 from engine.trace import RunRecord
 
 from .conflicts import concurrent_updates
 from .facts import runs
 from .findings import Finding
+from .javascript import in_javascript
 from .mismatch import recorded_mismatches
 from .mutation import in_place_mutations
 from .order import order_sensitivity
@@ -33,10 +35,14 @@ CHECKS = (
 
 
 def diagnose_trace(trace: RunRecord, graph: Any = None) -> list[Finding]:
+    """Every check over the run and its subgraph runs; the fixes in the language the app is written in."""
     found: list[Finding] = []
     for facts in runs(trace, graph):
         for check in CHECKS:
             found.extend(check(facts))
     raced = {(f.scope, f.step, f.key) for f in found if f.kind == "read_modify_write" and len(f.nodes) > 1}
     # a lost update already says the result depends on which write came last
-    return [f for f in found if not (f.kind == "order_sensitive" and (f.scope, f.step, f.key) in raced)]
+    found = [f for f in found if not (f.kind == "order_sensitive" and (f.scope, f.step, f.key) in raced)]
+    if runtime_of_trace(trace).language == "javascript":  # type: ignore[arg-type]
+        found = [in_javascript(f) for f in found]
+    return found

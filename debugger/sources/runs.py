@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from debugger.runtimes.langgraph.threads import open as threads
@@ -25,7 +26,7 @@ from debugger.stores.protocol import StoreError
 from engine.codec import decode
 from engine.trace import Trace
 from engine.tracefile import TraceFileError
-from sample_graphs.gallery import SAMPLES, UnknownSampleError, load_sample
+from sample_graphs.gallery import JS_LESSONS, SAMPLES, UnknownSampleError, js_lesson_path, load_sample
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -54,6 +55,10 @@ class Opened:
     origin: tuple[str, str, str] | None = None
     """For a checkpointer thread: (graph target, checkpointer URL, thread id), for time travel on it. The
     URL may hold a password: the session keeps it, the page address never does."""
+    language: str = "python"
+    """What the run's code is written in (`python`, `javascript`): a gallery lesson exists in both."""
+    code: str = ""
+    """A gallery lesson's own source file, as the article writes it (shown beside the lesson)."""
 
 
 def record(
@@ -180,7 +185,50 @@ def open_sample(name: str, *, db: str | None = None, input_json: str | None = No
         _store(trace, db)
     title = getattr(module, "title", name) + (" (edited input)" if edited else "")
     return Opened(
-        trace, "edited" if edited else "sample", name, module.graph, getattr(module, "lesson", ""), title, value, config
+        trace,
+        "edited" if edited else "sample",
+        name,
+        module.graph,
+        getattr(module, "lesson", ""),
+        title,
+        value,
+        config,
+        code=Path(module.__file__).read_text(encoding="utf-8"),
+    )
+
+
+def open_lesson(name: str, lang: str = "") -> Opened:
+    """A gallery lesson as its link names it: `lang` "js" opens its JavaScript twin, else the Python sample."""
+    return open_js_lesson(name) if lang == "js" else open_sample(name, store=False)
+
+
+def open_js_lesson(name: str, *, db: str | None = None, store: bool = False) -> Opened:
+    """Runs the JavaScript twin of a gallery lesson (`gallery.JS_LESSONS`) through the LangGraph.js runtime,
+    with its own example input. Not stored by default: its link (`sample=<name>&lang=js`) reproduces it."""
+    if name not in JS_LESSONS:
+        known = ", ".join(JS_LESSONS)
+        raise OpenError(f"{name!r} has no JavaScript lesson; these do: {known}. Open it in Python instead.")
+    path = js_lesson_path(name)
+    target = f"{path}:graph"
+    try:
+        loaded = load_target(target)
+    except TargetError as exc:
+        raise OpenError(str(exc), file=exc.file, line=exc.line) from None
+    trace = record(loaded.graph, loaded.example_input, dict(loaded.example_config), target)
+    if store:
+        _store(trace, db)
+    module = loaded.module
+    return Opened(
+        trace,
+        "sample",
+        name,
+        loaded.graph,
+        getattr(module, "lesson", ""),
+        getattr(module, "title", name),
+        loaded.example_input,
+        dict(loaded.example_config),
+        language="javascript",
+        code=path.read_text(encoding="utf-8"),
     )
 
 

@@ -102,10 +102,10 @@ def finding_card(finding: Finding) -> None:
         st.markdown(widgets.md(finding.explanation))
         if finding.fix:
             st.markdown(f"**Fix:** {widgets.md(finding.fix_label)}")
-            st.code(finding.fix, language="python")
+            st.code(finding.fix, language=finding.language)
         for label, code in finding.other_fixes:
             st.markdown(f"**Or:** {widgets.md(label)}")
-            st.code(code, language="python")
+            st.code(code, language=finding.language)
 
 
 # ---- what-if ---------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The gallery page: every lesson, its title and summary, and a button to open it."""
+"""The gallery page: every lesson, its title and summary, and a button to open it (in Python, or in
+JavaScript for a lesson with a LangGraph.js twin: a switch on its card)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import streamlit as st
 
 from debugger.sources import runs as sources
 from debugger.views import session
-from debugger.views.sidebar import open_and_show
-from sample_graphs.gallery import list_samples
+from debugger.views.sidebar import LANGUAGES, open_and_show
+from sample_graphs.gallery import js_lesson_for, list_samples
 
 
 def _open_sample(name: str) -> None:
-    open_and_show(lambda: sources.open_sample(name))
+    chosen = session.widget_value(f"gallery-lang-{name}") or "Python"
+    open_and_show(lambda: sources.open_lesson(name, "js" if chosen == "JavaScript" else ""))
 
 
 def render() -> None:
@@ -19,9 +21,18 @@ def render() -> None:
     st.title("Gallery of lessons")
     st.caption(
         "Each sample is a small graph that shows one thing about reducers and supersteps. Open one to step through it."
+        " Lessons from the articles' JavaScript examples open in Python or in JavaScript (LangGraph.js)."
     )
     for info in list_samples():
         with st.container(border=True):
-            left, right = st.columns([5, 1], vertical_alignment="center")
+            left, switch, right = st.columns([3.4, 1.9, 1], vertical_alignment="center")
             left.markdown(f"**{info.title}**  \n{info.summary}")
+            if js_lesson_for(info.name) is not None:
+                switch.segmented_control(
+                    "Language",
+                    LANGUAGES,
+                    default="Python",
+                    key=f"gallery-lang-{info.name}",
+                    label_visibility="collapsed",
+                )
             right.button("Open", key=f"gallery-{info.name}", on_click=_open_sample, args=(info.name,), width="stretch")

@@ -2,7 +2,8 @@
 
 Session state holds: the loaded run (`LoadedRun`: its Trace, and the live graph when the run came from
 code), the cursor, and small UI settings. The URL holds what a link must reopen: the run (`run=<id>`,
-a stored run, or `sample=<name>`), the `step`, the merge position `call` and the subgraph `scope`.
+a stored run, or `sample=<name>`, with `lang=js` for its JavaScript twin), the `step`, the merge
+position `call` and the subgraph `scope`.
 Callbacks change the cursor; views only read it.
 """
 
@@ -32,10 +33,14 @@ FORK_PARENT = "fork_parent"
 GUESSES = "learn_guesses"
 """Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
 
+LANGUAGE_PARAMS = {"python": "py", "javascript": "js"}
+"""A lesson's language as its link names it (`?sample=fan_out_search&lang=js`)."""
+
 # widget keys: the views create the widgets, callbacks read them here
 LEARN = "learn_mode"
 STEP_SLIDER = "step_slider"
 SAMPLE_CHOICE = "sample_choice"
+LESSON_LANGUAGE = "lesson_language"
 FILE_TARGET = "file_target"
 FILE_INPUT = "file_input"
 FILE_CONFIG = "file_config"
@@ -94,6 +99,9 @@ def loaded_run() -> LoadedRun | None:
 
 def set_run(run: LoadedRun, *, step: int | None = None, scope: Scope | None = None, call: int | None = None) -> None:
     st.session_state[RUN] = run
+    if run.source == "sample":  # the sidebar's sample choice and language switch show the lesson now open
+        st.session_state[SAMPLE_CHOICE] = run.label
+        st.session_state[LESSON_LANGUAGE] = "JavaScript" if run.language == "javascript" else "Python"
     if run.origin is not None:  # a checkpointer thread: noted for time travel on it, never put in the URL
         st.session_state[THREAD_ORIGINS] = {
             **(st.session_state.get(THREAD_ORIGINS) or {}),
@@ -139,6 +147,8 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
     params: dict[str, str] = {}
     if run.source == "sample":
         params["sample"] = run.label
+        if run.language != "python":  # the lesson's JavaScript twin: the link must reopen that one
+            params["lang"] = LANGUAGE_PARAMS[run.language]
     else:
         params["run"] = run.trace.run_id
     parent = st.session_state.get(FORK_PARENT)
@@ -165,14 +175,16 @@ def url_request() -> dict[str, str]:
     """What the URL asks for (read once, when a session starts)."""
     return {
         k: st.query_params[k]
-        for k in ("sample", "run", "step", "call", "scope", "parent", "graph", "thread")
+        for k in ("sample", "lang", "run", "step", "call", "scope", "parent", "graph", "thread")
         if k in st.query_params
     }
 
 
 def run_ref(run: LoadedRun) -> str:
     """How a URL names a run: `sample:<name>` for a sample opened by its link, else its run id."""
-    return f"sample:{run.label}" if run.source == "sample" else run.trace.run_id
+    if run.source != "sample":
+        return run.trace.run_id
+    return f"sample:{run.label}" + (f":{LANGUAGE_PARAMS[run.language]}" if run.language != "python" else "")
 
 
 def encode_scope(scope: Scope) -> str:

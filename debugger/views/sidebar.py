@@ -13,7 +13,9 @@ from debugger.views import checkpointer_form as checkpointer_threads
 from debugger.views import linked_samples, session, widgets
 from debugger.views import thread_panel as threads
 from debugger.views.session import LoadedRun
-from sample_graphs.gallery import SAMPLES, list_samples
+from sample_graphs.gallery import SAMPLES, js_lesson_for, list_samples
+
+LANGUAGES = ["Python", "JavaScript"]
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
@@ -46,7 +48,9 @@ def open_from_url() -> None:
             if opened.source == "fork" and request.get("parent"):
                 session.remember(session.FORK_PARENT, request["parent"])
         else:
-            opened = linked_samples.open_linked(request.get("sample") or DEFAULT_SAMPLE)
+            name, language = request.get("sample") or DEFAULT_SAMPLE, request.get("lang", "")
+            # a Python lesson opened by its link is recorded once per server; a JavaScript one runs in node
+            opened = sources.open_lesson(name, language) if language else linked_samples.open_linked(name)
     except sources.OpenError as exc:
         error = (str(exc), exc.file, exc.line)
         opened = linked_samples.open_linked(DEFAULT_SAMPLE)
@@ -56,7 +60,7 @@ def open_from_url() -> None:
     kind = {"file": "Graph file", "stored": "Stored run", "fork": "Stored run", "upload": "Trace file"}.get(
         opened.source, "Sample"
     )
-    if opened.graph is not None and opened.source != "fork":  # a stored run that got its code back
+    if opened.graph is not None and opened.source not in ("fork", "sample"):  # a stored run that got its code back
         kind = "Sample" if origin in SAMPLES else "Graph file"
     session.remember(session.OPEN_KIND, kind)
     if kind == "Graph file":
@@ -83,6 +87,25 @@ def open_and_show(action) -> None:
 
 def _on_sample() -> None:
     _open(lambda: sources.open_sample(session.widget_value(session.SAMPLE_CHOICE)))
+
+
+def _on_language() -> None:
+    run = session.loaded_run()
+    if run is None or run.source != "sample":
+        return
+    chosen = session.widget_value(session.LESSON_LANGUAGE)
+    if chosen is None:  # the chosen language clicked again: nothing to switch to
+        return
+    _open(lambda: sources.open_lesson(run.label, "js" if chosen == "JavaScript" else ""))
+
+
+def language_switch(run: LoadedRun | None, *, key: str) -> None:
+    """Python | JavaScript, for a gallery lesson that has a JavaScript twin (`gallery.JS_LESSONS`)."""
+    if run is None or run.source != "sample" or js_lesson_for(run.label) is None:
+        return
+    st.segmented_control(
+        "Language", LANGUAGES, key=key, on_change=_on_language, help="The same lesson, as the article writes it"
+    )
 
 
 def _on_file() -> None:
@@ -150,6 +173,7 @@ def render() -> None:
                 on_change=_on_sample,
                 format_func=lambda n: n.replace("_", " "),
             )
+            language_switch(run, key=session.LESSON_LANGUAGE)
         elif kind == "Graph file":
             st.text_input("Graph", placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
             st.text_area(

@@ -103,6 +103,9 @@ def render() -> None:
             _step_summary(view, at)
             if run.lesson and not at.scope.path:
                 _lesson(run, view, at)
+            if run.code and not at.scope.path:
+                with st.expander(f"The code ({CODE_LANGUAGES.get(run.language, run.language)})"):
+                    st.code(run.code, language=run.language, line_numbers=True)  # as the article writes it
 
     panels.render_tabs(run, view, at)
     _timeline(view, step)
@@ -120,6 +123,10 @@ def _lesson(run, view: RunView, at: Cursor) -> None:
             return
     with st.expander("The lesson", expanded=True):
         st.markdown(run.lesson)  # the sample's own text, written as Markdown
+
+
+CODE_LANGUAGES = {"python": "Python", "javascript": "JavaScript"}
+"""A lesson's language as the code expander names it."""
 
 
 def _stepper(view: RunView, step: int) -> None:

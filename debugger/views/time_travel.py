@@ -74,7 +74,7 @@ def _back_to_original() -> None:
     step = timetravel.fork_step_of(here.trace.target)
     try:
         if parent and parent.startswith("sample:"):
-            opened = sources.open_sample(parent.removeprefix("sample:"), store=False)
+            opened = sources.open_lesson(*parent.removeprefix("sample:").partition(":")[::2])
         elif parent:
             opened = sources.open_stored(parent, with_code=True)
         else:

@@ -12,7 +12,7 @@ Everything the app or node can do wrong ends as a Trace (status `error`, `timeou
 every committed step), except what stops the app from starting: that is a `JSAppError` of one line.
 
 Modules: `recorder.mjs`, `probe.mjs`, `codec.mjs`, `describe.mjs` run in node; `process.py` runs it,
-`reader.py` reads its events (the protocol is documented there), `builder.py` files them as records.
+`reader.py` reads its events (the protocol is documented there) into the one trace writer.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.codec import encode
-from engine.trace import StepRecord, Trace, utc_now
+from engine.trace import StepRecord, Trace, new_run, utc_now
 
 from .process import JSAppError, NodeRun, find_node
 from .reader import EventReader, _unknown_graph
@@ -42,10 +41,13 @@ def record_js_app(
     timeout: float | None,
     resume: Any = None,
     on_step: Callable[[StepRecord], None] | None = None,
+    example_input: bool = False,
 ) -> Trace:
     """Runs `export` of the LangGraph.js app `app_path` once with `graph_input` and returns its Trace.
     `on_step` is called (on the reader thread) with each committed step of the root run as it arrives.
-    `timeout` (seconds) stops node and keeps what came (status `timeout`); so does Ctrl-C (`cancelled`).
+    `example_input`: run the app's own `exampleInput` instead of `graph_input` (its decoded copy, which
+    may hold messages, cannot be sent back as JSON). `timeout` (seconds) stops node and keeps what came
+    (status `timeout`); so does Ctrl-C (`cancelled`).
     Raises JSAppError when the app cannot start (no node, no file, syntax error, missing export, a
     @langchain/langgraph that is missing or not 1.x)."""
     app = Path(app_path).expanduser().resolve()
@@ -55,7 +57,8 @@ def record_js_app(
         raise JSAppError(f"{app.name} is not a JavaScript file: give a {', '.join(JS_SUFFIXES)} file")
     target = f"{app.name}:{export}"
     reader = EventReader(target=target, run_id=uuid.uuid4().hex, on_step=on_step)
-    request = {"app": str(app), "export": export, "input": graph_input, "config": config or {}, "resume": resume}
+    request = {"app": str(app), "export": export, "config": config or {}, "resume": resume}
+    request.update({"example_input": True} if example_input else {"input": graph_input})
     run = NodeRun(request, reader)
     stopped = run.wait(timeout)
     if reader.fatal is not None and reader.root is None:
@@ -78,13 +81,14 @@ def record_js_app(
         if graph.get("name") in (None, "LangGraph"):
             graph["name"] = target
         limit = (config or {}).get("recursionLimit")
-        return Trace(
+        return new_run(
             ns=[],
             graph=graph,
-            input=encode(graph_input),
-            config=encode(config or {}),
+            input=graph_input,
+            config=config or {},
             recursion_limit=limit if type(limit) is int else 0,
             started_at=utc_now(),
+            trace=True,
             run_id=reader.run_id,
             target=target,
             thread_id=str(((config or {}).get("configurable") or {}).get("thread_id") or ""),

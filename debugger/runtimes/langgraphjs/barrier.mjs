@@ -43,7 +43,11 @@ export function observeChannelUpdate(channel, values, update, sink, lg) {
 }
 
 function observeBinop(channel, values, update, sink, lg) {
-  const overwrite = (v) => (lg.getOverwriteValue ? lg.getOverwriteValue(v) : [false, v]);
+  // LangGraph.js's own test gives `[false, undefined]` for a plain write: the write is then its own value
+  const overwrite = (v) => {
+    const [isOverwrite, value] = lg.getOverwriteValue ? lg.getOverwriteValue(v) : [false, v];
+    return isOverwrite ? [true, value] : [false, v];
+  };
   let current = channel.value;
   if (values.length === 1 && current !== undefined && !overwrite(values[0])[0]) {
     // the usual step: one plain write into a value, exactly one operator call

@@ -32,6 +32,10 @@ descriptor (the app's console.log goes to stdout and cannot corrupt the stream).
     exit        {code}                                              `process.exit(code)` before the run ended
     stopped     {signal}                                            SIGINT/SIGTERM: the recorder flushed and left
 
+Every event goes through the one trace writer (`engine.trace_writer.TraceWriter`, one per run) in its
+encoded form: the recorder in node computes the deltas and input views (it holds the real values and
+their identity), so the writer files them as they come.
+
 The recorder flushes after every planned step and every committed barrier, so whatever kills node,
 each committed step has been read. `EventReader.close(...)` ends the runs still open (a timeout, Ctrl-C, a
 crash) keeping every step that came.
@@ -43,9 +47,7 @@ import threading
 from typing import Any, Callable
 
 from engine.codec import TYPE
-from engine.trace import RunRecord, StepRecord, TaskRecord, Trace, utc_now
-
-from .builder import RunRecordBuilder
+from engine.trace import ReducerCallRecord, RunRecord, StepRecord, Trace, TraceWriter, utc_now
 
 DEFAULT_NAME = "LangGraph"
 """The name LangGraph.js gives a graph compiled without one: the root run is named after its target instead."""
@@ -61,8 +63,8 @@ class EventReader:
         self.on_step = on_step
         self.lock = threading.Lock()
         self.graphs: dict[int, dict[str, Any]] = {}
-        self.runs: dict[int, RunRecordBuilder] = {}
-        self.root: RunRecordBuilder | None = None
+        self.runs: dict[int, TraceWriter] = {}
+        self.root: TraceWriter | None = None
         self.trace: Trace | None = None
         self.result: dict[str, Any] | None = None
         self.fatal: str | None = None
@@ -102,67 +104,67 @@ class EventReader:
             recursion_limit=int(event.get("recursion_limit") or 0),
             started_at=event.get("started_at") or utc_now(),
         )
-        parent_task = parent.tasks.get(event.get("parent_task")) if parent is not None else None
+        parent_task = parent.tasks_by_id.get(event.get("parent_task")) if parent is not None else None
         if parent_task is None and self.root is None:
             record: RunRecord = Trace(
                 **common, run_id=self.run_id, target=self.target, thread_id=str(event.get("thread_id") or "")
             )
             self.trace = record
-            builder = self.root = RunRecordBuilder(record)
-        else:
-            record = RunRecord(**common)
-            if parent_task is not None:
-                parent_task.subgraphs.append(record)
-            builder = RunRecordBuilder(record)
-        self.runs[event["run"]] = builder
+            writer = self.root = TraceWriter(record)
+        elif parent_task is not None:
+            writer = parent.subrun(parent_task, RunRecord(**common))
+        else:  # a graph run outside any recorded task (invoked from the app's own code): kept, not shown
+            writer = TraceWriter(RunRecord(**common))
+        self.runs[event["run"]] = writer
 
     def _on_task(self, event: dict[str, Any]) -> None:
         run = self.runs.get(event["run"])
         if run is None:
             return
         t = event["task"]
-        run.add_task(
+        run.plan_task(
             event["step"],
-            TaskRecord(
-                id=t["id"],
-                name=t["name"],
-                path=t["path"],
-                triggers=t["triggers"],
-                fired=t["fired"],
-                seen_versions=t["seen_versions"],
-                input=t["input"],
-            ),
+            id=t["id"],
+            name=t["name"],
+            path=t["path"],
+            triggers=t["triggers"],
+            fired=t["fired"],
+            seen_versions=t["seen_versions"],
+            input=t["input"],
         )
 
     def _on_task_done(self, event: dict[str, Any]) -> None:
         run = self.runs.get(event["run"])
-        if run is not None:
+        task = run.tasks_by_id.get(event["id"]) if run is not None else None
+        if task is not None:
             run.task_done(
-                event["id"],
+                task,
                 writes=event.get("writes", []),
                 result=event.get("result"),
+                has_result="result" in event,
                 error=event.get("error"),
-                routes=event.get("routes"),
+                routes=event.get("routes") or (),
                 duration=float(event.get("duration", 0.0)),
-                attempts=event.get("attempts"),
+                attempts=event.get("attempts") or [],
+                encoded=True,
             )
 
     def _on_call(self, event: dict[str, Any]) -> None:
         run = self.runs.get(event["run"])
         if run is not None:
-            run.add_call(event["step"], **event["call"])
+            step = event["step"]
+            call = event["call"]
+            index = len(run.open_step(step).reducer_calls)
+            run.add_call_record(step, ReducerCallRecord(index=index, **call))  # the event's keys are the record's
 
     def _on_commit(self, event: dict[str, Any]) -> None:
         run = self.runs.get(event["run"])
         if run is None:
             return
-        record = run.commit(
-            event["step"],
-            versions=event.get("versions", {}),
-            updated=event.get("updated", []),
-            state=event.get("state"),
-            mismatches=event.get("mismatches"),
-        )
+        # the recorder sends only the versions that changed; the writer keeps the whole mapping
+        versions = {**run.versions, **event.get("versions", {})}
+        record = run.commit_encoded(event["step"], event.get("state") or {}, versions, event.get("updated", []))
+        record.mismatches.extend(event.get("mismatches") or [])
         if run is self.root and self.on_step is not None:
             self.on_step(record)
 
@@ -174,13 +176,15 @@ class EventReader:
     def _on_end(self, event: dict[str, Any]) -> None:
         run = self.runs.get(event["run"])
         if run is not None:
-            run.finish(
+            record = run.finish(
                 event["status"],
-                output=event.get("output"),
-                error=event.get("error"),
-                interrupts=event.get("interrupts"),
-                duration=event.get("duration"),
+                event.get("output"),
+                event.get("error"),
+                event.get("interrupts") or (),
+                encoded=True,
             )
+            if event.get("duration") is not None:
+                record.duration = event["duration"]  # node's own clock: the run, not the pipe
 
     def _on_result(self, event: dict[str, Any]) -> None:
         self.result = event
@@ -204,11 +208,11 @@ class EventReader:
         with self.lock:
             if self.trace is None:
                 self.trace = empty_run()
-                self.root = RunRecordBuilder(self.trace)
+                self.root = TraceWriter(self.trace)
             result_error = (self.result or {}).get("error")
             if stopped is None and self.ending is None and self.result is not None:
-                if not self.root.finished:  # failed before its first superstep (validation, a missing thread_id)
-                    self.root.finish("error" if result_error else "done", output=self.result.get("output"))
+                if not _finished(self.root):  # failed before its first superstep (validation, a missing thread_id)
+                    self.root.finish("error" if result_error else "done", self.result.get("output"), encoded=True)
                 if result_error is not None and self.trace.status == "error":
                     self.trace.error = result_error  # what the app's own invoke threw, uncut
                 elif result_error is not None and self.trace.error is None and self.trace.status != "interrupted":
@@ -216,10 +220,10 @@ class EventReader:
             else:
                 status, error = self._stop_reason(stopped, why)
                 for run in self.runs.values() or [self.root]:
-                    if not run.finished:
-                        run.finish(status, output=None, error=error)
-                if not self.root.finished:
-                    self.root.finish(status, error=error)
+                    if not _finished(run):
+                        run.finish(status, None, error)
+                if not _finished(self.root):
+                    self.root.finish(status, None, error)
             return self.trace
 
     def _stop_reason(self, stopped: str | None, why: str) -> tuple[str, dict[str, Any]]:
@@ -258,10 +262,24 @@ class EventReader:
         root = self.root
         if root is None:
             return "before its first superstep"
-        last = root.last_committed_step()
+        committed = [step.step for step in root.record.steps if step.committed]
+        last = max(committed) if committed else None
         where = "before its first superstep" if last is None or last < 0 else f"after step {last}"
-        running = root.running_tasks()
+        running = _running_tasks(root.record)
         return where + (f", while {', '.join(running)} ran" if running else "")
+
+
+def _finished(run: TraceWriter) -> bool:
+    """True once the run's `end` came (or the reader ended it)."""
+    return run.record.status != "running"
+
+
+def _running_tasks(record: RunRecord) -> list[str]:
+    """The names of the tasks of the last step that never reported back (still running when it stopped)."""
+    if not record.steps:
+        return []
+    last = record.steps[-1]
+    return [t.name for t in last.tasks if not last.committed and t.result is None and t.error is None and not t.writes]
 
 
 def _stepscope_error(kind: str, message: str) -> dict[str, Any]:

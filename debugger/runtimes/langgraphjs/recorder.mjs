@@ -2,6 +2,8 @@
 //
 //   {"app": "/abs/app.mjs", "export": "graph", "input": ..., "config": {...}, "resume": ..., "events_fd": 3}
 //
+// (`"example_input": true` in place of `input` runs the app's own `exampleInput`.)
+//
 // runs the app's graph with the app's own @langchain/langgraph (resolved from the app's folder, as node
 // resolves it; the 1.x series) and writes what LangGraph.js's loop did as JSON lines, one event per line,
 // to `events_fd` (stdout when absent). A separate fd keeps the app's own console.log out of the stream;
@@ -278,8 +280,9 @@ async function main() {
     process.exit(0);
   }
   const Command = loaded[0].Command;
-  const input =
-    request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : request.input;
+  // `example_input`: the app's own `exampleInput`, made by its own classes (messages do not survive JSON)
+  const given = request.example_input ? module.exampleInput : request.input;
+  const input = request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : given;
   arm();
   const started = performance.now();
   const cpu = process.cpuUsage();

@@ -89,6 +89,18 @@ class JSGraph:
         return list(self.description.get("interrupt_after", ()))
 
 
+def _is_example(graph: JSGraph, graph_input: Any) -> bool:
+    """True when `graph_input` is the app's own `exampleInput` (as `describe` decoded it): node then runs the
+    original, whose messages are the app's own LangChain classes."""
+    if "exampleInput" not in graph.lesson:
+        return False
+    example = graph.lesson["exampleInput"]
+    try:
+        return graph_input is example or bool(graph_input == example)
+    except Exception:  # values whose == raises: only the same object counts
+        return False
+
+
 def is_js_target(spec: str) -> bool:
     """True for `app.mjs[:export]` (and .js, .cjs, .ts, .mts, .cts)."""
     return spec.partition(":")[0].lower().endswith(JS_SUFFIXES)
@@ -182,6 +194,7 @@ class LangGraphJSRuntime:
                 config,
                 timeout=request.timeout,
                 resume=None if resume is NO_RESUME else resume,
+                example_input=_is_example(graph, request.graph_input),
             )
         except JSAppError as exc:
             raise RunSetupError(str(exc)) from None
