@@ -1,4 +1,11 @@
-"""Widgets shared by the pages: the graph chart, recorded values, errors shown as messages."""
+"""Widgets shared by the pages: the graph chart, recorded values, errors shown as messages.
+
+Trace data is text, never markup: a key, value, node name or message comes from other people's code
+and files, and Streamlit reads Markdown (links, images, GFM autolinks, colour directives) in
+`st.markdown`, captions, alerts, headers and every widget label. Every piece of trace data that meets
+one of those goes through `md` (prose) or `code`/`inline` (inside a code span, where Markdown is inert);
+values go to `st.code`/`st.json`/`st.dataframe`, which read none. A trace can then never make the page
+show an image, follow a link or fetch anything."""
 
 from __future__ import annotations
 
@@ -12,17 +19,23 @@ from typing import Any
 import graphviz
 import streamlit as st
 
+from debugger.commands.terminal import one_line
 from debugger.model.present import readable, short
 from debugger.views import session
 
 PREVIEW_CHARS = 4000
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")
+# CommonMark lets a backslash escape any ASCII punctuation and shows it literally; escaping all of it
+# (not a list of "special" characters) also breaks `://`, `www.` and `@`, so GFM autolinks cannot fire,
+# and `:red[...]`, `$...$`, `<img>`, `![..](..)` and block starts (`#`, `-`, `1.`, `>`) are plain text
+_ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def md(text: Any) -> str:
-    """Plain text (a node name, a sentence) escaped for `st.markdown`: `__start__` stays `__start__`
-    instead of turning into a bold "start". Not for text inside backticks, where escapes show."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
+    """Trace data (or a sentence holding it) as literal text for anything that reads Markdown (markdown,
+    captions, alerts, headers, labels): `__start__` stays `__start__`, a link stays its characters, a URL
+    is not made a link. Newlines stay; other control characters show as escapes. Not inside backticks."""
+    return _ASCII_PUNCTUATION.sub(r"\\\1", _CONTROL.sub(lambda m: one_line(m.group()), str(text)))
 
 
 GRAPH_HEIGHT = 380
@@ -148,8 +161,10 @@ def page_style() -> None:
 
 
 def code(text: Any) -> str:
-    """Text for inside backticks: a backtick would end the code span."""
-    return str(text).replace("`", "'")
+    """Trace data for inside a code span (`` `...` ``), where Markdown is inert: a backtick would end the
+    span and a blank line the paragraph, so backticks become quotes and newlines (every control
+    character) visible escapes."""
+    return one_line(text).replace("`", "'")
 
 
 def failure(message: str, detail: str = "") -> None:
@@ -208,9 +223,11 @@ def value(encoded: Any, *, key: str) -> None:
 
 
 def inline(encoded: Any, limit: int = 90) -> str:
-    return short(encoded, limit).replace("`", "'")
+    """A recorded value, shortened, for inside a code span (see `code`)."""
+    return code(short(encoded, limit))
 
 
 def open_error(message: str, file: str | None = None, line: int | None = None) -> None:
+    """Why a run could not be opened, in one line with where (the message may quote the file's data)."""
     where = f" ({file}, line {line})" if file and line else ""
-    st.error(f"{message}{'' if where.strip(' ()') in message else where}", icon="🚫")
+    st.error(md(f"{message}{'' if where.strip(' ()') in message else where}"), icon="🚫")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import operator
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -295,7 +296,9 @@ def test_the_app_opens_and_lists_a_cut_off_postgres_run(pg_url, monkeypatch):
     opened = at.session_state["stepscope_run"]
     assert opened.source == "stored" and [s.step for s in opened.trace.steps] == [-1, 0, 1]
     assert opened.trace.error["class"] == "RunCutOff"
-    summary = next(m.value for m in at.markdown if m.value.startswith("**Next:**"))
+    summary = next(
+        re.sub(r"\\(.)", r"\1", m.value) for m in at.markdown if m.value.startswith("**Next:**")
+    )  # unescaped
     assert summary.startswith("**Next:** unknown. Cut off after step 1:"), summary
     at._page_hash = next(h for h, info in at._registered_pages.items() if info.get("url_pathname") == "runs")
     at.run()
