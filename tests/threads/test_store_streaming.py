@@ -202,8 +202,9 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
     finally:
         pg_server.restart()
     captured = capsys.readouterr()
-    assert code == 0, captured.err
-    assert "error: the run was not (fully) stored: cannot store the steps of run" in captured.err
+    assert code == 3, captured.err  # the run database failed during the run
+    assert "is not stored whole: cannot store the steps of run" in captured.err
+    assert f"stepscope import {out} --replace --db" in captured.err
     kept = read_trace_file(out)
     assert [s.step for s in kept.steps] == list(range(-1, 31)) and kept.status == "done"
     assert Replay(kept).state_after(30)["n"] == list(range(30))
