@@ -70,8 +70,8 @@ def add_to(commands: Any) -> None:
     run.add_argument(
         "--timeout",
         type=float,
-        help="stop waiting after this many seconds and keep what was "
-        "recorded (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
+        help="stop waiting after this many seconds and keep what was recorded; the import of the graph's "
+        "module gets the same limit, before the run (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
     )
 
 
@@ -94,11 +94,11 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
 
 def command(args: argparse.Namespace) -> int:
     """Records the run the options ask for, stores it as it goes and prints it; the exit code says how it ended."""
-    loaded = load_target(args.target)
+    timeout = timeout_from(args.timeout)
+    loaded = load_target(args.target, timeout=timeout)  # the limit covers the import too: a module may hang in it
     request = run_request(args, loaded)
     if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/commands/follow.py)
         return _follow(args, loaded, request)
-    timeout = timeout_from(args.timeout)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
     rows: list[list[str]] = []
     # the stored steps are kept too: if the database fails mid-run (a full disk, a lost server) it may not
