@@ -22,10 +22,25 @@ Runs are stored in the database described in `debugger/store.py` (`--db` or `$ST
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+
+
+def _stopped_while_starting(signum: int, frame: object) -> None:
+    """A Ctrl-C while the command's modules are still importing: nothing has run, so nothing is lost;
+    one line instead of a traceback through importlib."""
+    os.write(2, b"stopped (Ctrl-C) while starting: nothing ran.\n")
+    os._exit(130)
+
+
+# set before the imports below (a third of a second); `main` puts Python's own handler back, so a run
+# sees KeyboardInterrupt and keeps what it recorded. Only in the `stepscope` process, never on import.
+if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "stepscope":
+    signal.signal(signal.SIGINT, _stopped_while_starting)
+
 import argparse
 import json
-import os
-import sys
 from typing import Sequence
 
 from debugger.commands import COMMANDS
@@ -64,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one `stepscope` command; returns its exit code."""
+    if signal.getsignal(signal.SIGINT) is _stopped_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)

@@ -114,7 +114,7 @@ def enter_key(at: AppTest) -> str:
 def test_opens_the_default_sample_at_its_first_step(fresh_store):
     at = start()
     assert url(at) == {"sample": "subgraph_trap", "step": "0"}
-    assert at.title[0].value == "A subgraph re-appends its parent's list"
+    assert plain(at.title[0].value) == "A subgraph re-appends its parent's list"
     assert at.subheader[0].value == "Superstep 0"
     assert "In step 0, **\\_\\_start\\_\\_** ran." in [m.value for m in at.markdown], (
         "escaped, or it shows as bold 'start'"
@@ -275,9 +275,9 @@ def test_learn_mode_says_when_the_guess_is_the_value_after_the_whole_merge():
     [question] = at.text_input
     assert question.label == "What will `trail` be after call #2?"
     check(at, "'archive;live;'")
-    verdict = next(w for w in tab(at, "Merge").warning if w.value.startswith("Not quite: 'trail'"))
+    verdict = next(w for w in tab(at, "Merge").warning if plain(w.value).startswith("Not quite: 'trail'"))
     assert plain(verdict.value).startswith("Not quite: 'trail' is 'archive;' after call #2.")
-    assert verdict.value.endswith("You gave the value after the whole merge, not after this call.")
+    assert plain(verdict.value).endswith("You gave the value after the whole merge, not after this call.")
 
 
 # ---- the other tabs ---------------------------------------------------------------------------------
@@ -290,8 +290,8 @@ def test_errors_tab_on_a_concurrent_update_shows_both_writers_and_the_fixes():
     assert node_state(at, "lookup_order") == "failed" and node_state(at, "lookup_user_history") == "failed"
     errors = tab(at, "Errors")
     assert (
-        errors.error[0].value
-        == "**lookup\\_order and lookup\\_user\\_history wrote the plain key 'v' in one superstep**"
+        plain(errors.error[0].value)
+        == "**lookup_order and lookup_user_history wrote the plain key 'v' in one superstep**"
     )
     lines = texts(errors)
     assert "**Who wrote `v` in step 1:**" in lines
@@ -412,7 +412,7 @@ def test_step_into_the_subgraph_and_back_out():
     task_id = key[len("enter-") : -len("-0")]
     click(at, key)
     assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0"}
-    assert at.main.markdown[0].value.endswith("› **child (step 2)**")
+    assert plain(at.main.markdown[0].value).endswith("› **child (step 2)**")
     assert at.select_slider(key="step_slider").value == 0
     assert "node_s1" in drawing(at) and "node_p1" not in drawing(at)
     click(at, "next")
@@ -451,7 +451,7 @@ def test_a_link_to_a_stored_run_opens_it(fresh_store):
     assert at.session_state["stepscope_run"].source == "stored"
     at = start(run=opened.trace.run_id, step="2")
     assert at.session_state["stepscope_run"].graph is not None, "a stored run of a sample gets its code back"
-    assert "Re-folded with the graph's reducer" in tab(at, "What-if").caption[-1].value
+    assert "Re-folded with the graph's reducer" in plain(tab(at, "What-if").caption[-1].value)
 
 
 def test_what_if_works_on_a_trace_without_its_code():
@@ -474,7 +474,7 @@ def test_what_if_works_on_a_trace_without_its_code():
 )
 def test_a_bad_link_shows_the_error_and_falls_back_to_the_default_sample(params, message):
     at = start(**params)
-    assert [e.value for e in at.sidebar.error][0].startswith(message)
+    assert [plain(e.value) for e in at.sidebar.error][0].startswith(message)
     assert url(at) == {"sample": "subgraph_trap", "step": "0"}
     click(at, "next")
     assert url(at)["step"] == "1", "the app keeps working"
@@ -554,7 +554,7 @@ def test_sidebar_names_file_and_line_of_a_broken_graph_file_and_keeps_working(tm
     broken.write_text("x = 1\ndef broken(:\n    pass\n")
     at = open_file(start(), str(broken))
     [error] = at.sidebar.error
-    assert error.value == f"{broken}, line 2: SyntaxError: invalid syntax"
+    assert plain(error.value) == f"{broken}, line 2: SyntaxError: invalid syntax"
     assert url(at) == {"sample": "subgraph_trap", "step": "0"}, "the open run stays"
     click(at, "next")
     assert url(at)["step"] == "1"
@@ -562,7 +562,7 @@ def test_sidebar_names_file_and_line_of_a_broken_graph_file_and_keeps_working(tm
     failing = tmp_path / "failing.py"
     failing.write_text("import operator\n\nraise RuntimeError('boom')\n")
     open_file(at, str(failing))
-    assert at.sidebar.error[0].value.startswith(f"{failing}, line 3: RuntimeError: boom")
+    assert plain(at.sidebar.error[0].value).startswith(f"{failing}, line 3: RuntimeError: boom")
 
     open_file(at, str(tmp_path / "missing.py"))
     assert "no such file" in at.sidebar.error[0].value
@@ -577,7 +577,7 @@ def test_sidebar_switches_samples_and_reopens_stored_runs():
     at = start()
     at.selectbox(key="sample_choice").select("fan_out_search").run()
     assert url(at) == {"sample": "fan_out_search", "step": "0"}
-    assert at.title[0].value.startswith("Fan-out, fan-in")
+    assert plain(at.title[0].value).startswith("Fan-out, fan-in")
     at.selectbox(key="sample_choice").select("subgraph_trap").run()
     at.radio(key="open_kind").set_value("Stored run").run()
     choice = at.selectbox(key="stored_choice")
@@ -650,7 +650,7 @@ def test_gallery_lists_every_sample_and_opens_one():
     click(at, "gallery-map_reduce_send")
     run = at.session_state["stepscope_run"]
     assert (run.source, run.label) == ("sample", "map_reduce_send")
-    assert at.title[0].value == run.title, "Open goes to the step-through page"
+    assert plain(at.title[0].value) == run.title, "Open goes to the step-through page"
     assert url(at) == {"sample": "map_reduce_send", "step": "0"}
     goto_page(at, "")  # AppTest keeps its own page for the next rerun; a browser follows the URL
     click(at, "next")
@@ -695,8 +695,8 @@ def test_md_escapes_names_and_sentences_for_markdown():
     from debugger.views.widgets import md
 
     assert md("__start__") == r"\_\_start\_\_"
-    assert md("keep_first(['a'], *x*) <b> `c` $1 | #2") == r"keep\_first(\['a'\], \*x\*) \<b\> \`c\` \$1 \| \#2"
-    assert md("lookup order: 1.5") == "lookup order: 1.5"
+    assert md("keep_first(['a'], *x*) <b> `c` $1 | #2") == r"keep\_first\(\[\'a\'\]\, \*x\*\) \<b\> \`c\` \$1 \| \#2"
+    assert md("lookup order: 1.5") == r"lookup order\: 1\.5", "every ASCII punctuation mark, so nothing autolinks"
 
 
 # ---- the app and `stepscope diagnose` say the same --------------------------------------------------

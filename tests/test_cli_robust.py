@@ -195,7 +195,8 @@ def test_the_store_is_checked_before_the_run_and_out_is_written_when_saving_fail
             code = cli_module.main(["run", "parallel_append_race", "--out", str(out), "--db", str(tmp_path / "d")])
     finally:
         run_command.open_store = original
-    assert code == 0 and "not (fully) stored: disk full" in err.getvalue()
+    assert code == 3 and "is not stored whole: disk full" in err.getvalue()
+    assert f"stepscope import {out} --replace --db {tmp_path / 'd'}" in err.getvalue()
     whole = read_trace_file(out)
     expected = cli("run", "parallel_append_race", "--out", str(tmp_path / "ref.json"), db=tmp_path / "ref.sqlite3")
     assert expected.returncode == 0

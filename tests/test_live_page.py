@@ -3,6 +3,7 @@ bad input answers in place, a run starts, pauses, takes an edit or refuses one i
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -43,7 +44,9 @@ def _until(at, predicate, timeout: float = 10.0):
 
 
 def texts(at) -> str:
-    return "\n".join(str(e.value) for e in [*at.markdown, *at.error, *at.warning, *at.info, *at.success, *at.caption])
+    """Every text element's Markdown, without the views' backslash escapes."""
+    elements = [*at.markdown, *at.error, *at.warning, *at.info, *at.success, *at.caption]
+    return re.sub(r"\\(.)", r"\1", "\n".join(str(e.value) for e in elements))
 
 
 def test_bad_input_json_and_a_missing_file_answer_in_place(at, tmp_path) -> None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from debugger.commands.recovery import STORE_FAILED, recover
 from debugger.live.controller import LiveRun, LiveRunError, start_live_run
 from debugger.live.status import LiveSnapshot
 from debugger.model.failures import is_stopped
@@ -82,7 +83,8 @@ def follow(
     out_file: str | None = None,
     out: TextIO | None = None,
 ) -> int:
-    """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 130 Ctrl-C)."""
+    """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 3 the run
+    database failed, 130 Ctrl-C)."""
     out = out or sys.stdout
     try:
         live: LiveRun = start_live_run(graph, graph_input, config, target=target, db=db, ask=False)
@@ -103,9 +105,13 @@ def follow(
         printer.show(snap)
         _finish(snap, out_file, out)
         print(f"stopped by Ctrl-C. {snap.message}", file=out)
+        if _lost(live, snap, out_file):
+            return STORE_FAILED
         print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
         return 130
     _finish(snap, out_file, out)
+    if _lost(live, snap, out_file):
+        return STORE_FAILED
     if snap.status == "interrupted" and snap.trace is not None and snap.trace.interrupts:
         for item in snap.trace.interrupts:
             print(interrupt_line(item), file=out)
@@ -122,6 +128,15 @@ def follow(
             f"final state: {short(snap.trace.output if snap.trace.output is not None else encode(None), 400)}", file=out
         )
     return 0
+
+
+def _lost(live: LiveRun, snap: LiveSnapshot, out_file: str | None) -> bool:
+    """True (and the trace kept, with the command that stores it) when the database failed to store the run."""
+    if not live.store or snap.trace is None or snap.stored:
+        return False
+    beside = Path(live.db).parent if live.db else None
+    recover(snap.trace, snap.message, written=out_file, db=live.db, beside=beside)
+    return True
 
 
 def _finish(snap: LiveSnapshot, out_file: str | None, out: TextIO) -> None:

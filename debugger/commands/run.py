@@ -6,7 +6,9 @@
 
 Written once against `Runtime.record`: the steps go to the run store as they finish (a `StoreSink`),
 and a run that stops on `interrupt()` on a thread prints each question and the exact command that
-answers it.
+answers it. A store that fails after the run started (a disk that fills, a PostgreSQL server lost)
+cannot lose the run: every step is kept in memory, the whole trace goes to `--out` or a kept file,
+the command that stores it is printed and the exit code is `STORE_FAILED`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 from debugger.commands.common import add_command, run_request, table
 from debugger.commands.follow import follow
+from debugger.commands.recovery import STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.validation import rejection_note
 from debugger.model.present import interrupt_line, short
@@ -28,17 +31,24 @@ from debugger.runtimes.targets import LoadedTarget, load_target
 from debugger.sources.recording import StoreSink, timeout_from
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
+from debugger.stores.sqlite import RunStore
 from engine.codec import encode
 from engine.trace import StepRecord, Trace
 from engine.tracefile import TraceFileError, to_json
 
 DEFAULT_SAMPLE = "subgraph_trap"
 RUN_HEADERS = ["step", "tasks", "keys written", "reducer calls", "error"]
+EXIT_CODES = (
+    "exit codes: 0 the run ended (or stopped at an interrupt), 1 the graph failed, 2 it failed before its "
+    f"first superstep, {STORE_FAILED} the run database failed during the run (the whole trace is then written "
+    "to --out or a kept file, and the command that stores it is printed), 130 the run was stopped before it ended"
+)
 
 
 def add_to(commands: Any) -> None:
     """Registers `stepscope run` and its options."""
     run = add_command(commands, "run", command, "run a graph headless, record and store it, print its supersteps")
+    run.epilog = EXIT_CODES
     run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
     run.add_argument(
         "--input", help="the graph input as JSON, @file.json or - for stdin (default: the module's example_input)"
@@ -61,8 +71,8 @@ def add_to(commands: Any) -> None:
     run.add_argument(
         "--timeout",
         type=float,
-        help="stop waiting after this many seconds and keep what was "
-        "recorded (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
+        help="stop waiting after this many seconds and keep what was recorded; the import of the graph's "
+        "module gets the same limit, before the run (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
     )
 
 
@@ -87,15 +97,16 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
 
 def command(args: argparse.Namespace) -> int:
     """Records the run the options ask for, stores it as it goes and prints it; the exit code says how it ended."""
-    loaded = load_target(args.target)
+    timeout = timeout_from(args.timeout)
+    loaded = load_target(args.target, timeout=timeout)  # the limit covers the import too: a module may hang in it
     request = run_request(args, loaded)
     if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/commands/follow.py)
         return _follow(args, loaded, request)
-    timeout = timeout_from(args.timeout)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
     rows: list[list[str]] = []
-    # with --out, the stored steps are kept too: the file gets the whole run even if the database goes away
-    sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)), keep_stored=bool(args.out))
+    # the stored steps are kept too: if the database fails mid-run (a full disk, a lost server) it may not
+    # give them back, and the kept file must hold the whole run
+    sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)), keep_stored=True)
     recorded = loaded.runtime.record(replace(request, timeout=timeout, sink=sink, db=args.db))
     kept = _write_out(args.out, sink, recorded.trace)
     return _report(args, loaded.runtime, recorded, sink, rows, kept)
@@ -147,18 +158,27 @@ def _report(
     print(table(rows, RUN_HEADERS))
     if sink.error is None:
         kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}"]
-    else:
-        print(f"error: the run was not (fully) stored: {sink.error}", file=sys.stderr)
     print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))
     if runtime.has_threads and trace.status == "interrupted" and trace.interrupts:
         _print_interrupts(args, trace, recorded.thread_id)
-        return 0
-    if not recorded.ok:
+        code = 0
+    elif not recorded.ok:
         error = trace.error or {}
         print(f"error: {error.get('class', 'Error')}: {error.get('message', '')}", file=sys.stderr)
-        return 130 if trace.status == "cancelled" else 1
-    print(f"final state: {short(encode(recorded.output), 400)}")
-    return 0
+        code = 130 if trace.status == "cancelled" else 1
+    else:
+        print(f"final state: {short(encode(recorded.output), 400)}")
+        code = 0
+    if sink.error is not None:  # said last, so it is the line the user sees
+        _recover(args, sink, trace, kept)
+        return STORE_FAILED
+    return code
+
+
+def _recover(args: argparse.Namespace, sink: StoreSink, trace: Trace, kept: list[str]) -> None:
+    """The store failed during the run: every step was kept (`keep_stored`), so the file holds it whole."""
+    beside = sink.store.path.parent if isinstance(sink.store, RunStore) else None
+    recover(sink.whole_trace(trace), sink.error, written=args.out if kept else None, db=args.db, beside=beside)
 
 
 def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str) -> None:

@@ -17,18 +17,31 @@ from engine.codec import MISSING_ENCODED, TYPE
 from engine.trace import ReducerCallRecord
 
 MISSING = MISSING_ENCODED
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#$~|])")
+# CommonMark lets a backslash escape any ASCII punctuation and shows it literally; escaping all of it
+# (not a list of "special" characters) also breaks `://`, `www.` and `@`, so GFM autolinks cannot fire,
+# and `:red[...]`, `$...$`, `<img>`, `![..](..)` and block starts (`#`, `-`, `1.`, `>`) are plain text
+_ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code_point = ord(match.group())
+    return f"\\x{code_point:02x}" if code_point < 0x100 else f"\\u{code_point:04x}"
 
 
 def md(text: Any) -> str:
-    """Plain text (a node name, a sentence) escaped for Markdown: `__start__` stays `__start__`
-    instead of turning into a bold "start". Not for text inside backticks, where escapes show."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
+    """Trace data (or a sentence holding it) as literal text for anything that reads Markdown (markdown,
+    captions, alerts, headers, labels): `__start__` stays `__start__`, a link stays its characters, a URL
+    is not made a link. Newlines stay; other control characters show as escapes. Not inside backticks."""
+    return _ASCII_PUNCTUATION.sub(r"\\\1", _CONTROL.sub(_escaped, str(text)))
 
 
 def code(text: Any) -> str:
-    """Text for inside backticks: a backtick would end the code span."""
-    return str(text).replace("`", "'")
+    """Trace data for inside a code span (`` `...` ``), where Markdown is inert: a backtick would end the
+    span and a blank line the paragraph, so backticks become quotes and newlines (every control
+    character) visible escapes."""
+    return _CONTROL_IN_LINE.sub(_escaped, str(text)).replace("`", "'")
 
 
 """LangGraph's message reducer, by its Python name and by LangGraph.js's: both merge by message id."""

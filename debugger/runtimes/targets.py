@@ -9,10 +9,14 @@ registry (`registry.py`) says which, once, and the `LoadedTarget` carries that r
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +26,59 @@ from debugger.runtimes.runtime import LoadedTarget, TargetError
 __all__ = ["LoadedTarget", "TargetError", "load_target"]
 
 
-def load_target(target: str) -> LoadedTarget:
+class ImportTimedOut(BaseException):
+    """Raised into the main thread when importing a target overran its time limit: a BaseException, so
+    the module's own `except Exception` cannot swallow it."""
+
+
+def load_target(target: str, *, timeout: float | None = None) -> LoadedTarget:
     """Imports the module `target` names and picks its compiled graph and that graph's runtime; a target
-    in another language (`app.mjs:graph`) is loaded by the runtime that `loads` it."""
+    in another language (`app.mjs:graph`) is loaded by the runtime that `loads` it. With `timeout`, an
+    import that takes longer (a module that sleeps or waits on the network at import) is stopped and
+    refused in one line that names the line it was stuck at."""
     foreign = loader_for(target)
     if foreign is not None:
         return foreign.load(target)
     spec, _, attribute = target.partition(":")
-    if spec.endswith(".py"):
-        module = _import_file(Path(spec))
-    else:
-        name = spec if "." in spec else f"sample_graphs.{spec}"
-        module = _import_module(name, target)
+    try:
+        with _deadline(timeout):
+            if spec.endswith(".py"):
+                module = _import_file(Path(spec))
+            else:
+                module = _import_module(spec if "." in spec else f"sample_graphs.{spec}", target)
+    except ImportTimedOut as exc:
+        stuck = _import_failure(exc, spec)
+        where = f"{stuck.file}, line {stuck.line}: " if stuck.file else ""
+        raise TargetError(
+            f"{where}importing {spec} took longer than --timeout {timeout:g} s (stuck here); make the module "
+            "do its slow work in the graph's nodes, not at import, or raise --timeout.",
+            file=stuck.file,
+            line=stuck.line,
+        ) from None
     graph = _pick_graph(module, attribute, target)
     example_input = getattr(module, "example_input", {})
     example_config = dict(getattr(module, "example_config", None) or {})
     return LoadedTarget(graph, example_input, module, target, example_config, find_runtime(graph))
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None) -> Iterator[None]:
+    """Raises `ImportTimedOut` in the main thread after `seconds` (a real-time alarm). Only the main
+    thread receives signals; elsewhere (the app's script thread) the import runs without a limit."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def overran(signum: int, frame: Any) -> None:
+        raise ImportTimedOut()
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _import_file(path: Path) -> Any:
@@ -54,6 +95,9 @@ def _import_file(path: Path) -> Any:
         raise TargetError(
             f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}", file=exc.filename, line=exc.lineno
         ) from None
+    except ImportTimedOut:
+        sys.modules.pop(module_name, None)
+        raise
     except SystemExit as exc:  # a script without `if __name__ == "__main__":` exits when imported
         sys.modules.pop(module_name, None)
         raise _exit_at_import(exc, str(path)) from None
@@ -98,7 +142,7 @@ def _exit_at_import(exc: SystemExit, what: str) -> TargetError:
 def _import_failure(exc: BaseException, what: str) -> TargetError:
     """The innermost frame of the user's code, so the message points at the line to fix."""
     frames = traceback.extract_tb(exc.__traceback__)
-    user = [f for f in frames if "importlib" not in f.filename]
+    user = [f for f in frames if "importlib" not in f.filename and f.filename != __file__]  # not the alarm's frame
     frame = user[-1] if user else (frames[-1] if frames else None)
     where = f"{frame.filename}, line {frame.lineno}: " if frame else ""
     return TargetError(

@@ -127,7 +127,7 @@ def _start_panel(run: LiveRun | None) -> None:
             except TargetError as exc:
                 widgets.open_error(str(exc), exc.file, exc.line)
             else:
-                st.caption(f"`{target}`: nodes " + ", ".join(f"`{n}`" for n in nodes))
+                st.caption(f"`{widgets.code(target)}`: nodes " + ", ".join(f"`{widgets.code(n)}`" for n in nodes))
         cols = st.columns([2, 2, 1.2, 1], vertical_alignment="bottom")
         cols[0].multiselect("Pause before", nodes, key="live_before", on_change=_on_breakpoints)
         cols[1].multiselect("Pause after", nodes, key="live_after", on_change=_on_breakpoints)
@@ -267,7 +267,7 @@ def _live_panel() -> None:
 
 
 def _status(snap) -> None:
-    line = live_view.status_line(snap)  # starts with its own symbol
+    line = widgets.md(live_view.status_line(snap))  # starts with its own symbol; holds node names
     if snap.status in ("error", "recursion_limit"):
         st.error(line)
     elif snap.status == "paused":
@@ -317,7 +317,7 @@ def _on_answer() -> None:
 
 def _question_panel(pause) -> None:
     task = pause.tasks[0]
-    st.subheader(f"{task.name} asks, in step {pause.step}")
+    st.subheader(f"{widgets.md(task.name)} asks, in step {pause.step}")
     st.markdown(f"`interrupt()` in **{widgets.md(task.name)}** asks:")
     widgets.value(pause.interrupts[0], key="live_question")
     st.text_area("Your answer (JSON; text that is not JSON is taken as a string)", key="live_answer", height=80)
@@ -326,14 +326,14 @@ def _question_panel(pause) -> None:
         key="live_answer_button",
         on_click=_on_answer,
         type="primary",
-        help=f"{task.name} runs again from its top and its interrupt() returns your answer "
+        help=f"{widgets.md(task.name)} runs again from its top and its interrupt() returns your answer "
         "(LangGraph's Command(resume=...)).",
     )
     with st.expander("The state now"):
         widgets.value(pause.state, key="live_question_state")
     note = session.recall(EDIT_NOTE)
     if note:
-        (st.success if note[0] == "ok" else st.error)(note[1])
+        (st.success if note[0] == "ok" else st.error)(widgets.md(note[1]))
 
 
 def _pause_panel(snap) -> None:
@@ -353,7 +353,7 @@ def _pause_panel(snap) -> None:
         widgets.value(pause.state, key="live_pause_state")
         for task in pause.tasks:
             if task.input != pause.state:
-                st.caption(f"{task.name} receives:")
+                st.caption(f"{widgets.md(task.name)} receives:")
                 widgets.value(task.input, key=f"live_input_{task.id}")
     _edit_box(pause)
 
@@ -380,13 +380,16 @@ def _edit_box(pause) -> None:
         st.button("Apply edit", key="live_edit_apply", on_click=_on_edit)
     note = session.recall(EDIT_NOTE)
     if note:
-        (st.success if note[0] == "ok" else st.error)(note[1])
+        (st.success if note[0] == "ok" else st.error)(widgets.md(note[1]))
 
 
 def _finished_panel(snap) -> None:
     st.subheader("The run is over")  # how it ended is in the status line above
     if snap.stored:
-        st.caption(f"Stored as run {snap.run_id[:12]} in {snap.stored}: the Stored runs page reopens it.")
+        st.caption(
+            f"Stored as run {widgets.md(snap.run_id[:12])} in {widgets.md(snap.stored)}: "
+            "the Stored runs page reopens it."
+        )
     st.button("Open in Step through", key="live_open", on_click=_on_open_step_page, type="primary")
     if snap.trace is not None and snap.status != "cancelled":
         with st.expander("Final state", expanded=True):

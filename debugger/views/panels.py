@@ -84,13 +84,13 @@ def tasks_panel(view: RunView, at: Cursor) -> None:
                 st.markdown("**Input**")
                 value, note = view.task_input(at.step, task)
                 if note:
-                    st.caption(note)
+                    st.caption(widgets.md(note))  # names the state's keys
                 widgets.value(value, key=f"in-{task.id}")
             with right:
                 st.markdown("**Returned**")
                 value, note = view.task_result(task)
                 if note:
-                    st.caption(note)
+                    st.caption(widgets.md(note))  # names the state's keys
                 else:
                     widgets.value(value, key=f"out-{task.id}")
                 st.markdown("**Writes** (in order)")
@@ -327,5 +327,8 @@ def subgraphs_panel(view: RunView, at: Cursor) -> None:
             f"`{widgets.code(run_status.label(sub.status, sub.error))}`, returned `{widgets.inline(sub.output, 120)}`."
         )
         st.button(
-            f"⤵ Step into {task.name}", key=f"enter-{task.id}-{index}", on_click=_enter, args=(at.step, task.id, index)
+            f"⤵ Step into {widgets.md(task.name)}",
+            key=f"enter-{task.id}-{index}",
+            on_click=_enter,
+            args=(at.step, task.id, index),
         )

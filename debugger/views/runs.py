@@ -9,7 +9,7 @@ from debugger.model import run_status
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
-from debugger.views import session
+from debugger.views import session, widgets
 from debugger.views.sidebar import open_and_show
 
 
@@ -31,9 +31,9 @@ def render() -> None:
         store = open_store()
         runs = store.list(limit=500)
     except StoreError as exc:
-        st.error(str(exc))
+        st.error(widgets.md(exc))
         return
-    st.caption(f"Database: `{store.path}` (set `STEPSCOPE_DB` or pass `--db` to use another).")
+    st.caption(f"Database: `{widgets.code(store.path)}` (set `STEPSCOPE_DB` or pass `--db` to use another).")
     if not runs:
         st.info("No stored runs yet. Every run you open from a sample or a graph file is stored here.")
         return

@@ -189,7 +189,7 @@ def render() -> None:
             try:
                 stored = open_store().list(limit=100)
             except StoreError as exc:
-                st.warning(str(exc))
+                st.warning(widgets.md(exc))
                 stored = []
             if stored:
                 labels = {
@@ -210,8 +210,8 @@ def render() -> None:
             status, error = run.trace.status, run.trace.error
             st.markdown(
                 f"**{widgets.md(run.title or run.label)}**  \n{run_status.icon(status, error)} "
-                f"`{run_status.label(status, error)}` · "
-                f"{len(run.view.view(session.cursor().scope).steps)} steps · run `{run.trace.run_id[:8]}`"
+                f"`{widgets.code(run_status.label(status, error))}` · "
+                f"{len(run.view.view(session.cursor().scope).steps)} steps · run `{widgets.code(run.trace.run_id[:8])}`"
             )
             threads.render(run)
             if run.graph is not None and run.graph_input is not None:

@@ -13,7 +13,7 @@ from debugger.runtimes.registry import runtime_of_trace
 from debugger.sources import runs as sources
 from debugger.sources.recording import app_run_timeout
 from debugger.stores.opening import thread_runs
-from debugger.views import session
+from debugger.views import session, widgets
 from debugger.views.session import LoadedRun
 
 
@@ -71,8 +71,8 @@ def render(run: LoadedRun) -> None:
     if not runtime_of_trace(trace).has_threads:
         return
     if trace.thread_id:
-        st.markdown(f"**Thread** `{trace.thread_id}`")
-    st.caption(f"Config: `{json.dumps(trace.config or {}, ensure_ascii=False, default=str)}`")
+        st.markdown(f"**Thread** `{widgets.code(trace.thread_id)}`")
+    st.caption(f"Config: `{widgets.code(json.dumps(trace.config or {}, ensure_ascii=False, default=str))}`")
     if trace.status == "interrupted" and trace.interrupts:
         st.markdown("**Waiting for an answer**")
         for text in _interrupts(trace):
@@ -89,7 +89,7 @@ def render(run: LoadedRun) -> None:
         st.markdown("**Runs of this thread**")
         for index, turn in enumerate(turns, 1):
             current = turn.run_id == trace.run_id
-            label = f"{index}. {run_status.label(turn.status)} · {turn.started_at[11:19]}" + (
+            label = f"{index}. {widgets.md(run_status.label(turn.status))} · {widgets.md(turn.started_at[11:19])}" + (
                 " (open)" if current else ""
             )
             st.button(

@@ -1,4 +1,11 @@
-"""Widgets shared by the pages: the graph chart, recorded values, errors shown as messages."""
+"""Widgets shared by the pages: the graph chart, recorded values, errors shown as messages.
+
+Trace data is text, never markup: a key, value, node name or message comes from other people's code
+and files, and Streamlit reads Markdown (links, images, GFM autolinks, colour directives) in
+`st.markdown`, captions, alerts, headers and every widget label. Every piece of trace data that meets
+one of those goes through `md` (prose) or `code`/`inline` (inside a code span, where Markdown is inert);
+values go to `st.code`/`st.json`/`st.dataframe`, which read none. A trace can then never make the page
+show an image, follow a link or fetch anything."""
 
 from __future__ import annotations
 
@@ -208,9 +215,11 @@ def value(encoded: Any, *, key: str) -> None:
 
 
 def inline(encoded: Any, limit: int = 90) -> str:
-    return short(encoded, limit).replace("`", "'")
+    """A recorded value, shortened, for inside a code span (see `code`)."""
+    return code(short(encoded, limit))
 
 
 def open_error(message: str, file: str | None = None, line: int | None = None) -> None:
+    """Why a run could not be opened, in one line with where (the message may quote the file's data)."""
     where = f" ({file}, line {line})" if file and line else ""
-    st.error(f"{message}{'' if where.strip(' ()') in message else where}", icon="🚫")
+    st.error(md(f"{message}{'' if where.strip(' ()') in message else where}"), icon="🚫")

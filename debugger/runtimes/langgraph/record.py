@@ -15,7 +15,7 @@ from typing import Any
 from debugger.runtimes.langgraph.live import LangGraphDrivenRun
 from debugger.runtimes.langgraph.recorder.names import is_langgraph_graph
 from debugger.runtimes.langgraph.recorder.probe import UnsupportedLangGraph
-from debugger.runtimes.langgraph.recorder.runs import RunResult, checkpointer_of, run_graph, run_in_background
+from debugger.runtimes.langgraph.recorder.runs import RunResult, checkpointer_of, run_in_background
 from debugger.runtimes.langgraph.recorder.static_view import StaticViewError, static_view
 from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
 from debugger.runtimes.langgraph.recorder.thread_files import ThreadFileError
@@ -53,7 +53,8 @@ class LangGraphRuntime(PythonApps):
         """langgraph apps take every thread option."""
 
     def record(self, request: RunRequest) -> Recorded:
-        """`run_graph` (on a worker thread when there is a `timeout`), stored through `sink` at its end."""
+        """`run_graph` on a worker thread (so a timeout or a Ctrl-C keeps what was recorded), stored through
+        `sink` at its end."""
         graph, config, thread, target = request.graph, request.config, request.thread, request.target
         _check_resume(graph, config, thread, request.resume, target)
         options: dict[str, Any] = dict(
@@ -66,10 +67,7 @@ class LangGraphRuntime(PythonApps):
             db_path=local_db_path(request.db),
             keep_thread=request.keep_thread,
         )
-        if request.timeout is None:
-            done: RunResult | Trace = run_graph(graph, request.graph_input, **options)
-        else:
-            done = run_in_background(graph, request.graph_input, timeout=request.timeout, **options)
+        done = run_in_background(graph, request.graph_input, timeout=request.timeout, **options)
         if isinstance(done, RunResult):
             recorded = Recorded(done.trace, done.output, done.error, done.thread_id, done.new_thread, done.before_start)
         else:  # the time limit passed: what was recorded so far

@@ -19,6 +19,7 @@ import contextvars
 import copy
 import dataclasses
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,9 +189,11 @@ def run_graph(
     return RunResult(session.traces[-1], output, error, str(thread or ""), new_thread, before_start)
 
 
-def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs: Any) -> RunResult | Trace:
+def run_in_background(graph: Any, graph_input: Any, *, timeout: float | None, **kwargs: Any) -> RunResult | Trace:
     """`run_graph` on a worker thread (the app): the result, or, when it has not finished after
-    `timeout` seconds, a frozen copy of what was recorded so far (status timeout, saying so)."""
+    `timeout` seconds (None: no limit) or Ctrl-C stopped it, a frozen copy of what was recorded so far
+    (status timeout or cancelled, saying so). The main thread only waits, so a Ctrl-C lands here and
+    never inside langgraph's loop, whatever moment it comes."""
     session = Session(target=kwargs["target"], store=_store(kwargs.pop("db", None)))
     box: dict[str, Any] = {}
 
@@ -202,17 +205,32 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float, **kwargs:
 
     worker = threading.Thread(target=work, name=f"stepscope-langgraph-{kwargs['target']}", daemon=True)
     worker.start()
-    worker.join(timeout)
+    started = time.monotonic()
+    cancelled = False
+    try:
+        while worker.is_alive():
+            left = None if timeout is None else timeout - (time.monotonic() - started)
+            if left is not None and left <= 0:
+                break
+            worker.join(0.2 if left is None else min(0.2, left))
+    except KeyboardInterrupt:
+        cancelled = True
     if "error" in box:
         raise box["error"]
     if "result" in box:
         return box["result"]
     root = session.loops.get(())
     if root is None:
+        if cancelled:  # nothing ran, nothing to keep: the CLI's own Ctrl-C line and exit 130
+            raise KeyboardInterrupt
         raise RunSetupError(f"{kwargs['target']} did not start within {timeout:.0f} s: nothing was recorded.")
-    with session.lock:  # the same frozen copy and `timeout` ending as an engine run that overran
+    with session.lock:  # the same frozen copy and ending as an engine run that overran or was stopped
         frozen = frozen_copy(root.record)
     steps = [s for s in frozen.steps if s.step >= 0]
+    if cancelled:
+        message = f"Stopped with Ctrl-C after {len(steps)} supersteps; what was recorded until then is kept."
+        mark_ended(frozen, "cancelled", stepscope_error("RunCancelled", message))
+        return frozen
     message = (
         f"The run did not finish within {timeout:g} s; stopped after {len(steps)} supersteps. A node may be waiting "
         f"forever (a network call without a timeout, an endless loop). Raise {RUN_TIMEOUT_ENV} to wait longer."

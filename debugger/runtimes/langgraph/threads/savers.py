@@ -66,14 +66,23 @@ class Checkpointer:
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
         raise NotImplementedError
 
+    def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
+        """(namespace, checkpoint id) of every checkpoint of a thread, oldest first, read without decoding."""
+        raise NotImplementedError
+
     def threads(self, limit: int = 200) -> list[ThreadSummary]:
-        """Threads, newest first, with their root checkpoint count and last status."""
+        """Threads, newest first, with their root checkpoint count and last status; a thread whose newest
+        checkpoint cannot be decoded is listed as damaged, with the rest."""
         out = []
         for thread_id, count, last_id in self._thread_rows(limit):
-            latest = self.saver.get_tuple(_config(thread_id, last_id))
-            if latest is None:
+            try:
+                latest = self.saver.get_tuple(_config(thread_id, last_id))
+                if latest is None:
+                    continue
+                status, pending = tuple_status(latest)
+            except DECODE_ERRORS as exc:
+                out.append(ThreadSummary(str(thread_id), int(count), last_id, "", -1, damaged(exc)))
                 continue
-            status, pending = tuple_status(latest)
             out.append(
                 ThreadSummary(
                     str(thread_id),
@@ -88,14 +97,42 @@ class Checkpointer:
         return out
 
     def history(self, thread_id: str) -> list[Any]:
-        """Every checkpoint tuple of a thread, all namespaces (subgraphs too), oldest first."""
-        tuples = list(self.saver.list({"configurable": {"thread_id": thread_id}}))
+        """Every checkpoint tuple of a thread, all namespaces (subgraphs too), oldest first. A checkpoint
+        that cannot be decoded is named in one line (`CheckpointerError`), never a traceback."""
+        try:
+            tuples = list(self.saver.list({"configurable": {"thread_id": thread_id}}))
+        except DECODE_ERRORS as exc:
+            raise CheckpointerError(self._damage(thread_id, exc)) from None
         if not tuples:
             raise CheckpointerError(
                 f"no thread {thread_id!r} in {self.label}; `stepscope threads --checkpointer {self.label}` lists them."
             )
         tuples.reverse()
         return tuples
+
+    def _damage(self, thread_id: str, exc: BaseException) -> str:
+        """Which checkpoint of the thread is damaged, found by decoding them one at a time."""
+        for ns, checkpoint_id in self._checkpoint_keys(thread_id):
+            try:
+                self.saver.get_tuple(_config(thread_id, checkpoint_id, ns))
+            except DECODE_ERRORS as found:
+                where = f" (subgraph {ns})" if ns else ""
+                return (
+                    f"thread {thread_id!r} in {self.label}: checkpoint {checkpoint_id}{where} is damaged data, "
+                    f"not an app bug ({damaged(found)}); the bytes the saver stored cannot be decoded, so the "
+                    "thread cannot be replayed. `stepscope threads` lists the other threads."
+                )
+        return f"thread {thread_id!r} in {self.label} has damaged data ({damaged(exc)}): it cannot be replayed."
+
+
+DECODE_ERRORS = (ValueError, TypeError, EOFError, KeyError, AttributeError, IndexError, ImportError)
+"""What langgraph's serializer (msgpack, JSON, pickle) raises on bytes that are not what it wrote: a
+damaged blob, a truncated row. Caught only around decoding a checkpoint."""
+
+
+def damaged(exc: BaseException) -> str:
+    """A decoding failure in words, for a thread's status or a refusal."""
+    return f"damaged checkpoint: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
 
 
 def _config(thread_id: str, checkpoint_id: str, ns: str = "") -> dict[str, Any]:
@@ -164,6 +201,14 @@ class SqliteCheckpointer(Checkpointer):
 
     def close(self) -> None:
         self.conn.close()
+
+    def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
+        return list(
+            self.conn.execute(
+                "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id",
+                (thread_id,),
+            )
+        )
 
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
         return list(
@@ -238,6 +283,13 @@ class PostgresCheckpointer(Checkpointer):
             (limit,),
         ).fetchall()
         return [(r["thread_id"], r["n"], r["last"]) for r in rows]
+
+    def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
+        rows = self.conn.execute(
+            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = %s ORDER BY checkpoint_id",
+            (thread_id,),
+        ).fetchall()
+        return [(r["checkpoint_ns"], r["checkpoint_id"]) for r in rows]
 
 
 def open_checkpointer(url: str) -> Checkpointer:
