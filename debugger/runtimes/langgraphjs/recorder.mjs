@@ -12,9 +12,11 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
 import { describeGraph } from "./describe.mjs";
+import { runLive } from "./live.mjs";
 import { arm, install } from "./patches.mjs";
 
 const CHANNEL_FILES = [
@@ -66,13 +68,12 @@ function refuse(message) {
   throw new Refusal(message);
 }
 
+/** stdin's lines: the request first; a live run reads its commands from the same lines after it. */
+const stdinLines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+
 async function readRequest() {
-  const chunks = [];
-  for await (const chunk of process.stdin) {
-    chunks.push(chunk);
-    if (chunk.includes(10)) break;
-  }
-  const text = Buffer.concat(chunks).toString("utf8").split("\n", 1)[0];
+  const { value, done } = await stdinLines.next();
+  const text = done ? "" : value;
   try {
     return JSON.parse(text);
   } catch {
@@ -158,6 +159,7 @@ async function loadLangGraph(dir, flavor) {
     taskPathStr: algo.taskPathStr,
     getOverwriteValue: constants._getOverwriteValue,
     Command: constants.Command,
+    MemorySaver: (await load("index")).MemorySaver,
     channelClasses,
   };
 }
@@ -273,6 +275,13 @@ async function main() {
       if (module?.[key] !== undefined) lesson[key] = encode(module[key]);
     }
     out.emit({ e: "described", graph: await describeGraph(graph), module: lesson });
+    finished = true;
+    out.flush();
+    process.exit(0);
+  }
+  if (request.mode === "live") {
+    arm();
+    await runLive({ graph, lg: loaded[0], config: request.config ?? {}, lines: stdinLines, out });
     finished = true;
     out.flush();
     process.exit(0);

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.driven import LiveRunError
 from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, Recorded, RunSetupError, TargetError
 from engine.codec import decode
 from engine.trace import Trace
 
 from . import JS_SUFFIXES, JSAppError, record_js_app
+from .live import JSDrivenRun
 from .process import NodeRun
 from .reader import EventReader
 
@@ -250,8 +250,8 @@ class LangGraphJSRuntime:
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
-        """Live runs of LangGraph.js apps: not yet."""
-        raise LiveRunError(str(self._not_yet("A live run")))
+        """A `JSDrivenRun`: one node process that runs the app one superstep (segment) at a time."""
+        return JSDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
 
 
 @dataclass(frozen=True)
