@@ -60,6 +60,20 @@ class _LiveReader(EventReader):
         """The newest superstep a segment committed (-1: only the input, or nothing yet)."""
         self._open_step: int | None = None
         self._names: dict[str, str] = {}
+        self._reports: list[tuple[Any, tuple[Any, ...]]] = []
+        """Progress calls of the event being applied, made after the reader's lock is let go (the
+        controller reads `trace()` from inside them, which takes that lock)."""
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Applies one event, then reports its progress to the controller."""
+        super().feed(event)
+        reports, self._reports = self._reports, []
+        for report, args in reports:
+            report(*args)
+
+    def _report(self, name: str, *args: Any) -> None:
+        if self.progress is not None:
+            self._reports.append((getattr(self.progress, name), args))
 
     def _on_live_ready(self, event: dict[str, Any]) -> None:
         self.ready = event
@@ -84,9 +98,9 @@ class _LiveReader(EventReader):
             return
         if self._open_step != event["step"]:
             self._open_step = event["step"]
-            self.progress.step_started(event["step"])
+            self._report("step_started", event["step"])
         self._names[task["id"]] = task["name"]
-        self.progress.task_started(task["id"], task["name"])
+        self._report("task_started", task["id"], task["name"])
 
     def _on_task_done(self, event: dict[str, Any]) -> None:
         super()._on_task_done(event)
@@ -95,7 +109,8 @@ class _LiveReader(EventReader):
             return
         error = event.get("error") or None
         asked = bool(error) and error.get("class") == "GraphInterrupt"
-        self.progress.task_ended(
+        self._report(
+            "task_ended",
             TaskEnd(
                 event["id"],
                 name,
@@ -103,7 +118,7 @@ class _LiveReader(EventReader):
                 duration=float(event.get("duration") or 0.0),
                 error=f"{error.get('class', 'Error')}: {error.get('message', '')}" if error and not asked else "",
                 writes=tuple((channel, value) for channel, value in event.get("writes", [])),
-            )
+            ),
         )
 
     def _on_commit(self, event: dict[str, Any]) -> None:
@@ -113,7 +128,7 @@ class _LiveReader(EventReader):
         self.last_step = max(self.last_step, int(event["step"]))
         if self._open_step == event["step"] and self.progress is not None:
             self._open_step = None
-            self.progress.step_committed()
+            self._report("step_committed")
 
 
 class JSDrivenRun:

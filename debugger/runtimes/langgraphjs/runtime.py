@@ -6,9 +6,9 @@ debugger draws it, and the lesson's own `exampleInput`, `title`, `lesson`), and 
 with its nodes and channels by name (what the forms read). Everything that runs it goes to node:
 `record` is `record_js_app` (the app's own `@langchain/langgraph` under `recorder.mjs`).
 
-What this runtime does not do (yet), each refused in words: the checks before running (they read
-Python code; a JS app is checked from its recorded run), time travel and live runs (they drive
-LangGraph.js's checkpoints from node), reading LangGraph.js checkpointer threads.
+Live runs are `drive` -> `live.JSDrivenRun` (one long-lived node process, `live.mjs`). What this runtime
+does not do (yet), each refused in words: the checks before running (they read Python code; a JS app is
+checked from its recorded run), time travel, reading LangGraph.js checkpointer threads.
 """
 
 from __future__ import annotations
