@@ -42,12 +42,14 @@ def record_js_app(
     timeout: float | None,
     resume: Any = None,
     on_step: Callable[[StepRecord], None] | None = None,
+    thread_file: str | None = None,
 ) -> Trace:
     """Runs `export` of the LangGraph.js app `app_path` once with `graph_input` and returns its Trace.
     `on_step` is called (on the reader thread) with each committed step of the root run as it arrives.
     `timeout` (seconds) stops node and keeps what came (status `timeout`); so does Ctrl-C (`cancelled`).
     Raises JSAppError when the app cannot start (no node, no file, syntax error, missing export, a
-    @langchain/langgraph that is missing or not 1.x)."""
+    @langchain/langgraph that is missing or not 1.x). `thread_file`: where an app's `MemorySaver` keeps the
+    config's thread between processes (restored before the run, saved after it; `saved_thread.mjs`)."""
     app = Path(app_path).expanduser().resolve()
     if not app.is_file():
         raise JSAppError(f"no such file: {app}. Give the path of a .mjs, .js, .cjs or .ts file")
@@ -56,6 +58,8 @@ def record_js_app(
     target = f"{app.name}:{export}"
     reader = EventReader(target=target, run_id=uuid.uuid4().hex, on_step=on_step)
     request = {"app": str(app), "export": export, "input": graph_input, "config": config or {}, "resume": resume}
+    if thread_file:
+        request["thread_file"] = thread_file
     run = NodeRun(request, reader)
     stopped = run.wait(timeout)
     if reader.fatal is not None and reader.root is None:

@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
 import { describeGraph } from "./describe.mjs";
 import { runLive } from "./live.mjs";
+import { isMemorySaver, restoreThread, saveThread } from "./saved_thread.mjs";
 import { arm, install } from "./patches.mjs";
 
 const CHANNEL_FILES = [
@@ -289,6 +290,16 @@ async function main() {
   const Command = loaded[0].Command;
   const input =
     request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : request.input;
+  // a MemorySaver thread outlives this process through a file beside the run store (saved_thread.mjs)
+  const threadId = request.config?.configurable?.thread_id;
+  const threadFile = request.thread_file && threadId && isMemorySaver(graph.checkpointer) ? request.thread_file : null;
+  if (threadFile) {
+    try {
+      restoreThread(graph.checkpointer, String(threadId), threadFile);
+    } catch (error) {
+      refuse(error.message);
+    }
+  }
   arm();
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -302,6 +313,7 @@ async function main() {
   } catch (error) {
     out.emit({ e: "result", error: encodeError(error), ...took() });
   }
+  if (threadFile) saveThread(graph.checkpointer, String(threadId), threadFile);
   finished = true;
   out.flush();
   process.exit(0); // the app's timers or open handles must not keep a finished recording waiting

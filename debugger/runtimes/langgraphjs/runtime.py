@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debugger.langgraph_recorder.threads import thread_file
 from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, Recorded, RunSetupError, TargetError
+from debugger.stores.opening import local_db_path
 from engine.codec import decode
 from engine.trace import Trace
 
@@ -188,6 +190,9 @@ class LangGraphJSRuntime:
                 config,
                 timeout=timeout,
                 resume=None if resume is NO_RESUME else resume,
+                thread_file=str(thread_file(local_db_path(db), target or graph.name, thread))
+                if thread and keep_thread
+                else None,
             )
         except JSAppError as exc:
             raise RunSetupError(str(exc)) from None
