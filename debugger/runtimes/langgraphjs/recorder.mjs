@@ -16,6 +16,7 @@ import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
 import { describeGraph } from "./describe.mjs";
+import { answerForkRequest, withFreshSaver } from "./fork.mjs";
 import { runLive } from "./live.mjs";
 import { isMemorySaver, restoreThread, saveThread } from "./saved_thread.mjs";
 import { arm, install } from "./patches.mjs";
@@ -268,7 +269,8 @@ async function main() {
   out.emit({ e: "hello", langgraph: version, node: process.version, pid: process.pid, module: instances.join("+") });
   for (const lg of loaded) install(lg, out);
   const module = await importApp(appFile, flavor);
-  const graph = pickGraph(module, String(request.export ?? "graph"), appFile);
+  const picked = pickGraph(module, String(request.export ?? "graph"), appFile);
+  const graph = request.fresh_saver ? withFreshSaver(picked, loaded[0]) : picked; // time travel's own copy
   if (request.mode === "describe") {
     // what the debugger shows before anything runs: the graph as drawn, and the lesson's own exports
     const lesson = {};
@@ -276,6 +278,15 @@ async function main() {
       if (module?.[key] !== undefined) lesson[key] = encode(module[key]);
     }
     out.emit({ e: "described", graph: await describeGraph(graph), module: lesson });
+    finished = true;
+    out.flush();
+    process.exit(0);
+  }
+  if (request.mode === "history" || request.mode === "update") {
+    const threadId = String(request.config?.configurable?.thread_id ?? "");
+    if (request.thread_file) restoreThread(graph.checkpointer, threadId, request.thread_file);
+    await answerForkRequest({ graph, request, out });
+    if (request.thread_file) saveThread(graph.checkpointer, threadId, request.thread_file);
     finished = true;
     out.flush();
     process.exit(0);
