@@ -150,9 +150,11 @@ class LangGraphJSRuntime:
     title = "LangGraph.js"
     language = "javascript"
     errors: tuple[type[Exception], ...] = (JSAppError,)
-    has_threads = False
-    """`--thread`/`--resume` reach the app's own saver through its config; a `MemorySaver` thread ends
-    with the node process, so the app shows no turns of a thread."""
+    has_threads = True
+    """`--thread`/`--resume` reach the app's own saver through its config, and a `MemorySaver` thread
+    outlives the node process in a file beside the run store (`saved_thread.mjs`): a run continues its
+    thread, an interrupt is answered from a later process, and the app shows the thread's runs as turns.
+    (Reading a checkpointer's threads, `read_thread`, is refused in words until it is built.)"""
 
     def loads(self, spec: str) -> bool:
         """This runtime loads targets written in JavaScript (`app.mjs:graph`)."""
