@@ -150,3 +150,11 @@ def test_an_app_that_cannot_load_is_one_line(langgraph_js) -> None:
     with pytest.raises(LiveRunError, match='has no export "nope"') as refused:
         LANGGRAPHJS.drive(graph, dict(INPUT), None, target="pipeline")
     assert "\n" not in str(refused.value)
+
+
+def test_node_gone_in_the_middle_of_a_live_run_is_one_line_and_the_steps_are_kept(langgraph_js) -> None:
+    graph = describe(app("exits.mjs"), "graph")
+    final = start_live_run(graph, {}, store=False).join(30)
+    assert final.status == "error" and "\n" not in final.message
+    assert "process.exit(3) after step 1, while quits ran" in final.message
+    assert Replay(final.trace).state_after(1) == {"n": 1}
