@@ -97,6 +97,11 @@ class JSGraph:
         return _Builder(nodes, dict(self.description.get("channels", {})))
 
     @property
+    def nodes(self) -> dict[str, Any]:
+        """The graph's nodes by name, as a compiled graph's `nodes` (what the Live run page offers)."""
+        return self.builder.nodes
+
+    @property
     def interrupt_before_nodes(self) -> list[str]:
         """The nodes the graph was compiled to pause before (`interruptBefore`)."""
         return list(self.description.get("interrupt_before", ()))
