@@ -42,6 +42,8 @@ def record_js_app(
     resume: Any = None,
     on_step: Callable[[StepRecord], None] | None = None,
     example_input: bool = False,
+    thread_file: str | None = None,
+    fresh_saver: bool = False,
 ) -> Trace:
     """Runs `export` of the LangGraph.js app `app_path` once with `graph_input` and returns its Trace.
     `on_step` is called (on the reader thread) with each committed step of the root run as it arrives.
@@ -49,7 +51,10 @@ def record_js_app(
     may hold messages, cannot be sent back as JSON). `timeout` (seconds) stops node and keeps what came
     (status `timeout`); so does Ctrl-C (`cancelled`).
     Raises JSAppError when the app cannot start (no node, no file, syntax error, missing export, a
-    @langchain/langgraph that is missing or not 1.x)."""
+    @langchain/langgraph that is missing or not 1.x). `thread_file`: where an app's `MemorySaver` keeps the
+    config's thread between processes (restored before the run, saved after it; `saved_thread.mjs`).
+    `fresh_saver`: the graph runs on a MemorySaver of the debugger's own instead of the app's (time
+    travel's copy, `fork.mjs`)."""
     app = Path(app_path).expanduser().resolve()
     if not app.is_file():
         raise JSAppError(f"no such file: {app}. Give the path of a .mjs, .js, .cjs or .ts file")
@@ -59,6 +64,10 @@ def record_js_app(
     reader = EventReader(target=target, run_id=uuid.uuid4().hex, on_step=on_step)
     request = {"app": str(app), "export": export, "config": config or {}, "resume": resume}
     request.update({"example_input": True} if example_input else {"input": graph_input})
+    if thread_file:
+        request["thread_file"] = thread_file
+    if fresh_saver:
+        request["fresh_saver"] = True
     run = NodeRun(request, reader)
     stopped = run.wait(timeout)
     if reader.fatal is not None and reader.root is None:

@@ -57,6 +57,11 @@ export async function describeGraph(graph) {
       metadata: {},
     }));
   }
+  // the breakpoints the graph was compiled with (`compile({interruptBefore, interruptAfter})`), as node names
+  const compiledNodes = Object.keys(graph.nodes ?? {}).filter((name) => name !== "__start__");
+  const breakpoints = (nodes) => (nodes === "*" ? compiledNodes : Array.isArray(nodes) ? nodes.map(String) : []);
+  description.interrupt_before = breakpoints(graph.interruptBefore);
+  description.interrupt_after = breakpoints(graph.interruptAfter);
   description.drawing = await drawing(graph, true);
   description.drawing_flat = await drawing(graph, false);
   return description;

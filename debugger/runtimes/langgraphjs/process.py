@@ -42,7 +42,8 @@ def find_node() -> str:
 class NodeRun:
     """One recorder process: started with a request, read on a thread, waited for or stopped."""
 
-    def __init__(self, request: dict[str, Any], reader: EventReader) -> None:
+    def __init__(self, request: dict[str, Any], reader: EventReader, *, keep_stdin: bool = False) -> None:
+        """Starts node with `request`; `keep_stdin` leaves its stdin open for more lines (`send`, a live run)."""
         self.reader = reader
         self.stderr: deque[bytes] = deque()
         self.stdout: deque[bytes] = deque()
@@ -78,9 +79,21 @@ class NodeRun:
             thread.start()
         try:
             self.process.stdin.write(payload.encode())
-            self.process.stdin.close()
+            if keep_stdin:
+                self.process.stdin.flush()
+            else:
+                self.process.stdin.close()
         except BrokenPipeError:  # node died at once: its stderr says why
             pass
+
+    def send(self, line: dict[str, Any]) -> bool:
+        """Writes one more JSON line to node's stdin (a live run's command); False when node is gone."""
+        try:
+            self.process.stdin.write((json.dumps(line) + "\n").encode())
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+        return True
 
     def _read_events(self, fd: int) -> None:
         with os.fdopen(fd, "rb") as stream:

@@ -14,9 +14,13 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import { encode, encodeError } from "./codec.mjs";
 import { describeGraph } from "./describe.mjs";
+import { answerForkRequest, withFreshSaver } from "./fork.mjs";
+import { runLive } from "./live.mjs";
+import { isMemorySaver, restoreThread, saveThread } from "./saved_thread.mjs";
 import { arm, install } from "./patches.mjs";
 
 const CHANNEL_FILES = [
@@ -68,13 +72,12 @@ function refuse(message) {
   throw new Refusal(message);
 }
 
+/** stdin's lines: the request first; a live run reads its commands from the same lines after it. */
+const stdinLines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+
 async function readRequest() {
-  const chunks = [];
-  for await (const chunk of process.stdin) {
-    chunks.push(chunk);
-    if (chunk.includes(10)) break;
-  }
-  const text = Buffer.concat(chunks).toString("utf8").split("\n", 1)[0];
+  const { value, done } = await stdinLines.next();
+  const text = done ? "" : value;
   try {
     return JSON.parse(text);
   } catch {
@@ -160,6 +163,7 @@ async function loadLangGraph(dir, flavor) {
     taskPathStr: algo.taskPathStr,
     getOverwriteValue: constants._getOverwriteValue,
     Command: constants.Command,
+    MemorySaver: (await load("index")).MemorySaver,
     channelClasses,
   };
 }
@@ -267,7 +271,8 @@ async function main() {
   out.emit({ e: "hello", langgraph: version, node: process.version, pid: process.pid, module: instances.join("+") });
   for (const lg of loaded) install(lg, out);
   const module = await importApp(appFile, flavor);
-  const graph = pickGraph(module, String(request.export ?? "graph"), appFile);
+  const picked = pickGraph(module, String(request.export ?? "graph"), appFile);
+  const graph = request.fresh_saver ? withFreshSaver(picked, loaded[0]) : picked; // time travel's own copy
   if (request.mode === "describe") {
     // what the debugger shows before anything runs: the graph as drawn, and the lesson's own exports
     const lesson = {};
@@ -279,10 +284,36 @@ async function main() {
     out.flush();
     process.exit(0);
   }
+  if (request.mode === "history" || request.mode === "update") {
+    const threadId = String(request.config?.configurable?.thread_id ?? "");
+    if (request.thread_file) restoreThread(graph.checkpointer, threadId, request.thread_file);
+    await answerForkRequest({ graph, request, out });
+    if (request.thread_file) saveThread(graph.checkpointer, threadId, request.thread_file);
+    finished = true;
+    out.flush();
+    process.exit(0);
+  }
+  if (request.mode === "live") {
+    arm();
+    await runLive({ graph, lg: loaded[0], config: request.config ?? {}, lines: stdinLines, out });
+    finished = true;
+    out.flush();
+    process.exit(0);
+  }
   const Command = loaded[0].Command;
   // `example_input`: the app's own `exampleInput`, made by its own classes (messages do not survive JSON)
   const given = request.example_input ? module.exampleInput : request.input;
   const input = request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : given;
+  // a MemorySaver thread outlives this process through a file beside the run store (saved_thread.mjs)
+  const threadId = request.config?.configurable?.thread_id;
+  const threadFile = request.thread_file && threadId && isMemorySaver(graph.checkpointer) ? request.thread_file : null;
+  if (threadFile) {
+    try {
+      restoreThread(graph.checkpointer, String(threadId), threadFile);
+    } catch (error) {
+      refuse(error.message);
+    }
+  }
   arm();
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -296,6 +327,7 @@ async function main() {
   } catch (error) {
     out.emit({ e: "result", error: encodeError(error), ...took() });
   }
+  if (threadFile) saveThread(graph.checkpointer, String(threadId), threadFile);
   finished = true;
   out.flush();
   process.exit(0); // the app's timers or open handles must not keep a finished recording waiting

@@ -6,19 +6,22 @@ debugger draws it, and the lesson's own `exampleInput`, `title`, `lesson`), and 
 with its nodes and channels by name (what the forms read). Everything that runs it goes to node:
 `record` is `record_js_app` (the app's own `@langchain/langgraph` under `recorder.mjs`).
 
-What this runtime does not do (yet), each refused in words: the checks before running (they read
-Python code; a JS app is checked from its recorded run), time travel and live runs (they drive
-LangGraph.js's checkpoints from node), reading LangGraph.js checkpointer threads.
+Live runs are `drive` -> `live.JSDrivenRun` (one long-lived node process, `live.mjs`); time travel is
+`checkpointed_copy`, a `JSGraph` with a `saver_file` whose `get_state_history`/`update_state` go to node
+(`copies.py`, `fork.mjs`) and whose runs `record` records on that saver. What this runtime does not do
+(yet), each refused in words: the checks before running (they read Python code; a JS app is checked from
+its recorded run), reading LangGraph.js checkpointer threads and time travel on them.
 """
 
 from __future__ import annotations
 
+import tempfile
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.driven import LiveRunError
+from debugger.runtimes.langgraph.recorder.thread_files import thread_file
 from debugger.runtimes.runtime import (
     NO_RESUME,
     LoadedTarget,
@@ -28,10 +31,13 @@ from debugger.runtimes.runtime import (
     TargetError,
     ThreadFork,
 )
+from debugger.stores.opening import local_db_path
 from engine.codec import decode
 from engine.trace import Trace
 
 from . import JS_SUFFIXES, JSAppError, record_js_app
+from .copies import JSResume, JSState, checkpoint_call
+from .live import JSDrivenRun
 from .process import NodeRun
 from .reader import EventReader
 
@@ -66,6 +72,26 @@ class JSGraph:
     description: dict[str, Any]
     lesson: dict[str, Any] = field(default_factory=dict)
     """The app's own `exampleInput`, `exampleConfig`, `title`, `lesson`, `pythonTwin`, decoded."""
+    saver_file: str = ""
+    """Time travel's copy (`checkpointed_copy`): the file its own `MemorySaver` lives in between node
+    processes; '' for the app's graph as loaded."""
+
+    def get_state_history(self, config: dict[str, Any]) -> list[JSState]:
+        """The copy's checkpoints of `config`'s thread, newest first (LangGraph.js's `getStateHistory`)."""
+        answer = checkpoint_call(str(self.app), self.export, "history", self._saver(), config)
+        return [JSState(dict(s.get("config") or {}), dict(s.get("metadata") or {})) for s in answer["states"]]
+
+    def update_state(self, config: dict[str, Any], values: Any, as_node: str | None = None) -> dict[str, Any]:
+        """LangGraph.js's `updateState(config, values, asNode)` on the copy; the config of the new checkpoint."""
+        answer = checkpoint_call(
+            str(self.app), self.export, "update", self._saver(), config, values=values, as_node=as_node
+        )
+        return dict(answer["config"])
+
+    def _saver(self) -> str:
+        if not self.saver_file:
+            raise TargetError("only time travel's checkpointed copy of a LangGraph.js app takes checkpoint calls")
+        return self.saver_file
 
     @property
     def name(self) -> str:
@@ -77,6 +103,11 @@ class JSGraph:
         """Node and channel names, for the forms that offer them."""
         nodes = {node["name"]: node for node in self.description.get("nodes", ())}
         return _Builder(nodes, dict(self.description.get("channels", {})))
+
+    @property
+    def nodes(self) -> dict[str, Any]:
+        """The graph's nodes by name, as a compiled graph's `nodes` (what the Live run page offers)."""
+        return self.builder.nodes
 
     @property
     def interrupt_before_nodes(self) -> list[str]:
@@ -144,9 +175,11 @@ class LangGraphJSRuntime:
     title = "LangGraph.js"
     language = "javascript"
     errors: tuple[type[Exception], ...] = (JSAppError,)
-    has_threads = False
-    """`--thread`/`--resume` reach the app's own saver through its config; a `MemorySaver` thread ends
-    with the node process, so the app shows no turns of a thread."""
+    has_threads = True
+    """`--thread`/`--resume` reach the app's own saver through its config, and a `MemorySaver` thread
+    outlives the node process in a file beside the run store (`saved_thread.mjs`): a run continues its
+    thread, an interrupt is answered from a later process, and the app shows the thread's runs as turns.
+    (Reading a checkpointer's threads, `read_thread`, is refused in words until it is built.)"""
 
     def loads(self, spec: str) -> bool:
         """This runtime loads targets written in JavaScript (`app.mjs:graph`)."""
@@ -182,19 +215,29 @@ class LangGraphJSRuntime:
         """Runs the app once in node, recorded. With a `sink`, the run is stored when node is done (however
         it ended: a killed or timed-out node still leaves every step it committed, which this process holds)."""
         config, thread, resume, graph = dict(request.config or {}), request.thread, request.resume, request.graph
+        graph_input = request.graph_input
         if thread:
             config["configurable"] = {**(config.get("configurable") or {}), "thread_id": thread}
+        if isinstance(graph_input, JSResume):  # time travel answering an interrupt on its copy
+            graph_input, resume, thread = None, graph_input.answer, thread or _thread_of(config)
         if resume is not NO_RESUME and not thread:
             raise RunSetupError("--resume answers an interrupt of a thread: give the thread with --thread ID.")
         try:
             trace = record_js_app(
                 str(graph.app),
                 graph.export,
-                request.graph_input,
+                graph_input,
                 config,
                 timeout=request.timeout,
                 resume=None if resume is NO_RESUME else resume,
-                example_input=_is_example(graph, request.graph_input),
+                example_input=_is_example(graph, graph_input),
+                thread_file=graph.saver_file
+                or (
+                    str(thread_file(local_db_path(request.db), request.target or graph.name, thread))
+                    if thread and request.keep_thread
+                    else None
+                ),
+                fresh_saver=bool(graph.saver_file),
             )
         except JSAppError as exc:
             raise RunSetupError(str(exc)) from None
@@ -222,12 +265,14 @@ class LangGraphJSRuntime:
         )
 
     def checkpointed_copy(self, graph: Any) -> Any:
-        """Time travel drives LangGraph.js checkpoints from node: not yet."""
-        raise self._not_yet("Time travel")
+        """The app's graph on a fresh `MemorySaver` of the debugger's own, kept in a file between the node
+        processes of one time travel (`copies.py`); never the app's own saver."""
+        folder = Path(tempfile.mkdtemp(prefix="stepscope-js-fork-"))
+        return replace(graph, saver_file=str(folder / "saver.json"))
 
     def resume_input(self, answer: Any) -> Any:
-        """The input that answers an interrupt: the answer itself (node wraps it in `new Command({resume})`)."""
-        return answer
+        """The input that answers an interrupt (node sends it as `new Command({resume: answer})`)."""
+        return JSResume(answer)
 
     def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
         """A node's write replaced in one step: not for JavaScript nodes."""
@@ -246,8 +291,13 @@ class LangGraphJSRuntime:
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
-        """Live runs of LangGraph.js apps: not yet."""
-        raise LiveRunError(str(self._not_yet("A live run")))
+        """A `JSDrivenRun`: one node process that runs the app one superstep (segment) at a time."""
+        return JSDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
+
+
+def _thread_of(config: dict[str, Any] | None) -> str | None:
+    thread = ((config or {}).get("configurable") or {}).get("thread_id")
+    return str(thread) if thread else None
 
 
 @dataclass(frozen=True)

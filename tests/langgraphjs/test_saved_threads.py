@@ -1,0 +1,62 @@
+"""A `MemorySaver` thread of a LangGraph.js app outlives the node process (`saved_thread.mjs`):
+`stepscope run app.mjs:graph --thread T` saves it beside the run store, and `--thread T --resume VALUE`
+from a later process answers the interrupt it stopped at, with the real @langchain/langgraph."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from debugger.cli import main
+from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS, describe
+from debugger.sources import runs as sources
+from debugger.stores.opening import thread_runs
+from debugger.stores.sqlite import RunStore
+
+from .conftest import app
+
+pytestmark = pytest.mark.slow
+
+
+def test_an_interrupt_is_answered_from_a_later_process(langgraph_js, tmp_path, capsys) -> None:
+    db = tmp_path / "runs.sqlite3"
+    target = f"{app('interrupt_ask.mjs')}:graph"
+    assert main(["run", target, "--thread", "t1", "--db", str(db)]) == 0
+    first = capsys.readouterr().out
+    assert "status: interrupted" in first and "--resume" in first, first  # it says how to answer
+    saved = list((tmp_path / "langgraph-threads").glob("*-t1.json"))
+    assert len(saved) == 1 and json.loads(saved[0].read_text())["thread_id"] == "t1"
+    assert main(["run", target, "--thread", "t1", "--resume", '"yes"', "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "status: done" in out and "'answer': 'yes'" in out, out
+    runs = sorted(RunStore(db).list(), key=lambda r: r.started_at)
+    assert [r.status for r in runs] == ["interrupted", "done"]
+
+
+def test_another_thread_does_not_see_it_and_a_broken_file_is_one_line(langgraph_js, tmp_path, capsys) -> None:
+    db = tmp_path / "runs.sqlite3"
+    target = f"{app('interrupt_ask.mjs')}:graph"
+    main(["run", target, "--thread", "t1", "--db", str(db)])
+    capsys.readouterr()
+    main(["run", target, "--thread", "other", "--resume", '"yes"', "--db", str(db)])
+    assert "'answer': 'yes'" not in capsys.readouterr().out  # nothing to resume on a fresh thread
+    saved = next((tmp_path / "langgraph-threads").glob("*-t1.json"))
+    saved.write_text("{not json")
+    assert main(["run", target, "--thread", "t1", "--resume", '"yes"', "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "cannot read the saved thread t1" in err and "Delete the file" in err and "\n" not in err
+
+
+def test_the_thread_panels_answer_continues_the_thread_and_lists_its_turns(langgraph_js, tmp_path, monkeypatch) -> None:
+    """What the app's thread panel (`views/threads.py`) does on a LangGraph.js run: the answer continues
+    the thread as a new stored run (`sources.answer_interrupt`), and both runs are the thread's turns."""
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
+    graph = describe(app("interrupt_ask.mjs"), "graph")
+    target = f"{app('interrupt_ask.mjs')}:graph"
+    first = LANGGRAPHJS.record(graph, {}, {}, target=target, thread="t2", db=None).trace
+    assert first.status == "interrupted" and first.thread_id == "t2" and LANGGRAPHJS.has_threads
+    RunStore(str(tmp_path / "runs.sqlite3")).save(first)
+    answered = sources.answer_interrupt(first, graph, "yes", config={}, db=None, timeout=60)
+    assert answered.status == "done" and answered.output == {"question": "Refund order 17?", "answer": "yes"}
+    assert [turn.status for turn in thread_runs("t2", target)] == ["interrupted", "done"]

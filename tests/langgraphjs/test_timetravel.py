@@ -1,0 +1,43 @@
+"""Time travel on LangGraph.js runs (`debugger/timetravel.py`, unchanged, over the runtime's checkpointed
+copy: `copies.py`, `fork.mjs`): a fork from a step with an edit as a node, and an interrupt answered, each
+recorded as one run by the real @langchain/langgraph on a MemorySaver of the debugger's own."""
+
+from __future__ import annotations
+
+import pytest
+
+from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS, describe
+from debugger.sources import forks as timetravel
+
+from .conftest import app
+
+pytestmark = pytest.mark.slow
+
+INPUT = {"log": [], "count": 1}
+
+
+def test_a_fork_as_a_node_replaces_its_write_and_runs_the_rest_again(langgraph_js) -> None:
+    graph = describe(app("live_pipeline.mjs"), "graph")
+    original = LANGGRAPHJS.record(graph, dict(INPUT), {}, target="pipeline").trace
+    assert original.output == {"log": ["a", "b", "c"], "count": 8}
+    fork = timetravel.fork(graph, dict(INPUT), {}, original, 2, "b", "count", 100)
+    # updateState(before step 2, {count: 100}, "b"): b's write is the edit, then c runs from it
+    assert fork.trace.status == "done" and fork.trace.output == {"log": ["a", "c"], "count": 200}
+    assert fork.replay_matches and fork.differing_steps == [2, 3]
+    assert [t.name for s in fork.trace.steps if s.step == 2 for t in s.tasks] == ["b"]
+    assert not graph.saver_file  # the app's graph is untouched: the copy had a saver of its own
+
+
+def test_an_interrupted_run_is_resumed_with_the_answer(langgraph_js) -> None:
+    graph = describe(app("interrupt_ask.mjs"), "graph")
+    original = LANGGRAPHJS.record(graph, {}, {"configurable": {"thread_id": "mine"}}, target="ask").trace
+    assert original.status == "interrupted"
+    resumed = timetravel.resume(graph, {}, {}, original, "yes")
+    assert resumed.trace.status == "done"
+    assert resumed.trace.output == {"question": "Refund order 17?", "answer": "yes"}
+
+
+def test_checkpoint_calls_on_the_apps_own_graph_are_refused_in_one_line(langgraph_js) -> None:
+    graph = describe(app("live_pipeline.mjs"), "graph")
+    with pytest.raises(Exception, match="checkpointed copy"):
+        graph.get_state_history({"configurable": {"thread_id": "t"}})
