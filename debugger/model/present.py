@@ -30,11 +30,17 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code_point:02x}" if code_point < 0x100 else f"\\u{code_point:04x}"
 
 
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(?=://)|(?<=www)(?=\.)|(?=@)")
+"""Where GFM would start an autolink (`scheme://`, `www.`, `user@host`): Streamlit's Markdown links them
+even when every character is backslash-escaped, so a word joiner (U+2060, invisible) goes in between."""
+
+
 def md(text: Any) -> str:
     """Trace data (or a sentence holding it) as literal text for anything that reads Markdown (markdown,
     captions, alerts, headers, labels): `__start__` stays `__start__`, a link stays its characters, a URL
     is not made a link. Newlines stay; other control characters show as escapes. Not inside backticks."""
-    return _ASCII_PUNCTUATION.sub(r"\\\1", _CONTROL.sub(_escaped, str(text)))
+    text = _AUTOLINK.sub("\u2060", _CONTROL.sub(_escaped, str(text)))
+    return _ASCII_PUNCTUATION.sub(r"\\\1", text)
 
 
 def code(text: Any) -> str:

@@ -179,7 +179,8 @@ def merge_panel(view: RunView, at: Cursor) -> None:
             icon="🛑",
         )
     for channel, items in view.merge_by_channel(at.step).items():
-        st.markdown(f"#### `{widgets.code(channel)}`  ·  reducer `{widgets.code(items[0].call.reducer)}`")
+        # a heading without an anchor: Streamlit would make the key's text part of a link's address
+        st.subheader(f"`{widgets.code(channel)}`  ·  reducer `{widgets.code(items[0].call.reducer)}`", anchor=False)
         st.markdown(f"Before: `{widgets.inline(items[0].before, 140)}`")
         for item in items:
             _merge_call(view, at, item, shown, total, learning, applied)

@@ -10,6 +10,7 @@ import pytest
 
 from debugger.cli import main
 from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS, describe
+from debugger.runtimes.runtime import RunRequest
 from debugger.sources import runs as sources
 from debugger.stores.opening import thread_runs
 from debugger.stores.sqlite import RunStore
@@ -54,7 +55,7 @@ def test_the_thread_panels_answer_continues_the_thread_and_lists_its_turns(langg
     monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
     graph = describe(app("interrupt_ask.mjs"), "graph")
     target = f"{app('interrupt_ask.mjs')}:graph"
-    first = LANGGRAPHJS.record(graph, {}, {}, target=target, thread="t2", db=None).trace
+    first = LANGGRAPHJS.record(RunRequest(graph, {}, {}, target, thread="t2")).trace
     assert first.status == "interrupted" and first.thread_id == "t2" and LANGGRAPHJS.has_threads
     RunStore(str(tmp_path / "runs.sqlite3")).save(first)
     answered = sources.answer_interrupt(first, graph, "yes", config={}, db=None, timeout=60)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS, describe
+from debugger.runtimes.runtime import RunRequest
 from debugger.sources import forks as timetravel
 
 from .conftest import app
@@ -18,7 +19,7 @@ INPUT = {"log": [], "count": 1}
 
 def test_a_fork_as_a_node_replaces_its_write_and_runs_the_rest_again(langgraph_js) -> None:
     graph = describe(app("live_pipeline.mjs"), "graph")
-    original = LANGGRAPHJS.record(graph, dict(INPUT), {}, target="pipeline").trace
+    original = LANGGRAPHJS.record(RunRequest(graph, dict(INPUT), {}, "pipeline")).trace
     assert original.output == {"log": ["a", "b", "c"], "count": 8}
     fork = timetravel.fork(graph, dict(INPUT), {}, original, 2, "b", "count", 100)
     # updateState(before step 2, {count: 100}, "b"): b's write is the edit, then c runs from it
@@ -30,7 +31,7 @@ def test_a_fork_as_a_node_replaces_its_write_and_runs_the_rest_again(langgraph_j
 
 def test_an_interrupted_run_is_resumed_with_the_answer(langgraph_js) -> None:
     graph = describe(app("interrupt_ask.mjs"), "graph")
-    original = LANGGRAPHJS.record(graph, {}, {"configurable": {"thread_id": "mine"}}, target="ask").trace
+    original = LANGGRAPHJS.record(RunRequest(graph, {}, {"configurable": {"thread_id": "mine"}}, "ask")).trace
     assert original.status == "interrupted"
     resumed = timetravel.resume(graph, {}, {}, original, "yes")
     assert resumed.trace.status == "done"
