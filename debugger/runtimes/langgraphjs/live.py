@@ -19,16 +19,7 @@ import time
 import uuid
 from typing import Any, Sequence
 
-from debugger.runtimes.driven import (
-    NO_ANSWER,
-    Boundary,
-    EditError,
-    LiveRunError,
-    PlannedTask,
-    RunProgress,
-    TaskEnd,
-    Upcoming,
-)
+from debugger.runtimes import driven  # the protocol's vocabulary, named where it is used
 from engine.codec import decode
 from engine.trace import StepRecord, Trace, join_segments, update_step
 
@@ -55,7 +46,7 @@ class _LiveReader(EventReader):
         self.segments: list[Trace] = []
         self.replies: queue.Queue[dict[str, Any]] = queue.Queue()
         self.ready: dict[str, Any] | None = None
-        self.progress: RunProgress | None = None
+        self.progress: driven.RunProgress | None = None
         self.last_step = -1
         """The newest superstep a segment committed (-1: only the input, or nothing yet)."""
         self._open_step: int | None = None
@@ -111,7 +102,7 @@ class _LiveReader(EventReader):
         asked = bool(error) and error.get("class") == "GraphInterrupt"
         self._report(
             "task_ended",
-            TaskEnd(
+            driven.TaskEnd(
                 event["id"],
                 name,
                 "interrupted" if asked else "failed" if error else "done",
@@ -141,7 +132,7 @@ class JSDrivenRun:
     ) -> None:
         name = target or graph.name
         if hooks is not None:
-            raise LiveRunError(f"{name}: engine hooks cannot watch a LangGraph.js app's run; leave `hooks` out.")
+            raise driven.LiveRunError(f"{name}: engine hooks cannot watch a LangGraph.js app's run; leave `hooks` out.")
         self.graph, self.graph_input, self.target = graph, graph_input, name
         self.thread_id = f"stepscope-live-{uuid.uuid4().hex[:12]}"
         """A fresh thread: the run never reads or writes a thread of the user's."""
@@ -159,35 +150,35 @@ class JSDrivenRun:
         self._ended = self._out_of_steps = self._stopping = self._closed = False
 
     def _start_node(self) -> NodeRun:
-        """node, loaded with the app and waiting for commands; LiveRunError (one line) when it cannot be."""
+        """node, loaded with the app and waiting for commands; driven.LiveRunError (one line) when it cannot be."""
         request = {"app": str(self.graph.app), "export": self.graph.export, "config": self.config, "mode": "live"}
         try:
             node = NodeRun(request, self._reader, keep_stdin=True)
         except JSAppError as exc:
-            raise LiveRunError(f"{self.target}: {exc}") from None
+            raise driven.LiveRunError(f"{self.target}: {exc}") from None
         waited = time.monotonic()
         while self._reader.ready is None and self._reader.fatal is None and node.process.poll() is None:
             if time.monotonic() - waited > READY_TIMEOUT:
                 node.stop()
-                raise LiveRunError(f"{self.target}: node did not load the app within {READY_TIMEOUT:g} s.")
+                raise driven.LiveRunError(f"{self.target}: node did not load the app within {READY_TIMEOUT:g} s.")
             time.sleep(0.02)
         if self._reader.ready is None:
             node.wait(5)
             why = self._reader.fatal or node.stderr_line() or f"node exited with status {node.process.returncode}"
-            raise LiveRunError(f"{self.target}: the live run could not start: {why}")
+            raise driven.LiveRunError(f"{self.target}: the live run could not start: {why}")
         return node
 
     # ---- driving --------------------------------------------------------------------------------
 
-    def start(self, progress: RunProgress, *, ask: bool) -> None:
+    def start(self, progress: driven.RunProgress, *, ask: bool) -> None:
         """Connects the progress reports (node is already waiting for the first segment)."""
         self._reader.progress, self._asks = progress, ask
 
-    def preview(self) -> Upcoming:
+    def preview(self) -> driven.Upcoming:
         """LangGraph.js's next nodes at this boundary, and the nodes of the last loop step recorded."""
         if self._state is None:
-            return Upcoming.of()
-        return Upcoming.of(self._state.get("next", ()), self._ran_last())
+            return driven.Upcoming.of()
+        return driven.Upcoming.of(self._state.get("next", ()), self._ran_last())
 
     def step(self) -> bool:
         """One segment (the input's, first); again with the answer while an `interrupt()` asks."""
@@ -218,7 +209,7 @@ class JSDrivenRun:
                 return False  # `--follow`: an interrupt ends the run, as `invoke` does
             boundary = self._boundary(self._state, pending[:1])
             answer = self._reader.progress.ask_user(boundary, [t for t in boundary.tasks if t.why == ASKED])
-            if answer is NO_ANSWER:
+            if answer is driven.NO_ANSWER:
                 return False
             several = len(pending) > 1 and pending[0].get("id")
             command = {"cmd": "step", "resume": {pending[0]["id"]: answer} if several else answer}
@@ -265,7 +256,7 @@ class JSDrivenRun:
         stopped = "cancelled" if self._stopping and self._reader.ending is None else None
         self._reader.close(stopped=stopped, why="Stopped {where}; what was recorded is kept.", empty_run=lambda: None)
 
-    def boundary(self) -> Boundary:
+    def boundary(self) -> driven.Boundary:
         """The pause from `getState` at this boundary."""
         return self._boundary(self._state or {}, [])
 
@@ -297,7 +288,7 @@ class JSDrivenRun:
 
     # ---- what a pause shows, and an edit ----------------------------------------------------------
 
-    def _boundary(self, state: dict[str, Any], questions: Sequence[dict[str, Any]]) -> Boundary:
+    def _boundary(self, state: dict[str, Any], questions: Sequence[dict[str, Any]]) -> driven.Boundary:
         values = state.get("values") or {}
         ran = self._ran_last()
         after = ", ".join(ran) or "the input"
@@ -305,9 +296,11 @@ class JSDrivenRun:
         for task in state.get("tasks", ()):
             push = bool(task.get("push"))
             why = ASKED if task.get("interrupts") else f"a Send from {after}" if push else f"edge from {after}"
-            tasks.append(PlannedTask(task["id"], task["name"], why, task.get("send_arg", values) if push else values))
+            tasks.append(
+                driven.PlannedTask(task["id"], task["name"], why, task.get("send_arg", values) if push else values)
+            )
         channels = self.graph.description.get("channels", {})
-        return Boundary(
+        return driven.Boundary(
             step=self._reader.last_step + 1,
             tasks=tuple(tasks),
             state=values,
@@ -325,23 +318,23 @@ class JSDrivenRun:
         """LangGraph.js's `updateState` on the run's thread, recorded as a step of kind `update`."""
         channels = self.graph.description.get("channels", {})
         if not isinstance(values, dict) or not values:
-            raise EditError("An edit is a non-empty {key: value} update.")
+            raise driven.EditError("An edit is a non-empty {key: value} update.")
         unknown = [k for k in values if k not in channels]
         if unknown:
-            raise EditError(f"{', '.join(map(repr, unknown))} is not a state key of this graph.")
+            raise driven.EditError(f"{', '.join(map(repr, unknown))} is not a state key of this graph.")
         if as_node is None:
             ran = self._ran_last()
             if len(ran) != 1:
-                raise EditError("Ambiguous update, specify as_node: pick the node to edit as.")
+                raise driven.EditError("Ambiguous update, specify as_node: pick the node to edit as.")
             as_node = ran[0]
         if as_node not in self.graph.builder.nodes:
-            raise EditError(f"{as_node!r} is not a node of this graph.")
+            raise driven.EditError(f"{as_node!r} is not a node of this graph.")
         reply = self._call({"cmd": "update", "values": values, "asNode": as_node})
         if reply is None:
-            raise EditError("node is gone: the live run ended; start it again.")
+            raise driven.EditError("node is gone: the live run ended; start it again.")
         if reply.get("error"):
             error = reply["error"]
-            raise EditError(f"{error.get('class', 'Error')}: {error.get('message', '')}".strip())
+            raise driven.EditError(f"{error.get('class', 'Error')}: {error.get('message', '')}".strip())
         state = self._state = reply.get("state") or {}
         step = state.get("step")
         step = step if isinstance(step, int) else self._reader.last_step + 1
