@@ -192,7 +192,7 @@ def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
     merge = tab(at, "Merge")
     lines = texts(merge)
     assert lines[0].startswith("Showing **1 of 1** reducer calls")
-    assert "#### `log`  ·  reducer `operator.add`" in lines
+    assert [h.value for h in merge.subheader][:1] == ["`log`  ·  reducer `operator.add`"]  # a heading with no anchor
     assert "Before: `['parent']`" in lines
     call = next(line for line in lines if "**#0**" in line)
     assert call.startswith("✅ **#0** from **child** wrote `['parent', 'sub-1']` → `['parent', 'parent', 'sub-1']`")

@@ -15,7 +15,9 @@ def planned(*args: str) -> str:
     """The command `make run` would end with (`make -n`: printed, nothing run)."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    out = subprocess.run(["make", "-n", "run", *args], cwd=ROOT, capture_output=True, text=True, check=True)
+    # --no-print-directory: under `make test` this make is nested and would end with "Leaving directory"
+    command = ["make", "--no-print-directory", "-n", "run", *args]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     return out.stdout.strip().splitlines()[-1]
 
 

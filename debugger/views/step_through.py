@@ -101,19 +101,16 @@ def render() -> None:
             if not at.scope.path and timetravel.fork_step_of(run.trace.target) == step:
                 st.info("✎ Time travel edited a write of this step: the merge shows it going through the reducer.")
             _step_summary(view, at)
-            if run.lesson and not at.scope.path:
+            if (run.lesson or run.code) and not at.scope.path:
                 _lesson(run, view, at)
-            if run.code and not at.scope.path:
-                with st.expander(f"The code ({CODE_LANGUAGES.get(run.language, run.language)})"):
-                    st.code(run.code, language=run.language, line_numbers=True)  # as the article writes it
 
     panels.render_tabs(run, view, at)
     _timeline(view, step)
 
 
 def _lesson(run, view: RunView, at: Cursor) -> None:
-    """The sample's lesson; in learn mode kept back until every merge has been guessed (it tells the
-    answers), its set-up shown instead."""
+    """The sample's lesson and its code; in learn mode both are kept back until every merge has been
+    guessed (they tell the answers: the code holds the lesson's text), its set-up shown instead."""
     if session.learning():
         guessed, total = learn.lesson_progress(view, session.guessed_calls(at.scope))
         if guessed < total:
@@ -121,8 +118,12 @@ def _lesson(run, view: RunView, at: Cursor) -> None:
                 st.markdown(learn.prompt(sources.origin_target(run.trace.target) or run.label))
                 st.caption(f"{guessed} of {total} reducer calls guessed; the lesson appears once all are.")
             return
-    with st.expander("The lesson", expanded=True):
-        st.markdown(run.lesson)  # the sample's own text, written as Markdown
+    if run.lesson:
+        with st.expander("The lesson", expanded=True):
+            st.markdown(run.lesson)  # the sample's own text, written as Markdown
+    if run.code:
+        with st.expander(f"The code ({CODE_LANGUAGES.get(run.language, run.language)})"):
+            st.code(run.code, language=run.language, line_numbers=True)  # as the article writes it
 
 
 CODE_LANGUAGES = {"python": "Python", "javascript": "JavaScript"}
