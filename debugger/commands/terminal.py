@@ -15,26 +15,16 @@ import re
 import sys
 from typing import Any
 
+from debugger.diagnostics.value_text import escaped, one_line
+
+__all__ = ["one_line", "safe", "safe_print"]
+
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-_UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def safe(text: str) -> str:
     """`text` with every control character but newline and tab shown as an escape."""
-    return _UNSAFE.sub(_escape, text)
-
-
-def one_line(text: object) -> str:
-    """A piece of data to print inside a line: every control character shown as an escape, newline
-    and tab included."""
-    return _UNSAFE_IN_LINE.sub(_escape, str(text))
+    return _UNSAFE.sub(escaped, text)
 
 
 def safe_print(*values: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:

@@ -4,6 +4,7 @@ the app all show of a value. Below both the analysis (`debugger.diagnostics`) an
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.codec import MISSING_ENCODED, TYPE, decode
@@ -81,3 +82,19 @@ def _message_text(encoded: dict[str, Any]) -> str:
     if message.get("type") == "remove":
         return f"remove{ident}"
     return f"{message.get('type')}: {content_text!r}{extra}{ident}"
+
+
+_UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Control characters that must not reach a terminal or a page raw, newlines and tabs included."""
+
+
+def escaped(match: re.Match[str]) -> str:
+    """A control character as a visible escape (`\\x1b`, `\\u202e`)."""
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def one_line(text: object) -> str:
+    """A piece of data to print inside a line: every control character shown as an escape, newline
+    and tab included."""
+    return _UNSAFE_IN_LINE.sub(escaped, str(text))

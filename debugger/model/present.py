@@ -12,7 +12,7 @@ from typing import Any
 
 from debugger.diagnostics.facts import APPENDING
 from debugger.diagnostics.replay import repeated_items
-from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
+from debugger.diagnostics.value_text import MESSAGE_REDUCERS, escaped, one_line, short
 from engine.codec import MISSING_ENCODED, TYPE
 from engine.trace import ReducerCallRecord
 
@@ -22,12 +22,6 @@ MISSING = MISSING_ENCODED
 # and `:red[...]`, `$...$`, `<img>`, `![..](..)` and block starts (`#`, `-`, `1.`, `>`) are plain text
 _ASCII_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_CONTROL_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code_point = ord(match.group())
-    return f"\\x{code_point:02x}" if code_point < 0x100 else f"\\u{code_point:04x}"
 
 
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(?=://)|(?<=www)(?=\.)|(?=@)")
@@ -39,7 +33,7 @@ def md(text: Any) -> str:
     """Trace data (or a sentence holding it) as literal text for anything that reads Markdown (markdown,
     captions, alerts, headers, labels): `__start__` stays `__start__`, a link stays its characters, a URL
     is not made a link. Newlines stay; other control characters show as escapes. Not inside backticks."""
-    text = _AUTOLINK.sub("\u2060", _CONTROL.sub(_escaped, str(text)))
+    text = _AUTOLINK.sub("\u2060", _CONTROL.sub(escaped, str(text)))
     return _ASCII_PUNCTUATION.sub(r"\\\1", text)
 
 
@@ -47,7 +41,7 @@ def code(text: Any) -> str:
     """Trace data for inside a code span (`` `...` ``), where Markdown is inert: a backtick would end the
     span and a blank line the paragraph, so backticks become quotes and newlines (every control
     character) visible escapes."""
-    return _CONTROL_IN_LINE.sub(_escaped, str(text)).replace("`", "'")
+    return one_line(text).replace("`", "'")
 
 
 """LangGraph's message reducer, by its Python name and by LangGraph.js's: both merge by message id."""
