@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
 import keyword
 import textwrap
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from typing import Any
 from debugger.model.failures import ErrorReport
 from debugger.model.run_view import MergeCall, RunView
 from debugger.sources.recording import record_run
-from engine.channels import MISSING
+from engine.codec import encode
 
 KEY = "value"
 """The one state key of every playground graph."""
@@ -246,7 +247,6 @@ def play(setup: Setup) -> Played:
     calls = [call for call in view.merge(writers_step) if call.call.channel == KEY]
     errors = view.errors(writers_step)
     state = view.state(writers_step) if not errors else view.state_before(writers_step)
-    writes = tuple(c.call.write for c in calls) or _written(module, setup)
     played = Played(
         setup=setup,
         source=source,
@@ -254,44 +254,39 @@ def play(setup: Setup) -> Played:
         step=writers_step,
         calls=calls,
         error=errors[0] if errors else None,
-        value=state.get(KEY, MISSING),
+        value=state.get(KEY),
         orders=[],
     )
-    played.orders = other_orders(module.graph, view.state_before(writers_step).get(KEY, MISSING), writes, played)
+    played.orders = other_orders(module, len(setup.writes))
     return played
 
 
-def _written(module: ModuleType, setup: Setup) -> tuple[Any, ...]:
-    """Each writer's write, as its node returns it (when the step recorded no reducer call)."""
-    return tuple(getattr(module, name)({KEY: None})[KEY] for name in WRITERS[: len(setup.writes)])
-
-
-def other_orders(graph: Any, start: Any, writes: tuple[Any, ...], played: Played) -> list[Order]:
-    """Each distinct outcome of folding `writes` in another order of the writers, by the graph's own channel."""
-    names = WRITERS[: len(writes)]
-    this = _fold(graph, start, writes)
-    seen = {repr(this)}
+def other_orders(module: ModuleType, writers: int) -> list[Order]:
+    """Each distinct outcome of the writers' writes in another order, folded by the graph's own channel for
+    the key (after the input, as the run did), values encoded as the trace encodes them."""
+    names = WRITERS[:writers]
+    writes = [getattr(module, name)({KEY: None})[KEY] for name in names]  # what each writer returns
+    seen = {_fold(module, writes)}
     found: list[Order] = []
-    for order in itertools.permutations(range(len(writes))):
-        outcome = _fold(graph, start, tuple(writes[i] for i in order))
-        if repr(outcome) in seen:
-            continue
-        seen.add(repr(outcome))
-        value, error = outcome
-        found.append(Order(writers=tuple(names[i] for i in order), value=value, error=error))
+    for order in itertools.permutations(range(writers)):
+        outcome = _fold(module, [writes[i] for i in order])
+        if outcome not in seen:
+            seen.add(outcome)
+            value, error = outcome
+            found.append(Order(writers=tuple(names[i] for i in order), value=json.loads(value), error=error))
     return found
 
 
-def _fold(graph: Any, start: Any, writes: tuple[Any, ...]) -> tuple[Any, str]:
-    """(value, "") after the key's channel takes `writes` in one barrier, or (None, the error's first line)."""
-    channel = graph.channels[KEY].fresh()
-    if start is not MISSING:
-        channel = channel.restore(start)
+def _fold(module: ModuleType, writes: list[Any]) -> tuple[str, str]:
+    """(the value as JSON, "") after the key's channel takes the input, then `writes` in one barrier, or
+    ("null", the error's first line)."""
+    channel = module.graph.channels[KEY].fresh()
     try:
+        channel.update([module.example_input[KEY]])
         channel.update(list(writes))
-        return channel.value, ""
-    except Exception as exc:
-        return None, str(exc).splitlines()[0]
+        return json.dumps(encode(channel.value), sort_keys=True, default=str), ""
+    except Exception as exc:  # the reducer refusing (or failing on) this order is the outcome shown
+        return "null", str(exc).splitlines()[0]
 
 
 def is_identifier(name: str) -> bool:

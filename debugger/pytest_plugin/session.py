@@ -20,9 +20,7 @@ from debugger.diagnostics.value_text import one_line
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.stores.urls import masked
-from engine.hooks import watching
-from engine.recorder import Recorder
-from engine.trace import Trace
+from engine.trace import Recorder, Trace, watching
 
 SECTION = "StepScope runs"
 
