@@ -14,7 +14,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
-from debugger.views import gallery, live, runs, session, sidebar, step_through, widgets
+from debugger.views import gallery, live, playground, runs, session, sidebar, step_through, widgets
 
 
 def main() -> None:
@@ -31,6 +31,7 @@ def main() -> None:
             step_page,
             st.Page(live.render, title="Live run", icon="🔴", url_path="live"),
             st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
+            st.Page(playground.render, title="Reducer playground", icon="🧪", url_path="playground"),
             st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
         ]
     )

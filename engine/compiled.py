@@ -15,7 +15,7 @@ from .checkpointing import Persistence
 from .constants import INTERRUPT, START, branch_channel, join_channel
 from .context import current_task
 from .draw import graph_of
-from .hooks import Hooks, combine
+from .hooks import Hooks, combine, watchers
 from .loop import Loop
 from .nodes import CompiledBranch, CompiledNode, is_coroutine_function
 from .savers import BaseCheckpointSaver
@@ -173,6 +173,8 @@ class CompiledStateGraph:
             ns = (*parent.loop.ns, f"{parent.task.name}:{parent.task.id}")
             config = {**parent.loop.config, **(config or {})}
             hooks = combine([parent.loop.hooks, hooks])
+        else:
+            hooks = combine([hooks, *watchers()])
         return Loop(
             self,
             input,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
 
 from .channels import (
+    BinaryOperatorAggregate,
     Channel,
     EphemeralValue,
     LastValue,
@@ -78,6 +79,17 @@ class Branch:
     """The schema the router declares through its first parameter's annotation, if any."""
 
 
+def _same_channel(existing: Any, new: Any) -> bool:
+    """LangGraph's channel equality: plain keys match plain keys; reducer keys match when their reducers are the
+    same function, and any lambda matches any reducer (every lambda is named `<lambda>`)."""
+    if isinstance(existing, BinaryOperatorAggregate) and isinstance(new, BinaryOperatorAggregate):
+        a, b = existing.operator, new.operator
+        return getattr(a, "__name__", "") == "<lambda>" or getattr(b, "__name__", "") == "<lambda>" or a is b
+    if isinstance(existing, LastValue):
+        return isinstance(new, LastValue)
+    return type(existing) is type(new)
+
+
 class StateGraph:
     """A graph whose nodes share one state, merged by per-key reducers at each superstep barrier."""
 
@@ -123,9 +135,10 @@ class StateGraph:
         self.managed[schema] = managed_for_schema(schema)
         for key, channel in channels.items():
             existing = self.channels.get(key)
-            if existing is None or (type(existing) is LastValue and type(channel) is not LastValue):
+            if existing is None:
                 self.channels[key] = channel
-            elif type(channel) is not LastValue and type(channel) is not type(existing):
+            elif not _same_channel(existing, channel) and not isinstance(channel, LastValue):
+                # LangGraph keeps the first schema's channel; a later plain key defers to it, anything else is refused
                 raise ValueError(f"Channel '{key}' already exists with a different type")
 
     # ---- nodes -------------------------------------------------------------------------------

@@ -9,8 +9,10 @@ under the task that ran them. With no hook attached the loop skips all of this.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from .algo import Task
@@ -213,3 +215,23 @@ def combine(hooks: Iterable[Hooks | None]) -> Hooks | None:
     if not present:
         return None
     return present[0] if len(present) == 1 else HookList(present)
+
+
+_WATCHERS: ContextVar[tuple[Callable[[], Hooks], ...]] = ContextVar("stepscope_watchers", default=())
+
+
+@contextmanager
+def watching(make_hooks: Callable[[], Hooks]) -> Iterator[None]:
+    """Every root run started inside the block (in this context) also gets a fresh `make_hooks()`:
+    observability attached from outside the code that runs the graph, as the pytest plugin records every
+    run of a test without a change to the test. Nested runs get their parent's hooks as always."""
+    token = _WATCHERS.set((*_WATCHERS.get(), make_hooks))
+    try:
+        yield
+    finally:
+        _WATCHERS.reset(token)
+
+
+def watchers() -> list[Hooks]:
+    """The hooks `watching` attaches to a root run starting now (one new object per watcher)."""
+    return [make() for make in _WATCHERS.get()]

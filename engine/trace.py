@@ -23,6 +23,7 @@ changed, not with state size times steps. `debugger.replay` rebuilds full values
 
 from .channels import reducer_display_name
 from .constants import PULL, PUSH, TASKS
+from .hooks import watching
 from .recorder import Recorder, StepSink
 from .records import (
     SAME,
@@ -71,6 +72,7 @@ __all__ = [
     "TASKS",
     # recording a run and describing its graph
     "Recorder",
+    "watching",
     "StepSink",
     # the one writer of a trace, for every runtime (engine/trace_writer.py), and every later edit (trace_edits.py)
     "TraceWriter",

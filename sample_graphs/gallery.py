@@ -1,8 +1,9 @@
 """The gallery: every sample module of this package, in teaching order.
 
-`SAMPLES` is discovered from the package's modules (every module except `gallery` and those whose
-name starts with `_`), so a new sample appears here by existing. `TEACHING_ORDER` only sorts: the
-seed articles' lessons first, then the rest; a sample it does not name comes last, alphabetically.
+`SAMPLES` is discovered from the package's modules (every module except `gallery`, `exercises` (every
+lesson's exercise) and those whose name starts with `_`), so a new sample appears here by existing.
+`TEACHING_ORDER` only sorts: the seed articles' lessons first, then the rest; a sample it does not name
+comes last, alphabetically.
 
     list_samples()      -> [SampleInfo(name, title, summary, lesson, has_fix, source), ...]
     load_sample(name)   -> the imported module (`graph`, `example_input`, `title`, `lesson`, ...)
@@ -92,12 +93,16 @@ class SampleInfo:
     """Where the lesson comes from (a seed article and section), or "" when not stated."""
 
 
+NOT_LESSONS = ("gallery", "exercises")
+"""Modules of this package that are not samples: this listing, and every lesson's exercise."""
+
+
 def _discover() -> tuple[str, ...]:
     package = importlib.import_module(PACKAGE)
     names = [
         info.name
         for info in pkgutil.iter_modules(package.__path__)
-        if not info.ispkg and not info.name.startswith("_") and info.name != "gallery"
+        if not info.ispkg and not info.name.startswith("_") and info.name not in NOT_LESSONS
     ]
     rank = {name: i for i, name in enumerate(TEACHING_ORDER)}
     return tuple(sorted(names, key=lambda name: (rank.get(name, len(rank)), name)))

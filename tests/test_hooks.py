@@ -469,3 +469,36 @@ def test_preview_shows_the_next_superstep_and_changes_nothing():
         steps.append([t.name for t in preview])
         loop.execute()
     assert steps == [["__start__"], ["a", "b"], ["c"]] and loop.preview() == []
+
+
+def test_watching_attaches_a_fresh_hook_to_each_root_run_and_none_to_nested_runs():
+    """`engine.hooks.watching` is how the pytest plugin records runs it did not start: each root run in the
+    block gets a new hook of its own; a subgraph run reports to its parent's (no second recorder)."""
+    from engine.hooks import watching
+
+    inner = StateGraph(Log)
+    inner.add_node("leaf", lambda s: {"log": ["leaf"]})
+    inner.add_edge(START, "leaf")
+    inner.add_edge("leaf", END)
+    outer = StateGraph(Log)
+    outer.add_node("child", inner.compile())
+    outer.add_edge(START, "child")
+    outer.add_edge("child", END)
+    graph = outer.compile()
+
+    made: list[Recorder] = []
+
+    def make() -> Recorder:
+        made.append(Recorder())
+        return made[-1]
+
+    with watching(make):
+        graph.invoke({"log": []})
+        graph.invoke({"log": ["again"]})
+    graph.invoke({"log": []})  # outside the block: nothing attached
+
+    assert len(made) == 2
+    for hook in made:
+        runs = [e[1] for e in hook.events if e[0] == "run"]
+        assert runs[0] == () and len(runs) == 2 and runs[1][0].startswith("child:")
+    assert made[1].events[0][2] == {"log": ["again"]}

@@ -163,7 +163,7 @@ def test_merge_by_channel_groups_in_application_order(traces):
     grouped = view.merge_by_channel(1)
     assert list(grouped) == ["answer", "trail"]
     assert [m.call.writer_name for m in grouped["trail"]] == ["archive", "live"]
-    assert grouped["answer"][1].sentence.endswith("left 'answer' unchanged")
+    assert grouped["answer"][1].sentence.endswith("the write '$120 (live, 2025-06-01)' was dropped")
 
 
 def test_merge_of_a_refused_write_explains_the_missing_reducer(traces):

@@ -129,6 +129,11 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
             f"place of {short(before, 40)}"
             + (f": {short(gone, 40)} {'is' if len(gone) == 1 else 'are'} gone" if gone else "")
         )
+    if after == before and write not in ([], "", {}, None, 0):
+        # a keep-the-first reducer (or one that ignores this write): the write left no trace, silently
+        return (
+            f"{call.reducer} kept {channel!r} as it was, {short(before, 40)}: the write {short(write, 40)} was dropped"
+        )
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
             return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"

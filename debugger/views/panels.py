@@ -12,7 +12,7 @@ import streamlit as st
 from debugger.model import learn, run_status, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.views import analysis_tabs as findings
-from debugger.views import session, time_travel, widgets
+from debugger.views import exercise, session, time_travel, widgets
 from debugger.views.session import LoadedRun
 
 DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ changed", "same": "＝ same"}
@@ -33,6 +33,8 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         "Subgraphs",
         "Time travel",
     ]
+    if exercise.exercise_of(run) is not None:
+        names.append("Exercise")
     panels = [
         lambda: merge_panel(view, at),
         lambda: tasks_panel(view, at),
@@ -43,6 +45,7 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         lambda: findings.what_if_panel(view, at),
         lambda: subgraphs_panel(view, at),
         lambda: time_travel.render(run, at),
+        lambda: exercise.render(run),
     ]
     # Only the open tab is rendered (a tab switch reruns): the hidden tabs' tables and code blocks cost
     # the browser seconds of work on every page, which a new session paid before its first paint. The

@@ -75,6 +75,8 @@ OPEN_TAB = "open_tab"
 """The first word of the step page's open tab ("Merge", "Errors"...), kept across steps."""
 TIMELINE_OPEN = "timeline_open"
 COLLAPSE_SUBGRAPHS = "collapse_subgraphs"
+EXERCISE_VERDICTS = "exercise_verdicts"
+"""Lesson name -> the verdicts of the learner's tries at its exercise, newest last."""
 
 
 @dataclass
@@ -257,3 +259,8 @@ def follow_step_page_request() -> None:
     """Called by a page while rendering: switches to the step-through page if a callback asked to."""
     if st.session_state.pop(GO_TO_STEP, False) and st.session_state.get(STEP_PAGE) is not None:
         st.switch_page(st.session_state[STEP_PAGE])
+
+
+def forget_widget(key: str) -> None:
+    """From a callback: the keyed widget shows its default value again (e.g. an exercise started over)."""
+    st.session_state.pop(key, None)

@@ -1,7 +1,8 @@
 """Differential cases: Build and compile errors (exact texts, and the stage at which they are raised)."""
 
 # No `from __future__ import annotations`: state schemas defined inside builders refer to local names.
-from typing import TypedDict
+import operator
+from typing import Annotated, TypedDict
 
 from ._common import BUILD_ONLY, Built, case
 
@@ -203,3 +204,51 @@ def build_err_interrupt_unknown_node(lg):
     b = _plain(lg)
     b.add_edge(lg.START, "a")
     return Built(b, {"x": 0}, compile_kwargs={"interrupt_before": ["zz"]})
+
+
+@case(
+    expect={"error": ("ValueError", "Channel 'x' already exists with a different type"), "stage": "build"},
+    aspects=BUILD_ONLY,
+)
+def build_err_node_schema_gives_a_plain_key_a_reducer(lg):
+    """A node whose input schema declares a reducer for the state's plain key is refused by add_node: the
+    state's channel comes first and is kept (it does not take the node's reducer)."""
+
+    class WithReducer(TypedDict):
+        x: Annotated[int, operator.add]
+
+    def a(state: WithReducer) -> dict:
+        return {"x": 1}
+
+    b = _plain_state_graph(lg)
+    b.add_node("a", a)
+    b.add_edge(lg.START, "a")
+    return Built(b, {"x": 0})
+
+
+@case()
+def build_node_schema_with_a_plain_key_keeps_the_states_reducer(lg):
+    """A node's input schema may declare the state's reducer key as plain: the state's reducer stays."""
+
+    class Adding(TypedDict):
+        x: Annotated[int, operator.add]
+
+    class Plain(TypedDict):
+        x: int
+
+    def a(state: Plain) -> dict:
+        return {"x": 1}
+
+    b = lg.StateGraph(Adding)
+    b.add_node("a", a)
+    b.add_node("c", lambda s: {"x": 2})
+    b.add_edge(lg.START, "a")
+    b.add_edge(lg.START, "c")
+    return Built(b, {"x": 10})
+
+
+def _plain_state_graph(lg):
+    class S(TypedDict):
+        x: int
+
+    return lg.StateGraph(S)

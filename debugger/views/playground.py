@@ -1,0 +1,123 @@
+"""The reducer playground page: pick a reducer, a start value and the writes of one to five parallel
+writers; see the fold one reducer call at a time, the error a plain key gives, what another order of the
+writers would give, and "Make it a graph" (the runnable file of what is on screen, opened in Step through).
+Everything shown comes from `model/playground.py` (a real recorded run); this module only renders."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import streamlit as st
+
+from debugger.model import playground
+from debugger.model.playground import MAX_WRITERS, REDUCERS, WRITERS, PlaygroundError, Setup
+from debugger.sources import runs as sources
+from debugger.stores.opening import local_db_path
+from debugger.views import session, widgets
+from debugger.views.sidebar import open_and_show
+
+
+def _setup_from_widgets() -> Setup:
+    """What the learner chose on the page (each reducer starts with an example that shows its point)."""
+    names = list(REDUCERS)
+    left, right = st.columns([2, 3])
+    reducer = left.selectbox(
+        "Reducer", names, format_func=lambda n: REDUCERS[n].label, key="playground-reducer", help="how the key merges"
+    )
+    example = Setup.example(reducer)
+    right.caption(REDUCERS[reducer].explanation)
+    custom = example.custom
+    if reducer == "custom":
+        custom = st.text_input(
+            "Your reducer (current value, one write) -> new value", example.custom, key="playground-custom"
+        )
+    start = st.text_input("Start value (a Python literal)", example.start, key=f"playground-start-{reducer}")
+    count = st.slider("Parallel writers", 1, MAX_WRITERS, len(example.writes), key=f"playground-count-{reducer}")
+    columns = st.columns(count)
+    writes = []
+    for index, column in enumerate(columns):
+        default = example.writes[index] if index < len(example.writes) else f"['{WRITERS[index].lower()}']"
+        writes.append(column.text_input(f"{WRITERS[index]} writes", default, key=f"playground-w{index}-{reducer}"))
+    return Setup(reducer=reducer, start=start, writes=tuple(writes), custom=custom)
+
+
+def render() -> None:
+    """The page."""
+    session.follow_step_page_request()  # "Make it a graph" asked for the Step-through page
+    st.title("Reducer playground")
+    st.caption(
+        "One state key, one reducer, and up to five nodes that write it in the same superstep. "
+        "The writers run in parallel; at the superstep's barrier the reducer folds their writes into the "
+        "value, one call per write, in the writers' order (A, B, ...)."
+    )
+    setup = _setup_from_widgets()
+    try:
+        played = playground.play(setup)
+    except PlaygroundError as exc:
+        widgets.failure(str(exc))
+        return
+    _fold(played)
+    _orders(played)
+    st.divider()
+    with st.expander("The graph this is (a runnable file)"):
+        st.code(played.source, language="python")
+    st.button("Make it a graph", key="playground-make", on_click=_make_graph, args=(played.source,), type="primary")
+    widgets.action_error("playground")
+
+
+def _fold(played: playground.Played) -> None:
+    st.subheader(f"The barrier of superstep {played.step}: one reducer call per write")
+    st.markdown(f"Before: `{widgets.inline(played.view.state_before(played.step).get(playground.KEY), 140)}`")
+    for item in played.calls:
+        call = item.call
+        icon = "🛑" if call.error else ("✅" if item.applied else "○")
+        result = "refused" if call.error else f"`{widgets.inline(item.after, 140)}`"
+        if not call.error and not item.applied:
+            result += " (not applied: the step failed)"
+        st.markdown(
+            f"{icon} **#{call.index}** from **{widgets.md(item.writer)}** wrote `{widgets.inline(call.write, 120)}`"
+            f" → {result}  \n{widgets.md(item.sentence)}"
+        )
+    if played.error is not None:
+        st.error(f"**{widgets.md(played.error.title)}**  \n{widgets.md(played.error.message)}", icon="🛑")
+        if played.error.explanation:
+            st.markdown(widgets.md(played.error.explanation))
+        return
+    st.success(f"After the barrier, `{playground.KEY}` = `{widgets.inline(played.value, 200)}`")
+
+
+def _orders(played: playground.Played) -> None:
+    if len(played.setup.writes) < 2:
+        return
+    if not played.orders:
+        same = "fails the same way" if played.error is not None else "gives the same result"
+        st.info(f"Every other order of the writers {same}: this merge does not depend on order.")
+        return
+    st.subheader("In another order of the writers")
+    st.caption(
+        "The barrier applies writes in task order, so renaming a node can change the result of an order-"
+        "dependent reducer. These orders give something else:"
+    )
+    for order in played.orders[:10]:
+        outcome = f"error: {widgets.md(order.error)}" if order.error else f"`{widgets.inline(order.value, 160)}`"
+        st.markdown(f"- {' then '.join(order.writers)} → {outcome}")
+    if len(played.orders) > 10:
+        st.caption(f"... and {len(played.orders) - 10} more outcomes.")
+
+
+def playground_file(source: str) -> Path:
+    """Where "Make it a graph" saves the file: beside the run store, named by its content (the same set-up
+    saves one file, however often it is made)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:10]
+    folder = local_db_path().parent / "playground"
+    return folder / f"playground_{digest}.py"
+
+
+@widgets.guarded("playground", message="Could not save the playground's graph")
+def _make_graph(source: str) -> None:
+    """Saves the file and opens it on the Step-through page, recorded as any graph file is."""
+    path = playground_file(source)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source, encoding="utf-8")
+    open_and_show(lambda: sources.open_target(str(path)))
