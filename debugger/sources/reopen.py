@@ -18,6 +18,9 @@ from debugger.stores.urls import masked
 from engine.trace import Trace
 from sample_graphs.gallery import SAMPLES, load_sample
 
+THREAD_MARK = " thread "
+"""A checkpointer thread's trace is targeted `<app graph> thread <thread id>` (`threads.open.open_thread`)."""
+
 
 @dataclass
 class CodeBack:
@@ -60,6 +63,8 @@ def changed(trace: Trace, graph: Any) -> str:
 def code_back(trace: Trace, target: str) -> CodeBack:
     """Loads `target` (a sample name, or `file.py[:attribute]` / `package.module:attribute`) without running
     it, for the stored run `trace`."""
+    if THREAD_MARK in target:  # a branch of a checkpointer thread: its code is the thread's (`thread_back`)
+        return CodeBack()
     try:
         if target in SAMPLES:
             module = load_sample(target)
@@ -84,10 +89,6 @@ def _load_failure(target: str, exc: Exception) -> str:
     """What went wrong loading `target`, in a few words (the loader's first sentence, not its advice)."""
     text = str(exc).strip().splitlines()[0].split(". ")[0].rstrip(".") if str(exc).strip() else type(exc).__name__
     return text if target.partition(":")[0] in text else f"{target}: {text}"
-
-
-THREAD_MARK = " thread "
-"""A checkpointer thread's trace is targeted `<app graph> thread <thread id>` (`threads.open.open_thread`)."""
 
 
 @dataclass
