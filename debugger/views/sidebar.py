@@ -41,7 +41,7 @@ def follow_url() -> None:
         at = _url_cursor(request)
         if at is not None and run.view.valid(at) != session.cursor():
             session.move(at)
-        elif at is None:
+        else:  # the same view, or a step that does not exist (shown clamped): the URL says what is shown
             session.sync_url()
     else:
         _open_url(request)
