@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from debugger.runtimes.langgraph.threads.open import checkpointer_url, load_app
+from debugger.runtimes.registry import loader_for
 from debugger.runtimes.targets import load_target
 from debugger.stores.urls import masked
 from engine.trace import Trace
@@ -61,15 +62,15 @@ def changed(trace: Trace, graph: Any) -> str:
 
 
 def code_back(trace: Trace, target: str) -> CodeBack:
-    """Loads `target` (a sample name, or `file.py[:attribute]` / `package.module:attribute`) without running
-    it, for the stored run `trace`."""
+    """Loads `target` (a sample name, `file.py[:attribute]`, `package.module:attribute`, or a target another
+    runtime loads itself, `app.mjs[:export]`) without running it, for the stored run `trace`."""
     if THREAD_MARK in target:  # a branch of a checkpointer thread: its code is the thread's (`thread_back`)
         return CodeBack()
     try:
         if target in SAMPLES:
             module = load_sample(target)
             graph, config = module.graph, dict(getattr(module, "example_config", None) or {})
-        elif target.partition(":")[0].endswith(".py") or ":" in target:
+        elif target.partition(":")[0].endswith(".py") or ":" in target or loader_for(target) is not None:
             loaded = load_target(target)
             module, graph, config = loaded.module, loaded.graph, dict(loaded.example_config or {})
         else:
@@ -82,7 +83,7 @@ def code_back(trace: Trace, target: str) -> CodeBack:
             why_not=f"The code of this run did not come back: {target} has changed since the run ({difference}); "
             "run it again to debug the new code."
         )
-    return CodeBack(graph, config, getattr(module, "lesson", ""), getattr(module, "title", target))
+    return CodeBack(graph, config, getattr(module, "lesson", "") or "", getattr(module, "title", "") or target)
 
 
 def _load_failure(target: str, exc: Exception) -> str:
