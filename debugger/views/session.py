@@ -30,7 +30,6 @@ OPEN_ERROR = "open_error"
 """(message, file, line) of the last open that failed, shown at the top of the sidebar."""
 ACTION_ERROR = "action_error"
 """(where, message, detail) of the last action that failed (fork, what-if, answer), shown in place."""
-URL_READ = "url_read"
 FORK_RESULT = "time_travel_fork"
 """(Fork or None, error message or None) of the last fork or resume."""
 FORK_PARENT = "fork_parent"
@@ -186,7 +185,7 @@ def write_live_url(run_id: str | None) -> None:
 
 
 def url_request() -> dict[str, str]:
-    """What the URL asks for (read once, when a session starts)."""
+    """What the URL asks for (read on every run of a page: the URL is the truth of what it shows)."""
     return {
         k: st.query_params[k]
         for k in ("sample", "lang", "run", "step", "call", "scope", "parent", "graph", "thread", "checkpointer")
@@ -229,14 +228,6 @@ def decode_scope(text: str) -> Scope:
 def widget_value(key: str, default: Any = None) -> Any:
     """The current value of a keyed widget (for callbacks that read their own widget)."""
     return st.session_state.get(key, default)
-
-
-def once(flag: str) -> bool:
-    """True the first time it is asked in this session (e.g. to read the URL only once)."""
-    if st.session_state.get(flag):
-        return False
-    st.session_state[flag] = True
-    return True
 
 
 def bump(counter: str) -> int:
