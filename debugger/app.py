@@ -1,4 +1,4 @@
-"""`streamlit run debugger/app.py`: page config, navigation, and the URL on arrival. Glue only."""
+"""`streamlit run debugger/app.py`: page config, navigation, and the URL each page reads. Glue only."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
-from debugger.views import gallery, live, playground, runs, session, sidebar, step_through, widgets
+from debugger.views import gallery, live, live_link, playground, runs, session, sidebar, step_through, widgets
 
 
 def main() -> None:
@@ -24,19 +24,26 @@ def main() -> None:
     except Exception:  # an option Streamlit refuses at run time: the command-line flag still applies
         pass
     widgets.page_style()
-    widgets.render_guarded(sidebar.open_from_url, "the run named in the link")
     step_page = st.Page(step_through.render, title="Step through", icon="⏯️", url_path="step", default=True)
+    live_page = st.Page(live.render, title="Live run", icon="🔴", url_path="live")
     pages = st.navigation(
         [
             step_page,
-            st.Page(live.render, title="Live run", icon="🔴", url_path="live"),
+            live_page,
             st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
             st.Page(playground.render, title="Reducer playground", icon="🧪", url_path="playground"),
             st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
         ]
     )
     session.remember(session.STEP_PAGE, step_page)
-    widgets.render_guarded(sidebar.render, "the sidebar")
+    # the URL is the truth of what is on screen: each page reads it before drawing, and the Live run page has
+    # its own (the live run's id) and its own sidebar; it never opens or shows the step-through run
+    if pages.url_path == live_page.url_path:
+        widgets.render_guarded(live_link.follow_url, "the live run named in the link")
+        widgets.render_guarded(live_link.sidebar, "the sidebar")
+    else:
+        widgets.render_guarded(sidebar.follow_url, "the run named in the link")
+        widgets.render_guarded(sidebar.render, "the sidebar")
     widgets.render_guarded(pages.run, "this page")
 
 

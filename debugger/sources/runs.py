@@ -18,6 +18,7 @@ from debugger.runtimes.langgraph.threads.savers import CheckpointerError, Thread
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import NO_RESUME, RunRequest, ThreadFork
 from debugger.runtimes.targets import TargetError, load_target
+from debugger.sources import reopen
 from debugger.sources.forks import origin_target
 from debugger.sources.recording import app_run_timeout
 from debugger.sources.trace_check import parse_trace
@@ -26,7 +27,7 @@ from debugger.stores.protocol import StoreError
 from engine.codec import decode
 from engine.trace import Trace
 from engine.tracefile import TraceFileError
-from sample_graphs.gallery import JS_LESSONS, SAMPLES, UnknownSampleError, js_lesson_path, load_sample
+from sample_graphs.gallery import JS_LESSONS, UnknownSampleError, js_lesson_path, load_sample
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
@@ -59,6 +60,8 @@ class Opened:
     """What the run's code is written in (`python`, `javascript`): a gallery lesson exists in both."""
     code: str = ""
     """A gallery lesson's own source file, as the article writes it (shown beside the lesson)."""
+    no_code: str = ""
+    """For a reopened stored run: why its code did not come back (one line), or ''."""
 
 
 def record(
@@ -264,44 +267,38 @@ def open_target(
     )
 
 
-def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False) -> Opened:
+def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False, checkpointer: str = "") -> Opened:
     """A stored run. `with_code`: also load the graph's code it was made from (a sample, or the graph
-    file, when it is still there), so What-if and Time travel work as they did when it was made; a
-    branch made by time travel finds its original's code the same way. Nothing is run."""
+    file, when it is still the same; a checkpointer thread's app graph and `checkpointer`), so What-if and
+    Time travel work as they did when it was made; a branch made by time travel finds its original's code
+    the same way. Nothing is run; `Opened.no_code` says why the code did not come back."""
     try:
         trace = open_store(db).load(run_id)
     except StoreError as exc:
         raise OpenError(str(exc)) from None
     source = "fork" if trace.target != origin_target(trace.target) else "stored"
     opened = Opened(trace, source, trace.run_id, None, "", trace.target or trace.graph.get("name", ""))
-    if with_code:
+    if with_code and source == "stored" and reopen.thread_target(trace):
+        back = reopen.thread_back(trace, checkpointer)
+        opened.no_code = back.why_not
+        if back.origin is not None:
+            opened.source, opened.origin = "thread", back.origin
+            opened.title = f"{back.origin[0].rpartition('/')[2]} · thread {trace.thread_id}"
+    elif with_code:
         _attach_code(opened, origin_target(trace.target))
     return opened
 
 
 def _attach_code(opened: Opened, target: str) -> None:
-    """Loads `target`'s graph (a sample name or a file target) without running it; quietly nothing if
-    it cannot be loaded: the stored run is still shown, only re-running needs the code."""
-    try:
-        if target in SAMPLES:
-            module = load_sample(target)
-            graph, config = module.graph, dict(getattr(module, "example_config", None) or {})
-            title = getattr(module, "title", target)
-        elif target.partition(":")[0].endswith(".py") or ":" in target:
-            loaded = load_target(target)
-            module, graph, config = loaded.module, loaded.graph, loaded.example_config
-            title = getattr(module, "title", target)
-        else:
-            return
-    except Exception:  # the code moved or broke since: show the stored run without it
+    """Gives `opened` the graph `target` names (`reopen.code_back`), or the line that says why not."""
+    back = reopen.code_back(opened.trace, target)
+    if back.graph is None:
+        opened.no_code = back.why_not
         return
-    if graph.name != opened.trace.graph.get("name", graph.name):
-        return  # not the graph this run was made from
-    opened.graph, opened.config = graph, config
-    opened.lesson = getattr(module, "lesson", "")
+    opened.graph, opened.config, opened.lesson = back.graph, back.config, back.lesson
     opened.graph_input = decode(opened.trace.input)
     if opened.source != "fork":
-        opened.title = title
+        opened.title = back.title
 
 
 def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:

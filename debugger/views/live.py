@@ -20,13 +20,14 @@ from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError, start_l
 from debugger.model import live_page as live_view
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.runs import Opened
-from debugger.views import session, widgets
+from debugger.views import live_link, session, widgets
 from debugger.views.session import LoadedRun
 from sample_graphs.gallery import SAMPLES
 
 POLL = 0.4
 """Seconds between two looks at a running run."""
-RUN, FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_run", "live_follow", "live_shown", "live_error", "live_edit_note"
+FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_follow", "live_shown", "live_error", "live_edit_note"
+RUN = session.LIVE_RUN
 DEFAULT_SAMPLE = "slow_research"
 LEGEND = (
     "⏳ running · ▶ done (or ran in this step) · ✖ failed · ⏹ never finished (stopped) · ▷ runs next · "
@@ -97,6 +98,7 @@ def _on_start() -> None:
     if previous is not None and not previous.snapshot().finished:
         previous.stop()  # one live run per page: the one it showed is stopped and stored
     session.remember(RUN, run)
+    live_link.show(run)
     session.remember(FOLLOW, True)
     session.remember(SHOWN, None)
     session.remember(EDIT_NOTE, None)
@@ -218,6 +220,7 @@ def _on_open_step_page() -> None:
 def render() -> None:
     session.follow_step_page_request()
     st.title("Live run")
+    live_link.missing_note()
     run: LiveRun | None = session.recall(RUN)
     _start_panel(run)
     if run is None:

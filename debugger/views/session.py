@@ -2,8 +2,8 @@
 
 Session state holds: the loaded run (`LoadedRun`: its Trace, and the live graph when the run came from
 code), the cursor, and small UI settings. The URL holds what a link must reopen: the run (`run=<id>`,
-a stored run, or `sample=<name>`, with `lang=js` for its JavaScript twin), the `step`, the merge
-position `call` and the subgraph `scope`.
+a stored run, or `sample=<name>`, with `lang=js` for its JavaScript twin; a checkpointer thread's
+`checkpointer` when it holds no secret), the `step`, the merge position `call` and the subgraph `scope`.
 Callbacks change the cursor; views only read it.
 """
 
@@ -15,9 +15,14 @@ from typing import Any
 import streamlit as st
 
 from debugger.model.run_view import Cursor, Scope, TraceView
+from debugger.sources import reopen
 from debugger.sources.runs import Opened
 
 RUN = "stepscope_run"
+LIVE_RUN = "live_run"
+"""The Live run page's `LiveRun`, its own and never the step-through run."""
+LIVE_MISSING = "live_missing"
+"""The run id a Live run page's link names that is not live in this server (ended, or the server restarted)."""
 STEP_PAGE = "stepscope_step_page"
 GO_TO_STEP = "stepscope_go_to_step"
 CURSOR = "stepscope_cursor"
@@ -25,7 +30,6 @@ OPEN_ERROR = "open_error"
 """(message, file, line) of the last open that failed, shown at the top of the sidebar."""
 ACTION_ERROR = "action_error"
 """(where, message, detail) of the last action that failed (fork, what-if, answer), shown in place."""
-URL_READ = "url_read"
 FORK_RESULT = "time_travel_fork"
 """(Fork or None, error message or None) of the last fork or resume."""
 FORK_PARENT = "fork_parent"
@@ -153,6 +157,9 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
             params["lang"] = LANGUAGE_PARAMS[run.language]
     else:
         params["run"] = run.trace.run_id
+    checkpointer = reopen.linkable_checkpointer(run.origin[1]) if run.source == "thread" and run.origin else ""
+    if checkpointer:  # a file or a URL without secrets: the link reopens the thread for time travel
+        params["checkpointer"] = checkpointer
     parent = st.session_state.get(FORK_PARENT)
     if run.source == "fork" and parent:
         params["parent"] = parent
@@ -162,8 +169,7 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
     if at.scope.path:
         params["scope"] = encode_scope(at.scope)
     if dict(st.query_params) != params:  # writing the same URL again would only add history entries
-        st.query_params.clear()
-        st.query_params.update(params)
+        st.query_params.from_dict(params)  # one history entry a change (clear + update made two: Back hit a blank)
 
 
 def sync_url() -> None:
@@ -173,13 +179,33 @@ def sync_url() -> None:
         _write_url(run, cursor())
 
 
+def write_live_url(run_id: str | None) -> None:
+    """The Live run page's URL: `?run=<id>` of the live run it shows (nothing when it shows none)."""
+    params = {"run": run_id} if run_id else {}
+    if dict(st.query_params) != params:
+        st.query_params.from_dict(params)
+
+
 def url_request() -> dict[str, str]:
-    """What the URL asks for (read once, when a session starts)."""
+    """What the URL asks for (read on every run of a page: the URL is the truth of what it shows)."""
     return {
         k: st.query_params[k]
-        for k in ("sample", "lang", "run", "step", "call", "scope", "parent", "graph", "thread")
+        for k in ("sample", "lang", "run", "step", "call", "scope", "parent", "graph", "thread", "checkpointer")
         if k in st.query_params
     }
+
+
+def url_run_ref(request: dict[str, str]) -> str | None:
+    """The run a URL request names, as `run_ref` names an open run (None when it names none; a
+    checkpointer thread named by `graph`/`thread` is a run not open yet, until its run id is known)."""
+    if request.get("thread"):
+        return f"thread:{request.get('graph', '')}:{request['thread']}"
+    if request.get("run"):
+        return request["run"]
+    if request.get("sample"):
+        language = request.get("lang", "")
+        return f"sample:{request['sample']}" + (f":{language}" if language and language != "py" else "")
+    return None
 
 
 def run_ref(run: LoadedRun) -> str:
@@ -204,14 +230,6 @@ def decode_scope(text: str) -> Scope:
 def widget_value(key: str, default: Any = None) -> Any:
     """The current value of a keyed widget (for callbacks that read their own widget)."""
     return st.session_state.get(key, default)
-
-
-def once(flag: str) -> bool:
-    """True the first time it is asked in this session (e.g. to read the URL only once)."""
-    if st.session_state.get(flag):
-        return False
-    st.session_state[flag] = True
-    return True
 
 
 def bump(counter: str) -> int:
@@ -258,7 +276,8 @@ def request_step_page() -> None:
 def follow_step_page_request() -> None:
     """Called by a page while rendering: switches to the step-through page if a callback asked to."""
     if st.session_state.pop(GO_TO_STEP, False) and st.session_state.get(STEP_PAGE) is not None:
-        st.switch_page(st.session_state[STEP_PAGE])
+        # with the URL the callback wrote: switching pages would otherwise clear it
+        st.switch_page(st.session_state[STEP_PAGE], query_params=dict(st.query_params))
 
 
 def forget_widget(key: str) -> None:

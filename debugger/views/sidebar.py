@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger.model import run_status
+from debugger.model.run_view import Cursor, Scope
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
@@ -26,47 +27,76 @@ def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None 
     session.remember(session.OPEN_ERROR, None)
 
 
-def open_from_url() -> None:
-    """On a session's first run: open what the URL names, else the default sample."""
-    if not session.once(session.URL_READ):
-        return
+def follow_url() -> None:
+    """On every run of a page that shows the step-through run: the URL is the truth of what is open. A URL
+    naming another run opens it; naming the open run at another step (history navigation) moves there;
+    naming nothing (a page switch cleared it) gets the open run's back; with nothing open at all, the
+    default sample is opened."""
     request = session.url_request()
-    step = int(request["step"]) if request.get("step", "").lstrip("-").isdigit() else None
+    run = session.loaded_run()
+    named = session.url_run_ref(request)
+    if run is not None and named is None:
+        session.sync_url()
+    elif run is not None and named == session.run_ref(run):
+        at = _url_cursor(request)
+        if at is not None and run.view.valid(at) != session.cursor():
+            session.move(at)
+        else:  # the same view, or a step that does not exist (shown clamped): the URL says what is shown
+            session.sync_url()
+    else:
+        _open_url(request)
+
+
+def _url_cursor(request: dict[str, str]) -> Cursor | None:
+    """The step, merge call and subgraph scope the URL names (None when it names no step)."""
+    if not request.get("step", "").lstrip("-").isdigit():
+        return None
+    try:
+        scope = session.decode_scope(request["scope"]) if request.get("scope") else Scope()
+    except ValueError:
+        scope = Scope()
     call = int(request["call"]) if request.get("call", "").isdigit() else None
-    scope = None
-    if request.get("scope"):
-        try:
-            scope = session.decode_scope(request["scope"])
-        except ValueError:
-            scope = None
+    return Cursor(scope, int(request["step"]), call)
+
+
+def _open_url(request: dict[str, str]) -> None:
+    """Opens what the URL names (a sample, a stored run with its code, a checkpointer thread), else the
+    default sample; a URL that cannot be opened is said in one line above the default sample."""
+    at = _url_cursor(request)
     error = None
     try:
         if request.get("thread"):  # `stepscope app my_app.py:graph --checkpointer URL --thread ID`
             opened = sources.open_for_app(request.get("graph", ""), request["thread"])
         elif request.get("run"):
-            opened = sources.open_stored(request["run"], with_code=True)
-            if opened.source == "fork" and request.get("parent"):
-                session.remember(session.FORK_PARENT, request["parent"])
+            opened = sources.open_stored(request["run"], with_code=True, checkpointer=request.get("checkpointer", ""))
+            session.remember(session.FORK_PARENT, request.get("parent") if opened.source == "fork" else None)
         else:
             name, language = request.get("sample") or DEFAULT_SAMPLE, request.get("lang", "")
             # a Python lesson opened by its link is recorded once per server; a JavaScript one runs in node
             opened = sources.open_lesson(name, language) if language else linked_samples.open_linked(name)
     except sources.OpenError as exc:
         error = (str(exc), exc.file, exc.line)
-        opened = linked_samples.open_linked(DEFAULT_SAMPLE)
-        step = call = scope = None
-    _adopt(opened, step=step, call=call, scope=scope)
-    origin = timetravel.origin_target(opened.trace.target)
-    kind = {"file": "Graph file", "stored": "Stored run", "fork": "Stored run", "upload": "Trace file"}.get(
-        opened.source, "Sample"
-    )
-    if opened.graph is not None and opened.source not in ("fork", "sample"):  # a stored run that got its code back
-        kind = "Sample" if origin in SAMPLES else "Graph file"
-    session.remember(session.OPEN_KIND, kind)
-    if kind == "Graph file":
-        session.remember(session.FILE_TARGET, origin)
+        opened, at = linked_samples.open_linked(DEFAULT_SAMPLE), None
+    _adopt(opened, step=at.step if at else None, call=at.call if at else None, scope=at.scope if at else None)
+    session.remember(session.OPEN_KIND, _open_kind(opened))
+    if session.recall(session.OPEN_KIND) == "Graph file":
+        session.remember(session.FILE_TARGET, timetravel.origin_target(opened.trace.target))
+    if opened.source == "thread" and opened.origin:  # the form names the app graph the thread was read with
+        session.remember(session.THREAD_GRAPH, opened.origin[0])
     if error:  # after _adopt, which clears the error of the previous open
         session.remember(session.OPEN_ERROR, error)
+
+
+def _open_kind(opened: sources.Opened) -> str:
+    """The sidebar's Open choice that names where `opened` came from (a stored run that got its code back
+    is shown as the sample or graph file it was made from)."""
+    if opened.source == "thread":
+        return "Checkpointer thread"
+    if opened.graph is not None and opened.source not in ("fork", "sample"):
+        return "Sample" if timetravel.origin_target(opened.trace.target) in SAMPLES else "Graph file"
+    return {"file": "Graph file", "stored": "Stored run", "fork": "Stored run", "upload": "Trace file"}.get(
+        opened.source, "Sample"
+    )
 
 
 def _open(action) -> None:
@@ -164,11 +194,11 @@ def render() -> None:
         )
         if kind == "Sample":
             names = [s.name for s in list_samples()]
-            current = run.label if run and run.source == "sample" and run.label in names else DEFAULT_SAMPLE
+            if session.recall(session.SAMPLE_CHOICE) not in names:  # `set_run` names the open sample here
+                session.remember(session.SAMPLE_CHOICE, DEFAULT_SAMPLE)
             st.selectbox(
                 "Sample",
                 names,
-                index=names.index(current),
                 key=session.SAMPLE_CHOICE,
                 on_change=_on_sample,
                 format_func=lambda n: n.replace("_", " "),
@@ -213,6 +243,8 @@ def render() -> None:
                 f"`{widgets.code(run_status.label(status, error))}` · "
                 f"{len(run.view.view(session.cursor().scope).steps)} steps · run `{widgets.code(run.trace.run_id[:8])}`"
             )
+            if run.no_code:  # the run names its code, and it did not come back: said once, here and in Time travel
+                st.caption(widgets.md(run.no_code))
             threads.render(run)
             if run.graph is not None and run.graph_input is not None:
                 import json

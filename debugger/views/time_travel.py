@@ -101,6 +101,9 @@ def render(run: LoadedRun, at: Cursor) -> None:
     if run.source == "thread" and not at.scope.path:
         checkpointer_threads.render_time_travel(run, at.step)
         return
+    if run.graph is None and run.no_code and not at.scope.path:
+        st.warning(widgets.md(run.no_code), icon="⚠️")  # the run names its code, which did not come back
+        return
     if run.graph is None or at.scope.path:
         st.info(
             "Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
