@@ -8,6 +8,7 @@ and `main`, which maps the typed errors of the services to one `error: ...` line
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
     stepscope samples                                               the gallery of lessons
     stepscope diagnose TARGET|FILE|RUN_ID [--json] [--no-run]      find mistakes; exit 1 on an error-level finding
+    stepscope compare A B [--json] [--all]                          two runs side by side; exit 1 if they differ
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
     stepscope threads --checkpointer URL                            threads of a langgraph checkpointer (SQLite file,
                                                                     postgresql:// URL); show, diagnose and app open

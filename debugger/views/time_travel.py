@@ -146,9 +146,9 @@ def render(run: LoadedRun, at: Cursor) -> None:
     rows = [
         {
             "step": c.step,
-            "differs": "✱ differs" if c.differs else "= same",
-            "original": widgets.inline(c.original, 70) if c.original is not None else "(no such step)",
-            "branch": widgets.inline(c.fork, 70),
+            "differs": "✱ differs" if c.state_differs else ("≈ same but ids" if c.ids_set_aside else "= same"),
+            "original": widgets.inline(c.state_a, 70) if c.state_a is not None else "(no such step)",
+            "branch": widgets.inline(c.state_b, 70),
         }
         for c in branch.comparison
     ]

@@ -1,0 +1,143 @@
+"""Two runs compared superstep by superstep (debugger/model/compare.py) and `stepscope compare` (issue 27, item 1)."""
+
+import json
+import operator
+from typing import Annotated, TypedDict
+
+from debugger.cli import main
+from debugger.model.compare import DIFFERS, SAME, SAME_BUT_IDS, compare_runs, without_generated_ids
+from debugger.stores.opening import open_store
+from engine import END, START, AIMessage, MessagesState, StateGraph
+from engine.trace import Recorder
+from engine.tracefile import to_json
+
+
+def recorded(graph, graph_input):
+    recorder = Recorder()
+    try:
+        graph.invoke(graph_input, hooks=recorder)
+    except Exception:  # the refused concurrent update is in the trace
+        pass
+    return recorder.trace
+
+
+class Plain(TypedDict):
+    answer: str
+
+
+class Added(TypedDict):
+    answer: Annotated[list, operator.add]
+
+
+def two_writers(schema, first, second):
+    builder = StateGraph(schema)
+    builder.add_node("a", lambda state: {"answer": first})
+    builder.add_node("b", lambda state: {"answer": second})
+    builder.add_edge(START, "a")
+    builder.add_edge(START, "b")
+    return builder.compile()
+
+
+def before_and_after():
+    before = recorded(two_writers(Plain, "from a", "from b"), {"answer": ""})
+    after = recorded(two_writers(Added, ["from a"], ["from b"]), {"answer": []})
+    return before, after
+
+
+def test_a_fix_parts_at_its_first_changed_step_and_the_concurrent_update_is_gone():
+    before, after = before_and_after()
+    comparison = compare_runs(before, after)
+    assert not comparison.agree
+    assert comparison.first_divergence == 0, "the input goes into a list now"
+    step1 = next(s for s in comparison.steps if s.step == 1)
+    calls = {r.what: r for r in step1.calls}
+    assert calls["answer ← a"].a["error"].startswith("InvalidUpdateError")
+    assert calls["answer ← b"].b == {
+        "reducer": "operator.add",
+        "write": ["from b"],
+        "after": ["from a", "from b"],
+        "error": None,
+    }
+    assert [r.verdict for r in step1.state] == [DIFFERS]
+    [gone] = step1.findings
+    assert gone.side == "A" and gone.finding.kind == "concurrent_update"
+    assert gone.sentence().startswith("the concurrent update on `answer` at step 1 is gone in B")
+    assert "A ended error, B ended done" in comparison.headline()
+
+
+def test_a_run_agrees_with_itself_and_with_a_second_run_of_the_same_graph():
+    graph = two_writers(Added, ["x"], ["y"])
+    first, second = recorded(graph, {"answer": []}), recorded(graph, {"answer": []})
+    assert compare_runs(first, first).agree
+    comparison = compare_runs(first, second)
+    assert comparison.agree and comparison.first_divergence is None
+    assert comparison.headline() == "The runs agree at every one of their 2 steps."
+
+
+def test_tasks_of_one_run_only_are_named():
+    one = StateGraph(Added)
+    one.add_node("a", lambda state: {"answer": ["a"]})
+    one.add_edge(START, "a")
+    two = StateGraph(Added)
+    two.add_node("a", lambda state: {"answer": ["a"]})
+    two.add_node("check", lambda state: {"answer": ["checked"]})
+    two.add_edge(START, "a")
+    two.add_edge("a", "check")
+    two.add_edge("check", END)
+    comparison = compare_runs(recorded(one.compile(), {"answer": []}), recorded(two.compile(), {"answer": []}))
+    assert comparison.first_divergence == 1, "in B, a's edge to check is a write of step 1"
+    assert [(r.what, r.verdict) for r in comparison.steps[1].writes if r.differs] == [
+        ("a → branch:to:check", "only in B")
+    ]
+    step2 = comparison.steps[-1]
+    assert (step2.in_a, step2.in_b, step2.tasks_only_b) == (False, True, ("check",))
+
+
+def chat(reply: str):
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", lambda state: {"messages": [AIMessage(content=reply)]})  # add_messages gives it a uuid
+    builder.add_edge(START, "model")
+    return builder.compile()
+
+
+def test_values_that_differ_only_by_generated_message_ids_are_equal_and_it_says_so():
+    first = recorded(chat("hello"), {"messages": [{"role": "user", "content": "hi"}]})
+    second = recorded(chat("hello"), {"messages": [{"role": "user", "content": "hi"}]})
+    comparison = compare_runs(first, second)
+    assert comparison.agree and comparison.ids_set_aside
+    assert {r.verdict for s in comparison.steps for r in s.state} == {SAME_BUT_IDS}
+    changed = compare_runs(first, recorded(chat("goodbye"), {"messages": [{"role": "user", "content": "hi"}]}))
+    assert changed.first_divergence == 1, "an id is set aside, the content is not"
+
+
+def test_only_ids_are_set_aside():
+    assert without_generated_ids("run-0b6f7e3e-33a4-4e38-9a52-6c8f3bd1a7f2") == "run-<generated id>"
+    assert without_generated_ids({"n": 3, "tags": ["a"]}) == {"n": 3, "tags": ["a"]}
+    plain = compare_runs(recorded(chat("x"), {"messages": []}), recorded(chat("x"), {"messages": []}))
+    assert plain.steps[0].state[0].verdict == SAME, "an empty list has no id to set aside"
+
+
+def test_the_command_exits_1_naming_the_step_and_the_gone_finding_and_0_for_a_run_against_itself(tmp_path, capsys):
+    before, after = before_and_after()
+    (tmp_path / "before.json").write_text(to_json(before), encoding="utf-8")
+    db = str(tmp_path / "runs.sqlite3")
+    run_id = open_store(db).save(after)
+    assert main(["compare", str(tmp_path / "before.json"), run_id, "--db", db]) == 1
+    out = capsys.readouterr().out
+    assert "The runs part at step 0." in out
+    assert "the concurrent update on `answer` at step 1 is gone in B" in out
+    assert "✱ answer ← a: LastValue: 'from a' -> REFUSED InvalidUpdateError" in out
+    assert main(["compare", str(tmp_path / "before.json"), str(tmp_path / "before.json")]) == 0
+    assert "The runs agree" in capsys.readouterr().out
+
+
+def test_the_command_runs_graph_targets_and_prints_json(tmp_path, capsys):
+    assert main(["compare", "subgraph_trap", "subgraph_trap", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["agree"] and data["first_divergence"] is None and data["findings"] == []
+
+
+def test_a_source_that_cannot_be_opened_is_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["compare", "subgraph_trap", "no-such-run", "--db", str(tmp_path / "runs.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no-such-run") and err.count("\n") == 1
