@@ -293,9 +293,14 @@ class RunView:
 
     def dot(self, step: int, *, collapsed: bool = False) -> str:
         """DOT for the step, subgraphs drawn as clusters (or, `collapsed`, as single nodes)."""
+        drawable, highlight = self.drawn(step, collapsed=collapsed)
+        return to_dot(drawable, highlight=highlight)
+
+    def drawn(self, step: int, *, collapsed: bool = False) -> tuple[DrawableGraph, Highlight]:
+        """The drawing `dot` draws and the step's highlight on its node ids (a subgraph's members for it)."""
         flat = self.highlight(step)
         if collapsed or self.xray is self.drawing or set(self.xray.nodes) == set(self.drawing.nodes):
-            return to_dot(self.drawing, highlight=flat)
+            return self.drawing, flat
 
         def ids(names: set[str]) -> set[str]:
             return {drawn for name in names for drawn in self._drawn_ids(name)}
@@ -307,17 +312,14 @@ class RunView:
             if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)
         }
         labels = {drawn: text for name, text in flat.labels.items() for drawn in self._drawn_ids(name)}
-        return to_dot(
-            self.xray,
-            highlight=Highlight(
-                ran=ids(flat.ran),
-                next=ids(flat.next),
-                visited=ids(flat.visited),
-                failed=ids(flat.failed),
-                edges_taken=edges,
-                labels=labels,
-                stopped=ids(flat.stopped),
-            ),
+        return self.xray, Highlight(
+            ran=ids(flat.ran),
+            next=ids(flat.next),
+            visited=ids(flat.visited),
+            failed=ids(flat.failed),
+            edges_taken=edges,
+            labels=labels,
+            stopped=ids(flat.stopped),
         )
 
     @property
