@@ -99,7 +99,8 @@ const data = JSON.parse(document.getElementById("stepscope-data").textContent);
 const slider = document.getElementById("step"), at = document.getElementById("at");
 function el(tag, text, cls) { const e = document.createElement(tag);
   if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
-function row(cells, cls) { const tr = el("tr", undefined, cls); cells.forEach(c => tr.append(el("td", String(c)))); return tr; }
+function row(cells, cls) { const tr = el("tr", undefined, cls);
+  cells.forEach(c => tr.append(el("td", String(c)))); return tr; }
 function table(id, head, rows) { const t = document.getElementById(id); t.replaceChildren();
   const tr = el("tr"); head.forEach(h => tr.append(el("th", h))); t.append(tr); rows.forEach(r => t.append(r)); }
 function show(i) {

@@ -151,6 +151,7 @@ class RunView:
         self._findings = findings
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
+        self._merges: dict[int, list[MergeCall]] = {}
 
     @cached_property
     def findings(self) -> tuple[Finding, ...]:
@@ -367,6 +368,13 @@ class RunView:
     # ---- merge ------------------------------------------------------------------------------------
 
     def merge(self, step: int) -> list[MergeCall]:
+        """The step's reducer calls, ready to show; made once per step (the summary, the tabs and the HTML
+        report each ask, and finding repeated items costs the list's length)."""
+        if step not in self._merges:
+            self._merges[step] = self._merge(step)
+        return self._merges[step]
+
+    def _merge(self, step: int) -> list[MergeCall]:
         record = self.by_step.get(step)
         if record is None:
             return []
