@@ -14,7 +14,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
-from debugger.views import gallery, live, runs, session, sidebar, step_through, widgets
+from debugger.views import compare, gallery, live, runs, session, sidebar, step_through, widgets
 
 
 def main() -> None:
@@ -32,6 +32,7 @@ def main() -> None:
             st.Page(live.render, title="Live run", icon="🔴", url_path="live"),
             st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
             st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
+            st.Page(compare.render, title="Compare", icon="⚖️", url_path="compare"),
         ]
     )
     session.remember(session.STEP_PAGE, step_page)

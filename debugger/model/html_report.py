@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from typing import Any
 
 import graphviz
@@ -26,6 +27,11 @@ from engine.trace import Trace
 
 class ReportError(Exception):
     """The report cannot be written (graphviz's `dot` is missing or failed); the message says what to do."""
+
+
+def dot_installed() -> bool:
+    """Whether graphviz's `dot` program, which draws the report's SVG, is on the PATH."""
+    return shutil.which("dot") is not None
 
 
 def drawing_svg(dot: str) -> str:
