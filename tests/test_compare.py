@@ -4,6 +4,8 @@ import json
 import operator
 from typing import Annotated, TypedDict
 
+import pytest
+
 from debugger.cli import main
 from debugger.model.compare import DIFFERS, SAME, SAME_BUT_IDS, compare_runs, without_generated_ids
 from debugger.stores.opening import open_store
@@ -141,3 +143,58 @@ def test_a_source_that_cannot_be_opened_is_one_line_and_exit_2(tmp_path, capsys)
     assert main(["compare", "subgraph_trap", "no-such-run", "--db", str(tmp_path / "runs.sqlite3")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: no-such-run") and err.count("\n") == 1
+
+
+def test_a_message_written_as_a_dict_equals_the_message_add_messages_makes_of_it():
+    as_dicts = recorded(chat("hello"), {"messages": [{"role": "user", "content": "hi"}]})
+    as_pairs = recorded(chat("hello"), {"messages": [("user", "hi")]})
+    comparison = compare_runs(as_dicts, as_pairs)
+    assert comparison.agree and comparison.ids_set_aside
+    other = compare_runs(as_dicts, recorded(chat("hello"), {"messages": [("system", "hi")]}))
+    assert other.first_divergence == 0, "a different role is a different message"
+
+
+LANGGRAPH_APP = """
+from langchain_core.messages import AIMessage
+from langgraph.graph import START, MessagesState, StateGraph
+
+def model(state):
+    return {"messages": [AIMessage(content="hello there")]}
+
+builder = StateGraph(MessagesState)
+builder.add_node("model", model)
+builder.add_edge(START, "model")
+graph = builder.compile()
+example_input = {"messages": [{"role": "user", "content": "hi"}]}
+"""
+
+
+def test_langgraph_thread_read_from_its_checkpoints_agrees_with_a_live_run_of_the_app(tmp_path, capsys):
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from debugger.runtimes.targets import load_target
+
+    app = tmp_path / "chat_app.py"
+    app.write_text(LANGGRAPH_APP, encoding="utf-8")
+    loaded = load_target(f"{app}:graph")
+    connection = sqlite3.connect(tmp_path / "checkpoints.sqlite", check_same_thread=False)
+    saver = SqliteSaver(connection)
+    loaded.graph.builder.compile(checkpointer=saver).invoke(loaded.example_input, {"configurable": {"thread_id": "t1"}})
+    connection.close()
+    db = ["--db", str(tmp_path / "runs.sqlite3")]
+    checkpointer = ["--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--thread-a", "t1"]
+    assert main(["compare", f"{app}:graph", str(app), *checkpointer, *db]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"A: thread t1 of {app}:graph (done, 2 steps)")
+    assert "The runs agree at every one of their 2 steps." in out
+    assert "Generated ids (langchain message ids, uuids) are set aside" in out
+    assert main(["compare", str(app), "no-such-run", "--thread-a", "t1", *db]) == 2
+    assert "--thread-a needs --checkpointer URL" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # the LangGraph.js lesson runs in node
+def test_a_lesson_in_python_and_in_langgraphjs_agree_whatever_their_reducers_are_called(capsys):
+    assert main(["compare", "parallel_append_race", "sample_graphs/js/parallel_append_race.mjs:graph"]) == 0
+    assert "The runs agree at every one of their 2 steps." in capsys.readouterr().out

@@ -16,7 +16,7 @@ from debugger.commands.common import add_checkpointer_options, add_command
 from debugger.commands.diagnose import diagnosis_subject
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.value_text import one_line, short
-from debugger.model.compare import ABSENT, Row, RunComparison, StepDiff, compare_runs
+from debugger.model.compare import ABSENT, IDS_NOTE, Row, RunComparison, StepDiff, compare_runs
 from debugger.runtimes.runtime import RunSetupError
 from engine.trace import Trace
 
@@ -86,15 +86,12 @@ def _side(
 def render(comparison: RunComparison, label_a: str, label_b: str, *, every_row: bool = False) -> str:
     """The comparison as text: the verdict, then each step (a differing one with its differing rows)."""
     lines = [
-        f"A: {label_a} ({comparison.a.status}, {len(comparison.a.steps)} steps)",
-        f"B: {label_b} ({comparison.b.status}, {len(comparison.b.steps)} steps)",
+        f"A: {label_a} ({comparison.a.status}, {sum(s.in_a for s in comparison.steps)} steps)",
+        f"B: {label_b} ({comparison.b.status}, {sum(s.in_b for s in comparison.steps)} steps)",
         comparison.headline(),
     ]
     if comparison.ids_set_aside:
-        lines.append(
-            "Generated ids (langchain message ids, uuids) are set aside: values that differ only by them are "
-            "shown as equal (≈)."
-        )
+        lines.append(IDS_NOTE)
     for step in comparison.steps:
         lines.extend(_step_lines(step, every_row))
     run_wide = [c for c in comparison.findings if c.finding.step is None]

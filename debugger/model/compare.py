@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from debugger.diagnostics import Finding, diagnose_trace
 from debugger.diagnostics.replay import Replay, canonical
-from engine.codec import TYPE
+from debugger.diagnostics.value_text import MESSAGE_REDUCERS
+from engine.codec import TYPE, decode, encode
+from engine.messages import convert_to_messages
 from engine.trace import ReducerCallRecord, RunRecord, StepRecord
 
 SAME = "same"
 SAME_BUT_IDS = "same but ids"
-"""Equal once generated ids are set aside."""
+"""Equal once generated ids are set aside (and a write to a message key is read as its messages)."""
 DIFFERS = "differs"
 ONLY_A = "only in A"
 ONLY_B = "only in B"
@@ -34,6 +36,24 @@ ABSENT: dict[str, Any] = {TYPE: "absent"}
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 GENERATED_ID = "<generated id>"
+IDS_NOTE = (
+    "Generated ids (langchain message ids, uuids) are set aside, and a write to a message key is read as the "
+    "messages add_messages makes of it: values that differ only so are shown as equal (≈)."
+)
+"""What the command and the page say when some values were equal only so."""
+
+
+def as_messages(value: Any) -> Any:
+    """A write to a message key (`add_messages`) as the messages the reducer makes of it: a dict with
+    `role`, a `(role, content)` pair or a string is the message it stands for (the engine's own
+    `convert_to_messages`), so a run recorded live (the raw write) and a thread read back from its
+    checkpoints (the coerced one) compare alike. A value it cannot read is returned as it is."""
+    try:
+        decoded = decode(value)
+        items = decoded if isinstance(decoded, list) else [decoded]
+        return encode(convert_to_messages(items))
+    except Exception:  # not messages after all: compared as recorded
+        return value
 
 
 def without_generated_ids(value: Any) -> Any:
@@ -48,18 +68,20 @@ def without_generated_ids(value: Any) -> Any:
     if value.get(TYPE) == "message" and isinstance(value.get("message"), dict):
         message = value["message"]
         data = dict(message.get("data") or {})
-        if data.get("id") is not None:
-            data["id"] = GENERATED_ID
+        data["id"] = GENERATED_ID  # with or without one: add_messages gives a message without an id one
         return {**value, "message": {**message, "data": without_generated_ids(data)}}
     return {k: without_generated_ids(v) for k, v in value.items()}
 
 
-def verdict(a: Any, b: Any) -> str:
-    """`SAME`, `SAME_BUT_IDS`, `DIFFERS`, `ONLY_A` or `ONLY_B` for two encoded values."""
+def verdict(a: Any, b: Any, *, messages: bool = False) -> str:
+    """`SAME`, `SAME_BUT_IDS`, `DIFFERS`, `ONLY_A` or `ONLY_B` for two encoded values; `messages`: they
+    are writes to a message key, compared as the messages they stand for (`as_messages`)."""
     if a is ABSENT or b is ABSENT:
         return SAME if a is b else (ONLY_B if a is ABSENT else ONLY_A)
     if a == b or canonical(a) == canonical(b):
         return SAME
+    if messages:
+        a, b = as_messages(a), as_messages(b)
     if canonical(without_generated_ids(a)) == canonical(without_generated_ids(b)):
         return SAME_BUT_IDS
     return DIFFERS
@@ -193,7 +215,8 @@ def compare_runs(a: RunRecord, b: RunRecord, *, findings: bool = True) -> RunCom
     for change in changes:
         by_step.setdefault(change.finding.step, []).append(change)
     numbers = sorted(set(_shown(a)) | set(_shown(b)))
-    steps = [_step_diff(n, replay_a, replay_b, tuple(by_step.get(n, ()))) for n in numbers]
+    message_keys = _message_keys(a, b)
+    steps = [_step_diff(n, replay_a, replay_b, tuple(by_step.get(n, ())), message_keys) for n in numbers]
     return RunComparison(a, b, steps, changes)
 
 
@@ -203,8 +226,16 @@ def _shown(run: RunRecord) -> list[int]:
     return [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
 
 
-def _step_diff(number: int, a: Replay, b: Replay, findings: tuple[FindingChange, ...]) -> StepDiff:
+def _step_diff(
+    number: int, a: Replay, b: Replay, findings: tuple[FindingChange, ...], message_keys: set[str]
+) -> StepDiff:
     step_a, step_b = a.steps.get(number), b.steps.get(number)
+    writes_a, writes_b = _writes(step_a), _writes(step_b)
+    channels = {name: channel for name, (channel, _) in (writes_a | writes_b).items()}
+
+    def judge_write(name: str, x: Any, y: Any) -> str:
+        return verdict(x, y, messages=channels[name] in message_keys)
+
     names_a, names_b = _task_keys(step_a), _task_keys(step_b)
     state_a = a.state_after(number) if step_a is not None else None
     state_b = b.state_after(number) if step_b is not None else None
@@ -214,9 +245,9 @@ def _step_diff(number: int, a: Replay, b: Replay, findings: tuple[FindingChange,
         step_b is not None,
         tuple(_label(k) for k in names_a if k not in names_b),
         tuple(_label(k) for k in names_b if k not in names_a),
-        tuple(_paired(_writes(step_a), _writes(step_b))),
-        tuple(_paired(_calls(a, step_a), _calls(b, step_b))),
-        tuple(_paired(_keys(state_a), _keys(state_b))),
+        tuple(_paired(_values(writes_a), _values(writes_b), judge_write)),
+        tuple(_paired(_calls(a, step_a), _calls(b, step_b), _call_verdict)),
+        tuple(_paired(_keys(state_a), _keys(state_b), lambda _name, x, y: verdict(x, y))),
         state_a,
         state_b,
         findings,
@@ -237,9 +268,9 @@ def _label(key: tuple[str, int]) -> str:
     return key[0] if key[1] == 0 else f"{key[0]}[{key[1]}]"
 
 
-def _writes(step: StepRecord | None) -> dict[str, Any]:
-    """`node → channel` (with occurrence numbers where a node or channel repeats) to the encoded value."""
-    rows: dict[str, Any] = {}
+def _writes(step: StepRecord | None) -> dict[str, tuple[str, Any]]:
+    """`node → channel` (with occurrence numbers where a node or channel repeats) to (channel, encoded value)."""
+    rows: dict[str, tuple[str, Any]] = {}
     if step is None:
         return rows
     for (name, index), task in zip(_task_keys(step), step.tasks):
@@ -249,8 +280,12 @@ def _writes(step: StepRecord | None) -> dict[str, Any]:
             while what in rows:
                 n += 1
                 what = f"{base} ({n})"
-            rows[what] = value
+            rows[what] = (channel, value)
     return rows
+
+
+def _values(rows: dict[str, tuple[str, Any]]) -> dict[str, Any]:
+    return {name: value for name, (_, value) in rows.items()}
 
 
 def _calls(replay: Replay, step: StepRecord | None) -> dict[str, Any]:
@@ -278,13 +313,36 @@ def _keys(state: dict[str, Any] | None) -> dict[str, Any]:
     return dict(state or {})
 
 
-def _paired(a: dict[str, Any], b: dict[str, Any]) -> list[Row]:
-    """A's rows in A's order, then B's rows A lacks, each with its verdict."""
+def _call_verdict(_name: str, a: Any, b: Any) -> str:
+    """Two reducer calls by what they did: results and errors as values, writes as messages when either
+    reducer is a message reducer; the worst of the three. The reducers' names are shown, not judged: the
+    same merge is `keep_last` in Python and `(_prev, next) => next` in LangGraph.js, and a changed reducer
+    that merges differently changes the result."""
+    if a is ABSENT or b is ABSENT:
+        return verdict(a, b)
+    messages = a["reducer"] in MESSAGE_REDUCERS or b["reducer"] in MESSAGE_REDUCERS
+    verdicts = [verdict(a[k], b[k]) for k in ("after", "error")]
+    verdicts.append(verdict(a["write"], b["write"], messages=messages))
+    return DIFFERS if DIFFERS in verdicts else (SAME_BUT_IDS if SAME_BUT_IDS in verdicts else SAME)
+
+
+def _paired(a: dict[str, Any], b: dict[str, Any], judge: Callable[[str, Any, Any], str]) -> list[Row]:
+    """A's rows in A's order, then B's rows A lacks, each with its verdict by `judge(name, a, b)`."""
     names = list(a) + [name for name in b if name not in a]
     return [
-        Row(name, a.get(name, ABSENT), b.get(name, ABSENT), verdict(a.get(name, ABSENT), b.get(name, ABSENT)))
+        Row(name, a.get(name, ABSENT), b.get(name, ABSENT), judge(name, a.get(name, ABSENT), b.get(name, ABSENT)))
         for name in names
     ]
+
+
+def _message_keys(*runs: RunRecord) -> set[str]:
+    """The state keys whose reducer merges messages, in either run's graph."""
+    return {
+        key
+        for run in runs
+        for key, channel in (run.graph.get("channels") or {}).items()
+        if isinstance(channel, dict) and channel.get("reducer") in MESSAGE_REDUCERS
+    }
 
 
 def _finding_identity(finding: Finding) -> tuple[Any, ...]:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from debugger.diagnostics.value_text import short
 from debugger.model import run_status
-from debugger.model.compare import ABSENT, RunComparison, StepDiff, compare_runs
+from debugger.model.compare import ABSENT, IDS_NOTE, RunComparison, StepDiff, compare_runs
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
@@ -79,10 +79,7 @@ def show(comparison: RunComparison) -> None:
     else:
         st.warning(widgets.md(comparison.headline()))
     if comparison.ids_set_aside:
-        st.info(
-            "Generated ids (langchain message ids, uuids) are set aside: values that differ only by them are "
-            "shown as equal (≈)."
-        )
+        st.info(widgets.md(IDS_NOTE))
     for change in comparison.findings:
         (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
     if not comparison.steps:
