@@ -36,8 +36,9 @@ def test_the_open_run_beside_its_fixed_version_and_beside_itself(fresh_store):
     assert at.selectbox(key="compare_step").value == 0, "the detail opens at the first step where they part"
     at.selectbox(key="compare_step").select(2).run()
     tables = [t.value for t in at.table]
-    calls = tables[1]
-    assert "log ← child" in list(calls["what"]) and "log ← call_child" in list(calls["what"])
+    calls = [plain(what) for what in tables[1]["what"]]
+    assert "log ← child" in calls and "log ← call_child" in calls
+    assert r"log ← call\_child" in list(tables[1]["what"]), "a table reads Markdown: its cells are escaped"
     at.selectbox(key="compare_b_stored").select(same_id).run()
     assert plain(at.success[0].value) == "The runs agree at every one of their 3 steps."
 

@@ -131,8 +131,11 @@ def _step_detail(step: StepDiff) -> None:
         if not rows:
             st.caption("None in either run.")
             continue
-        frame = pd.DataFrame([{"": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)} for r in rows])
-        st.table(frame.set_index(""))  # a table wraps its cells: both sides are read whole
+        # a table wraps its cells, so both sides are read whole; it reads them as Markdown, so each is escaped
+        frame = pd.DataFrame(
+            [{"": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)} for r in rows]
+        ).map(widgets.md)
+        st.table(frame.set_index(""))
 
 
 def _cell(value: object) -> str:
