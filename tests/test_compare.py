@@ -7,7 +7,8 @@ from typing import Annotated, TypedDict
 import pytest
 
 from debugger.cli import main
-from debugger.model.compare import DIFFERS, SAME, SAME_BUT_IDS, compare_runs, without_generated_ids
+from debugger.model.compare import compare_runs
+from debugger.model.compare_values import DIFFERS, SAME, SAME_BUT_IDS, without_generated_ids
 from debugger.stores.opening import open_store
 from engine import END, START, AIMessage, MessagesState, StateGraph
 from engine.trace import Recorder
@@ -198,3 +199,21 @@ def test_langgraph_thread_read_from_its_checkpoints_agrees_with_a_live_run_of_th
 def test_a_lesson_in_python_and_in_langgraphjs_agree_whatever_their_reducers_are_called(capsys):
     assert main(["compare", "parallel_append_race", "sample_graphs/js/parallel_append_race.mjs:graph"]) == 0
     assert "The runs agree at every one of their 2 steps." in capsys.readouterr().out
+
+
+def test_a_subgraph_run_that_differs_inside_is_compared_too():
+    def parent(word):
+        sub = StateGraph(Added)
+        sub.add_node("s1", lambda state: {"answer": [word]})
+        sub.add_edge(START, "s1")
+        builder = StateGraph(Added)
+        builder.add_node("child", sub.compile())
+        builder.add_edge(START, "child")
+        return builder.compile()
+
+    comparison = compare_runs(recorded(parent("one"), {"answer": []}), recorded(parent("two"), {"answer": []}))
+    [(task, nested)] = comparison.steps[1].inside
+    assert task == "child" and nested.first_divergence == 1
+    assert [(r.what, r.a, r.b) for r in nested.steps[1].writes] == [("s1 → answer", ["one"], ["two"])]
+    same = compare_runs(recorded(parent("one"), {"answer": []}), recorded(parent("one"), {"answer": []}))
+    assert same.agree and same.steps[1].inside == ()

@@ -125,6 +125,9 @@ def _step_lines(step: StepDiff, every_row: bool) -> list[str]:
             lines.append(f"  {title}:")
             lines.extend(f"    {MARKS[r.verdict]} {r.what}: {_side_text(r.a)}  |  {_side_text(r.b)}" for r in shown)
     lines.extend(f"  - {c.sentence()}" for c in step.findings)
+    for task, nested in step.inside:
+        lines.append(f"  inside {task}: {nested.headline()}")
+        lines.extend("    " + line for s in nested.steps if s.differs for line in _step_lines(s, every_row))
     return lines
 
 
@@ -170,6 +173,7 @@ def to_data(comparison: RunComparison, label_a: str, label_b: str) -> dict[str, 
                 "writes": [row(r) for r in s.writes],
                 "reducer_calls": [row(r) for r in s.calls],
                 "state": [row(r) for r in s.state],
+                "inside": {task: nested.headline() for task, nested in s.inside},
             }
             for s in comparison.steps
         ],

@@ -7,84 +7,44 @@ one run and not the other, each task's writes and each reducer call side by side
 and occurrence, never by task id, which is generated), the state after the step key by key, and the
 findings of `diagnose` that appear or disappear there.
 
-Values are compared as recorded (encoded). Two values that differ only by generated ids (a langchain
-message's `id`, any UUID inside a string) are equal, with the verdict `SAME_BUT_IDS`, so the page and the
-command can say that they ignored them. Pure: no Streamlit, nothing runs.
+Values are compared as `compare_values` says: as recorded, with generated ids set aside (the verdict
+`SAME_BUT_IDS`, so the page and the command can say so). Pure: no Streamlit, nothing runs.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from debugger.diagnostics import Finding, diagnose_trace
-from debugger.diagnostics.replay import Replay, canonical
+from debugger.diagnostics.replay import Replay
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS
-from engine.codec import TYPE, decode, encode
-from engine.messages import convert_to_messages
+from debugger.model.compare_values import (
+    ABSENT,
+    IDS_NOTE,
+    ONLY_A,
+    ONLY_B,
+    SAME,
+    SAME_BUT_IDS,
+    call_verdict,
+    verdict,
+)
 from engine.trace import ReducerCallRecord, RunRecord, StepRecord
 
-SAME = "same"
-SAME_BUT_IDS = "same but ids"
-"""Equal once generated ids are set aside (and a write to a message key is read as its messages)."""
-DIFFERS = "differs"
-ONLY_A = "only in A"
-ONLY_B = "only in B"
-ABSENT: dict[str, Any] = {TYPE: "absent"}
-"""The side of a row where the run has no such value (shared; never mutate it)."""
-
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-GENERATED_ID = "<generated id>"
-IDS_NOTE = (
-    "Generated ids (langchain message ids, uuids) are set aside, and a write to a message key is read as the "
-    "messages add_messages makes of it: values that differ only so are shown as equal (≈)."
-)
-"""What the command and the page say when some values were equal only so."""
-
-
-def as_messages(value: Any) -> Any:
-    """A write to a message key (`add_messages`) as the messages the reducer makes of it: a dict with
-    `role`, a `(role, content)` pair or a string is the message it stands for (the engine's own
-    `convert_to_messages`), so a run recorded live (the raw write) and a thread read back from its
-    checkpoints (the coerced one) compare alike. A value it cannot read is returned as it is."""
-    try:
-        decoded = decode(value)
-        items = decoded if isinstance(decoded, list) else [decoded]
-        return encode(convert_to_messages(items))
-    except Exception:  # not messages after all: compared as recorded
-        return value
-
-
-def without_generated_ids(value: Any) -> Any:
-    """The encoded value with every generated id replaced by `GENERATED_ID`: a message's `id` field and any
-    UUID inside a string (`run-<uuid>`, `lc_run--<uuid>`, a bare uuid4)."""
-    if isinstance(value, str):
-        return _UUID.sub(GENERATED_ID, value)
-    if isinstance(value, list):
-        return [without_generated_ids(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if value.get(TYPE) == "message" and isinstance(value.get("message"), dict):
-        message = value["message"]
-        data = dict(message.get("data") or {})
-        data["id"] = GENERATED_ID  # with or without one: add_messages gives a message without an id one
-        return {**value, "message": {**message, "data": without_generated_ids(data)}}
-    return {k: without_generated_ids(v) for k, v in value.items()}
-
-
-def verdict(a: Any, b: Any, *, messages: bool = False) -> str:
-    """`SAME`, `SAME_BUT_IDS`, `DIFFERS`, `ONLY_A` or `ONLY_B` for two encoded values; `messages`: they
-    are writes to a message key, compared as the messages they stand for (`as_messages`)."""
-    if a is ABSENT or b is ABSENT:
-        return SAME if a is b else (ONLY_B if a is ABSENT else ONLY_A)
-    if a == b or canonical(a) == canonical(b):
-        return SAME
-    if messages:
-        a, b = as_messages(a), as_messages(b)
-    if canonical(without_generated_ids(a)) == canonical(without_generated_ids(b)):
-        return SAME_BUT_IDS
-    return DIFFERS
+__all__ = [
+    "ABSENT",
+    "IDS_NOTE",
+    "ONLY_A",
+    "ONLY_B",
+    "SAME",
+    "SAME_BUT_IDS",
+    "FindingChange",
+    "Row",
+    "RunComparison",
+    "StepDiff",
+    "compare_runs",
+    "verdict",
+]
 
 
 @dataclass(frozen=True)
@@ -138,6 +98,8 @@ class StepDiff:
     """A's whole state after the step (encoded), None when A has no such step."""
     state_b: dict[str, Any] | None
     findings: tuple[FindingChange, ...] = ()
+    inside: tuple[tuple[str, "RunComparison"], ...] = ()
+    """Subgraph runs of a task in both runs that do not agree, by task (`child`, `child (run 2)`)."""
 
     @property
     def state_differs(self) -> bool:
@@ -150,7 +112,7 @@ class StepDiff:
         rows = (*self.writes, *self.calls, *self.state)
         return (
             not (self.in_a and self.in_b)
-            or bool(self.tasks_only_a or self.tasks_only_b or self.findings)
+            or bool(self.tasks_only_a or self.tasks_only_b or self.findings or self.inside)
             or any(r.differs for r in rows)
         )
 
@@ -246,12 +208,31 @@ def _step_diff(
         tuple(_label(k) for k in names_a if k not in names_b),
         tuple(_label(k) for k in names_b if k not in names_a),
         tuple(_paired(_values(writes_a), _values(writes_b), judge_write)),
-        tuple(_paired(_calls(a, step_a), _calls(b, step_b), _call_verdict)),
+        tuple(_paired(_calls(a, step_a), _calls(b, step_b), call_verdict)),
         tuple(_paired(_keys(state_a), _keys(state_b), lambda _name, x, y: verdict(x, y))),
         state_a,
         state_b,
         findings,
+        _inside(step_a, step_b),
     )
+
+
+def _inside(step_a: StepRecord | None, step_b: StepRecord | None) -> tuple[tuple[str, "RunComparison"], ...]:
+    """The subgraph runs of the tasks both steps ran (paired by node and occurrence, then in order), compared
+    in turn, kept when they do not agree. Their findings are the root's (`diagnose` reads nested runs)."""
+    if step_a is None or step_b is None:
+        return ()
+    tasks_b = dict(zip(_task_keys(step_b), step_b.tasks))
+    found = []
+    for key, task in zip(_task_keys(step_a), step_a.tasks):
+        other = tasks_b.get(key)
+        if other is None:
+            continue
+        for index, (run_a, run_b) in enumerate(zip(task.subgraphs, other.subgraphs)):
+            nested = compare_runs(run_a, run_b, findings=False)
+            if not nested.agree:
+                found.append((_label(key) + (f" (run {index + 1})" if index else ""), nested))
+    return tuple(found)
 
 
 def _task_keys(step: StepRecord | None) -> list[tuple[str, int]]:
@@ -311,19 +292,6 @@ def _error_text(call: ReducerCallRecord) -> str | None:
 
 def _keys(state: dict[str, Any] | None) -> dict[str, Any]:
     return dict(state or {})
-
-
-def _call_verdict(_name: str, a: Any, b: Any) -> str:
-    """Two reducer calls by what they did: results and errors as values, writes as messages when either
-    reducer is a message reducer; the worst of the three. The reducers' names are shown, not judged: the
-    same merge is `keep_last` in Python and `(_prev, next) => next` in LangGraph.js, and a changed reducer
-    that merges differently changes the result."""
-    if a is ABSENT or b is ABSENT:
-        return verdict(a, b)
-    messages = a["reducer"] in MESSAGE_REDUCERS or b["reducer"] in MESSAGE_REDUCERS
-    verdicts = [verdict(a[k], b[k]) for k in ("after", "error")]
-    verdicts.append(verdict(a["write"], b["write"], messages=messages))
-    return DIFFERS if DIFFERS in verdicts else (SAME_BUT_IDS if SAME_BUT_IDS in verdicts else SAME)
 
 
 def _paired(a: dict[str, Any], b: dict[str, Any], judge: Callable[[str, Any, Any], str]) -> list[Row]:

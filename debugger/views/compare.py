@@ -126,6 +126,8 @@ def _step_detail(step: StepDiff) -> None:
         st.markdown("**Tasks only in B:** " + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_b))
     for change in step.findings:
         (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
+    for task, nested in step.inside:
+        _inside(task, nested)
     for title, rows in (("Writes", step.writes), ("Reducer calls", step.calls), ("State after the step", step.state)):
         st.markdown(f"**{title}**")
         if not rows:
@@ -136,6 +138,19 @@ def _step_detail(step: StepDiff) -> None:
             [{"": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)} for r in rows]
         ).map(widgets.md)
         st.table(frame.set_index(""))
+
+
+def _inside(task: str, nested: RunComparison) -> None:
+    """A subgraph run of `task` that differs: its verdict and every differing row of its steps."""
+    st.markdown(f"**Inside {widgets.md(task)}:** {widgets.md(nested.headline())}")
+    rows = [
+        {"step": s.step, "": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)}
+        for s in nested.steps
+        for r in (*s.writes, *s.calls, *s.state)
+        if r.differs
+    ]
+    if rows:
+        st.table(pd.DataFrame(rows).map(widgets.md).set_index("step"))  # Markdown cells: escaped
 
 
 def _cell(value: object) -> str:
