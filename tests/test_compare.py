@@ -217,3 +217,12 @@ def test_a_subgraph_run_that_differs_inside_is_compared_too():
     assert [(r.what, r.a, r.b) for r in nested.steps[1].writes] == [("s1 → answer", ["one"], ["two"])]
     same = compare_runs(recorded(parent("one"), {"answer": []}), recorded(parent("one"), {"answer": []}))
     assert same.agree and same.steps[1].inside == ()
+
+
+def test_a_lesson_before_and_after_its_fix(capsys):
+    target = "sample_graphs/refund_concurrent_update.py"
+    assert main(["compare", f"{target}:graph", f"{target}:fixed_graph"]) == 1, "the fix runs on its fixed_input"
+    out = capsys.readouterr().out
+    assert "B: graph sample_graphs/refund_concurrent_update.py:fixed_graph (done, 2 steps)" in out
+    assert "the concurrent update on `v` at step 1 is gone in B" in out
+    assert main(["compare", f"{target}:fixed_graph", f"{target}:fixed_graph"]) == 0
