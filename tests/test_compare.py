@@ -65,7 +65,7 @@ def test_a_fix_parts_at_its_first_changed_step_and_the_concurrent_update_is_gone
     [gone] = step1.findings
     assert gone.side == "A" and gone.finding.kind == "concurrent_update"
     assert gone.sentence().startswith("the concurrent update on `answer` at step 1 is gone in B")
-    assert "A ended error, B ended done" in comparison.headline()
+    assert "A ended error (InvalidUpdateError), B ended done." in comparison.headline()
 
 
 def test_a_run_agrees_with_itself_and_with_a_second_run_of_the_same_graph():
@@ -75,6 +75,22 @@ def test_a_run_agrees_with_itself_and_with_a_second_run_of_the_same_graph():
     comparison = compare_runs(first, second)
     assert comparison.agree and comparison.first_divergence is None
     assert comparison.headline() == "The runs agree at every one of their 2 steps."
+
+
+def test_a_node_that_raises_differently_is_a_difference():
+    def failing(message):
+        def node(state):
+            raise ValueError(message)
+
+        builder = StateGraph(Added)
+        builder.add_node("a", node)
+        builder.add_edge(START, "a")
+        return builder.compile()
+
+    comparison = compare_runs(recorded(failing("one"), {"answer": []}), recorded(failing("two"), {"answer": []}))
+    assert comparison.first_divergence == 1 and comparison.status_differs
+    [raised] = [r for r in comparison.steps[1].writes if r.differs]
+    assert (raised.what, raised.a, raised.b) == ("a raised", "ValueError: one", "ValueError: two")
 
 
 def test_tasks_of_one_run_only_are_named():

@@ -29,7 +29,7 @@ from debugger.model.compare_values import (
     call_verdict,
     verdict,
 )
-from engine.trace import ReducerCallRecord, RunRecord, StepRecord
+from engine.trace import RunRecord, StepRecord
 
 __all__ = [
     "ABSENT",
@@ -139,8 +139,8 @@ class RunComparison:
 
     @property
     def status_differs(self) -> bool:
-        """The runs ended differently (`done` vs `error`, ...)."""
-        return self.a.status != self.b.status
+        """The runs ended differently: `done` vs `error`, or two different errors."""
+        return (self.a.status, _error_text(self.a.error)) != (self.b.status, _error_text(self.b.error))
 
     @property
     def agree(self) -> bool:
@@ -159,7 +159,8 @@ class RunComparison:
         first = self.first_divergence
         parts = [f"The runs part at step {first}." if first is not None else "The steps agree."]
         if self.status_differs:
-            parts.append(f"A ended {self.a.status}, B ended {self.b.status}.")
+            ends = [f"{run.status} ({run.error.get('class')})" if run.error else run.status for run in (self.a, self.b)]
+            parts.append(f"A ended {ends[0]}, B ended {ends[1]}.")
         gone = sum(c.side == "A" for c in self.findings)
         if gone:
             parts.append(f"{gone} finding{'s are' if gone > 1 else ' is'} gone in B.")
@@ -262,6 +263,8 @@ def _writes(step: StepRecord | None) -> dict[str, tuple[str, Any]]:
                 n += 1
                 what = f"{base} ({n})"
             rows[what] = (channel, value)
+        if task.error:  # an exception (or an interrupt) is what the task did instead of some of its writes
+            rows[f"{_label((name, index))} raised"] = ("", _error_text(task.error))
     return rows
 
 
@@ -282,12 +285,13 @@ def _calls(replay: Replay, step: StepRecord | None) -> dict[str, Any]:
         while what in rows:
             n += 1
             what = f"{base} ({n})"
-        rows[what] = {"reducer": call.reducer, "write": call.write, "after": after, "error": _error_text(call)}
+        rows[what] = {"reducer": call.reducer, "write": call.write, "after": after, "error": _error_text(call.error)}
     return rows
 
 
-def _error_text(call: ReducerCallRecord) -> str | None:
-    return f"{call.error.get('class')}: {call.error.get('message')}" if call.error else None
+def _error_text(error: dict[str, Any] | None) -> str | None:
+    """`InvalidUpdateError: At key 'v': ...` of a recorded exception, None for none."""
+    return f"{error.get('class')}: {error.get('message')}" if error else None
 
 
 def _keys(state: dict[str, Any] | None) -> dict[str, Any]:
