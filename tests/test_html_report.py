@@ -97,6 +97,18 @@ def test_the_page_loads_nothing_and_hostile_data_is_only_text():
     assert "innerHTML" not in page and "insertAdjacentHTML" not in page and "document.write" not in page
 
 
+@pytest.mark.slow  # graphviz's dot draws the page's SVG
+def test_a_node_named_like_markup_is_text_in_the_drawing():
+    builder = StateGraph(Counter)
+    builder.add_node('</svg><script>alert(1)</script>"x', lambda state: {"n": 1})
+    builder.add_edge(START, '</svg><script>alert(1)</script>"x')
+    elements = parsed(html_report(recorded(builder.compile(), {"n": 0, "log": []})))
+    assert [t for t, _ in elements.tags].count("script") == 2
+    assert [t for t, _ in elements.tags].count("svg") == 1
+    csp = next(a["content"] for t, a in elements.tags if t == "meta" and a.get("http-equiv"))
+    assert "script-src 'sha256-" in csp and "unsafe-inline'; img" not in csp.split("script-src")[1]
+
+
 def test_the_data_cannot_close_its_script_element():
     text = json_for_script({"v": "</script><script>alert(1)</script> & \u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text

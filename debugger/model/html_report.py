@@ -3,7 +3,7 @@ the drawing as inline SVG, and per superstep the summary, the merge (every reduc
 the findings, with a step slider and the arrow keys.
 
 The page loads nothing: a Content-Security-Policy of `default-src 'none'` forbids every request, the style
-and the few lines of script are inline. The trace's data sits in one `application/json` script element
+and the few lines of script are inline, and only that script (by its hash) may run. The trace's data sits in one `application/json` script element
 (with `<`, `>` and `&` written as JSON escapes, so no value can close it) and the script only ever puts it
 into the page with `textContent`: data is text, never markup. The drawing is made once by graphviz
 (`dot -Tsvg`, which escapes what it writes), and a step restyles its nodes and edges through `data-`
@@ -12,6 +12,8 @@ attributes the stylesheet colours, so a 1,000-step run is one drawing and 1,000 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import shutil
@@ -64,9 +66,9 @@ def html_report(trace: Trace, graph: Any = None) -> str:
     drawable, _ = view.drawn(view.first if view.steps else 0)
     svg = drawing_svg(to_dot(drawable))
     data = report_data(trace, graph)
-    parts = {"TITLE": _text(data["title"]), "SVG": svg, "DATA": json_for_script(data)}
+    parts = {"TITLE": _text(data["title"]), "SVG": svg, "DATA": json_for_script(data), "SCRIPT_HASH": SCRIPT_HASH}
     # one pass: a title or a drawing holding `{{DATA}}` stays as it is
-    return re.sub(r"\{\{(TITLE|SVG|DATA)\}\}", lambda m: parts[m.group(1)], PAGE)
+    return re.sub(r"\{\{(TITLE|SVG|DATA|SCRIPT_HASH)\}\}", lambda m: parts[m.group(1)], PAGE)
 
 
 def _text(value: str) -> str:
@@ -139,11 +141,15 @@ document.getElementById("findings").replaceChildren(...(data.findings.length ? d
 if (data.steps.length) show(0); else at.textContent = "The run has no steps.";
 """
 
+SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
+"""The only script the page's Content-Security-Policy lets run: even a script element that got into the
+page some other way (it cannot: everything is escaped) would not run."""
+
 PAGE = (
     """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; \
-script-src 'unsafe-inline'; img-src data:">
+script-src '{{SCRIPT_HASH}}'; img-src data:">
 <title>StepScope · {{TITLE}}</title><style>"""
     + STYLE
     + """</style></head><body>
