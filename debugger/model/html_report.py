@@ -3,11 +3,12 @@ the drawing as inline SVG, and per superstep the summary, the merge (every reduc
 the findings, with a step slider and the arrow keys.
 
 The page loads nothing: a Content-Security-Policy of `default-src 'none'` forbids every request, the style
-and the few lines of script are inline, and only that script (by its hash) may run. The trace's data sits in one `application/json` script element
-(with `<`, `>` and `&` written as JSON escapes, so no value can close it) and the script only ever puts it
-into the page with `textContent`: data is text, never markup. The drawing is made once by graphviz
-(`dot -Tsvg`, which escapes what it writes), and a step restyles its nodes and edges through `data-`
-attributes the stylesheet colours, so a 1,000-step run is one drawing and 1,000 short lists.
+and the few lines of script are inline, and only that script (by its hash) may run. The trace's data sits
+in one `application/json` script element (with `<`, `>` and `&` written as JSON escapes, so no value can
+close it) and the script only ever puts it into the page with `textContent`: data is text, never markup.
+The drawing is made once by graphviz (`dot -Tsvg`, which escapes what it writes), and a step restyles its
+nodes and edges through `data-` attributes the stylesheet colours, so a 1,000-step run is one drawing and
+1,000 short lists.
 """
 
 from __future__ import annotations
