@@ -77,6 +77,11 @@ def test_the_subgraph_traps_merge_is_in_the_report_with_its_duplicate_and_findin
     assert merge["repeated"] == [1]
     assert data["findings"][0]["title"] == "Subgraph node child re-appended 'log'"
     assert data["steps"][-1]["nodes"]["node_child-3a-s1"] == "ran", "the subgraph's node is lit in its cluster"
+    inside = [(n["where"], m["writer"], m["after"]) for n in data["steps"][-1]["inside"] for m in n["merge"]]
+    assert inside == [
+        ("child (step 2) › step 0", "__start__", "['parent']"),
+        ("child (step 2) › step 1", "s1", "['parent', 'sub-1']"),
+    ], "the subgraph's own merges: it starts from the parent's list"
 
 
 @pytest.mark.slow  # graphviz's dot draws the page's SVG

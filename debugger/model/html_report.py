@@ -122,6 +122,9 @@ function show(i) {
     row([m.index, m.channel, m.reducer, m.writer, m.before, m.write, m.after, m.sentence],
         m.refused ? "refused" : m.repeated.length ? "repeated" : "")));
   table("state", ["key", "change", "value after the step"], s.state.map(([k, kind, v]) => row([k, kind, v], kind)));
+  table("inside", ["inside", "#", "key", "reducer", "writer", "before", "write", "after", "what happened"],
+    s.inside.flatMap(n => n.merge.map(m => row([n.where, m.index, m.channel, m.reducer, m.writer, m.before, m.write,
+      m.after, m.sentence], m.refused ? "refused" : m.repeated.length ? "repeated" : ""))));
   const found = s.findings.map(n => data.findings[n]);
   document.getElementById("step-findings").replaceChildren(...(found.length ? found.map(f =>
     el("p", f.severity + ": " + f.title + " (" + f.where + ")", "finding")) : [el("p", "No finding at this step.")]));
@@ -162,6 +165,7 @@ aria-label="superstep"></div>
 <span style="background:#ffd6d6">failed</span></p>
 <div class="top"><div class="drawing">{{SVG}}</div><div class="summary" id="summary"></div></div>
 <h2>Merge: every reducer call of the step, in the order applied</h2><table id="merge"></table>
+<h2>Merges inside the step's subgraph runs</h2><table id="inside"></table>
 <h2>State after the step</h2><table id="state"></table>
 <h2>Findings at this step</h2><div id="step-findings"></div>
 <h2>All findings</h2><div id="findings"></div>

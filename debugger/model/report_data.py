@@ -14,10 +14,10 @@ from typing import Any
 
 from debugger.diagnostics.value_text import short
 from debugger.model.drawing import Highlight, dot_node_id
-from debugger.model.run_view import Cursor, RunView, TraceView
+from debugger.model.run_view import Cursor, RunView, Scope, TraceView
 from debugger.model.step_summary import summary
 from engine.draw import DrawableGraph
-from engine.trace import Trace
+from engine.trace import RunRecord, Trace
 
 PREVIEW = 240
 """Characters of a value's preview in the report (the state, a write, a reducer's result)."""
@@ -71,7 +71,7 @@ def report_data(trace: Trace, graph: Any = None) -> dict[str, Any]:
     """The report's data: the run's heading, the findings, and one entry per superstep (`step_data`)."""
     traced = TraceView(trace, graph)
     findings = traced.findings
-    view = traced.view(Cursor().scope)
+    view = traced.view(Scope())
     return {
         "title": f"{trace.graph.get('name') or 'run'} · {trace.target or trace.run_id[:12] or 'a recorded run'}",
         "status": trace.status,
@@ -87,37 +87,60 @@ def report_data(trace: Trace, graph: Any = None) -> dict[str, Any]:
             }
             for f in findings
         ],
-        "steps": [step_data(view, step, findings) for step in view.steps],
+        "steps": [step_data(traced, view, step, findings) for step in view.steps],
     }
 
 
-def step_data(view: RunView, step: int, findings: list[Any]) -> dict[str, Any]:
-    """One superstep: what to highlight, the summary, the merge, the state after it and its findings."""
+def step_data(traced: TraceView, view: RunView, step: int, findings: list[Any]) -> dict[str, Any]:
+    """One superstep: what to highlight, the summary, the merge (and those of its subgraph runs), the
+    state after it and its findings."""
     drawable, highlight = view.drawn(step)
     return {
         "step": step,
         "nodes": node_states(highlight),
         "edges": edge_ids(drawable, highlight.edges_taken),
         "summary": [[line.kind, plain(line.text)] for line in summary(view, Cursor(step=step))],
-        "merge": [
-            {
-                "index": m.call.index,
-                "channel": m.call.channel,
-                "reducer": m.call.reducer,
-                "writer": m.writer,
-                "before": short(m.before, PREVIEW),
-                "write": short(m.call.write, PREVIEW),
-                "after": short(m.after, PREVIEW),
-                "sentence": m.sentence,
-                "refused": m.call.error is not None,
-                "applied": m.applied,
-                "repeated": list(m.duplicated),
-            }
-            for m in view.merge(step)
-        ],
+        "merge": merge_rows(view, step),
+        "inside": inside_merges(traced, view.run, Scope(), step),
         "state": [
             [entry.key, entry.kind, short(entry.after if entry.kind != "removed" else entry.before, PREVIEW)]
             for entry in view.diff(step)
         ],
         "findings": [index for index, f in enumerate(findings) if f.step == step and not f.scope],
     }
+
+
+def merge_rows(view: RunView, step: int) -> list[dict[str, Any]]:
+    """The step's reducer calls in the order applied, each as the report's table shows it."""
+    return [
+        {
+            "index": m.call.index,
+            "channel": m.call.channel,
+            "reducer": m.call.reducer,
+            "writer": m.writer,
+            "before": short(m.before, PREVIEW),
+            "write": short(m.call.write, PREVIEW),
+            "after": short(m.after, PREVIEW),
+            "sentence": m.sentence,
+            "refused": m.call.error is not None,
+            "applied": m.applied,
+            "repeated": list(m.duplicated),
+        }
+        for m in view.merge(step)
+    ]
+
+
+def inside_merges(traced: TraceView, run: RunRecord, scope: Scope, step: int) -> list[dict[str, Any]]:
+    """The merges of the subgraph runs started in `step` (and of theirs): `{"where": "child (step 2) ›
+    step 1", "merge": [...]}` per nested step that folded something."""
+    found = []
+    for task, index, _ in traced.view(scope).subgraph_runs(step):
+        inner = scope.enter(step, task.id, index)
+        view = traced.view(inner)
+        where = " › ".join(traced.breadcrumbs(inner)[1:])
+        for nested in view.steps:
+            rows = merge_rows(view, nested)
+            if rows:
+                found.append({"where": f"{where} › step {nested}", "merge": rows})
+            found.extend(inside_merges(traced, view.run, inner, nested))
+    return found

@@ -67,6 +67,7 @@ def test_the_report_steps_with_the_arrow_keys_and_shows_the_subgraph_traps_merge
     expect(repeated).to_contain_text("(1 of them already there: duplicated)")
     expect(page.locator('svg g[id="node_child-3a-s1"]')).to_have_attribute("data-state", "ran")
     expect(page.locator("#step-findings")).to_contain_text("Subgraph node child re-appended 'log'")
+    expect(page.locator("#inside")).to_contain_text("child (step 2) › step 1")
     page.keyboard.press("ArrowLeft")
     expect(page.locator("#at")).to_have_text("Step 1 (2 of 3)")
     assert requests == [path.as_uri()], f"the page asked for more than itself: {requests}"
