@@ -10,8 +10,8 @@ from typing import Any
 
 from debugger.diagnostics.replay import canonical
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS
+from engine import add_messages
 from engine.codec import TYPE, decode, encode
-from engine.messages import convert_to_messages
 
 SAME = "same"
 SAME_BUT_IDS = "same but ids"
@@ -33,13 +33,14 @@ IDS_NOTE = (
 
 def as_messages(value: Any) -> Any:
     """A write to a message key (`add_messages`) as the messages the reducer makes of it: a dict with
-    `role`, a `(role, content)` pair or a string is the message it stands for (the engine's own
-    `convert_to_messages`), so a run recorded live (the raw write) and a thread read back from its
-    checkpoints (the coerced one) compare alike. A value it cannot read is returned as it is."""
+    `role`, a `(role, content)` pair or a string is the message it stands for (the reducer itself, on an
+    empty list: the ids it gives are set aside anyway), so a run recorded live (the raw write) and a thread
+    read back from its checkpoints (the coerced one) compare alike. A value it cannot read is returned as
+    it is."""
     try:
         decoded = decode(value)
         items = decoded if isinstance(decoded, list) else [decoded]
-        return encode(convert_to_messages(items))
+        return encode(add_messages([], items))
     except Exception:  # not messages after all: compared as recorded
         return value
 
