@@ -242,3 +242,17 @@ def test_a_lesson_before_and_after_its_fix(capsys):
     assert "B: graph sample_graphs/refund_concurrent_update.py:fixed_graph (done, 2 steps)" in out
     assert "the concurrent update on `v` at step 1 is gone in B" in out
     assert main(["compare", f"{target}:fixed_graph", f"{target}:fixed_graph"]) == 0
+
+
+def test_all_lists_the_equal_rows_too_and_json_has_every_step(tmp_path, capsys):
+    before, after = before_and_after()
+    (tmp_path / "a.json").write_text(to_json(before), encoding="utf-8")
+    (tmp_path / "b.json").write_text(to_json(after), encoding="utf-8")
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "a.json"), "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "step 1  = same" in out and "    = a → answer: 'from a'  |  'from a'" in out
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["agree"], data["first_divergence"], [s["step"] for s in data["steps"]]) == (False, 0, [0, 1])
+    [gone] = data["findings"]
+    assert gone["side"] == "A" and gone["kind"] == "concurrent_update" and gone["step"] == 1
