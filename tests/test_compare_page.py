@@ -47,3 +47,5 @@ def test_the_step_page_offers_the_run_as_one_html_page(fresh_store):
     at = start()
     button = at.get("download_button")[0]
     assert button.proto.label == "⬇ Download as one HTML page"
+    at.toggle(key="learn_mode").set_value(True).run()
+    assert not at.get("download_button"), "in learn mode the page would tell every merge's answer"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import replace
 
 import pandas as pd
@@ -110,10 +111,20 @@ def render() -> None:
 
 
 def _download_report(run) -> None:
-    """The run as one HTML page to keep or send (`stepscope export --html`), made only when clicked."""
+    """The run as one HTML page to keep or send (`stepscope export --html`), made only when clicked; not in
+    learn mode, as the page tells every merge's answer."""
+    if session.learning():
+        return
+
+    def page() -> str:
+        try:
+            return html_report.html_report(run.trace, run.graph)
+        except html_report.ReportError as exc:  # made after the click, where no error line can show
+            return f"<!DOCTYPE html><meta charset=utf-8><p>{html.escape(str(exc))}</p>"
+
     st.download_button(
         "⬇ Download as one HTML page",
-        data=lambda: html_report.html_report(run.trace, run.graph),
+        data=page,
         file_name=f"stepscope-{(run.trace.run_id or 'run')[:12]}.html",
         mime="text/html",
         key="download_html",
