@@ -20,6 +20,8 @@ B_KIND = "compare_b_kind"
 B_STORED = "compare_b_stored"
 B_UPLOAD = "compare_b_upload"
 B_STEP = "compare_step"
+COMPARED = "compare_result"
+"""The last comparison made, with the pair of runs it is of."""
 MARKS = {
     "same": "= same",
     "same but ids": "≈ same (ids aside)",
@@ -44,7 +46,18 @@ def render() -> None:
         return
     label, trace = other
     st.markdown(f"**B**: {widgets.md(label)} ({widgets.code(trace.status)}).")
-    show(compare_runs(run.trace, trace))
+    show(_compared(run.trace, trace))
+
+
+def _compared(a: Trace, b: Trace) -> RunComparison:
+    """The comparison of A and B, made once per pair: the page reruns on every choice of a step, and
+    comparing runs `diagnose` on both."""
+    pair = (a.run_id, id(a), b.run_id, b.started_at, len(b.steps))
+    kept = session.recall(COMPARED)
+    if kept is None or kept[0] != pair:
+        kept = (pair, compare_runs(a, b))
+        session.remember(COMPARED, kept)
+    return kept[1]
 
 
 def _pick_b() -> tuple[str, Trace] | None:
