@@ -14,7 +14,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
-from debugger.views import gallery, live, live_link, playground, runs, session, sidebar, step_through, widgets
+from debugger.views import compare, gallery, live, live_link, playground, runs, session, sidebar, step_through, widgets
 
 
 def main() -> None:
@@ -33,6 +33,7 @@ def main() -> None:
             st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
             st.Page(playground.render, title="Reducer playground", icon="🧪", url_path="playground"),
             st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
+            st.Page(compare.render, title="Compare", icon="⚖️", url_path="compare"),
         ]
     )
     session.remember(session.STEP_PAGE, step_page)

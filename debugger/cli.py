@@ -8,7 +8,9 @@ and `main`, which maps the typed errors of the services to one `error: ...` line
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
     stepscope samples                                               the gallery of lessons
     stepscope diagnose TARGET|FILE|RUN_ID [--json] [--no-run]      find mistakes; exit 1 on an error-level finding
+    stepscope compare A B [--json] [--all]                          two runs side by side; exit 1 if they differ
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
+    stepscope export RUN_ID --html FILE                             the run as one self-contained web page
     stepscope threads --checkpointer URL                            threads of a langgraph checkpointer (SQLite file,
                                                                     postgresql:// URL); show, diagnose and app open
                                                                     one with
@@ -46,6 +48,7 @@ from typing import Sequence
 from debugger.commands import COMMANDS
 from debugger.commands.diagnose import RunFailedBeforeStart
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.model.html_report import ReportError
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError
 from debugger.runtimes.registry import runtime_errors
 from debugger.runtimes.runtime import RunSetupError, TargetError
@@ -61,6 +64,7 @@ USAGE_ERRORS: tuple[type[Exception], ...] = (
     RunFailedBeforeStart,
     CheckpointerError,
     RunSetupError,
+    ReportError,
     *runtime_errors(),
 )
 """The typed errors a command reports as one `error: ...` line (exit 2): bad input, never a traceback."""

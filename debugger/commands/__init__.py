@@ -8,6 +8,7 @@ subcommand and its options) over a service that returns data or raises a typed e
     runs.py       stepscope runs                the stored runs
     samples.py    stepscope samples             the gallery of lessons
     diagnose.py   stepscope diagnose ...        findings (`debugger/diagnostics/`), printed by `diagnose_text.py`
+    compare.py    stepscope compare A B         two runs superstep by superstep (`debugger/model/compare.py`)
     app.py        stepscope app                 the Streamlit debugger (`debugger/commands/app_server.py`)
     export.py, import_.py, delete.py            move runs in and out of the run store
     common.py     what several share: the `--db` option, tables, JSON options, the checkpointer options
@@ -17,7 +18,7 @@ subcommand and its options) over a service that returns data or raises a typed e
 
 from __future__ import annotations
 
-from debugger.commands import app, delete, diagnose, export, fork, import_, run, runs, samples, show, threads
+from debugger.commands import app, compare, delete, diagnose, export, fork, import_, run, runs, samples, show, threads
 
-COMMANDS = (run, show, threads, fork, runs, samples, diagnose, app, export, import_, delete)
+COMMANDS = (run, show, threads, fork, runs, samples, diagnose, compare, app, export, import_, delete)
 """Every subcommand module, in the order `stepscope --help` lists them."""

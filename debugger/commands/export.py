@@ -1,23 +1,40 @@
-"""`stepscope export RUN_ID FILE`: a stored run written to a JSON trace file."""
+"""`stepscope export RUN FILE`: a stored run written to a JSON trace file; `--html FILE`: the run as one
+self-contained web page (`debugger/model/html_report.py`) to open in any browser or send to someone."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from debugger.commands.common import add_command
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.stores.opening import open_store
+from debugger.model.html_report import ReportError, html_report
+from debugger.stores.opening import load_trace, open_store
 
 
 def add_to(commands: Any) -> None:
     """Registers `stepscope export`."""
-    export = add_command(commands, "export", command, "write a stored run to a JSON trace file")
-    export.add_argument("run")
-    export.add_argument("file")
+    export = add_command(
+        commands, "export", command, "write a stored run to a JSON trace file, or (--html) to one web page"
+    )
+    export.add_argument("run", help="a stored run id (a unique prefix is enough); with --html also a trace .json file")
+    export.add_argument("file", nargs="?", help="the JSON trace file to write")
+    export.add_argument("--html", metavar="FILE", help="write the run as one self-contained HTML page instead")
 
 
 def command(args: argparse.Namespace) -> int:
     """Writes the file and says where."""
-    print(open_store(args.db).export(args.run, args.file))
+    if args.html is None and args.file is None:
+        raise ReportError("say where to write the run: `stepscope export RUN FILE.json` or `--html FILE.html`.")
+    if args.file is not None:
+        print(open_store(args.db).export(args.run, args.file))
+    if args.html is not None:
+        page = html_report(load_trace(args.run, args.db))
+        path = Path(args.html)
+        try:
+            path.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise ReportError(f"cannot write {path}: {exc.strerror or exc}.") from None
+        print(f"{path} ({len(page.encode('utf-8')) / 1024:.0f} KB): open it in any browser; it loads nothing.")
     return 0

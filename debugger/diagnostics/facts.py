@@ -117,13 +117,16 @@ class RunFacts:
     def repeats(self, step: int, key: str, before: Any, after: Any) -> list[Repeat]:
         """The items a reducer call appended that were already in the list, each with where the first
         copy came from (the one duplicate detector: the app's marks and `diagnose` both use it)."""
+        repeated = repeated_items(before, after)
+        if not repeated:
+            return []
         start = self.start_value(step, key)
         first: dict[str, int] = {}
         for index, item in enumerate(start if isinstance(start, list) else []):
             first.setdefault(canonical(item), index)
         origins = self.origins_before(step, key)
         found = []
-        for index in repeated_items(before, after):
+        for index in repeated:
             item = after[index]
             at = first.get(canonical(item))
             found.append(Repeat(index, item, origins[at] if at is not None and at < len(origins) else None))

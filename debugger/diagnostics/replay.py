@@ -168,13 +168,20 @@ def repeated_items(before: Any, after: Any) -> tuple[int, ...]:
     `before`: a write that carried the old value again (the subgraph trap, a read-modify-write)."""
     if not (isinstance(before, list) and isinstance(after, list) and len(after) > len(before)):
         return ()
+    if not any(item in before for item in after[len(before) :]):  # equal texts are equal values: a cheap first pass
+        return ()
     seen = {canonical(item) for item in before}
     return tuple(len(before) + i for i, item in enumerate(after[len(before) :]) if canonical(item) in seen)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+"""`json.dumps(value, sort_keys=True, ensure_ascii=False)` without building an encoder per call: finding
+repeated items asks for every item of a list, at every step."""
+
+
 def canonical(value: Any) -> str:
     """One text per recorded value, so equal values compare equal whatever their key order."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return _CANONICAL(value)
 
 
 def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any, change: Any = None) -> None:

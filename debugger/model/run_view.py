@@ -151,6 +151,7 @@ class RunView:
         self._findings = findings
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
+        self._merges: dict[int, list[MergeCall]] = {}
 
     @cached_property
     def findings(self) -> tuple[Finding, ...]:
@@ -293,9 +294,14 @@ class RunView:
 
     def dot(self, step: int, *, collapsed: bool = False) -> str:
         """DOT for the step, subgraphs drawn as clusters (or, `collapsed`, as single nodes)."""
+        drawable, highlight = self.drawn(step, collapsed=collapsed)
+        return to_dot(drawable, highlight=highlight)
+
+    def drawn(self, step: int, *, collapsed: bool = False) -> tuple[DrawableGraph, Highlight]:
+        """The drawing `dot` draws and the step's highlight on its node ids (a subgraph's members for it)."""
         flat = self.highlight(step)
         if collapsed or self.xray is self.drawing or set(self.xray.nodes) == set(self.drawing.nodes):
-            return to_dot(self.drawing, highlight=flat)
+            return self.drawing, flat
 
         def ids(names: set[str]) -> set[str]:
             return {drawn for name in names for drawn in self._drawn_ids(name)}
@@ -307,17 +313,14 @@ class RunView:
             if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)
         }
         labels = {drawn: text for name, text in flat.labels.items() for drawn in self._drawn_ids(name)}
-        return to_dot(
-            self.xray,
-            highlight=Highlight(
-                ran=ids(flat.ran),
-                next=ids(flat.next),
-                visited=ids(flat.visited),
-                failed=ids(flat.failed),
-                edges_taken=edges,
-                labels=labels,
-                stopped=ids(flat.stopped),
-            ),
+        return self.xray, Highlight(
+            ran=ids(flat.ran),
+            next=ids(flat.next),
+            visited=ids(flat.visited),
+            failed=ids(flat.failed),
+            edges_taken=edges,
+            labels=labels,
+            stopped=ids(flat.stopped),
         )
 
     @property
@@ -365,6 +368,13 @@ class RunView:
     # ---- merge ------------------------------------------------------------------------------------
 
     def merge(self, step: int) -> list[MergeCall]:
+        """The step's reducer calls, ready to show; made once per step (the summary, the tabs and the HTML
+        report each ask, and finding repeated items costs the list's length)."""
+        if step not in self._merges:
+            self._merges[step] = self._merge(step)
+        return self._merges[step]
+
+    def _merge(self, step: int) -> list[MergeCall]:
         record = self.by_step.get(step)
         if record is None:
             return []

@@ -32,10 +32,11 @@ class ImportTimedOut(BaseException):
 
 
 def load_target(target: str, *, timeout: float | None = None) -> LoadedTarget:
-    """Imports the module `target` names and picks its compiled graph and that graph's runtime; a target
-    in another language (`app.mjs:graph`) is loaded by the runtime that `loads` it. With `timeout`, an
-    import that takes longer (a module that sleeps or waits on the network at import) is stopped and
-    refused in one line that names the line it was stuck at."""
+    """Imports the module `target` names and picks its compiled graph and that graph's runtime, with the
+    module's `example_input` (a lesson's `:fixed_graph`, its `fixed_input`); a target in another language
+    (`app.mjs:graph`) is loaded by the runtime that `loads` it. With `timeout`, an import that takes longer
+    (a module that sleeps or waits on the network at import) is stopped and refused in one line that names
+    the line it was stuck at."""
     foreign = loader_for(target)
     if foreign is not None:
         return foreign.load(target)
@@ -57,6 +58,8 @@ def load_target(target: str, *, timeout: float | None = None) -> LoadedTarget:
         ) from None
     graph = _pick_graph(module, attribute, target)
     example_input = getattr(module, "example_input", {})
+    if attribute == "fixed_graph" and hasattr(module, "fixed_input"):  # a lesson's fix may change the schema
+        example_input = module.fixed_input
     example_config = dict(getattr(module, "example_config", None) or {})
     return LoadedTarget(graph, example_input, module, target, example_config, find_runtime(graph))
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.diagnostics.replay import Replay
+from debugger.model.compare import StepDiff, compare_runs
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import RunRequest, RunSetupError
 from debugger.sources.recording import app_run_timeout
@@ -33,17 +34,6 @@ class TimeTravelError(Exception):
 
 
 @dataclass
-class StepComparison:
-    """One step of a branch beside the original's state at the same step."""
-
-    step: int
-    original: Any
-    """The original run's state after this step (encoded), or None if it had no such step."""
-    fork: Any
-    differs: bool
-
-
-@dataclass
 class Fork:
     """A run that branched off a recorded one."""
 
@@ -55,12 +45,13 @@ class Fork:
     value: Any
     replay_matches: bool
     """Whether re-running the original reproduced the recorded state before the fork point."""
-    comparison: list[StepComparison] = field(default_factory=list)
+    comparison: list[StepDiff] = field(default_factory=list)
+    """The branch's steps beside the original's (`debugger.model.compare`, the comparison of two runs)."""
 
     @property
     def differing_steps(self) -> list[int]:
         """The steps whose state differs from the original's."""
-        return [c.step for c in self.comparison if c.differs]
+        return [c.step for c in self.comparison if c.state_differs]
 
 
 @dataclass(frozen=True)
@@ -275,18 +266,13 @@ def ranges(steps: list[int]) -> str:
     return f"{words} " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
 
 
-def compare(original: Trace, branch: Trace) -> list[StepComparison]:
-    """The state after each step of `branch` next to the original's at the same step number."""
-    mine, theirs = Replay(original), Replay(branch)
-    rows = []
+def compare(original: Trace, branch: Trace) -> list[StepDiff]:
+    """Each step of `branch` beside the original's step of the same number (the two-run comparison of
+    `stepscope compare`), from the fork point on."""
     first = min((s.step for s in branch.steps if s.tasks and s.tasks[0].id.startswith("fork-")), default=None)
-    for step in theirs.order:
-        if first is not None and step < first:
-            continue  # the original's own history, copied into the branch
-        new = theirs.state_after(step)
-        old = mine.state_after(step) if step in mine.steps else None
-        rows.append(StepComparison(step, old, new, old != new))
-    return rows
+    steps = compare_runs(original, branch, findings=False).steps
+    # before `first` the branch holds the original's own history, copied
+    return [s for s in steps if s.in_b and (first is None or s.step >= first)]
 
 
 def _same_state(a: Replay, b: Replay, step: int) -> bool:

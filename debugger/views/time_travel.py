@@ -149,12 +149,13 @@ def render(run: LoadedRun, at: Cursor) -> None:
     rows = [
         {
             "step": c.step,
-            "differs": "✱ differs" if c.differs else "= same",
-            "original": widgets.inline(c.original, 70) if c.original is not None else "(no such step)",
-            "branch": widgets.inline(c.fork, 70),
+            "differs": "✱ differs" if c.state_differs else ("≈ same but ids" if c.ids_set_aside else "= same"),
+            "original": widgets.md(widgets.short(c.state_a, 70)) if c.state_a is not None else "(no such step)",
+            "branch": widgets.md(widgets.short(c.state_b, 70)),
         }
         for c in branch.comparison
     ]
-    # a table wraps its cells: the grid of st.dataframe cut the two states off at the column's width
+    # a table wraps its cells (the grid of st.dataframe cut the two states off at the column's width); it
+    # reads them as Markdown, so each is escaped: a value's `![x](http://...)` stays text
     st.table(pd.DataFrame(rows).set_index("step"))
     st.button("Open the branch to step through it", key="tt_open", on_click=_open_branch, args=(run,))

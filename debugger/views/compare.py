@@ -1,0 +1,176 @@
+"""The Compare page: the open run (A, whatever its source: a sample, a graph file, a stored run, a trace
+file, a checkpointer thread) beside another (B: a stored run or a trace file), superstep by superstep.
+It renders `debugger.model.compare`, the comparison `stepscope compare` prints."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from debugger.diagnostics.value_text import short
+from debugger.model import run_status
+from debugger.model.compare import ABSENT, IDS_NOTE, RunComparison, StepDiff, compare_runs
+from debugger.sources import runs as sources
+from debugger.stores.opening import open_store
+from debugger.stores.protocol import StoreError
+from debugger.views import session, widgets
+from engine.trace import Trace
+
+B_KIND = "compare_b_kind"
+B_STORED = "compare_b_stored"
+B_UPLOAD = "compare_b_upload"
+B_STEP = "compare_step"
+COMPARED = "compare_result"
+"""The last comparison made, with the pair of runs it is of."""
+MARKS = {
+    "same": "= same",
+    "same but ids": "≈ same (ids aside)",
+    "differs": "✱ differs",
+    "only in A": "< only in A",
+    "only in B": "> only in B",
+}
+"""A row's verdict as the page marks it."""
+
+
+def render() -> None:
+    """A (the open run), the choice of B, and the comparison."""
+    session.follow_step_page_request()
+    st.title("Compare two runs")
+    run = session.loaded_run()
+    if run is None:
+        st.info("Open a run from the sidebar: it is A, and you pick B here.")
+        return
+    st.markdown(f"**A** is the open run: {widgets.md(run.title or run.label)} ({widgets.code(run.trace.status)}).")
+    other = _pick_b()
+    if other is None:
+        return
+    label, trace = other
+    st.markdown(f"**B**: {widgets.md(label)} ({widgets.code(trace.status)}).")
+    show(_compared(run.trace, trace))
+
+
+def _compared(a: Trace, b: Trace) -> RunComparison:
+    """The comparison of A and B, made once per pair: the page reruns on every choice of a step, and
+    comparing runs `diagnose` on both."""
+    pair = (a.run_id, id(a), b.run_id, b.started_at, len(b.steps))
+    kept = session.recall(COMPARED)
+    if kept is None or kept[0] != pair:
+        kept = (pair, compare_runs(a, b))
+        session.remember(COMPARED, kept)
+    return kept[1]
+
+
+def _pick_b() -> tuple[str, Trace] | None:
+    """(label, trace) of the run B the user picked, else None (with what to do)."""
+    kind = st.radio("B is", ["A stored run", "A trace file"], horizontal=True, key=B_KIND)
+    try:
+        if kind == "A trace file":
+            upload = st.file_uploader("Trace file (.json)", type=["json"], key=B_UPLOAD)
+            if upload is None:
+                st.caption("Upload a trace written by `stepscope run --out` or `stepscope export`.")
+                return None
+            opened = sources.open_upload(upload.getvalue(), upload.name)
+            return upload.name, opened.trace
+        runs = open_store().list(limit=500)
+        if not runs:
+            st.info("No stored runs yet: run the other version of the graph (it is stored), or upload a trace.")
+            return None
+        labels = {
+            r.run_id: f"{r.run_id[:12]} · {r.target or r.graph} · {run_status.label(r.status, r.error)}" for r in runs
+        }
+        choice = st.selectbox("Stored run", list(labels), format_func=labels.get, key=B_STORED)
+        return labels[choice], sources.open_stored(choice).trace
+    except (sources.OpenError, StoreError) as exc:
+        widgets.open_error(str(exc))
+        return None
+
+
+def show(comparison: RunComparison) -> None:
+    """The verdict, the findings that come and go, every step's verdict, and one step in detail."""
+    if comparison.agree:
+        st.success(widgets.md(comparison.headline()))
+    else:
+        st.warning(widgets.md(comparison.headline()))
+    if comparison.ids_set_aside:
+        st.info(widgets.md(IDS_NOTE))
+    for change in comparison.findings:
+        (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
+    if not comparison.steps:
+        return
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "step": s.step,
+                    "verdict": _step_verdict(s),
+                    "only in A": ", ".join(s.tasks_only_a),
+                    "only in B": ", ".join(s.tasks_only_b),
+                    "findings": " · ".join(c.sentence() for c in s.findings),
+                }
+                for s in comparison.steps
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    numbers = [s.step for s in comparison.steps]
+    first = comparison.first_divergence
+    chosen = st.selectbox(
+        "Step",
+        numbers,
+        index=numbers.index(first) if first is not None else 0,
+        format_func=lambda n: f"step {n} · {_step_verdict(next(s for s in comparison.steps if s.step == n))}",
+        key=B_STEP,
+    )
+    _step_detail(next(s for s in comparison.steps if s.step == chosen))
+
+
+def _step_verdict(step: StepDiff) -> str:
+    if not step.in_a or not step.in_b:
+        return "> only in B" if step.in_b else "< only in A"
+    return "✱ differs" if step.differs else ("≈ same (ids aside)" if step.ids_set_aside else "= same")
+
+
+def _step_detail(step: StepDiff) -> None:
+    """One step: the tasks of one run only, then writes, reducer calls and state side by side."""
+    if step.tasks_only_a:
+        st.markdown("**Tasks only in A:** " + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_a))
+    if step.tasks_only_b:
+        st.markdown("**Tasks only in B:** " + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_b))
+    for change in step.findings:
+        (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
+    for task, nested in step.inside:
+        _inside(task, nested)
+    for title, rows in (("Writes", step.writes), ("Reducer calls", step.calls), ("State after the step", step.state)):
+        st.markdown(f"**{title}**")
+        if not rows:
+            st.caption("None in either run.")
+            continue
+        # a table wraps its cells, so both sides are read whole; it reads them as Markdown, so each is escaped
+        frame = pd.DataFrame(
+            [{"": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)} for r in rows]
+        ).map(widgets.md)
+        st.table(frame.set_index(""))
+
+
+def _inside(task: str, nested: RunComparison) -> None:
+    """A subgraph run of `task` that differs: its verdict and every differing row of its steps."""
+    st.markdown(f"**Inside {widgets.md(task)}:** {widgets.md(nested.headline())}")
+    rows = [
+        {"step": s.step, "": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)}
+        for s in nested.steps
+        for r in (*s.writes, *s.calls, *s.state)
+        if r.differs
+    ]
+    if rows:
+        st.table(pd.DataFrame(rows).map(widgets.md).set_index("step"))  # Markdown cells: escaped
+
+
+def _cell(value: object) -> str:
+    """One side of a row as text: `(none)`, a reducer call as `reducer: write → result`, or the value."""
+    if value is ABSENT:
+        return "(none)"
+    if isinstance(value, dict) and set(value) == {"reducer", "write", "after", "error"}:
+        result = f"REFUSED {value['error']}" if value["error"] else short(value["after"], 120)
+        return f"{value['reducer']}: {short(value['write'], 120)} → {result}"
+    return short(value, 240)

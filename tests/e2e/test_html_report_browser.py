@@ -1,0 +1,84 @@
+"""The one-file HTML report (issue 27, item 3) in headless Chromium, opened from `file://`: no request but
+the file itself, the arrow keys step through the run, and the subgraph trap's merge is on the page.
+
+Uses pytest-playwright's `browser` with a context of its own: no Streamlit server is needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from debugger.model.html_report import html_report
+from debugger.runtimes.targets import load_target
+from engine.trace import Recorder
+
+
+def _page_file(tmp_path: Path, target: str) -> Path:
+    loaded = load_target(target)
+    recorder = Recorder()
+    try:
+        loaded.graph.invoke(loaded.example_input, hooks=recorder)
+    except Exception:  # a failing run is reported too
+        pass
+    path = tmp_path / "report.html"
+    path.write_text(html_report(recorder.trace), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def opened(browser):
+    """opened(path) -> (page, requests): the file in a fresh context, with every request it made."""
+    contexts = []
+
+    def open_file(path: Path):
+        context = browser.new_context(viewport={"width": 1300, "height": 1000})
+        contexts.append(context)
+        page = context.new_page()
+        requests: list[str] = []
+        errors: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(path.as_uri())
+        page.locator("#at").wait_for()
+        assert errors == [], errors
+        return page, requests
+
+    yield open_file
+    for context in contexts:
+        context.close()
+
+
+def test_the_report_steps_with_the_arrow_keys_and_shows_the_subgraph_traps_merge(tmp_path, opened):
+    from playwright.sync_api import expect
+
+    path = _page_file(tmp_path, "subgraph_trap")
+    page, requests = opened(path)
+    expect(page.locator("#at")).to_have_text("Step 0 (1 of 3)")
+    page.mouse.click(5, 5)  # nothing focused: the page's own keys
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#at")).to_have_text("Step 1 (2 of 3)")
+    expect(page.locator("svg g#node_p1")).to_have_attribute("data-state", "ran")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#at")).to_have_text("Step 2 (3 of 3)")
+    repeated = page.locator("#merge tr.repeated")
+    expect(repeated).to_have_count(1)
+    expect(repeated).to_contain_text("['parent', 'parent', 'sub-1']")
+    expect(repeated).to_contain_text("(1 of them already there: duplicated)")
+    expect(page.locator('svg g[id="node_child-3a-s1"]')).to_have_attribute("data-state", "ran")
+    expect(page.locator("#step-findings")).to_contain_text("Subgraph node child re-appended 'log'")
+    expect(page.locator("#inside")).to_contain_text("child (step 2) › step 1")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#at")).to_have_text("Step 1 (2 of 3)")
+    assert requests == [path.as_uri()], f"the page asked for more than itself: {requests}"
+
+
+def test_a_hostile_run_is_text_in_the_report(tmp_path, opened):
+    path = _page_file(tmp_path, str(Path(__file__).resolve().parents[1] / "inert_trace.py") + ":graph")
+    page, requests = opened(path)
+    for _ in range(3):
+        assert page.get_by_text("evil.invalid").count() > 0, "the hostile data is on the page, as text"
+        assert page.locator("[href], [src], img, image, iframe").count() == 0
+        page.mouse.click(5, 5)
+        page.keyboard.press("ArrowRight")
+    assert requests == [path.as_uri()], f"the page asked for more than itself: {requests}"
