@@ -102,7 +102,7 @@ class Recorder(Hooks):
                 writer = parent.writer.subrun(task, record)  # type: ignore[union-attr]
             else:  # a run whose starting task is not recorded: kept, but reachable from no trace
                 writer = TraceWriter(record)
-            self.builders[ns] = RunEvents(writer)
+            self.builders[ns] = RunEvents(writer, lazy=self.sink is None)
 
     def run_finished(
         self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int

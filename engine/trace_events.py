@@ -34,11 +34,13 @@ class RunEvents:
     """What the events of one run (one namespace) have reached as they come, in the run's own
     thread; `writer` builds them (a reader of `Recorder.trace` may build from another thread)."""
 
-    def __init__(self, writer: TraceWriter) -> None:
+    def __init__(self, writer: TraceWriter, *, lazy: bool | None = None) -> None:
         self.writer = writer
         self.record = writer.record
-        self.lazy = writer.sink is None
-        """Events are kept and built later only without a sink (a step must be whole when handed over)."""
+        self.lazy = writer.sink is None if lazy is None else lazy
+        """Events are kept and built later only without a sink (a step must be whole when handed over);
+        a subgraph run inside a run that streams to a sink is built at once too, as it is part of the
+        root step that is handed over."""
         self.pending = writer.pending
         self.now = writer.now
         self.latest: dict[str, Any] = {}

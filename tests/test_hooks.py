@@ -502,3 +502,39 @@ def test_watching_attaches_a_fresh_hook_to_each_root_run_and_none_to_nested_runs
         runs = [e[1] for e in hook.events if e[0] == "run"]
         assert runs[0] == () and len(runs) == 2 and runs[1][0].startswith("child:")
     assert made[1].events[0][2] == {"log": ["again"]}
+
+
+def test_a_subgraph_run_is_whole_in_the_step_a_sink_is_handed():
+    """With a sink the root's steps are handed over as they end; a subgraph run inside one of them must be
+    built by then (it used to be handed over with no steps: `stepscope run subgraph_trap --out` lost them)."""
+    import copy
+
+    from engine.trace import Recorder
+
+    inner = StateGraph(Log)
+    inner.add_node("leaf", lambda s: {"log": ["leaf"]})
+    inner.add_edge(START, "leaf")
+    outer = StateGraph(Log)
+    outer.add_node("first", lambda s: {"log": ["first"]})
+    outer.add_node("child", inner.compile())
+    outer.add_edge(START, "first")
+    outer.add_edge("first", "child")
+    outer.add_edge("child", END)
+
+    class KeepingSink:
+        def __init__(self):
+            self.steps = []
+
+        def flush(self, record):
+            self.steps += copy.deepcopy(record.steps)  # what a store writes down at this moment
+            del record.steps[:]
+
+    graph = outer.compile()
+    sink = KeepingSink()
+    graph.invoke({"log": []}, hooks=Recorder(sink=sink))
+    whole = Recorder()
+    graph.invoke({"log": []}, hooks=whole)
+    handed = next(t for s in sink.steps for t in s.tasks if t.name == "child")
+    kept = next(t for s in whole.trace.steps for t in s.tasks if t.name == "child")
+    assert [len(run.steps) for run in handed.subgraphs] == [len(run.steps) for run in kept.subgraphs] != [0]
+    assert [s.step for s in handed.subgraphs[0].steps] == [s.step for s in kept.subgraphs[0].steps]
