@@ -12,12 +12,13 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from debugger.i18n import N_, _
 from debugger.model.present import short
 from debugger.model.run_view import MergeCall, RunView
 from engine.codec import decode
 from sample_graphs.gallery import SAMPLES, load_sample
 
-GENERIC_PROMPT = (
+GENERIC_PROMPT = N_(
     "Learn mode keeps the lesson back: it tells what the merges give. Step through the run and guess each "
     "reducer call in the Merge tab; the lesson appears once you have guessed them all."
 )
@@ -110,5 +111,5 @@ def prompt(target: str) -> str:
     """What learn mode shows while the lesson is kept back: the sample's `learn_prompt` (its set-up,
     without the results), else a general word on why the lesson waits."""
     if target not in SAMPLES:
-        return GENERIC_PROMPT
-    return getattr(load_sample(target), "learn_prompt", "") or GENERIC_PROMPT
+        return _(GENERIC_PROMPT)
+    return _(getattr(load_sample(target), "learn_prompt", "") or GENERIC_PROMPT)

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.model import learn, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.sources import forks as timetravel
@@ -73,7 +74,7 @@ def render() -> None:
     step = at.step
 
     crumbs = run.view.breadcrumbs(at.scope)
-    st.title(widgets.md(run.title or run.label))
+    st.title(widgets.md(_(run.title) or run.label))
     if at.scope.path:
         left, right = st.columns([5, 1])
         left.markdown("Inside a subgraph: " + " › ".join(f"**{widgets.md(c)}**" for c in crumbs))
@@ -114,15 +115,19 @@ def _lesson(run, view: RunView, at: Cursor) -> None:
     if session.learning():
         guessed, total = learn.lesson_progress(view, session.guessed_calls(at.scope))
         if guessed < total:
-            with st.expander("The lesson (kept back in learn mode)", expanded=True):
+            with st.expander(_("The lesson (kept back in learn mode)"), expanded=True):
                 st.markdown(learn.prompt(sources.origin_target(run.trace.target) or run.label))
-                st.caption(f"{guessed} of {total} reducer calls guessed; the lesson appears once all are.")
+                st.caption(
+                    _("{guessed} of {total} reducer calls guessed; the lesson appears once all are.").format(
+                        guessed=guessed, total=total
+                    )
+                )
             return
     if run.lesson:
-        with st.expander("The lesson", expanded=True):
-            st.markdown(run.lesson)  # the sample's own text, written as Markdown
+        with st.expander(_("The lesson"), expanded=True):
+            st.markdown(_(run.lesson))  # the sample's own text, written as Markdown (its catalog's, in Chinese)
     if run.code:
-        with st.expander(f"The code ({CODE_LANGUAGES.get(run.language, run.language)})"):
+        with st.expander(_("The code ({language})").format(language=CODE_LANGUAGES.get(run.language, run.language))):
             st.code(run.code, language=run.language, line_numbers=True)  # as the article writes it
 
 
