@@ -14,6 +14,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.views import gallery, live, runs, session, sidebar, step_through, widgets
 
 
@@ -23,20 +24,21 @@ def main() -> None:
         st.set_option("client.showErrorDetails", "none")
     except Exception:  # an option Streamlit refuses at run time: the command-line flag still applies
         pass
+    session.apply_language()  # before any text: every sentence below is in the page's language
     widgets.page_style()
-    widgets.render_guarded(sidebar.open_from_url, "the run named in the link")
-    step_page = st.Page(step_through.render, title="Step through", icon="⏯️", url_path="step", default=True)
+    widgets.render_guarded(sidebar.open_from_url, _("the run named in the link"))
+    step_page = st.Page(step_through.render, title=_("Step through"), icon="⏯️", url_path="step", default=True)
     pages = st.navigation(
         [
             step_page,
-            st.Page(live.render, title="Live run", icon="🔴", url_path="live"),
-            st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
-            st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
+            st.Page(live.render, title=_("Live run"), icon="🔴", url_path="live"),
+            st.Page(gallery.render, title=_("Gallery"), icon="📚", url_path="gallery"),
+            st.Page(runs.render, title=_("Stored runs"), icon="🗂️", url_path="runs"),
         ]
     )
     session.remember(session.STEP_PAGE, step_page)
-    widgets.render_guarded(sidebar.render, "the sidebar")
-    widgets.render_guarded(pages.run, "this page")
+    widgets.render_guarded(sidebar.render, _("the sidebar"))
+    widgets.render_guarded(pages.run, _("this page"))
 
 
 main()

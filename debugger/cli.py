@@ -88,9 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if language is None:
         print(f"error: unknown language {args.lang!r}: use --lang en or --lang zh", file=sys.stderr)
         return 2
-    i18n.set_language(language)
     try:
-        return args.handler(args)
+        with i18n.using(language):  # the caller's language comes back after (a test calls main in-process)
+            return args.handler(args)
     except KeyboardInterrupt:  # outside a run (a run keeps what it recorded): stop quietly
         print("stopped (Ctrl-C).", file=sys.stderr)
         return 130

@@ -23,6 +23,7 @@ from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFact
 from debugger.diagnostics.replay import Origin
 from debugger.diagnostics.validation import VALIDATION_ERRORS, last_write, rejected_fields
 from debugger.diagnostics.writes import lost_items
+from debugger.i18n import _, ngettext
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
 from debugger.model.present import explain_call, short
@@ -94,13 +95,24 @@ class LostUpdate:
 
     def sentence(self) -> str:
         """`Lost update: 'from A' (written by node_a) is not in 'messages': ...`."""
-        items = ", ".join(f"{short(item, 40)} (written by {who})" for who, item in self.lost[:4])
-        more = f" and {len(self.lost) - 4} more" if len(self.lost) > 4 else ""
-        writers = list(dict.fromkeys([*(who for who, _ in self.lost), self.kept]))
-        return (
-            f"Lost update: {items}{more} {'is' if len(self.lost) == 1 else 'are'} not in {self.channel!r}. "
-            f"{' and '.join(writers)} each wrote back the whole list in this step; {self.reducer} keeps one "
-            f"write, so {self.kept}'s {short(self.value, 50)} replaced the others. No error was raised."
+        items = ", ".join(
+            _("{item} (written by {writer})").format(item=short(item, 40), writer=who) for who, item in self.lost[:4]
+        )
+        more = _(" and {count} more").format(count=len(self.lost) - 4) if len(self.lost) > 4 else ""
+        writers = list(dict.fromkeys([*(who for who, _item in self.lost), self.kept]))
+        return ngettext(
+            "Lost update: {items} is not in {channel}. {writers} each wrote back the whole list in this step; "
+            "{reducer} keeps one write, so {kept}'s {value} replaced the others. No error was raised.",
+            "Lost update: {items} are not in {channel}. {writers} each wrote back the whole list in this step; "
+            "{reducer} keeps one write, so {kept}'s {value} replaced the others. No error was raised.",
+            len(self.lost),
+        ).format(
+            items=items + more,
+            channel=repr(self.channel),
+            writers=_(" and ").join(writers),
+            reducer=self.reducer,
+            kept=self.kept,
+            value=short(self.value, 50),
         )
 
 
@@ -130,8 +142,8 @@ class Trigger:
         return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was due (no recorded reason)"
-        return f"{self.task} runs because {because}"
+        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or _("it was due (no recorded reason)")
+        return _("{task} runs because {because}").format(task=self.task, because=because)
 
 
 class RunView:
@@ -225,7 +237,7 @@ class RunView:
         if self.run.status != "error" or error.get("class") not in VALIDATION_ERRORS:
             return set()
         found = set()
-        for key, _ in rejected_fields(error.get("message", "")):
+        for key, _reason in rejected_fields(error.get("message", "")):
             written = last_write(self.facts, key)
             if written is not None and written[0] == step:
                 found |= {c.writer for c in self.by_step[step].reducer_calls if c.channel == key}

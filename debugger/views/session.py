@@ -2,8 +2,8 @@
 
 Session state holds: the loaded run (`LoadedRun`: its Trace, and the live graph when the run came from
 code), the cursor, and small UI settings. The URL holds what a link must reopen: the run (`run=<id>`,
-a stored run, or `sample=<name>`, with `lang=js` for its JavaScript twin), the `step`, the merge
-position `call` and the subgraph `scope`.
+a stored run, or `sample=<name>`, with `runtime=js` for its JavaScript twin), the `step`, the merge
+position `call`, the subgraph `scope` and the language of the page (`lang=zh`; `debugger.i18n`).
 Callbacks change the cursor; views only read it.
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 
 import streamlit as st
 
+from debugger import i18n
 from debugger.model.run_view import Cursor, Scope, TraceView
 from debugger.sources.runs import Opened
 
@@ -34,10 +35,15 @@ GUESSES = "learn_guesses"
 """Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
 
 LANGUAGE_PARAMS = {"python": "py", "javascript": "js"}
-"""A lesson's language as its link names it (`?sample=fan_out_search&lang=js`)."""
+"""A lesson's programming language as its link names it (`?sample=fan_out_search&runtime=js`); `lang` is the
+language the page speaks (`?lang=zh`)."""
 
 # widget keys: the views create the widgets, callbacks read them here
 LEARN = "learn_mode"
+UI_LANGUAGE = "ui_language"
+"""The language the page speaks (a tag of `i18n.LANGUAGES`): the sidebar's switch."""
+BROWSER_LANGUAGE = "browser_language"
+"""The language the browser asked for (Accept-Language) when the session started, or None."""
 STEP_SLIDER = "step_slider"
 SAMPLE_CHOICE = "sample_choice"
 LESSON_LANGUAGE = "lesson_language"
@@ -148,7 +154,7 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
     if run.source == "sample":
         params["sample"] = run.label
         if run.language != "python":  # the lesson's JavaScript twin: the link must reopen that one
-            params["lang"] = LANGUAGE_PARAMS[run.language]
+            params["runtime"] = LANGUAGE_PARAMS[run.language]
     else:
         params["run"] = run.trace.run_id
     parent = st.session_state.get(FORK_PARENT)
@@ -159,6 +165,7 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
         params["call"] = str(at.call)
     if at.scope.path:
         params["scope"] = encode_scope(at.scope)
+    params.update(language_param())
     if dict(st.query_params) != params:  # writing the same URL again would only add history entries
         st.query_params.clear()
         st.query_params.update(params)
@@ -172,12 +179,46 @@ def sync_url() -> None:
 
 
 def url_request() -> dict[str, str]:
-    """What the URL asks for (read once, when a session starts)."""
-    return {
+    """What the URL asks for (read once, when a session starts). A link from before the page spoke
+    Chinese named a lesson's JavaScript twin `lang=js`: it still opens it."""
+    request = {
         k: st.query_params[k]
-        for k in ("sample", "lang", "run", "step", "call", "scope", "parent", "graph", "thread")
+        for k in ("sample", "runtime", "run", "step", "call", "scope", "parent", "graph", "thread")
         if k in st.query_params
     }
+    if st.query_params.get("lang") in LANGUAGE_PARAMS.values() and "runtime" not in request:
+        request["runtime"] = st.query_params["lang"]
+    return request
+
+
+def _browser_language() -> str | None:
+    """The first language of the browser's Accept-Language that the app speaks, or None."""
+    try:
+        return i18n.from_accept_language(st.context.headers.get("Accept-Language"))
+    except Exception:  # no request behind this run (a test's AppTest): no browser to follow
+        return None
+
+
+def apply_language() -> str:
+    """Makes the page speak its language for this run of the script, and returns its tag: the sidebar's
+    choice, else (a session's first run) the URL's `lang`, else the browser's language, else English."""
+    if UI_LANGUAGE not in st.session_state:
+        st.session_state[BROWSER_LANGUAGE] = _browser_language()
+        st.session_state[UI_LANGUAGE] = (
+            i18n.parse(st.query_params.get("lang")) or st.session_state[BROWSER_LANGUAGE] or i18n.DEFAULT
+        )
+    language = st.session_state[UI_LANGUAGE]
+    i18n.set_language(language)
+    return language
+
+
+def language_param() -> dict[str, str]:
+    """`{"lang": "zh"}` for the URL when the page speaks other than English, or than the browser asked for
+    (so a reload keeps the choice); nothing for an English page in an English browser."""
+    language = st.session_state.get(UI_LANGUAGE, i18n.DEFAULT)
+    if language == i18n.DEFAULT and st.session_state.get(BROWSER_LANGUAGE) in (None, i18n.DEFAULT):
+        return {}
+    return {"lang": i18n.URL_CODES[language]}
 
 
 def run_ref(run: LoadedRun) -> str:
