@@ -385,9 +385,9 @@ def names(items: list[str]) -> str:
     items = list(dict.fromkeys(items))
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + _(" and ") + items[-1]
 
 
 def both(items: list[str]) -> str:
     """`both` for two, `all` for more: "a and b both wrote"."""
-    return "both" if len(set(items)) == 2 else "all"
+    return _("both") if len(set(items)) == 2 else _("all")

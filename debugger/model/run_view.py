@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable
 
+from debugger import i18n
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFacts, same, scope_label
 from debugger.diagnostics.replay import Origin
@@ -161,14 +162,20 @@ class RunView:
         self.replay = self.facts.replay
         self.by_step: dict[int, StepRecord] = self.facts.steps
         self._findings = findings
+        self._findings_by_language: dict[str, tuple[Finding, ...]] = {}
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
 
-    @cached_property
+    @property
     def findings(self) -> tuple[Finding, ...]:
         """`diagnose`'s findings about this run (the ones of its scope), computed when first asked: the
-        drawing and the stepper never wait for them (a new session's first paint)."""
-        return tuple(self._findings()) if callable(self._findings) else tuple(self._findings)
+        drawing and the stepper never wait for them (a new session's first paint). Kept per language: their
+        words are written in the language of whoever asks (a linked sample's view is shared by sessions)."""
+        language = i18n.current()
+        if language not in self._findings_by_language:
+            found = self._findings() if callable(self._findings) else self._findings
+            self._findings_by_language[language] = tuple(found)
+        return self._findings_by_language[language]
 
     # ---- navigation ------------------------------------------------------------------------------
 
@@ -551,11 +558,17 @@ class TraceView:
         self.trace = trace
         self.graph = graph
         self._views: dict[Scope, RunView] = {}
+        self.findings_by_language: dict[str, list[Finding]] = {}
+        """`findings`, once computed, by the language they were written in."""
 
-    @cached_property
+    @property
     def findings(self) -> list[Finding]:
-        """`stepscope diagnose`'s findings for this run: the same call, so the same words and fixes."""
-        return diagnose(self.graph, self.trace)
+        """`stepscope diagnose`'s findings for this run: the same call, so the same words and fixes (in the
+        current language; computed once for each)."""
+        language = i18n.current()
+        if language not in self.findings_by_language:
+            self.findings_by_language[language] = diagnose(self.graph, self.trace)
+        return self.findings_by_language[language]
 
     def run_at(self, scope: Scope) -> RunRecord:
         run: RunRecord = self.trace
