@@ -125,47 +125,55 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
     keys = whatif.channels(view, at.step)
     if not keys:
         st.caption(
-            "No reducer merged several writes here; a plain key takes one write per step, so order cannot matter."
+            _("No reducer merged several writes here; a plain key takes one write per step, so order cannot matter.")
         )
         return
     if step_summary.merge_hidden(view, at, session.learning()):
-        st.caption("Learn mode: what-if opens once you have guessed every call of this step.")
+        st.caption(_("Learn mode: what-if opens once you have guessed every call of this step."))
         return
-    channel = st.selectbox("Channel", keys, key=session.WHATIF_CHANNEL)
+    channel = st.selectbox(_("Channel"), keys, key=session.WHATIF_CHANNEL)
     offer = whatif.offer(view, at.step, channel)
     if offer.reducer is None:
-        st.info(f"What-if cannot re-fold {widgets.md(channel)}: {widgets.md(offer.how)}.")
+        st.info(_("What-if cannot re-fold {key}: {why}.").format(key=widgets.md(channel), why=widgets.md(offer.how)))
         return
     order = st.selectbox(
-        "Fold the writes in this order",
+        _("Fold the writes in this order"),
         offer.orders,
         key=session.WHATIF_ORDER,
         format_func=lambda o: " → ".join(offer.writers[i] for i in o),
     )
     skip = st.selectbox(
-        "…leaving out",
+        _("…leaving out"),
         [None, *range(len(offer.writers))],
         key=session.WHATIF_SKIP,
-        format_func=lambda i: "nothing" if i is None else f"#{i} {offer.writers[i]}",
+        format_func=lambda i: _("nothing") if i is None else f"#{i} {offer.writers[i]}",
     )
     if order not in offer.orders:  # a choice left over from another step
         order = offer.orders[0]
     result = whatif.fold(view, at.step, offer, order, skip)
     recorded = view.merge_by_channel(at.step)[channel][-1].after
     if result.error:
-        st.error(f"The reducer failed on these writes: {widgets.md(result.error)}")
+        st.error(_("The reducer failed on these writes: {error}").format(error=widgets.md(result.error)))
     elif result.differs:
         st.warning(
-            f"Different result: `{widgets.inline(result.value, 140)}` instead of `{widgets.inline(recorded, 140)}`.",
+            _("Different result: `{value}` instead of `{recorded}`.").format(
+                value=widgets.inline(result.value, 140), recorded=widgets.inline(recorded, 140)
+            ),
             icon="🔀",
         )
     else:
-        st.success(f"Same result: `{widgets.inline(result.value, 140)}`.")
+        st.success(_("Same result: `{value}`.").format(value=widgets.inline(result.value, 140)))
     if len(offer.writers) > 1:
         changed, tried = whatif.sensitivity(view, at.step, offer)
         st.markdown(
-            f"**Order sensitivity:** {changed} of {tried} other orders change the result."
+            _("**Order sensitivity:** {changed} of {tried} other orders change the result.").format(
+                changed=changed, tried=tried
+            )
             if changed
-            else "**Order sensitivity:** every order tried gives the same result here."
+            else _("**Order sensitivity:** every order tried gives the same result here.")
         )
-    st.caption(f"Re-folded with {widgets.md(offer.how)}; nodes are not run again, only their recorded writes.")
+    st.caption(
+        _("Re-folded with {how}; nodes are not run again, only their recorded writes.").format(
+            how=widgets.md(offer.how)
+        )
+    )

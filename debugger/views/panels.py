@@ -268,13 +268,17 @@ def _learn_box(at: Cursor, item, total: int) -> None:
 
 
 def state_panel(view: RunView, at: Cursor) -> None:
-    where = "after the step" if at.call is None else f"inside the merge, after {at.call} reducer call(s)"
-    st.caption(f"The whole state {where}, compared with the state before the step.")
+    where = (
+        _("after the step")
+        if at.call is None
+        else _("inside the merge, after {count} reducer call(s)").format(count=at.call)
+    )
+    st.caption(_("The whole state {where}, compared with the state before the step.").format(where=where))
     if not view.committed(at.step):
-        st.caption("The step failed, so the state is unchanged: none of its writes were applied.")
+        st.caption(_("The step failed, so the state is unchanged: none of its writes were applied."))
     entries = view.diff(at.step, at.call)
     if not entries:
-        st.caption("The state is empty.")
+        st.caption(_("The state is empty."))
         return
     rows = [
         {
@@ -289,7 +293,7 @@ def state_panel(view: RunView, at: Cursor) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     keys = [e.key for e in entries if e.kind != "removed"]
     if keys:
-        key = st.selectbox("Look at a key, and where each of its items came from", keys, key=session.STATE_KEY)
+        key = st.selectbox(_("Look at a key, and where each of its items came from"), keys, key=session.STATE_KEY)
         entry = next(e for e in entries if e.key == key)
         widgets.value(entry.after, key=f"state-{key}")
         if at.call is None:
@@ -309,21 +313,23 @@ def state_panel(view: RunView, at: Cursor) -> None:
 def versions_panel(view: RunView, at: Cursor) -> None:
     rows = view.versions(at.step)
     if not rows:
-        st.caption("No versions recorded for this step.")
+        st.caption(_("No versions recorded for this step."))
         return
     frame = pd.DataFrame(rows)
     frame["changed"] = frame["change"].map({"written": "● written here", "cleared": "○ cleared here", "": ""})
     st.caption(
-        "Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
-        "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
-        "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
-        "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
-        "clears it, which also counts as a new version (○ cleared here)."
+        _(
+            "Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
+            "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
+            "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
+            "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
+            "clears it, which also counts as a new version (○ cleared here)."
+        )
     )
     st.dataframe(frame[["channel", "what", "version", "changed"]], hide_index=True, width="stretch")
     following = view.next_triggers(at.step)
     if following:
-        st.markdown("**Why the next step's nodes run**")
+        st.markdown(_("**Why the next step's nodes run**"))
         for trigger in following:
             st.markdown(f"- {widgets.md(trigger.sentence())}")
 
@@ -341,16 +347,20 @@ def _enter(step: int, task_id: str, index: int) -> None:
 def subgraphs_panel(view: RunView, at: Cursor) -> None:
     runs = view.subgraph_runs(at.step)
     if not runs:
-        st.caption("No subgraph ran in this step.")
+        st.caption(_("No subgraph ran in this step."))
         return
     for task, index, sub in runs:
         steps = len([s for s in sub.steps if s.step >= 0])
         st.markdown(
-            f"**{widgets.md(view.label(task))}** ran a subgraph: {steps} supersteps, status "
-            f"`{widgets.code(run_status.label(sub.status, sub.error))}`, returned `{widgets.inline(sub.output, 120)}`."
+            _("**{task}** ran a subgraph: {steps} supersteps, status `{status}`, returned `{output}`.").format(
+                task=widgets.md(view.label(task)),
+                steps=steps,
+                status=widgets.code(run_status.label(sub.status, sub.error)),
+                output=widgets.inline(sub.output, 120),
+            )
         )
         st.button(
-            f"⤵ Step into {widgets.md(task.name)}",
+            _("⤵ Step into {task}").format(task=widgets.md(task.name)),
             key=f"enter-{task.id}-{index}",
             on_click=_enter,
             args=(at.step, task.id, index),
