@@ -153,3 +153,21 @@ def test_the_sidebar_switches_the_language_and_the_link_keeps_it():
     assert not at.exception, at.exception
     assert "课文" in _page_text(at)
     assert dict(at.query_params)["lang"] in ("zh", ["zh"])
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fresh_store")
+def test_learn_modes_verdict_speaks_chinese_though_a_callback_makes_it():
+    """A guess is checked in the form's callback, which runs before the script sets the page's language:
+    the verdict still follows the session's language."""
+    at = _app(lang="zh", step="2")
+    at.toggle(key="learn_mode").set_value(True).run()
+    [question] = at.text_input
+    assert question.label == "第 #0 次调用之后，`log` 会是什么？"
+    question.input("['parent', 'sub-1']")
+    next(b for b in at.button if b.label == "检查").click().run()
+    assert not at.exception, at.exception
+    verdicts = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]
+    assert any(v.startswith("不太对：第 #0 次调用之后 'log' 是 ['parent', 'parent', 'sub-1']。") for v in verdicts), (
+        verdicts
+    )

@@ -13,7 +13,8 @@ and compiles them; write the Chinese of each new or changed message, then run it
 tests/test_i18n.py fails while a message lacks either language.
 
 The language is per thread of execution (a `ContextVar`): the CLI sets it once from `--lang` or `LANG`,
-the app at the start of every run of its script from the sidebar, the URL (`?lang=zh`) or the browser.
+the app at the start of every run of its script from the sidebar, the URL (`?lang=zh`) or the browser;
+where a thread set none (a widget's callback runs before the script), `follow`'s source answers.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import gettext
 import os
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 DOMAIN = "stepscope"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -34,7 +35,9 @@ LANGUAGES: dict[str, str] = {"en": "English", "zh-CN": "中文"}
 URL_CODES: dict[str, str] = {"en": "en", "zh-CN": "zh"}
 """How a link names each language (`?lang=zh`)."""
 
-_language: ContextVar[str] = ContextVar("stepscope_language", default=DEFAULT)
+_language: ContextVar[str | None] = ContextVar("stepscope_language", default=None)
+_fallback: Callable[[], str | None] | None = None
+"""Where the language comes from when this thread set none: the app's session (see `follow`)."""
 
 
 @functools.cache
@@ -48,12 +51,19 @@ def _(message: str) -> str:
     """`message` in the current language."""
     if not message:  # gettext answers "" with the catalog's header
         return message
-    return _translations(_language.get()).gettext(message)
+    return _translations(current()).gettext(message)
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The singular or plural form for `count`, in the current language (Chinese has one form)."""
-    return _translations(_language.get()).ngettext(singular, plural, count)
+    return _translations(current()).ngettext(singular, plural, count)
+
+
+def translator() -> Callable[[str], str]:
+    """`_` bound to the current language, for a widget's `format_func`: Streamlit may call it outside the
+    script's thread (AppTest does), where the page's language is not set."""
+    catalog = _translations(current())
+    return lambda message: catalog.gettext(message) if message else message
 
 
 def N_(message: str) -> str:
@@ -63,7 +73,17 @@ def N_(message: str) -> str:
 
 def current() -> str:
     """The current language's tag (`en`, `zh-CN`)."""
-    return _language.get()
+    language = _language.get()
+    if language is None and _fallback is not None:
+        language = _fallback()
+    return language if language in LANGUAGES else DEFAULT
+
+
+def follow(source: Callable[[], str | None]) -> None:
+    """Takes the language from `source()` wherever none was set in this thread: the app's widget callbacks
+    run before its script sets the page's language, and their sentences (a learner's verdict) must speak it."""
+    global _fallback
+    _fallback = source
 
 
 def set_language(language: str) -> None:

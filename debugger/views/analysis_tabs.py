@@ -146,7 +146,7 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
         _("…leaving out"),
         [None, *range(len(offer.writers))],
         key=session.WHATIF_SKIP,
-        format_func=lambda i: _("nothing") if i is None else f"#{i} {offer.writers[i]}",
+        format_func=lambda i, nothing=_("nothing"): nothing if i is None else f"#{i} {offer.writers[i]}",
     )
     if order not in offer.orders:  # a choice left over from another step
         order = offer.orders[0]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from debugger import i18n
 from debugger.model.run_view import Cursor, Scope, TraceView
@@ -197,6 +198,16 @@ def _browser_language() -> str | None:
         return i18n.from_accept_language(st.context.headers.get("Accept-Language"))
     except Exception:  # no request behind this run (a test's AppTest): no browser to follow
         return None
+
+
+def _session_language() -> str | None:
+    """The language of the session whose script or callback is running in this thread, or None outside one."""
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return None
+    return st.session_state.get(UI_LANGUAGE)
+
+
+i18n.follow(_session_language)
 
 
 def apply_language() -> str:

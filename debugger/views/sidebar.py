@@ -173,7 +173,7 @@ def render() -> None:
         error = session.recall(session.OPEN_ERROR)
         if error:
             widgets.open_error(*error)
-        kind = st.radio(_("Open"), OPEN_KINDS, format_func=_, horizontal=True, key=session.OPEN_KIND)
+        kind = st.radio(_("Open"), OPEN_KINDS, format_func=i18n.translator(), horizontal=True, key=session.OPEN_KIND)
         if kind == "Sample":
             names = [s.name for s in list_samples()]
             current = run.label if run and run.source == "sample" and run.label in names else DEFAULT_SAMPLE

@@ -152,12 +152,13 @@ def _stepper(view: RunView, step: int) -> None:
     if len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
         # in learn mode a 🔎 would tell which step goes wrong before the learner has guessed it
         marked = set() if session.learning() else {f.step for f in view.findings}
+        input_label = _("input")  # here, not in the lambda: Streamlit may format the options in another thread
         cols[2].select_slider(
             _("Superstep"),
             options=view.steps,
             key=session.STEP_SLIDER,
             on_change=_on_slider,
-            format_func=lambda s: (_("input") if s < 0 else str(s)) + (" 🔎" if s in marked else ""),
+            format_func=lambda s: (input_label if s < 0 else str(s)) + (" 🔎" if s in marked else ""),
         )
     else:
         cols[2].markdown(_("Superstep **{step}** (the only one)").format(step=step))
