@@ -35,6 +35,20 @@ def test_the_extractors_find_every_text_a_lesson_shows():
         assert {"title", "lesson"} <= found, path.name
 
 
+def test_an_exercises_texts_are_found_where_they_are_given():
+    source = (
+        'title = "A title"\n'
+        '_LIST = [Exercise("subgraph_trap", task="Stop the subgraph re-appending `log`.", hint="Wrap it", '
+        'expected="`log` holds each item once", gone=("subgraph_duplication",))]\n'
+    )
+    assert [(name, text) for _line, name, text in lesson_texts(source)] == [
+        ("title", "A title"),
+        ("task", "Stop the subgraph re-appending `log`."),
+        ("hint", "Wrap it"),
+        ("expected", "`log` holds each item once"),
+    ]
+
+
 def test_every_lesson_reads_in_chinese_and_english():
     for info in list_samples():
         with i18n.using("zh-CN"):

@@ -18,6 +18,9 @@ from typing import IO, Any, Iterator
 LESSON_TEXTS = ("title", "summary", "lesson", "learn_prompt", "task", "hint", "solved", "exercise")
 """The module attributes of a sample that a learner reads (the later ones are for the exercises)."""
 
+EXERCISE_TEXTS = ("task", "hint", "expected")
+"""The keyword arguments of an `Exercise(...)` (sample_graphs/exercises.py) that a learner reads."""
+
 JS_LESSON_TEXTS = ("title", "summary", "lesson", "learnPrompt", "task", "hint")
 """The exports of a LangGraph.js lesson that a learner reads."""
 
@@ -30,14 +33,24 @@ Extracted = Iterator[tuple[int, str | None, str, list[str]]]
 
 
 def lesson_texts(source: str) -> Iterator[tuple[int, str, str]]:
-    """(line, attribute, text) of each lesson text a Python sample assigns at its top level."""
-    for statement in ast.parse(source).body:
+    """(line, attribute, text) of each lesson text a Python sample assigns at its top level, and of each
+    text an exercise is given (`Exercise(..., task="...", hint="...")`)."""
+    tree = ast.parse(source)
+    for statement in tree.body:
         if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
             continue
         target, value = statement.targets[0], statement.value
-        if isinstance(target, ast.Name) and target.id in LESSON_TEXTS:
-            if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
-                yield statement.lineno, target.id, value.value
+        if isinstance(target, ast.Name) and target.id in LESSON_TEXTS and _is_text(value):
+            yield statement.lineno, target.id, value.value
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Exercise":
+            for keyword in node.keywords:
+                if keyword.arg in EXERCISE_TEXTS and _is_text(keyword.value):
+                    yield keyword.value.lineno, keyword.arg, keyword.value.value
+
+
+def _is_text(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and isinstance(value.value, str) and bool(value.value)
 
 
 def js_lesson_texts(source: str) -> Iterator[tuple[int, str, str]]:
