@@ -185,3 +185,24 @@ def test_learn_modes_verdict_speaks_chinese_though_a_callback_makes_it():
     assert any(v.startswith("不太对：第 #0 次调用之后 'log' 是 ['parent', 'parent', 'sub-1']。") for v in verdicts), (
         verdicts
     )
+
+
+def test_a_translation_written_ahead_comes_back_with_its_message(tmp_path, monkeypatch):
+    """The Chinese of messages another branch brings (the exercises' tasks) waits as an obsolete `#~` entry
+    and is back in the catalog once the code has the message, as GNU msgmerge does."""
+    from babel.messages.catalog import Catalog, Message
+
+    monkeypatch.setattr(build, "po_path", lambda language: tmp_path / language / "stepscope.po")
+    written = Catalog(locale="zh_CN", domain=i18n.DOMAIN)
+    written.add("Open", "打开")
+    written.obsolete["Stop the subgraph re-appending `log`."] = Message(
+        "Stop the subgraph re-appending `log`.", "别再追加"
+    )
+    build.write(written, "zh-CN")
+    source = Catalog(domain=i18n.DOMAIN)
+    source.add("Open")
+    assert "Stop the subgraph re-appending `log`." in build.updated("zh-CN", source).obsolete, "kept while away"
+    source.add("Stop the subgraph re-appending `log`.")
+    catalog = build.updated("zh-CN", source)
+    assert catalog.get("Stop the subgraph re-appending `log`.").string == "别再追加"
+    assert catalog.get("Open").string == "打开" and not catalog.obsolete

@@ -5,7 +5,9 @@ without its Chinese (new, or its English changed since: Babel marks those fuzzy)
 
 Needs Babel (the `test` extra); the app and the CLI only read the compiled `.mo` files, with gettext.
 English is the code's own text, so the English catalog is filled in by this command (a message's English
-can be reworded there without touching the code); the Chinese is written by a person in the `.po` file.
+can be reworded there without touching the code); the Chinese is written by a person in the `.po` file. A
+Chinese translation whose message the code no longer has (or not yet: written ahead for another branch) is
+kept as an obsolete `#~` entry, and comes back when its message does, as with GNU msgmerge.
 """
 
 from __future__ import annotations
@@ -64,10 +66,22 @@ def updated(language: str, source: Catalog) -> Catalog:
             catalog = read_po(file, locale=language.replace("-", "_"), domain=DOMAIN)
     else:
         catalog = Catalog(locale=language.replace("-", "_"), domain=DOMAIN, project="StepScope")
+    drafts = dict(catalog.obsolete)  # translations of messages the code does not have (yet, or any more)
     catalog.update(source, update_header_comment=False)
+    drafts.update(catalog.obsolete)
+    for message in catalog:  # as GNU msgmerge does: a message that comes back gets its translation back
+        draft = drafts.get(message.id) if message.id else None
+        if draft is not None and all(_forms(draft.string)) and (message.fuzzy or not all(_forms(message.string))):
+            message.string = draft.string
+            message.flags.discard("fuzzy")
+            message.previous_id = []
     catalog.creation_date = catalog.revision_date = FIXED_DATE
     catalog.fuzzy = False  # a fuzzy header is left out of the .mo, and gettext would then not read UTF-8
     catalog.obsolete.clear()
+    if language != "en":  # kept as `#~` entries: a branch that brings the message back finds it translated
+        catalog.obsolete.update(
+            (key, draft) for key, draft in drafts.items() if key not in catalog and all(_forms(draft.string))
+        )
     if language == "en":
         for message in catalog:
             if message.id:
@@ -82,7 +96,7 @@ def write(catalog: Catalog, language: str) -> None:
     path = po_path(language)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as file:
-        write_po(file, catalog, width=120, include_lineno=False, ignore_obsolete=True, include_previous=True)
+        write_po(file, catalog, width=120, include_lineno=False, ignore_obsolete=False, include_previous=True)
     with path.with_suffix(".mo").open("wb") as file:
         write_mo(file, catalog, use_fuzzy=False)
 
