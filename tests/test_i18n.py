@@ -206,3 +206,23 @@ def test_a_translation_written_ahead_comes_back_with_its_message(tmp_path, monke
     catalog = build.updated("zh-CN", source)
     assert catalog.get("Stop the subgraph re-appending `log`.").string == "别再追加"
     assert catalog.get("Open").string == "打开" and not catalog.obsolete
+
+
+@pytest.mark.slow  # runs every sample (about 4 s); build.problems() already holds each placeholder to the English
+def test_every_samples_sentences_format_in_chinese():
+    """Every merge sentence, step summary line and finding of every sample, made in Chinese: a translation
+    that named a value the code does not give would raise here (KeyError in `.format`)."""
+    from debugger.model import step_summary
+    from debugger.model.run_view import Cursor
+
+    with i18n.using("zh-CN"):
+        for info in list_samples():
+            traces = TraceView(sources.open_sample(info.name, store=False).trace)
+            view = traces.view(Scope())
+            for step in view.steps:
+                lines = step_summary.summary(view, Cursor(Scope(), step, None))
+                assert CHINESE.search(lines[1].text), (info.name, step, lines[1].text)
+                for merge in view.merge(step):
+                    assert CHINESE.search(merge.sentence) or merge.call.error, (info.name, merge.sentence)
+            for finding in traces.findings:
+                assert finding.where() and finding.title, info.name
