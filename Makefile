@@ -6,7 +6,7 @@ SAMPLE ?=
 # `make run PORT=8600` serves the debugger on another port (8501 may be taken by another Streamlit app)
 PORT ?= 8501
 
-.PHONY: run run-deps test check lint install install-test system-deps bench clean
+.PHONY: run run-deps test check lint install install-test system-deps bench clean catalogs
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -15,15 +15,17 @@ install: $(PY)
 	$(PY) -m pip install -q -e .
 
 # chromium drives the browser tests; graphviz's `dot` lays out the app's drawings and checks every DOT
-# text; the emoji font lets screenshots show the app's symbols as a user's browser does. postgresql:
+# text; the emoji font lets screenshots show the app's symbols as a user's browser does, and a small CJK
+# font (WenQuanYi Micro Hei, 5 MB) its Chinese (`?lang=zh`). postgresql:
 # the tests start their own server (tests/threads/postgres_server.py) for checkpointer threads and the
 # shared run store. node and npm run the LangGraph.js lessons and their tests; each is installed only
 # when its command is missing, so a machine's own newer node is kept (`make run` needs neither).
-SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji postgresql
+SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji fonts-wqy-microhei postgresql
 system-deps:
 	@packages=""; \
 	if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1 \
-	    || ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || ! dpkg -s postgresql >/dev/null 2>&1; then \
+	    || ! dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || ! dpkg -s fonts-wqy-microhei >/dev/null 2>&1 \
+	    || ! dpkg -s postgresql >/dev/null 2>&1; then \
 	  packages="$(SYSTEM_PACKAGES)"; \
 	fi; \
 	command -v node >/dev/null 2>&1 || packages="$$packages nodejs"; \
@@ -65,6 +67,11 @@ check: lint
 lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# After adding or rewording a sentence: extracts every message, updates both catalogs (debugger/i18n/locale)
+# and compiles the .mo files the app reads; write the new Chinese in the .po, then run it again.
+catalogs: install-test
+	$(PY) -m debugger.i18n.build
 
 bench: install-test
 	$(PY) benchmarks/engine.py

@@ -14,6 +14,7 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.views import compare, gallery, live, live_link, playground, runs, session, sidebar, step_through, widgets
 
 
@@ -23,29 +24,30 @@ def main() -> None:
         st.set_option("client.showErrorDetails", "none")
     except Exception:  # an option Streamlit refuses at run time: the command-line flag still applies
         pass
+    session.apply_language()  # before any text: every sentence below is in the page's language
     widgets.page_style()
-    step_page = st.Page(step_through.render, title="Step through", icon="⏯️", url_path="step", default=True)
-    live_page = st.Page(live.render, title="Live run", icon="🔴", url_path="live")
+    step_page = st.Page(step_through.render, title=_("Step through"), icon="⏯️", url_path="step", default=True)
+    live_page = st.Page(live.render, title=_("Live run"), icon="🔴", url_path="live")
     pages = st.navigation(
         [
             step_page,
             live_page,
-            st.Page(gallery.render, title="Gallery", icon="📚", url_path="gallery"),
-            st.Page(playground.render, title="Reducer playground", icon="🧪", url_path="playground"),
-            st.Page(runs.render, title="Stored runs", icon="🗂️", url_path="runs"),
-            st.Page(compare.render, title="Compare", icon="⚖️", url_path="compare"),
+            st.Page(gallery.render, title=_("Gallery"), icon="📚", url_path="gallery"),
+            st.Page(playground.render, title=_("Reducer playground"), icon="🧪", url_path="playground"),
+            st.Page(runs.render, title=_("Stored runs"), icon="🗂️", url_path="runs"),
+            st.Page(compare.render, title=_("Compare"), icon="⚖️", url_path="compare"),
         ]
     )
     session.remember(session.STEP_PAGE, step_page)
     # the URL is the truth of what is on screen: each page reads it before drawing, and the Live run page has
     # its own (the live run's id) and its own sidebar; it never opens or shows the step-through run
     if pages.url_path == live_page.url_path:
-        widgets.render_guarded(live_link.follow_url, "the live run named in the link")
-        widgets.render_guarded(live_link.sidebar, "the sidebar")
+        widgets.render_guarded(live_link.follow_url, _("the live run named in the link"))
+        widgets.render_guarded(live_link.sidebar, _("the sidebar"))
     else:
-        widgets.render_guarded(sidebar.follow_url, "the run named in the link")
-        widgets.render_guarded(sidebar.render, "the sidebar")
-    widgets.render_guarded(pages.run, "this page")
+        widgets.render_guarded(sidebar.follow_url, _("the run named in the link"))
+        widgets.render_guarded(sidebar.render, _("the sidebar"))
+    widgets.render_guarded(pages.run, _("this page"))
 
 
 main()

@@ -6,7 +6,8 @@ and `main`, which maps the typed errors of the services to one `error: ...` line
         engine and langgraph: [--follow]                          print each superstep as it commits
     stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first
-    stepscope samples                                               the gallery of lessons
+    stepscope samples [--lang zh]                                   the gallery of lessons (every command: --lang en|zh,
+                                                                    default from LANG)
     stepscope diagnose TARGET|FILE|RUN_ID [--json] [--no-run]      find mistakes; exit 1 on an error-level finding
     stepscope compare A B [--json] [--all]                          two runs side by side; exit 1 if they differ
     stepscope export RUN_ID FILE | import FILE | delete RUN_ID      move runs in and out of the database
@@ -45,6 +46,7 @@ import argparse
 import json
 from typing import Sequence
 
+from debugger import i18n
 from debugger.commands import COMMANDS
 from debugger.commands.diagnose import RunFailedBeforeStart
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
@@ -86,8 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if signal.getsignal(signal.SIGINT) is _stopped_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     args = build_parser().parse_args(argv)
+    language = i18n.parse(args.lang) if getattr(args, "lang", None) else i18n.from_environment()
+    if language is None:
+        print(f"error: unknown language {args.lang!r}: use --lang en or --lang zh", file=sys.stderr)
+        return 2
     try:
-        return args.handler(args)
+        with i18n.using(language):  # the caller's language comes back after (a test calls main in-process)
+            return args.handler(args)
     except KeyboardInterrupt:  # outside a run (a run keeps what it recorded): stop quietly
         print("stopped (Ctrl-C).", file=sys.stderr)
         return 130

@@ -41,7 +41,7 @@ def test_the_drawing_and_the_stepper_need_no_findings():
     view.dot(2)
     view.highlight(2)
     view.neighbour(2, -1)
-    assert "findings" not in traces.__dict__, "diagnose has not run"
+    assert not traces.findings_by_language, "diagnose has not run"
     assert [f.kind for f in view.findings] == ["subgraph_duplication"]  # asked for: computed then
 
 

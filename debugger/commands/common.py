@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,16 +23,24 @@ def add_command(commands: Any, name: str, handler: Handler, help: str) -> argpar
     """A subcommand with the `--db` option every one of them takes, run by `handler(args)`."""
     sub = commands.add_parser(name, help=help, description=help)
     sub.add_argument("--db", help="the run database (default: $STEPSCOPE_DB or ~/.local/share/stepscope/runs.sqlite3)")
+    sub.add_argument(
+        "--lang", help="the language of lessons and explanations: en or zh (default: from $LANGUAGE, $LC_ALL, $LANG)"
+    )
     sub.set_defaults(handler=handler)
     return sub
+
+
+def width(text: str) -> int:
+    """How many terminal columns `text` takes: a Chinese character (East Asian wide or full-width) takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def table(rows: list[list[str]], headers: list[str]) -> str:
     """Rows under their headers, in columns as wide as their widest cell. Every cell is data on one line
     (`one_line`), so no value (a run id with a newline, say) can start a row of its own."""
     rows = [[one_line(cell) for cell in row] for row in rows]
-    widths = [max(len(str(x)) for x in column) for column in zip(headers, *rows)]
-    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    widths = [max(width(str(x)) for x in column) for column in zip(headers, *rows)]
+    line = lambda cells: "  ".join(str(c) + " " * (w - width(str(c))) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 

@@ -6,6 +6,7 @@ import textwrap
 from typing import Any, Iterable
 
 from debugger.diagnostics.findings import SEVERITIES, Finding, counts
+from debugger.i18n import _
 
 WIDTH = 100
 MAX_EVIDENCE = 6
@@ -14,9 +15,9 @@ MAX_EVIDENCE = 6
 def render(findings: list[Finding], subject: str, status: str | None = None) -> str:
     """Every finding with its location, explanation, evidence and fix, errors first."""
     totals = counts(findings)
-    ran = f" (run status: {status})" if status else ""
+    ran = _(" (run status: {status})").format(status=status) if status else ""
     if not findings:
-        return f"{subject}{ran}: no findings."
+        return _("{subject}{ran}: no findings.").format(subject=subject, ran=ran)
     summary = ", ".join(f"{n} {severity}{'s' if n != 1 else ''}" for severity, n in totals.items() if n)
     lines = [f"{subject}{ran}: {summary}"]
     for severity in SEVERITIES:
@@ -30,11 +31,11 @@ def render(findings: list[Finding], subject: str, status: str | None = None) -> 
 
 
 def _finding_lines(finding: Finding) -> list[str]:
-    lines = [f"  [{finding.kind}] {finding.title}", f"    where: {finding.where()}"]
+    lines = [f"  [{finding.kind}] {finding.title}", "    " + _("where: {where}").format(where=finding.where())]
     lines += textwrap.wrap(finding.explanation, WIDTH, initial_indent="    ", subsequent_indent="    ")
     shown = [text for text in map(evidence_line, finding.evidence) if text][:MAX_EVIDENCE]
     if shown:
-        lines.append("    seen:")
+        lines.append("    " + _("seen:"))
         lines += [
             textwrap.shorten(text, WIDTH + 20, placeholder=" …", initial_indent="      - ")
             if len(text) > WIDTH + 14
@@ -42,10 +43,10 @@ def _finding_lines(finding: Finding) -> list[str]:
             for text in shown
         ]
     if finding.fix:
-        lines.append(f"    fix: {finding.fix_label}" if finding.fix_label else "    fix:")
+        lines.append("    " + (_("fix: {fix}").format(fix=finding.fix_label) if finding.fix_label else _("fix:")))
         lines += _code(finding.fix)
     for label, code in finding.other_fixes:
-        lines.append(f"    or: {label}")
+        lines.append("    " + _("or: {fix}").format(fix=label))
         lines += _code(code)
     lines.append("")
     return lines

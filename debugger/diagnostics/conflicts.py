@@ -14,6 +14,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import MISSING_VALUE
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 from engine.codec import TYPE, decode
 
 from .facts import RunFacts, both, names, same
@@ -59,23 +60,25 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
                 "echoes_received_value": echoed,
             }
         )
-    values = "; ".join(f"{e['node']} wrote {e['text']}" for e in evidence)
-    why = " ".join(dict.fromkeys(f"{e['node']} ran because {e['why']}." for e in evidence if e["why"]))
+    values = "; ".join(_("{node} wrote {value}").format(node=e["node"], value=e["text"]) for e in evidence)
+    why = " ".join(
+        dict.fromkeys(_("{node} ran because {why}.").format(node=e["node"], why=e["why"]) for e in evidence if e["why"])
+    )
     who = names(writers)
     if overwrite:
-        explanation = (
-            f"{who} each wrote Overwrite(...) to {key!r} in step {step} ({values}). An Overwrite replaces the "
-            f"value, bypassing the reducer, and only one per key per superstep is allowed, since two would each "
-            f"claim to be the final value. The step failed and none of its writes reached the state. {why}"
-        )
+        explanation = _(
+            "{writers} each wrote Overwrite(...) to {key} in step {step} ({values}). An Overwrite replaces the "
+            "value, bypassing the reducer, and only one per key per superstep is allowed, since two would each "
+            "claim to be the final value. The step failed and none of its writes reached the state. {why}"
+        ).format(writers=who, key=repr(key), step=step, values=values, why=why)
         fix = f'return {{"{key}": Overwrite(new_value)}}   # in one node only; the others return plain updates'
         return Finding(
             kind="concurrent_update",
             severity="error",
-            title=f"Two Overwrite writes to {key!r} in one superstep ({who})",
+            title=_("Two Overwrite writes to {key} in one superstep ({writers})").format(key=repr(key), writers=who),
             explanation=explanation,
             fix=fix,
-            fix_label="Let one node replace the value; the others add to it",
+            fix_label=_("Let one node replace the value; the others add to it"),
             step=step,
             node=writers[0],
             key=key,
@@ -84,34 +87,41 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
             evidence=tuple(evidence),
         )
     if len(writers) == 1:
-        situation = (
-            f"{who} wrote {key!r} {len(calls)} times in step {step} ({values}): as several tasks of "
-            f"the same node (Sends), or one task writing the key twice."
-        )
+        situation = _(
+            "{writers} wrote {key} {count} times in step {step} ({values}): as several tasks of the same node "
+            "(Sends), or one task writing the key twice."
+        ).format(writers=who, key=repr(key), count=len(calls), step=step, values=values)
     else:
-        situation = f"{who} {both(writers)} wrote {key!r} in step {step} ({values})."
-    explanation = (
-        f"{situation} {key!r} has no reducer, so it holds one value and accepts one write per superstep; with "
-        f"{len(calls)}, LangGraph does not guess which one you meant: it raises InvalidUpdateError "
-        f"(INVALID_CONCURRENT_GRAPH_UPDATE) and the whole step is lost, none of its writes reach the state. "
-        f"{why} Nodes triggered by the same superstep always run together in the next one."
-    )
+        situation = _("{writers} {both} wrote {key} in step {step} ({values}).").format(
+            writers=who, both=both(writers), key=repr(key), step=step, values=values
+        )
+    explanation = _(
+        "{situation} {key} has no reducer, so it holds one value and accepts one write per superstep; with "
+        "{count}, LangGraph does not guess which one you meant: it raises InvalidUpdateError "
+        "(INVALID_CONCURRENT_GRAPH_UPDATE) and the whole step is lost, none of its writes reach the state. "
+        "{why} Nodes triggered by the same superstep always run together in the next one."
+    ).format(situation=situation, key=repr(key), count=len(calls), why=why)
     if echoes:
         explanation += (
-            f" {names(echoes)} wrote back the value {key!r} already had ({short(start, 40)}): "
-            + (
-                "a subgraph returns its whole final state, including keys it only received. "
+            " "
+            + _("{writers} wrote back the value {key} already had ({start}): {how}").format(
+                writers=names(echoes),
+                key=repr(key),
+                start=short(start, 40),
+                how=_("a subgraph returns its whole final state, including keys it only received. ")
                 if subgraphs
-                else "a node that returns the whole state (or copies a key it did not change) writes every key again. "
+                else _(
+                    "a node that returns the whole state (or copies a key it did not change) writes every key again. "
+                ),
             )
-            + "Leaving unchanged keys out of the update removes the conflict."
+            + _("Leaving unchanged keys out of the update removes the conflict.")
         )
     fixes = _fixes(key, calls, writers, echoes, subgraphs)
     label, code = fixes[0]
     return Finding(
         kind="concurrent_update",
         severity="error",
-        title=f"{who} wrote the plain key {key!r} in one superstep",
+        title=_("{writers} wrote the plain key {key} in one superstep").format(writers=who, key=repr(key)),
         explanation=explanation,
         fix=code,
         fix_label=label,
@@ -133,47 +143,52 @@ def _fixes(
     natural merge, so their first fix keeps one writer per key and collecting them is offered as a
     change of type."""
     values = [decode_or_raw(c.write) for c in calls]
+    scalar = False
     if all(isinstance(v, list) for v in values):
         reducer = (
-            f"Give {key!r} a reducer that concatenates, so parallel lists are merged",
+            _("Give {key} a reducer that concatenates, so parallel lists are merged").format(key=repr(key)),
             f"{key}: Annotated[list, operator.add]   # each node's list is appended",
         )
     elif all(isinstance(v, dict) for v in values):
         reducer = (
-            f"Give {key!r} a reducer that merges the dicts",
+            _("Give {key} a reducer that merges the dicts").format(key=repr(key)),
             f"{key}: Annotated[dict, lambda old, new: {{**old, **new}}]   # later keys win",
         )
     else:
         item = _item_type([c.write for c in calls])
+        scalar = True
         reducer = (
-            f"Or collect every value: make {key!r} a list with a reducer (its type changes from {item} "
-            f"to list[{item}])",
+            _(
+                "Or collect every value: make {key} a list with a reducer "
+                "(its type changes from {item} to list[{item}])"
+            ).format(key=repr(key), item=item),
             f'{key}: Annotated[list[{item}], operator.add]   # each node returns {{"{key}": [its value]}}',
         )
     own_keys = (
-        "Give each node its own key, if the values mean different things",
+        _("Give each node its own key, if the values mean different things"),
         "\n".join(f'return {{"{key}_{w}": ...}}   # in {w}' for w in writers[:3]),
     )
     sequence = (
-        "Run them one after the other instead of in parallel",
+        _("Run them one after the other instead of in parallel"),
         f'builder.add_edge("{writers[0]}", "{writers[-1]}")   # instead of both edges from the same node',
     )
     fixes = []
     if subgraphs:
         fixes.append(
             (
-                f"Give the subgraph an output schema without {key!r}, so it does not echo it back",
+                _("Give the subgraph an output schema without {key}, so it does not echo it back").format(
+                    key=repr(key)
+                ),
                 "sub = StateGraph(SubState, output_schema=SubOutput)   # SubOutput lists only the keys it changes",
             )
         )
     if echoes and not subgraphs:
         fixes.append(
             (
-                "Return only what changed, not the whole state",
+                _("Return only what changed, not the whole state"),
                 f'return {{"other_key": new_value}}   # leave {key!r} out of the update (not `return state`)',
             )
         )
-    scalar = reducer[0].startswith("Or collect")
     if scalar and len(writers) > 1:
         fixes += [own_keys, reducer, sequence]
     else:

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, canonical, repeated_items
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 from engine import START
 from engine.codec import TYPE, apply_delta, decode
 from engine.trace import PUSH, TASKS, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
@@ -147,7 +148,7 @@ class RunFacts:
         if channel.startswith("branch:to:"):
             return {"role": "edge", "target": channel[len("branch:to:") :]}
         if channel.startswith("join:") and channel.count(":") >= 2:
-            _, sources, target = channel.split(":", 2)
+            _kind, sources, target = channel.split(":", 2)
             return {"role": "waiting_edge", "sources": sources.split("+"), "target": target}
         return {"role": {START: "input", TASKS: "sends"}.get(channel, "internal")}
 
@@ -188,31 +189,37 @@ class RunFacts:
             writer_step, writers = self._writers_of(step, TASKS if channel == PUSH else channel)
             if writers:
                 text, edge = self._edge_words(writer_step, step, writers[0], task.name, channel, writers)
-                return Reason(f"{text}, and it was still due", channel, writers[0].name, writer_step, edge)
+                return Reason(
+                    _("{reason}, and it was still due").format(reason=text), channel, writers[0].name, writer_step, edge
+                )
         earlier = [s for s in self.order if s < step]
         if any(t.name == task.name and t.error for s in earlier for t in self.tasks(s)):
-            return Reason(f"{task.name} was interrupted earlier and runs again now that the run resumed", "")
+            return Reason(
+                _("{task} was interrupted earlier and runs again now that the run resumed").format(task=task.name), ""
+            )
         return Reason(
-            f"the run resumed from a saved checkpoint where {task.name} was still due to run (what made it due "
-            "happened before that checkpoint)",
+            _(
+                "the run resumed from a saved checkpoint where {task} was still due to run (what made it due "
+                "happened before that checkpoint)"
+            ).format(task=task.name),
             "",
         )
 
     def _unwritten_words(self, channel: str, target: str) -> str:
         role = self.channel_role(channel)
         if role["role"] == "input" or target == START:
-            return "the run was given its input"
+            return _("the run was given its input")
         if role["role"] == "sends":
-            return "a Send asked for it"
+            return _("a Send asked for it")
         if role["role"] in ("edge", "waiting_edge"):
-            return f"an edge into {target} was taken"
-        return f"{channel} changed"
+            return _("an edge into {target} was taken").format(target=target)
+        return _("{channel} changed").format(channel=channel)
 
     def _writers_of(self, step: int, channel: str) -> tuple[int, list[TaskRecord]]:
         """The latest earlier step whose tasks wrote `channel`, and those tasks."""
         index = self.replay.position.get(step, len(self.order))
         for earlier_step in (self.order[i] for i in range(index - 1, -1, -1)):
-            writers = [t for t in self.tasks(earlier_step) if any(c == channel for c, _ in t.writes)]
+            writers = [t for t in self.tasks(earlier_step) if any(c == channel for c, _value in t.writes)]
             if writers:
                 return earlier_step, writers
         return -1, []
@@ -229,29 +236,44 @@ class RunFacts:
         source = "START" if earlier.name == START else earlier.name
         waited = self._previous_step(step) != writer_step
         finished = (
-            "the input was written"
+            _("the input was written")
             if earlier.name == START
-            else f"{earlier.name} finished" + (f" in step {writer_step}" if waited else "")
+            else _("{task} finished").format(task=earlier.name)
+            + (_(" in step {step}").format(step=writer_step) if waited else "")
         )
         edge = (earlier.name, target)
         if channel == PUSH:
             routes = [name for name, chosen in earlier.routes if _mentions(chosen, target)]
-            how = f"its router {routes[0]}" if routes else "a Command"
-            return f"{earlier.name} sent a Send to {target} from {how}", edge
+            how = _("its router {router}").format(router=routes[0]) if routes else _("a Command")
+            return _("{task} sent a Send to {target} from {how}").format(
+                task=earlier.name, target=target, how=how
+            ), edge
         role = self.channel_role(channel)
         if role["role"] == "waiting_edge":
             sources = ", ".join(role.get("sources", []))
             last = list(dict.fromkeys(w.name for w in writers))  # the sources that finished in writer_step
-            when = f"last: {last[0]}" if len(last) == 1 else f"last: {' and '.join(last)}, together"
-            return f"every node of the waiting edge [{sources}] → {target} had finished ({when})", edge
+            when = (
+                _("last: {task}").format(task=last[0])
+                if len(last) == 1
+                else _("last: {tasks}, together").format(tasks=_(" and ").join(last))
+            )
+            return _("every node of the waiting edge [{sources}] → {target} had finished ({when})").format(
+                sources=sources, target=target, when=when
+            ), edge
         routes = [name for name, chosen in earlier.routes if _mentions(chosen, target)]
         if routes:
-            return f"{finished} and its router {routes[0]} chose {target}", edge
+            return _("{finished} and its router {router} chose {target}").format(
+                finished=finished, router=routes[0], target=target
+            ), edge
         if [earlier.name, target] in self.run.graph.get("edges", []):
-            return f"{finished} (edge {source} → {target})", edge
+            return _("{finished} (edge {source} → {target})").format(
+                finished=finished, source=source, target=target
+            ), edge
         if isinstance(earlier.result, dict) and earlier.result.get(TYPE) == "Command":
-            return f"{finished} and returned Command(goto={target!r})", edge
-        return f"{finished} and triggered {target}", edge
+            return _("{finished} and returned Command(goto={target})").format(
+                finished=finished, target=repr(target)
+            ), edge
+        return _("{finished} and triggered {target}").format(finished=finished, target=target), edge
 
     def _previous_step(self, step: int) -> int | None:
         index = self.replay.position.get(step, 0)
@@ -272,12 +294,12 @@ class Repeat:
 
 def origin_words(origin: Origin | None) -> str:
     if origin is None:
-        return "changed during this step"
+        return _("changed during this step")
     if origin.task == START:
-        return "from the input"
+        return _("from the input")
     if origin.call_index is None:
-        return f"changed outside the reducers in step {origin.step}"
-    return f"written by {origin.task} in step {origin.step}"
+        return _("changed outside the reducers in step {step}").format(step=origin.step)
+    return _("written by {task} in step {step}").format(task=origin.task, step=origin.step)
 
 
 @dataclass(frozen=True)
@@ -366,9 +388,9 @@ def names(items: list[str]) -> str:
     items = list(dict.fromkeys(items))
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return ", ".join(items[:-1]) + _(" and ") + items[-1]
 
 
 def both(items: list[str]) -> str:
     """`both` for two, `all` for more: "a and b both wrote"."""
-    return "both" if len(set(items)) == 2 else "all"
+    return _("both") if len(set(items)) == 2 else _("all")

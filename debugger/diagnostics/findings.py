@@ -12,23 +12,25 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from debugger.i18n import N_, _
+
 SEVERITIES = ("error", "warning", "info")
 """Most serious first. `stepscope diagnose` exits 1 when any finding is an error."""
 
 KINDS: dict[str, str] = {
-    "concurrent_update": "A key without a reducer gets two writes in one superstep (InvalidUpdateError)",
-    "returns_whole_state": "A node returns the whole state it received instead of an update",
-    "subgraph_duplication": "A subgraph node returns what it received, and the parent's reducer adds it again",
-    "read_modify_write": "A node writes back the old value plus its change into a reducer key",
-    "order_sensitive": "Parallel writes whose merged result depends on the order they are folded in",
-    "reducer_start_value": "A reducer that fails on its start value, or a reducer key that starts empty",
-    "reducer_failed": "A reducer raised while merging a step's writes",
-    "in_place_mutation": "A node changed the state it received instead of returning an update",
-    "empty_list_clear": "A node returned [] to clear an additive list, which adds nothing",
-    "committed_mismatch": "A committed (or checkpointed) value differs from what the step's writes fold to",
-    "rejected_write": "A node wrote a value the state schema (pydantic) rejects when the next input is built",
+    "concurrent_update": N_("A key without a reducer gets two writes in one superstep (InvalidUpdateError)"),
+    "returns_whole_state": N_("A node returns the whole state it received instead of an update"),
+    "subgraph_duplication": N_("A subgraph node returns what it received, and the parent's reducer adds it again"),
+    "read_modify_write": N_("A node writes back the old value plus its change into a reducer key"),
+    "order_sensitive": N_("Parallel writes whose merged result depends on the order they are folded in"),
+    "reducer_start_value": N_("A reducer that fails on its start value, or a reducer key that starts empty"),
+    "reducer_failed": N_("A reducer raised while merging a step's writes"),
+    "in_place_mutation": N_("A node changed the state it received instead of returning an update"),
+    "empty_list_clear": N_("A node returned [] to clear an additive list, which adds nothing"),
+    "committed_mismatch": N_("A committed (or checkpointed) value differs from what the step's writes fold to"),
+    "rejected_write": N_("A node wrote a value the state schema (pydantic) rejects when the next input is built"),
 }
-"""Every kind a finding can have, with one line on what it means."""
+"""Every kind a finding can have, with one line on what it means (English; `_(KINDS[kind])` translates it)."""
 
 
 @dataclass(frozen=True)
@@ -70,14 +72,14 @@ class Finding:
         """`step 1 · node lookup_order · key 'v'` (with `in child@2 ›` for a subgraph)."""
         parts = []
         if self.scope:
-            parts.append("in " + " › ".join(self.scope))
-        parts.append(f"step {self.step}" if self.step is not None else "before running")
+            parts.append(_("in {scope}").format(scope=" › ".join(self.scope)))
+        parts.append(_("step {step}").format(step=self.step) if self.step is not None else _("before running"))
         if self.nodes and len(self.nodes) > 1:
-            parts.append("nodes " + ", ".join(self.nodes))
+            parts.append(_("nodes {nodes}").format(nodes=", ".join(self.nodes)))
         elif self.node:
-            parts.append(f"node {self.node}")
+            parts.append(_("node {node}").format(node=self.node))
         if self.key:
-            parts.append(f"key {self.key!r}")
+            parts.append(_("key {key}").format(key=repr(self.key)))
         return " · ".join(parts)
 
     def identity(self) -> tuple[Any, ...]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import MISSING_VALUE
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 from engine.codec import apply_delta
 
 from .facts import INPUT_WRITERS, RunFacts, calls_with_values, names, same
@@ -66,49 +67,53 @@ def _finding(
         suspects.remove(call.writer_name)
         suspects.insert(0, call.writer_name)
     suspects = list(dict.fromkeys(suspects))
-    who = suspects[0] if len(suspects) == 1 else f"one of {names(suspects)}"
+    who = suspects[0] if len(suspects) == 1 else _("one of {nodes}").format(nodes=names(suspects))
     added = (
         new[len(prior) :]
         if isinstance(prior, list) and isinstance(new, list) and same(new[: len(prior)], prior)
         else None
     )
     index = facts.replay.position[step]
-    previous = f"after step {facts.order[index - 1]}" if index > 0 else "when the run started"
-    what = f"it was {short(prior, 50)} {previous}" + (
-        f" and {short(new, 60)} when {call.writer_name}'s write was merged in step {step}, before any "
-        f"write of that step had been applied"
-        if call is not None
-        else f" and {short(new, 60)} after step {step}, but no task of step {step} wrote {key!r}"
-    )
-    explanation = (
-        f"{key!r} changed behind the engine's back: {what}. "
-        f"{who} received {key!r} and changed it in place (e.g. `state[{key!r}].append(...)`): nodes get the "
-        f"state's own lists and dicts, not copies, so editing them edits the state itself. "
-    )
+    previous = _("after step {step}").format(step=facts.order[index - 1]) if index > 0 else _("when the run started")
+    if call is not None:
+        what = _(
+            "it was {before} {previous} and {after} when {node}'s write was merged in step {step}, before any "
+            "write of that step had been applied"
+        ).format(before=short(prior, 50), previous=previous, after=short(new, 60), node=call.writer_name, step=step)
+    else:
+        what = _(
+            "it was {before} {previous} and {after} after step {step}, but no task of step {step} wrote {key}"
+        ).format(before=short(prior, 50), previous=previous, after=short(new, 60), step=step, key=repr(key))
+    explanation = _(
+        "{key} changed behind the engine's back: {what}. {who} received {key} and changed it in place (e.g. "
+        "`state[{key}].append(...)`): nodes get the state's own lists and dicts, not copies, so editing them edits "
+        "the state itself. "
+    ).format(key=repr(key), what=what, who=who)
     if call is not None and same(call.write, new) and after is not None and not same(after, new):
-        explanation += (
-            f"Returning that same object then made {call.reducer} merge the grown value into itself: "
-            f"{key} = {short(after, 60)}. "
-        )
+        explanation += _(
+            "Returning that same object then made {reducer} merge the grown value into itself: {key} = {after}. "
+        ).format(reducer=call.reducer, key=key, after=short(after, 60))
     elif call is None:
-        explanation += (
+        explanation += _(
             "Nothing recorded the change as an update: the `updates` stream shows nothing for it, a checkpointer "
             "keeps the old value, and the change cannot be replayed or explained. "
         )
     if call is not None and same(new, after) and call.write not in ([], None):
-        explanation += f"(Or the reducer {call.reducer} itself modified its first argument in place.) "
-    explanation += "Treat the state as read-only and return only the change."
+        explanation += _("(Or the reducer {reducer} itself modified its first argument in place.) ").format(
+            reducer=call.reducer
+        )
+    explanation += _("Treat the state as read-only and return only the change.")
     fix_value = short(added, 60) if added else "new_value"
     return Finding(
         kind="in_place_mutation",
         severity="error",
-        title=f"{who} changed {key!r} in place",
+        title=_("{who} changed {key} in place").format(who=who, key=repr(key)),
         explanation=explanation,
         fix=f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
-        fix_label="Return an update instead of editing the state",
+        fix_label=_("Return an update instead of editing the state"),
         other_fixes=(
             (
-                "If the node needs a changed copy for its own use, copy first",
+                _("If the node needs a changed copy for its own use, copy first"),
                 f'items = list(state["{key}"])   # or dict(...); then change the copy',
             ),
         ),

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from debugger.diagnostics.replay import channel_calls, refold
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 from engine import add_messages
 from engine.codec import TYPE
 
@@ -82,9 +83,9 @@ def reducer_for(facts: RunFacts, key: str, calls: list[Any]) -> tuple[Callable[[
     if name in _BY_NAME:
         return _BY_NAME[name], f"{name}, by name"
     values = list(_call_values(facts, calls))
-    if all(same(after, call.write) for call, _, after in values):
+    if all(same(after, call.write) for call, _before, after in values):
         return (lambda old, new: new), "keep-the-last, inferred from the recorded calls"
-    if len(values) > 1 and all(same(after, before) for _, before, after in values[1:]):
+    if len(values) > 1 and all(same(after, before) for _call, before, after in values[1:]):
         return (lambda old, new: old if old else new), "keep-the-first, inferred from the recorded calls"
     return None, ""
 
@@ -136,18 +137,30 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
     reducer = calls[0].reducer
     why = " ".join(
         dict.fromkeys(
-            f"{t.name} ran because {facts.why(step, t)}."
+            _("{node} ran because {why}.").format(node=t.name, why=facts.why(step, t))
             for t in facts.tasks(step)
             if t.id in {c.writer for c in calls}
         )
     )
-    explanation = (
-        f"{names(writers)} {both(writers)} wrote {key!r} in step {step}, and the reducer of {key!r}, {reducer}, "
-        "gives a different "
-        f"result depending on the order it folds them in: as recorded ({', then '.join(writers)}) it is "
-        f"{short(value, 50)}; folded as {', then '.join(reordered)} it would be {short(other.value, 50)}. "
-        f"The writes of one superstep are folded by node name (then Send order), not by finishing time, so the "
-        f"result is repeatable but arbitrary: renaming a node changes it. {why} (Re-folded with {how}.)"
+    then = _(", then ")
+    explanation = _(
+        "{writers} {both} wrote {key} in step {step}, and the reducer of {key}, {reducer}, gives a different "
+        "result depending on the order it folds them in: as recorded ({recorded}) it is {value}; folded as "
+        "{reordered} it would be {other}. The writes of one superstep are folded by node name (then Send order), "
+        "not by finishing time, so the result is repeatable but arbitrary: renaming a node changes it. {why} "
+        "(Re-folded with {how}.)"
+    ).format(
+        writers=names(writers),
+        both=both(writers),
+        key=repr(key),
+        step=step,
+        reducer=reducer,
+        recorded=then.join(writers),
+        value=short(value, 50),
+        reordered=then.join(reordered),
+        other=short(other.value, 50),
+        why=why,
+        how=how,
     )
     collected = f"{key}_by_node"
     fix = (
@@ -160,15 +173,15 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
     return Finding(
         kind="order_sensitive",
         severity="warning",
-        title=f"{key!r} depends on the order of parallel writes",
+        title=_("{key} depends on the order of parallel writes").format(key=repr(key)),
         explanation=explanation,
         fix=fix,
-        fix_label=(
+        fix_label=_(
             "Collect the parallel results with an order-independent reducer, then choose in a node after the join"
         ),
         other_fixes=(
             (
-                "Use a reducer that is commutative (sum, max, set union)",
+                _("Use a reducer that is commutative (sum, max, set union)"),
                 f"{key}: Annotated[int, operator.add]   # or max, or a set with operator.or_",
             ),
         ),

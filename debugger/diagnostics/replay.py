@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
+from debugger.i18n import _
 from engine.codec import MISSING_ENCODED, apply_delta, decode, encode
 from engine.trace import ReducerCallRecord, RunRecord, StepRecord
 
@@ -31,8 +32,10 @@ class Origin:
 
     def describe(self) -> str:
         if self.call_index is None:
-            return f"step {self.step}: changed outside the reducers ({self.task})"
-        return f"step {self.step}: {self.task} (reducer call #{self.call_index})"
+            return _("step {step}: changed outside the reducers ({task})").format(step=self.step, task=self.task)
+        return _("step {step}: {task} (reducer call #{index})").format(
+            step=self.step, task=self.task, index=self.call_index
+        )
 
 
 @dataclass

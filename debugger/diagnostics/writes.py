@@ -19,6 +19,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import MISSING_VALUE
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
+from debugger.i18n import _
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding
@@ -34,7 +35,7 @@ def list_writes(facts: RunFacts) -> list[Finding]:
         if step < 0:
             continue
         calls = list(calls_with_values(facts, step))
-        final = {call.channel: after for call, _, _, after in calls}
+        final = {call.channel: after for call, _prior, _before, after in calls}
         for call, _prior, before, after in calls:
             if call.error is not None or call.writer_name in INPUT_WRITERS or call.reducer in PLAIN:
                 continue
@@ -83,22 +84,28 @@ def whole_state_returns(facts: RunFacts) -> list[Finding]:
             if len(echoed) < max(2, len(received) - 1) or not meaningful:
                 continue
             changed = [k for k in received if k not in echoed]
-            explanation = (
-                f"{task.name} returned every key it received ({', '.join(received)}) in step {step}, "
-                + (f"changing only {changed[0]!r}: " if changed else "changing none of them: ")
-                + "it returned the state rather than an update. Every key is written again: a key without a reducer "
-                "then conflicts with any other node writing it in the same step (InvalidUpdateError), and a "
-                "reducer key such as a list under operator.add gets its whole value added again."
+            explanation = _(
+                "{node} returned every key it received ({keys}) in step {step}, {changing}: it returned the state "
+                "rather than an update. Every key is written again: a key without a reducer then conflicts with any "
+                "other node writing it in the same step (InvalidUpdateError), and a reducer key such as a list under "
+                "operator.add gets its whole value added again."
+            ).format(
+                node=task.name,
+                keys=", ".join(received),
+                step=step,
+                changing=_("changing only {key}").format(key=repr(changed[0]))
+                if changed
+                else _("changing none of them"),
             )
             update = ", ".join(f'"{k}": ...' for k in changed) or '"key_you_changed": ...'
             found.append(
                 Finding(
                     kind="returns_whole_state",
                     severity="warning",
-                    title=f"{task.name} returns the whole state",
+                    title=_("{node} returns the whole state").format(node=task.name),
                     explanation=explanation,
                     fix=f"return {{{update}}}   # only what changed, not `return state`",
-                    fix_label="Return only the keys the node changed",
+                    fix_label=_("Return only the keys the node changed"),
                     step=step,
                     node=task.name,
                     scope=facts.scope,
@@ -149,16 +156,27 @@ def _repeated(
         }
         for repeat in facts.repeats(step, key, before, after)
     ]
-    listed = ", ".join(f"{e['text']} ({e['origin']})" for e in evidence[:4]) + (" …" if len(evidence) > 4 else "")
+    listed = ", ".join(_("{item} ({origin})").format(item=e["text"], origin=e["origin"]) for e in evidence[:4]) + (
+        " …" if len(evidence) > 4 else ""
+    )
     new_items = call.write[len(start) :]
     if subgraph:
         mounted = facts.is_subgraph_node(node)
         explanation = (
-            (f"{node} is a compiled subgraph mounted as a node. " if mounted else f"{node} runs a subgraph. ")
-            + f"It received the parent's state ({key} = {short(start, 50)}) and returned the "
-            f"subgraph's whole final state ({key} = {short(call.write, 60)}), not just what it added. The parent's "
-            f"reducer {reducer} then appended all of it, so items the parent already had are in {key!r} twice: "
-            f"{listed}. After step {step}: {short(after, 80)}."
+            _("{node} is a compiled subgraph mounted as a node. ") if mounted else _("{node} runs a subgraph. ")
+        ).format(node=node) + _(
+            "It received the parent's state ({key} = {start}) and returned the subgraph's whole final state "
+            "({key} = {write}), not just what it added. The parent's reducer {reducer} then appended all of it, so "
+            "items the parent already had are in {channel} twice: {listed}. After step {step}: {after}."
+        ).format(
+            key=key,
+            start=short(start, 50),
+            write=short(call.write, 60),
+            reducer=reducer,
+            channel=repr(key),
+            listed=listed,
+            step=step,
+            after=short(after, 80),
         )
         code = (
             f"def call_{node}(state):\n    out = subgraph.invoke({{...}})   # the subgraph has its own schema, "
@@ -166,7 +184,7 @@ def _repeated(
         )
         other = (
             (
-                "Give the key a reducer that merges by id, so re-sent items are not added again",
+                _("Give the key a reducer that merges by id, so re-sent items are not added again"),
                 f"def merge_by_id(old, new):\n    ids = {{item['id'] for item in old}}\n"
                 f"    return old + [item for item in new if item['id'] not in ids]\n\n"
                 f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this",
@@ -175,10 +193,10 @@ def _repeated(
         return Finding(
             kind="subgraph_duplication",
             severity="error",
-            title=f"Subgraph node {node} re-appended {key!r}",
+            title=_("Subgraph node {node} re-appended {key}").format(node=node, key=repr(key)),
             explanation=explanation,
             fix=code,
-            fix_label="Wrap the subgraph in a function node with its own schema that returns only the new items",
+            fix_label=_("Wrap the subgraph in a function node with its own schema that returns only the new items"),
             other_fixes=other,
             step=step,
             node=node,
@@ -186,22 +204,34 @@ def _repeated(
             scope=facts.scope,
             evidence=tuple(evidence),
         )
-    explanation = (
-        f"{node} returned {key} = {short(call.write, 60)}, which starts with the whole value it received "
-        f"({short(start, 50)}), into {reducer}, which appends every write to the current value. So the old items "
-        f"were added again and are now in {key!r} twice: {listed}. After step {step}: {short(after, 80)}. "
-        f"A node should return only its new items and let the reducer keep the rest."
+    explanation = _(
+        "{node} returned {key} = {write}, which starts with the whole value it received ({start}), into {reducer}, "
+        "which appends every write to the current value. So the old items were added again and are now in "
+        "{channel} twice: {listed}. After step {step}: {after}. A node should return only its new items and let "
+        "the reducer keep the rest."
+    ).format(
+        node=node,
+        key=key,
+        write=short(call.write, 60),
+        start=short(start, 50),
+        reducer=reducer,
+        channel=repr(key),
+        listed=listed,
+        step=step,
+        after=short(after, 80),
     )
     return Finding(
         kind="read_modify_write",
         severity="error",
-        title=f"{node} wrote back the whole {key!r} list into {reducer}",
+        title=_("{node} wrote back the whole {key} list into {reducer}").format(
+            node=node, key=repr(key), reducer=reducer
+        ),
         explanation=explanation,
         fix=f'return {{"{key}": {short(new_items, 60)}}}   # only the new items',
-        fix_label=f"Return only the new items; {reducer} keeps the rest",
+        fix_label=_("Return only the new items; {reducer} keeps the rest").format(reducer=reducer),
         other_fixes=(
             (
-                "Never change the received list in place; build a new one if you need it",
+                _("Never change the received list in place; build a new one if you need it"),
                 f'items = [*state["{key}"], new_item]   # a copy, for the node\'s own use',
             ),
         ),
@@ -235,25 +265,42 @@ def _lost_update(
     key, reducer = call.channel, call.reducer
     writers = list(dict.fromkeys([*(w for w, _ in lost), call.writer_name]))
     why = "".join(
-        dict.fromkeys(f" {t.name} ran because {facts.why(step, t)}." for t in facts.tasks(step) if t.name in writers)
+        dict.fromkeys(
+            " " + _("{node} ran because {why}.").format(node=t.name, why=facts.why(step, t))
+            for t in facts.tasks(step)
+            if t.name in writers
+        )
     )
-    missing = ", ".join(f"{short(item, 40)} from {who}" for who, item in lost[:4])
+    missing = ", ".join(_("{item} from {node}").format(item=short(item, 40), node=who) for who, item in lost[:4])
     explanation = (
-        f"{names(writers)} ran in step {step} and each wrote back {key!r} as the list it read "
-        f"({short(start, 40)}) plus its own items. {reducer} keeps the last write, so "
-        f"{call.writer_name}'s list replaced the others and {missing} was lost: {key} = {short(final, 60)}. "
-        f"This is the read-modify-write race: each node only knew the old value, and no error is raised.{why}"
+        _(
+            "{writers} ran in step {step} and each wrote back {channel} as the list it read ({start}) plus its own "
+            "items. {reducer} keeps the last write, so {kept}'s list replaced the others and {missing} was lost: "
+            "{key} = {final}. This is the read-modify-write race: each node only knew the old value, and no error is "
+            "raised."
+        ).format(
+            writers=names(writers),
+            step=step,
+            channel=repr(key),
+            start=short(start, 40),
+            reducer=reducer,
+            kept=call.writer_name,
+            missing=missing,
+            key=key,
+            final=short(final, 60),
+        )
+        + why
     )
     return Finding(
         kind="read_modify_write",
         severity="error",
-        title=f"Parallel writes to {key!r} lost {short(lost[0][1], 30)}",
+        title=_("Parallel writes to {key} lost {item}").format(key=repr(key), item=short(lost[0][1], 30)),
         explanation=explanation,
         fix=(
             f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n\n"
             f'def {writers[0]}(state):\n    return {{"{key}": [...]}}   # only its own new items'
         ),
-        fix_label="Declare an appending reducer and let each node return only its delta",
+        fix_label=_("Declare an appending reducer and let each node return only its delta"),
         step=step,
         node=call.writer_name,
         key=key,
@@ -274,20 +321,30 @@ def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any
             continue
         step, start, write = next(p for p in points if p[1] != 0)
         reducer = facts.reducer(key)
-        seen = ", ".join(f"{w} when it was {s}" for _, s, w in points[:4])
-        explanation = (
-            f"{node} wrote {key} = {seen}: each time the value it read plus {increment}, i.e. the new total. But "
-            f"{reducer} adds every write to the current value, so the total is counted again: in step {step} "
-            f"{key} went from {start} to {start + write} instead of {start + increment}."
+        seen = ", ".join(_("{wrote} when it was {read}").format(wrote=w, read=s) for _step, s, w in points[:4])
+        explanation = _(
+            "{node} wrote {key} = {seen}: each time the value it read plus {increment}, i.e. the new total. But "
+            "{reducer} adds every write to the current value, so the total is counted again: in step {step} "
+            "{key} went from {start} to {got} instead of {wanted}."
+        ).format(
+            node=node,
+            key=key,
+            seen=seen,
+            increment=increment,
+            reducer=reducer,
+            step=step,
+            start=start,
+            got=start + write,
+            wanted=start + increment,
         )
         found.append(
             Finding(
                 kind="read_modify_write",
                 severity="warning",
-                title=f"{node} sends the total of {key!r}, not the increment",
+                title=_("{node} sends the total of {key}, not the increment").format(node=node, key=repr(key)),
                 explanation=explanation,
                 fix=f'return {{"{key}": {increment}}}   # the increment; {reducer} keeps the total',
-                fix_label="Send the increment and let the reducer add it",
+                fix_label=_("Send the increment and let the reducer add it"),
                 step=step,
                 node=node,
                 key=key,
@@ -320,11 +377,13 @@ def _meant_to_clear(facts: RunFacts, node: str, key: str) -> bool | None:
 def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Finding:
     key, node, reducer = call.channel, call.writer_name, call.reducer
     messages = reducer in MESSAGE_REDUCERS
-    explanation = (
-        f"{node} returned {key} = [] in step {step}, as if to clear it, but every write to {key!r} goes through "
-        f"{reducer}, and {reducer}({short(before, 40)}, []) is the same list: nothing was cleared and the "
-        f"{len(before)} old item(s) are still there. A reducer key has no 'set' of its own: an empty write means "
-        f"'nothing to add'. (If {node} simply had nothing to add, ignore this.)"
+    explanation = _(
+        "{node} returned {key} = [] in step {step}, as if to clear it, but every write to {channel} goes through "
+        "{reducer}, and {reducer}({before}, []) is the same list: nothing was cleared and the {count} old item(s) "
+        "are still there. A reducer key has no 'set' of its own: an empty write means 'nothing to add'. (If "
+        "{node} simply had nothing to add, ignore this.)"
+    ).format(
+        node=node, key=key, step=step, channel=repr(key), reducer=reducer, before=short(before, 40), count=len(before)
     )
     if messages:
         fix = f'return {{"{key}": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]}}   # add_messages: delete every message'
@@ -333,13 +392,13 @@ def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Fi
     return Finding(
         kind="empty_list_clear",
         severity="warning",
-        title=f"{node} returned [] to {key!r}, which clears nothing",
+        title=_("{node} returned [] to {key}, which clears nothing").format(node=node, key=repr(key)),
         explanation=explanation,
         fix=fix,
-        fix_label="Bypass the reducer to replace the value",
+        fix_label=_("Bypass the reducer to replace the value"),
         other_fixes=(
             (
-                "Give the key a reducer that understands a clear marker",
+                _("Give the key a reducer that understands a clear marker"),
                 f"def add_or_clear(old, new):\n    return [] if new is None else old + new\n\n"
                 f'{key}: Annotated[list, add_or_clear]   # return {{"{key}": None}} to clear',
             ),

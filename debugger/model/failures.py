@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from debugger.i18n import _, ngettext
+
 if TYPE_CHECKING:
     from debugger.model.run_view import RunView
 
@@ -90,10 +92,12 @@ def step_errors(view: RunView, step: int) -> list[ErrorReport]:
         call = refused[0]
         return [
             ErrorReport(
-                f"{call.reducer} refused a write to {call.channel!r}",
+                _("{reducer} refused a write to {key}").format(reducer=call.reducer, key=repr(call.channel)),
                 call.error["message"],
-                f"The reducer of {call.channel!r} raised while merging step {step}, so the step failed "
-                "and none of its writes were applied.",
+                _(
+                    "The reducer of {key} raised while merging step {step}, so the step failed and none of its "
+                    "writes were applied."
+                ).format(key=repr(call.channel), step=step),
                 call.channel,
                 tuple((c.writer_name, c.write) for c in record.reducer_calls if c.channel == call.channel),
                 culprits=names,
@@ -104,17 +108,24 @@ def step_errors(view: RunView, step: int) -> list[ErrorReport]:
         task = failed[0]
         others = [view.label(t) for t in record.tasks if t.id not in culprits]
         bystanders = (
-            f" {', '.join(others)} finished, but {'its writes were' if len(others) == 1 else 'their writes were'}"
-            " discarded with the step."
+            " "
+            + ngettext(
+                "{tasks} finished, but its writes were discarded with the step.",
+                "{tasks} finished, but their writes were discarded with the step.",
+                len(others),
+            ).format(tasks=", ".join(others))
             if others
             else ""
         )
         return [
             ErrorReport(
-                title=f"{view.label(task)} raised {task.error['class']}",
+                title=_("{task} raised {error}").format(task=view.label(task), error=task.error["class"]),
                 message=task.error["message"],
-                explanation=f"The node {task.name!r} raised an exception in step {step}, so none of the step's writes "
-                f"were applied: the state stays as it was after the previous step.{bystanders}",
+                explanation=_(
+                    "The node {node} raised an exception in step {step}, so none of the step's writes were applied: "
+                    "the state stays as it was after the previous step."
+                ).format(node=repr(task.name), step=step)
+                + bystanders,
                 traceback=task.error.get("traceback", ""),
                 culprits=names,
             )
@@ -122,14 +133,14 @@ def step_errors(view: RunView, step: int) -> list[ErrorReport]:
     if step == view.failed_step and view.run.error:
         error = view.run.error
         if error["class"] == "GraphRecursionError":
-            explanation = (
-                f"The run was stopped after {view.run.recursion_limit} supersteps without reaching END. "
+            explanation = _(
+                "The run was stopped after {count} supersteps without reaching END. "
                 "A loop whose exit condition never becomes true runs until the recursion limit."
-            )
+            ).format(count=view.run.recursion_limit)
             fixes = (
-                ("Make the loop's router return END when it is done", 'return END if done(state) else "again"'),
+                (_("Make the loop's router return END when it is done"), 'return END if done(state) else "again"'),
                 (
-                    "Or allow more supersteps if the loop is meant to be long",
+                    _("Or allow more supersteps if the loop is meant to be long"),
                     'graph.invoke(inp, {"recursion_limit": 100})',
                 ),
             )

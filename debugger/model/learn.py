@@ -12,12 +12,13 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from debugger.i18n import N_, _
 from debugger.model.present import short
 from debugger.model.run_view import MergeCall, RunView
 from engine.codec import decode
 from sample_graphs.gallery import SAMPLES, load_sample
 
-GENERIC_PROMPT = (
+GENERIC_PROMPT = N_(
     "Learn mode keeps the lesson back: it tells what the merges give. Step through the run and guess each "
     "reducer call in the Merge tab; the lesson appears once you have guessed them all."
 )
@@ -39,7 +40,7 @@ def parse_guess(text: str) -> Any:
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        raise ValueError("Write the value as JSON or a Python literal, e.g. ['a', 'b'] or 3 or 'text'.") from None
+        raise ValueError(_("Write the value as JSON or a Python literal, e.g. ['a', 'b'] or 3 or 'text'.")) from None
 
 
 def _matches(guess: Any, encoded: Any) -> bool:
@@ -55,20 +56,31 @@ def check_call(view: RunView, step: int, index: int, guess: Any) -> Verdict:
     """Whether `guess` is the channel's value after reducer call `index` of `step`."""
     item = next((m for m in view.merge(step) if m.call.index == index), None)
     if item is None:
-        return Verdict(False, f"Step {step} has no reducer call #{index}.")
+        return Verdict(False, _("Step {step} has no reducer call #{index}.").format(step=step, index=index))
     channel = item.call.channel
     if item.call.error is not None:
-        return Verdict(False, f"Trick question: the barrier refused this write. {item.sentence}.")
+        return Verdict(
+            False, _("Trick question: the barrier refused this write. {sentence}.").format(sentence=item.sentence)
+        )
     if _matches(guess, item.after):
-        return Verdict(True, f"Right: {channel!r} is {short(item.after, 120)}. {item.sentence}.")
+        return Verdict(
+            True,
+            _("Right: {key} is {value}. {sentence}.").format(
+                key=repr(channel), value=short(item.after, 120), sentence=item.sentence
+            ),
+        )
     later = view.merge_by_channel(step)[channel][-1]
     note = (
-        " You gave the value after the whole merge, not after this call."
+        _(" You gave the value after the whole merge, not after this call.")
         if (later is not item and _matches(guess, later.after))
         else ""
     )
     return Verdict(
-        False, f"Not quite: {channel!r} is {short(item.after, 120)} after call #{index}. {item.sentence}.{note}"
+        False,
+        _("Not quite: {key} is {value} after call #{index}. {sentence}.").format(
+            key=repr(channel), value=short(item.after, 120), index=index, sentence=item.sentence
+        )
+        + note,
     )
 
 
@@ -84,18 +96,25 @@ def check_guess(view: RunView, step: int, channel: str, guess: Any) -> tuple[boo
     """Whether the guess equals the channel's value after the whole merge; if not, which call made the difference."""
     calls = view.merge_by_channel(step).get(channel, [])
     if not calls:
-        return False, f"{channel!r} was not written in step {step}."
+        return False, _("{key} was not written in step {step}.").format(key=repr(channel), step=step)
     final = calls[-1]
     if _matches(guess, final.after):
-        return True, f"Right: {channel!r} is {short(final.after, 120)} after the merge."
+        return True, _("Right: {key} is {value} after the merge.").format(
+            key=repr(channel), value=short(final.after, 120)
+        )
     actual = decode(final.after)
     culprit = final
     if isinstance(actual, list) and isinstance(guess, list):
         index = next((i for i, (a, g) in enumerate(zip(actual, guess)) if a != g), min(len(actual), len(guess)))
         culprit = next((item for item in calls if _sets_item(item, index)), culprit)
-    return False, (
-        f"Not quite: {channel!r} is {short(final.after, 120)}. The difference comes from reducer call "
-        f"#{culprit.call.index} by {culprit.writer}: {culprit.sentence}."
+    return False, _(
+        "Not quite: {key} is {value}. The difference comes from reducer call #{index} by {writer}: {sentence}."
+    ).format(
+        key=repr(channel),
+        value=short(final.after, 120),
+        index=culprit.call.index,
+        writer=culprit.writer,
+        sentence=culprit.sentence,
     )
 
 
@@ -110,5 +129,5 @@ def prompt(target: str) -> str:
     """What learn mode shows while the lesson is kept back: the sample's `learn_prompt` (its set-up,
     without the results), else a general word on why the lesson waits."""
     if target not in SAMPLES:
-        return GENERIC_PROMPT
-    return getattr(load_sample(target), "learn_prompt", "") or GENERIC_PROMPT
+        return _(GENERIC_PROMPT)
+    return _(getattr(load_sample(target), "learn_prompt", "") or GENERIC_PROMPT)

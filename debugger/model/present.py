@@ -13,6 +13,7 @@ from typing import Any
 from debugger.diagnostics.facts import APPENDING
 from debugger.diagnostics.replay import repeated_items
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS, escaped, one_line, short
+from debugger.i18n import _, ngettext
 from engine.codec import MISSING_ENCODED, TYPE
 from engine.trace import ReducerCallRecord
 
@@ -77,32 +78,38 @@ def explain_call(call: ReducerCallRecord, before: Any, after: Any, *, applied: b
     if call.error is not None:
         first = call.error["message"].splitlines()[0]
         if call.reducer == "LastValue":
-            return (
-                f"{call.writer_name} wrote {short(call.write, 40)} to {call.channel!r}, a key without a reducer, "
-                f"which takes one write per step; another task wrote it in the same step, so the barrier refused "
-                f"the writes and the step failed: {first}"
-            )
-        return f"{call.reducer} refused {short(call.write, 40)} from {call.writer_name}: {first}"
+            return _(
+                "{writer} wrote {write} to {channel}, a key without a reducer, which takes one write per step; "
+                "another task wrote it in the same step, so the barrier refused the writes and the step failed: {error}"
+            ).format(writer=call.writer_name, write=short(call.write, 40), channel=repr(call.channel), error=first)
+        return _("{reducer} refused {write} from {writer}: {error}").format(
+            reducer=call.reducer, write=short(call.write, 40), writer=call.writer_name, error=first
+        )
     sentence = _explain_applied(call, before, after)
     if applied:
         return sentence
-    return f"would have {sentence[0].lower()}{sentence[1:]}, but the step failed, so nothing was applied"
+    return _("would have {sentence}, but the step failed, so nothing was applied").format(
+        sentence=sentence[0].lower() + sentence[1:]
+    )
 
 
 def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
     channel = call.channel
     write = call.write
     if isinstance(write, dict) and write.get(TYPE) == "Overwrite":
-        return f"Overwrite replaced {channel!r} with {short(after, 60)}, bypassing {call.reducer}"
+        return _("Overwrite replaced {channel} with {value}, bypassing {reducer}").format(
+            channel=repr(channel), value=short(after, 60), reducer=call.reducer
+        )
     if before == MISSING:
         if call.reducer in ("LastValue", "AnyValue"):
-            return f"set {channel!r} to {short(after, 60)} (it was empty)"
-        return (
-            f"stored {short(write, 60)} as {channel!r}'s first value: the channel starts empty, "
-            f"so {call.reducer} was not called"
-        )
+            return _("set {channel} to {value} (it was empty)").format(channel=repr(channel), value=short(after, 60))
+        return _(
+            "stored {write} as {channel}'s first value: the channel starts empty, so {reducer} was not called"
+        ).format(write=short(write, 60), channel=repr(channel), reducer=call.reducer)
     if call.reducer in ("LastValue", "AnyValue"):
-        return f"replaced {channel!r}: {short(before, 40)} → {short(after, 40)} (a plain key keeps the last write)"
+        return _("replaced {channel}: {before} → {after} (a plain key keeps the last write)").format(
+            channel=repr(channel), before=short(before, 40), after=short(after, 40)
+        )
     appended = _appended(call, before, after)
     if (
         call.reducer in MESSAGE_REDUCERS
@@ -114,45 +121,59 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
         and is_message_list(before[:1])
     ):
         # the recorded delta says these were appended, nothing replaced: no need to compare whole lists
-        return (
-            f"{call.reducer} appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})"
-        )
+        return ngettext(
+            "{reducer} appended {count} message ({messages})",
+            "{reducer} appended {count} messages ({messages})",
+            len(appended),
+        ).format(reducer=call.reducer, count=len(appended), messages=short(appended, 50))
     if call.reducer in MESSAGE_REDUCERS and is_message_list(before) and is_message_list(after):
-        return f"{call.reducer} {_message_changes(before, after)}"
+        return _("{reducer} {changes}").format(reducer=call.reducer, changes=_message_changes(before, after))
     if _took_the_write(before, write, after) or (
         after == write and before in ([], "") and call.reducer not in APPENDING and call.reducer not in MESSAGE_REDUCERS
     ):
         # a keep-the-last reducer: what was there is dropped, even when the write happens to start with it
         gone = [item for item in before if item not in after] if isinstance(before, list) else []
-        return (
-            f"{call.reducer} returned the write itself, {short(write, 50)}, as the new value of {channel!r} in "
-            f"place of {short(before, 40)}"
-            + (f": {short(gone, 40)} {'is' if len(gone) == 1 else 'are'} gone" if gone else "")
-        )
+        sentence = _("{reducer} returned the write itself, {write}, as the new value of {channel} in place of {before}")
+        gone_words = ngettext(": {gone} is gone", ": {gone} are gone", len(gone)).format(gone=short(gone, 40))
+        return sentence.format(
+            reducer=call.reducer, write=short(write, 50), channel=repr(channel), before=short(before, 40)
+        ) + (gone_words if gone else "")
     if after == before and write not in ([], "", {}, None, 0):
         # a keep-the-first reducer (or one that ignores this write): the write left no trace, silently
-        return (
-            f"{call.reducer} kept {channel!r} as it was, {short(before, 40)}: the write {short(write, 40)} was dropped"
+        return _("{reducer} kept {channel} as it was, {before}: the write {write} was dropped").format(
+            reducer=call.reducer, channel=repr(channel), before=short(before, 40), write=short(write, 40)
         )
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
-            return f"{call.reducer} appended nothing: [] cannot clear {channel!r}, it adds no items"
+            return _("{reducer} appended nothing: [] cannot clear {channel}, it adds no items").format(
+                reducer=call.reducer, channel=repr(channel)
+            )
         if appended is not None or after[: len(before)] == before:
             added = after[len(before) :]
             duplicates = repeated_items(before, after)
-            note = f" ({len(duplicates)} of them already there: duplicated)" if duplicates else ""
-            return f"{call.reducer} appended {short(added, 50)} to {short(before, 40)}{note}"
+            note = _(" ({count} of them already there: duplicated)").format(count=len(duplicates)) if duplicates else ""
+            return _("{reducer} appended {added} to {before}{note}").format(
+                reducer=call.reducer, added=short(added, 50), before=short(before, 40), note=note
+            )
     if isinstance(before, (int, float)) and isinstance(after, (int, float)) and not isinstance(before, bool):
-        return f"{call.reducer} combined {short(before)} with {short(write)} → {short(after)}"
+        return _("{reducer} combined {before} with {write} → {after}").format(
+            reducer=call.reducer, before=short(before), write=short(write), after=short(after)
+        )
     if (
         isinstance(before, str)
         and isinstance(after, str)
         and after == before + (write if isinstance(write, str) else "")
     ):
-        return f"{call.reducer} appended {write!r} to {before!r} → {after!r}"
+        return _("{reducer} appended {write} to {before} → {after}").format(
+            reducer=call.reducer, write=repr(write), before=repr(before), after=repr(after)
+        )
     if after == before:
-        return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) left {channel!r} unchanged"
-    return f"{call.reducer}({short(before, 30)}, {short(write, 30)}) returned {short(after, 40)}"
+        return _("{reducer}({before}, {write}) left {channel} unchanged").format(
+            reducer=call.reducer, before=short(before, 30), write=short(write, 30), channel=repr(channel)
+        )
+    return _("{reducer}({before}, {write}) returned {after}").format(
+        reducer=call.reducer, before=short(before, 30), write=short(write, 30), after=short(after, 40)
+    )
 
 
 def _took_the_write(before: Any, write: Any, after: Any) -> bool:
@@ -193,16 +214,20 @@ def _message_changes(before: list[Any], after: list[Any]) -> str:
     removed = [i for i in old if i not in new]
     parts = []
     if appended:
-        parts.append(f"appended {len(appended)} message{'s' if len(appended) > 1 else ''} ({short(appended, 50)})")
+        parts.append(
+            ngettext(
+                "appended {count} message ({messages})", "appended {count} messages ({messages})", len(appended)
+            ).format(count=len(appended), messages=short(appended, 50))
+        )
     if replaced:
-        parts.append("replaced by id " + ", ".join(str(ident(m)) for m in replaced) + " in place")
+        parts.append(_("replaced by id {ids} in place").format(ids=", ".join(str(ident(m)) for m in replaced)))
     if removed:
-        parts.append("removed id " + ", ".join(str(i) for i in removed))
-    return "; ".join(parts) if parts else "changed nothing (every message was already there, unchanged)"
+        parts.append(_("removed id {ids}").format(ids=", ".join(str(i) for i in removed)))
+    return "; ".join(parts) if parts else _("changed nothing (every message was already there, unchanged)")
 
 
 def interrupt_line(item: dict[str, Any]) -> str:
     """One `interrupt()` that stopped a run (`Trace.interrupts`), its question as JSON: `interrupted
     (node ask): {"question": ...}`."""
-    where = f" (node {item['node']})" if item.get("node") else ""
-    return f"interrupted{where}: {json.dumps(item['value'], ensure_ascii=False)}"
+    where = _(" (node {node})").format(node=item["node"]) if item.get("node") else ""
+    return _("interrupted{where}: {value}").format(where=where, value=json.dumps(item["value"], ensure_ascii=False))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from debugger.i18n import _
+
 CUT_OFF_CLASS = "RunCutOff"
 
 LABELS = {
@@ -64,31 +66,39 @@ def ending(status: str, error: Any = None, *, after: str = "") -> str:
     supersteps") so a run that did not end says where its recording stops."""
     _kind, message = _error_text(error)
     first = message.strip().splitlines()[0] if message.strip() else ""
-    where = f" after {after}" if after else ""
+    where = _(" after {step}").format(step=after) if after else ""
     if status == "running":
-        unknown = f"nothing after {after} is known" if after else "nothing after its last recorded step is known"
+        unknown = (
+            _("nothing after {step} is known").format(step=after)
+            if after
+            else _("nothing after its last recorded step is known")
+        )
         if is_cut_off(status, error):
-            return (
-                f"Cut off{where}: the process recording this run ended before the run did (killed, crashed or "
-                f"disconnected), so the recording stops there and {unknown}. The run has no final state."
-            )
-        return (
-            f"Not finished: the recording stops{where} and {unknown}. The run had not ended there: its "
+            return _(
+                "Cut off{where}: the process recording this run ended before the run did (killed, crashed or "
+                "disconnected), so the recording stops there and {unknown}. The run has no final state."
+            ).format(where=where, unknown=unknown)
+        return _(
+            "Not finished: the recording stops{where} and {unknown}. The run had not ended there: its "
             "recording process was cut off (killed or crashed), it is still recording (open it again to see "
             "more), or it was opened at a checkpoint before its end."
-        )
+        ).format(where=where, unknown=unknown)
     if status == "done":
-        return "The run finished (done)."
+        return _("The run finished (done).")
     if status == "interrupted":
-        return "The run paused at an interrupt or a breakpoint (interrupted); resuming its thread goes on from here."
+        return _("The run paused at an interrupt or a breakpoint (interrupted); resuming its thread goes on from here.")
     if status == "error":
-        return "The run failed (error)" + (f": {first}" if first else ".")
+        return _("The run failed (error): {error}").format(error=first) if first else _("The run failed (error).")
     if status == "recursion_limit":
-        return "The run hit its recursion limit (recursion_limit) and was stopped."
+        return _("The run hit its recursion limit (recursion_limit) and was stopped.")
     if status in ("cancelled", "timeout"):
-        why = "was stopped before it finished (cancelled)" if status == "cancelled" else "ran out of time (timeout)"
-        return f"The run {why}" + (f": {first}" if first else f"{where}; nothing after that ran.")
-    return f"The run ended with status {status}."
+        why = (
+            _("The run was stopped before it finished (cancelled)")
+            if status == "cancelled"
+            else _("The run ran out of time (timeout)")
+        )
+        return why + (": " + first if first else _("{where}; nothing after that ran.").format(where=where))
+    return _("The run ended with status {status}.").format(status=status)
 
 
 def note(status: str, error: Any = None, *, after: str = "") -> str:

@@ -18,11 +18,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable
 
+from debugger import i18n
 from debugger.diagnostics import Finding, diagnose
 from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFacts, same, scope_label
 from debugger.diagnostics.replay import Origin
 from debugger.diagnostics.validation import VALIDATION_ERRORS, last_write, rejected_fields
 from debugger.diagnostics.writes import lost_items
+from debugger.i18n import _, ngettext
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
 from debugger.model.present import explain_call, short
@@ -94,13 +96,24 @@ class LostUpdate:
 
     def sentence(self) -> str:
         """`Lost update: 'from A' (written by node_a) is not in 'messages': ...`."""
-        items = ", ".join(f"{short(item, 40)} (written by {who})" for who, item in self.lost[:4])
-        more = f" and {len(self.lost) - 4} more" if len(self.lost) > 4 else ""
-        writers = list(dict.fromkeys([*(who for who, _ in self.lost), self.kept]))
-        return (
-            f"Lost update: {items}{more} {'is' if len(self.lost) == 1 else 'are'} not in {self.channel!r}. "
-            f"{' and '.join(writers)} each wrote back the whole list in this step; {self.reducer} keeps one "
-            f"write, so {self.kept}'s {short(self.value, 50)} replaced the others. No error was raised."
+        items = ", ".join(
+            _("{item} (written by {writer})").format(item=short(item, 40), writer=who) for who, item in self.lost[:4]
+        )
+        more = _(" and {count} more").format(count=len(self.lost) - 4) if len(self.lost) > 4 else ""
+        writers = list(dict.fromkeys([*(who for who, _item in self.lost), self.kept]))
+        return ngettext(
+            "Lost update: {items} is not in {channel}. {writers} each wrote back the whole list in this step; "
+            "{reducer} keeps one write, so {kept}'s {value} replaced the others. No error was raised.",
+            "Lost update: {items} are not in {channel}. {writers} each wrote back the whole list in this step; "
+            "{reducer} keeps one write, so {kept}'s {value} replaced the others. No error was raised.",
+            len(self.lost),
+        ).format(
+            items=items + more,
+            channel=repr(self.channel),
+            writers=_(" and ").join(writers),
+            reducer=self.reducer,
+            kept=self.kept,
+            value=short(self.value, 50),
         )
 
 
@@ -130,8 +143,8 @@ class Trigger:
         return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or "it was due (no recorded reason)"
-        return f"{self.task} runs because {because}"
+        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or _("it was due (no recorded reason)")
+        return _("{task} runs because {because}").format(task=self.task, because=because)
 
 
 class RunView:
@@ -149,15 +162,21 @@ class RunView:
         self.replay = self.facts.replay
         self.by_step: dict[int, StepRecord] = self.facts.steps
         self._findings = findings
+        self._findings_by_language: dict[str, tuple[Finding, ...]] = {}
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
         self._merges: dict[int, list[MergeCall]] = {}
 
-    @cached_property
+    @property
     def findings(self) -> tuple[Finding, ...]:
         """`diagnose`'s findings about this run (the ones of its scope), computed when first asked: the
-        drawing and the stepper never wait for them (a new session's first paint)."""
-        return tuple(self._findings()) if callable(self._findings) else tuple(self._findings)
+        drawing and the stepper never wait for them (a new session's first paint). Kept per language: their
+        words are written in the language of whoever asks (a linked sample's view is shared by sessions)."""
+        language = i18n.current()
+        if language not in self._findings_by_language:
+            found = self._findings() if callable(self._findings) else self._findings
+            self._findings_by_language[language] = tuple(found)
+        return self._findings_by_language[language]
 
     # ---- navigation ------------------------------------------------------------------------------
 
@@ -226,7 +245,7 @@ class RunView:
         if self.run.status != "error" or error.get("class") not in VALIDATION_ERRORS:
             return set()
         found = set()
-        for key, _ in rejected_fields(error.get("message", "")):
+        for key, _reason in rejected_fields(error.get("message", "")):
             written = last_write(self.facts, key)
             if written is not None and written[0] == step:
                 found |= {c.writer for c in self.by_step[step].reducer_calls if c.channel == key}
@@ -549,11 +568,17 @@ class TraceView:
         self.trace = trace
         self.graph = graph
         self._views: dict[Scope, RunView] = {}
+        self.findings_by_language: dict[str, list[Finding]] = {}
+        """`findings`, once computed, by the language they were written in."""
 
-    @cached_property
+    @property
     def findings(self) -> list[Finding]:
-        """`stepscope diagnose`'s findings for this run: the same call, so the same words and fixes."""
-        return diagnose(self.graph, self.trace)
+        """`stepscope diagnose`'s findings for this run: the same call, so the same words and fixes (in the
+        current language; computed once for each)."""
+        language = i18n.current()
+        if language not in self.findings_by_language:
+            self.findings_by_language[language] = diagnose(self.graph, self.trace)
+        return self.findings_by_language[language]
 
     def run_at(self, scope: Scope) -> RunRecord:
         run: RunRecord = self.trace

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from debugger.i18n import _, ngettext
 from debugger.model import run_status
 from debugger.model.present import code, md
 from debugger.model.run_view import Cursor, RunView
@@ -44,8 +45,10 @@ def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
         lines.append(
             Line(
                 "info",
-                "🎓 Learn mode: what this step's merge gave (and anything wrong with it) is shown once you have "
-                "guessed each reducer call in the Merge tab.",
+                _(
+                    "🎓 Learn mode: what this step's merge gave (and anything wrong with it) is shown once you have "
+                    "guessed each reducer call in the Merge tab."
+                ),
             )
         )
     else:
@@ -53,7 +56,9 @@ def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
     triggers = [t for t in view.triggers(step) if t.task != START]
     lines += [Line("bullet", md(t.sentence())) for t in triggers[:SUMMARY_TASKS]]
     if len(triggers) > SUMMARY_TASKS:
-        lines.append(Line("bullet", f"… and {len(triggers) - SUMMARY_TASKS} more (see the Tasks tab)"))
+        lines.append(
+            Line("bullet", _("… and {count} more (see the Tasks tab)").format(count=len(triggers) - SUMMARY_TASKS))
+        )
     lines += _barrier(view, step, hidden)
     lines += _next(view, step)
     return lines
@@ -61,48 +66,65 @@ def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
 
 def _who_ran(view: RunView, step: int) -> list[Line]:
     tasks = view.tasks(step)
-    label = "the input" if step < 0 else f"step {step}"
+    label = _("the input") if step < 0 else _("step {step}").format(step=step)
     unfinished = view.unfinished(step)
     stopped = ", ".join(f"**{md(view.label(t))}**" for t in tasks if t.id in unfinished)
     tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
-    names = ", ".join(f"**{md(view.label(t))}**" for t in tasks) or "no task"
-    lines = [Line("heading", f"Superstep {step}" if step >= 0 else "Input")]
+    names = ", ".join(f"**{md(view.label(t))}**" for t in tasks) or _("no task")
+    lines = [Line("heading", _("Superstep {step}").format(step=step) if step >= 0 else _("Input"))]
     record = view.by_step.get(step)
     if record is not None and record.kind == "update":  # an edit made at a pause of a live run
         writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
         lines.append(
             Line(
                 "text",
-                f"In {label}, **a person edited the state** at a pause of a live run, as **{md(writers)}**: "
-                "no node ran; the values went through the reducers as that node's write (`update_state`).",
+                _(
+                    "In {label}, **a person edited the state** at a pause of a live run, as **{writers}**: "
+                    "no node ran; the values went through the reducers as that node's write (`update_state`)."
+                ).format(label=label, writers=md(writers)),
             )
         )
     elif stopped:
-        ran = f"{names} ran" + (" (in parallel)" if len(tasks) > 1 else "") + "; " if tasks else ""
+        ran = (
+            _("{names} ran").format(names=names) + (_(" (in parallel)") if len(tasks) > 1 else "") + "; "
+            if tasks
+            else ""
+        )
         lines.append(
             Line(
                 "text",
-                f"In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed.",
+                _(
+                    "In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed."
+                ).format(label=label, ran=ran, stopped=stopped),
             )
         )
     else:
         inside = _inside_subgraphs(view, step)
         lines.append(
-            Line("text", f"In {label}, {names} ran" + (" (in parallel)" if len(tasks) > 1 else "") + inside + ".")
+            Line(
+                "text",
+                _("In {label}, {names} ran{parallel}{inside}.").format(
+                    label=label, names=names, parallel=_(" (in parallel)") if len(tasks) > 1 else "", inside=inside
+                ),
+            )
         )
     if any(t.name == START for t in tasks):
         lines.append(
             Line(
                 "caption",
-                f"Step {step} is the hidden `__start__` task: it writes the graph input through the reducers.",
+                _("Step {step} is the hidden `__start__` task: it writes the graph input through the reducers.").format(
+                    step=step
+                ),
             )
         )
     elif not tasks and not stopped and step >= 0 and (record is None or record.kind != "update"):
         lines.append(
             Line(
                 "caption",
-                f"No node ran in step {step}: it is a saved checkpoint (where a resumed run picked up its thread, "
-                "or a state update), not a superstep of nodes.",
+                _(
+                    "No node ran in step {step}: it is a saved checkpoint (where a resumed run picked up its thread, "
+                    "or a state update), not a superstep of nodes."
+                ).format(step=step),
             )
         )
     return lines
@@ -114,11 +136,15 @@ def _inside_subgraphs(view: RunView, step: int) -> str:
     if not view.has_subgraphs:
         return ""
     parts = []
-    for task, _, run in view.subgraph_runs(step):
+    for task, _index, run in view.subgraph_runs(step):
         inner = list(dict.fromkeys(t.name for s in run.steps for t in s.tasks if t.name != START))
         if inner:
-            parts.append(f"inside **{md(task.name)}**, {', '.join(f'**{md(n)}**' for n in inner)} ran")
-    return (" (a subgraph: " + "; ".join(parts) + ")") if parts else ""
+            parts.append(
+                _("inside **{task}**, {names} ran").format(
+                    task=md(task.name), names=", ".join(f"**{md(n)}**" for n in inner)
+                )
+            )
+    return _(" (a subgraph: {parts})").format(parts="; ".join(parts)) if parts else ""
 
 
 def _barrier(view: RunView, step: int, hidden: bool) -> list[Line]:
@@ -127,18 +153,26 @@ def _barrier(view: RunView, step: int, hidden: bool) -> list[Line]:
         return []
     if view.committed(step) or hidden:
         channels = sorted({m.call.channel for m in merges})
-        verb = "merges" if hidden else "applied"
-        return [
-            Line(
-                "text",
-                f"The barrier {verb} **{len(merges)}** write{'s' if len(merges) != 1 else ''} "
-                f"{'into' if hidden else 'to'} " + ", ".join(f"`{code(c)}`" for c in channels) + ".",
+        keys = ", ".join(f"`{code(c)}`" for c in channels)
+        if hidden:
+            sentence = ngettext(
+                "The barrier merges **{count}** write into {keys}.",
+                "The barrier merges **{count}** writes into {keys}.",
+                len(merges),
             )
-        ]
+        else:
+            sentence = ngettext(
+                "The barrier applied **{count}** write to {keys}.",
+                "The barrier applied **{count}** writes to {keys}.",
+                len(merges),
+            )
+        return [Line("text", sentence.format(count=len(merges), keys=keys))]
     return [
         Line(
             "text",
-            f"The barrier applied **none** of the {len(merges)} writes: the step failed, the state is unchanged.",
+            _("The barrier applied **none** of the {count} writes: the step failed, the state is unchanged.").format(
+                count=len(merges)
+            ),
         )
     ]
 
@@ -149,7 +183,10 @@ def _trouble(view: RunView, step: int) -> list[Line]:
     if duplicated:
         lines.append(
             Line(
-                "warning", f"`{code(duplicated[0].call.channel)}` now holds items twice: {md(duplicated[0].sentence)}."
+                "warning",
+                _("`{key}` now holds items twice: {sentence}.").format(
+                    key=code(duplicated[0].call.channel), sentence=md(duplicated[0].sentence)
+                ),
             )
         )
     lines += [Line("lost", md(lost.sentence())) for lost in view.lost_updates(step)]
@@ -159,8 +196,8 @@ def _trouble(view: RunView, step: int) -> list[Line]:
             Line(
                 "error",
                 f"**{md(report.title)}**"
-                + (f" (caused by {md(culprits)})" if culprits else "")
-                + " — see the Errors tab.",
+                + (_(" (caused by {culprits})").format(culprits=md(culprits)) if culprits else "")
+                + _(" — see the Errors tab."),
             )
         )
     lost_keys = {lost.channel for lost in view.lost_updates(step)}
@@ -170,7 +207,7 @@ def _trouble(view: RunView, step: int) -> list[Line]:
         if f.severity != "error" or (not view.errors(step) and f.key not in lost_keys and not duplicated)
     ]
     if others:
-        lines.append(Line("finding", "🔎 " + "; ".join(md(f.title) for f in others) + " — see the Findings tab."))
+        lines.append(Line("finding", "🔎 " + "; ".join(md(f.title) for f in others) + _(" — see the Findings tab.")))
     return lines
 
 
@@ -179,9 +216,11 @@ def _next(view: RunView, step: int) -> list[Line]:
     if following:
         shown = "; ".join(md(t.sentence()) for t in following[:SUMMARY_TASKS])
         more = len(following) - SUMMARY_TASKS
-        return [Line("text", "**Next:** " + shown + (f"; and {more} more (see the Versions tab)" if more > 0 else ""))]
+        more_words = _("; and {count} more (see the Versions tab)").format(count=more) if more > 0 else ""
+        return [Line("text", _("**Next:** {tasks}").format(tasks=shown + more_words))]
     if step == view.last:
-        ending = run_status.ending(view.run.status, view.run.error, after=f"step {step}")
+        ending = run_status.ending(view.run.status, view.run.error, after=_("step {step}").format(step=step))
         unknown = view.run.status == "running"  # the recording stops here: the run did not end
-        return [Line("text", f"**Next:** {'unknown' if unknown else 'nothing'}. {md(ending)}")]
+        nothing = _("**Next:** unknown.") if unknown else _("**Next:** nothing.")
+        return [Line("text", f"{nothing} {md(ending)}")]
     return []

@@ -207,7 +207,7 @@ def open_lesson(name: str, lang: str = "") -> Opened:
 
 def open_js_lesson(name: str, *, db: str | None = None, store: bool = False) -> Opened:
     """Runs the JavaScript twin of a gallery lesson (`gallery.JS_LESSONS`) through the LangGraph.js runtime,
-    with its own example input. Not stored by default: its link (`sample=<name>&lang=js`) reproduces it."""
+    with its own example input. Not stored by default: its link (`sample=<name>&runtime=js`) reproduces it."""
     if name not in JS_LESSONS:
         known = ", ".join(JS_LESSONS)
         raise OpenError(f"{name!r} has no JavaScript lesson; these do: {known}. Open it in Python instead.")

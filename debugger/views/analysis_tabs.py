@@ -6,6 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger.diagnostics import Finding
+from debugger.diagnostics.findings import KINDS
+from debugger.i18n import _
 from debugger.model import learn, step_summary
 from debugger.model import what_if as whatif
 from debugger.model.run_view import Cursor, RunView, Scope
@@ -20,15 +22,15 @@ SEVERITY_ICONS = {"error": "🛑", "warning": "⚠️", "info": "ℹ️"}
 
 def errors_panel(view: RunView, at: Cursor) -> None:
     if step_summary.merge_hidden(view, at, session.learning()):
-        st.caption("Learn mode: what went wrong in this step is shown once you have guessed every call of it.")
+        st.caption(_("Learn mode: what went wrong in this step is shown once you have guessed every call of it."))
         return
     reports = view.errors(at.step)
     failed_at = view.failed_step
     if not reports:
         if failed_at is not None:
-            st.info(f"This step is fine; the run failed at step {failed_at}.")
+            st.info(_("This step is fine; the run failed at step {step}.").format(step=failed_at))
         else:
-            st.caption("No error in this step.")
+            st.caption(_("No error in this step."))
         return
     for report in reports:
         st.error(f"**{widgets.md(report.title)}**")
@@ -36,26 +38,27 @@ def errors_panel(view: RunView, at: Cursor) -> None:
         if report.culprits:
             bystanders = [view.label(t) for t in view.tasks(at.step) if t.name not in report.culprits]
             st.markdown(
-                "**Caused by:** "
+                _("**Caused by:** ")
                 + ", ".join(f"**{widgets.md(c)}**" for c in report.culprits)
                 + (
-                    "  ·  **Bystanders** (finished, writes discarded): " + ", ".join(widgets.md(b) for b in bystanders)
+                    _("  ·  **Bystanders** (finished, writes discarded): ")
+                    + ", ".join(widgets.md(b) for b in bystanders)
                     if bystanders
                     else ""
                 )
             )
         if report.writers:
-            st.markdown(f"**Who wrote `{widgets.code(report.key)}` in step {at.step}:**")
+            st.markdown(_("**Who wrote `{key}` in step {step}:**").format(key=widgets.code(report.key), step=at.step))
             for column, (writer, value) in zip(st.columns(len(report.writers)), report.writers):
                 column.markdown(f"**{widgets.md(writer)}**")
                 column.code(widgets.inline(value, 200), language="text")
         for title, snippet in report.fixes:
-            st.markdown(f"**Fix:** {widgets.md(title)}")
+            st.markdown(_("**Fix:** {fix}").format(fix=widgets.md(title)))
             st.code(snippet, language="python")
         if report.message:
             st.code(report.message, language="text", wrap_lines=True)
         if report.traceback:
-            with st.expander("Traceback"):
+            with st.expander(_("Traceback")):
                 st.code(report.traceback, language="text")
 
 
@@ -71,24 +74,29 @@ def findings_panel(run: LoadedRun, at: Cursor) -> None:
         guessed, total = learn.lesson_progress(run.view.view(Scope()), session.guessed_calls(Scope()))
         if guessed < total:
             st.caption(
-                f"Learn mode: the findings tell what the merges give, so they wait until you have guessed every "
-                f"reducer call of the run ({guessed} of {total} so far)."
+                _(
+                    "Learn mode: the findings tell what the merges give, so they wait until you have guessed every "
+                    "reducer call of the run ({guessed} of {total} so far)."
+                ).format(guessed=guessed, total=total)
             )
             return
     found = run.view.findings
     if not found:
-        st.success("`stepscope diagnose` finds nothing wrong in this run.")
+        st.success(_("`stepscope diagnose` finds nothing wrong in this run."))
         return
     st.caption(
-        "What `stepscope diagnose` reports for this run, with the same explanations and fixes. "
-        "Steps and merge calls they concern carry a 🔎 mark."
+        _(
+            "What `stepscope diagnose` reports for this run, with the same explanations and fixes. "
+            "Steps and merge calls they concern carry a 🔎 mark."
+        )
     )
     for number, finding in enumerate(found):
         finding_card(finding)
         scope = run.view.scope_of(finding.scope)
         if finding.step is not None and scope is not None and (scope, finding.step) != (at.scope, at.step):
             st.button(
-                f"Go to step {finding.step}" + (f" in {' › '.join(finding.scope)}" if finding.scope else ""),
+                _("Go to step {step}").format(step=finding.step)
+                + (_(" in {scope}").format(scope=" › ".join(finding.scope)) if finding.scope else ""),
                 key=f"finding-go-{number}",
                 on_click=_go_to_finding,
                 args=(scope, finding.step),
@@ -99,12 +107,14 @@ def finding_card(finding: Finding) -> None:
     icon = SEVERITY_ICONS.get(finding.severity, "•")
     with st.container(border=True):
         st.markdown(f"{icon} **{widgets.md(finding.title)}**  \n{widgets.md(finding.where())}")
+        if finding.kind in KINDS:  # what this kind of finding means, in one line
+            st.caption(widgets.md(_(KINDS[finding.kind])))
         st.markdown(widgets.md(finding.explanation))
         if finding.fix:
-            st.markdown(f"**Fix:** {widgets.md(finding.fix_label)}")
+            st.markdown(_("**Fix:** {fix}").format(fix=widgets.md(finding.fix_label)))
             st.code(finding.fix, language=finding.language)
         for label, code in finding.other_fixes:
-            st.markdown(f"**Or:** {widgets.md(label)}")
+            st.markdown(_("**Or:** {fix}").format(fix=widgets.md(label)))
             st.code(code, language=finding.language)
 
 
@@ -115,47 +125,55 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
     keys = whatif.channels(view, at.step)
     if not keys:
         st.caption(
-            "No reducer merged several writes here; a plain key takes one write per step, so order cannot matter."
+            _("No reducer merged several writes here; a plain key takes one write per step, so order cannot matter.")
         )
         return
     if step_summary.merge_hidden(view, at, session.learning()):
-        st.caption("Learn mode: what-if opens once you have guessed every call of this step.")
+        st.caption(_("Learn mode: what-if opens once you have guessed every call of this step."))
         return
-    channel = st.selectbox("Channel", keys, key=session.WHATIF_CHANNEL)
+    channel = st.selectbox(_("Channel"), keys, key=session.WHATIF_CHANNEL)
     offer = whatif.offer(view, at.step, channel)
     if offer.reducer is None:
-        st.info(f"What-if cannot re-fold {widgets.md(channel)}: {widgets.md(offer.how)}.")
+        st.info(_("What-if cannot re-fold {key}: {why}.").format(key=widgets.md(channel), why=widgets.md(offer.how)))
         return
     order = st.selectbox(
-        "Fold the writes in this order",
+        _("Fold the writes in this order"),
         offer.orders,
         key=session.WHATIF_ORDER,
         format_func=lambda o: " → ".join(offer.writers[i] for i in o),
     )
     skip = st.selectbox(
-        "…leaving out",
+        _("…leaving out"),
         [None, *range(len(offer.writers))],
         key=session.WHATIF_SKIP,
-        format_func=lambda i: "nothing" if i is None else f"#{i} {offer.writers[i]}",
+        format_func=lambda i, nothing=_("nothing"): nothing if i is None else f"#{i} {offer.writers[i]}",
     )
     if order not in offer.orders:  # a choice left over from another step
         order = offer.orders[0]
     result = whatif.fold(view, at.step, offer, order, skip)
     recorded = view.merge_by_channel(at.step)[channel][-1].after
     if result.error:
-        st.error(f"The reducer failed on these writes: {widgets.md(result.error)}")
+        st.error(_("The reducer failed on these writes: {error}").format(error=widgets.md(result.error)))
     elif result.differs:
         st.warning(
-            f"Different result: `{widgets.inline(result.value, 140)}` instead of `{widgets.inline(recorded, 140)}`.",
+            _("Different result: `{value}` instead of `{recorded}`.").format(
+                value=widgets.inline(result.value, 140), recorded=widgets.inline(recorded, 140)
+            ),
             icon="🔀",
         )
     else:
-        st.success(f"Same result: `{widgets.inline(result.value, 140)}`.")
+        st.success(_("Same result: `{value}`.").format(value=widgets.inline(result.value, 140)))
     if len(offer.writers) > 1:
         changed, tried = whatif.sensitivity(view, at.step, offer)
         st.markdown(
-            f"**Order sensitivity:** {changed} of {tried} other orders change the result."
+            _("**Order sensitivity:** {changed} of {tried} other orders change the result.").format(
+                changed=changed, tried=tried
+            )
             if changed
-            else "**Order sensitivity:** every order tried gives the same result here."
+            else _("**Order sensitivity:** every order tried gives the same result here.")
         )
-    st.caption(f"Re-folded with {widgets.md(offer.how)}; nodes are not run again, only their recorded writes.")
+    st.caption(
+        _("Re-folded with {how}; nodes are not run again, only their recorded writes.").format(
+            how=widgets.md(offer.how)
+        )
+    )

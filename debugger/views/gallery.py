@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.sources import runs as sources
 from debugger.views import session
 from debugger.views.sidebar import LANGUAGES, open_and_show
@@ -18,21 +19,25 @@ def _open_sample(name: str) -> None:
 
 def render() -> None:
     session.follow_step_page_request()
-    st.title("Gallery of lessons")
+    st.title(_("Gallery of lessons"))
     st.caption(
-        "Each sample is a small graph that shows one thing about reducers and supersteps. Open one to step through it."
-        " Lessons from the articles' JavaScript examples open in Python or in JavaScript (LangGraph.js)."
+        _(
+            "Each sample is a small graph that shows one thing about reducers and supersteps. Open one to step "
+            "through it. Lessons from the articles' JavaScript examples open in Python or in JavaScript (LangGraph.js)."
+        )
     )
     for info in list_samples():
         with st.container(border=True):
             left, switch, right = st.columns([3.4, 1.9, 1], vertical_alignment="center")
-            left.markdown(f"**{info.title}**  \n{info.summary}")
+            left.markdown(f"**{_(info.title)}**  \n{_(info.summary)}")
             if js_lesson_for(info.name) is not None:
                 switch.segmented_control(
-                    "Language",
+                    _("Language of the code"),
                     LANGUAGES,
                     default="Python",
                     key=f"gallery-lang-{info.name}",
                     label_visibility="collapsed",
                 )
-            right.button("Open", key=f"gallery-{info.name}", on_click=_open_sample, args=(info.name,), width="stretch")
+            right.button(
+                _("Open"), key=f"gallery-{info.name}", on_click=_open_sample, args=(info.name,), width="stretch"
+            )

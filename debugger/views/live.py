@@ -15,7 +15,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from debugger import i18n
 from debugger.diagnostics.replay import Replay
+from debugger.i18n import N_, _
 from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError, start_live_run
 from debugger.model import live_page as live_view
 from debugger.runtimes.targets import TargetError, load_target
@@ -29,7 +31,7 @@ POLL = 0.4
 FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_follow", "live_shown", "live_error", "live_edit_note"
 RUN = session.LIVE_RUN
 DEFAULT_SAMPLE = "slow_research"
-LEGEND = (
+LEGEND = N_(
     "⏳ running · ▶ done (or ran in this step) · ✖ failed · ⏹ never finished (stopped) · ▷ runs next · "
     "✓ ran before · double purple border: breakpoint"
 )
@@ -105,22 +107,28 @@ def _on_start() -> None:
 
 
 def _start_panel(run: LiveRun | None) -> None:
-    with st.expander("Start a live run", expanded=run is None or run.snapshot().finished):
-        source = st.radio("Run", ["Sample", "Graph file"], key="live_source", horizontal=True)
+    with st.expander(_("Start a live run"), expanded=run is None or run.snapshot().finished):
+        source = st.radio(
+            _("Run"),
+            [N_("Sample"), N_("Graph file")],
+            format_func=i18n.translator(),
+            key="live_source",
+            horizontal=True,
+        )
         if source == "Sample":
             st.selectbox(
-                "Sample",
+                _("Sample"),
                 SAMPLES,
                 key="live_sample",
                 index=SAMPLES.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in SAMPLES else 0,
             )
         else:
             st.text_input(
-                "Path to the graph",
+                _("Path to the graph"),
                 key="live_file",
                 placeholder="path/to/file.py[:attribute] or package.module[:attribute]",
             )
-        st.text_area("Input (JSON; empty: the module's example_input)", key="live_input", height=80)
+        st.text_area(_("Input (JSON; empty: the module's example_input)"), key="live_input", height=80)
         nodes: list[str] = []
         target = _target_name()
         if target:
@@ -131,10 +139,10 @@ def _start_panel(run: LiveRun | None) -> None:
             else:
                 st.caption(f"`{widgets.code(target)}`: nodes " + ", ".join(f"`{widgets.code(n)}`" for n in nodes))
         cols = st.columns([2, 2, 1.2, 1], vertical_alignment="bottom")
-        cols[0].multiselect("Pause before", nodes, key="live_before", on_change=_on_breakpoints)
-        cols[1].multiselect("Pause after", nodes, key="live_after", on_change=_on_breakpoints)
-        cols[2].checkbox("Step mode (pause before every superstep)", key="live_step_mode", on_change=_on_breakpoints)
-        cols[3].button("▶ Start", key="live_start", on_click=_on_start, type="primary", width="stretch")
+        cols[0].multiselect(_("Pause before"), nodes, key="live_before", on_change=_on_breakpoints)
+        cols[1].multiselect(_("Pause after"), nodes, key="live_after", on_change=_on_breakpoints)
+        cols[2].checkbox(_("Step mode (pause before every superstep)"), key="live_step_mode", on_change=_on_breakpoints)
+        cols[3].button(_("▶ Start"), key="live_start", on_click=_on_start, type="primary", width="stretch")
         if session.recall(ERROR):
             widgets.open_error(session.recall(ERROR))
 
@@ -219,15 +227,17 @@ def _on_open_step_page() -> None:
 
 def render() -> None:
     session.follow_step_page_request()
-    st.title("Live run")
+    st.title(_("Live run"))
     live_link.missing_note()
     run: LiveRun | None = session.recall(RUN)
     _start_panel(run)
     if run is None:
         st.info(
-            "Start a run above: it goes on in the background while this page follows it. "
-            "Set breakpoints or step mode to pause it, look at the state the next nodes will read, "
-            "edit it and continue."
+            _(
+                "Start a run above: it goes on in the background while this page follows it. "
+                "Set breakpoints or step mode to pause it, look at the state the next nodes will read, "
+                "edit it and continue."
+            )
         )
         return
     polling = _moving(run.snapshot())
@@ -260,7 +270,7 @@ def _live_panel() -> None:
         if drawing is not None:
             light = live_view.highlight(snap, None if follow and _moving(snap) else shown)  # over: its last step
             widgets.graph_chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
-            st.caption(LEGEND)
+            st.caption(_(LEGEND))
     with side_col:
         if snap.pause is not None:
             _pause_panel(snap)
@@ -287,10 +297,10 @@ def _controls(snap) -> None:
         snap.pause is not None and snap.pause.interrupts
     )  # a question needs an answer
     buttons = (  # label, command, disabled, help
-        ("⏸ Pause", "pause", finished or snap.status == "paused", None),
-        ("⏭ Step", "step", not paused, "Run exactly one superstep, then pause again."),
-        ("▶ Continue", "continue", not paused, "Run to the next breakpoint or the end."),
-        ("⏹ Stop", "stop", finished, "End the run now; what was recorded is kept and stored."),
+        (_("⏸ Pause"), "pause", finished or snap.status == "paused", None),
+        (_("⏭ Step"), "step", not paused, _("Run exactly one superstep, then pause again.")),
+        (_("▶ Continue"), "continue", not paused, _("Run to the next breakpoint or the end.")),
+        (_("⏹ Stop"), "stop", finished, _("End the run now; what was recorded is kept and stored.")),
     )
     for column, (label, command, disabled, help_text) in zip(st.columns(len(buttons)), buttons):
         column.button(
@@ -320,19 +330,20 @@ def _on_answer() -> None:
 
 def _question_panel(pause) -> None:
     task = pause.tasks[0]
-    st.subheader(f"{widgets.md(task.name)} asks, in step {pause.step}")
-    st.markdown(f"`interrupt()` in **{widgets.md(task.name)}** asks:")
+    st.subheader(_("{node} asks, in step {step}").format(node=widgets.md(task.name), step=pause.step))
+    st.markdown(_("`interrupt()` in **{node}** asks:").format(node=widgets.md(task.name)))
     widgets.value(pause.interrupts[0], key="live_question")
-    st.text_area("Your answer (JSON; text that is not JSON is taken as a string)", key="live_answer", height=80)
+    st.text_area(_("Your answer (JSON; text that is not JSON is taken as a string)"), key="live_answer", height=80)
     st.button(
-        "Answer and continue",
+        _("Answer and continue"),
         key="live_answer_button",
         on_click=_on_answer,
         type="primary",
-        help=f"{widgets.md(task.name)} runs again from its top and its interrupt() returns your answer "
-        "(LangGraph's Command(resume=...)).",
+        help=_(
+            "{node} runs again from its top and its interrupt() returns your answer (LangGraph's Command(resume=...))."
+        ).format(node=widgets.md(task.name)),
     )
-    with st.expander("The state now"):
+    with st.expander(_("The state now")):
         widgets.value(pause.state, key="live_question_state")
     note = session.recall(EDIT_NOTE)
     if note:
@@ -344,58 +355,61 @@ def _pause_panel(snap) -> None:
     if pause.interrupts:
         _question_panel(pause)
         return
-    st.subheader(f"Paused before step {pause.step}")
-    st.markdown("Why: " + "; ".join(widgets.md(r) for r in pause.reasons) + ".")
+    st.subheader(_("Paused before step {step}").format(step=pause.step))
+    st.markdown(_("Why: {reasons}.").format(reasons="; ".join(widgets.md(r) for r in pause.reasons)))
     if pause.tasks:
-        st.markdown("**About to run:**")
+        st.markdown(_("**About to run:**"))
         for task in pause.tasks:
             st.markdown(f"- **{widgets.md(task.name)}**: {widgets.md(task.why)}")
     else:
-        st.markdown("**Nothing left to run:** Continue ends the run.")
-    with st.expander("The state the next tasks will read", expanded=True):
+        st.markdown(_("**Nothing left to run:** Continue ends the run."))
+    with st.expander(_("The state the next tasks will read"), expanded=True):
         widgets.value(pause.state, key="live_pause_state")
         for task in pause.tasks:
             if task.input != pause.state:
-                st.caption(f"{widgets.md(task.name)} receives:")
+                st.caption(_("{node} receives:").format(node=widgets.md(task.name)))
                 widgets.value(task.input, key=f"live_input_{task.id}")
     _edit_box(pause)
 
 
 def _edit_box(pause) -> None:
     keys = list(pause.channels)
-    with st.expander("✎ Edit the state, then continue", expanded=False):
+    with st.expander(_("✎ Edit the state, then continue"), expanded=False):
         if session.recall("live_edit_key") not in keys:
             session.remember("live_edit_key", keys[0])
             session.remember("live_edit_value", live_view.value_text(pause.state.get(keys[0])))
-        key = st.selectbox("Key", keys, key="live_edit_key", on_change=_on_edit_key, args=(pause.state,))
+        key = st.selectbox(_("Key"), keys, key="live_edit_key", on_change=_on_edit_key, args=(pause.state,))
         options = list(pause.edit_as)
         default = options.index(pause.default_as) if pause.default_as in options else 0
         as_node = st.selectbox(
-            "As node",
+            _("As node"),
             options,
             index=default,
             key="live_edit_as",
-            help="The edit is that node's write: it goes through the key's reducer and "
-            "that node's edges decide what runs next (LangGraph's update_state).",
+            help=_(
+                "The edit is that node's write: it goes through the key's reducer and "
+                "that node's edges decide what runs next (LangGraph's update_state)."
+            ),
         )
         st.caption(live_view.edit_hint(key, pause.channels.get(key, "LastValue"), as_node))
-        st.text_area("Value (JSON; text that is not JSON is taken as a string)", key="live_edit_value", height=90)
-        st.button("Apply edit", key="live_edit_apply", on_click=_on_edit)
+        st.text_area(_("Value (JSON; text that is not JSON is taken as a string)"), key="live_edit_value", height=90)
+        st.button(_("Apply edit"), key="live_edit_apply", on_click=_on_edit)
     note = session.recall(EDIT_NOTE)
     if note:
         (st.success if note[0] == "ok" else st.error)(widgets.md(note[1]))
 
 
 def _finished_panel(snap) -> None:
-    st.subheader("The run is over")  # how it ended is in the status line above
+    st.subheader(_("The run is over"))  # how it ended is in the status line above
     if snap.stored:
         st.caption(
-            f"Stored as run {widgets.md(snap.run_id[:12])} in {widgets.md(snap.stored)}: "
-            "the Stored runs page reopens it."
+            _("Stored as run {run} in {store}: the Stored runs page reopens it.").format(
+                run=widgets.md(snap.run_id[:12]), store=widgets.md(snap.stored)
+            )
         )
-    st.button("Open in Step through", key="live_open", on_click=_on_open_step_page, type="primary")
+    st.button(_("Open in Step through"), key="live_open", on_click=_on_open_step_page, type="primary")
     if snap.trace is not None and snap.status != "cancelled":
-        with st.expander("Final state", expanded=True):
+        with st.expander(_("Final state"), expanded=True):
             widgets.value(snap.trace.output, key="live_final_state")
 
 
@@ -410,24 +424,26 @@ def _replay(snap) -> Replay:
 
 def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool) -> None:
     if not steps:
-        st.caption("No superstep has committed yet.")
+        st.caption(_("No superstep has committed yet."))
         return
     labels = {s.step: live_view.step_label(s) for s in steps}
     # Buttons and a box the server never writes to: a widget whose value the page sets while the
     # fragment polls sends stale values back (a spurious change that stops following).
     cols = st.columns([1, 1.2, 3.4, 1, 1.6], vertical_alignment="bottom")
     cols[0].button(
-        "◀ Prev",
+        _("◀ Prev"),
         key="live_prev",
         on_click=_on_move,
         args=(step_ids, -1),
         width="stretch",
         disabled=shown == step_ids[0],
     )
-    cols[1].number_input("Go to step", key="live_goto", step=1, value=None, on_change=_on_pick, args=(step_ids,))
-    cols[2].markdown(f"Superstep **{widgets.md(labels[shown])}** · {len(step_ids)} so far")
+    cols[1].number_input(_("Go to step"), key="live_goto", step=1, value=None, on_change=_on_pick, args=(step_ids,))
+    cols[2].markdown(
+        _("Superstep **{step}** · {count} so far").format(step=widgets.md(labels[shown]), count=len(step_ids))
+    )
     cols[3].button(
-        "Next ▶",
+        _("Next ▶"),
         key="live_next",
         on_click=_on_move,
         args=(step_ids, 1),
@@ -435,20 +451,20 @@ def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool)
         disabled=shown == step_ids[-1],
     )
     if follow:
-        cols[4].markdown("⏩ following the newest step")
+        cols[4].markdown(_("⏩ following the newest step"))
     else:
-        cols[4].button("⏩ Follow the run", key="live_follow_button", on_click=_on_follow, width="stretch")
+        cols[4].button(_("⏩ Follow the run"), key="live_follow_button", on_click=_on_follow, width="stretch")
     record = next(s for s in steps if s.step == shown)
     detail = live_view.step_detail(_replay(snap), record)
     title = f"Step {detail.step}: " + ("a person's edit" if detail.kind == "update" else labels[shown].split(" ", 1)[1])
     st.markdown(
         f"**{widgets.md(title)}**"
-        + ("" if detail.committed else " — never committed: its writes never reached the state")
+        + ("" if detail.committed else _(" — never committed: its writes never reached the state"))
     )
     if detail.tasks:
         st.dataframe(pd.DataFrame(detail.tasks), hide_index=True, width="stretch")
     if detail.calls:
         st.dataframe(pd.DataFrame([c.__dict__ for c in detail.calls]), hide_index=True, width="stretch")
     if detail.committed:
-        with st.expander("State after this step"):
+        with st.expander(_("State after this step")):
             widgets.value(detail.state_after, key=f"live_state_{detail.step}")

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from debugger.i18n import _, ngettext
 from debugger.model import learn, run_status, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.views import analysis_tabs as findings
@@ -22,16 +23,16 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     hidden = step_summary.merge_hidden(view, at, session.learning())  # learn mode: no mark may hint
     errors = [] if hidden else view.errors(at.step)
     count = len(run.view.findings)
-    names = [
-        "Merge",
-        "Tasks",
-        "State",
-        "Versions",
-        "Errors" + (" 🛑" if errors else ""),
-        f"Findings ({count})" if count and not session.learning() else "Findings",  # a count would hint
-        "What-if",
-        "Subgraphs",
-        "Time travel",
+    names = [  # the open tab is known by its label's first word, so a translation keeps a space before a count
+        _("Merge"),
+        _("Tasks"),
+        _("State"),
+        _("Versions"),
+        _("Errors") + (" 🛑" if errors else ""),
+        _("Findings ({count})").format(count=count) if count and not session.learning() else _("Findings"),
+        _("What-if"),
+        _("Subgraphs"),
+        _("Time travel"),
     ]
     if exercise.exercise_of(run) is not None:
         names.append("Exercise")
@@ -56,7 +57,7 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     for tab, name, panel in zip(tabs, names, panels):
         with tab:
             if tab.open:
-                widgets.render_guarded(panel, f"the {name.split()[0]} tab")
+                widgets.render_guarded(panel, _("the {tab} tab").format(tab=name.split()[0]))
 
 
 def _on_tab() -> None:
@@ -69,7 +70,7 @@ def _on_tab() -> None:
 def tasks_panel(view: RunView, at: Cursor) -> None:
     tasks = view.tasks(at.step)
     if not tasks:
-        st.caption("No task ran in this step (the input was written).")
+        st.caption(_("No task ran in this step (the input was written)."))
         return
     culprits = view.culprits(at.step)
     failed_step = not view.committed(at.step)
@@ -77,31 +78,35 @@ def tasks_panel(view: RunView, at: Cursor) -> None:
         mark = "✖ " if task.id in culprits else ("○ " if failed_step else "")
         with st.expander(
             f"{mark}{widgets.md(view.label(task))}  ·  {task.duration * 1000:.2f} ms  ·  "
-            f"fired by {widgets.md(', '.join(task.fired))}",
+            + _("fired by {channels}").format(channels=widgets.md(", ".join(task.fired))),
             expanded=len(tasks) <= 3,
         ):
             if failed_step and task.id not in culprits:
-                st.caption("A bystander: it finished, but its writes were discarded with the failed step.")
+                st.caption(_("A bystander: it finished, but its writes were discarded with the failed step."))
             left, right = st.columns(2)
             with left:
-                st.markdown("**Input**")
+                st.markdown(_("**Input**"))
                 value, note = view.task_input(at.step, task)
                 if note:
                     st.caption(widgets.md(note))  # names the state's keys
                 widgets.value(value, key=f"in-{task.id}")
             with right:
-                st.markdown("**Returned**")
+                st.markdown(_("**Returned**"))
                 value, note = view.task_result(task)
                 if note:
                     st.caption(widgets.md(note))  # names the state's keys
                 else:
                     widgets.value(value, key=f"out-{task.id}")
-                st.markdown("**Writes** (in order)")
+                st.markdown(_("**Writes** (in order)"))
                 rows = [{"channel": c, "value": widgets.inline(v, 120)} for c, v in task.writes]
                 if rows:
                     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
                 for router, chosen in task.routes:
-                    st.markdown(f"Router `{widgets.code(router)}` returned `{widgets.inline(chosen)}`")
+                    st.markdown(
+                        _("Router `{router}` returned `{chosen}`").format(
+                            router=widgets.code(router), chosen=widgets.inline(chosen)
+                        )
+                    )
             if task.error:
                 widgets.failure(f"{task.error['class']}: {task.error['message']}", task.error.get("traceback", ""))
 
@@ -151,44 +156,53 @@ def _on_guess(step: int, index: int, total: int, form_key: str) -> None:
 def merge_panel(view: RunView, at: Cursor) -> None:
     merges = view.merge(at.step)
     if not merges:
-        st.caption("Nothing was merged in this step: no task wrote a state key.")
+        st.caption(_("Nothing was merged in this step: no task wrote a state key."))
         return
     total = len(merges)
     shown = total if at.call is None else at.call
     learning = session.learning()
-    st.toggle("Learn mode: predict each result before it is revealed", key=session.LEARN, on_change=_on_learn)
+    st.toggle(_("Learn mode: predict each result before it is revealed"), key=session.LEARN, on_change=_on_learn)
     cols = st.columns([1, 1, 1, 4], vertical_alignment="center")
     cols[0].button(
-        "◀ call", key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch"
+        _("◀ call"), key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch"
     )
     cols[1].button(
-        "call ▶",
+        _("call ▶"),
         key="call_next",
         on_click=_on_call_next,
         args=(total,),
         disabled=at.call is None or learning,
         width="stretch",
     )
-    cols[2].button("all", key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
+    cols[2].button(_("all"), key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
     cols[3].markdown(
-        f"Showing **{shown} of {total}** reducer calls, in application order "
-        "(tasks by node name, then Sends; each task's writes in order)."
+        _(
+            "Showing **{shown} of {total}** reducer calls, in application order "
+            "(tasks by node name, then Sends; each task's writes in order)."
+        ).format(shown=shown, total=total)
     )
     applied = view.committed(at.step)
     if not applied:
         st.error(
-            "This step failed: the calls below show what the reducers computed, but the barrier applied "
-            "**none** of it. The state after this step is the state before it.",
+            _(
+                "This step failed: the calls below show what the reducers computed, but the barrier applied "
+                "**none** of it. The state after this step is the state before it."
+            ),
             icon="🛑",
         )
     for channel, items in view.merge_by_channel(at.step).items():
         # a heading without an anchor: Streamlit would make the key's text part of a link's address
-        st.subheader(f"`{widgets.code(channel)}`  ·  reducer `{widgets.code(items[0].call.reducer)}`", anchor=False)
-        st.markdown(f"Before: `{widgets.inline(items[0].before, 140)}`")
+        st.subheader(
+            _("`{key}`  ·  reducer `{reducer}`").format(
+                key=widgets.code(channel), reducer=widgets.code(items[0].call.reducer)
+            ),
+            anchor=False,
+        )
+        st.markdown(_("Before: `{value}`").format(value=widgets.inline(items[0].before, 140)))
         for item in items:
             _merge_call(view, at, item, shown, total, learning, applied)
         if shown >= total and len(items) > 1 and applied:
-            st.markdown(f"After: `{widgets.inline(items[-1].after, 140)}`")
+            st.markdown(_("After: `{value}`").format(value=widgets.inline(items[-1].after, 140)))
 
 
 def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learning: bool, applied: bool) -> None:
@@ -200,15 +214,17 @@ def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learnin
         icon = "○"
     else:
         icon = "✅" if revealed else "⏳"
-    line = f"{icon} **#{call.index}** from **{widgets.md(item.writer)}** wrote `{widgets.inline(call.write, 120)}`"
+    line = f"{icon} " + _("**#{index}** from **{writer}** wrote `{write}`").format(
+        index=call.index, writer=widgets.md(item.writer), write=widgets.inline(call.write, 120)
+    )
     if revealed:
         result = (
-            "refused"
+            _("refused")
             if call.error
             else (
                 f"`{widgets.inline(item.after, 140)}`"
                 if applied
-                else f"would give `{widgets.inline(item.after, 140)}` (not applied)"
+                else _("would give `{value}` (not applied)").format(value=widgets.inline(item.after, 140))
             )
         )
         st.markdown(f"{line} → {result}  \n{widgets.md(item.sentence)}")
@@ -220,15 +236,19 @@ def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learnin
                 f"{r.index + 1} {widgets.inline(r.item, 40)} ({widgets.md(r.origin_words())})" for r in item.repeats
             )
             st.warning(
-                f"Item{'s' if len(item.repeats) > 1 else ''} {repeated} of the result "
-                f"{'repeat' if len(item.repeats) > 1 else 'repeats'} what was already there: "
-                "this write carried the old value again.",
+                ngettext(
+                    "Item {items} of the result repeats what was already there: "
+                    "this write carried the old value again.",
+                    "Items {items} of the result repeat what was already there: "
+                    "this write carried the old value again.",
+                    len(item.repeats),
+                ).format(items=repeated),
                 icon="⚠️",
             )
         for finding in item.findings:
-            st.warning(f"**{widgets.md(finding.title)}** (see Findings)", icon="🔎")
+            st.warning(_("**{title}** (see Findings)").format(title=widgets.md(finding.title)), icon="🔎")
         return
-    st.markdown(line + " → *(not applied yet)*")
+    st.markdown(line + _(" → *(not applied yet)*"))
     if learning and call.index == shown:
         _learn_box(at, item, total)
 
@@ -237,11 +257,13 @@ def _learn_box(at: Cursor, item, total: int) -> None:
     form_key = f"guess-{at.step}-{item.call.index}"
     with st.form(key=f"form-{form_key}"):
         st.text_input(
-            f"What will `{widgets.code(item.call.channel)}` be after call #{item.call.index}?",
-            placeholder="JSON or a Python literal, e.g. ['a', 'b']",
+            _("What will `{key}` be after call #{index}?").format(
+                key=widgets.code(item.call.channel), index=item.call.index
+            ),
+            placeholder=_("JSON or a Python literal, e.g. ['a', 'b']"),
             key=form_key,
         )
-        st.form_submit_button("Check", on_click=_on_guess, args=(at.step, item.call.index, total, form_key))
+        st.form_submit_button(_("Check"), on_click=_on_guess, args=(at.step, item.call.index, total, form_key))
     widgets.action_error("learn")
 
 
@@ -249,13 +271,17 @@ def _learn_box(at: Cursor, item, total: int) -> None:
 
 
 def state_panel(view: RunView, at: Cursor) -> None:
-    where = "after the step" if at.call is None else f"inside the merge, after {at.call} reducer call(s)"
-    st.caption(f"The whole state {where}, compared with the state before the step.")
+    where = (
+        _("after the step")
+        if at.call is None
+        else _("inside the merge, after {count} reducer call(s)").format(count=at.call)
+    )
+    st.caption(_("The whole state {where}, compared with the state before the step.").format(where=where))
     if not view.committed(at.step):
-        st.caption("The step failed, so the state is unchanged: none of its writes were applied.")
+        st.caption(_("The step failed, so the state is unchanged: none of its writes were applied."))
     entries = view.diff(at.step, at.call)
     if not entries:
-        st.caption("The state is empty.")
+        st.caption(_("The state is empty."))
         return
     rows = [
         {
@@ -270,7 +296,7 @@ def state_panel(view: RunView, at: Cursor) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     keys = [e.key for e in entries if e.kind != "removed"]
     if keys:
-        key = st.selectbox("Look at a key, and where each of its items came from", keys, key=session.STATE_KEY)
+        key = st.selectbox(_("Look at a key, and where each of its items came from"), keys, key=session.STATE_KEY)
         entry = next(e for e in entries if e.key == key)
         widgets.value(entry.after, key=f"state-{key}")
         if at.call is None:
@@ -290,21 +316,23 @@ def state_panel(view: RunView, at: Cursor) -> None:
 def versions_panel(view: RunView, at: Cursor) -> None:
     rows = view.versions(at.step)
     if not rows:
-        st.caption("No versions recorded for this step.")
+        st.caption(_("No versions recorded for this step."))
         return
     frame = pd.DataFrame(rows)
     frame["changed"] = frame["change"].map({"written": "● written here", "cleared": "○ cleared here", "": ""})
     st.caption(
-        "Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
-        "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
-        "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
-        "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
-        "clears it, which also counts as a new version (○ cleared here)."
+        _(
+            "Each channel's version after this step's barrier. A version is a counter LangGraph keeps per "
+            "channel: it goes up when the barrier writes the channel, and a node runs when a channel it "
+            "listens to has a newer version than the node last saw. Edges are channels too: an edge into "
+            "`x` is a channel that the source writes and `x` listens to; once `x` has run, the barrier "
+            "clears it, which also counts as a new version (○ cleared here)."
+        )
     )
     st.dataframe(frame[["channel", "what", "version", "changed"]], hide_index=True, width="stretch")
     following = view.next_triggers(at.step)
     if following:
-        st.markdown("**Why the next step's nodes run**")
+        st.markdown(_("**Why the next step's nodes run**"))
         for trigger in following:
             st.markdown(f"- {widgets.md(trigger.sentence())}")
 
@@ -322,16 +350,20 @@ def _enter(step: int, task_id: str, index: int) -> None:
 def subgraphs_panel(view: RunView, at: Cursor) -> None:
     runs = view.subgraph_runs(at.step)
     if not runs:
-        st.caption("No subgraph ran in this step.")
+        st.caption(_("No subgraph ran in this step."))
         return
     for task, index, sub in runs:
         steps = len([s for s in sub.steps if s.step >= 0])
         st.markdown(
-            f"**{widgets.md(view.label(task))}** ran a subgraph: {steps} supersteps, status "
-            f"`{widgets.code(run_status.label(sub.status, sub.error))}`, returned `{widgets.inline(sub.output, 120)}`."
+            _("**{task}** ran a subgraph: {steps} supersteps, status `{status}`, returned `{output}`.").format(
+                task=widgets.md(view.label(task)),
+                steps=steps,
+                status=widgets.code(run_status.label(sub.status, sub.error)),
+                output=widgets.inline(sub.output, 120),
+            )
         )
         st.button(
-            f"⤵ Step into {widgets.md(task.name)}",
+            _("⤵ Step into {task}").format(task=widgets.md(task.name)),
             key=f"enter-{task.id}-{index}",
             on_click=_enter,
             args=(at.step, task.id, index),

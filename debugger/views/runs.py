@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.model import run_status
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
@@ -26,16 +27,20 @@ def _delete(run_id: str) -> None:
 
 def render() -> None:
     session.follow_step_page_request()
-    st.title("Stored runs")
+    st.title(_("Stored runs"))
     try:
         store = open_store()
         runs = store.list(limit=500)
     except StoreError as exc:
         st.error(widgets.md(exc))
         return
-    st.caption(f"Database: `{widgets.code(store.path)}` (set `STEPSCOPE_DB` or pass `--db` to use another).")
+    st.caption(
+        _("Database: `{path}` (set `STEPSCOPE_DB` or pass `--db` to use another).").format(
+            path=widgets.code(store.path)
+        )
+    )
     if not runs:
-        st.info("No stored runs yet. Every run you open from a sample or a graph file is stored here.")
+        st.info(_("No stored runs yet. Every run you open from a sample or a graph file is stored here."))
         return
     frame = pd.DataFrame(
         [
@@ -53,7 +58,7 @@ def render() -> None:
     )
     st.dataframe(frame, hide_index=True, width="stretch")
     choice = st.selectbox(
-        "Run",
+        _("Run"),
         [r.run_id for r in runs],
         key="runs_page_choice",
         format_func=lambda i: next(
@@ -63,13 +68,13 @@ def render() -> None:
         ),
     )
     left, middle, right = st.columns(3)
-    left.button("Open", key="runs_open", on_click=_open_run, args=(choice,), width="stretch")
+    left.button(_("Open"), key="runs_open", on_click=_open_run, args=(choice,), width="stretch")
     middle.download_button(
-        "Export JSON",
+        _("Export JSON"),
         store.export_text(choice),
         file_name=f"stepscope-{choice[:12]}.json",
         mime="application/json",
         key="runs_export",
         width="stretch",
     )
-    right.button("Delete", key="runs_delete", on_click=_delete, args=(choice,), width="stretch")
+    right.button(_("Delete"), key="runs_delete", on_click=_delete, args=(choice,), width="stretch")

@@ -2,8 +2,9 @@
 
 Session state holds: the loaded run (`LoadedRun`: its Trace, and the live graph when the run came from
 code), the cursor, and small UI settings. The URL holds what a link must reopen: the run (`run=<id>`,
-a stored run, or `sample=<name>`, with `lang=js` for its JavaScript twin; a checkpointer thread's
-`checkpointer` when it holds no secret), the `step`, the merge position `call` and the subgraph `scope`.
+a stored run, or `sample=<name>`, with `runtime=js` for its JavaScript twin; a checkpointer thread's
+`checkpointer` when it holds no secret), the `step`, the merge position `call`, the subgraph `scope` and
+the language of the page (`lang=zh`; `debugger.i18n`).
 Callbacks change the cursor; views only read it.
 """
 
@@ -13,7 +14,9 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from debugger import i18n
 from debugger.model.run_view import Cursor, Scope, TraceView
 from debugger.sources import reopen
 from debugger.sources.runs import Opened
@@ -38,10 +41,15 @@ GUESSES = "learn_guesses"
 """Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
 
 LANGUAGE_PARAMS = {"python": "py", "javascript": "js"}
-"""A lesson's language as its link names it (`?sample=fan_out_search&lang=js`)."""
+"""A lesson's programming language as its link names it (`?sample=fan_out_search&runtime=js`); `lang` is the
+language the page speaks (`?lang=zh`)."""
 
 # widget keys: the views create the widgets, callbacks read them here
 LEARN = "learn_mode"
+UI_LANGUAGE = "ui_language"
+"""The language the page speaks (a tag of `i18n.LANGUAGES`): the sidebar's switch."""
+BROWSER_LANGUAGE = "browser_language"
+"""The language the browser asked for (Accept-Language) when the session started, or None."""
 STEP_SLIDER = "step_slider"
 SAMPLE_CHOICE = "sample_choice"
 LESSON_LANGUAGE = "lesson_language"
@@ -154,7 +162,7 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
     if run.source == "sample":
         params["sample"] = run.label
         if run.language != "python":  # the lesson's JavaScript twin: the link must reopen that one
-            params["lang"] = LANGUAGE_PARAMS[run.language]
+            params["runtime"] = LANGUAGE_PARAMS[run.language]
     else:
         params["run"] = run.trace.run_id
     checkpointer = reopen.linkable_checkpointer(run.origin[1]) if run.source == "thread" and run.origin else ""
@@ -168,6 +176,7 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
         params["call"] = str(at.call)
     if at.scope.path:
         params["scope"] = encode_scope(at.scope)
+    params.update(language_param())
     if dict(st.query_params) != params:  # writing the same URL again would only add history entries
         st.query_params.from_dict(params)  # one history entry a change (clear + update made two: Back hit a blank)
 
@@ -182,17 +191,62 @@ def sync_url() -> None:
 def write_live_url(run_id: str | None) -> None:
     """The Live run page's URL: `?run=<id>` of the live run it shows (nothing when it shows none)."""
     params = {"run": run_id} if run_id else {}
+    params.update(language_param())
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
 
 
 def url_request() -> dict[str, str]:
-    """What the URL asks for (read on every run of a page: the URL is the truth of what it shows)."""
-    return {
+    """What the URL asks for (read on every run of a page: the URL is the truth of what it shows). A link
+    from before the page spoke Chinese named a lesson's JavaScript twin `lang=js`: it still opens it."""
+    request = {
         k: st.query_params[k]
-        for k in ("sample", "lang", "run", "step", "call", "scope", "parent", "graph", "thread", "checkpointer")
+        for k in ("sample", "runtime", "run", "step", "call", "scope", "parent", "graph", "thread", "checkpointer")
         if k in st.query_params
     }
+    if st.query_params.get("lang") in LANGUAGE_PARAMS.values() and "runtime" not in request:
+        request["runtime"] = st.query_params["lang"]
+    return request
+
+
+def _browser_language() -> str | None:
+    """The first language of the browser's Accept-Language that the app speaks, or None."""
+    try:
+        return i18n.from_accept_language(st.context.headers.get("Accept-Language"))
+    except Exception:  # no request behind this run (a test's AppTest): no browser to follow
+        return None
+
+
+def _session_language() -> str | None:
+    """The language of the session whose script or callback is running in this thread, or None outside one."""
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return None
+    return st.session_state.get(UI_LANGUAGE)
+
+
+i18n.follow(_session_language)
+
+
+def apply_language() -> str:
+    """Makes the page speak its language for this run of the script, and returns its tag: the sidebar's
+    choice, else (a session's first run) the URL's `lang`, else the browser's language, else English."""
+    if UI_LANGUAGE not in st.session_state:
+        st.session_state[BROWSER_LANGUAGE] = _browser_language()
+        st.session_state[UI_LANGUAGE] = (
+            i18n.parse(st.query_params.get("lang")) or st.session_state[BROWSER_LANGUAGE] or i18n.DEFAULT
+        )
+    language = st.session_state[UI_LANGUAGE]
+    i18n.set_language(language)
+    return language
+
+
+def language_param() -> dict[str, str]:
+    """`{"lang": "zh"}` for the URL when the page speaks other than English, or than the browser asked for
+    (so a reload keeps the choice); nothing for an English page in an English browser."""
+    language = st.session_state.get(UI_LANGUAGE, i18n.DEFAULT)
+    if language == i18n.DEFAULT and st.session_state.get(BROWSER_LANGUAGE) in (None, i18n.DEFAULT):
+        return {}
+    return {"lang": i18n.URL_CODES[language]}
 
 
 def url_run_ref(request: dict[str, str]) -> str | None:
@@ -203,7 +257,7 @@ def url_run_ref(request: dict[str, str]) -> str | None:
     if request.get("run"):
         return request["run"]
     if request.get("sample"):
-        language = request.get("lang", "")
+        language = request.get("runtime", "")
         return f"sample:{request['sample']}" + (f":{language}" if language and language != "py" else "")
     return None
 

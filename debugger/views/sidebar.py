@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from debugger import i18n
+from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.run_view import Cursor, Scope
 from debugger.sources import forks as timetravel
@@ -17,6 +19,8 @@ from debugger.views.session import LoadedRun
 from sample_graphs.gallery import SAMPLES, js_lesson_for, list_samples
 
 LANGUAGES = ["Python", "JavaScript"]
+OPEN_KINDS = [N_("Sample"), N_("Graph file"), N_("Stored run"), N_("Trace file"), N_("Checkpointer thread")]
+"""What the sidebar opens; the radio's values stay these English words, its labels are translated."""
 
 DEFAULT_SAMPLE = "subgraph_trap"
 
@@ -71,7 +75,7 @@ def _open_url(request: dict[str, str]) -> None:
             opened = sources.open_stored(request["run"], with_code=True, checkpointer=request.get("checkpointer", ""))
             session.remember(session.FORK_PARENT, request.get("parent") if opened.source == "fork" else None)
         else:
-            name, language = request.get("sample") or DEFAULT_SAMPLE, request.get("lang", "")
+            name, language = request.get("sample") or DEFAULT_SAMPLE, request.get("runtime", "")
             # a Python lesson opened by its link is recorded once per server; a JavaScript one runs in node
             opened = sources.open_lesson(name, language) if language else linked_samples.open_linked(name)
     except sources.OpenError as exc:
@@ -134,7 +138,11 @@ def language_switch(run: LoadedRun | None, *, key: str) -> None:
     if run is None or run.source != "sample" or js_lesson_for(run.label) is None:
         return
     st.segmented_control(
-        "Language", LANGUAGES, key=key, on_change=_on_language, help="The same lesson, as the article writes it"
+        _("Language of the code"),
+        LANGUAGES,
+        key=key,
+        on_change=_on_language,
+        help=_("The same lesson, as the article writes it"),
     )
 
 
@@ -182,22 +190,26 @@ def render() -> None:
     run's thread); each widget is a line or two."""
     with st.sidebar:
         st.header("StepScope")
+        st.radio(
+            "Language · 语言",
+            list(i18n.LANGUAGES),
+            format_func=i18n.LANGUAGES.get,
+            horizontal=True,
+            key=session.UI_LANGUAGE,
+            on_change=session.sync_url,
+            label_visibility="collapsed",
+        )
         run = session.loaded_run()
         error = session.recall(session.OPEN_ERROR)
         if error:
             widgets.open_error(*error)
-        kind = st.radio(
-            "Open",
-            ["Sample", "Graph file", "Stored run", "Trace file", "Checkpointer thread"],
-            horizontal=True,
-            key=session.OPEN_KIND,
-        )
+        kind = st.radio(_("Open"), OPEN_KINDS, format_func=i18n.translator(), horizontal=True, key=session.OPEN_KIND)
         if kind == "Sample":
             names = [s.name for s in list_samples()]
             if session.recall(session.SAMPLE_CHOICE) not in names:  # `set_run` names the open sample here
                 session.remember(session.SAMPLE_CHOICE, DEFAULT_SAMPLE)
             st.selectbox(
-                "Sample",
+                _("Sample"),
                 names,
                 key=session.SAMPLE_CHOICE,
                 on_change=_on_sample,
@@ -205,16 +217,16 @@ def render() -> None:
             )
             language_switch(run, key=session.LESSON_LANGUAGE)
         elif kind == "Graph file":
-            st.text_input("Graph", placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
+            st.text_input(_("Graph"), placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
             st.text_area(
-                "Input (JSON)",
+                _("Input (JSON)"),
                 value="",
-                placeholder='{"messages": []}  (empty: the module\'s example_input)',
+                placeholder=_('{"messages": []}  (empty: the module\'s example_input)'),
                 key=session.FILE_INPUT,
                 height=90,
             )
             threads.file_options()
-            st.button("Run and open", key="open_file", on_click=_on_file)
+            st.button(_("Run and open"), key="open_file", on_click=_on_file)
         elif kind == "Stored run":
             try:
                 stored = open_store().list(limit=100)
@@ -226,22 +238,24 @@ def render() -> None:
                     r.run_id: f"{r.target or r.graph} · {run_status.label(r.status, r.error)} · {r.started_at[:19]}"
                     for r in stored
                 }
-                st.selectbox("Run", list(labels), format_func=labels.get, key=session.STORED_CHOICE)
-                st.button("Open", key="open_stored", on_click=_on_stored)
+                st.selectbox(_("Run"), list(labels), format_func=labels.get, key=session.STORED_CHOICE)
+                st.button(_("Open"), key="open_stored", on_click=_on_stored)
             else:
-                st.caption("No stored runs yet.")
+                st.caption(_("No stored runs yet."))
         elif kind == "Checkpointer thread":
             checkpointer_threads.render(_open)
         else:
-            st.file_uploader("Trace (.json)", type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)
-            st.caption("Opened as data only: nothing in the file is executed.")
+            st.file_uploader(_("Trace (.json)"), type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)
+            st.caption(_("Opened as data only: nothing in the file is executed."))
         if run is not None:
             st.divider()
             status, error = run.trace.status, run.trace.error
             st.markdown(
-                f"**{widgets.md(run.title or run.label)}**  \n{run_status.icon(status, error)} "
+                f"**{widgets.md(_(run.title) or run.label)}**  \n{run_status.icon(status, error)} "
                 f"`{widgets.code(run_status.label(status, error))}` · "
-                f"{len(run.view.view(session.cursor().scope).steps)} steps · run `{widgets.code(run.trace.run_id[:8])}`"
+                + _("{count} steps · run `{run}`").format(
+                    count=len(run.view.view(session.cursor().scope).steps), run=widgets.code(run.trace.run_id[:8])
+                )
             )
             if run.no_code:  # the run names its code, and it did not come back: said once, here and in Time travel
                 st.caption(widgets.md(run.no_code))
@@ -249,11 +263,11 @@ def render() -> None:
             if run.graph is not None and run.graph_input is not None:
                 import json
 
-                with st.expander("Edit the input and run again"):
+                with st.expander(_("Edit the input and run again")):
                     st.text_area(
-                        "Input (JSON)",
+                        _("Input (JSON)"),
                         value=json.dumps(run.graph_input, ensure_ascii=False, default=str),
                         key=session.RERUN_INPUT,
                         height=100,
                     )
-                    st.button("Run again", key="rerun", on_click=_on_rerun_with_input)
+                    st.button(_("Run again"), key="rerun", on_click=_on_rerun_with_input)

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from debugger.i18n import N_, _
 from debugger.model import html_report, learn, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.sources import forks as timetravel
@@ -19,7 +20,7 @@ TIMELINE_COLUMNS = 41
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
-LEGEND = (
+LEGEND = N_(
     "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏹ never finished (the run "
     "stopped first) · bold edges: taken into this "
     "step · dashed edges: conditional · drag to pan, Ctrl+wheel or +/− to zoom"
@@ -66,7 +67,7 @@ def _leave_scope() -> None:
 def render() -> None:
     run = session.loaded_run()
     if run is None:
-        st.info("Open a run from the sidebar.")
+        st.info(_("Open a run from the sidebar."))
         return
     session.sync_url()
     at = session.cursor()
@@ -74,34 +75,34 @@ def render() -> None:
     step = at.step
 
     crumbs = run.view.breadcrumbs(at.scope)
-    st.title(widgets.md(run.title or run.label))
+    st.title(widgets.md(_(run.title) or run.label))
     _download_report(run)
     if at.scope.path:
         left, right = st.columns([5, 1])
-        left.markdown("Inside a subgraph: " + " › ".join(f"**{widgets.md(c)}**" for c in crumbs))
-        right.button("⤴ Back out", key="leave_scope", on_click=_leave_scope, width="stretch")
+        left.markdown(_("Inside a subgraph: {path}").format(path=" › ".join(f"**{widgets.md(c)}**" for c in crumbs)))
+        right.button(_("⤴ Back out"), key="leave_scope", on_click=_leave_scope, width="stretch")
 
     # the drawing is sent first and the stepper filled in above it right after: a new session sees its
     # graph without waiting for the stepper's findings marks (diagnose), and never grey buttons after it
     stepper = st.container()
     failed_at = view.failed_step
     if failed_at is not None and step > failed_at:
-        st.warning(f"The run failed at step {failed_at}; nothing after it ran.")
+        st.warning(_("The run failed at step {step}; nothing after it ran.").format(step=failed_at))
 
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
         collapsed = bool(session.widget_value(session.COLLAPSE_SUBGRAPHS))
         height = widgets.graph_chart(view.dot(step, collapsed=collapsed), large=len(view.drawing.nodes) > 12)
         if view.has_subgraphs:
-            st.toggle("Collapse subgraphs", key=session.COLLAPSE_SUBGRAPHS)
-        st.caption(LEGEND)
+            st.toggle(_("Collapse subgraphs"), key=session.COLLAPSE_SUBGRAPHS)
+        st.caption(_(LEGEND))
     with stepper:
         _stepper(view, step)
     with side_col:
         # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
         with st.container(height=max(height, 260), border=False):
             if not at.scope.path and timetravel.fork_step_of(run.trace.target) == step:
-                st.info("✎ Time travel edited a write of this step: the merge shows it going through the reducer.")
+                st.info(_("✎ Time travel edited a write of this step: the merge shows it going through the reducer."))
             _step_summary(view, at)
             if (run.lesson or run.code) and not at.scope.path:
                 _lesson(run, view, at)
@@ -140,15 +141,19 @@ def _lesson(run, view: RunView, at: Cursor) -> None:
     if session.learning():
         guessed, total = learn.lesson_progress(view, session.guessed_calls(at.scope))
         if guessed < total:
-            with st.expander("The lesson (kept back in learn mode)", expanded=True):
+            with st.expander(_("The lesson (kept back in learn mode)"), expanded=True):
                 st.markdown(learn.prompt(sources.origin_target(run.trace.target) or run.label))
-                st.caption(f"{guessed} of {total} reducer calls guessed; the lesson appears once all are.")
+                st.caption(
+                    _("{guessed} of {total} reducer calls guessed; the lesson appears once all are.").format(
+                        guessed=guessed, total=total
+                    )
+                )
             return
     if run.lesson:
-        with st.expander("The lesson", expanded=True):
-            st.markdown(run.lesson)  # the sample's own text, written as Markdown
+        with st.expander(_("The lesson"), expanded=True):
+            st.markdown(_(run.lesson))  # the sample's own text, written as Markdown (its catalog's, in Chinese)
     if run.code:
-        with st.expander(f"The code ({CODE_LANGUAGES.get(run.language, run.language)})"):
+        with st.expander(_("The code ({language})").format(language=CODE_LANGUAGES.get(run.language, run.language))):
             st.code(run.code, language=run.language, line_numbers=True)  # as the article writes it
 
 
@@ -159,27 +164,30 @@ CODE_LANGUAGES = {"python": "Python", "javascript": "JavaScript"}
 def _stepper(view: RunView, step: int) -> None:
     cols = st.columns([1.8, 1.6, 3.8, 1.6, 1.8], vertical_alignment="bottom")
     cols[0].button(
-        "⏮ First", key="first", on_click=_on_first, shortcut="Home", width="stretch", disabled=step == view.first
+        _("⏮ First"), key="first", on_click=_on_first, shortcut="Home", width="stretch", disabled=step == view.first
     )
     cols[1].button(
-        "◀ Prev", key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first
+        _("◀ Prev"), key="prev", on_click=_on_prev, shortcut="Left", width="stretch", disabled=step == view.first
     )
     cols[3].button(
-        "Next ▶", key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last
+        _("Next ▶"), key="next", on_click=_on_next, shortcut="Right", width="stretch", disabled=step == view.last
     )
-    cols[4].button("Last ⏭", key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last)
+    cols[4].button(
+        _("Last ⏭"), key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last
+    )
     if len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
         # in learn mode a 🔎 would tell which step goes wrong before the learner has guessed it
         marked = set() if session.learning() else {f.step for f in view.findings}
+        input_label = _("input")  # here, not in the lambda: Streamlit may format the options in another thread
         cols[2].select_slider(
-            "Superstep",
+            _("Superstep"),
             options=view.steps,
             key=session.STEP_SLIDER,
             on_change=_on_slider,
-            format_func=lambda s: ("input" if s < 0 else str(s)) + (" 🔎" if s in marked else ""),
+            format_func=lambda s: (input_label if s < 0 else str(s)) + (" 🔎" if s in marked else ""),
         )
     else:
-        cols[2].markdown(f"Superstep **{step}** (the only one)")
+        cols[2].markdown(_("Superstep **{step}** (the only one)").format(step=step))
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
@@ -212,10 +220,15 @@ def _timeline(view: RunView, step: int) -> None:
         index = columns.index(str(step)) if str(step) in columns else 0
         first = max(0, min(index - TIMELINE_COLUMNS // 2, len(columns) - TIMELINE_COLUMNS))
         columns = columns[first : first + TIMELINE_COLUMNS]
-        shown = f"; supersteps {columns[0]}–{columns[-1]} of {len(view.steps)}"
+        shown = _("; supersteps {first}–{last} of {count}").format(
+            first=columns[0], last=columns[-1], count=len(view.steps)
+        )
     timeline = st.expander(
-        "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
-        f"⏹ never finished, ⏸ interrupted){shown}",
+        _(
+            "Timeline: nodes × supersteps (● ran, ●×n ran n times, ✖ caused a failure, ○ ran in a failed step, "
+            "⏹ never finished, ⏸ interrupted)"
+        )
+        + shown,
         key=session.TIMELINE_OPEN,
         on_change="rerun",
     )

@@ -27,7 +27,7 @@ def test_the_gallery_opens_a_javascript_lesson_and_steps_through_its_merges(app,
     card.get_by_role("radio", name="JavaScript").click()
     app.idle()
     page.locator(".st-key-gallery-fan_out_search button").click()
-    expect(page).to_have_url(re.compile(r"sample=fan_out_search&lang=js"))
+    expect(page).to_have_url(re.compile(r"sample=fan_out_search&runtime=js"))
     app.idle()
     app.graph.first.wait_for()
     code = page.get_by_text("The code (JavaScript)")
