@@ -165,7 +165,7 @@ class RunView:
         self._findings_by_language: dict[str, tuple[Finding, ...]] = {}
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
-        self._merges: dict[int, list[MergeCall]] = {}
+        self._merges: dict[tuple[int, str], list[MergeCall]] = {}
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -388,10 +388,12 @@ class RunView:
 
     def merge(self, step: int) -> list[MergeCall]:
         """The step's reducer calls, ready to show; made once per step (the summary, the tabs and the HTML
-        report each ask, and finding repeated items costs the list's length)."""
-        if step not in self._merges:
-            self._merges[step] = self._merge(step)
-        return self._merges[step]
+        report each ask, and finding repeated items costs the list's length), in each language it is asked in:
+        a view is shared by sessions that may speak different languages."""
+        made = (step, i18n.current())
+        if made not in self._merges:
+            self._merges[made] = self._merge(step)
+        return self._merges[made]
 
     def _merge(self, step: int) -> list[MergeCall]:
         record = self.by_step.get(step)
