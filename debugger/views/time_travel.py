@@ -30,7 +30,8 @@ def _run_fork(run: LoadedRun, step: int) -> None:
     except json.JSONDecodeError as exc:
         session.remember(FORK, (None, f"The new value is not valid JSON: {exc.msg} (line {exc.lineno})."))
         return
-    _remember_branch(lambda: timetravel.fork(run.graph, run.graph_input, run.config, run.trace, step, node, key, value))
+    request = timetravel.ForkRequest(run.graph, run.graph_input, run.config, run.trace, step, node, key, value)
+    _remember_branch(lambda: timetravel.fork(request))
 
 
 @widgets.guarded("time-travel", message="The resume failed")
