@@ -251,8 +251,8 @@ class RunView:
         return [n["name"] for n in self.run.graph["nodes"]]
 
     def highlight(self, step: int) -> Highlight:
-        """Ran (this step), next (the following step), visited (before), failed (culprits only), edges taken
-        into this step."""
+        """Ran (this step), next (the following step), visited (before), failed (culprits only), paused (asked
+        with `interrupt()`: not a failure), edges taken into this step."""
         index = self.steps.index(self.clamp(step)) if self.steps else 0
         tasks = self.tasks(step)
         unfinished = self.unfinished(step)
@@ -265,6 +265,7 @@ class RunView:
         visited = {t.name for s in self.steps[:index] for t in self.tasks(s)} - ran
         culprits = self.culprits(step)
         failed = {t.name for t in tasks if t.id in culprits}
+        paused = {t.name for t in tasks if t.error and is_interrupt(t.error)}
         edges = {r.edge for trigger in self.triggers(step) for r in trigger.reasons if r.edge}
         edges = {(START if a == START else a, b) for a, b in edges}
         sends: dict[str, list[str]] = {}
@@ -276,7 +277,14 @@ class RunView:
             for name, items in sends.items()
         }
         return Highlight(
-            ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels, stopped=stopped
+            ran=ran - paused,
+            next=next_nodes,
+            visited=visited,
+            failed=failed,
+            edges_taken=edges,
+            labels=labels,
+            stopped=stopped,
+            paused=paused,
         )
 
     @cached_property
@@ -317,6 +325,7 @@ class RunView:
                 edges_taken=edges,
                 labels=labels,
                 stopped=ids(flat.stopped),
+                paused=ids(flat.paused),
             ),
         )
 

@@ -29,7 +29,8 @@ POLL = 0.4
 RUN, FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_run", "live_follow", "live_shown", "live_error", "live_edit_note"
 DEFAULT_SAMPLE = "slow_research"
 LEGEND = (
-    "⏳ running · ▶ done (or ran in this step) · ✖ failed · ⏹ never finished (stopped) · ▷ runs next · "
+    "⏳ running · ▶ done (or ran in this step) · ⏸ asked (its interrupt() waits for an answer) · ✖ failed · "
+    "⏹ never finished (stopped) · ▷ runs next · "
     "✓ ran before · double purple border: breakpoint"
 )
 
