@@ -26,6 +26,7 @@ from debugger.diagnostics.writes import lost_items
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
 from debugger.model.present import explain_call, short
+from debugger.model.turns import Turn, turns_of
 from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -151,6 +152,11 @@ class RunView:
         self._findings = findings
         self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
+
+    @cached_property
+    def turns(self) -> tuple[Turn, ...]:
+        """The run's turns (`model/turns.py`): one per invoke or resume of its thread."""
+        return turns_of(self.run)
 
     @cached_property
     def findings(self) -> tuple[Finding, ...]:
