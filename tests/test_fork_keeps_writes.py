@@ -48,3 +48,6 @@ def test_a_langgraph_fork_of_one_key_keeps_the_nodes_other_writes_and_matches_it
     assert branch.replay_matches  # the re-run's new message ids are not a difference
     assert branch.differing_steps == [1, 2]  # the log differs; the replies' ids alone would not
     assert Replay(branch.trace).state_after(2)["log"] == ["EDITED", "acted"]
+    (edit,) = next(s for s in branch.trace.steps if s.step == 1).tasks
+    assert edit.name == "plan" and [key for key, _ in edit.writes] == ["messages", "log"]  # both, as plan wrote
+    assert branch.trace.config == {}  # the user's config, not the debugger's throwaway thread

@@ -206,7 +206,8 @@ def _fork_by_update(request: ForkRequest) -> Fork:
     values = {**_node_write(base, original, step, node), **request.edit()}
     edited = copy.update_state(base.config, values or None, as_node=node)
     branch = _record(copy, None, edited, branch_target(original, f"fork at step {step}"))  # a failure is in its trace
-    branch = with_history(original, branch, step, node, request.key, request.value)
+    branch = with_history(original, branch, step, node, values)
+    branch.config = original.config  # the user's config, not the address of the debugger's own checkpoint
     result = Fork(branch, step, node, request.key, request.value, matches)
     result.comparison = compare(original, branch)
     return result
@@ -304,12 +305,13 @@ def check_value(graph: Any, original: Trace, step: int, key: str | None, value: 
         ) from None
 
 
-def with_history(original: Trace, branch: Trace, step: int, node: str, key: str | None, value: Any) -> Trace:
+def with_history(original: Trace, branch: Trace, step: int, node: str, writes: dict[str, Any]) -> Trace:
     """The branch as a whole run: the original's steps before the fork, then the fork step as the edit
-    made it (`node` writing `{key: value}` through the key's reducer), then what the branch ran."""
+    made it (`node` writing `writes`, its write with the edited key replaced, through the reducers), then
+    what the branch ran."""
     history = [s for s in original.steps if s.step < step]
-    before = Replay(original).state_after(history[-1].step).get(key) if history and key else None
-    return with_fork_step(original, branch, step, node, key, value, before)
+    state = Replay(original).state_after(history[-1].step) if history else {}
+    return with_fork_step(original, branch, step, node, writes, {key: state.get(key) for key in writes})
 
 
 def ranges(steps: list[int]) -> str:

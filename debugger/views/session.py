@@ -66,8 +66,8 @@ TT_NODE = "tt_node"
 TT_KEY = "tt_key"
 TT_VALUE = "tt_value"
 TT_ANSWER = "tt_answer"
-FORK_FORM = (TT_NODE, TT_KEY, TT_VALUE)
-"""The fork form's fields: emptied when the step changes, so their defaults are the new step's."""
+FORK_FORM_AT = "fork_form_at"
+"""(run id, step) the fork form's choices were last filled in for: another step starts from its own defaults."""
 WHATIF_CHANNEL = "whatif_channel"
 WHATIF_ORDER = "whatif_order"
 WHATIF_SKIP = "whatif_skip"
@@ -101,7 +101,6 @@ def loaded_run() -> LoadedRun | None:
 
 def set_run(run: LoadedRun, *, step: int | None = None, scope: Scope | None = None, call: int | None = None) -> None:
     st.session_state[RUN] = run
-    _forget_fork_form()
     if run.source == "sample":  # the sidebar's sample choice and language switch show the lesson now open
         st.session_state[SAMPLE_CHOICE] = run.label
         st.session_state[LESSON_LANGUAGE] = "JavaScript" if run.language == "javascript" else "Python"
@@ -115,12 +114,6 @@ def set_run(run: LoadedRun, *, step: int | None = None, scope: Scope | None = No
     if call is None and learning():
         cursor = replace(cursor, call=0)
     _set_cursor(run, cursor)
-
-
-def _forget_fork_form() -> None:
-    """Empties the fork form, so its defaults are those of the step (and run) now shown, not another's."""
-    for form_field in FORK_FORM:
-        st.session_state.pop(form_field, None)
 
 
 def thread_origin(run_id: str) -> tuple[str, str, str] | None:
@@ -141,9 +134,6 @@ def move(to: Cursor) -> None:
 
 
 def _set_cursor(run: LoadedRun, at: Cursor) -> None:
-    before = st.session_state.get(CURSOR)
-    if before is None or (before.scope, before.step) != (at.scope, at.step):
-        _forget_fork_form()
     st.session_state[CURSOR] = at
     st.session_state[STEP_SLIDER] = at.step  # the slider follows every move, never set while rendering
     st.session_state.pop(ACTION_ERROR, None)

@@ -117,11 +117,19 @@ def render(run: LoadedRun, at: Cursor) -> None:
         f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
         "from there. The new value goes through the reducers as that node's write."
     )
+    here = (run.trace.run_id, at.step)
+    if session.recall(session.FORK_FORM_AT) != here:
+        # A selectbox keeps its choice across steps (its key is its identity): set this step's defaults (a
+        # node that ran in it) before the widgets are made, so "As node" never offers another step's node.
+        defaults = timetravel.fork_form(view, at.step)
+        session.remember(session.TT_NODE, defaults.node)
+        session.remember(session.TT_KEY, defaults.key)
+        session.remember(session.FORK_FORM_AT, here)
     form = timetravel.fork_form(
         view, at.step, session.widget_value(session.TT_NODE), session.widget_value(session.TT_KEY)
     )
-    st.selectbox("As node", form.nodes, index=form.nodes.index(form.node), key=session.TT_NODE)
-    st.selectbox("Key", form.keys, index=form.keys.index(form.key), key=session.TT_KEY)
+    st.selectbox("As node", form.nodes, key=session.TT_NODE)
+    st.selectbox("Key", form.keys, key=session.TT_KEY)
     st.text_area("New value (JSON)", value=form.value_json, key=session.TT_VALUE, height=80)
     st.button("Run the fork", key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
     widgets.action_error("time-travel")
