@@ -117,14 +117,12 @@ def render(run: LoadedRun, at: Cursor) -> None:
         f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
         "from there. The new value goes through the reducers as that node's write."
     )
-    here = (run.trace.run_id, at.step)
-    if session.recall(session.FORK_FORM_AT) != here:
-        # A selectbox keeps its choice across steps (its key is its identity): set this step's defaults (a
-        # node that ran in it) before the widgets are made, so "As node" never offers another step's node.
-        defaults = timetravel.fork_form(view, at.step)
-        session.remember(session.TT_NODE, defaults.node)
-        session.remember(session.TT_KEY, defaults.key)
-        session.remember(session.FORK_FORM_AT, here)
+    defaults = timetravel.fork_form(view, at.step)  # "As node": a node that ran in this step
+    session.defaults_for(
+        session.FORK_FORM_AT,
+        (run.trace.run_id, at.step),
+        {session.TT_NODE: defaults.node, session.TT_KEY: defaults.key},
+    )
     form = timetravel.fork_form(
         view, at.step, session.widget_value(session.TT_NODE), session.widget_value(session.TT_KEY)
     )
