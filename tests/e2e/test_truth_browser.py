@@ -107,3 +107,10 @@ def test_a_thread_lists_its_turns_and_turn_two_opens_with_its_input(app, tmp_pat
     panel = tab(app, "Time travel")
     expect(panel.locator(".st-key-tt_thread_node input")).to_have_value("plan")  # the node that ran in step 5
     expect(panel.locator(".st-key-tt_thread_key input")).to_have_value("messages")
+    page.get_by_role("button", name=re.compile("Next")).click()
+    app.expect_step(6)  # where approve asked: paused on the step page too, never a failure
+    expect(app.node("approve")).to_have_class(re.compile(r"\bstepscope-node paused\b"))
+    tasks = tab(app, "Tasks")
+    expect(tasks.get_by_text(re.compile(r"^⏸ approve")).first).to_be_visible()
+    expect(tasks.get_by_text(re.compile(r"It asked with")).first).to_be_visible()
+    expect(tasks.get_by_text(re.compile("bystander"))).to_have_count(0)
