@@ -123,21 +123,21 @@ def with_fork_step(
     branch: Trace,
     step: int,
     node: str,
-    key: str | None,
-    value: Any,
-    before: Any,
+    writes: dict[str, Any],
+    before: dict[str, Any],
 ) -> Trace:
     """`branch` (a run forked from `original` at `step` by `update_state(..., as_node=node)`, which
     recorded the edit as a step without tasks) as a whole run: `original`'s steps before `step`, the
-    fork step as `node` writing `{key: value}` (raw) through the key's reducer (`before`: the key's
-    encoded value before the edit, None when it had none), then what the branch ran. A branch whose
-    fork step already has its tasks (forked inside the step) is returned as it is."""
+    fork step as `node` writing `writes` (raw values: the node's write with the edited key replaced)
+    through each key's reducer (`before`: each key's encoded value before the edit, None when it had
+    none), then what the branch ran. A branch whose fork step already has its tasks (forked inside the
+    step) is returned as it is."""
     history = [s for s in original.steps if s.step < step]
     recorded = [s for s in branch.steps if s.step >= step]
     fork = next((s for s in recorded if s.step == step), None)
     if fork is None or fork.tasks:
         return branch
-    after = fork.state.get(key, {}).get("set", before) if key else None
+    encoded = {key: encode(value) for key, value in writes.items()}
     task = TaskRecord(
         id=f"fork-{step}-{node}",
         name=node,
@@ -146,21 +146,24 @@ def with_fork_step(
         fired=[],
         seen_versions={},
         input={},
-        result={key: encode(value)} if key else None,
-        writes=[[key, encode(value)]] if key else [],
+        result=dict(encoded) or None,
+        writes=[[key, value] for key, value in encoded.items()],
     )
+    channels = original.graph.get("channels", {})
     calls = []
-    if key is not None:
-        reducer = original.graph.get("channels", {}).get(key, {}).get("reducer", "LastValue")
-        was = SAME if before is not None else {"set": MISSING_VALUE}
-        calls.append(ReducerCallRecord(0, key, reducer, task.id, node, encode(value), was, {"set": after}))
+    for index, (key, value) in enumerate(encoded.items()):
+        was = before.get(key)
+        after = fork.state.get(key, {}).get("set", was)
+        reducer = channels.get(key, {}).get("reducer", "LastValue")
+        old = SAME if was is not None else {"set": MISSING_VALUE}
+        calls.append(ReducerCallRecord(index, key, reducer, task.id, node, value, old, {"set": after}))
     edited = StepRecord(
         step,
         [task],
         calls,
         dict(fork.versions),
         list(fork.updated_channels),
-        {k: v for k, v in fork.state.items() if k != key},
+        {k: v for k, v in fork.state.items() if k not in encoded},
         True,
         fork.checkpoint,
     )

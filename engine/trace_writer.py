@@ -67,8 +67,9 @@ def plain_config(config: Any, keep: Sequence[str] | None = None, *, given_only: 
     key but the live objects of one process (`callbacks`, `checkpointer`): the engine's config holds
     only what the caller gave and the `metadata` the engine adds for a subgraph run, which a trace
     shows. `given_only`, for a runtime that fills the config with its own objects (langgraph): also
-    without its `metadata` and empty values, with `recursion_limit` as a plain int, and with only the
-    `configurable` keys that are scalars and not private (`__...`). `keep` (e.g. `CHECKPOINT_KEYS`):
+    without its `metadata` and empty values, without the `recursion_limit` langgraph filled in (a value
+    the user set stays), and with only the `configurable` keys that are scalars and not private
+    (`__...`). `keep` (e.g. `CHECKPOINT_KEYS`):
     only `{"configurable": {...}}` with those keys, the address of a checkpoint or a thread."""
     if not isinstance(config, Mapping):
         return config
@@ -82,8 +83,9 @@ def plain_config(config: Any, keep: Sequence[str] | None = None, *, given_only: 
         for k, v in config.items()
         if k not in _IN_PROCESS and k not in ("configurable", "metadata") and v not in ([], {}, None)
     }
-    if "recursion_limit" in plain:  # langgraph marks its default with an int subclass
-        plain["recursion_limit"] = int(plain["recursion_limit"])
+    limit = plain.get("recursion_limit")
+    if isinstance(limit, int) and type(limit) is not int:  # langgraph marks its own default with an int
+        del plain["recursion_limit"]  # subclass: the user never set it, so the config shown leaves it out
     own = {k: v for k, v in configurable.items() if not k.startswith("__") and isinstance(v, _SCALARS)}
     if own:
         plain["configurable"] = own

@@ -125,6 +125,39 @@ def test_runs_on_one_thread_are_turns_of_one_conversation(tmp_path: Path) -> Non
     )
 
 
+MEMORY = """
+from typing import TypedDict
+from langgraph.graph import START, StateGraph
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+
+class State(TypedDict):
+    note: str
+    seen: list
+
+def remember(state: State, *, store: BaseStore):
+    seen = sorted(item.value["note"] for item in store.search(("notes",)))
+    store.put(("notes",), state["note"], {"note": state["note"]})
+    return {"seen": seen}
+
+builder = StateGraph(State)
+builder.add_node("remember", remember)
+builder.add_edge(START, "remember")
+graph = builder.compile(store=InMemoryStore())
+example_input = {"note": "first", "seen": []}
+"""
+
+
+def test_an_in_memory_store_is_carried_from_one_run_to_the_next_as_the_app_keeps_it(tmp_path: Path) -> None:
+    """Issue 24, item 9: the store of an app's process outlives each `stepscope run` (every thread sees it)."""
+    (tmp_path / "memory.py").write_text(MEMORY)
+    db = str(tmp_path / "runs.sqlite3")
+    assert stepscope("run", "memory.py", "--db", db, cwd=tmp_path).returncode == 0
+    second = stepscope("run", "memory.py", "--input", '{"note": "second", "seen": []}', "--db", db, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "'seen': ['first']" in second.stdout  # the first run's item, read back in a later process
+
+
 CONTEXT = """
 from dataclasses import dataclass
 from typing import TypedDict

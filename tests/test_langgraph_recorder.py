@@ -460,7 +460,9 @@ def test_time_travel_forks_and_resumes_a_langgraph_run():
         app.invoke(copy.deepcopy(graph_input))
     original = session.traces[-1]
     step = next(s.step for s in original.steps if [t.name for t in s.tasks] == ["joke", "joke"])
-    branch = timetravel.fork(app, graph_input, {}, original, step, "joke", "jokes", ["an edited joke"])
+    branch = timetravel.fork(
+        timetravel.ForkRequest(app, graph_input, {}, original, step, "joke", "jokes", ["an edited joke"])
+    )
     assert branch.replay_matches and branch.trace.status == "done"
     final = Replay(branch.trace).state_after(branch.trace.steps[-1].step)
     assert final["jokes"] == ["an edited joke"]  # the fork's write replaced the step's writes

@@ -6,7 +6,7 @@ from typing import Annotated, TypedDict
 import pytest
 
 from debugger.diagnostics.replay import Replay
-from debugger.sources.forks import TimeTravelError, fork, resume
+from debugger.sources.forks import ForkRequest, TimeTravelError, fork, resume
 from engine import START, StateGraph, interrupt
 from engine.trace import Recorder
 
@@ -24,7 +24,7 @@ def test_fork_replaces_a_nodes_write_and_marks_the_steps_that_differ():
     from sample_graphs.subgraph_trap import example_input, graph
 
     original = recorded(graph, example_input)
-    branch = fork(graph, example_input, {}, original, 1, "p1", "log", ["EDITED"])
+    branch = fork(ForkRequest(graph, example_input, {}, original, 1, "p1", "log", ["EDITED"]))
     assert branch.replay_matches
     assert branch.trace.output == {"log": ["EDITED", "EDITED", "sub-1"]}
     assert branch.differing_steps == [1, 2]
@@ -35,7 +35,7 @@ def test_fork_with_the_same_value_changes_nothing():
     from sample_graphs.subgraph_trap import example_input, graph
 
     original = recorded(graph, example_input)
-    branch = fork(graph, example_input, {}, original, 1, "p1", "log", ["parent"])
+    branch = fork(ForkRequest(graph, example_input, {}, original, 1, "p1", "log", ["parent"]))
     assert branch.differing_steps == []
 
 
@@ -53,8 +53,8 @@ def test_fork_follows_the_chosen_nodes_edges():
     graph = g.compile()
     original = recorded(graph, {"n": 0, "log": []})
     assert original.output["log"] == ["a", "small"]
-    branch = fork(graph, {"n": 0, "log": []}, {}, original, 1, "a", "n", 10)
-    assert branch.trace.output == {"n": 10, "log": ["big"]}  # the fork's edit replaced a's whole write
+    branch = fork(ForkRequest(graph, {"n": 0, "log": []}, {}, original, 1, "a", "n", 10))
+    assert branch.trace.output == {"n": 10, "log": ["a", "big"]}  # only `n` of a's write was replaced
 
 
 def test_resume_an_interrupted_run_with_an_answer():
@@ -86,13 +86,13 @@ def test_bad_requests_name_the_fix():
 
     original = recorded(graph, example_input)
     with pytest.raises(TimeTravelError, match="needs the graph's code"):
-        fork(None, example_input, {}, original, 1, "p1", "log", [])
+        fork(ForkRequest(None, example_input, {}, original, 1, "p1", "log", []))
     with pytest.raises(TimeTravelError, match="not a node"):
-        fork(graph, example_input, {}, original, 1, "nope", "log", [])
+        fork(ForkRequest(graph, example_input, {}, original, 1, "nope", "log", []))
     with pytest.raises(TimeTravelError, match="not a state key"):
-        fork(graph, example_input, {}, original, 1, "p1", "nope", [])
+        fork(ForkRequest(graph, example_input, {}, original, 1, "p1", "nope", []))
     with pytest.raises(TimeTravelError, match="no checkpoint before step 9"):
-        fork(graph, example_input, {}, original, 9, "p1", "log", [])
+        fork(ForkRequest(graph, example_input, {}, original, 9, "p1", "log", []))
     with pytest.raises(TimeTravelError, match="Only an interrupted run"):
         resume(graph, example_input, {}, original, "x")
 
@@ -126,7 +126,7 @@ def test_forking_one_writer_of_a_step_keeps_the_others_writes():
     from sample_graphs.fan_out_search import example_input, graph
 
     original = recorded(graph, example_input)
-    branch = fork(graph, example_input, {}, original, 2, "search_db", "results", ["db: EDITED"])
+    branch = fork(ForkRequest(graph, example_input, {}, original, 2, "search_db", "results", ["db: EDITED"]))
     step = next(s for s in branch.trace.steps if s.step == 2)
     assert sorted(t.name for t in step.tasks) == ["search_db", "search_web"]
     results = Replay(branch.trace).state_after(2)["results"]
@@ -139,7 +139,7 @@ def test_a_fork_refuses_a_value_its_reducer_cannot_take():
 
     original = recorded(graph, example_input)
     with pytest.raises(TimeTravelError, match=r"operator\.add cannot merge \"hello\" into 'log'"):
-        fork(graph, example_input, {}, original, 1, "p1", "log", "hello")
+        fork(ForkRequest(graph, example_input, {}, original, 1, "p1", "log", "hello"))
 
 
 def test_step_ranges_read_right():

@@ -119,6 +119,14 @@ def test_one_plain_config_says_what_a_trace_keeps_of_a_config() -> None:
     assert plain_config(None) is None
 
 
+def test_a_config_shows_only_the_recursion_limit_the_user_set() -> None:
+    class FilledInDefault(int):  # langgraph's `ensure_config` marks the limit it fills in with an int subclass
+        pass
+
+    assert plain_config({"recursion_limit": FilledInDefault(10007)}, given_only=True) == {}
+    assert plain_config({"recursion_limit": 10007}, given_only=True) == {"recursion_limit": 10007}
+
+
 def test_edits_add_an_update_step_and_join_a_runs_segments() -> None:
     first, second = _writer(), _writer()
     first.commit(0, {"log": [0]})

@@ -25,6 +25,7 @@ from debugger.commands.follow import follow
 from debugger.commands.recovery import STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.validation import rejection_note
+from debugger.model.failures import is_interrupt
 from debugger.model.present import interrupt_line, short
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError, Runtime
 from debugger.runtimes.targets import LoadedTarget, load_target
@@ -83,8 +84,12 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
         if step.step < 0:
             continue
         keys = sorted({c.channel for c in step.reducer_calls})
-        errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
+        asked = [t.name for t in step.tasks if t.error and is_interrupt(t.error)]
+        errors = [t.error for t in step.tasks if t.error and not is_interrupt(t.error)]
+        errors += [c.error for c in step.reducer_calls if c.error]
         error = f"{errors[0]['class']}: {errors[0]['message'].splitlines()[0]}" if errors else ""
+        if asked and not error:  # an interrupt() asks: not an error (what it asks is printed below the table)
+            error = f"⏸ {', '.join(asked)} asked"
         if not error and isinstance(steps, Trace) and step is steps.steps[-1]:  # a value the schema refused
             error = rejection_note(steps, step.step)
         nested = sum(len(t.subgraphs) for t in step.tasks)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command, thread_from_args
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.replay import Replay
 from debugger.model import run_status
+from debugger.model.failures import is_interrupt
 from debugger.model.present import explain_call, short
+from debugger.model.turns import turn_label, turns_of
 from debugger.stores.opening import load_trace
 from debugger.stores.protocol import StoreError
 
@@ -38,9 +41,15 @@ def command(args: argparse.Namespace) -> int:
                 f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}."
             )
     print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {run_status.label(trace.status, trace.error)}")
+    starts = {turn.first_step: turn for turn in turns_of(trace) if turn.number > 1 or turn.first_step > 0}
     for step in steps:
+        if step.step in starts:  # a turn of the thread begins: its new input (or answer) before its steps
+            print(f"-- {turn_label(starts[step.step])}")
         _print_step(replay, step, args.channel)
-    if trace.error and trace.status not in ("running", "cancelled", "timeout"):
+    if trace.status == "interrupted" and trace.interrupts:  # it asked, it did not fail: what it asks, not a repr
+        for item in trace.interrupts:
+            print(f"paused: {item.get('node') or 'a node'} asks {json.dumps(item.get('value'), ensure_ascii=False)}")
+    elif trace.error and trace.status not in ("running", "cancelled", "timeout") and not is_interrupt(trace.error):
         print(f"error: {trace.error['class']}: {trace.error['message']}")
     last = replay.order[-1] if replay.order else None
     print(run_status.ending(trace.status, trace.error, after=f"step {last}" if last is not None else ""))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from debugger.diagnostics.generated_ids import distinguishing
 from engine.codec import MISSING_ENCODED, TYPE, decode
 
 MISSING = MISSING_ENCODED
@@ -78,7 +79,7 @@ def _message_text(encoded: dict[str, Any]) -> str:
     extra = ""
     if data.get("tool_calls"):
         extra = " → " + ", ".join(f"{c.get('name')}({c.get('args')})" for c in data["tool_calls"])
-    ident = f" #{data['id'][:8]}" if data.get("id") else ""
+    ident = f" #{distinguishing(str(data['id']))}" if data.get("id") else ""
     if message.get("type") == "remove":
         return f"remove{ident}"
     return f"{message.get('type')}: {content_text!r}{extra}{ident}"

@@ -31,6 +31,11 @@ RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
 CANCELLED = "cancelled"
 """The status of a run the user stopped (Stop in the page, Ctrl-C in the CLI), as the CLI's own runs."""
 FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED)
+RUNNING_STATES = ("waiting", "running")
+"""The states of a task that has not ended (`TaskProgress.state`)."""
+ASKED_STATES = ("asking", "interrupted")
+"""The states of a task whose `interrupt()` asked for an answer (waiting for it, or ended by it): paused ⏸,
+never failed."""
 """A finished live run has one of a stored run's statuses."""
 
 
@@ -68,7 +73,8 @@ class Breakpoints:
 @dataclass(frozen=True)
 class TaskProgress(TaskEnd):
     """One task of the superstep running now. Its `state` is `waiting`, `running` or `asking` (its
-    `interrupt()` waits for an answer) until it ends `done`, `failed` or `interrupted`."""
+    `interrupt()` waits for an answer) until it ends `done`, `failed` or `interrupted` (it asked: the run
+    pauses for the answer; drawn ⏸, never as a failure)."""
 
     started: float = 0.0
     """`time.monotonic()` when it started."""

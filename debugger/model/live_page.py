@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from debugger.diagnostics.replay import Replay
-from debugger.live.status import Breakpoints, LiveSnapshot
+from debugger.live.status import ASKED_STATES, RUNNING_STATES, Breakpoints, LiveSnapshot
 from debugger.model.drawing import Highlight, digraph, dot_node_id
-from debugger.model.failures import cut_short, is_stopped
+from debugger.model.failures import cut_short, is_interrupt, is_stopped
 from debugger.model.present import short
 from engine.draw import DrawableGraph
 from engine.trace import StepRecord, Trace
@@ -39,16 +39,20 @@ def drawing_of(trace: Trace | None, description: dict[str, Any] | None) -> Drawa
 
 
 def highlight(snap: LiveSnapshot, shown_step: int | None) -> Highlight:
-    """While a step runs: its nodes running (⏳), done (▶) or failed (✖). At a pause: the next tasks
-    (▷). Otherwise the step the user is looking at, as on the step-through page."""
+    """While a step runs: its nodes running (⏳), done (▶), asking (⏸: an `interrupt()` waits for an
+    answer) or failed (✖). At a pause: the next tasks (▷). Otherwise the step the user is looking at, as
+    on the step-through page."""
     trace = snap.trace
     steps = {s.step: s for s in trace.steps} if trace is not None else {}
     visited = {t.name for s in steps.values() if s.step >= 0 for t in s.tasks if s.committed or not cut_short(t)}
     if snap.step is not None and snap.running and (shown_step is None or shown_step >= snap.step - 1):
-        running = {t.name for t in snap.running if t.state in ("running", "waiting", "asking")}
+        running = {t.name for t in snap.running if t.state in RUNNING_STATES}
         done = {t.name for t in snap.running if t.state == "done"}
-        failed = {t.name for t in snap.running if t.state in ("failed", "interrupted")}
-        return Highlight(ran=done, running=running, failed=failed, visited=visited - running - done - failed)
+        failed = {t.name for t in snap.running if t.state == "failed"}
+        asked = {t.name for t in snap.running if t.state in ASKED_STATES}
+        return Highlight(
+            ran=done, running=running, failed=failed, paused=asked, visited=visited - running - done - failed - asked
+        )
     if snap.pause is not None and (shown_step is None or shown_step >= snap.pause.step - 1):
         return Highlight(next={t.name for t in snap.pause.tasks}, visited=visited)
     record = steps.get(shown_step) if shown_step is not None else None
@@ -58,11 +62,17 @@ def highlight(snap: LiveSnapshot, shown_step: int | None) -> Highlight:
     ran = {t.name for t in record.tasks} | (
         {c.writer_name for c in record.reducer_calls} if record.kind == "update" else set()
     )
-    failed = {t.name for t in record.tasks if t.error and not is_stopped(t.error)} | {
-        c.writer_name for c in record.reducer_calls if c.error
-    }
+    asked = {t.name for t in record.tasks if t.error and is_interrupt(t.error)}
+    failed = {t.name for t in record.tasks if _failed(t)} | {c.writer_name for c in record.reducer_calls if c.error}
     before = {t.name for s in steps.values() if 0 <= s.step < record.step for t in s.tasks}
-    return Highlight(ran=ran - failed - stopped, failed=failed, stopped=stopped, visited=before - ran)
+    return Highlight(
+        ran=ran - failed - stopped - asked, failed=failed, stopped=stopped, paused=asked, visited=before - ran
+    )
+
+
+def _failed(task: Any) -> bool:
+    """The task raised: neither the run's stop nor an `interrupt()` (which asks; it does not fail)."""
+    return task.error is not None and not is_stopped(task.error) and not is_interrupt(task.error)
 
 
 def live_dot(drawing: DrawableGraph, light: Highlight, breakpoints: Breakpoints) -> str:
@@ -83,12 +93,12 @@ def status_line(snap: LiveSnapshot) -> str:
     if snap.step is not None and snap.running:
         parts = []
         for task in snap.running:
+            took = f" {task.duration:.1f} s" if task.duration is not None else ""
             if task.state in ("running", "waiting"):
                 parts.append(f"{task.name} ⏳")
-            elif task.state == "asking":
-                parts.append(f"{task.name} asks ❓")
+            elif task.state in ASKED_STATES:
+                parts.append(f"{task.name} ⏸ asked")
             else:
-                took = f" {task.duration:.1f} s" if task.duration is not None else ""
                 parts.append(f"{task.name} {'✓' if task.state == 'done' else '✖'}{took}")
         return f"{words}: step {snap.step}: " + ", ".join(parts)
     if snap.pause is not None:
@@ -100,11 +110,10 @@ def step_label(record: StepRecord) -> str:
     if record.kind == "update":
         return f"{record.step} ✎ edit"
     names = ", ".join(dict.fromkeys(t.name for t in record.tasks))
-    failed = any(t.error and not is_stopped(t.error) for t in record.tasks) or any(
-        c.error for c in record.reducer_calls
-    )
+    failed = any(_failed(t) for t in record.tasks) or any(c.error for c in record.reducer_calls)
     stopped = not record.committed and any(cut_short(t) for t in record.tasks)
-    mark = " ✖" if failed else " ⏹" if stopped else ""
+    asked = any(t.error and is_interrupt(t.error) for t in record.tasks)
+    mark = " ✖" if failed else " ⏹" if stopped else " ⏸" if asked else ""
     return f"{record.step} {names}{mark}"
 
 

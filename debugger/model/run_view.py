@@ -28,6 +28,7 @@ from debugger.i18n import _, ngettext
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
 from debugger.model.present import explain_call, short
+from debugger.model.turns import Turn, turns_of
 from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -167,7 +168,12 @@ class RunView:
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
         self._merges: dict[tuple[int, str], list[MergeCall]] = {}
 
-    @property
+    @cached_property
+    def turns(self) -> tuple[Turn, ...]:
+        """The run's turns (`model/turns.py`): one per invoke or resume of its thread."""
+        return turns_of(self.run)
+
+    @cached_property
     def findings(self) -> tuple[Finding, ...]:
         """`diagnose`'s findings about this run (the ones of its scope), computed when first asked: the
         drawing and the stepper never wait for them (a new session's first paint). Kept per language: their
@@ -271,8 +277,8 @@ class RunView:
         return [n["name"] for n in self.run.graph["nodes"]]
 
     def highlight(self, step: int) -> Highlight:
-        """Ran (this step), next (the following step), visited (before), failed (culprits only), edges taken
-        into this step."""
+        """Ran (this step), next (the following step), visited (before), failed (culprits only), paused (asked
+        with `interrupt()`: not a failure), edges taken into this step."""
         index = self.steps.index(self.clamp(step)) if self.steps else 0
         tasks = self.tasks(step)
         unfinished = self.unfinished(step)
@@ -285,6 +291,7 @@ class RunView:
         visited = {t.name for s in self.steps[:index] for t in self.tasks(s)} - ran
         culprits = self.culprits(step)
         failed = {t.name for t in tasks if t.id in culprits}
+        paused = {t.name for t in tasks if t.error and is_interrupt(t.error)}
         edges = {r.edge for trigger in self.triggers(step) for r in trigger.reasons if r.edge}
         edges = {(START if a == START else a, b) for a, b in edges}
         sends: dict[str, list[str]] = {}
@@ -296,7 +303,14 @@ class RunView:
             for name, items in sends.items()
         }
         return Highlight(
-            ran=ran, next=next_nodes, visited=visited, failed=failed, edges_taken=edges, labels=labels, stopped=stopped
+            ran=ran - paused,
+            next=next_nodes,
+            visited=visited,
+            failed=failed,
+            edges_taken=edges,
+            labels=labels,
+            stopped=stopped,
+            paused=paused,
         )
 
     @cached_property
@@ -340,6 +354,7 @@ class RunView:
             edges_taken=edges,
             labels=labels,
             stopped=ids(flat.stopped),
+            paused=ids(flat.paused),
         )
 
     @property

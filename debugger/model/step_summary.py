@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from debugger.i18n import _, ngettext
 from debugger.model import run_status
-from debugger.model.present import code, md
+from debugger.model.present import code, md, short
 from debugger.model.run_view import Cursor, RunView
+from debugger.model.turns import Turn, turn_at
 from engine import START
 
 SUMMARY_TASKS = 4
@@ -71,9 +72,14 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
     stopped = ", ".join(f"**{md(view.label(t))}**" for t in tasks if t.id in unfinished)
     tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
     names = ", ".join(f"**{md(view.label(t))}**" for t in tasks) or _("no task")
-    lines = [Line("heading", _("Superstep {step}").format(step=step) if step >= 0 else _("Input"))]
     record = view.by_step.get(step)
-    if record is not None and record.kind == "update":  # an edit made at a pause of a live run
+    turn = turn_at(view.turns, step)
+    starts = turn is not None and turn.first_step == step >= 0 and not tasks and not stopped
+    starts = starts and record is not None and record.kind == "loop"
+    lines = [Line("heading", _heading(view, step, turn if starts else None))]
+    if starts:  # a new input or an answer to an interrupt: where a turn of the thread begins
+        lines.append(_turn_start(view, turn))
+    elif record is not None and record.kind == "update":  # an edit made at a pause of a live run
         writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
         lines.append(
             Line(
@@ -117,7 +123,7 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
                 ),
             )
         )
-    elif not tasks and not stopped and step >= 0 and (record is None or record.kind != "update"):
+    elif not tasks and not stopped and step >= 0 and not starts and (record is None or record.kind != "update"):
         lines.append(
             Line(
                 "caption",
@@ -128,6 +134,39 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
             )
         )
     return lines
+
+
+def _heading(view: RunView, step: int, starting: Turn | None) -> str:
+    """`Superstep 4`, `Input`; in a run of several turns `Turn 2 · superstep 4`; where a turn starts
+    `Turn 2 · new input (step 3)` (or `Resumed (step 5)`)."""
+    turn = turn_at(view.turns, step)
+    what = _("input") if step < 0 else _("superstep {step}").format(step=step)
+    if starting is not None:
+        what = (_("resumed (step {step})") if starting.resumed else _("new input (step {step})")).format(step=step)
+    if turn is not None and len(view.turns) > 1:
+        return _("Turn {number} · {what}").format(number=turn.number, what=what)
+    return what[0].upper() + what[1:]
+
+
+def _turn_start(view: RunView, turn: Turn) -> Line:
+    """The line of a step where a turn of the thread starts: the new input, or the answer to an interrupt."""
+    following = view.neighbour(turn.first_step, +1)
+    then = _(" in step {step}").format(step=following) if following != turn.first_step else ""
+    given = code(short(turn.given, 80))
+    if turn.resumed:
+        return Line(
+            "text",
+            _(
+                "**Resumed with the answer** `{given}`: the node that asked runs again from its top{then}, and its "
+                "`interrupt()` returns the answer."
+            ).format(given=given, then=then),
+        )
+    return Line(
+        "text",
+        _("The thread was given `{given}`: it reaches the state through the hidden `__start__` task{then}.").format(
+            given=given, then=then
+        ),
+    )
 
 
 def _inside_subgraphs(view: RunView, step: int) -> str:

@@ -18,12 +18,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from debugger.diagnostics.generated_ids import same_up_to_generated_ids
 from debugger.diagnostics.replay import Replay
 from debugger.model.compare import StepDiff, compare_runs
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import RunRequest, RunSetupError
 from debugger.sources.recording import app_run_timeout
-from engine.codec import decode
+from engine.codec import TYPE, decode
 from engine.trace import Trace, with_fork_step
 
 _threads = itertools.count(1)
@@ -81,8 +82,21 @@ def fork_form(view: Any, step: int, node: str | None = None, key: str | None = N
     current = next((v for c, v in writes if c == key), None)
     if current is None:
         current = view.state(step).get(key)
-    text = json.dumps(decode(current) if current is not None else None, ensure_ascii=False, default=str)
+    text = json.dumps(as_json(current), ensure_ascii=False, default=str)
     return ForkForm(nodes, node, keys, key, text)
+
+
+def as_json(encoded: Any) -> Any:
+    """An encoded value as the JSON a user edits and a reducer takes back: a message as the dict langchain
+    and the engine both accept (`{"type": "ai", "content": ..., "id": ...}`), the rest decoded."""
+    if isinstance(encoded, list):
+        return [as_json(item) for item in encoded]
+    if isinstance(encoded, dict) and encoded.get(TYPE) == "message" and isinstance(encoded.get("message"), dict):
+        message = encoded["message"]
+        return {"type": message.get("type"), **(message.get("data") or {})}
+    if isinstance(encoded, dict) and TYPE not in encoded:
+        return {key: as_json(value) for key, value in encoded.items()}
+    return decode(encoded) if encoded is not None else None
 
 
 def branch_target(original: Trace, how: str) -> str:
@@ -125,31 +139,54 @@ def _replay_original(graph: Any, graph_input: Any, config: dict[str, Any] | None
     return copy, thread, _record(copy, graph_input, thread, "replay")  # it may fail after the fork point: fine
 
 
-def fork(
-    graph: Any,
-    graph_input: Any,
-    config: dict[str, Any] | None,
-    original: Trace,
-    step: int,
-    node: str,
-    key: str | None,
-    value: Any,
-) -> Fork:
-    """Runs `graph` again from just before `step`, with `node`'s write replaced by `{key: value}`."""
+@dataclass(frozen=True)
+class ForkRequest:
+    """What a fork is asked for: the recorded run, where to branch it, and the edit."""
+
+    graph: Any
+    """The graph's code (None for a run opened without it: refused)."""
+    graph_input: Any
+    config: dict[str, Any] | None
+    original: Trace
+    step: int
+    node: str
+    """The node whose write in `step` the edit replaces (or, if it did not run there, writes as)."""
+    key: str | None
+    """The one key of that write the edit replaces; None forks with the node's write as it was."""
+    value: Any
+
+    def edit(self) -> dict[str, Any]:
+        """The edit alone, `{key: value}`."""
+        return {self.key: self.value} if self.key is not None else {}
+
+
+def fork(request: ForkRequest) -> Fork:
+    """Runs the graph again from just before `request.step`, with `request.key` of `request.node`'s write
+    replaced by `request.value` (the node's other writes stay as it made them)."""
+    graph, key = request.graph, request.key
     if graph is None:
         raise TimeTravelError(
             "Forking re-runs the graph, so it needs the graph's code: open the run from a sample or a graph file."
         )
-    if node not in graph.builder.nodes:
-        raise TimeTravelError(f"{node!r} is not a node of this graph; pick one of {', '.join(graph.builder.nodes)}.")
+    if request.node not in graph.builder.nodes:
+        raise TimeTravelError(
+            f"{request.node!r} is not a node of this graph; pick one of {', '.join(graph.builder.nodes)}."
+        )
     if key is not None and key not in graph.builder.channels:
         raise TimeTravelError(f"{key!r} is not a state key; pick one of {', '.join(graph.builder.channels)}.")
-    check_value(graph, original, step, key, value)
-    if _ran_in(original, step, node):
-        changed = runtime_of(graph).with_write_in_step(graph, node, step, {key: value} if key is not None else {})
+    check_value(graph, request.original, request.step, key, request.value)
+    if _ran_in(request.original, request.step, request.node):
+        changed = runtime_of(graph).with_write_in_step(graph, request.node, request.step, request.edit())
         if changed is not None:
-            return _fork_in_step(changed, graph_input, config, original, step, node, key, value)
-    copy, thread, replayed = _replay_original(graph, graph_input, config)
+            return _fork_in_step(request, changed)
+    return _fork_by_update(request)
+
+
+def _fork_by_update(request: ForkRequest) -> Fork:
+    """The original re-run on a checkpointed copy, then `update_state(checkpoint before the step, the node's
+    write with the key replaced, as_node=node)` and `invoke(None)` from there."""
+    original, step, node = request.original, request.step, request.node
+    copy, thread, replayed = _replay_original(request.graph, request.graph_input, request.config)
     base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
     if base is None:
         raise TimeTravelError(
@@ -157,37 +194,53 @@ def fork(
             f"{max((s.step for s in replayed.steps), default=-1)}."
         )
     matches = _same_state(Replay(original), Replay(replayed), step - 1)
-    values = {key: value} if key is not None else None
-    edited = copy.update_state(base.config, values, as_node=node)
+    values = {**_node_write(base, original, step, node), **request.edit()}
+    edited = copy.update_state(base.config, values or None, as_node=node)
     branch = _record(copy, None, edited, branch_target(original, f"fork at step {step}"))  # a failure is in its trace
-    branch = with_history(original, branch, step, node, key, value)
-    result = Fork(branch, step, node, key, value, matches)
+    branch = with_history(original, branch, step, node, values)
+    branch.config = original.config  # the user's config, not the address of the debugger's own checkpoint
+    result = Fork(branch, step, node, request.key, request.value, matches)
     result.comparison = compare(original, branch)
     return result
+
+
+def _node_write(base: Any, original: Trace, step: int, node: str) -> dict[str, Any]:
+    """What `node` wrote to the state in `step`, so that an edit of one key keeps the others: the re-run's
+    own write (its checkpoint before the step holds each finished task's result, real values such as
+    langchain messages), else the recorded one where it is plain JSON (a runtime whose checkpoints do not
+    say), else nothing (the node did not run in the step: the edit is all it writes)."""
+    for task in getattr(base, "tasks", None) or ():
+        if task.name == node and isinstance(task.result, dict):
+            return {k: v for k, v in task.result.items() if not (isinstance(v, dict) and "$writes" in v)}
+    channels = original.graph.get("channels", {})
+    recorded = next((t.writes for s in original.steps if s.step == step for t in s.tasks if t.name == node), [])
+    return {channel: value for channel, value in recorded if channel in channels and _plain(value)}
+
+
+def _plain(value: Any) -> bool:
+    """Whether an encoded value is plain JSON (no codec-tagged object that would have to be rebuilt)."""
+    if isinstance(value, dict):
+        return TYPE not in value and all(_plain(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return True
 
 
 def _ran_in(trace: Trace, step: int, node: str) -> bool:
     return any(t.name == node for s in trace.steps if s.step == step for t in s.tasks)
 
 
-def _fork_in_step(
-    changed: Any,
-    graph_input: Any,
-    config: dict[str, Any] | None,
-    original: Trace,
-    step: int,
-    node: str,
-    key: str | None,
-    value: Any,
-) -> Fork:
-    """The run again from its input on `changed`, the graph whose `node` returns `{key: value}` in `step`
-    instead of what it computed (`Runtime.with_write_in_step`): the edit is a write of that very
+def _fork_in_step(request: ForkRequest, changed: Any) -> Fork:
+    """The run again from its input on `changed`, the graph whose `node` writes its own write with `key`
+    replaced by `value` in `step` (`Runtime.with_write_in_step`): the edit is a write of that very
     superstep, so the step's other tasks keep their writes (their conflicts too), the barrier folds them
     all through the reducers, and `node`'s edges route from there, as `update_state(..., as_node=node)`
     would. One whole recorded run, nothing synthetic."""
-    branch = _record(changed, graph_input, dict(config or {}), branch_target(original, f"fork at step {step}"))
+    original, step = request.original, request.step
+    target = branch_target(original, f"fork at step {step}")
+    branch = _record(changed, request.graph_input, dict(request.config or {}), target)
     matches = _same_state(Replay(original), Replay(branch), step - 1)
-    result = Fork(branch, step, node, key, value, matches)
+    result = Fork(branch, step, request.node, request.key, request.value, matches)
     result.comparison = [row for row in compare(original, branch) if row.step >= step]
     return result
 
@@ -243,12 +296,13 @@ def check_value(graph: Any, original: Trace, step: int, key: str | None, value: 
         ) from None
 
 
-def with_history(original: Trace, branch: Trace, step: int, node: str, key: str | None, value: Any) -> Trace:
+def with_history(original: Trace, branch: Trace, step: int, node: str, writes: dict[str, Any]) -> Trace:
     """The branch as a whole run: the original's steps before the fork, then the fork step as the edit
-    made it (`node` writing `{key: value}` through the key's reducer), then what the branch ran."""
+    made it (`node` writing `writes`, its write with the edited key replaced, through the reducers), then
+    what the branch ran."""
     history = [s for s in original.steps if s.step < step]
-    before = Replay(original).state_after(history[-1].step).get(key) if history and key else None
-    return with_fork_step(original, branch, step, node, key, value, before)
+    state = Replay(original).state_after(history[-1].step) if history else {}
+    return with_fork_step(original, branch, step, node, writes, {key: state.get(key) for key in writes})
 
 
 def ranges(steps: list[int]) -> str:
@@ -278,4 +332,4 @@ def compare(original: Trace, branch: Trace) -> list[StepDiff]:
 def _same_state(a: Replay, b: Replay, step: int) -> bool:
     if step not in a.steps or step not in b.steps:
         return step not in a.steps and step not in b.steps
-    return a.state_after(step) == b.state_after(step)
+    return same_up_to_generated_ids(a.state_after(step), b.state_after(step))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from debugger.model.run_view import Scope
 from debugger.runtimes.langgraph.threads.open import checkpointer_url
 from debugger.sources import runs as sources
 from debugger.views import session, widgets
@@ -99,6 +100,14 @@ def render_time_travel(run, step: int) -> None:
     st.markdown(
         f"**Edit the state after step {step}** as if a node had returned the new value, and let the "
         "thread go on from there."
+    )
+    tasks = run.view.view(Scope()).tasks(step)
+    ran = [t.name for t in tasks if t.name in nodes]
+    written = [c for t in tasks if t.name in ran[:1] for c, _ in t.writes if c in keys]
+    session.defaults_for(  # as update_state does: as the node that ran in this step, a key it wrote
+        session.THREAD_FORK_FORM_AT,
+        (run.trace.run_id, step),
+        {session.TT_THREAD_NODE: (ran or nodes)[0], session.TT_THREAD_KEY: (written or keys)[0]},
     )
     st.selectbox("As node", nodes, key=session.TT_THREAD_NODE)
     st.selectbox("Key", keys, key=session.TT_THREAD_KEY)

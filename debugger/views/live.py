@@ -32,7 +32,8 @@ FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_follow", "live_shown", "live_error", "li
 RUN = session.LIVE_RUN
 DEFAULT_SAMPLE = "slow_research"
 LEGEND = N_(
-    "⏳ running · ▶ done (or ran in this step) · ✖ failed · ⏹ never finished (stopped) · ▷ runs next · "
+    "⏳ running · ▶ done (or ran in this step) · ⏸ asked (its interrupt() waits for an answer) · ✖ failed · "
+    "⏹ never finished (stopped) · ▷ runs next · "
     "✓ ran before · double purple border: breakpoint"
 )
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 from debugger.i18n import _, ngettext
 from debugger.model import learn, run_status, step_summary
+from debugger.model.failures import is_interrupt
 from debugger.model.run_view import Cursor, RunView
 from debugger.views import analysis_tabs as findings
 from debugger.views import exercise, session, time_travel, widgets
@@ -74,14 +75,21 @@ def tasks_panel(view: RunView, at: Cursor) -> None:
         return
     culprits = view.culprits(at.step)
     failed_step = not view.committed(at.step)
+    asked = {t.id for t in tasks if t.error and is_interrupt(t.error)}  # it asked: the run paused, nothing failed
     for task in tasks:
-        mark = "✖ " if task.id in culprits else ("○ " if failed_step else "")
+        mark = "✖ " if task.id in culprits else "⏸ " if task.id in asked else ("○ " if failed_step else "")
         with st.expander(
             f"{mark}{widgets.md(view.label(task))}  ·  {task.duration * 1000:.2f} ms  ·  "
             + _("fired by {channels}").format(channels=widgets.md(", ".join(task.fired))),
             expanded=len(tasks) <= 3,
         ):
-            if failed_step and task.id not in culprits:
+            if task.id in asked:
+                st.caption(
+                    _("It asked with `interrupt()`: the run paused here; the answer runs it again from its top.")
+                )
+            elif failed_step and asked and task.id not in culprits:
+                st.caption(_("It finished; its writes wait with the checkpoint until the interrupt is answered."))
+            elif failed_step and task.id not in culprits:
                 st.caption(_("A bystander: it finished, but its writes were discarded with the failed step."))
             left, right = st.columns(2)
             with left:

@@ -78,6 +78,10 @@ TT_NODE = "tt_node"
 TT_KEY = "tt_key"
 TT_VALUE = "tt_value"
 TT_ANSWER = "tt_answer"
+FORK_FORM_AT = "fork_form_at"
+"""(run id, step) the fork form's choices were last filled in for: another step starts from its own defaults."""
+THREAD_FORK_FORM_AT = "thread_fork_form_at"
+"""The same for the time-travel form of a checkpointer thread."""
 WHATIF_CHANNEL = "whatif_channel"
 WHATIF_ORDER = "whatif_order"
 WHATIF_SKIP = "whatif_skip"
@@ -294,6 +298,15 @@ def bump(counter: str) -> int:
 def remember(key: str, value: Any) -> None:
     """Keeps a value under one of the keys named at the top of this module."""
     st.session_state[key] = value
+
+
+def defaults_for(marker: str, here: Any, values: dict[str, Any]) -> None:
+    """Sets widgets to `values` once for each `here` (a run and step): a selectbox keeps its choice across
+    reruns (its key is its identity), so a form that should start from the shown step's defaults sets them
+    when the step changes, before its widgets are made. The user's choices stand until then."""
+    if st.session_state.get(marker) != here:
+        st.session_state.update(values)
+        st.session_state[marker] = here
 
 
 def recall(key: str, default: Any = None) -> Any:

@@ -21,8 +21,8 @@ TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
 LEGEND = N_(
-    "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏹ never finished (the run "
-    "stopped first) · bold edges: taken into this "
+    "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏸ asked (its interrupt() "
+    "paused the run) · ⏹ never finished (the run stopped first) · bold edges: taken into this "
     "step · dashed edges: conditional · drag to pan, Ctrl+wheel or +/− to zoom"
 )
 

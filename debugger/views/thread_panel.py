@@ -9,6 +9,8 @@ import json
 import streamlit as st
 
 from debugger.model import run_status
+from debugger.model.run_view import Cursor, Scope
+from debugger.model.turns import turn_at, turn_label
 from debugger.runtimes.registry import runtime_of_trace
 from debugger.sources import runs as sources
 from debugger.sources.recording import app_run_timeout
@@ -49,6 +51,28 @@ def _open_turn(run_id: str) -> None:
     session.remember(session.STEP_SLIDER, session.cursor().step)
 
 
+def _go_to_step(step: int) -> None:
+    session.move(Cursor(Scope(), step))
+
+
+def _turns_here(run: LoadedRun) -> None:
+    """The turns inside this run (a thread read from its checkpointer holds them all), each a button to
+    the step where it starts, listed with what it was given."""
+    turns = run.view.view(Scope()).turns
+    if len(turns) < 2:
+        return
+    st.markdown("**Turns of this thread**")
+    here = turn_at(turns, session.cursor().step)
+    for turn in turns:
+        st.button(
+            widgets.md(turn_label(turn)) + (" (here)" if turn == here else ""),
+            key=f"thread_turn_at_{turn.first_step}",
+            on_click=_go_to_step,
+            args=(turn.first_step,),
+            width="stretch",
+        )
+
+
 def file_options() -> None:
     """The Graph file form's extra fields for langgraph apps."""
     with st.expander("Config and thread (langgraph apps)"):
@@ -84,6 +108,7 @@ def render(run: LoadedRun) -> None:
             )
         else:
             st.caption("No checkpointer, so there is no thread to continue.")
+    _turns_here(run)
     turns = thread_runs(trace.thread_id, trace.target)
     if len(turns) > 1:
         st.markdown("**Runs of this thread**")

@@ -30,7 +30,8 @@ def _run_fork(run: LoadedRun, step: int) -> None:
     except json.JSONDecodeError as exc:
         session.remember(FORK, (None, f"The new value is not valid JSON: {exc.msg} (line {exc.lineno})."))
         return
-    _remember_branch(lambda: timetravel.fork(run.graph, run.graph_input, run.config, run.trace, step, node, key, value))
+    request = timetravel.ForkRequest(run.graph, run.graph_input, run.config, run.trace, step, node, key, value)
+    _remember_branch(lambda: timetravel.fork(request))
 
 
 @widgets.guarded("time-travel", message="The resume failed")
@@ -119,11 +120,17 @@ def render(run: LoadedRun, at: Cursor) -> None:
         f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
         "from there. The new value goes through the reducers as that node's write."
     )
+    defaults = timetravel.fork_form(view, at.step)  # "As node": a node that ran in this step
+    session.defaults_for(
+        session.FORK_FORM_AT,
+        (run.trace.run_id, at.step),
+        {session.TT_NODE: defaults.node, session.TT_KEY: defaults.key},
+    )
     form = timetravel.fork_form(
         view, at.step, session.widget_value(session.TT_NODE), session.widget_value(session.TT_KEY)
     )
-    st.selectbox("As node", form.nodes, index=form.nodes.index(form.node), key=session.TT_NODE)
-    st.selectbox("Key", form.keys, index=form.keys.index(form.key), key=session.TT_KEY)
+    st.selectbox("As node", form.nodes, key=session.TT_NODE)
+    st.selectbox("Key", form.keys, key=session.TT_KEY)
     st.text_area("New value (JSON)", value=form.value_json, key=session.TT_VALUE, height=80)
     st.button("Run the fork", key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
     widgets.action_error("time-travel")

@@ -21,9 +21,9 @@ def test_a_fork_as_a_node_replaces_its_write_and_runs_the_rest_again(langgraph_j
     graph = describe(app("live_pipeline.mjs"), "graph")
     original = LANGGRAPHJS.record(RunRequest(graph, dict(INPUT), {}, "pipeline")).trace
     assert original.output == {"log": ["a", "b", "c"], "count": 8}
-    fork = timetravel.fork(graph, dict(INPUT), {}, original, 2, "b", "count", 100)
-    # updateState(before step 2, {count: 100}, "b"): b's write is the edit, then c runs from it
-    assert fork.trace.status == "done" and fork.trace.output == {"log": ["a", "c"], "count": 200}
+    fork = timetravel.fork(timetravel.ForkRequest(graph, dict(INPUT), {}, original, 2, "b", "count", 100))
+    # updateState(before step 2, {log: ["b"], count: 100}, "b"): b's write with only `count` edited, then c
+    assert fork.trace.status == "done" and fork.trace.output == {"log": ["a", "b", "c"], "count": 200}
     assert fork.replay_matches and fork.differing_steps == [2, 3]
     assert [t.name for s in fork.trace.steps if s.step == 2 for t in s.tasks] == ["b"]
     assert not graph.saver_file  # the app's graph is untouched: the copy had a saver of its own

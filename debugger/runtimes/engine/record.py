@@ -93,9 +93,13 @@ class EngineRuntime(PythonApps):
             return None
 
         def edited(state: Any, config: dict[str, Any]) -> Any:
-            if (config.get("metadata") or {}).get("langgraph_step") == step:
+            if (config.get("metadata") or {}).get("langgraph_step") != step:
+                return action(state, config=config) if takes_config(action) else action(state)
+            try:
+                result = action(state, config=config) if takes_config(action) else action(state)
+            except Exception:  # the node failed here in the original too: the edit is what it writes instead
                 return dict(write)
-            return action(state, config=config) if takes_config(action) else action(state)
+            return with_keys_replaced(result, write)
 
         builder = copy.copy(graph.builder)
         builder.nodes = {**graph.builder.nodes, node: dataclasses.replace(spec, action=edited)}
@@ -120,3 +124,13 @@ class EngineRuntime(PythonApps):
     ) -> Any:
         """`EngineDrivenRun` (`debugger/runtimes/engine/live.py`)."""
         return EngineDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
+
+
+def with_keys_replaced(result: Any, write: dict[str, Any]) -> Any:
+    """A node's return value with the keys of `write` replaced and its other writes kept: a dict or a
+    `Command`'s dict update is updated; anything else (None, no state write) becomes `write`."""
+    if isinstance(result, Command) and (isinstance(result.update, dict) or result.update is None):
+        return dataclasses.replace(result, update={**(result.update or {}), **write})
+    if isinstance(result, dict):
+        return {**result, **write}
+    return dict(write)

@@ -5,7 +5,8 @@
 - a graph with a checkpointer and no thread gets a fresh thread id (`RunResult.new_thread`);
 - `resume=` continues an interrupted thread with `Command(resume=value)`;
 - a graph compiled with `InMemorySaver` gets its thread back from the file `thread_files.py` saved after
-  the previous run, in whatever process that was, and saves it again afterwards;
+  the previous run, in whatever process that was, and saves it again afterwards; an `InMemoryStore`
+  is carried the same way (one file per target: every thread shares it);
 - `context=` (a dict) becomes the graph's `context_schema` object;
 - the Trace is stored (`db`), named after the target, with its thread id, so the runs of one thread
   list together as the turns of a conversation. A run langgraph refuses before its first superstep
@@ -166,6 +167,7 @@ def run_graph(
             thread_files.restore_thread(saver, str(thread), thread_path)
         except thread_files.ThreadFileError as exc:
             raise RunSetupError(str(exc)) from None
+    store_path = _carried_store(graph, target, db_path) if keep_thread else None
     install()
     session = session or Session(target=target, store=_store(db))
     token = probe.ACTIVE.set(session)
@@ -186,7 +188,23 @@ def run_graph(
         session.failed_before_start(graph, graph_input, config, error or RuntimeError("the run never started"))
     if thread_path is not None:
         thread_files.save_thread(saver, str(thread), thread_path)
+    if store_path is not None:
+        thread_files.save_store(graph.store, store_path)
     return RunResult(session.traces[-1], output, error, str(thread or ""), new_thread, before_start)
+
+
+def _carried_store(graph: Any, target: str, db_path: Path | None) -> Path | None:
+    """The file an `InMemoryStore` of the graph is carried in between runs, restored into the store now;
+    None for a graph without one (a store of its own, e.g. PostgreSQL, keeps its items itself)."""
+    store = getattr(graph, "store", None)
+    if not thread_files.is_in_memory_store(store):
+        return None
+    path = thread_files.store_file(_default_db_path(db_path), target)
+    try:
+        thread_files.restore_store(store, path)
+    except thread_files.ThreadFileError as exc:
+        raise RunSetupError(str(exc)) from None
+    return path
 
 
 def run_in_background(graph: Any, graph_input: Any, *, timeout: float | None, **kwargs: Any) -> RunResult | Trace:
