@@ -140,12 +140,14 @@ def _heading(view: RunView, step: int, starting: Turn | None) -> str:
     """`Superstep 4`, `Input`; in a run of several turns `Turn 2 · superstep 4`; where a turn starts
     `Turn 2 · new input (step 3)` (or `Resumed (step 5)`)."""
     turn = turn_at(view.turns, step)
-    what = _("input") if step < 0 else _("superstep {step}").format(step=step)
-    if starting is not None:
-        what = (_("resumed (step {step})") if starting.resumed else _("new input (step {step})")).format(step=step)
     if turn is not None and len(view.turns) > 1:
+        what = _("input") if step < 0 else _("superstep {step}").format(step=step)
+        if starting is not None:
+            what = (_("resumed (step {step})") if starting.resumed else _("new input (step {step})")).format(step=step)
         return _("Turn {number} · {what}").format(number=turn.number, what=what)
-    return what[0].upper() + what[1:]
+    if starting is not None:
+        return (_("Resumed (step {step})") if starting.resumed else _("New input (step {step})")).format(step=step)
+    return _("Superstep {step}").format(step=step) if step >= 0 else _("Input")
 
 
 def _turn_start(view: RunView, turn: Turn) -> Line:
