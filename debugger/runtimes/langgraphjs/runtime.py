@@ -15,6 +15,7 @@ its recorded run), reading LangGraph.js checkpointer threads and time travel on 
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import uuid
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,8 @@ from .process import NodeRun
 from .reader import EventReader
 
 NAME = "langgraphjs"
+FORK_FOLDER_PREFIX = "stepscope-js-fork-"
+"""The temporary folders of time travel's copies (`checkpointed_copy`), removed by `discard_copy`."""
 DESCRIBE_TIMEOUT = 60.0
 """Seconds node may take to load an app and describe its graph (importing LangGraph.js takes about 1 s)."""
 
@@ -267,8 +270,15 @@ class LangGraphJSRuntime:
     def checkpointed_copy(self, graph: Any) -> Any:
         """The app's graph on a fresh `MemorySaver` of the debugger's own, kept in a file between the node
         processes of one time travel (`copies.py`); never the app's own saver."""
-        folder = Path(tempfile.mkdtemp(prefix="stepscope-js-fork-"))
+        folder = Path(tempfile.mkdtemp(prefix=FORK_FOLDER_PREFIX))
         return replace(graph, saver_file=str(folder / "saver.json"))
+
+    def discard_copy(self, copy: Any) -> None:
+        """Removes the copy's temporary folder (its saver file), made by `checkpointed_copy`."""
+        if isinstance(copy, JSGraph) and copy.saver_file:
+            folder = Path(copy.saver_file).parent
+            if folder.name.startswith(FORK_FOLDER_PREFIX):  # only a folder `checkpointed_copy` made
+                shutil.rmtree(folder, ignore_errors=True)
 
     def resume_input(self, answer: Any) -> Any:
         """The input that answers an interrupt (node sends it as `new Command({resume: answer})`)."""
