@@ -10,7 +10,8 @@ Live runs are `drive` -> `live.JSDrivenRun` (one long-lived node process, `live.
 `checkpointed_copy`, a `JSGraph` with a `saver_file` whose `get_state_history`/`update_state` go to node
 (`copies.py`, `fork.mjs`) and whose runs `record` records on that saver. What this runtime does not do
 (yet), each refused in words: the checks before running (they read Python code; a JS app is checked from
-its recorded run), reading LangGraph.js checkpointer threads and time travel on them.
+its recorded run) and time travel on a checkpointer thread. Reading a checkpointer thread
+(`read_thread`) is `threads.py`: node rebuilds it with LangGraph.js's own code.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .copies import JSResume, JSState, checkpoint_call
 from .live import JSDrivenRun
 from .process import NodeRun
 from .reader import EventReader
+from .threads import read_js_thread
 
 NAME = "langgraphjs"
 FORK_FOLDER_PREFIX = "stepscope-js-fork-"
@@ -182,7 +184,7 @@ class LangGraphJSRuntime:
     """`--thread`/`--resume` reach the app's own saver through its config, and a `MemorySaver` thread
     outlives the node process in a file beside the run store (`saved_thread.mjs`): a run continues its
     thread, an interrupt is answered from a later process, and the app shows the thread's runs as turns.
-    (Reading a checkpointer's threads, `read_thread`, is refused in words until it is built.)"""
+    A SqliteSaver's or PostgresSaver's threads are read (`read_thread`) by LangGraph.js's own code in node."""
 
     def loads(self, spec: str) -> bool:
         """This runtime loads targets written in JavaScript (`app.mjs:graph`)."""
@@ -291,8 +293,8 @@ class LangGraphJSRuntime:
     def read_thread(
         self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
     ) -> Trace:
-        """Reading LangGraph.js checkpointer threads: not yet."""
-        raise self._not_yet("Reading checkpointer threads")
+        """The thread rebuilt in node by LangGraph.js's own planning and barrier (`threads.py`, `thread_replay.mjs`)."""
+        return read_js_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
 
     def fork_thread(self, fork: ThreadFork) -> Any:
         """Time travel on a thread: not yet."""
