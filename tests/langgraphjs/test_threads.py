@@ -15,7 +15,7 @@ import pytest
 from debugger.cli import main
 from debugger.diagnostics.replay import Replay
 from debugger.runtimes.langgraph.threads.open import list_threads, load_app, open_thread
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError
+from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
 from debugger.runtimes.langgraphjs import record_js_app
 
 from .conftest import ROOT_MODULES, app
@@ -139,3 +139,55 @@ def test_a_damaged_checkpoint_and_a_foreign_database_are_one_line(js_savers, tmp
     assert "Traceback" not in error
     with pytest.raises(CheckpointerError, match="no thread 'nope'"):
         open_thread(str(where), "nope", load_app(target))
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    """Debian's PostgreSQL, started for this module on 127.0.0.1 (tests/threads/postgres_server.py)."""
+    from threads.postgres_server import PostgresServer, find_binaries
+
+    if find_binaries() is None:
+        pytest.skip("PostgreSQL is not installed: `make test` installs it (apt-get install postgresql)")
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def pg_fingerprint(url: str) -> dict[str, tuple]:
+    """Every row of the saver's tables, hashed: what must not change when a thread is read."""
+    import psycopg
+
+    tables = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
+    with psycopg.connect(url) as conn:
+        return {
+            t: conn.execute(
+                f"SELECT count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) FROM {t} x"
+            ).fetchone()
+            for t in tables
+        }
+
+
+def test_a_langgraphjs_postgres_thread_is_listed_and_opened_read_only(js_savers, pg_server, monkeypatch) -> None:
+    url = pg_server.create_database("js_threads")
+    done = run_app(SAVER_APP, url, monkeypatch, example_input=True)
+    assert done.status == "done"
+    (listed,) = list_threads(url)  # LangGraph.js's own tables (schema migration 4), listed with SQL alone
+    assert (listed.thread_id, listed.status, listed.checkpoints, listed.step) == ("t1", "done", 4, 2)
+    before = pg_fingerprint(url)
+    trace = open_thread(url, "t1", load_app(f"{app(SAVER_APP)}:graph"))
+    assert pg_fingerprint(url) == before  # read-only sessions: nothing written
+    replay = Replay(trace)
+    assert trace.status == "done" and replay.state_after(max(replay.order)) == done.output
+    fan_out = next(s for s in trace.steps if [t.name for t in s.tasks] == ["a", "b"])
+    assert [(c.channel, c.writer_name) for c in fan_out.reducer_calls] == [
+        ("log", "a"),
+        ("log", "b"),
+        ("messages", "b"),
+    ]
+    assert not [m for s in trace.steps for m in s.mismatches]
+    with open_checkpointer(url) as checkpointer:  # what a Python app's thread reading asks first: refused
+        with pytest.raises(CheckpointerError, match="LangGraph.js's PostgresSaver tables") as refused:
+            checkpointer.history("t1")
+    assert "\n" not in str(refused.value)
