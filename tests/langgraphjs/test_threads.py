@@ -14,7 +14,7 @@ import pytest
 
 from debugger.cli import main
 from debugger.diagnostics.replay import Replay
-from debugger.runtimes.langgraph.threads.open import list_threads, load_app, open_thread
+from debugger.runtimes.langgraph.threads.open import fork_from_options, list_threads, load_app, open_thread
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
 from debugger.runtimes.langgraphjs import record_js_app
 
@@ -191,3 +191,33 @@ def test_a_langgraphjs_postgres_thread_is_listed_and_opened_read_only(js_savers,
         with pytest.raises(CheckpointerError, match="LangGraph.js's PostgresSaver tables") as refused:
             checkpointer.history("t1")
     assert "\n" not in str(refused.value)
+
+
+def test_time_travel_on_a_thread_runs_on_a_local_copy_with_an_answer_or_an_edit(
+    js_savers, tmp_path, monkeypatch, capsys
+) -> None:
+    threads_file = tmp_path / "threads.db"
+    run_app("interrupt_sqlite.mjs", str(threads_file), monkeypatch, {}, thread="refund-17")
+    before = fingerprint(threads_file)
+    target = f"{app('interrupt_sqlite.mjs')}:graph"
+    answered, checkpoint = fork_from_options(
+        target, str(threads_file), "refund-17", resume_json='"yes"', local=str(tmp_path / "fork.sqlite")
+    )
+    assert fingerprint(threads_file) == before  # the app's thread is still waiting, untouched
+    assert answered.error is None and answered.trace.status == "done"
+    assert Replay(answered.trace).state_after(max(Replay(answered.trace).order))["answer"] == "yes"
+    assert (tmp_path / "fork.sqlite").is_file() and checkpoint.startswith("1")
+    where = tmp_path / "saver.sqlite"
+    run_app(SAVER_APP, str(where), monkeypatch, example_input=True)
+    after_fan_out = sorted(
+        sqlite3.connect(where).execute("SELECT checkpoint_id FROM checkpoints WHERE checkpoint_ns = ''")
+    )
+    edit = main(
+        ["fork", f"{app(SAVER_APP)}:graph", "--checkpointer", str(where), "--thread", "t1", "--checkpoint",
+         after_fan_out[2][0], "--update", '{"log": ["edited"]}', "--as-node", "b",
+         "--out", str(tmp_path / "edit.sqlite")]
+    )  # fmt: skip
+    assert edit == 0, capsys.readouterr()
+    edited = open_thread(str(tmp_path / "edit.sqlite"), "t1", load_app(f"{app(SAVER_APP)}:graph"))
+    final = Replay(edited).state_after(max(Replay(edited).order))
+    assert final["log"] == ["start", "a", "b", "edited", "start", "a", "b", "edited", "sub-1"]  # the child ran again

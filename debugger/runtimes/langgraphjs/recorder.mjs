@@ -21,6 +21,7 @@ import { describeGraph } from "./describe.mjs";
 import { answerForkRequest, withFreshSaver } from "./fork.mjs";
 import { runLive } from "./live.mjs";
 import { isMemorySaver, restoreThread, saveThread } from "./saved_thread.mjs";
+import { forkThread } from "./thread_fork.mjs";
 import { ThreadRefusal, replayThread } from "./thread_replay.mjs";
 import { arm, install } from "./patches.mjs";
 
@@ -292,11 +293,13 @@ async function main() {
     process.exit(0);
   }
   if (request.mode === "thread") {
-    // a checkpointer thread rebuilt step by step by LangGraph.js's own code; the app's graph never runs
+    // a checkpointer thread rebuilt step by step by LangGraph.js's own code (the app's graph never runs), or
+    // with `fork`: time travel on a local copy of it (thread_fork.mjs)
     if (!contexts[0].lg.prepareNextTasks || !contexts[0].lg.applyWrites || !contexts[0].lg.channelsFromCheckpoint)
       refuse("this @langchain/langgraph has no _prepareNextTasks/_applyWrites/channelsFromCheckpoint where StepScope looks");
     try {
-      await replayThread({ graph: picked, lg: loaded[0], ctx: contexts[0], request, out, appFile, packageEntry });
+      const job = { graph: picked, lg: loaded[0], ctx: contexts[0], request, out, appFile, packageEntry };
+      await (request.fork ? forkThread(job) : replayThread(job));
     } catch (error) {
       if (error instanceof ThreadRefusal) refuse(error.message);
       throw error;

@@ -10,8 +10,8 @@ Live runs are `drive` -> `live.JSDrivenRun` (one long-lived node process, `live.
 `checkpointed_copy`, a `JSGraph` with a `saver_file` whose `get_state_history`/`update_state` go to node
 (`copies.py`, `fork.mjs`) and whose runs `record` records on that saver. What this runtime does not do
 (yet), each refused in words: the checks before running (they read Python code; a JS app is checked from
-its recorded run) and time travel on a checkpointer thread. Reading a checkpointer thread
-(`read_thread`) is `threads.py`: node rebuilds it with LangGraph.js's own code.
+its recorded run). Reading a checkpointer thread (`read_thread`) and time travel on it (`fork_thread`, on a
+local SQLite copy) are `threads.py`: node rebuilds and runs them with LangGraph.js's own code.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from .copies import JSResume, JSState, checkpoint_call
 from .live import JSDrivenRun
 from .process import NodeRun
 from .reader import EventReader
-from .threads import read_js_thread
+from .threads import fork_js_thread, read_js_thread
 
 NAME = "langgraphjs"
 FORK_FOLDER_PREFIX = "stepscope-js-fork-"
@@ -263,12 +263,6 @@ class LangGraphJSRuntime:
         """None: the checks before running read Python code; a LangGraph.js graph is checked from its run."""
         return None, "the checks before running read Python code; a LangGraph.js app is checked from its recorded run"
 
-    def _not_yet(self, what: str) -> TargetError:
-        return TargetError(
-            f"{what} of LangGraph.js apps is not available yet: record the run (`stepscope run app.mjs:graph`) "
-            "and step through it, or use the Python twin of a lesson."
-        )
-
     def checkpointed_copy(self, graph: Any) -> Any:
         """The app's graph on a fresh `MemorySaver` of the debugger's own, kept in a file between the node
         processes of one time travel (`copies.py`); never the app's own saver."""
@@ -297,8 +291,8 @@ class LangGraphJSRuntime:
         return read_js_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
 
     def fork_thread(self, fork: ThreadFork) -> Any:
-        """Time travel on a thread: not yet."""
-        raise self._not_yet("Time travel")
+        """Time travel from a checkpoint of the thread on a local SQLite copy, run by node (`threads.py`)."""
+        return fork_js_thread(fork)
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None

@@ -29,7 +29,7 @@ const RESUME = "__resume__";
 const INPUT = "__input__";
 const GRAPH_IDS = { next: 100000 }; // apart from the ids of graphs the patches register while running
 
-class ThreadRefusal extends Error {}
+export class ThreadRefusal extends Error {}
 
 /** Rebuilds the request's thread and emits its runs; a thread that cannot be read ends in one `fatal` line. */
 export async function replayThread({ graph, lg, ctx, request, out, appFile, packageEntry }) {
@@ -60,7 +60,7 @@ export async function replayThread({ graph, lg, ctx, request, out, appFile, pack
 }
 
 /** Opens the app's saver read-only; refuses in one line when the app's folder has no such package. */
-async function openSaver({ kind, url }, appFile, packageEntry) {
+export async function openSaver({ kind, url }, appFile, packageEntry) {
   const require = createRequire(appFile);
   const name = kind === "postgres" ? "@langchain/langgraph-checkpoint-postgres" : "@langchain/langgraph-checkpoint-sqlite";
   const entry = packageEntry(require, name, ".", "import");
@@ -363,4 +363,4 @@ function firstLine(error) {
   return String(error?.message ?? error).split("\n", 1)[0];
 }
 
-export { ThreadRefusal };
+

@@ -8,14 +8,21 @@ its writes applied through the real channels), and the events come back as a rec
 (`reader.py`), through the one trace writer. The trace has the shape a Python thread's has
 (`debugger/runtimes/langgraph/threads/rebuild.py`): the thread's id, a run id derived from the thread and
 its newest checkpoint, a step per checkpoint, a mismatch where the rebuilt value is not the stored one.
+
+Time travel on such a thread (`fork_js_thread`) copies it into a local SQLite file written by the app's
+own `SqliteSaver` and runs on from the checkpoint there (`thread_fork.mjs`), never on the app's saver.
 """
 
 from __future__ import annotations
 
+import tempfile
 import uuid
+from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.langgraph.threads.savers import Checkpointer, CheckpointerError
+from debugger.runtimes.langgraph.threads.fork import ForkResult
+from debugger.runtimes.langgraph.threads.savers import Checkpointer, CheckpointerError, open_checkpointer
+from debugger.runtimes.runtime import ThreadFork
 from engine.trace import Trace, new_run, utc_now
 
 from .process import JSAppError, NodeRun
@@ -85,3 +92,70 @@ def read_js_thread(
     trace = reader.close(empty_run=empty_run)
     trace.thread_id = thread_id
     return trace
+
+
+class _ForkReader(EventReader):
+    """Reads the one `forked` answer of a fork request."""
+
+    forked: dict[str, Any] | None = None
+
+    def _on_forked(self, event: dict[str, Any]) -> None:
+        self.forked = event
+
+
+def fork_js_thread(fork: ThreadFork) -> ForkResult:
+    """Time travel from checkpoint `fork.checkpoint_id` of a LangGraph.js thread, on a local SQLite copy made
+    and run by node (`thread_fork.mjs`), read back as any thread. `CheckpointerError` (one line) when it
+    cannot be made; the fork's own failure is in `ForkResult.error` and its trace."""
+    app, thread_id = fork.app, fork.thread_id
+    local = (
+        Path(fork.local)
+        if fork.local
+        else Path(tempfile.mkdtemp(prefix="stepscope-fork-")) / f"{_safe(thread_id)}.sqlite"
+    )
+    with open_checkpointer(fork.url) as production:
+        address = saver_address(production)
+        label = production.label
+    reader = _ForkReader(target=app.target, run_id=uuid.uuid4().hex)
+    request = {
+        "app": str(app.graph.app),
+        "export": app.graph.export,
+        "mode": "thread",
+        "fork": True,
+        "checkpointer": address,
+        "label": label,
+        "thread_id": thread_id,
+        "checkpoint_id": fork.checkpoint_id,
+        "local": str(local),
+        "values": fork.values,
+        "as_node": fork.as_node,
+        "resume": fork.resume,
+    }
+    try:
+        run = NodeRun(request, reader)
+    except JSAppError as exc:
+        raise CheckpointerError(str(exc)) from None
+    stopped = run.wait(THREAD_TIMEOUT)
+    if reader.fatal is not None:
+        raise CheckpointerError(f"thread {thread_id!r} of {app.graph.app.name}: {reader.fatal}")
+    if reader.forked is None:
+        why = f"it took longer than {THREAD_TIMEOUT:g} s" if stopped else run.stderr_line() or "node gave no answer"
+        raise CheckpointerError(f"the fork of thread {thread_id!r} could not run: {why}")
+    failure = reader.forked.get("error")
+    error = JSForkError(failure.get("class", "Error"), failure.get("message", "")) if failure else None
+    with open_checkpointer(str(local)) as copy:
+        target = f"{app.target} thread {thread_id} (fork at {fork.checkpoint_id[-8:]})"
+        trace = read_js_thread(copy, thread_id, app.graph, target=target)
+    return ForkResult(trace, local, error)
+
+
+class JSForkError(Exception):
+    """What a forked LangGraph.js run threw: its class name and message, uncut."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(f"{name}: {message}")
+        self.js_name = name
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80] or "thread"
