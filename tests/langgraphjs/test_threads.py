@@ -172,9 +172,11 @@ def pg_fingerprint(url: str) -> dict[str, tuple]:
 def test_a_langgraphjs_postgres_thread_is_listed_and_opened_read_only(js_savers, pg_server, monkeypatch) -> None:
     url = pg_server.create_database("js_threads")
     done = run_app(SAVER_APP, url, monkeypatch, example_input=True)
-    assert done.status == "done"
-    (listed,) = list_threads(url)  # LangGraph.js's own tables (schema migration 4), listed with SQL alone
-    assert (listed.thread_id, listed.status, listed.checkpoints, listed.step) == ("t1", "done", 4, 2)
+    asked = run_app("interrupt_sqlite.mjs", url, monkeypatch, {}, thread="refund-17")
+    assert done.status == "done" and asked.status == "interrupted"
+    # LangGraph.js's own tables (schema migration 4), listed with SQL alone, newest first
+    listed = [(t.thread_id, t.status, t.checkpoints, t.step) for t in list_threads(url)]
+    assert listed == [("refund-17", "interrupted", 3, 1), ("t1", "done", 4, 2)]
     before = pg_fingerprint(url)
     trace = open_thread(url, "t1", load_app(f"{app(SAVER_APP)}:graph"))
     assert pg_fingerprint(url) == before  # read-only sessions: nothing written
@@ -187,6 +189,8 @@ def test_a_langgraphjs_postgres_thread_is_listed_and_opened_read_only(js_savers,
         ("messages", "b"),
     ]
     assert not [m for s in trace.steps for m in s.mismatches]
+    waiting = open_thread(url, "refund-17", load_app(f"{app('interrupt_sqlite.mjs')}:graph"))
+    assert waiting.status == "interrupted" and waiting.interrupts[0]["value"] == {"ask": "Refund order 17?"}
     with open_checkpointer(url) as checkpointer:  # what a Python app's thread reading asks first: refused
         with pytest.raises(CheckpointerError, match="LangGraph.js's PostgresSaver tables") as refused:
             checkpointer.history("t1")
@@ -221,3 +225,19 @@ def test_time_travel_on_a_thread_runs_on_a_local_copy_with_an_answer_or_an_edit(
     edited = open_thread(str(tmp_path / "edit.sqlite"), "t1", load_app(f"{app(SAVER_APP)}:graph"))
     final = Replay(edited).state_after(max(Replay(edited).order))
     assert final["log"] == ["start", "a", "b", "edited", "start", "a", "b", "edited", "sub-1"]  # the child ran again
+
+
+def test_a_graph_that_is_not_the_one_that_wrote_the_thread_is_a_mismatch_and_the_stored_value_wins(
+    js_savers, tmp_path, monkeypatch, capsys
+) -> None:
+    where = tmp_path / "saver.sqlite"
+    written = run_app(SAVER_APP, str(where), monkeypatch, example_input=True)
+    trace = open_thread(str(where), "t1", load_app(f"{app(SAVER_APP)}:changed"))  # its log reducer drops repeats
+    (mismatch,) = [(s.step, m) for s in trace.steps for m in s.mismatches]
+    assert mismatch[0] == 2 and mismatch[1]["channel"] == "log"  # the child's whole log, appended again
+    replay = Replay(trace)
+    assert replay.state_after(max(replay.order)) == written.output  # from there on the stored value is the truth
+    main(["diagnose", f"{app(SAVER_APP)}:changed", "--checkpointer", str(where), "--thread", "t1"])
+    report = capsys.readouterr().out
+    assert "[committed_mismatch] 'log' after step 2" in report
+    assert "in_place_mutation" not in report  # the stored value differing is the mismatch, not a node's edit

@@ -14,26 +14,31 @@ async function saver() {
   return postgres;
 }
 
-const State = Annotation.Root({
-  ...MessagesAnnotation.spec,
-  log: Annotation({ reducer: (left, right) => left.concat(right), default: () => [] }),
-});
+const stateWith = (logReducer) =>
+  Annotation.Root({ ...MessagesAnnotation.spec, log: Annotation({ reducer: logReducer, default: () => [] }) });
+const State = stateWith((left, right) => left.concat(right));
 
 const sub = new StateGraph(State)
   .addNode("s1", () => ({ log: ["sub-1"] }))
   .addEdge(START, "s1")
   .compile();
 
-export const graph = new StateGraph(State)
-  .addNode("a", async () => {
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    return { log: ["a"] };
-  })
-  .addNode("b", () => ({ log: ["b"], messages: [new AIMessage({ content: "hi", id: "m2" })] }))
-  .addNode("child", sub)
-  .addEdge(START, "a")
-  .addEdge(START, "b")
-  .addEdge(["a", "b"], "child")
-  .compile({ checkpointer: await saver() });
+function build(state) {
+  return new StateGraph(state)
+    .addNode("a", async () => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return { log: ["a"] };
+    })
+    .addNode("b", () => ({ log: ["b"], messages: [new AIMessage({ content: "hi", id: "m2" })] }))
+    .addNode("child", sub)
+    .addEdge(START, "a")
+    .addEdge(START, "b")
+    .addEdge(["a", "b"], "child");
+}
+
+export const graph = build(State).compile({ checkpointer: await saver() });
+
+/** The same graph with another `log` reducer (it drops repeats): not the code that wrote the thread. */
+export const changed = build(stateWith((left, right) => [...new Set(left.concat(right))])).compile();
 
 export const exampleInput = { messages: [new HumanMessage({ content: "hello", id: "m1" })], log: ["start"] };
