@@ -134,7 +134,7 @@ export class LoopProbe {
       config: plainConfig(config),
       recursion_limit: Number(config.recursionLimit ?? 0),
       thread_id: String(config.configurable?.thread_id ?? ""),
-      started_at: new Date().toISOString(),
+      started_at: loop.startedAt ?? new Date().toISOString(), // a stored thread: its first checkpoint's time
     });
     this.started = performance.now();
   }

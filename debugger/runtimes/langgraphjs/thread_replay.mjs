@@ -135,6 +135,7 @@ class ThreadReplay {
       config: { configurable: { thread_id: this.threadId, checkpoint_ns: nsKey } },
       checkpointNamespace: ns,
       updatedChannels: undefined,
+      startedAt: first.checkpoint.ts,
     };
     const probe = new LoopProbe(this.ctx, loop, {
       nodes: graph.nodes,
