@@ -295,8 +295,9 @@ async function main() {
   if (request.mode === "thread") {
     // a checkpointer thread rebuilt step by step by LangGraph.js's own code (the app's graph never runs), or
     // with `fork`: time travel on a local copy of it (thread_fork.mjs)
-    if (!contexts[0].lg.prepareNextTasks || !contexts[0].lg.applyWrites || !contexts[0].lg.channelsFromCheckpoint)
-      refuse("this @langchain/langgraph has no _prepareNextTasks/_applyWrites/channelsFromCheckpoint where StepScope looks");
+    const { prepareNextTasks, applyWrites, channelsFromCheckpoint } = loaded[0];
+    if (!prepareNextTasks || !applyWrites || !channelsFromCheckpoint)
+      refuse("this @langchain/langgraph has no _prepareNextTasks, _applyWrites or channelsFromCheckpoint in dist/");
     try {
       const job = { graph: picked, lg: loaded[0], ctx: contexts[0], request, out, appFile, packageEntry };
       await (request.fork ? forkThread(job) : replayThread(job));

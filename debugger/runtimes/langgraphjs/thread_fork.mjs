@@ -34,9 +34,12 @@ export async function forkThread({ graph, lg, request, out, appFile, packageEntr
   } finally {
     await production.close();
   }
-  const roots = new Set(tuples.filter((t) => !t.config.configurable.checkpoint_ns).map((t) => t.config.configurable.checkpoint_id));
-  if (!roots.has(checkpointId))
-    throw new ThreadRefusal(`thread ${JSON.stringify(threadId)} has no checkpoint ${JSON.stringify(checkpointId)} of the root graph`);
+  const configs = tuples.map((t) => t.config.configurable);
+  const roots = new Set(configs.filter((c) => !c.checkpoint_ns).map((c) => c.checkpoint_id));
+  if (!roots.has(checkpointId)) {
+    const which = `${JSON.stringify(threadId)} has no checkpoint ${JSON.stringify(checkpointId)}`;
+    throw new ThreadRefusal(`thread ${which} of the root graph`);
+  }
   const saver = await localSaver(appFile, packageEntry, local);
   try {
     await copyThread(saver, tuples.reverse(), threadId, checkpointId); // oldest first, as they were written
@@ -74,7 +77,8 @@ async function copyThread(saver, tuples, threadId, checkpointId) {
     const conf = saved.config.configurable;
     if (conf.checkpoint_id > checkpointId) continue;
     const parent = saved.parentConfig?.configurable?.checkpoint_id;
-    const target = { configurable: { thread_id: threadId, checkpoint_ns: conf.checkpoint_ns ?? "", checkpoint_id: parent } };
+    const ns = conf.checkpoint_ns ?? "";
+    const target = { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: parent } };
     const stored = await saver.put(target, saved.checkpoint, saved.metadata);
     if (conf.checkpoint_id === checkpointId) continue; // the step after the chosen checkpoint runs again
     const byTask = new Map();

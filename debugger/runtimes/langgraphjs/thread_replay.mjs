@@ -42,8 +42,10 @@ export async function replayThread({ graph, lg, ctx, request, out, appFile, pack
       tuples = [];
       for await (const saved of opened.saver.list({ configurable: { thread_id: threadId } })) tuples.push(saved);
     } catch (error) {
+      const why = `${error?.name ?? "Error"}: ${firstLine(error)}`;
       throw new ThreadRefusal(
-        `thread ${JSON.stringify(threadId)} in ${label} has damaged data (${error?.name ?? "Error"}: ${firstLine(error)}): it cannot be replayed; \`stepscope threads\` lists the other threads`,
+        `thread ${JSON.stringify(threadId)} in ${label} has damaged data (${why}): it cannot be replayed; ` +
+          "`stepscope threads` lists the other threads",
       );
     }
     const replay = new ThreadReplay({ graph, lg, ctx, out, saver: opened.saver, tuples, threadId, label });
@@ -62,7 +64,7 @@ export async function replayThread({ graph, lg, ctx, request, out, appFile, pack
 /** Opens the app's saver read-only; refuses in one line when the app's folder has no such package. */
 export async function openSaver({ kind, url }, appFile, packageEntry) {
   const require = createRequire(appFile);
-  const name = kind === "postgres" ? "@langchain/langgraph-checkpoint-postgres" : "@langchain/langgraph-checkpoint-sqlite";
+  const name = `@langchain/langgraph-checkpoint-${kind === "postgres" ? "postgres" : "sqlite"}`;
   const entry = packageEntry(require, name, ".", "import");
   if (entry === null)
     throw new ThreadRefusal(`${name} is not installed for ${appFile}: run \`npm install ${name}\` in the app's folder`);
@@ -110,7 +112,8 @@ class ThreadReplay {
     const byId = this.byNs.get(ns) ?? new Map();
     if (byId.size === 0) return [];
     const last = head ?? [...byId.keys()].sort().at(-1);
-    if (!byId.has(last)) throw new ThreadRefusal(`no checkpoint ${JSON.stringify(last)} in thread ${JSON.stringify(this.threadId)}`);
+    if (!byId.has(last))
+      throw new ThreadRefusal(`no checkpoint ${JSON.stringify(last)} in thread ${JSON.stringify(this.threadId)}`);
     const chain = [];
     for (let saved = byId.get(last); saved; ) {
       chain.push(saved);
@@ -156,12 +159,14 @@ class ThreadReplay {
     if (GRAPHS.has(graph.nodes)) return;
     const gid = GRAPH_IDS.next++;
     this.out.emit({ e: "graph", gid, graph: await describeGraph(graph) });
-    GRAPHS.set(graph.nodes, { graph, gid, stateKeys: graph.builder?.channels ? Object.keys(graph.builder.channels) : null });
+    const stateKeys = graph.builder?.channels ? Object.keys(graph.builder.channels) : null;
+    GRAPHS.set(graph.nodes, { graph, gid, stateKeys });
   }
 
   /** The graph's channels as LangGraph.js restores them from `saved` (delta channels replayed by the saver). */
   channelsOf(graph, saved) {
-    return this.lg.channelsFromCheckpoint(graph.channels, saved.checkpoint, { saver: this.saver, config: saved.config });
+    const options = { saver: this.saver, config: saved.config };
+    return this.lg.channelsFromCheckpoint(graph.channels, saved.checkpoint, options);
   }
 }
 
@@ -173,17 +178,13 @@ class StoredRun {
     for (const [name, sub] of graph.getSubgraphs?.() ?? []) this.subgraphs.set(name, sub);
   }
 
-  get nextVersion() {
-    return this.replay.saver.getNextVersion.bind(this.replay.saver);
-  }
-
   /** A resume's or an update's writes (the null task's) first, as LangGraph.js's `_first` applies them. */
   applyNullWrites(saved, checkpoint) {
     const nulls = (saved.pendingWrites ?? []).filter(([task]) => task === NULL_TASK_ID).map(([, c, v]) => [c, v]);
     if (nulls.length === 0) return;
     this.probe.inFirst = true;
     try {
-      this.replay.lg.applyWrites(checkpoint, this.loop.channels, [{ name: INPUT, writes: nulls, triggers: [], path: [] }], this.nextVersion, this.graph.triggerToNodes);
+      this.apply(checkpoint, [{ name: INPUT, writes: nulls, triggers: [], path: [] }]);
     } finally {
       this.probe.inFirst = false;
     }
@@ -191,7 +192,11 @@ class StoredRun {
 
   /** The tasks LangGraph.js plans on `saved` for `step`, each with its stored writes. */
   plan(saved, checkpoint, step) {
-    const planned = this.replay.lg.prepareNextTasks(checkpoint, saved.pendingWrites ?? [], this.graph.nodes, this.loop.channels, saved.config, true, { step });
+    const { nodes } = this.graph;
+    const writes = saved.pendingWrites ?? [];
+    const planned = this.replay.lg.prepareNextTasks(checkpoint, writes, nodes, this.loop.channels, saved.config, true, {
+      step,
+    });
     const tasks = Object.values(planned).map((task) => Object.assign(task, { writes: [] }));
     const byId = new Map(tasks.map((task) => [task.id, task]));
     for (const [taskId, channel, value] of saved.pendingWrites ?? []) {
@@ -199,7 +204,8 @@ class StoredRun {
       let task = byId.get(taskId);
       if (task === undefined) {
         // written by a task this graph does not plan: the graph is not the app's; shown, never guessed
-        task = { id: taskId, name: "(unknown task)", path: ["__pregel_pull", "(unknown task)"], triggers: [], input: null, writes: [] };
+        const name = "(unknown task)";
+        task = { id: taskId, name, path: ["__pregel_pull", name], triggers: [], input: null, writes: [] };
         byId.set(taskId, task);
         tasks.push(task);
       }
@@ -233,7 +239,9 @@ class StoredRun {
   /** LangGraph.js's `_applyWrites` on the carried channels: every write to a state key is a recorded call. */
   apply(checkpoint, tasks) {
     this.probe.grouped = null;
-    return this.replay.lg.applyWrites(checkpoint, this.loop.channels, tasks, this.nextVersion, this.graph.triggerToNodes);
+    const { lg, saver } = this.replay;
+    const nextVersion = saver.getNextVersion.bind(saver);
+    return lg.applyWrites(checkpoint, this.loop.channels, tasks, nextVersion, this.graph.triggerToNodes);
   }
 
   async stepBetween(parent, child) {
@@ -289,7 +297,12 @@ class StoredRun {
     const asked = outcomes.filter((o) => o.interrupts.length);
     if (asked.length) {
       const interrupts = asked.flatMap(({ task, interrupts }) =>
-        interrupts.map((i) => ({ id: String(i?.id ?? ""), value: encode(i?.value), node: String(task.name), task: task.id })),
+        interrupts.map((i) => ({
+          id: String(i?.id ?? ""),
+          value: encode(i?.value),
+          node: String(task.name),
+          task: task.id,
+        })),
       );
       return end("interrupted", undefined, interrupts);
     }
