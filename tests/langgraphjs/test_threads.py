@@ -241,3 +241,25 @@ def test_a_graph_that_is_not_the_one_that_wrote_the_thread_is_a_mismatch_and_the
     report = capsys.readouterr().out
     assert "[committed_mismatch] 'log' after step 2" in report
     assert "in_place_mutation" not in report  # the stored value differing is the mismatch, not a node's edit
+
+
+@pytest.mark.parametrize(
+    ("export", "failed_in", "error_class"), [("graph", "boom", "TypeError"), ("conflict", "x", "InvalidUpdateError")]
+)
+def test_a_thread_that_failed_opens_with_langgraphjs_own_error_uncut(
+    js_savers, tmp_path, monkeypatch, export, failed_in, error_class
+) -> None:
+    where = tmp_path / "failures.sqlite"
+    monkeypatch.setenv("STEPSCOPE_TEST_THREADS", str(where))
+    config = {"configurable": {"thread_id": export}}
+    recorded = record_js_app(app("thread_failures.mjs"), export, {}, config, timeout=60)
+    trace = open_thread(str(where), export, load_app(f"{app('thread_failures.mjs')}:{export}"))
+    assert trace.status == recorded.status == "error"
+    assert (trace.error["class"], trace.error["message"]) == (error_class, recorded.error["message"])
+    last = trace.steps[-1]
+    assert failed_in in [t.name for t in last.tasks] and not last.committed
+    if export == "conflict":  # the merge that failed, replayed: LangGraph.js's LastValue refuses the second write
+        assert [(c.writer_name, c.error["class"]) for c in last.reducer_calls] == [
+            ("x", "InvalidUpdateError"),
+            ("y", "InvalidUpdateError"),
+        ]
