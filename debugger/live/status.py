@@ -30,8 +30,9 @@ __all__ = [
 RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
 CANCELLED = "cancelled"
 """The status of a run the user stopped (Stop in the page, Ctrl-C in the CLI), as the CLI's own runs."""
-FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED)
-"""A finished live run has one of a stored run's statuses."""
+FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED, "timeout")
+"""A finished live run has one of a stored run's statuses (`timeout`: a step that never answered, ended by
+the runtime's per-step limit)."""
 
 
 @dataclass(frozen=True)
