@@ -42,7 +42,7 @@ def saver_address(checkpointer: Checkpointer) -> dict[str, str]:
 def head_checkpoint(checkpointer: Checkpointer, thread_id: str, checkpoint_id: str | None) -> str:
     """The root checkpoint the trace ends at: `checkpoint_id`, else the thread's newest (refused in words
     when the thread has none)."""
-    roots = [cid for ns, cid in checkpointer._checkpoint_keys(thread_id) if ns == ""]
+    roots = checkpointer.root_checkpoints(thread_id)
     if not roots:
         raise CheckpointerError(
             f"no thread {thread_id!r} in {checkpointer.label}; "

@@ -71,6 +71,10 @@ class Checkpointer:
         """(namespace, checkpoint id) of every checkpoint of a thread, oldest first, read without decoding."""
         raise NotImplementedError
 
+    def root_checkpoints(self, thread_id: str) -> list[str]:
+        """The ids of a thread's checkpoints of the root graph, oldest first, read without decoding them."""
+        return [checkpoint_id for ns, checkpoint_id in self._checkpoint_keys(thread_id) if ns == ""]
+
     def threads(self, limit: int = 200) -> list[ThreadSummary]:
         """Threads, newest first, with their root checkpoint count and last status; a thread whose newest
         checkpoint cannot be decoded is listed as damaged, with the rest."""
