@@ -67,7 +67,7 @@ def add_checkpointer_options(parser: argparse.ArgumentParser, *, thread: bool = 
     parser.add_argument(
         "--checkpointer",
         metavar="URL",
-        help="a langgraph checkpointer: the SQLite file of SqliteSaver, or a postgresql:// URL",
+        help="a langgraph or LangGraph.js checkpointer: the SQLite file of SqliteSaver, or a postgresql:// URL",
     )
     if thread:
         parser.add_argument("--thread", metavar="ID", help="with --checkpointer: the thread to open")

@@ -120,7 +120,7 @@ def follow(
             "--follow, which prints the command that answers it (the graph needs a checkpointer).",
             file=out,
         )
-    if snap.status in ("error", "recursion_limit"):
+    if snap.status in ("error", "recursion_limit", "timeout"):
         print(f"error: {snap.message}", file=sys.stderr)
         return 1
     if snap.trace is not None:

@@ -42,7 +42,12 @@ def in_place_mutations(facts: RunFacts) -> list[Finding]:
                 continue
             reported.add(call.channel)
             found.append(_finding(facts, step, call.channel, prior, before, call=call, after=after))
+        # a committed value the step's calls do not fold to is a `committed_mismatch` (the graph is not the
+        # one that ran, or its reducer is not pure), already reported as such: not a node's in-place edit
+        mismatched = {m.get("channel") for m in record.mismatches}
         for key, change in record.state.items():
+            if key in mismatched:
+                continue
             prior = values.get(key, MISSING_VALUE)
             new = apply_delta(prior, change)
             if key not in reported and _changed(prior, new):

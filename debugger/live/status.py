@@ -30,13 +30,14 @@ __all__ = [
 RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
 CANCELLED = "cancelled"
 """The status of a run the user stopped (Stop in the page, Ctrl-C in the CLI), as the CLI's own runs."""
-FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED)
+FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED, "timeout")
+"""A finished live run has one of a stored run's statuses (`timeout`: a step that never answered, ended by
+the runtime's per-step limit)."""
 RUNNING_STATES = ("waiting", "running")
 """The states of a task that has not ended (`TaskProgress.state`)."""
 ASKED_STATES = ("asking", "interrupted")
 """The states of a task whose `interrupt()` asked for an answer (waiting for it, or ended by it): paused ⏸,
 never failed."""
-"""A finished live run has one of a stored run's statuses."""
 
 
 @dataclass(frozen=True)

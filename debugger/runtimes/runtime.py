@@ -45,7 +45,9 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   `invoke`; `resume_input(answer)` the input that answers an interrupt (its `Command(resume=...)`);
   `with_write_in_step(graph, node, step, write)` a compiled copy in which `node` returns `write` in
   superstep `step` instead of running (the fork is then one whole recorded run), or None when this
-  runtime cannot replace a node (the fork then uses `update_state` after the step).
+  runtime cannot replace a node (the fork then uses `update_state` after the step);
+  `discard_copy(copy)` once time travel is done with a `checkpointed_copy` (its runs recorded, or one
+  failed): frees what the copy keeps outside the process (LangGraph.js's saver file), a no-op otherwise.
 - checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
   `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target) -> Trace` a thread of the
   app's checkpointer (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace
@@ -233,6 +235,10 @@ class Runtime(Protocol):
 
     def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
         """A copy where `node` returns `write` in `step`, or None when this runtime cannot make one."""
+        ...
+
+    def discard_copy(self, copy: Any) -> None:
+        """Time travel is done with `copy` (a `checkpointed_copy`): whatever it keeps outside the process goes."""
         ...
 
     def read_thread(

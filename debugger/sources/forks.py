@@ -15,8 +15,9 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from debugger.diagnostics.generated_ids import same_up_to_generated_ids
 from debugger.diagnostics.replay import Replay
@@ -130,13 +131,25 @@ def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -
         raise TimeTravelError(f"{target}: {exc}") from None
 
 
-def _replay_original(graph: Any, graph_input: Any, config: dict[str, Any] | None) -> tuple[Any, dict[str, Any], Trace]:
-    copy = runtime_of(graph).checkpointed_copy(graph)
+@contextmanager
+def _copy_of(graph: Any) -> Iterator[Any]:
+    """The graph's `checkpointed_copy`, discarded (`Runtime.discard_copy`) when time travel is done with it,
+    however it ended: a LangGraph.js copy keeps its saver in a temporary folder."""
+    runtime = runtime_of(graph)
+    copy = runtime.checkpointed_copy(graph)
+    try:
+        yield copy
+    finally:
+        runtime.discard_copy(copy)
+
+
+def _replay_original(copy: Any, graph_input: Any, config: dict[str, Any] | None) -> tuple[dict[str, Any], Trace]:
+    """The original input run again on `copy`, on a thread of its own: (that thread's config, its trace)."""
     thread = {
         **(config or {}),
         "configurable": {**(config or {}).get("configurable", {}), "thread_id": f"stepscope-{next(_threads)}"},
     }
-    return copy, thread, _record(copy, graph_input, thread, "replay")  # it may fail after the fork point: fine
+    return thread, _record(copy, graph_input, thread, "replay")  # it may fail after the fork point: fine
 
 
 @dataclass(frozen=True)
@@ -186,17 +199,18 @@ def _fork_by_update(request: ForkRequest) -> Fork:
     """The original re-run on a checkpointed copy, then `update_state(checkpoint before the step, the node's
     write with the key replaced, as_node=node)` and `invoke(None)` from there."""
     original, step, node = request.original, request.step, request.node
-    copy, thread, replayed = _replay_original(request.graph, request.graph_input, request.config)
-    base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
-    if base is None:
-        raise TimeTravelError(
-            f"The re-run has no checkpoint before step {step}; it stopped at step "
-            f"{max((s.step for s in replayed.steps), default=-1)}."
-        )
-    matches = _same_state(Replay(original), Replay(replayed), step - 1)
-    values = {**_node_write(base, original, step, node), **request.edit()}
-    edited = copy.update_state(base.config, values or None, as_node=node)
-    branch = _record(copy, None, edited, branch_target(original, f"fork at step {step}"))  # a failure is in its trace
+    with _copy_of(request.graph) as copy:
+        thread, replayed = _replay_original(copy, request.graph_input, request.config)
+        base = next((s for s in copy.get_state_history(thread) if s.metadata["step"] == step - 1), None)
+        if base is None:
+            raise TimeTravelError(
+                f"The re-run has no checkpoint before step {step}; it stopped at step "
+                f"{max((s.step for s in replayed.steps), default=-1)}."
+            )
+        matches = _same_state(Replay(original), Replay(replayed), step - 1)
+        values = {**_node_write(base, original, step, node), **request.edit()}
+        edited = copy.update_state(base.config, values or None, as_node=node)
+        branch = _record(copy, None, edited, branch_target(original, f"fork at step {step}"))  # a failure is in it
     branch = with_history(original, branch, step, node, values)
     branch.config = original.config  # the user's config, not the address of the debugger's own checkpoint
     result = Fork(branch, step, node, request.key, request.value, matches)
@@ -255,14 +269,15 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
         raise TimeTravelError(
             f"Only an interrupted run can be resumed; this one ended with status {original.status!r}."
         )
-    copy, thread, replayed = _replay_original(graph, graph_input, config)
-    if replayed.status != "interrupted":
-        raise TimeTravelError(
-            f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
-            "the graph does not replay the same way."
-        )
-    command = runtime_of(copy).resume_input(answer)
-    branch = _record(copy, command, thread, branch_target(original, "resumed"))
+    with _copy_of(graph) as copy:
+        thread, replayed = _replay_original(copy, graph_input, config)
+        if replayed.status != "interrupted":
+            raise TimeTravelError(
+                f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
+                "the graph does not replay the same way."
+            )
+        command = runtime_of(copy).resume_input(answer)
+        branch = _record(copy, command, thread, branch_target(original, "resumed"))
     last = max((s.step for s in replayed.steps), default=-1)
     result = Fork(branch, last + 1, "(resume)", None, answer, True)
     result.comparison = compare(original, branch)

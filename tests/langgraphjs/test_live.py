@@ -158,3 +158,21 @@ def test_node_gone_in_the_middle_of_a_live_run_is_one_line_and_the_steps_are_kep
     assert final.status == "error" and "\n" not in final.message
     assert "process.exit(3) after step 1, while quits ran" in final.message
     assert Replay(final.trace).state_after(1) == {"n": 1}
+
+
+def test_a_node_that_hangs_in_a_live_run_ends_it_at_the_step_limit_in_one_line(
+    langgraph_js, monkeypatch, tmp_path, capsys
+) -> None:
+    monkeypatch.setenv("STEPSCOPE_RUN_TIMEOUT", "3")  # the app's run limit is the live run's per-step limit
+    run = start_live_run(describe(app("hangs.mjs"), "graph"), {}, store=False)
+    final = run.join(30)
+    assert final.finished and final.status == "timeout" and "\n" not in final.message
+    assert "did not finish within 3 s; stopped after step 1, while hangs ran" in final.message
+    assert "STEPSCOPE_RUN_TIMEOUT" in final.message
+    assert Replay(final.trace).state_after(1) == {"n": 1}
+    assert run.driven._node.process.wait(10) is not None  # node is gone
+    db = tmp_path / "r.db"
+    assert main(["run", f"{app('hangs.mjs')}:graph", "--follow", "--db", str(db)]) == 1  # --follow too
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "did not finish within 3 s" in error
+    assert RunStore(db).list()[0].status == "timeout"

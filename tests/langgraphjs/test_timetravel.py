@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS, describe
+from debugger.runtimes.langgraphjs.runtime import FORK_FOLDER_PREFIX, LANGGRAPHJS, describe
 from debugger.runtimes.runtime import RunRequest
 from debugger.sources import forks as timetravel
 
@@ -42,3 +42,30 @@ def test_checkpoint_calls_on_the_apps_own_graph_are_refused_in_one_line(langgrap
     graph = describe(app("live_pipeline.mjs"), "graph")
     with pytest.raises(Exception, match="checkpointed copy"):
         graph.get_state_history({"configurable": {"thread_id": "t"}})
+
+
+def test_the_copys_temporary_folder_is_removed_when_the_fork_is_done_or_fails(
+    langgraph_js, tmp_path, monkeypatch
+) -> None:
+    import tempfile
+    from pathlib import Path
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # checkpointed_copy's folders land here
+    discarded = []
+    discard = LANGGRAPHJS.discard_copy
+
+    def spy(copy) -> None:
+        discarded.append(Path(copy.saver_file).is_file())  # the saver file was there until the fork was done
+        discard(copy)
+
+    monkeypatch.setattr(LANGGRAPHJS, "discard_copy", spy)
+    graph = describe(app("live_pipeline.mjs"), "graph")
+    original = LANGGRAPHJS.record(RunRequest(graph, dict(INPUT), {}, "pipeline")).trace
+    assert timetravel.fork(graph, dict(INPUT), {}, original, 2, "b", "count", 100).trace.status == "done"
+    asked = describe(app("interrupt_ask.mjs"), "graph")
+    interrupted = LANGGRAPHJS.record(RunRequest(asked, {}, {"configurable": {"thread_id": "t"}}, "ask")).trace
+    assert timetravel.resume(asked, {}, {}, interrupted, "yes").trace.status == "done"
+    with pytest.raises(timetravel.TimeTravelError, match="no checkpoint before step 9"):
+        timetravel.fork(graph, dict(INPUT), {}, original, 9, "b", "count", 100)
+    assert discarded == [True, True, True]
+    assert list(tmp_path.glob(f"{FORK_FOLDER_PREFIX}*")) == []

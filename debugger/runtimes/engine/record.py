@@ -80,6 +80,9 @@ class EngineRuntime(PythonApps):
             interrupt_after=graph.interrupt_after_nodes or None,
         )
 
+    def discard_copy(self, copy: Any) -> None:
+        """Nothing to free: the copy's saver lives in memory and goes with the copy."""
+
     def resume_input(self, answer: Any) -> Any:
         """The engine's `Command(resume=answer)`."""
         return Command(resume=answer)

@@ -89,6 +89,9 @@ class LangGraphRuntime(PythonApps):
 
         return graph.copy(update={"checkpointer": InMemorySaver()})
 
+    def discard_copy(self, copy: Any) -> None:
+        """Nothing to free: the copy's saver lives in memory and goes with the copy."""
+
     def resume_input(self, answer: Any) -> Any:
         """langgraph's `Command(resume=answer)`."""
         from langgraph.types import Command  # optional heavy package, only when resuming

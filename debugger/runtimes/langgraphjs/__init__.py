@@ -12,7 +12,9 @@ Everything the app or node can do wrong ends as a Trace (status `error`, `timeou
 every committed step), except what stops the app from starting: that is a `JSAppError` of one line.
 
 Modules: `recorder.mjs`, `probe.mjs`, `codec.mjs`, `describe.mjs` run in node; `process.py` runs it,
-`reader.py` reads its events (the protocol is documented there) into the one trace writer.
+`reader.py` reads its events (the protocol is documented there) into the one trace writer. A checkpointer
+thread of a JS app is rebuilt in node too (`thread_replay.mjs`, time travel on it `thread_fork.mjs`),
+called by `threads.py`.
 """
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ export class LoopProbe {
       config: plainConfig(config),
       recursion_limit: Number(config.recursionLimit ?? 0),
       thread_id: String(config.configurable?.thread_id ?? ""),
-      started_at: new Date().toISOString(),
+      started_at: loop.startedAt ?? new Date().toISOString(), // a stored thread: its first checkpoint's time
     });
     this.started = performance.now();
   }
@@ -146,31 +146,10 @@ export class LoopProbe {
   // ---- tasks ----------------------------------------------------------------------------------
 
   planned(loop) {
-    const versions = loop.checkpoint.channel_versions;
     for (const task of Object.values(loop.tasks)) {
       if (this.seenTasks.has(task.id)) continue;
       this.seenTasks.add(task.id);
-      this.taskNames.set(task.id, String(task.name));
-      const seen = loop.checkpoint.versions_seen[task.name] ?? {};
-      const pull = task.path?.[0] === PULL;
-      const triggers = [...(task.triggers ?? [])];
-      const fired = pull ? triggers.filter((c) => c in versions && (!(c in seen) || seen[c] < versions[c])) : triggers;
-      const seenVersions = {};
-      for (const c of fired) if (c in versions) seenVersions[c] = versionNumber(versions[c]);
-      this.out.emit({
-        e: "task",
-        run: this.run,
-        step: loop.step,
-        task: {
-          id: task.id,
-          name: String(task.name),
-          path: plainPath(task.path),
-          triggers,
-          fired,
-          seen_versions: seenVersions,
-          input: pull && task.name !== "__start__" ? this.inputView(task.input) : this.encode(task.input),
-        },
-      });
+      this.emitTask(loop, task);
       if (task.writes.length === 0) {
         TASKS.set(task.id, new TaskProbe(this, task, loop.step));
         this.ctx.observeProc(task.proc); // patches.mjs: its runnable reports to the probe
@@ -185,6 +164,32 @@ export class LoopProbe {
       }
     }
     this.out.flush();
+  }
+
+  /** The `task` event of one task planned for `loop.step`: why it runs (the versions it saw), its input. */
+  emitTask(loop, task) {
+    const versions = loop.checkpoint.channel_versions;
+    this.taskNames.set(task.id, String(task.name));
+    const seen = loop.checkpoint.versions_seen[task.name] ?? {};
+    const pull = task.path?.[0] === PULL;
+    const triggers = [...(task.triggers ?? [])];
+    const fired = pull ? triggers.filter((c) => c in versions && (!(c in seen) || seen[c] < versions[c])) : triggers;
+    const seenVersions = {};
+    for (const c of fired) if (c in versions) seenVersions[c] = versionNumber(versions[c]);
+    this.out.emit({
+      e: "task",
+      run: this.run,
+      step: loop.step,
+      task: {
+        id: task.id,
+        name: String(task.name),
+        path: plainPath(task.path),
+        triggers,
+        fired,
+        seen_versions: seenVersions,
+        input: pull && task.name !== "__start__" ? this.inputView(task.input) : this.encode(task.input),
+      },
+    });
   }
 
   /** `{"$view": keys}` when a node's input is the recorded state (the usual case), else its encoding. */

@@ -71,6 +71,8 @@ class EventReader:
         self.ending: dict[str, Any] | None = None
         """The crash, exit or stop event that ended node before the run did, if any."""
         self.version = ""
+        self.ended: set[int] = set()
+        """The writers whose `end` came (a stored thread's run may end `running`: tasks planned, none run)."""
 
     def feed(self, event: dict[str, Any]) -> None:
         """Applies one event."""
@@ -176,6 +178,7 @@ class EventReader:
     def _on_end(self, event: dict[str, Any]) -> None:
         run = self.runs.get(event["run"])
         if run is not None:
+            self.ended.add(id(run))
             record = run.finish(
                 event["status"],
                 event.get("output"),
@@ -211,7 +214,7 @@ class EventReader:
                 self.root = TraceWriter(self.trace)
             result_error = (self.result or {}).get("error")
             if stopped is None and self.ending is None and self.result is not None:
-                if not _finished(self.root):  # failed before its first superstep (validation, a missing thread_id)
+                if not self._finished(self.root):  # failed before its first superstep (validation, a missing thread_id)
                     self.root.finish("error" if result_error else "done", self.result.get("output"), encoded=True)
                 if result_error is not None and self.trace.status == "error":
                     self.trace.error = result_error  # what the app's own invoke threw, uncut
@@ -220,11 +223,15 @@ class EventReader:
             else:
                 status, error = self._stop_reason(stopped, why)
                 for run in self.runs.values() or [self.root]:
-                    if not _finished(run):
+                    if not self._finished(run):
                         run.finish(status, None, error)
-                if not _finished(self.root):
+                if not self._finished(self.root):
                     self.root.finish(status, None, error)
             return self.trace
+
+    def _finished(self, run: TraceWriter) -> bool:
+        """True once the run's `end` came (or the reader ended it)."""
+        return id(run) in self.ended or run.record.status != "running"
 
     def _stop_reason(self, stopped: str | None, why: str) -> tuple[str, dict[str, Any]]:
         where = self._where()
@@ -267,11 +274,6 @@ class EventReader:
         where = "before its first superstep" if last is None or last < 0 else f"after step {last}"
         running = _running_tasks(root.record)
         return where + (f", while {', '.join(running)} ran" if running else "")
-
-
-def _finished(run: TraceWriter) -> bool:
-    """True once the run's `end` came (or the reader ended it)."""
-    return run.record.status != "running"
 
 
 def _running_tasks(record: RunRecord) -> list[str]:

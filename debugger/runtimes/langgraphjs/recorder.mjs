@@ -21,6 +21,8 @@ import { describeGraph } from "./describe.mjs";
 import { answerForkRequest, withFreshSaver } from "./fork.mjs";
 import { runLive } from "./live.mjs";
 import { isMemorySaver, restoreThread, saveThread } from "./saved_thread.mjs";
+import { forkThread } from "./thread_fork.mjs";
+import { ThreadRefusal, replayThread } from "./thread_replay.mjs";
 import { arm, install } from "./patches.mjs";
 
 const CHANNEL_FILES = [
@@ -135,8 +137,10 @@ async function loadLangGraph(dir, flavor) {
     return flavor === "esm" ? import(pathToFileURL(file).href) : require(file);
   };
   await load("index"); // the package's entry first: its own module order (a dist file first can break CommonJS cycles)
-  const [loop, runner, pregel, graph, algo, constants] = await Promise.all(
-    ["pregel/loop", "pregel/runner", "pregel/index", "graph/graph", "pregel/algo", "constants"].map(load),
+  const [loop, runner, pregel, graph, algo, constants, channelBase] = await Promise.all(
+    ["pregel/loop", "pregel/runner", "pregel/index", "graph/graph", "pregel/algo", "constants", "channels/base"].map(
+      load,
+    ),
   );
   const missing = [
     [loop, "PregelLoop"],
@@ -164,6 +168,10 @@ async function loadLangGraph(dir, flavor) {
     getOverwriteValue: constants._getOverwriteValue,
     Command: constants.Command,
     MemorySaver: (await load("index")).MemorySaver,
+    // what a stored thread is rebuilt with (thread_replay.mjs): LangGraph.js's own planning and barrier
+    prepareNextTasks: algo._prepareNextTasks,
+    applyWrites: algo._applyWrites,
+    channelsFromCheckpoint: channelBase.channelsFromCheckpoint,
     channelClasses,
   };
 }
@@ -269,7 +277,7 @@ async function main() {
   const instances = flavor.ts ? ["esm", "cjs"] : [flavor.module];
   const loaded = await Promise.all(instances.map((kind) => loadLangGraph(dir, kind)));
   out.emit({ e: "hello", langgraph: version, node: process.version, pid: process.pid, module: instances.join("+") });
-  for (const lg of loaded) install(lg, out);
+  const contexts = loaded.map((lg) => install(lg, out));
   const module = await importApp(appFile, flavor);
   const picked = pickGraph(module, String(request.export ?? "graph"), appFile);
   const graph = request.fresh_saver ? withFreshSaver(picked, loaded[0]) : picked; // time travel's own copy
@@ -280,6 +288,23 @@ async function main() {
       if (module?.[key] !== undefined) lesson[key] = encode(module[key]);
     }
     out.emit({ e: "described", graph: await describeGraph(graph), module: lesson });
+    finished = true;
+    out.flush();
+    process.exit(0);
+  }
+  if (request.mode === "thread") {
+    // a checkpointer thread rebuilt step by step by LangGraph.js's own code (the app's graph never runs), or
+    // with `fork`: time travel on a local copy of it (thread_fork.mjs)
+    const { prepareNextTasks, applyWrites, channelsFromCheckpoint } = loaded[0];
+    if (!prepareNextTasks || !applyWrites || !channelsFromCheckpoint)
+      refuse("this @langchain/langgraph has no _prepareNextTasks, _applyWrites or channelsFromCheckpoint in dist/");
+    try {
+      const job = { graph: picked, lg: loaded[0], ctx: contexts[0], request, out, appFile, packageEntry };
+      await (request.fork ? forkThread(job) : replayThread(job));
+    } catch (error) {
+      if (error instanceof ThreadRefusal) refuse(error.message);
+      throw error;
+    }
     finished = true;
     out.flush();
     process.exit(0);

@@ -10,11 +10,13 @@ Live runs are `drive` -> `live.JSDrivenRun` (one long-lived node process, `live.
 `checkpointed_copy`, a `JSGraph` with a `saver_file` whose `get_state_history`/`update_state` go to node
 (`copies.py`, `fork.mjs`) and whose runs `record` records on that saver. What this runtime does not do
 (yet), each refused in words: the checks before running (they read Python code; a JS app is checked from
-its recorded run), reading LangGraph.js checkpointer threads and time travel on them.
+its recorded run). Reading a checkpointer thread (`read_thread`) and time travel on it (`fork_thread`, on a
+local SQLite copy) are `threads.py`: node rebuilds and runs them with LangGraph.js's own code.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import uuid
 from dataclasses import dataclass, field, replace
@@ -40,8 +42,11 @@ from .copies import JSResume, JSState, checkpoint_call
 from .live import JSDrivenRun
 from .process import NodeRun
 from .reader import EventReader
+from .threads import fork_js_thread, read_js_thread
 
 NAME = "langgraphjs"
+FORK_FOLDER_PREFIX = "stepscope-js-fork-"
+"""The temporary folders of time travel's copies (`checkpointed_copy`), removed by `discard_copy`."""
 DESCRIBE_TIMEOUT = 60.0
 """Seconds node may take to load an app and describe its graph (importing LangGraph.js takes about 1 s)."""
 
@@ -179,7 +184,7 @@ class LangGraphJSRuntime:
     """`--thread`/`--resume` reach the app's own saver through its config, and a `MemorySaver` thread
     outlives the node process in a file beside the run store (`saved_thread.mjs`): a run continues its
     thread, an interrupt is answered from a later process, and the app shows the thread's runs as turns.
-    (Reading a checkpointer's threads, `read_thread`, is refused in words until it is built.)"""
+    A SqliteSaver's or PostgresSaver's threads are read (`read_thread`) by LangGraph.js's own code in node."""
 
     def loads(self, spec: str) -> bool:
         """This runtime loads targets written in JavaScript (`app.mjs:graph`)."""
@@ -258,17 +263,18 @@ class LangGraphJSRuntime:
         """None: the checks before running read Python code; a LangGraph.js graph is checked from its run."""
         return None, "the checks before running read Python code; a LangGraph.js app is checked from its recorded run"
 
-    def _not_yet(self, what: str) -> TargetError:
-        return TargetError(
-            f"{what} of LangGraph.js apps is not available yet: record the run (`stepscope run app.mjs:graph`) "
-            "and step through it, or use the Python twin of a lesson."
-        )
-
     def checkpointed_copy(self, graph: Any) -> Any:
         """The app's graph on a fresh `MemorySaver` of the debugger's own, kept in a file between the node
         processes of one time travel (`copies.py`); never the app's own saver."""
-        folder = Path(tempfile.mkdtemp(prefix="stepscope-js-fork-"))
+        folder = Path(tempfile.mkdtemp(prefix=FORK_FOLDER_PREFIX))
         return replace(graph, saver_file=str(folder / "saver.json"))
+
+    def discard_copy(self, copy: Any) -> None:
+        """Removes the copy's temporary folder (its saver file), made by `checkpointed_copy`."""
+        if isinstance(copy, JSGraph) and copy.saver_file:
+            folder = Path(copy.saver_file).parent
+            if folder.name.startswith(FORK_FOLDER_PREFIX):  # only a folder `checkpointed_copy` made
+                shutil.rmtree(folder, ignore_errors=True)
 
     def resume_input(self, answer: Any) -> Any:
         """The input that answers an interrupt (node sends it as `new Command({resume: answer})`)."""
@@ -281,12 +287,12 @@ class LangGraphJSRuntime:
     def read_thread(
         self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
     ) -> Trace:
-        """Reading LangGraph.js checkpointer threads: not yet."""
-        raise self._not_yet("Reading checkpointer threads")
+        """The thread rebuilt in node by LangGraph.js's own planning and barrier (`threads.py`, `thread_replay.mjs`)."""
+        return read_js_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
 
     def fork_thread(self, fork: ThreadFork) -> Any:
-        """Time travel on a thread: not yet."""
-        raise self._not_yet("Time travel")
+        """Time travel from a checkpoint of the thread on a local SQLite copy, run by node (`threads.py`)."""
+        return fork_js_thread(fork)
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None

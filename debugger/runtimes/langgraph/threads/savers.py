@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Iterator
 from urllib.parse import quote
 
@@ -70,6 +71,10 @@ class Checkpointer:
         """(namespace, checkpoint id) of every checkpoint of a thread, oldest first, read without decoding."""
         raise NotImplementedError
 
+    def root_checkpoints(self, thread_id: str) -> list[str]:
+        """The ids of a thread's checkpoints of the root graph, oldest first, read without decoding them."""
+        return [checkpoint_id for ns, checkpoint_id in self._checkpoint_keys(thread_id) if ns == ""]
+
     def threads(self, limit: int = 200) -> list[ThreadSummary]:
         """Threads, newest first, with their root checkpoint count and last status; a thread whose newest
         checkpoint cannot be decoded is listed as damaged, with the rest."""
@@ -99,6 +104,12 @@ class Checkpointer:
     def history(self, thread_id: str) -> list[Any]:
         """Every checkpoint tuple of a thread, all namespaces (subgraphs too), oldest first. A checkpoint
         that cannot be decoded is named in one line (`CheckpointerError`), never a traceback."""
+        if self.saver is None:
+            raise CheckpointerError(
+                f"{self.label} holds LangGraph.js's PostgresSaver tables (schema migration {JS_POSTGRES_MIGRATION}): "
+                "open its threads with the JavaScript app that wrote them (`stepscope show app.mjs:graph "
+                "--checkpointer URL --thread ID`)."
+            )
         try:
             tuples = list(self.saver.list({"configurable": {"thread_id": thread_id}}))
         except DECODE_ERRORS as exc:
@@ -124,6 +135,11 @@ class Checkpointer:
                 )
         return f"thread {thread_id!r} in {self.label} has damaged data ({damaged(exc)}): it cannot be replayed."
 
+
+JS_POSTGRES_MIGRATION = 4
+"""The last schema migration of LangGraph.js's `@langchain/langgraph-checkpoint-postgres` (1.x; langgraph's
+Python saver is further on): such tables are listed here with SQL alone, and their threads are read by the
+JavaScript app's own saver in node (`debugger/runtimes/langgraphjs/threads.py`)."""
 
 DECODE_ERRORS = (ValueError, TypeError, EOFError, KeyError, AttributeError, IndexError, ImportError)
 """What langgraph's serializer (msgpack, JSON, pickle) raises on bytes that are not what it wrote: a
@@ -265,6 +281,9 @@ class PostgresCheckpointer(Checkpointer):
             )
         version = self.conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
         expected = len(PostgresSaver.MIGRATIONS) - 1
+        if version == JS_POSTGRES_MIGRATION and version != expected:
+            self.saver = None  # LangGraph.js's tables: listed with SQL here, read by the JS app's saver in node
+            return
         if version != expected:
             self.conn.close()
             raise CheckpointerError(
@@ -275,6 +294,36 @@ class PostgresCheckpointer(Checkpointer):
 
     def close(self) -> None:
         self.conn.close()
+
+    def threads(self, limit: int = 200) -> list[ThreadSummary]:
+        """As `Checkpointer.threads`; LangGraph.js's tables (no Python saver reads them) from SQL alone: the
+        newest checkpoint's metadata and the channels its pending writes went to."""
+        if self.saver is not None:
+            return super().threads(limit)
+        out = []
+        for thread_id, count, last_id in self._thread_rows(limit):
+            row = self.conn.execute(
+                "SELECT checkpoint, metadata FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
+                "AND checkpoint_id = %s",
+                (thread_id, last_id),
+            ).fetchone()
+            writes = self.conn.execute(
+                "SELECT task_id, channel FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_ns = '' "
+                "AND checkpoint_id = %s",
+                (thread_id, last_id),
+            ).fetchall()
+            checkpoint, metadata = dict(row["checkpoint"] or {}), dict(row["metadata"] or {})
+            saved = SimpleNamespace(
+                checkpoint={**checkpoint, "channel_values": {}},
+                metadata=metadata,
+                pending_writes=[(w["task_id"], w["channel"], None) for w in writes],
+            )
+            status, pending = tuple_status(saved)
+            step = int(metadata.get("step", -1))
+            out.append(
+                ThreadSummary(str(thread_id), int(count), last_id, str(checkpoint.get("ts", "")), step, status, pending)
+            )
+        return out
 
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
         rows = self.conn.execute(
