@@ -254,7 +254,7 @@ def test_the_live_page_has_its_own_url_and_sidebar_and_a_new_session_shows_that_
     _save(again, "links-06-live-same-url")
     assert len(RunStore(e2e_db).list(limit=1000)) == stored_before, "a new session recorded a run"
 
-    other.get_by_role("button", name=re.compile("Stop")).click()  # one run, seen from two sessions
+    other.get_by_role("button", name="⏹ Stop", exact=True).click()  # one run, seen from two sessions
     again.idle()
     expect(other.get_by_role("heading", name="The run is over")).to_be_visible()
 

@@ -203,7 +203,7 @@ def test_stop_keeps_a_stored_run_that_reopens(page, tmp_path, e2e_db, shot) -> N
     path = graph_file(tmp_path, slow=30)
     start(page, path)
     expect(node(page, "slow")).to_have_class(re.compile(r"\brunning\b"), timeout=15_000)
-    page.get_by_role("button", name=re.compile("Stop")).click()
+    page.get_by_role("button", name="⏹ Stop", exact=True).click()
     expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=5_000)
     expect(main(page).locator('[data-testid="stAlert"]').first).to_contain_text("stopped")
     expect(page.get_by_text(re.compile("still running: slow"))).to_be_visible()

@@ -226,7 +226,7 @@ def build_err_node_schema_gives_a_plain_key_a_reducer(lg):
     return Built(b, {"x": 0})
 
 
-@case()
+@case(expect={"result": {"x": 13}})
 def build_node_schema_with_a_plain_key_keeps_the_states_reducer(lg):
     """A node's input schema may declare the state's reducer key as plain: the state's reducer stays."""
 
