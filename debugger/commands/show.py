@@ -25,7 +25,7 @@ def add_to(commands: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     """Prints every reducer call of the run (a file, a stored run or a checkpointer thread)."""
-    thread = thread_from_args(args, args.trace)
+    thread = thread_from_args(args, args.trace, from_step=args.step)  # a thread's step N: only N on are decoded
     trace = thread[0] if thread else load_trace(args.trace, args.db)
     replay = Replay(trace)
     steps = [s for s in trace.steps if args.step is None or s.step == args.step]

@@ -279,7 +279,15 @@ class LangGraphJSRuntime:
         return None
 
     def read_thread(
-        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+        self,
+        checkpointer: Any,
+        thread_id: str,
+        graph: Any,
+        *,
+        checkpoint_id: str | None = None,
+        target: str = "",
+        newest: int | None = None,
+        from_step: int | None = None,
     ) -> Trace:
         """Reading LangGraph.js checkpointer threads: not yet."""
         raise self._not_yet("Reading checkpointer threads")

@@ -38,7 +38,7 @@ from engine.codec import encode
 from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .message_ids import adopt_stored_ids
-from .savers import Checkpointer, CheckpointerError
+from .savers import Checkpointer, CheckpointerError, CheckpointKey, DamagedCheckpoint
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -69,34 +69,54 @@ def _values_equal(a: Any, b: Any) -> bool:
 
 
 class ThreadReader:
-    """Rebuilds one thread's runs (the root graph and its subgraphs' namespaces) from checkpoint tuples."""
+    """Rebuilds one thread's runs (the root graph and its subgraphs' namespaces) from its checkpoints,
+    decoding a checkpoint only when a run reaches it (or all at once, given `loaded`)."""
 
-    def __init__(self, checkpointer: Checkpointer, tuples: list[Any], thread_id: str, target: str) -> None:
+    def __init__(
+        self,
+        checkpointer: Checkpointer,
+        keys: list[CheckpointKey],
+        thread_id: str,
+        target: str,
+        loaded: dict[tuple[str, str], Any] | None = None,
+    ) -> None:
+        self.checkpointer = checkpointer
         self.saver = checkpointer.saver
         self.thread_id = thread_id
         self.target = target
-        self.by_ns: dict[str, dict[str, Any]] = {}
-        for saved in tuples:
-            conf = saved.config["configurable"]
-            self.by_ns.setdefault(conf.get("checkpoint_ns", ""), {})[conf["checkpoint_id"]] = saved
+        self.parents: dict[str, dict[str, str | None]] = {}
+        """Per namespace, each checkpoint id's parent id: the thread's shape, nothing decoded."""
+        for key in keys:
+            self.parents.setdefault(key.ns, {})[key.checkpoint_id] = key.parent_id
+        self.loaded = dict(loaded or {})
 
-    def lineage(self, ns: str, head: str | None = None) -> list[Any]:
-        """The checkpoints from the first to `head` (default: the newest), following parent links."""
-        saved_by_id = self.by_ns.get(ns, {})
-        if not saved_by_id:
+    def saved(self, ns: str, checkpoint_id: str) -> Any:
+        """The checkpoint tuple (or `DamagedCheckpoint`), decoded the first time it is asked for."""
+        where = (ns, checkpoint_id)
+        if where not in self.loaded:
+            parent = self.parents.get(ns, {}).get(checkpoint_id)
+            self.loaded[where] = self.checkpointer.read(self.thread_id, CheckpointKey(ns, checkpoint_id, parent))
+        return self.loaded[where]
+
+    def lineage(self, ns: str, head: str | None = None, newest: int | None = None) -> list[Any]:
+        """The checkpoints from the first to `head` (default: the newest), following parent links; with
+        `newest`, only the last `newest + 1` of them (the newest steps and the state before them)."""
+        parents = self.parents.get(ns, {})
+        if not parents:
             return []
         if head is None:
-            head = max(saved_by_id)
-        elif head not in saved_by_id:
+            head = max(parents)
+        elif head not in parents:
             raise CheckpointerError(f"no checkpoint {head!r} in thread {self.thread_id!r}.")
-        chain = []
-        current = saved_by_id.get(head)
-        while current is not None:
-            chain.append(current)
-            parent = (current.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            current = saved_by_id.get(parent) if parent else None
-        chain.reverse()
-        return chain
+        ids: list[str] = []
+        current: str | None = head
+        while current is not None and current in parents:
+            ids.append(current)
+            current = parents[current]
+        ids.reverse()
+        if newest is not None:
+            ids = ids[-(newest + 1) :]
+        return [self.saved(ns, checkpoint_id) for checkpoint_id in ids]
 
     def read_run(
         self,
@@ -106,11 +126,15 @@ class ThreadReader:
         parent_task: TaskRecord | None = None,
         run_id: str = "",
         parent_writer: TraceWriter | None = None,
+        newest: int | None = None,
     ) -> RunRecord | None:
-        """Rebuilds the run of namespace `ns` from its checkpoints up to `head` (a subgraph: in `parent_task`)."""
+        """Rebuilds the run of namespace `ns` from its checkpoints up to `head` (a subgraph: in `parent_task`);
+        with `newest`, its last `newest` steps only, from the state the checkpoint before them stored."""
         from langgraph.pregel._checkpoint import channels_from_checkpoint
 
-        chain = self.lineage("|".join(ns), head)
+        chain = self.lineage("|".join(ns), head, newest)
+        while chain and isinstance(chain[0], DamagedCheckpoint):  # start at the first checkpoint that decodes
+            chain = chain[1:]
         if not chain:
             return None
         first = chain[0]
@@ -138,13 +162,18 @@ class ThreadReader:
         )
         run.commit(int(first.metadata.get("step", -1)), first)
         for parent, child in zip(chain, chain[1:]):
-            run.step_between(parent, child)
+            if isinstance(child, DamagedCheckpoint):
+                run.damaged_step(parent, child)
+            elif isinstance(parent, DamagedCheckpoint):
+                run.commit(int(child.metadata.get("step", -1)), child)  # the state again from the next that decodes
+            else:
+                run.step_between(parent, child)
         last = chain[-1].config["configurable"]["checkpoint_id"]
-        later = any(
-            (t.parent_config or {}).get("configurable", {}).get("checkpoint_id") == last
-            for t in self.by_ns.get("|".join(ns), {}).values()
-        )
-        run.finish(chain[-1], stop_here=later)
+        later = last in self.parents.get("|".join(ns), {}).values()
+        if isinstance(chain[-1], DamagedCheckpoint):
+            run.writer.finish("error", run.output(), DamagedData(chain[-1].reason))
+        else:
+            run.finish(chain[-1], stop_here=later)
         return record
 
 
@@ -164,6 +193,16 @@ class _Run:
         self.managed: Any = None
         self.unknown: dict[str, Any] = {}
         """Versions of stored channels the graph does not have, as last reported."""
+        self.last_step = -1
+        """The step of the last checkpoint committed (a damaged one has no step of its own)."""
+
+    def output(self) -> dict[str, Any]:
+        """The carried values of the graph's output keys that are set."""
+        return {
+            k: self.value(k)
+            for k in _output_keys(self.graph)
+            if k in self.channels and self.value(k) is not ENGINE_MISSING
+        }
 
     def value(self, key: str) -> Any:
         """The carried value of state key `key` (MISSING when empty)."""
@@ -217,7 +256,7 @@ class _Run:
             record = plan_task(self.writer, step, task, versions, seen_all.get(task.name, {}))
             sub = self.subgraphs.get(task.name)
             child_ns = (*self.ns, f"{task.name}:{task.id}")
-            if sub is not None and "|".join(child_ns) in self.reader.by_ns:
+            if sub is not None and "|".join(child_ns) in self.reader.parents:
                 self.reader.read_run(child_ns, sub, parent_task=record, parent_writer=self.writer)
             if task.writes or task.error is not None:
                 self.writer.task_done(record, writes=task.writes, error=task.error)
@@ -255,13 +294,52 @@ class _Run:
             ran = adopt_stored_ids(
                 [t for t in tasks if t.writes], self.keys, before, child.checkpoint.get("channel_values", {})
             )
+            refused = None
             try:
                 self.apply(step, checkpoint, ran)
-            except Exception:  # the app's run merged these writes (its child checkpoint exists): the
-                pass  # graph given must differ; the commit below records every key that differs
+            except Exception as exc:  # the app's run merged these writes (its child checkpoint exists)
+                refused = exc
+            self._refused_merge(step, refused)
         # a new input (source "input") is a step without tasks, as the live recorder records it: the
         # input reaches the state through the `__start__` task of the next step
         self.commit(step, child)
+        record = self.writer.step
+        if record is not None and any(m.get("damaged") for m in record.mismatches):  # the damage explains them
+            record.mismatches = [m for m in record.mismatches if m.get("damaged")]
+
+    def _refused_merge(self, step: int, refused: BaseException | None) -> None:
+        """Writes that the app merged (the next checkpoint exists) but the graph's reducers refuse now are
+        damaged data (a corrupt write blob decodes to something else, such as 0) or a graph that is not the
+        app's: the step says so, and the refused calls are taken out, so they never read as the app's bug."""
+        record = self.writer.step
+        if record is None or record.step != step:
+            return
+        bad = [c for c in record.reducer_calls if c.error is not None]
+        if refused is None and not bad:
+            return
+        record.reducer_calls = [c for c in record.reducer_calls if c.error is None]
+        what = "; ".join(f"{c.writer_name} wrote {short_value(c.write)} to {c.channel!r}" for c in bad)
+        cause = refused or (bad[0].error or {}).get("message", "")
+        self.writer.mark_damaged(
+            record,
+            f"the writes stored for step {step} cannot be merged, though the app merged them (its next checkpoint "
+            f"exists): damaged data, not an app bug ({what or type(cause).__name__}: {_first_line(cause)}), "
+            "or the graph given is not the version that wrote the thread",
+        )
+
+    def damaged_step(self, parent: Any, child: DamagedCheckpoint) -> None:
+        """A checkpoint whose bytes cannot be decoded: a step that says so, with its address; the run goes
+        on from the next checkpoint that decodes (its stored values are the state from there)."""
+        step = self.last_step + 1
+        record = self.writer.open_step(step)
+        checkpoint_id = child.config["configurable"]["checkpoint_id"]
+        self.writer.mark_damaged(
+            record,
+            f"checkpoint {checkpoint_id} is damaged data, not an app bug ({child.reason}): the bytes the saver "
+            "stored cannot be decoded, so this step cannot be replayed; the steps around it can",
+        )
+        self.writer.checkpoint(step, child.config, child.parent_config)
+        self.last_step = step
 
     def commit(self, step: int, saved: Any) -> None:
         """Commits `saved`'s stored values: the carried value where it is the same, the stored one
@@ -291,6 +369,7 @@ class _Run:
                 self.unknown[key] = version
                 self.writer.add_mismatch(record, key, ENGINE_MISSING, stored.get(key, ENGINE_MISSING))
         self.writer.checkpoint(step, saved.config, saved.parent_config)
+        self.last_step = step
 
     def _restore_control(self, stored: dict[str, Any]) -> None:
         """Edge and Send channels follow the stored checkpoint: they are not state, and their stored
@@ -399,29 +478,59 @@ def _task_outcome(writes: list[tuple[str, Any]]) -> tuple[BaseException | None, 
     return None, []
 
 
+class DamagedData(Exception):
+    """The thread's newest checkpoint cannot be decoded: how the rebuilt run ends."""
+
+
+def _first_line(exc: Any) -> str:
+    return str(exc).splitlines()[0] if str(exc) else ""
+
+
+def short_value(encoded: Any) -> str:
+    """A recorded (encoded) write in a few characters, for a damage report."""
+    text = repr(encoded)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def _output_keys(graph: Any) -> list[str]:
     keys = graph.output_channels
     return [keys] if isinstance(keys, str) else list(keys)
 
 
 def read_thread(
-    checkpointer: Checkpointer, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+    checkpointer: Checkpointer,
+    thread_id: str,
+    graph: Any,
+    *,
+    checkpoint_id: str | None = None,
+    target: str = "",
+    newest: int | None = None,
+    from_step: int | None = None,
 ) -> Trace:
     """The thread `thread_id` of `checkpointer`, rebuilt with the app's `graph` (a langgraph compiled
-    graph), up to `checkpoint_id` (default: its newest checkpoint)."""
-    tuples = checkpointer.history(thread_id)
-    roots = [
-        t.config["configurable"]["checkpoint_id"]
-        for t in tuples
-        if t.config["configurable"].get("checkpoint_ns", "") == ""
-    ]
+    graph), up to `checkpoint_id` (default: its newest checkpoint). With `newest`, only its last `newest`
+    steps are decoded and rebuilt (the first view of a long thread); with `from_step`, the steps from that
+    one on (`show --step N`). Without either, the whole thread, each stored value decoded once where the
+    backend allows (`Checkpointer.preload`)."""
+    keys = checkpointer.keys(thread_id)
+    roots = [k.checkpoint_id for k in keys if k.ns == ""]
     if not roots:
         raise CheckpointerError(f"thread {thread_id!r} has no checkpoint of the root graph.")
     head = checkpoint_id or max(roots)
-    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}").hex
-    reader = ThreadReader(checkpointer, tuples, thread_id, target or f"thread {thread_id}")
+    window = newest is not None or from_step is not None
+    reader = ThreadReader(
+        checkpointer,
+        keys,
+        thread_id,
+        target or f"thread {thread_id}",
+        None if window else checkpointer.preload(thread_id, keys),
+    )
+    if from_step is not None:
+        newest = _steps_since(reader, head, from_step)
+    shown = "" if newest is None else f"#last{newest}"
+    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}{shown}").hex
     try:
-        trace = reader.read_run((), graph, head, run_id=run_id)
+        trace = reader.read_run((), graph, head, run_id=run_id, newest=newest)
     except CheckpointerError:
         raise
     except Exception as exc:  # langgraph refusing this graph on these checkpoints: name both, never a traceback
@@ -431,3 +540,12 @@ def read_thread(
         ) from None
     assert isinstance(trace, Trace)
     return trace
+
+
+def _steps_since(reader: ThreadReader, head: str, step: int) -> int | None:
+    """How many of the newest steps reach back to `step`: the root steps are numbered one per checkpoint
+    along the lineage, so the head's step says it (None, the whole thread, when the head cannot tell)."""
+    saved = reader.saved("", head)
+    if isinstance(saved, DamagedCheckpoint):
+        return None
+    return max(1, int(saved.metadata.get("step", -1)) - step + 1)

@@ -7,19 +7,25 @@ database level, never by convention: SQLite is opened with `mode=ro`, PostgreSQL
 `default_transaction_read_only=on`. The savers' `setup()` (which creates tables and migrates) is never
 called; instead the schema is checked, and a database that is not a checkpointer's gets a clear refusal.
 
-Listing threads is one aggregate query (the savers have no "list threads" call); everything else goes
-through `saver.list()` / `saver.get_tuple()`.
+Listing threads is one aggregate query (the savers have no "list threads" call), and so is a thread's
+index (`keys`: every checkpoint's namespace, id and parent, nothing decoded), so a reader decodes only the
+checkpoints it shows (`read`, through `saver.get_tuple()`). Reading a whole thread (`read_all`) on
+PostgreSQL decodes each stored blob and write once, through read-only queries of the saver's own tables
+(`pg_tables.py`); on SQLite, whose rows each hold a whole checkpoint, it costs what `saver.list()` costs.
+A checkpoint whose bytes cannot be decoded comes back as a `DamagedCheckpoint`, never a traceback.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
 
 from debugger.stores.urls import BadURL, checked_postgres_url, is_postgres_url, masked
+
+from .pg_tables import layout_problem, read_thread_tables
 
 
 class CheckpointerError(Exception):
@@ -44,6 +50,26 @@ class ThreadSummary:
     next: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class CheckpointKey:
+    """Where one stored checkpoint sits in its thread, read without decoding it."""
+
+    ns: str
+    checkpoint_id: str
+    parent_id: str | None
+
+
+@dataclass
+class DamagedCheckpoint:
+    """Stands in for a checkpoint whose stored bytes cannot be decoded: where it sits, and why."""
+
+    config: dict[str, Any]
+    parent_config: dict[str, Any] | None
+    reason: str
+    """`damaged(exc)`: the decoder's complaint in words."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
 class Checkpointer:
     """A read-only view of one checkpointer database. Use as a context manager, or call `close()`."""
 
@@ -66,9 +92,39 @@ class Checkpointer:
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
         raise NotImplementedError
 
+    def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
+        """(namespace, checkpoint id, parent id) of every checkpoint of a thread, oldest first."""
+        raise NotImplementedError
+
     def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
         """(namespace, checkpoint id) of every checkpoint of a thread, oldest first, read without decoding."""
-        raise NotImplementedError
+        return [(ns, checkpoint_id) for ns, checkpoint_id, _ in self._key_rows(thread_id)]
+
+    def keys(self, thread_id: str) -> list[CheckpointKey]:
+        """Every checkpoint of a thread (all namespaces), oldest first, nothing decoded; refused in one line
+        for a thread that does not exist."""
+        keys = [CheckpointKey(ns, checkpoint_id, parent) for ns, checkpoint_id, parent in self._key_rows(thread_id)]
+        if not keys:
+            raise CheckpointerError(
+                f"no thread {thread_id!r} in {self.label}; `stepscope threads --checkpointer {self.label}` lists them."
+            )
+        return keys
+
+    def read(self, thread_id: str, key: CheckpointKey) -> Any:
+        """One checkpoint tuple, decoded by the saver, or a `DamagedCheckpoint` when its bytes cannot be."""
+        try:
+            saved = self.saver.get_tuple(_config(thread_id, key.checkpoint_id, key.ns))
+        except DECODE_ERRORS as exc:
+            return damaged_at(thread_id, key, damaged(exc))
+        if saved is None:  # deleted since the index was read
+            return damaged_at(thread_id, key, "damaged checkpoint: it is gone from the checkpointer")
+        return saved
+
+    def preload(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """The checkpoints of `keys` (by (ns, id); a `DamagedCheckpoint` where one cannot be decoded) that
+        reading the whole thread at once decodes for less than `read` one at a time; {} where it costs
+        the same (SQLite stores each checkpoint whole, so there `read` decodes each once, when needed)."""
+        return {}
 
     def threads(self, limit: int = 200) -> list[ThreadSummary]:
         """Threads, newest first, with their root checkpoint count and last status; a thread whose newest
@@ -133,6 +189,12 @@ damaged blob, a truncated row. Caught only around decoding a checkpoint."""
 def damaged(exc: BaseException) -> str:
     """A decoding failure in words, for a thread's status or a refusal."""
     return f"damaged checkpoint: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+
+
+def damaged_at(thread_id: str, key: CheckpointKey, reason: str) -> DamagedCheckpoint:
+    """The stand-in for checkpoint `key` of `thread_id`, which cannot be decoded for `reason`."""
+    parent = _config(thread_id, key.parent_id, key.ns) if key.parent_id else None
+    return DamagedCheckpoint(_config(thread_id, key.checkpoint_id, key.ns), parent, reason)
 
 
 def _config(thread_id: str, checkpoint_id: str, ns: str = "") -> dict[str, Any]:
@@ -202,10 +264,11 @@ class SqliteCheckpointer(Checkpointer):
     def close(self) -> None:
         self.conn.close()
 
-    def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
+    def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
         return list(
             self.conn.execute(
-                "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id",
+                "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? "
+                "ORDER BY checkpoint_id",
                 (thread_id,),
             )
         )
@@ -271,6 +334,8 @@ class PostgresCheckpointer(Checkpointer):
                 f"{self.label}'s checkpointer schema is at migration {version}; this langgraph-checkpoint-postgres "
                 f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses."
             )
+        self.layout = layout_problem(self.conn, version)
+        """Why our own queries of the saver's tables cannot run here (`pg_tables.py`), or None."""
         self.saver = PostgresSaver(self.conn)
 
     def close(self) -> None:
@@ -284,12 +349,33 @@ class PostgresCheckpointer(Checkpointer):
         ).fetchall()
         return [(r["thread_id"], r["n"], r["last"]) for r in rows]
 
-    def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
+    def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
         rows = self.conn.execute(
-            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = %s ORDER BY checkpoint_id",
+            "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = %s "
+            "ORDER BY checkpoint_id",
             (thread_id,),
         ).fetchall()
-        return [(r["checkpoint_ns"], r["checkpoint_id"]) for r in rows]
+        return [(r["checkpoint_ns"], r["checkpoint_id"], r["parent_checkpoint_id"]) for r in rows]
+
+    def preload(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """The whole thread in three read-only queries of the saver's tables, each blob and write decoded once;
+        a layout those queries were not written for is refused by name."""
+        if self.layout:
+            raise CheckpointerError(
+                f"{self.label} cannot be read whole: {self.layout}. Install the langgraph-checkpoint-postgres "
+                "version StepScope names in its requirements, or open the thread's newest steps only."
+            )
+        found = read_thread_tables(self.conn, self.saver.serde, thread_id, DECODE_ERRORS)
+        out = {}
+        for key in keys:
+            saved = found.get((key.ns, key.checkpoint_id))
+            if saved is None:  # an older checkpoint format, or written since: the saver reads (and migrates) it
+                out[(key.ns, key.checkpoint_id)] = self.read(thread_id, key)
+            elif isinstance(saved, BaseException):
+                out[(key.ns, key.checkpoint_id)] = damaged_at(thread_id, key, damaged(saved))
+            else:
+                out[(key.ns, key.checkpoint_id)] = saved
+        return out
 
 
 def open_checkpointer(url: str) -> Checkpointer:
