@@ -6,8 +6,11 @@ started here in a temporary folder, as the tests do). For each backend it prints
 
 - read: `saver.list()` of the whole thread through langgraph's saver (what any reader pays),
 - history: langgraph's own `get_state_history` (what a user would otherwise call),
-- open: `read_thread`, StepScope's rebuild of every superstep with every reducer call checked,
-- the ratios open / read and open / history.
+- first view: what the app opens a thread with (its newest `FIRST_VIEW_STEPS` steps rebuilt, the
+  checkpointer opened and closed), and `show --step N` of the thread's middle step (steps N on),
+- rebuild: `read_thread` of the whole thread (what `diagnose` needs), every reducer call checked,
+- the ratios rebuild / read and rebuild / history (goals: first view under 1 s; rebuild at most 0.3x
+  history on PostgreSQL, at most 1.0x on SQLite).
 
 Also the threads listing (`stepscope threads`) over that database. Best of `--repeat` runs.
 
@@ -16,6 +19,7 @@ a thread whose state grows each step costs langgraph's savers time quadratic in 
 """
 
 import argparse
+import os
 import sqlite3
 import sys
 import tempfile
@@ -65,6 +69,7 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
+    from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
     from debugger.runtimes.langgraph.threads.rebuild import read_thread
     from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 
@@ -85,15 +90,27 @@ def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> 
         with open_checkpointer(url) as checkpointer:
             trace = read_thread(checkpointer, "long", graph)
         assert trace.status == "done" and not any(s.mismatches for s in trace.steps)
+        assert len(trace.steps) == stored, (len(trace.steps), stored)
+
+    def first_view() -> None:
+        with open_checkpointer(url) as checkpointer:
+            trace = read_thread(checkpointer, "long", graph, newest=FIRST_VIEW_STEPS)
+        assert trace.status == "done" and len(trace.steps) == FIRST_VIEW_STEPS + 1
+
+    def show_middle() -> None:
+        with open_checkpointer(url) as checkpointer:
+            trace = read_thread(checkpointer, "long", graph, from_step=stored // 2)
+        assert trace.steps[1].step == stored // 2 and trace.status == "done"
 
     def listing() -> None:
         with open_checkpointer(url) as checkpointer:
             checkpointer.threads()
 
+    t_first, t_middle = best(first_view, repeat), best(show_middle, repeat)
     t_read, t_history, t_open, t_list = (best(f, repeat) for f in (read, history, open_thread, listing))
     print(
-        f"{label:<11} {stored:>11} {t_read:>8.2f} s {t_history:>9.2f} s {t_open:>8.2f} s "
-        f"{t_open / t_read:>10.1f}x {t_open / t_history:>13.1f}x {t_list * 1000:>10.1f} ms"
+        f"{label:<11} {stored:>11} {t_first:>8.2f} s {t_middle:>8.2f} s {t_read:>8.2f} s {t_history:>9.2f} s "
+        f"{t_open:>8.2f} s {t_open / t_read:>11.2f}x {t_open / t_history:>14.2f}x {t_list * 1000:>10.1f} ms"
     )
 
 
@@ -109,10 +126,11 @@ def main() -> None:
     from postgres_server import PostgresServer
     from psycopg.rows import dict_row
 
-    print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat})")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat}; load average {load})")
     print(
-        f"{'backend':<11} {'checkpoints':>11} {'read':>10} {'history':>11} {'open':>10} "
-        f"{'open/read':>11} {'open/history':>14} {'threads':>13}"
+        f"{'backend':<11} {'checkpoints':>11} {'first view':>10} {'show mid':>10} {'read':>10} {'history':>11} "
+        f"{'rebuild':>10} {'rebuild/read':>12} {'rebuild/history':>15} {'threads':>13}"
     )
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "app.sqlite")

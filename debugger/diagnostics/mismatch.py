@@ -4,9 +4,9 @@ The live langgraph recorder and a thread read from a checkpointer both fold each
 the graph's reducers and compare the result with what langgraph committed (or the checkpoint stored).
 A difference means the record cannot be trusted there: the graph given is not the one that ran the
 thread (code changed since), a reducer is not deterministic or has side effects, or a node changed
-the state in place. It is always reported, as an error, with both values. A mismatch with `damaged` set is not about a key:
-the step's stored data (a checkpoint or a write) is corrupt, which is reported as damaged data, never as
-a bug of the app's.
+the state in place. It is always reported, as an error, with both values. A mismatch with `damaged` set
+is not about a key: the step's stored data (a checkpoint or a write) is corrupt, which is reported as
+damaged data, never as a bug of the app's.
 """
 
 from __future__ import annotations

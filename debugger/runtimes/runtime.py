@@ -50,8 +50,8 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target, newest, from_step) -> Trace` a thread of
   the app's checkpointer (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a
   Trace with the app's graph, up to `checkpoint_id` (default: the newest), only its last `newest` steps or the
-  steps from `from_step` on when given (a long thread's first view reads only what it shows); `fork_thread(fork: ThreadFork) ->
-  debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
+  steps from `from_step` on when given (a long thread's first view reads only what it shows);
+  `fork_thread(fork: ThreadFork) -> debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
   from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
   `debugger.runtimes.langgraph.threads.open.App`.
 - `drive(graph, graph_input, config, *, target, hooks=None) -> DrivenRun`: a run the live controller

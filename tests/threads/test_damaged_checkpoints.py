@@ -13,7 +13,7 @@ from apps import drive, fan_out_app
 from debugger.cli import main
 from debugger.diagnostics import diagnose
 from debugger.runtimes.langgraph.threads.rebuild import read_thread
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
+from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 
 
 @pytest.fixture

@@ -38,7 +38,8 @@ from engine.codec import encode
 from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .message_ids import adopt_stored_ids
-from .savers import Checkpointer, CheckpointerError, CheckpointKey, DamagedCheckpoint
+from .savers import Checkpointer, CheckpointerError
+from .tables import CheckpointKey, DamagedCheckpoint
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 

@@ -18,14 +18,27 @@ A checkpoint whose bytes cannot be decoded comes back as a `DamagedCheckpoint`, 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
 
 from debugger.stores.urls import BadURL, checked_postgres_url, is_postgres_url, masked
 
-from .pg_tables import layout_problem, read_thread_tables
+from .tables import (
+    DECODE_ERRORS,
+    CheckpointKey,
+    SharedDecoder,
+    checkpoint_config,
+    damaged,
+    damaged_at,
+    decoded_by_key,
+    postgres_checkpoints,
+    postgres_layout_problem,
+    sqlite_checkpoint,
+    sqlite_layout_problem,
+    sqlite_thread,
+)
 
 
 class CheckpointerError(Exception):
@@ -48,26 +61,6 @@ class ThreadSummary:
     `paused` (tasks planned and not run: a breakpoint, a recursion limit, or a process that stopped),
     `stopped in step N` (writes stored but no checkpoint after them: a merge that failed, or a crash)."""
     next: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class CheckpointKey:
-    """Where one stored checkpoint sits in its thread, read without decoding it."""
-
-    ns: str
-    checkpoint_id: str
-    parent_id: str | None
-
-
-@dataclass
-class DamagedCheckpoint:
-    """Stands in for a checkpoint whose stored bytes cannot be decoded: where it sits, and why."""
-
-    config: dict[str, Any]
-    parent_config: dict[str, Any] | None
-    reason: str
-    """`damaged(exc)`: the decoder's complaint in words."""
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 class Checkpointer:
@@ -110,10 +103,14 @@ class Checkpointer:
             )
         return keys
 
+    def _decode(self, thread_id: str, key: CheckpointKey) -> Any:
+        """One checkpoint tuple (None when it is not there); decoding errors raise."""
+        return self.saver.get_tuple(checkpoint_config(thread_id, key.checkpoint_id, key.ns))
+
     def read(self, thread_id: str, key: CheckpointKey) -> Any:
-        """One checkpoint tuple, decoded by the saver, or a `DamagedCheckpoint` when its bytes cannot be."""
+        """One checkpoint tuple, or a `DamagedCheckpoint` when its bytes cannot be decoded."""
         try:
-            saved = self.saver.get_tuple(_config(thread_id, key.checkpoint_id, key.ns))
+            saved = self._decode(thread_id, key)
         except DECODE_ERRORS as exc:
             return damaged_at(thread_id, key, damaged(exc))
         if saved is None:  # deleted since the index was read
@@ -132,7 +129,7 @@ class Checkpointer:
         out = []
         for thread_id, count, last_id in self._thread_rows(limit):
             try:
-                latest = self.saver.get_tuple(_config(thread_id, last_id))
+                latest = self.saver.get_tuple(checkpoint_config(thread_id, last_id))
                 if latest is None:
                     continue
                 status, pending = tuple_status(latest)
@@ -170,7 +167,7 @@ class Checkpointer:
         """Which checkpoint of the thread is damaged, found by decoding them one at a time."""
         for ns, checkpoint_id in self._checkpoint_keys(thread_id):
             try:
-                self.saver.get_tuple(_config(thread_id, checkpoint_id, ns))
+                self.saver.get_tuple(checkpoint_config(thread_id, checkpoint_id, ns))
             except DECODE_ERRORS as found:
                 where = f" (subgraph {ns})" if ns else ""
                 return (
@@ -179,26 +176,6 @@ class Checkpointer:
                     "thread cannot be replayed. `stepscope threads` lists the other threads."
                 )
         return f"thread {thread_id!r} in {self.label} has damaged data ({damaged(exc)}): it cannot be replayed."
-
-
-DECODE_ERRORS = (ValueError, TypeError, EOFError, KeyError, AttributeError, IndexError, ImportError)
-"""What langgraph's serializer (msgpack, JSON, pickle) raises on bytes that are not what it wrote: a
-damaged blob, a truncated row. Caught only around decoding a checkpoint."""
-
-
-def damaged(exc: BaseException) -> str:
-    """A decoding failure in words, for a thread's status or a refusal."""
-    return f"damaged checkpoint: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
-
-
-def damaged_at(thread_id: str, key: CheckpointKey, reason: str) -> DamagedCheckpoint:
-    """The stand-in for checkpoint `key` of `thread_id`, which cannot be decoded for `reason`."""
-    parent = _config(thread_id, key.parent_id, key.ns) if key.parent_id else None
-    return DamagedCheckpoint(_config(thread_id, key.checkpoint_id, key.ns), parent, reason)
-
-
-def _config(thread_id: str, checkpoint_id: str, ns: str = "") -> dict[str, Any]:
-    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
 
 
 def tuple_status(saved: Any) -> tuple[str, tuple[str, ...]]:
@@ -260,9 +237,28 @@ class SqliteCheckpointer(Checkpointer):
         columns = {r[1] for r in self.conn.execute("PRAGMA table_info(writes)")}
         saver._has_task_path = "task_path" in columns
         self.saver = saver
+        layout = sqlite_layout_problem(self.conn)
+        if layout:
+            self.conn.close()
+            raise CheckpointerError(
+                f"{path} is a SqliteSaver database of a layout StepScope does not read ({layout}). Install the "
+                "langgraph-checkpoint-sqlite version StepScope names in its requirements."
+            )
+        self.decoder = SharedDecoder(saver.serde)
 
     def close(self) -> None:
         self.conn.close()
+
+    def _decode(self, thread_id: str, key: CheckpointKey) -> Any:
+        return sqlite_checkpoint(
+            self.conn, self.decoder, self.saver._has_task_path, thread_id, key.ns, key.checkpoint_id
+        )
+
+    def preload(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """The whole thread in two read-only queries, oldest first, each checkpoint decoded once with what
+        earlier ones stored shared (`tables.SharedDecoder`)."""
+        found = sqlite_thread(self.conn, self.decoder, self.saver._has_task_path, thread_id, DECODE_ERRORS)
+        return decoded_by_key(thread_id, keys, found, self.read)
 
     def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
         return list(
@@ -334,9 +330,10 @@ class PostgresCheckpointer(Checkpointer):
                 f"{self.label}'s checkpointer schema is at migration {version}; this langgraph-checkpoint-postgres "
                 f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses."
             )
-        self.layout = layout_problem(self.conn, version)
-        """Why our own queries of the saver's tables cannot run here (`pg_tables.py`), or None."""
+        self.layout = postgres_layout_problem(self.conn, version)
+        """Why our own queries of the saver's tables cannot run here (`tables.py`), or None."""
         self.saver = PostgresSaver(self.conn)
+        self.decoder = SharedDecoder(self.saver.serde)
 
     def close(self) -> None:
         self.conn.close()
@@ -357,6 +354,16 @@ class PostgresCheckpointer(Checkpointer):
         ).fetchall()
         return [(r["checkpoint_ns"], r["checkpoint_id"], r["parent_checkpoint_id"]) for r in rows]
 
+    def _decode(self, thread_id: str, key: CheckpointKey) -> Any:
+        """One checkpoint in three read-only queries of the saver's tables (through the saver where their
+        layout is not one `tables.py` knows, or for a checkpoint of an older format)."""
+        if not self.layout:
+            found = postgres_checkpoints(self.conn, self.decoder, thread_id, (), (key.ns, key.checkpoint_id))
+            saved = found.get((key.ns, key.checkpoint_id))
+            if saved is not None:
+                return saved
+        return super()._decode(thread_id, key)
+
     def preload(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
         """The whole thread in three read-only queries of the saver's tables, each blob and write decoded once;
         a layout those queries were not written for is refused by name."""
@@ -365,17 +372,8 @@ class PostgresCheckpointer(Checkpointer):
                 f"{self.label} cannot be read whole: {self.layout}. Install the langgraph-checkpoint-postgres "
                 "version StepScope names in its requirements, or open the thread's newest steps only."
             )
-        found = read_thread_tables(self.conn, self.saver.serde, thread_id, DECODE_ERRORS)
-        out = {}
-        for key in keys:
-            saved = found.get((key.ns, key.checkpoint_id))
-            if saved is None:  # an older checkpoint format, or written since: the saver reads (and migrates) it
-                out[(key.ns, key.checkpoint_id)] = self.read(thread_id, key)
-            elif isinstance(saved, BaseException):
-                out[(key.ns, key.checkpoint_id)] = damaged_at(thread_id, key, damaged(saved))
-            else:
-                out[(key.ns, key.checkpoint_id)] = saved
-        return out
+        found = postgres_checkpoints(self.conn, self.decoder, thread_id, DECODE_ERRORS)
+        return decoded_by_key(thread_id, keys, found, self.read)
 
 
 def open_checkpointer(url: str) -> Checkpointer:
