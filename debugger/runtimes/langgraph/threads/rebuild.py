@@ -356,7 +356,11 @@ class _Run:
             if mine is ENGINE_MISSING and theirs is ENGINE_MISSING:
                 committed[key] = ENGINE_MISSING
             elif mine is not ENGINE_MISSING and theirs is not ENGINE_MISSING and _values_equal(mine, theirs):
-                committed[key] = mine
+                # equal: carry the stored value on, whose objects later checkpoints share (`SharedDecoder`), so
+                # the next step's comparison finds the unchanged part by identity, not element by element
+                committed[key] = theirs
+                if theirs is not mine:
+                    self.channels[key] = self.graph.channels[key].from_checkpoint(theirs)
             else:
                 committed[key] = theirs
                 self.channels[key] = self.graph.channels[key].from_checkpoint(stored.get(key, _lg_missing()))
