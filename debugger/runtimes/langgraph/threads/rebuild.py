@@ -37,6 +37,7 @@ from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
 from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
+from .damage import DamagedData, keep_damage_only, mark_damaged_checkpoint, mark_refused_merge
 from .message_ids import adopt_stored_ids
 from .savers import Checkpointer, CheckpointerError
 from .tables import CheckpointKey, DamagedCheckpoint
@@ -117,6 +118,9 @@ class ThreadReader:
         ids.reverse()
         if newest is not None:
             ids = ids[-(newest + 1) :]
+        missing = [CheckpointKey(ns, i, parents[i]) for i in ids if (ns, i) not in self.loaded]
+        if missing:  # read together: a backend that stores values by version decodes each version once
+            self.loaded.update(self.checkpointer.read_many(self.thread_id, missing))
         return [self.saved(ns, checkpoint_id) for checkpoint_id in ids]
 
     def read_run(
@@ -300,47 +304,17 @@ class _Run:
                 self.apply(step, checkpoint, ran)
             except Exception as exc:  # the app's run merged these writes (its child checkpoint exists)
                 refused = exc
-            self._refused_merge(step, refused)
+            mark_refused_merge(self.writer, step, refused)
         # a new input (source "input") is a step without tasks, as the live recorder records it: the
         # input reaches the state through the `__start__` task of the next step
         self.commit(step, child)
-        record = self.writer.step
-        if record is not None and any(m.get("damaged") for m in record.mismatches):  # the damage explains them
-            record.mismatches = [m for m in record.mismatches if m.get("damaged")]
-
-    def _refused_merge(self, step: int, refused: BaseException | None) -> None:
-        """Writes that the app merged (the next checkpoint exists) but the graph's reducers refuse now are
-        damaged data (a corrupt write blob decodes to something else, such as 0) or a graph that is not the
-        app's: the step says so, and the refused calls are taken out, so they never read as the app's bug."""
-        record = self.writer.step
-        if record is None or record.step != step:
-            return
-        bad = [c for c in record.reducer_calls if c.error is not None]
-        if refused is None and not bad:
-            return
-        record.reducer_calls = [c for c in record.reducer_calls if c.error is None]
-        what = "; ".join(f"{c.writer_name} wrote {short_value(c.write)} to {c.channel!r}" for c in bad)
-        cause = refused or (bad[0].error or {}).get("message", "")
-        self.writer.mark_damaged(
-            record,
-            f"the writes stored for step {step} cannot be merged, though the app merged them (its next checkpoint "
-            f"exists): damaged data, not an app bug ({what or type(cause).__name__}: {_first_line(cause)}), "
-            "or the graph given is not the version that wrote the thread",
-        )
+        keep_damage_only(self.writer)
 
     def damaged_step(self, parent: Any, child: DamagedCheckpoint) -> None:
-        """A checkpoint whose bytes cannot be decoded: a step that says so, with its address; the run goes
-        on from the next checkpoint that decodes (its stored values are the state from there)."""
-        step = self.last_step + 1
-        record = self.writer.open_step(step)
-        checkpoint_id = child.config["configurable"]["checkpoint_id"]
-        self.writer.mark_damaged(
-            record,
-            f"checkpoint {checkpoint_id} is damaged data, not an app bug ({child.reason}): the bytes the saver "
-            "stored cannot be decoded, so this step cannot be replayed; the steps around it can",
-        )
-        self.writer.checkpoint(step, child.config, child.parent_config)
-        self.last_step = step
+        """A checkpoint whose bytes cannot be decoded: a step that says so (`damage.py`); the run goes on
+        from the next checkpoint that decodes (its stored values are the state from there)."""
+        self.last_step += 1
+        mark_damaged_checkpoint(self.writer, self.last_step, child)
 
     def commit(self, step: int, saved: Any) -> None:
         """Commits `saved`'s stored values: the carried value where it is the same, the stored one
@@ -481,20 +455,6 @@ def _task_outcome(writes: list[tuple[str, Any]]) -> tuple[BaseException | None, 
 
         return GraphInterrupt(tuple(interrupts)), interrupts
     return None, []
-
-
-class DamagedData(Exception):
-    """The thread's newest checkpoint cannot be decoded: how the rebuilt run ends."""
-
-
-def _first_line(exc: Any) -> str:
-    return str(exc).splitlines()[0] if str(exc) else ""
-
-
-def short_value(encoded: Any) -> str:
-    """A recorded (encoded) write in a few characters, for a damage report."""
-    text = repr(encoded)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _output_keys(graph: Any) -> list[str]:

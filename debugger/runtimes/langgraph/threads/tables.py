@@ -146,12 +146,12 @@ def postgres_checkpoints(
     decoder: "SharedDecoder",
     thread_id: str,
     decode_errors: tuple[type[BaseException], ...],
-    one: tuple[str, str] | None = None,
+    only: tuple[str, list[str]] | None = None,
 ) -> dict[tuple[str, str], Any]:
-    """Every checkpoint of `thread_id` (or only `one`, a (namespace, id)) by (namespace, id): a
-    `CheckpointTuple`, the exception that stopped its decoding (one of `decode_errors`), or None for a
-    checkpoint of an older format (ask the saver). Three queries either way."""
-    rows, blob_rows, write_rows = _postgres_rows(conn, thread_id, one)
+    """Every checkpoint of `thread_id` (or only those of `only`, a namespace and checkpoint ids) by
+    (namespace, id): a `CheckpointTuple`, the exception that stopped its decoding (one of `decode_errors`),
+    or None for a checkpoint of an older format (ask the saver). Three queries either way."""
+    rows, blob_rows, write_rows = _postgres_rows(conn, thread_id, only)
     blobs = _BlobReader(decoder, blob_rows)
     writes: dict[tuple[str, str], list[Any]] = {}
     for r in write_rows:
@@ -169,8 +169,11 @@ def postgres_checkpoints(
     return out
 
 
-def _postgres_rows(conn: Any, thread_id: str, one: tuple[str, str] | None) -> tuple[list[Any], list[Any], list[Any]]:
-    """The `checkpoints`, `checkpoint_blobs` and `checkpoint_writes` rows of a thread, or of one checkpoint."""
+def _postgres_rows(
+    conn: Any, thread_id: str, only: tuple[str, list[str]] | None
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """The `checkpoints`, `checkpoint_blobs` and `checkpoint_writes` rows of a thread, or of some of its
+    checkpoints (then only the blob versions they name), oldest first."""
     checkpoints = (
         "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints "
         "WHERE thread_id = %s"
@@ -180,18 +183,18 @@ def _postgres_rows(conn: Any, thread_id: str, one: tuple[str, str] | None) -> tu
         "SELECT checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob FROM checkpoint_writes "
         "WHERE thread_id = %s"
     )
-    if one is None:
+    if only is None:
         rows = conn.execute(checkpoints + " ORDER BY checkpoint_id", (thread_id,)).fetchall()
         return rows, conn.execute(blobs, (thread_id,)).fetchall(), conn.execute(writes, (thread_id,)).fetchall()
-    ns, checkpoint_id = one
-    rows = conn.execute(checkpoints + " AND checkpoint_ns = %s AND checkpoint_id = %s", (thread_id, *one)).fetchall()
-    versions = (rows[0]["checkpoint"].get("channel_versions") or {}) if rows else {}
+    ns, ids = only
+    some = " AND checkpoint_ns = %s AND checkpoint_id = ANY(%s)"
+    rows = conn.execute(checkpoints + some + " ORDER BY checkpoint_id", (thread_id, ns, ids)).fetchall()
+    named = sorted({(c, str(v)) for row in rows for c, v in (row["checkpoint"].get("channel_versions") or {}).items()})
     blob_rows = conn.execute(
         blobs + " AND checkpoint_ns = %s AND (channel, version) IN (SELECT * FROM unnest(%s::text[], %s::text[]))",
-        (thread_id, ns, list(versions), [str(v) for v in versions.values()]),
+        (thread_id, ns, [c for c, _ in named], [v for _, v in named]),
     ).fetchall()
-    write_rows = conn.execute(writes + " AND checkpoint_ns = %s AND checkpoint_id = %s", (thread_id, *one)).fetchall()
-    return rows, blob_rows, write_rows
+    return rows, blob_rows, conn.execute(writes + some, (thread_id, ns, ids)).fetchall()
 
 
 def _postgres_tuple(decoder: "SharedDecoder", blobs: "_BlobReader", thread_id: str, row: Any, writes: list[Any]) -> Any:
