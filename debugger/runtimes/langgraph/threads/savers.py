@@ -35,6 +35,7 @@ from .tables import (
     decoded_by_key,
     postgres_checkpoints,
     postgres_layout_problem,
+    postgres_missing_columns,
     sqlite_checkpoint,
     sqlite_layout_problem,
     sqlite_thread,
@@ -334,7 +335,14 @@ class PostgresCheckpointer(Checkpointer):
                 f"{self.label}'s checkpointer schema is at migration {version}; this langgraph-checkpoint-postgres "
                 f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses."
             )
-        self.layout = postgres_layout_problem(self.conn, version)
+        missing = postgres_missing_columns(self.conn)
+        if missing:
+            self.conn.close()
+            raise CheckpointerError(
+                f"{self.label} is a PostgresSaver database of a layout StepScope does not read ({missing}). "
+                "Install the langgraph-checkpoint-postgres version StepScope names in its requirements."
+            )
+        self.layout = postgres_layout_problem(version)
         """Why our own queries of the saver's tables cannot run here (`tables.py`), or None."""
         self.saver = PostgresSaver(self.conn)
         self.decoder = SharedDecoder(self.saver.serde)

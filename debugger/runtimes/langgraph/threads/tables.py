@@ -119,13 +119,8 @@ SQLITE_COLUMNS = {
 """The columns read, per table (`writes.task_path`, added later, is read when it is there)."""
 
 
-def postgres_layout_problem(conn: Any, migration: int) -> str | None:
-    """Why these queries cannot read this database (a layout they were not written for), or None."""
-    if migration != POSTGRES_MIGRATION:
-        return (
-            f"its checkpointer tables are at migration {migration}, and StepScope reads the layout of migration "
-            f"{POSTGRES_MIGRATION} only"
-        )
+def postgres_missing_columns(conn: Any) -> str | None:
+    """Which column of the saver's tables these queries read is not there (a layout they cannot read), or None."""
     rows = conn.execute(
         "SELECT table_name, column_name FROM information_schema.columns "
         "WHERE table_schema = current_schema() AND table_name = ANY(%s)",
@@ -138,6 +133,16 @@ def postgres_layout_problem(conn: Any, migration: int) -> str | None:
         missing = sorted(needed - found.get(table, set()))
         if missing:
             return f"its table {table} has no column {', '.join(missing)}"
+    return None
+
+
+def postgres_layout_problem(migration: int) -> str | None:
+    """Why these queries may not read tables at `migration` (a layout they were not written for), or None."""
+    if migration != POSTGRES_MIGRATION:
+        return (
+            f"its checkpointer tables are at migration {migration}, and StepScope reads the layout of migration "
+            f"{POSTGRES_MIGRATION} only"
+        )
     return None
 
 
