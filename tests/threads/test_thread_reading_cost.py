@@ -194,3 +194,42 @@ def test_sqlite_layout_is_checked(tmp_path):
     conn.close()
     with pytest.raises(CheckpointerError, match="layout StepScope does not read .*checkpoints has no column"):
         open_checkpointer(str(path))
+
+
+def test_reopening_a_thread_costs_only_its_new_checkpoints(backend, tmp_path, monkeypatch):
+    monkeypatch.setenv("STEPSCOPE_THREAD_CACHE", str(tmp_path / "cache"))
+    module = tmp_path / "chat_app.py"
+    module.write_text(APP.replace("LIMIT", "s.get('stop', 10)").replace("turns: int", "turns: int\n    stop: int"))
+    spec = importlib.util.spec_from_file_location("chat_app", module)
+    app = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "chat_app", app)
+    spec.loader.exec_module(app)
+    graph = app.builder.compile(checkpointer=backend.saver)
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"messages": [("user", "hi")], "turns": 0, "stop": 10}, config)
+    with open_checkpointer(backend.url) as checkpointer:
+        first = read_thread(checkpointer, "t", graph)
+        counts = Counts(monkeypatch)
+        again = read_thread(checkpointer, "t", graph)
+    assert not counts.checkpoints, "the same thread again: nothing decoded"
+    assert tables_json(again) == tables_json(first)
+    graph.invoke({"messages": [("user", "more")], "stop": 14}, config)  # the conversation goes on
+    new = len(list(backend.saver.list(config))) - len(first.steps)
+    with open_checkpointer(backend.url) as checkpointer:
+        counts.checkpoints.clear()
+        grown = read_thread(checkpointer, "t", graph)
+        assert len(counts.checkpoints) == new + 1, "the new checkpoints and the one they follow"
+        monkeypatch.setenv("STEPSCOPE_THREAD_CACHE", "off")
+        rebuilt = read_thread(checkpointer, "t", graph)
+    assert len(counts.checkpoints) > new + 1
+    assert tables_json(grown) == tables_json(rebuilt), "spliced from the cache = rebuilt from the start"
+    assert grown.status == "done" and grown.steps[-1].step == rebuilt.steps[-1].step
+
+
+def tables_json(trace) -> dict:
+    """The trace as stored, without how long reading it took."""
+    from engine.tracefile import to_dict
+
+    data = to_dict(trace)
+    data.pop("duration", None)
+    return data

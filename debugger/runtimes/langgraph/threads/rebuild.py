@@ -37,6 +37,7 @@ from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
 from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
+from .cache import ThreadCache, splice
 from .damage import DamagedData, keep_damage_only, mark_damaged_checkpoint, mark_refused_merge
 from .message_ids import adopt_stored_ids
 from .savers import Checkpointer, CheckpointerError
@@ -99,6 +100,17 @@ class ThreadReader:
             parent = self.parents.get(ns, {}).get(checkpoint_id)
             self.loaded[where] = self.checkpointer.read(self.thread_id, CheckpointKey(ns, checkpoint_id, parent))
         return self.loaded[where]
+
+    def steps_after(self, ns: str, start: str, head: str) -> int | None:
+        """How many checkpoints follow `start` on the way to `head` (None when `head` does not descend from it)."""
+        parents = self.parents.get(ns, {})
+        count, current = 0, head
+        while current is not None and current in parents:
+            if current == start:
+                return count
+            count += 1
+            current = parents[current]
+        return None
 
     def lineage(self, ns: str, head: str | None = None, newest: int | None = None) -> list[Any]:
         """The checkpoints from the first to `head` (default: the newest), following parent links; with
@@ -482,26 +494,63 @@ def read_thread(
     if not roots:
         raise CheckpointerError(f"thread {thread_id!r} has no checkpoint of the root graph.")
     head = checkpoint_id or max(roots)
-    window = newest is not None or from_step is not None
-    reader = ThreadReader(
-        checkpointer,
-        keys,
-        thread_id,
-        target or f"thread {thread_id}",
-        None if window else checkpointer.preload(thread_id, keys),
-    )
+    target = target or f"thread {thread_id}"
+    if newest is None and from_step is None:
+        # the cache holds threads read to their newest checkpoint, whose ending reads the same each time
+        return _read_whole(checkpointer, keys, thread_id, graph, head, target, cached=checkpoint_id is None)
+    reader = ThreadReader(checkpointer, keys, thread_id, target)
     if from_step is not None:
         newest = _steps_since(reader, head, from_step)
     shown = "" if newest is None else f"#last{newest}"
-    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}{shown}").hex
+    return _rebuilt(reader, graph, head, newest, _run_id(checkpointer, thread_id, head, shown))
+
+
+def _read_whole(
+    checkpointer: Checkpointer,
+    keys: list[CheckpointKey],
+    thread_id: str,
+    graph: Any,
+    head: str,
+    target: str,
+    *,
+    cached: bool,
+) -> Trace:
+    """The whole thread: as saved (`cache.py`) when it has not changed; else the saved steps and the new
+    checkpoints after them; else rebuilt from its first checkpoint, each stored value decoded once. Without
+    `cached`, rebuilt and not saved."""
+    run_id = _run_id(checkpointer, thread_id, head)
+    cache = ThreadCache(checkpointer.label, thread_id, target, describe(graph) if cached else None, off=not cached)
+    cached_run = cache.load()
+    if cached_run is not None and cached_run.head == head and cached_run.trace.run_id == run_id:
+        return cached_run.trace
+    trace = None
+    reader = ThreadReader(checkpointer, keys, thread_id, target)
+    if cached_run is not None:
+        after = reader.steps_after("", cached_run.head, head)
+        if after:
+            trace = splice(cached_run.trace, cached_run.head, _rebuilt(reader, graph, head, after, run_id))
+    if trace is None:
+        reader = ThreadReader(checkpointer, keys, thread_id, target, checkpointer.preload(thread_id, keys))
+        trace = _rebuilt(reader, graph, head, None, run_id)
+    cache.save(head, trace)
+    return trace
+
+
+def _run_id(checkpointer: Checkpointer, thread_id: str, head: str, shown: str = "") -> str:
+    """The run id of a thread read up to `head` (the same each time it is read so)."""
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}{shown}").hex
+
+
+def _rebuilt(reader: ThreadReader, graph: Any, head: str, newest: int | None, run_id: str) -> Trace:
+    """The root run up to `head` (its `newest` steps only, when given), or one line on why it cannot be."""
     try:
         trace = reader.read_run((), graph, head, run_id=run_id, newest=newest)
     except CheckpointerError:
         raise
     except Exception as exc:  # langgraph refusing this graph on these checkpoints: name both, never a traceback
         raise CheckpointerError(
-            f"thread {thread_id!r} could not be rebuilt with this graph ({type(exc).__name__}: {exc}). Give the "
-            "graph module of the app version that wrote the thread."
+            f"thread {reader.thread_id!r} could not be rebuilt with this graph ({type(exc).__name__}: {exc}). Give "
+            "the graph module of the app version that wrote the thread."
         ) from None
     assert isinstance(trace, Trace)
     return trace
