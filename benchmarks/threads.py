@@ -70,7 +70,7 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
 
 def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
     from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
-    from debugger.runtimes.langgraph.threads.rebuild import read_thread
+    from debugger.runtimes.langgraph.threads.reader import read_thread
     from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 
     LIMIT[0] = checkpoints - 2  # input checkpoint + __start__ step + one per reply

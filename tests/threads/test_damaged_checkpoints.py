@@ -12,7 +12,7 @@ from apps import drive, fan_out_app
 
 from debugger.cli import main
 from debugger.diagnostics import diagnose
-from debugger.runtimes.langgraph.threads.rebuild import read_thread
+from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from debugger.cli import main
 from debugger.runtimes.langgraph.threads import tables
-from debugger.runtimes.langgraph.threads.rebuild import read_thread
+from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
 from debugger.sources import runs as sources
 

@@ -20,7 +20,7 @@ from debugger.runtimes.langgraph.recorder.static_view import StaticViewError, st
 from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
 from debugger.runtimes.langgraph.recorder.thread_files import ThreadFileError
 from debugger.runtimes.langgraph.threads.fork import ForkResult, fork_thread
-from debugger.runtimes.langgraph.threads.rebuild import read_thread
+from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.runtime import (
     NO_RESUME,
     PythonApps,
