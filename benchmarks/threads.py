@@ -10,7 +10,9 @@ started here in a temporary folder, as the tests do). For each backend it prints
   checkpointer opened and closed), and `show --step N` of the thread's middle step (steps N on),
 - rebuild: `read_thread` of the whole thread (what `diagnose` needs), every reducer call checked,
 - the ratios rebuild / read and rebuild / history (goals: first view under 1 s; rebuild at most 0.3x
-  history on PostgreSQL, at most 1.0x on SQLite).
+  history on PostgreSQL, at most 1.0x on SQLite),
+- reopen: the same thread again (from the cache of rebuilt threads), and reopen grown: after the
+  conversation went on by a dozen checkpoints (the cached steps and only the new checkpoints).
 
 Also the threads listing (`stepscope threads`) over that database. Best of `--repeat` runs.
 
@@ -69,6 +71,7 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
+    from debugger.runtimes.langgraph.threads.cache import CACHE_ENV
     from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
     from debugger.runtimes.langgraph.threads.reader import read_thread
     from debugger.runtimes.langgraph.threads.savers import open_checkpointer
@@ -106,11 +109,25 @@ def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> 
         with open_checkpointer(url) as checkpointer:
             checkpointer.threads()
 
+    os.environ[CACHE_ENV] = "off"  # the rebuild measured cold, as the first `diagnose` of a thread pays it
     t_first, t_middle = best(first_view, repeat), best(show_middle, repeat)
     t_read, t_history, t_open, t_list = (best(f, repeat) for f in (read, history, open_thread, listing))
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ[CACHE_ENV] = cache
+        open_thread()  # fills the cache
+        t_again = best(open_thread, repeat)
+        LIMIT[0] += 10  # the conversation goes on: ten more replies after a new message
+        graph.invoke({"messages": [("user", "more")]}, config)
+        grown = len(list(saver.list({"configurable": {"thread_id": "long"}}))) - stored
+        stored += grown
+        start = time.perf_counter()
+        open_thread()
+        t_grown = time.perf_counter() - start
+    os.environ.pop(CACHE_ENV)
     print(
-        f"{label:<11} {stored:>11} {t_first:>8.2f} s {t_middle:>8.2f} s {t_read:>8.2f} s {t_history:>9.2f} s "
-        f"{t_open:>8.2f} s {t_open / t_read:>11.2f}x {t_open / t_history:>14.2f}x {t_list * 1000:>10.1f} ms"
+        f"{label:<11} {stored - grown:>11} {t_first:>8.2f} s {t_middle:>8.2f} s {t_read:>8.2f} s {t_history:>9.2f} s "
+        f"{t_open:>8.2f} s {t_open / t_read:>11.2f}x {t_open / t_history:>14.2f}x {t_again:>8.2f} s "
+        f"{t_grown:>7.2f} s (+{grown}) {t_list * 1000:>8.1f} ms"
     )
 
 
@@ -130,7 +147,8 @@ def main() -> None:
     print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat}; load average {load})")
     print(
         f"{'backend':<11} {'checkpoints':>11} {'first view':>10} {'show mid':>10} {'read':>10} {'history':>11} "
-        f"{'rebuild':>10} {'rebuild/read':>12} {'rebuild/history':>15} {'threads':>13}"
+        f"{'rebuild':>10} {'rebuild/read':>12} {'rebuild/history':>15} {'reopen':>10} {'reopen grown':>15} "
+        f"{'threads':>11}"
     )
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "app.sqlite")
