@@ -1,18 +1,18 @@
 """Opening an app's checkpointer read-only: a SQLite file written by `langgraph-checkpoint-sqlite`, or a
 PostgreSQL database used by `langgraph-checkpoint-postgres`.
 
-Checkpoints are read through langgraph's own saver classes (`SqliteSaver`, `PostgresSaver`), so the
-values come back exactly as the app's graph would load them. The connection is read-only at the
+Checkpoints are read with langgraph's own saver classes' serializers (`SqliteSaver`, `PostgresSaver`), so
+the values come back exactly as the app's graph would load them. The connection is read-only at the
 database level, never by convention: SQLite is opened with `mode=ro`, PostgreSQL sessions with
 `default_transaction_read_only=on`. The savers' `setup()` (which creates tables and migrates) is never
 called; instead the schema is checked, and a database that is not a checkpointer's gets a clear refusal.
 
 Listing threads is one aggregate query (the savers have no "list threads" call), and so is a thread's
 index (`keys`: every checkpoint's namespace, id and parent, nothing decoded), so a reader decodes only the
-checkpoints it shows (`read`, through `saver.get_tuple()`). Reading a whole thread (`read_all`) on
-PostgreSQL decodes each stored blob and write once, through read-only queries of the saver's own tables
-(`pg_tables.py`); on SQLite, whose rows each hold a whole checkpoint, it costs what `saver.list()` costs.
-A checkpoint whose bytes cannot be decoded comes back as a `DamagedCheckpoint`, never a traceback.
+checkpoints it shows (`read`, `read_many`). Those, and a whole thread (`preload`), are read with our own
+read-only queries of the savers' tables (`tables.py`, checked against the layout they were written for),
+each stored value decoded once. A checkpoint whose bytes cannot be decoded comes back as a
+`DamagedCheckpoint`, never a traceback.
 """
 
 from __future__ import annotations
