@@ -135,6 +135,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoints", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", choices=("sqlite", "postgresql"), help="measure one backend")
     args = parser.parse_args()
 
     import psycopg
@@ -150,11 +151,14 @@ def main() -> None:
         f"{'rebuild':>10} {'rebuild/read':>12} {'rebuild/history':>15} {'reopen':>10} {'reopen grown':>15} "
         f"{'threads':>11}"
     )
-    with tempfile.TemporaryDirectory() as folder:
-        path = str(Path(folder) / "app.sqlite")
-        conn = sqlite3.connect(path, check_same_thread=False)
-        measure("sqlite", path, SqliteSaver(conn), args.checkpoints, args.repeat)
-        conn.close()
+    if args.only != "postgresql":
+        with tempfile.TemporaryDirectory() as folder:
+            path = str(Path(folder) / "app.sqlite")
+            conn = sqlite3.connect(path, check_same_thread=False)
+            measure("sqlite", path, SqliteSaver(conn), args.checkpoints, args.repeat)
+            conn.close()
+    if args.only == "sqlite":
+        return
     server = PostgresServer().start()
     try:
         url = server.create_database("bench")
