@@ -253,12 +253,7 @@ class RunRebuild:
         step = int(head.metadata.get("step", -1)) + 1
         checkpoint = _copy_checkpoint(head.checkpoint)
         if stop_here:
-            output = {
-                k: self.value(k)
-                for k in _output_keys(self.graph)
-                if k in self.channels and self.value(k) is not ENGINE_MISSING
-            }
-            self.writer.finish("running" if self.plan(head, checkpoint, step) else "done", output)
+            self.writer.finish("running" if self.plan(head, checkpoint, step) else "done", self.output())
             return
         self.apply_null_writes(step, head, checkpoint)
         tasks = self.plan(head, checkpoint, step)
@@ -295,12 +290,7 @@ class RunRebuild:
                     status, error = "error", exc
             else:
                 status = "interrupted" if self._at_breakpoint(tasks) else "running"
-        output = {
-            k: self.value(k)
-            for k in _output_keys(self.graph)
-            if k in self.channels and self.value(k) is not ENGINE_MISSING
-        }
-        self.writer.finish(status, output, error, interrupts)
+        self.writer.finish(status, self.output(), error, interrupts)
 
     def _at_breakpoint(self, tasks: list[StoredTask]) -> bool:
         names = {t.name for t in tasks}
