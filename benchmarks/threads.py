@@ -6,8 +6,13 @@ started here in a temporary folder, as the tests do). For each backend it prints
 
 - read: `saver.list()` of the whole thread through langgraph's saver (what any reader pays),
 - history: langgraph's own `get_state_history` (what a user would otherwise call),
-- open: `read_thread`, StepScope's rebuild of every superstep with every reducer call checked,
-- the ratios open / read and open / history.
+- first view: what the app opens a thread with (its newest `FIRST_VIEW_STEPS` steps rebuilt, the
+  checkpointer opened and closed), and `show --step N` of the thread's middle step (steps N on),
+- rebuild: `read_thread` of the whole thread (what `diagnose` needs), every reducer call checked,
+- the ratios rebuild / read and rebuild / history (goals: first view under 1 s; rebuild at most 0.3x
+  history on PostgreSQL, at most 1.0x on SQLite),
+- reopen: the same thread again (from the cache of rebuilt threads), and reopen grown: after the
+  conversation went on by a dozen checkpoints (the cached steps and only the new checkpoints).
 
 Also the threads listing (`stepscope threads`) over that database. Best of `--repeat` runs.
 
@@ -16,6 +21,7 @@ a thread whose state grows each step costs langgraph's savers time quadratic in 
 """
 
 import argparse
+import os
 import sqlite3
 import sys
 import tempfile
@@ -65,7 +71,9 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
-    from debugger.runtimes.langgraph.threads.rebuild import read_thread
+    from debugger.runtimes.langgraph.threads.cache import CACHE_ENV
+    from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
+    from debugger.runtimes.langgraph.threads.reader import read_thread
     from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 
     LIMIT[0] = checkpoints - 2  # input checkpoint + __start__ step + one per reply
@@ -85,15 +93,41 @@ def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> 
         with open_checkpointer(url) as checkpointer:
             trace = read_thread(checkpointer, "long", graph)
         assert trace.status == "done" and not any(s.mismatches for s in trace.steps)
+        assert len(trace.steps) == stored, (len(trace.steps), stored)
+
+    def first_view() -> None:
+        with open_checkpointer(url) as checkpointer:
+            trace = read_thread(checkpointer, "long", graph, newest=FIRST_VIEW_STEPS)
+        assert trace.status == "done" and len(trace.steps) == FIRST_VIEW_STEPS + 1
+
+    def show_middle() -> None:
+        with open_checkpointer(url) as checkpointer:
+            trace = read_thread(checkpointer, "long", graph, from_step=stored // 2)
+        assert trace.steps[1].step == stored // 2 and trace.status == "done"
 
     def listing() -> None:
         with open_checkpointer(url) as checkpointer:
             checkpointer.threads()
 
+    os.environ[CACHE_ENV] = "off"  # the rebuild measured cold, as the first `diagnose` of a thread pays it
+    t_first, t_middle = best(first_view, repeat), best(show_middle, repeat)
     t_read, t_history, t_open, t_list = (best(f, repeat) for f in (read, history, open_thread, listing))
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ[CACHE_ENV] = cache
+        open_thread()  # fills the cache
+        t_again = best(open_thread, repeat)
+        LIMIT[0] += 10  # the conversation goes on: ten more replies after a new message
+        graph.invoke({"messages": [("user", "more")]}, config)
+        grown = len(list(saver.list({"configurable": {"thread_id": "long"}}))) - stored
+        stored += grown
+        start = time.perf_counter()
+        open_thread()
+        t_grown = time.perf_counter() - start
+    os.environ.pop(CACHE_ENV)
     print(
-        f"{label:<11} {stored:>11} {t_read:>8.2f} s {t_history:>9.2f} s {t_open:>8.2f} s "
-        f"{t_open / t_read:>10.1f}x {t_open / t_history:>13.1f}x {t_list * 1000:>10.1f} ms"
+        f"{label:<11} {stored - grown:>11} {t_first:>8.2f} s {t_middle:>8.2f} s {t_read:>8.2f} s {t_history:>9.2f} s "
+        f"{t_open:>8.2f} s {t_open / t_read:>11.2f}x {t_open / t_history:>14.2f}x {t_again:>8.2f} s "
+        f"{t_grown:>7.2f} s (+{grown}) {t_list * 1000:>8.1f} ms"
     )
 
 
@@ -101,6 +135,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoints", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", choices=("sqlite", "postgresql"), help="measure one backend")
     args = parser.parse_args()
 
     import psycopg
@@ -109,16 +144,21 @@ def main() -> None:
     from postgres_server import PostgresServer
     from psycopg.rows import dict_row
 
-    print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat})")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat}; load average {load})")
     print(
-        f"{'backend':<11} {'checkpoints':>11} {'read':>10} {'history':>11} {'open':>10} "
-        f"{'open/read':>11} {'open/history':>14} {'threads':>13}"
+        f"{'backend':<11} {'checkpoints':>11} {'first view':>10} {'show mid':>10} {'read':>10} {'history':>11} "
+        f"{'rebuild':>10} {'rebuild/read':>12} {'rebuild/history':>15} {'reopen':>10} {'reopen grown':>15} "
+        f"{'threads':>11}"
     )
-    with tempfile.TemporaryDirectory() as folder:
-        path = str(Path(folder) / "app.sqlite")
-        conn = sqlite3.connect(path, check_same_thread=False)
-        measure("sqlite", path, SqliteSaver(conn), args.checkpoints, args.repeat)
-        conn.close()
+    if args.only != "postgresql":
+        with tempfile.TemporaryDirectory() as folder:
+            path = str(Path(folder) / "app.sqlite")
+            conn = sqlite3.connect(path, check_same_thread=False)
+            measure("sqlite", path, SqliteSaver(conn), args.checkpoints, args.repeat)
+            conn.close()
+    if args.only == "sqlite":
+        return
     server = PostgresServer().start()
     try:
         url = server.create_database("bench")

@@ -370,6 +370,11 @@ class TraceWriter(RecordedValues):
         channel the graph does not have, say, found by a producer that checks more than `commit`."""
         record.mismatches.append({"channel": channel, "recorded": encode(recorded), "committed": encode(committed)})
 
+    def mark_damaged(self, record: StepRecord, reason: str) -> None:
+        """The stored data of this step cannot be read back as the run made it (a checkpoint or a write
+        whose bytes are corrupt): kept as a mismatch that names the damage, not a key."""
+        record.mismatches.append({"channel": "", "recorded": None, "committed": None, "damaged": reason})
+
     def checkpoint(self, step: int, config: Any, parent: Any = None) -> None:
         """The checkpoint saved after `step` (its config, and its parent's when known), kept as the
         address `plain_config(..., CHECKPOINT_KEYS)` gives."""

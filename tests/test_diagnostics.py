@@ -769,6 +769,19 @@ def test_a_committed_value_the_writes_do_not_fold_to_is_an_error():
     assert "'folded'" in found[0].explanation and "'stored'" in found[0].explanation
 
 
+def test_a_step_whose_stored_data_is_damaged_is_damaged_data_not_a_mismatch():
+    from debugger.sources.trace_check import parse_trace
+
+    sample = load_sample("parallel_append_race")
+    trace = record(sample.graph, copy.deepcopy(sample.example_input))
+    step = next(s for s in trace.steps if s.reducer_calls and s.step > 0)
+    step.mismatches = [{"channel": "", "recorded": None, "committed": None, "damaged": "checkpoint c1 is corrupt"}]
+    reread = parse_trace(to_json(trace).encode(), source="damaged.json")  # an upload keeps the damage too
+    found = [f for f in diagnose(None, reread) if f.kind in ("damaged_data", "committed_mismatch")]
+    assert [f.kind for f in found] == ["damaged_data"] and found[0].severity == "error"
+    assert found[0].step == step.step and "checkpoint c1 is corrupt" in found[0].explanation
+
+
 def test_a_rejected_write_is_a_finding_of_its_own_kind():
     from tests.test_diagnose_new_user import pydantic_graph
 

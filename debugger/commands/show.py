@@ -28,12 +28,13 @@ def add_to(commands: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     """Prints every reducer call of the run (a file, a stored run or a checkpointer thread)."""
-    thread = thread_from_args(args, args.trace)
+    thread = thread_from_args(args, args.trace, from_step=args.step)  # a thread's step N: only N on are decoded
     trace = thread[0] if thread else load_trace(args.trace, args.db)
     replay = Replay(trace)
     steps = [s for s in trace.steps if args.step is None or s.step == args.step]
     if args.step is not None and not steps:
-        raise StoreError(f"the run has no step {args.step}; it has steps {replay.order[0]}..{replay.order[-1]}.")
+        has = f"steps {replay.order[0]}..{replay.order[-1]}" if not thread else f"steps up to {replay.order[-1]}"
+        raise StoreError(f"the run has no step {args.step}; it has {has}.")
     if args.channel is not None:
         known = set(trace.graph.get("channels") or {}) | {c.channel for s in trace.steps for c in s.reducer_calls}
         if args.channel not in known:

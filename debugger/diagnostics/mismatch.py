@@ -4,7 +4,9 @@ The live langgraph recorder and a thread read from a checkpointer both fold each
 the graph's reducers and compare the result with what langgraph committed (or the checkpoint stored).
 A difference means the record cannot be trusted there: the graph given is not the one that ran the
 thread (code changed since), a reducer is not deterministic or has side effects, or a node changed
-the state in place. It is always reported, as an error, with both values.
+the state in place. It is always reported, as an error, with both values. A mismatch with `damaged` set
+is not about a key: the step's stored data (a checkpoint or a write) is corrupt, which is reported as
+damaged data, never as a bug of the app's.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ def recorded_mismatches(facts: RunFacts) -> list[Finding]:
     found = []
     for step in facts.run.steps:
         for mismatch in step.mismatches:
+            if mismatch.get("damaged"):
+                found.append(_damaged(facts, step.step, mismatch["damaged"]))
+                continue
             key = mismatch.get("channel")
             recorded, committed = mismatch.get("recorded"), mismatch.get("committed")
             writers = sorted({c.writer_name for c in step.reducer_calls if c.channel == key})
@@ -52,3 +57,17 @@ def recorded_mismatches(facts: RunFacts) -> list[Finding]:
                 )
             )
     return found
+
+
+def _damaged(facts: RunFacts, step: int, what: str) -> Finding:
+    """A step whose stored data is corrupt: the data, not the app, is what is wrong."""
+    return Finding(
+        kind="damaged_data",
+        severity="error",
+        title=f"step {step}'s stored data is damaged",
+        explanation=f"Step {step}: {what}. The other steps are read from the data that decodes.",
+        fix="# restore the checkpointer database from a backup, or keep the thread's other steps",
+        fix_label="The stored bytes are corrupt; the app's code is not at fault",
+        step=step,
+        scope=facts.scope,
+    )

@@ -32,8 +32,8 @@ def in_place_mutations(facts: RunFacts) -> list[Finding]:
     for step in facts.order:
         record = facts.steps[step]
         tasks = [t for t in record.tasks if t.name not in INPUT_WRITERS]
-        if step < 0 or not tasks:
-            continue
+        if step < 0 or not tasks or any(m.get("damaged") for m in record.mismatches):
+            continue  # a step whose stored data is damaged is reported as that (`mismatch.py`), not guessed at
         reported: set[str] = set()
         values = dict(facts.start_state(step))
         for call, prior, before, after in calls_with_values(facts, step):

@@ -49,10 +49,11 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   `discard_copy(copy)` once time travel is done with a `checkpointed_copy` (its runs recorded, or one
   failed): frees what the copy keeps outside the process (LangGraph.js's saver file), a no-op otherwise.
 - checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
-  `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target) -> Trace` a thread of the
-  app's checkpointer (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace
-  with the app's graph, up to `checkpoint_id` (default: the newest); `fork_thread(fork: ThreadFork) ->
-  debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
+  `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target, newest, from_step) -> Trace` a thread of
+  the app's checkpointer (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a
+  Trace with the app's graph, up to `checkpoint_id` (default: the newest), only its last `newest` steps or the
+  steps from `from_step` on when given (a long thread's first view reads only what it shows);
+  `fork_thread(fork: ThreadFork) -> debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
   from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
   `debugger.runtimes.langgraph.threads.open.App`.
 - `drive(graph, graph_input, config, *, target, hooks=None) -> DrivenRun`: a run the live controller
@@ -242,7 +243,15 @@ class Runtime(Protocol):
         ...
 
     def read_thread(
-        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+        self,
+        checkpointer: Any,
+        thread_id: str,
+        graph: Any,
+        *,
+        checkpoint_id: str | None = None,
+        target: str = "",
+        newest: int | None = None,
+        from_step: int | None = None,
     ) -> Trace:
         """A checkpointer thread rebuilt into a Trace with the app's graph."""
         ...

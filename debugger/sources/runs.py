@@ -62,6 +62,8 @@ class Opened:
     """A gallery lesson's own source file, as the article writes it (shown beside the lesson)."""
     no_code: str = ""
     """For a reopened stored run: why its code did not come back (one line), or ''."""
+    older_steps: bool = False
+    """A checkpointer thread opened at its newest steps only: it has older steps, read when asked for."""
 
 
 def record(
@@ -319,9 +321,17 @@ def open_upload(data: bytes, filename: str, *, db: str | None = None) -> Opened:
 # ---- checkpointer threads (`debugger/runtimes/langgraph/threads/`) ----------------------------------------------
 
 
-def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str | None = None) -> Opened:
-    """A checkpointer thread as the app opens a run, kept in the run store so a link to it reopens it;
-    its `origin` lets time travel find the thread again. Every failure is an `OpenError` with the fix."""
+def open_for_app(
+    target: str,
+    thread_id: str,
+    url: str | None = None,
+    *,
+    db: str | None = None,
+    newest: int | None = threads.FIRST_VIEW_STEPS,
+) -> Opened:
+    """A checkpointer thread as the app opens a run (its `newest` steps only, so a long thread is on screen
+    at once; None: all of it), kept in the run store so a link to it reopens it; its `origin` lets time
+    travel find the thread again. Every failure is an `OpenError` with the fix."""
     url = threads.checkpointer_url(url)
     if not url:
         raise OpenError(
@@ -333,7 +343,7 @@ def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str
     if not (thread_id or "").strip():
         raise OpenError("Choose a thread.")
     try:
-        trace = threads.open_thread(url, thread_id, threads.load_app(target.strip()))
+        trace = threads.open_thread(url, thread_id, threads.load_app(target.strip()), newest=newest)
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
     except CheckpointerError as exc:
@@ -352,6 +362,7 @@ def open_for_app(target: str, thread_id: str, url: str | None = None, *, db: str
         "",
         f"{shown} · thread {thread_id}",
         origin=(target.strip(), url, thread_id),
+        older_steps=newest is not None and bool(trace.steps) and trace.steps[0].step > -1,
     )
 
 

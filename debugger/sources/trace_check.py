@@ -309,6 +309,8 @@ class MismatchFile(_Record):
     channel: str
     recorded: Value
     committed: Value
+    damaged: str | None = None
+    """Set (with an empty `channel`) when the step's stored data is damaged: what could not be read."""
 
 
 class InterruptFile(_Record):

@@ -73,6 +73,22 @@ def _turns_here(run: LoadedRun) -> None:
         )
 
 
+def _read_older(run: LoadedRun) -> None:
+    """Reopens the checkpointer thread with four times the steps read so far (the newest first)."""
+    if run.origin is None:
+        return
+    target, url, thread_id = run.origin
+    step = session.cursor().step
+    try:
+        opened = sources.open_for_app(target, thread_id, url, newest=4 * max(1, len(run.trace.steps) - 1))
+    except sources.OpenError as exc:
+        session.remember(session.OPEN_ERROR, (str(exc), None, None))
+        return
+    session.set_run(LoadedRun.of(opened), step=step)
+    session.remember(session.OPEN_ERROR, None)
+    session.remember(session.STEP_SLIDER, session.cursor().step)
+
+
 def file_options() -> None:
     """The Graph file form's extra fields for langgraph apps."""
     with st.expander("Config and thread (langgraph apps)"):
@@ -96,6 +112,9 @@ def render(run: LoadedRun) -> None:
         return
     if trace.thread_id:
         st.markdown(f"**Thread** `{widgets.code(trace.thread_id)}`")
+    if run.older_steps and trace.steps:
+        st.caption(f"Steps {trace.steps[0].step + 1}–{trace.steps[-1].step} read: the newest, so it opened at once.")
+        st.button("Read older steps", key="thread_read_older", on_click=_read_older, args=(run,), width="stretch")
     st.caption(f"Config: `{widgets.code(json.dumps(trace.config or {}, ensure_ascii=False, default=str))}`")
     if trace.status == "interrupted" and trace.interrupts:
         st.markdown("**Waiting for an answer**")

@@ -112,3 +112,60 @@ def test_time_travel_resumes_a_production_thread_on_a_local_copy(app, shot, prod
     expect(sidebar.get_by_text("done", exact=True)).to_be_visible()
     shot("threads-04-fork-resumed")
     assert db.read_bytes() == before, "the production checkpointer must not change"
+
+
+LONG_APP = """
+import operator, sqlite3
+from typing import Annotated, TypedDict
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import START, StateGraph
+
+
+class Count(TypedDict):
+    turns: int
+    log: Annotated[list, operator.add]
+
+
+def tick(state):
+    return {{"turns": state["turns"] + 1, "log": [state["turns"] + 1]}}
+
+
+builder = StateGraph(Count)
+builder.add_node("tick", tick)
+builder.add_edge(START, "tick")
+builder.add_conditional_edges("tick", lambda s: "tick" if s["turns"] < 40 else "__end__")
+graph = builder.compile(checkpointer=SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False)))
+"""
+
+
+def test_a_long_thread_opens_at_its_newest_steps_and_reads_older_ones_on_demand(app, tmp_path):
+    db = tmp_path / "long.sqlite"
+    module = tmp_path / "long_app.py"
+    module.write_text(LONG_APP.format(db=str(db)))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import long_app
+
+        long_app.graph.checkpointer.setup()
+        long_app.graph.invoke({"turns": 0, "log": []}, {"configurable": {"thread_id": "long"}})
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("long_app", None)
+    page = app.open("/?sample=subgraph_trap").page
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Checkpointer thread").click()
+    app.idle()
+    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
+    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:graph")
+    sidebar.get_by_role("button", name="List threads").click()
+    app.idle()
+    sidebar.get_by_role("button", name="Open thread").click()
+    app.idle()
+    app.graph.first.wait_for()
+    expect(sidebar.get_by_text(re.compile(r"Steps 21–40 read: the newest"))).to_be_visible()
+    sidebar.get_by_role("button", name="Read older steps").click()
+    app.idle()
+    expect(sidebar.get_by_role("button", name="Read older steps")).to_have_count(0)  # the whole thread now
+    app.press("Home")
+    app.expect_step(0)

@@ -61,7 +61,10 @@ def test_the_copys_temporary_folder_is_removed_when_the_fork_is_done_or_fails(
     monkeypatch.setattr(LANGGRAPHJS, "discard_copy", spy)
     graph = describe(app("live_pipeline.mjs"), "graph")
     original = LANGGRAPHJS.record(RunRequest(graph, dict(INPUT), {}, "pipeline")).trace
-    assert timetravel.fork(timetravel.ForkRequest(graph, dict(INPUT), {}, original, 2, "b", "count", 100)).trace.status == "done"
+    assert (
+        timetravel.fork(timetravel.ForkRequest(graph, dict(INPUT), {}, original, 2, "b", "count", 100)).trace.status
+        == "done"
+    )
     asked = describe(app("interrupt_ask.mjs"), "graph")
     interrupted = LANGGRAPHJS.record(RunRequest(asked, {}, {"configurable": {"thread_id": "t"}}, "ask")).trace
     assert timetravel.resume(asked, {}, {}, interrupted, "yes").trace.status == "done"

@@ -18,6 +18,12 @@ from psycopg.rows import dict_row
 _numbers = itertools.count()
 
 
+@pytest.fixture(autouse=True)
+def own_thread_cache(tmp_path, monkeypatch):
+    """Each test its own cache of rebuilt threads (`threads/cache.py`), so no test reads another's."""
+    monkeypatch.setenv("STEPSCOPE_THREAD_CACHE", str(tmp_path / "thread-cache"))
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     server = PostgresServer().start()

@@ -13,7 +13,7 @@ from apps import SCENARIOS, interrupt_app
 from debugger.diagnostics import diagnose
 from debugger.diagnostics.replay import Replay
 from debugger.runtimes.langgraph.recorder import recording
-from debugger.runtimes.langgraph.threads.rebuild import read_thread
+from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
 from engine.codec import encode
 from engine.trace import RunRecord, Trace

@@ -113,7 +113,15 @@ class EngineRuntime(PythonApps):
         )
 
     def read_thread(
-        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+        self,
+        checkpointer: Any,
+        thread_id: str,
+        graph: Any,
+        *,
+        checkpoint_id: str | None = None,
+        target: str = "",
+        newest: int | None = None,
+        from_step: int | None = None,
     ) -> Trace:
         """The engine's graphs write no checkpointer threads of the user's to read."""
         raise TargetError(_NO_THREADS.format(target=target or graph.name))

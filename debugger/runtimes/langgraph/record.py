@@ -20,7 +20,7 @@ from debugger.runtimes.langgraph.recorder.static_view import StaticViewError, st
 from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
 from debugger.runtimes.langgraph.recorder.thread_files import ThreadFileError
 from debugger.runtimes.langgraph.threads.fork import ForkResult, fork_thread
-from debugger.runtimes.langgraph.threads.rebuild import read_thread
+from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.runtime import (
     NO_RESUME,
     PythonApps,
@@ -103,10 +103,26 @@ class LangGraphRuntime(PythonApps):
         return None
 
     def read_thread(
-        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+        self,
+        checkpointer: Any,
+        thread_id: str,
+        graph: Any,
+        *,
+        checkpoint_id: str | None = None,
+        target: str = "",
+        newest: int | None = None,
+        from_step: int | None = None,
     ) -> Trace:
         """The thread's checkpoints replayed through langgraph's `apply_writes` (`threads/rebuild.py` here)."""
-        return read_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
+        return read_thread(
+            checkpointer,
+            thread_id,
+            graph,
+            checkpoint_id=checkpoint_id,
+            target=target,
+            newest=newest,
+            from_step=from_step,
+        )
 
     def fork_thread(self, fork: ThreadFork) -> ForkResult:
         """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`threads/fork.py` here)."""

@@ -285,9 +285,18 @@ class LangGraphJSRuntime:
         return None
 
     def read_thread(
-        self, checkpointer: Any, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
+        self,
+        checkpointer: Any,
+        thread_id: str,
+        graph: Any,
+        *,
+        checkpoint_id: str | None = None,
+        target: str = "",
+        newest: int | None = None,
+        from_step: int | None = None,
     ) -> Trace:
-        """The thread rebuilt in node by LangGraph.js's own planning and barrier (`threads.py`, `thread_replay.mjs`)."""
+        """The thread rebuilt in node by LangGraph.js's own planning and barrier (`threads.py`, `thread_replay.mjs`):
+        always whole (`newest` and `from_step` windows are the Python savers' reading; node replays from the start)."""
         return read_js_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
 
     def fork_thread(self, fork: ThreadFork) -> Any:

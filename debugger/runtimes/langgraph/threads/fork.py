@@ -5,7 +5,7 @@ stored on each; not the writes of the chosen checkpoint itself, so its next step
 app's checkpointer, read-only, into a local SQLite file written by langgraph's own `SqliteSaver`. Then
 it runs the app's graph there with langgraph's time travel: optionally `update_state(values, as_node)`
 on the chosen checkpoint, then `invoke(None)` (or `Command(resume=...)` for a thread waiting at an
-interrupt). The result is read back like any thread (`rebuild.read_thread`): the history up to the
+interrupt). The result is read back like any thread (`reader.read_thread`): the history up to the
 fork, then the new steps.
 
 The nodes run for real (the app's own code: a model call is made again). The local file is kept, so
@@ -22,7 +22,7 @@ from typing import Any
 
 from engine.trace import Trace
 
-from .rebuild import read_thread
+from .reader import read_thread
 from .savers import CheckpointerError, open_checkpointer
 
 

@@ -43,11 +43,11 @@ def adopt_stored_ids(
     ordered = sorted(tasks, key=lambda t: writes_sort_key(task_path_str(t.path)))
     replaced: dict[int, list[tuple[str, Any]]] = {}
     for key in keys:
+        needs = [(t, i) for t in ordered for i, (c, v) in enumerate(t.writes) if c == key and _lacks_id(v)]
+        if not needs:  # looked at first: the writes are short, the stored list grows with the thread
+            continue
         value = stored.get(key)
         if not isinstance(value, list) or not value or not all(_is_message(m) for m in value):
-            continue
-        needs = [(t, i) for t in ordered for i, (c, v) in enumerate(t.writes) if c == key and _lacks_id(v)]
-        if not needs:
             continue
         known = {m.id for m in before.get(key) or [] if _is_message(m)}
         known |= {

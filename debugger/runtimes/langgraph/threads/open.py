@@ -64,23 +64,50 @@ def list_threads(url: str, limit: int = 200) -> list[ThreadSummary]:
         return checkpointer.threads(limit)
 
 
-def open_thread(url: str, thread_id: str, app: App, checkpoint_id: str | None = None) -> Trace:
-    """One thread of the checkpointer at `url` as a recorded run (up to `checkpoint_id`, else its newest)."""
+FIRST_VIEW_STEPS = 20
+"""The newest steps a thread opens with in the app; older ones are read when asked for, so a long
+thread's first view costs what these steps cost, whatever its length."""
+
+
+def open_thread(
+    url: str,
+    thread_id: str,
+    app: App,
+    checkpoint_id: str | None = None,
+    *,
+    newest: int | None = None,
+    from_step: int | None = None,
+) -> Trace:
+    """One thread of the checkpointer at `url` as a recorded run (up to `checkpoint_id`, else its newest):
+    its last `newest` steps, or its steps from `from_step` on, or the whole thread."""
     with open_checkpointer(url) as checkpointer:
         return app.runtime.read_thread(
-            checkpointer, thread_id, app.graph, checkpoint_id=checkpoint_id, target=f"{app.target} thread {thread_id}"
+            checkpointer,
+            thread_id,
+            app.graph,
+            checkpoint_id=checkpoint_id,
+            target=f"{app.target} thread {thread_id}",
+            newest=newest,
+            from_step=from_step,
         )
 
 
-def thread_from_options(target: str, url: str | None, thread_id: str | None, checkpoint_id: str | None = None) -> Any:
-    """(trace, App) of the thread `--checkpointer URL --thread ID` names, with `target` as the app's graph;
-    None without `--checkpointer`."""
+def thread_from_options(
+    target: str,
+    url: str | None,
+    thread_id: str | None,
+    checkpoint_id: str | None = None,
+    *,
+    from_step: int | None = None,
+) -> Any:
+    """(trace, App) of the thread `--checkpointer URL --thread ID` names, with `target` as the app's graph
+    (from step `from_step` on when given, else whole); None without `--checkpointer`."""
     if not url:
         return None
     if not thread_id:
         raise CheckpointerError("--checkpointer needs --thread ID; `stepscope threads --checkpointer URL` lists them.")
     app = load_app(target)
-    return open_thread(url, thread_id, app, checkpoint_id), app
+    return open_thread(url, thread_id, app, checkpoint_id, from_step=from_step), app
 
 
 def checkpointer_url(given: str | None = None) -> str:

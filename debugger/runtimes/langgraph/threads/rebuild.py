@@ -1,4 +1,5 @@
-"""A thread's supersteps rebuilt from its stored checkpoints, as an `engine.trace.Trace`.
+"""A thread's supersteps rebuilt from its stored checkpoints, as an `engine.trace.Trace` (which
+checkpoints are read, and when, is `reader.py`'s part).
 
 Each checkpoint of a thread is the state after one superstep; the writes of the tasks of the next
 superstep are stored as pending writes on it (langgraph/pregel/_loop.py). So for each pair (checkpoint
@@ -26,19 +27,21 @@ change outside the reducers.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from debugger.runtimes.langgraph.recorder.names import DEFAULT_NAME, describe, state_keys
 from debugger.runtimes.langgraph.recorder.probe import _ObservedChannels
 from debugger.runtimes.langgraph.recorder.superstep import _get, call_sink, commit, plan_task, writes_by_channel
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
-from engine.trace import RunRecord, RunStatus, TaskRecord, Trace, TraceWriter, new_run, plain_config
+from engine.trace import RunStatus, TraceWriter
 
+from .damage import keep_damage_only, mark_damaged_checkpoint, mark_refused_merge
 from .message_ids import adopt_stored_ids
-from .savers import Checkpointer, CheckpointerError
+from .tables import DamagedCheckpoint
+
+if TYPE_CHECKING:  # the reader makes each RunRebuild and hands itself in; only the annotation names it
+    from .reader import ThreadReader
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -68,91 +71,11 @@ def _values_equal(a: Any, b: Any) -> bool:
     return encode(a) == encode(b)
 
 
-class ThreadReader:
-    """Rebuilds one thread's runs (the root graph and its subgraphs' namespaces) from checkpoint tuples."""
-
-    def __init__(self, checkpointer: Checkpointer, tuples: list[Any], thread_id: str, target: str) -> None:
-        self.saver = checkpointer.saver
-        self.thread_id = thread_id
-        self.target = target
-        self.by_ns: dict[str, dict[str, Any]] = {}
-        for saved in tuples:
-            conf = saved.config["configurable"]
-            self.by_ns.setdefault(conf.get("checkpoint_ns", ""), {})[conf["checkpoint_id"]] = saved
-
-    def lineage(self, ns: str, head: str | None = None) -> list[Any]:
-        """The checkpoints from the first to `head` (default: the newest), following parent links."""
-        saved_by_id = self.by_ns.get(ns, {})
-        if not saved_by_id:
-            return []
-        if head is None:
-            head = max(saved_by_id)
-        elif head not in saved_by_id:
-            raise CheckpointerError(f"no checkpoint {head!r} in thread {self.thread_id!r}.")
-        chain = []
-        current = saved_by_id.get(head)
-        while current is not None:
-            chain.append(current)
-            parent = (current.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            current = saved_by_id.get(parent) if parent else None
-        chain.reverse()
-        return chain
-
-    def read_run(
-        self,
-        ns: tuple[str, ...],
-        graph: Any,
-        head: str | None = None,
-        parent_task: TaskRecord | None = None,
-        run_id: str = "",
-        parent_writer: TraceWriter | None = None,
-    ) -> RunRecord | None:
-        """Rebuilds the run of namespace `ns` from its checkpoints up to `head` (a subgraph: in `parent_task`)."""
-        from langgraph.pregel._checkpoint import channels_from_checkpoint
-
-        chain = self.lineage("|".join(ns), head)
-        if not chain:
-            return None
-        first = chain[0]
-        own = getattr(graph, "name", None)
-        name = ns[-1].rpartition(":")[0] if ns else (own if own and own != DEFAULT_NAME else self.target or own)
-        record = new_run(
-            ns=ns,
-            graph=describe(graph, name),
-            input=first.checkpoint.get("channel_values", {}).get("__start__"),
-            config=plain_config(first.config, ("thread_id", "checkpoint_ns")),  # the thread, not one checkpoint
-            started_at=str(first.checkpoint.get("ts", "")),
-            trace=parent_task is None,
-            run_id=run_id,
-            target=self.target if parent_task is None else "",
-            thread_id=self.thread_id if parent_task is None else "",
-        )
-        keys = [k for k in state_keys(graph) if k in graph.channels]
-        if parent_task is None or parent_writer is None:
-            writer = TraceWriter(record, check_commits=True)
-        else:  # a subgraph's run, nested in the task that ran it
-            writer = parent_writer.subrun(parent_task, record, check_commits=True)
-        run = _Run(self, ns, graph, writer, keys)
-        run.channels, run.managed = channels_from_checkpoint(
-            graph.channels, first.checkpoint, saver=self.saver, config=first.config
-        )
-        run.commit(int(first.metadata.get("step", -1)), first)
-        for parent, child in zip(chain, chain[1:]):
-            run.step_between(parent, child)
-        last = chain[-1].config["configurable"]["checkpoint_id"]
-        later = any(
-            (t.parent_config or {}).get("configurable", {}).get("checkpoint_id") == last
-            for t in self.by_ns.get("|".join(ns), {}).values()
-        )
-        run.finish(chain[-1], stop_here=later)
-        return record
-
-
-class _Run:
+class RunRebuild:
     """One run's channels, carried from step to step as langgraph carries them, and its writer."""
 
     def __init__(
-        self, reader: ThreadReader, ns: tuple[str, ...], graph: Any, writer: TraceWriter, keys: list[str]
+        self, reader: "ThreadReader", ns: tuple[str, ...], graph: Any, writer: TraceWriter, keys: list[str]
     ) -> None:
         self.reader = reader
         self.ns = ns
@@ -164,6 +87,16 @@ class _Run:
         self.managed: Any = None
         self.unknown: dict[str, Any] = {}
         """Versions of stored channels the graph does not have, as last reported."""
+        self.last_step = -1
+        """The step of the last checkpoint committed (a damaged one has no step of its own)."""
+
+    def output(self) -> dict[str, Any]:
+        """The carried values of the graph's output keys that are set."""
+        return {
+            k: self.value(k)
+            for k in _output_keys(self.graph)
+            if k in self.channels and self.value(k) is not ENGINE_MISSING
+        }
 
     def value(self, key: str) -> Any:
         """The carried value of state key `key` (MISSING when empty)."""
@@ -217,7 +150,7 @@ class _Run:
             record = plan_task(self.writer, step, task, versions, seen_all.get(task.name, {}))
             sub = self.subgraphs.get(task.name)
             child_ns = (*self.ns, f"{task.name}:{task.id}")
-            if sub is not None and "|".join(child_ns) in self.reader.by_ns:
+            if sub is not None and "|".join(child_ns) in self.reader.parents:
                 self.reader.read_run(child_ns, sub, parent_task=record, parent_writer=self.writer)
             if task.writes or task.error is not None:
                 self.writer.task_done(record, writes=task.writes, error=task.error)
@@ -255,13 +188,22 @@ class _Run:
             ran = adopt_stored_ids(
                 [t for t in tasks if t.writes], self.keys, before, child.checkpoint.get("channel_values", {})
             )
+            refused = None
             try:
                 self.apply(step, checkpoint, ran)
-            except Exception:  # the app's run merged these writes (its child checkpoint exists): the
-                pass  # graph given must differ; the commit below records every key that differs
+            except Exception as exc:  # the app's run merged these writes (its child checkpoint exists)
+                refused = exc
+            mark_refused_merge(self.writer, step, refused)
         # a new input (source "input") is a step without tasks, as the live recorder records it: the
         # input reaches the state through the `__start__` task of the next step
         self.commit(step, child)
+        keep_damage_only(self.writer)
+
+    def damaged_step(self, parent: Any, child: DamagedCheckpoint) -> None:
+        """A checkpoint whose bytes cannot be decoded: a step that says so (`damage.py`); the run goes on
+        from the next checkpoint that decodes (its stored values are the state from there)."""
+        self.last_step += 1
+        mark_damaged_checkpoint(self.writer, self.last_step, child)
 
     def commit(self, step: int, saved: Any) -> None:
         """Commits `saved`'s stored values: the carried value where it is the same, the stored one
@@ -277,7 +219,11 @@ class _Run:
             if mine is ENGINE_MISSING and theirs is ENGINE_MISSING:
                 committed[key] = ENGINE_MISSING
             elif mine is not ENGINE_MISSING and theirs is not ENGINE_MISSING and _values_equal(mine, theirs):
-                committed[key] = mine
+                # equal: carry the stored value on, whose objects later checkpoints share (`SharedDecoder`), so
+                # the next step's comparison finds the unchanged part by identity, not element by element
+                committed[key] = theirs
+                if theirs is not mine:
+                    self.channels[key] = self.graph.channels[key].from_checkpoint(theirs)
             else:
                 committed[key] = theirs
                 self.channels[key] = self.graph.channels[key].from_checkpoint(stored.get(key, _lg_missing()))
@@ -291,6 +237,7 @@ class _Run:
                 self.unknown[key] = version
                 self.writer.add_mismatch(record, key, ENGINE_MISSING, stored.get(key, ENGINE_MISSING))
         self.writer.checkpoint(step, saved.config, saved.parent_config)
+        self.last_step = step
 
     def _restore_control(self, stored: dict[str, Any]) -> None:
         """Edge and Send channels follow the stored checkpoint: they are not state, and their stored
@@ -306,12 +253,7 @@ class _Run:
         step = int(head.metadata.get("step", -1)) + 1
         checkpoint = _copy_checkpoint(head.checkpoint)
         if stop_here:
-            output = {
-                k: self.value(k)
-                for k in _output_keys(self.graph)
-                if k in self.channels and self.value(k) is not ENGINE_MISSING
-            }
-            self.writer.finish("running" if self.plan(head, checkpoint, step) else "done", output)
+            self.writer.finish("running" if self.plan(head, checkpoint, step) else "done", self.output())
             return
         self.apply_null_writes(step, head, checkpoint)
         tasks = self.plan(head, checkpoint, step)
@@ -348,12 +290,7 @@ class _Run:
                     status, error = "error", exc
             else:
                 status = "interrupted" if self._at_breakpoint(tasks) else "running"
-        output = {
-            k: self.value(k)
-            for k in _output_keys(self.graph)
-            if k in self.channels and self.value(k) is not ENGINE_MISSING
-        }
-        self.writer.finish(status, output, error, interrupts)
+        self.writer.finish(status, self.output(), error, interrupts)
 
     def _at_breakpoint(self, tasks: list[StoredTask]) -> bool:
         names = {t.name for t in tasks}
@@ -402,32 +339,3 @@ def _task_outcome(writes: list[tuple[str, Any]]) -> tuple[BaseException | None, 
 def _output_keys(graph: Any) -> list[str]:
     keys = graph.output_channels
     return [keys] if isinstance(keys, str) else list(keys)
-
-
-def read_thread(
-    checkpointer: Checkpointer, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
-) -> Trace:
-    """The thread `thread_id` of `checkpointer`, rebuilt with the app's `graph` (a langgraph compiled
-    graph), up to `checkpoint_id` (default: its newest checkpoint)."""
-    tuples = checkpointer.history(thread_id)
-    roots = [
-        t.config["configurable"]["checkpoint_id"]
-        for t in tuples
-        if t.config["configurable"].get("checkpoint_ns", "") == ""
-    ]
-    if not roots:
-        raise CheckpointerError(f"thread {thread_id!r} has no checkpoint of the root graph.")
-    head = checkpoint_id or max(roots)
-    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}").hex
-    reader = ThreadReader(checkpointer, tuples, thread_id, target or f"thread {thread_id}")
-    try:
-        trace = reader.read_run((), graph, head, run_id=run_id)
-    except CheckpointerError:
-        raise
-    except Exception as exc:  # langgraph refusing this graph on these checkpoints: name both, never a traceback
-        raise CheckpointerError(
-            f"thread {thread_id!r} could not be rebuilt with this graph ({type(exc).__name__}: {exc}). Give the "
-            "graph module of the app version that wrote the thread."
-        ) from None
-    assert isinstance(trace, Trace)
-    return trace

@@ -1,14 +1,18 @@
 """Opening an app's checkpointer read-only: a SQLite file written by `langgraph-checkpoint-sqlite`, or a
 PostgreSQL database used by `langgraph-checkpoint-postgres`.
 
-Checkpoints are read through langgraph's own saver classes (`SqliteSaver`, `PostgresSaver`), so the
-values come back exactly as the app's graph would load them. The connection is read-only at the
+Checkpoints are read with langgraph's own saver classes' serializers (`SqliteSaver`, `PostgresSaver`), so
+the values come back exactly as the app's graph would load them. The connection is read-only at the
 database level, never by convention: SQLite is opened with `mode=ro`, PostgreSQL sessions with
 `default_transaction_read_only=on`. The savers' `setup()` (which creates tables and migrates) is never
 called; instead the schema is checked, and a database that is not a checkpointer's gets a clear refusal.
 
-Listing threads is one aggregate query (the savers have no "list threads" call); everything else goes
-through `saver.list()` / `saver.get_tuple()`.
+Listing threads is one aggregate query (the savers have no "list threads" call), and so is a thread's
+index (`keys`: every checkpoint's namespace, id and parent, nothing decoded), so a reader decodes only the
+checkpoints it shows (`read`, `read_many`). Those, and a whole thread (`preload`), are read with our own
+read-only queries of the savers' tables (`tables.py`, checked against the layout they were written for),
+each stored value decoded once. A checkpoint whose bytes cannot be decoded comes back as a
+`DamagedCheckpoint`, never a traceback.
 """
 
 from __future__ import annotations
@@ -21,6 +25,23 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 from debugger.stores.urls import BadURL, checked_postgres_url, is_postgres_url, masked
+
+from .status import tuple_status
+from .tables import (
+    DECODE_ERRORS,
+    CheckpointKey,
+    SharedDecoder,
+    checkpoint_config,
+    damaged,
+    damaged_at,
+    decoded_by_key,
+    postgres_checkpoints,
+    postgres_layout_problem,
+    postgres_missing_columns,
+    sqlite_checkpoint,
+    sqlite_layout_problem,
+    sqlite_thread,
+)
 
 
 class CheckpointerError(Exception):
@@ -67,9 +88,47 @@ class Checkpointer:
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
         raise NotImplementedError
 
+    def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
+        """(namespace, checkpoint id, parent id) of every checkpoint of a thread, oldest first."""
+        raise NotImplementedError
+
     def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
         """(namespace, checkpoint id) of every checkpoint of a thread, oldest first, read without decoding."""
-        raise NotImplementedError
+        return [(ns, checkpoint_id) for ns, checkpoint_id, _ in self._key_rows(thread_id)]
+
+    def keys(self, thread_id: str) -> list[CheckpointKey]:
+        """Every checkpoint of a thread (all namespaces), oldest first, nothing decoded; refused in one line
+        for a thread that does not exist."""
+        keys = [CheckpointKey(ns, checkpoint_id, parent) for ns, checkpoint_id, parent in self._key_rows(thread_id)]
+        if not keys:
+            raise CheckpointerError(
+                f"no thread {thread_id!r} in {self.label}; `stepscope threads --checkpointer {self.label}` lists them."
+            )
+        return keys
+
+    def _decode(self, thread_id: str, key: CheckpointKey) -> Any:
+        """One checkpoint tuple (None when it is not there); decoding errors raise."""
+        return self.saver.get_tuple(checkpoint_config(thread_id, key.checkpoint_id, key.ns))
+
+    def read(self, thread_id: str, key: CheckpointKey) -> Any:
+        """One checkpoint tuple, or a `DamagedCheckpoint` when its bytes cannot be decoded."""
+        try:
+            saved = self._decode(thread_id, key)
+        except DECODE_ERRORS as exc:
+            return damaged_at(thread_id, key, damaged(exc))
+        if saved is None:  # deleted since the index was read
+            return damaged_at(thread_id, key, "damaged checkpoint: it is gone from the checkpointer")
+        return saved
+
+    def read_many(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """`read` of each of `keys`, by (ns, id) (a backend may read them together for less)."""
+        return {(key.ns, key.checkpoint_id): self.read(thread_id, key) for key in keys}
+
+    def preload(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """The checkpoints of `keys` (by (ns, id); a `DamagedCheckpoint` where one cannot be decoded) that
+        reading the whole thread at once decodes for less than `read` one at a time; {} where it costs
+        the same (SQLite stores each checkpoint whole, so there `read` decodes each once, when needed)."""
+        return {}
 
     def root_checkpoints(self, thread_id: str) -> list[str]:
         """The ids of a thread's checkpoints of the root graph, oldest first, read without decoding them."""
@@ -81,7 +140,7 @@ class Checkpointer:
         out = []
         for thread_id, count, last_id in self._thread_rows(limit):
             try:
-                latest = self.saver.get_tuple(_config(thread_id, last_id))
+                latest = self.saver.get_tuple(checkpoint_config(thread_id, last_id))
                 if latest is None:
                     continue
                 status, pending = tuple_status(latest)
@@ -125,7 +184,7 @@ class Checkpointer:
         """Which checkpoint of the thread is damaged, found by decoding them one at a time."""
         for ns, checkpoint_id in self._checkpoint_keys(thread_id):
             try:
-                self.saver.get_tuple(_config(thread_id, checkpoint_id, ns))
+                self.saver.get_tuple(checkpoint_config(thread_id, checkpoint_id, ns))
             except DECODE_ERRORS as found:
                 where = f" (subgraph {ns})" if ns else ""
                 return (
@@ -140,46 +199,6 @@ JS_POSTGRES_MIGRATION = 4
 """The last schema migration of LangGraph.js's `@langchain/langgraph-checkpoint-postgres` (1.x; langgraph's
 Python saver is further on): such tables are listed here with SQL alone, and their threads are read by the
 JavaScript app's own saver in node (`debugger/runtimes/langgraphjs/threads.py`)."""
-
-DECODE_ERRORS = (ValueError, TypeError, EOFError, KeyError, AttributeError, IndexError, ImportError)
-"""What langgraph's serializer (msgpack, JSON, pickle) raises on bytes that are not what it wrote: a
-damaged blob, a truncated row. Caught only around decoding a checkpoint."""
-
-
-def damaged(exc: BaseException) -> str:
-    """A decoding failure in words, for a thread's status or a refusal."""
-    return f"damaged checkpoint: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
-
-
-def _config(thread_id: str, checkpoint_id: str, ns: str = "") -> dict[str, Any]:
-    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
-
-
-def tuple_status(saved: Any) -> tuple[str, tuple[str, ...]]:
-    """The status of a thread whose newest checkpoint is `saved`, read from the checkpoint alone (no graph):
-    what its pending writes say, else whether it still has work planned (edge triggers or Sends)."""
-    from langgraph._internal._constants import ERROR, INTERRUPT, NULL_TASK_ID, TASKS
-
-    writes = saved.pending_writes or []
-    channels = {channel for _, channel, _ in writes}
-    if ERROR in channels:
-        return "error", ()
-    if INTERRUPT in channels:
-        return "interrupted", ()
-    if any(task != NULL_TASK_ID for task, _, _ in writes):
-        return f"stopped in step {int(saved.metadata.get('step', -1)) + 1}", ()
-    values = saved.checkpoint.get("channel_values", {})
-    updated = saved.checkpoint.get("updated_channels") or []
-    pending = tuple(
-        sorted(
-            {c.split(":", 2)[2] for c in updated if c.startswith("branch:to:")}
-            | {s.node for s in values.get(TASKS, []) or [] if hasattr(s, "node")}
-        )
-    )
-    if saved.metadata.get("source") == "input" or pending:
-        return "paused", pending
-    return "done", ()
-
 
 # ---- SQLite --------------------------------------------------------------------------------------
 
@@ -214,14 +233,34 @@ class SqliteCheckpointer(Checkpointer):
         columns = {r[1] for r in self.conn.execute("PRAGMA table_info(writes)")}
         saver._has_task_path = "task_path" in columns
         self.saver = saver
+        layout = sqlite_layout_problem(self.conn)
+        if layout:
+            self.conn.close()
+            raise CheckpointerError(
+                f"{path} is a SqliteSaver database of a layout StepScope does not read ({layout}). Install the "
+                "langgraph-checkpoint-sqlite version StepScope names in its requirements."
+            )
+        self.decoder = SharedDecoder(saver.serde)
 
     def close(self) -> None:
         self.conn.close()
 
-    def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
+    def _decode(self, thread_id: str, key: CheckpointKey) -> Any:
+        return sqlite_checkpoint(
+            self.conn, self.decoder, self.saver._has_task_path, thread_id, key.ns, key.checkpoint_id
+        )
+
+    def preload(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """The whole thread in two read-only queries, oldest first, each checkpoint decoded once with what
+        earlier ones stored shared (`tables.SharedDecoder`)."""
+        found = sqlite_thread(self.conn, self.decoder, self.saver._has_task_path, thread_id, DECODE_ERRORS)
+        return decoded_by_key(thread_id, keys, found, self.read)
+
+    def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
         return list(
             self.conn.execute(
-                "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id",
+                "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? "
+                "ORDER BY checkpoint_id",
                 (thread_id,),
             )
         )
@@ -290,7 +329,17 @@ class PostgresCheckpointer(Checkpointer):
                 f"{self.label}'s checkpointer schema is at migration {version}; this langgraph-checkpoint-postgres "
                 f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses."
             )
+        missing = postgres_missing_columns(self.conn)
+        if missing:
+            self.conn.close()
+            raise CheckpointerError(
+                f"{self.label} is a PostgresSaver database of a layout StepScope does not read ({missing}). "
+                "Install the langgraph-checkpoint-postgres version StepScope names in its requirements."
+            )
+        self.layout = postgres_layout_problem(version)
+        """Why our own queries of the saver's tables cannot run here (`tables.py`), or None."""
         self.saver = PostgresSaver(self.conn)
+        self.decoder = SharedDecoder(self.saver.serde)
 
     def close(self) -> None:
         self.conn.close()
@@ -333,12 +382,44 @@ class PostgresCheckpointer(Checkpointer):
         ).fetchall()
         return [(r["thread_id"], r["n"], r["last"]) for r in rows]
 
-    def _checkpoint_keys(self, thread_id: str) -> list[tuple[str, str]]:
+    def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
         rows = self.conn.execute(
-            "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = %s ORDER BY checkpoint_id",
+            "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = %s "
+            "ORDER BY checkpoint_id",
             (thread_id,),
         ).fetchall()
-        return [(r["checkpoint_ns"], r["checkpoint_id"]) for r in rows]
+        return [(r["checkpoint_ns"], r["checkpoint_id"], r["parent_checkpoint_id"]) for r in rows]
+
+    def _decode(self, thread_id: str, key: CheckpointKey) -> Any:
+        """One checkpoint in three read-only queries of the saver's tables (through the saver where their
+        layout is not one `tables.py` knows, or for a checkpoint of an older format)."""
+        if not self.layout:
+            found = postgres_checkpoints(self.conn, self.decoder, thread_id, (), (key.ns, [key.checkpoint_id]))
+            saved = found.get((key.ns, key.checkpoint_id))
+            if saved is not None:
+                return saved
+        return super()._decode(thread_id, key)
+
+    def read_many(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """Checkpoints of one namespace in three queries, each blob version they name decoded once."""
+        namespaces = {key.ns for key in keys}
+        if self.layout or len(namespaces) != 1 or len(keys) < 2:
+            return super().read_many(thread_id, keys)
+        found = postgres_checkpoints(
+            self.conn, self.decoder, thread_id, DECODE_ERRORS, (namespaces.pop(), [k.checkpoint_id for k in keys])
+        )
+        return decoded_by_key(thread_id, keys, found, self.read)
+
+    def preload(self, thread_id: str, keys: list[CheckpointKey]) -> dict[tuple[str, str], Any]:
+        """The whole thread in three read-only queries of the saver's tables, each blob and write decoded once;
+        a layout those queries were not written for is refused by name."""
+        if self.layout:
+            raise CheckpointerError(
+                f"{self.label} cannot be read whole: {self.layout}. Install the langgraph-checkpoint-postgres "
+                "version StepScope names in its requirements, or open the thread's newest steps only."
+            )
+        found = postgres_checkpoints(self.conn, self.decoder, thread_id, DECODE_ERRORS)
+        return decoded_by_key(thread_id, keys, found, self.read)
 
 
 def open_checkpointer(url: str) -> Checkpointer:
