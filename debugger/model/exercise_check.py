@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from debugger.diagnostics import Finding, diagnose
+from debugger.i18n import _
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.recording import record_run
 from engine.trace import Trace
@@ -43,8 +44,8 @@ def check(exercise: Exercise, code: str) -> Verdict:
         try:
             loaded = load_target(str(path), timeout=RUN_SECONDS)
         except TargetError as exc:
-            where = f" (line {exc.line})" if exc.line else ""
-            return Verdict(False, [f"Your code does not load{where}: {exc}"])
+            where = _(" (line {line})").format(line=exc.line) if exc.line else ""
+            return Verdict(False, [_("Your code does not load{where}: {error}").format(where=where, error=exc)])
         outcome = record_run(
             loaded.graph,
             loaded.example_input,
@@ -57,15 +58,22 @@ def check(exercise: Exercise, code: str) -> Verdict:
     if trace.status != exercise.status:
         error = (trace.error or {}).get("message", "").splitlines()
         said = f": {error[0]}" if error else ""
-        reasons.append(f"The run ended with status '{trace.status}', not '{exercise.status}'{said}")
+        reasons.append(
+            _("The run ended with status '{status}', not '{wanted}'").format(
+                status=trace.status, wanted=exercise.status
+            )
+            + said
+        )
     findings = diagnose(loaded.graph, trace)
     for finding in findings:
         if finding.kind in exercise.gone:
-            step = "" if finding.step is None else f" (step {finding.step})"
-            reasons.append(f"Still there{step}: {finding.title}")
+            step = "" if finding.step is None else _(" (step {step})").format(step=finding.step)
+            reasons.append(_("Still there{step}: {finding}").format(step=step, finding=finding.title))
     state = outcome.output if isinstance(outcome.output, dict) else None
     if trace.status == exercise.status and not _holds(exercise, state):
-        reasons.append(f"The result is not right yet: a right run ends with {exercise.expected}.")
+        reasons.append(
+            _("The result is not right yet: a right run ends with {expected}.").format(expected=_(exercise.expected))
+        )
     return Verdict(not reasons, reasons, findings, trace, state)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from debugger.i18n import N_, _
 from debugger.model.failures import ErrorReport
 from debugger.model.run_view import MergeCall, RunView
 from debugger.sources.recording import record_run
@@ -51,47 +52,51 @@ class Reducer:
 
 REDUCERS: dict[str, Reducer] = {
     "operator.add": Reducer(
-        "operator.add",
+        N_("operator.add"),
         "Annotated[{type}, operator.add]",
-        "Each write is added to the value: lists are concatenated, numbers summed, in the writers' order.",
+        N_("Each write is added to the value: lists are concatenated, numbers summed, in the writers' order."),
         "[]",
         ("['x']", "['y']"),
     ),
     "add_messages": Reducer(
-        "add_messages",
+        N_("add_messages"),
         "Annotated[list, add_messages]",
-        "Messages are appended; a message whose id is already there replaces the old one in place.",
+        N_("Messages are appended; a message whose id is already there replaces the old one in place."),
         "[{'role': 'user', 'content': 'hi', 'id': '1'}]",
         ("[{'role': 'assistant', 'content': 'from A', 'id': '2'}]", "[{'role': 'user', 'content': 'edit', 'id': '1'}]"),
     ),
     "none": Reducer(
-        "no reducer (a plain key)",
+        N_("no reducer (a plain key)"),
         "{type}",
-        "A plain key takes one write per superstep; two writers in one step are an error (LangGraph's too).",
+        N_("A plain key takes one write per superstep; two writers in one step are an error (LangGraph's too)."),
         "''",
         ("'from A'", "'from B'"),
     ),
     "Overwrite": Reducer(
-        "Overwrite (operator.add key)",
+        N_("Overwrite (operator.add key)"),
         "Annotated[{type}, operator.add]",
-        "Writer A's write is wrapped in Overwrite(...): it replaces the value and skips the reducer, and "
-        "the other writes of that superstep are ignored (two Overwrites in one step are an error).",
+        N_(
+            "Writer A's write is wrapped in Overwrite(...): it replaces the value and skips the reducer, and "
+            "the other writes of that superstep are ignored (two Overwrites in one step are an error)."
+        ),
         "['old']",
         ("['new']", "['y']"),
         first_write="Overwrite({})",
     ),
     "keep_first": Reducer(
-        "keep-first (a reducer of your own)",
+        N_("keep-first (a reducer of your own)"),
         "Annotated[{type}, keep_first]",
-        "A reducer that keeps the value already there: a write only fills an empty key, so every later "
-        "write is dropped, silently.",
+        N_(
+            "A reducer that keeps the value already there: a write only fills an empty key, so every later "
+            "write is dropped, silently."
+        ),
         "[]",
         ("['from A']", "['from B']"),
     ),
     "custom": Reducer(
-        "your own lambda",
+        N_("your own lambda"),
         "Annotated[{type}, custom]",
-        "Your function gets (value so far, one write) and returns the new value; it is called once per write.",
+        N_("Your function gets (value so far, one write) and returns the new value; it is called once per write."),
         "[]",
         ("['x']", "['y']"),
     ),
@@ -158,10 +163,11 @@ def literal(text: str, what: str) -> Any:
     try:
         return ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
-        reason = exc.msg if isinstance(exc, SyntaxError) else "only literals are allowed (no names or calls)"
+        reason = exc.msg if isinstance(exc, SyntaxError) else _("only literals are allowed (no names or calls)")
         raise PlaygroundError(
-            f"{what}: {text.strip()[:60]!r} is not a Python literal ({reason}); "
-            "write e.g. ['x'], 3, 'text' or {'k': 1}."
+            _("{what}: {text} is not a Python literal ({reason}); write e.g. ['x'], 3, 'text' or {{'k': 1}}.").format(
+                what=what, text=repr(text.strip()[:60]), reason=reason
+            )
         ) from None
 
 
@@ -174,12 +180,18 @@ def _type_name(value: Any) -> str:
 def graph_source(setup: Setup) -> str:
     """The runnable graph file for `setup` (checked: every literal parses, the reducer is known)."""
     if setup.reducer not in REDUCERS:
-        raise PlaygroundError(f"unknown reducer {setup.reducer!r}; pick one of: {', '.join(REDUCERS)}.")
+        raise PlaygroundError(
+            _("unknown reducer {name}; pick one of: {names}.").format(
+                name=repr(setup.reducer), names=", ".join(REDUCERS)
+            )
+        )
     if not 1 <= len(setup.writes) <= MAX_WRITERS:
-        raise PlaygroundError(f"give one to {MAX_WRITERS} writers, not {len(setup.writes)}.")
+        raise PlaygroundError(
+            _("give one to {most} writers, not {count}.").format(most=MAX_WRITERS, count=len(setup.writes))
+        )
     choice = REDUCERS[setup.reducer]
-    start = literal(setup.start, "start value")
-    writes = [literal(text, f"writer {name}") for name, text in zip(WRITERS, setup.writes)]
+    start = literal(setup.start, _("start value"))
+    writes = [literal(text, _("writer {name}").format(name=name)) for name, text in zip(WRITERS, setup.writes)]
     helpers = ""
     if setup.reducer == "keep_first":
         helpers = KEEP_FIRST
@@ -217,10 +229,12 @@ def _custom_code(code: str) -> str:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise PlaygroundError(
-            f"your reducer: {exc.msg} (write one expression, e.g. lambda current, new: current + new)."
+            _("your reducer: {problem} (write one expression, e.g. lambda current, new: current + new).").format(
+                problem=exc.msg
+            )
         ) from None
     if not isinstance(tree.body, ast.Lambda) or len(tree.body.args.args) != 2:
-        raise PlaygroundError("your reducer must be a lambda of two arguments: lambda current, new: ...")
+        raise PlaygroundError(_("your reducer must be a lambda of two arguments: lambda current, new: ..."))
     return text
 
 
@@ -231,7 +245,9 @@ def load(source: str) -> ModuleType:
         # dont_inherit: this module's `from __future__ import annotations` must not turn the file's into strings
         exec(compile(source, "<playground>", "exec", dont_inherit=True), module.__dict__)
     except Exception as exc:  # the learner's reducer is code: what it raises is said in one line
-        raise PlaygroundError(f"the graph could not be built: {type(exc).__name__}: {exc}") from None
+        raise PlaygroundError(
+            _("the graph could not be built: {error}").format(error=f"{type(exc).__name__}: {exc}")
+        ) from None
     return module
 
 
@@ -241,7 +257,9 @@ def play(setup: Setup) -> Played:
     module = load(source)
     outcome = record_run(module.graph, module.example_input, {}, target="playground", timeout=RUN_SECONDS)
     if outcome.trace.status == "timeout":
-        raise PlaygroundError(f"the run did not end within {RUN_SECONDS:.0f} s: does your reducer return?")
+        raise PlaygroundError(
+            _("the run did not end within {seconds} s: does your reducer return?").format(seconds=f"{RUN_SECONDS:.0f}")
+        )
     view = RunView(outcome.trace, graph=module.graph)
     writers_step = next((s for s in view.steps if any(t.name in WRITERS for t in view.tasks(s))), view.last)
     calls = [call for call in view.merge(writers_step) if call.call.channel == KEY]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.model.exercise_check import Verdict, check
 from debugger.views import session, widgets
 from debugger.views.session import LoadedRun
@@ -46,38 +47,43 @@ def render(run: LoadedRun) -> None:
     """The tab."""
     exercise = exercise_of(run)
     if exercise is None:
-        st.info("Exercises come with the gallery's Python lessons: open one from the Gallery.")
+        st.info(_("Exercises come with the gallery's Python lessons: open one from the Gallery."))
         return
     if session.learning():  # the task and its hint tell what the merges give
-        st.info("The exercise opens once learn mode is off (the task tells what the merges give).")
+        st.info(_("The exercise opens once learn mode is off (the task tells what the merges give)."))
         return
-    st.markdown(f"**Your task:** {exercise.task}")  # the lesson's own Markdown, as its text is
+    st.markdown(_("**Your task:** {task}").format(task=_(exercise.task)))  # the lesson's own Markdown, as its text is
     st.caption(
-        "Edit the lesson's code below, then check it: it runs, and the same analysis as `stepscope diagnose` "
-        "reads the run."
+        _(
+            "Edit the lesson's code below, then check it: it runs, and the same analysis as `stepscope diagnose` "
+            "reads the run."
+        )
     )
-    st.text_area("The lesson's code", exercise.starter(), height=420, key=_code_key(exercise))
-    left, right, _ = st.columns([1.3, 1, 3])
+    st.text_area(_("The lesson's code"), exercise.starter(), height=420, key=_code_key(exercise))
+    left, right, _rest = st.columns([1.3, 1, 3])
     left.button(
-        "Check my code",
+        _("Check my code"),
         key="exercise-check",
         type="primary",
         on_click=widgets.guarded("exercise")(_on_check),
         args=(exercise.lesson,),
     )
-    right.button("Start over", key="exercise-reset", on_click=_on_start_over, args=(exercise.lesson,))
+    right.button(_("Start over"), key="exercise-reset", on_click=_on_start_over, args=(exercise.lesson,))
     widgets.action_error("exercise")
     tries = _tries(exercise)
     if tries:
         _verdict(exercise, tries[-1], len(tries))
-    with st.expander("Show the reference answer"):
+    with st.expander(_("Show the reference answer")):
         st.code(exercise.answer(), language="python", line_numbers=True)
 
 
 def _verdict(exercise: Exercise, verdict: Verdict, tries: int) -> None:
     if verdict.solved:
-        st.success(f"Solved: {exercise.expected}, and no finding of the lesson is left.", icon="🎉")
+        st.success(
+            _("Solved: {expected}, and no finding of the lesson is left.").format(expected=_(exercise.expected)),
+            icon="🎉",
+        )
         return
     lines = "\n".join(f"- {widgets.md(reason)}" for reason in verdict.reasons)
-    st.warning(f"Not solved yet (try {tries}):\n\n{lines}", icon="✏️")
-    st.info(f"**Hint:** {exercise.hint}", icon="💡")
+    st.warning(_("Not solved yet (try {tries}):").format(tries=tries) + f"\n\n{lines}", icon="✏️")
+    st.info(_("**Hint:** {hint}").format(hint=_(exercise.hint)), icon="💡")

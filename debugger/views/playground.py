@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.model import playground
 from debugger.model.playground import MAX_WRITERS, REDUCERS, WRITERS, PlaygroundError, Setup
 from debugger.sources import runs as sources
@@ -23,33 +24,43 @@ def _setup_from_widgets() -> Setup:
     names = list(REDUCERS)
     left, right = st.columns([2, 3])
     reducer = left.selectbox(
-        "Reducer", names, format_func=lambda n: REDUCERS[n].label, key="playground-reducer", help="how the key merges"
+        _("Reducer"),
+        names,
+        format_func=lambda n: _(REDUCERS[n].label),
+        key="playground-reducer",
+        help=_("how the key merges"),
     )
     example = Setup.example(reducer)
-    right.caption(REDUCERS[reducer].explanation)
+    right.caption(_(REDUCERS[reducer].explanation))
     custom = example.custom
     if reducer == "custom":
         custom = st.text_input(
-            "Your reducer (current value, one write) -> new value", example.custom, key="playground-custom"
+            _("Your reducer (current value, one write) -> new value"), example.custom, key="playground-custom"
         )
-    start = st.text_input("Start value (a Python literal)", example.start, key=f"playground-start-{reducer}")
-    count = st.slider("Parallel writers", 1, MAX_WRITERS, len(example.writes), key=f"playground-count-{reducer}")
+    start = st.text_input(_("Start value (a Python literal)"), example.start, key=f"playground-start-{reducer}")
+    count = st.slider(_("Parallel writers"), 1, MAX_WRITERS, len(example.writes), key=f"playground-count-{reducer}")
     columns = st.columns(count)
     writes = []
     for index, column in enumerate(columns):
         default = example.writes[index] if index < len(example.writes) else f"['{WRITERS[index].lower()}']"
-        writes.append(column.text_input(f"{WRITERS[index]} writes", default, key=f"playground-w{index}-{reducer}"))
+        writes.append(
+            column.text_input(
+                _("{writer} writes").format(writer=WRITERS[index]), default, key=f"playground-w{index}-{reducer}"
+            )
+        )
     return Setup(reducer=reducer, start=start, writes=tuple(writes), custom=custom)
 
 
 def render() -> None:
     """The page."""
     session.follow_step_page_request()  # "Make it a graph" asked for the Step-through page
-    st.title("Reducer playground")
+    st.title(_("Reducer playground"))
     st.caption(
-        "One state key, one reducer, and up to five nodes that write it in the same superstep. "
-        "The writers run in parallel; at the superstep's barrier the reducer folds their writes into the "
-        "value, one call per write, in the writers' order (A, B, ...)."
+        _(
+            "One state key, one reducer, and up to five nodes that write it in the same superstep. "
+            "The writers run in parallel; at the superstep's barrier the reducer folds their writes into the "
+            "value, one call per write, in the writers' order (A, B, ...)."
+        )
     )
     setup = _setup_from_widgets()
     try:
@@ -60,50 +71,70 @@ def render() -> None:
     _fold(played)
     _orders(played)
     st.divider()
-    with st.expander("The graph this is (a runnable file)"):
+    with st.expander(_("The graph this is (a runnable file)")):
         st.code(played.source, language="python")
     st.button("Make it a graph", key="playground-make", on_click=_make_graph, args=(played.source,), type="primary")
     widgets.action_error("playground")
 
 
 def _fold(played: playground.Played) -> None:
-    st.subheader(f"The barrier of superstep {played.step}: one reducer call per write")
-    st.markdown(f"Before: `{widgets.inline(played.view.state_before(played.step).get(playground.KEY), 140)}`")
+    st.subheader(_("The barrier of superstep {step}: one reducer call per write").format(step=played.step))
+    st.markdown(
+        _("Before: `{value}`").format(
+            value=widgets.inline(played.view.state_before(played.step).get(playground.KEY), 140)
+        )
+    )
     for item in played.calls:
         call = item.call
         icon = "🛑" if call.error else ("✅" if item.applied else "○")
-        result = "refused" if call.error else f"`{widgets.inline(item.after, 140)}`"
+        result = _("refused") if call.error else f"`{widgets.inline(item.after, 140)}`"
         if not call.error and not item.applied:
-            result += " (not applied: the step failed)"
+            result += _(" (not applied: the step failed)")
         st.markdown(
-            f"{icon} **#{call.index}** from **{widgets.md(item.writer)}** wrote `{widgets.inline(call.write, 120)}`"
-            f" → {result}  \n{widgets.md(item.sentence)}"
+            _("{icon} **#{index}** from **{writer}** wrote `{write}` → {result}").format(
+                icon=icon,
+                index=call.index,
+                writer=widgets.md(item.writer),
+                write=widgets.inline(call.write, 120),
+                result=result,
+            )
+            + f"  \n{widgets.md(item.sentence)}"
         )
     if played.error is not None:
         st.error(f"**{widgets.md(played.error.title)}**  \n{widgets.md(played.error.message)}", icon="🛑")
         if played.error.explanation:
             st.markdown(widgets.md(played.error.explanation))
         return
-    st.success(f"After the barrier, `{playground.KEY}` = `{widgets.inline(played.value, 200)}`")
+    st.success(
+        _("After the barrier, `{key}` = `{value}`").format(key=playground.KEY, value=widgets.inline(played.value, 200))
+    )
 
 
 def _orders(played: playground.Played) -> None:
     if len(played.setup.writes) < 2:
         return
     if not played.orders:
-        same = "fails the same way" if played.error is not None else "gives the same result"
-        st.info(f"Every other order of the writers {same}: this merge does not depend on order.")
+        if played.error is not None:
+            st.info(_("Every other order of the writers fails the same way: this merge does not depend on order."))
+        else:
+            st.info(_("Every other order of the writers gives the same result: this merge does not depend on order."))
         return
-    st.subheader("In another order of the writers")
+    st.subheader(_("In another order of the writers"))
     st.caption(
-        "The barrier applies writes in task order, so renaming a node can change the result of an order-"
-        "dependent reducer. These orders give something else:"
+        _(
+            "The barrier applies writes in task order, so renaming a node can change the result of an order-"
+            "dependent reducer. These orders give something else:"
+        )
     )
     for order in played.orders[:10]:
-        outcome = f"error: {widgets.md(order.error)}" if order.error else f"`{widgets.inline(order.value, 160)}`"
-        st.markdown(f"- {' then '.join(order.writers)} → {outcome}")
+        outcome = (
+            _("error: {error}").format(error=widgets.md(order.error))
+            if order.error
+            else f"`{widgets.inline(order.value, 160)}`"
+        )
+        st.markdown(f"- {_(' then ').join(order.writers)} → {outcome}")
     if len(played.orders) > 10:
-        st.caption(f"... and {len(played.orders) - 10} more outcomes.")
+        st.caption(_("... and {count} more outcomes.").format(count=len(played.orders) - 10))
 
 
 def playground_file(source: str) -> Path:
