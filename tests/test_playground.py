@@ -110,3 +110,10 @@ def test_the_page_folds_and_shows_the_plain_key_error(fresh_store, drawing_witho
     at.selectbox(key="playground-reducer").set_value("none").run()
     assert not at.exception, at.exception
     assert any(PLAIN_KEY_ERROR in plain(e.value) for e in at.error), [e.value for e in at.error]
+
+
+def test_writes_an_overwrite_made_the_barrier_ignore_are_named():
+    five = play(Setup(reducer="Overwrite", start="['old']", writes=("['new']", "['b']", "['c']", "['d']", "['e']")))
+    assert five.value == ["new"] and [c.writer for c in five.calls] == ["A"]
+    assert five.ignored == ("B", "C", "D", "E")
+    assert play(Setup.example("operator.add")).ignored == ()

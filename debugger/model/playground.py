@@ -156,6 +156,8 @@ class Played:
     """The key after the writers' step (the start value when the step failed)."""
     orders: list[Order] = field(default_factory=list)
     """Each distinct outcome of another order of the writers (empty when every order gives the same)."""
+    ignored: tuple[str, ...] = ()
+    """Writers whose write the barrier made no reducer call for (an Overwrite of the same step won)."""
 
 
 def literal(text: str, what: str) -> Any:
@@ -276,6 +278,9 @@ def play(setup: Setup) -> Played:
         orders=[],
     )
     played.orders = other_orders(module, len(setup.writes))
+    folded = {c.call.writer_name for c in calls}
+    if calls and not errors:
+        played.ignored = tuple(name for name in WRITERS[: len(setup.writes)] if name not in folded)
     return played
 
 

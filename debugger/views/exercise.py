@@ -37,7 +37,7 @@ def _on_check(lesson: str) -> None:
 
 
 def _on_start_over(lesson: str) -> None:
-    session.forget_widget(_code_key(EXERCISES[lesson]))
+    session.reset_widget(_code_key(EXERCISES[lesson]), EXERCISES[lesson].starter())
     verdicts = dict(session.recall(session.EXERCISE_VERDICTS) or {})
     verdicts.pop(lesson, None)
     session.remember(session.EXERCISE_VERDICTS, verdicts)

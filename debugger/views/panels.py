@@ -36,7 +36,7 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         _("Time travel"),
     ]
     if exercise.exercise_of(run) is not None:
-        names.append("Exercise")
+        names.append(_("Exercise"))
     panels = [
         lambda: merge_panel(view, at),
         lambda: tasks_panel(view, at),

@@ -105,6 +105,14 @@ def _fold(played: playground.Played) -> None:
         if played.error.explanation:
             st.markdown(widgets.md(played.error.explanation))
         return
+    if played.ignored:
+        st.warning(
+            _(
+                "No reducer call for {writers}: an Overwrite in the same superstep replaced the value, so the "
+                "barrier ignored their writes."
+            ).format(writers=", ".join(played.ignored)),
+            icon="⚠️",
+        )
     st.success(
         _("After the barrier, `{key}` = `{value}`").format(key=playground.KEY, value=widgets.inline(played.value, 200))
     )

@@ -347,6 +347,7 @@ def follow_step_page_request() -> None:
         st.switch_page(st.session_state[STEP_PAGE], query_params=dict(st.query_params))
 
 
-def forget_widget(key: str) -> None:
-    """From a callback: the keyed widget shows its default value again (e.g. an exercise started over)."""
-    st.session_state.pop(key, None)
+def reset_widget(key: str, value: object) -> None:
+    """From a callback: the keyed widget shows `value` again (an exercise started over). Setting the value, not
+    forgetting the key: the browser still holds the widget's edited text and would send it straight back."""
+    st.session_state[key] = value
