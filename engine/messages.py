@@ -145,8 +145,23 @@ class BaseMessage:
 
     def model_dump(self) -> dict[str, Any]:
         """All fields then extras, with dicts and lists copied (as pydantic's model_dump does)."""
-        ordered = [k for k in self._fields if k in vars(self)] + [k for k in vars(self) if k not in self._fields]
-        return {k: _copy_containers(getattr(self, k)) for k in ordered}
+        return {k: _copy_containers(getattr(self, k)) for k in self._dump_order()}
+
+    def dump_items(self) -> list[tuple[str, Any]]:
+        """`model_dump().items()` for a reader that copies what it keeps (the trace's encoder): a scalar
+        or an empty dict or list is given as it is, not copied (a trace encodes every message it records)."""
+        items = []
+        for k in self._dump_order():
+            value = getattr(self, k)
+            kind = type(value)
+            uncopied = kind in _UNCOPIED or (kind in (dict, list) and not value)
+            items.append((k, value if uncopied else _copy_containers(value)))
+        return items
+
+    def _dump_order(self) -> list[str]:
+        """The fields in declaration order, then the extras."""
+        values = vars(self)
+        return [k for k in self._fields if k in values] + [k for k in values if k not in self._fields]
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> BaseMessage:
         clone = object.__new__(type(self))
@@ -177,6 +192,10 @@ class BaseMessage:
 
     def pretty_print(self) -> None:
         print(self.pretty_repr(html=hasattr(sys, "ps2")))  # bold only in an interactive session
+
+
+_UNCOPIED = frozenset((str, int, float, bool, type(None)))
+"""Types `dump_items` hands out as they are: `_copy_containers` would return them unchanged."""
 
 
 def _copy_containers(value: Any) -> Any:

@@ -57,6 +57,11 @@ class RunEvents:
         self.copies_step: int | None = None
         self.grown: dict[str, Any] = {}
         """Per channel, the list the last `operator.add` call of this step made (see `build_reduced_grown`)."""
+        self.reduced: dict[str, Any] = {}
+        """Per channel, the value its last reducer call of step `reduced_step` returned. No node runs
+        between a barrier's calls and its commit, so the commit finds that value as the call recorded
+        it, and does not compare a long list item by item again."""
+        self.reduced_step: int | None = None
 
     def start_copies(self, step: int) -> None:
         """Forgets the copies of the last step: `step` has its own."""
