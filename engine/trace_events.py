@@ -17,7 +17,7 @@ from .algo import Task
 from .channels import MISSING
 from .codec import MISSING_ENCODED, encode, encode_error
 from .constants import PULL, START
-from .records import SAME, VIEW, ReducerCallRecord, TaskRecord, fields_of
+from .records import SAME, ReducerCallRecord, TaskRecord, fields_of
 from .trace_writer import TraceWriter
 
 
@@ -121,9 +121,11 @@ class RunEvents:
 def build_planned(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     """`(build_planned, step, id, name, path, triggers, fired, view keys or Encode, seen versions)`."""
     _, step, task_id, name, path, triggers, fired, marker, seen_versions = event
-    recorded = {VIEW: list(marker)} if type(marker) is tuple else encode(marker.value)
+    recorded = writer.view(marker) if type(marker) is tuple else encode(marker.value)
+    interned = writer.interned  # name lists, shared run-wide: a pull task's path is two names too
+    kept_path = interned(path) if path[0] == PULL else list(path)
     writer.add_task(
-        step, TaskRecord(task_id, name, list(path), list(triggers), list(fired), dict(seen_versions), recorded)
+        step, TaskRecord(task_id, name, kept_path, interned(triggers), interned(fired), dict(seen_versions), recorded)
     )
 
 
