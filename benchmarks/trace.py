@@ -95,9 +95,8 @@ def langchain_size(state: dict[str, Any]) -> int | None:
         from langchain_core.messages import messages_from_dict
     except ImportError:
         return None
-    from engine.messages import message_to_dict
-
-    messages = messages_from_dict([message_to_dict(m) for m in state["messages"]])
+    # the trace's own encoding of a message is langchain-core's `message_to_dict` shape, defaults left out
+    messages = messages_from_dict([item["message"] for item in encode(state["messages"])])
     return len(json.dumps(dumpd({**state, "messages": messages})))
 
 
