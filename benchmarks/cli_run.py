@@ -40,10 +40,10 @@ if __name__ == "__main__":
 '''
 
 
-def child_cpu(command: list[str], env: dict[str, str]) -> float:
-    """CPU seconds (user + system) of one child process run to its end; its output is discarded."""
+def child_cpu(command: list[str], env: dict[str, str], cwd: Path) -> float:
+    """CPU seconds (user + system) of one child process run to its end in `cwd`; its output is discarded."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -61,11 +61,11 @@ def main() -> None:
         "stepscope run": [sys.executable, "-m", "debugger.cli", "run", str(app), "--db", str(work / "runs.sqlite3")],
     }
     for command in commands.values():  # warm-up: byte-code caches, the database's first creation
-        child_cpu(command, env)
+        child_cpu(command, env, work)
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.repeat):
         for name, command in commands.items():
-            samples[name].append(child_cpu(command, env))
+            samples[name].append(child_cpu(command, env, work))
     med = {name: statistics.median(values) for name, values in samples.items()}
     print(f"python {sys.version.split()[0]}; median of {args.repeat} interleaved rounds; CPU seconds of each process")
     for name, value in med.items():

@@ -17,7 +17,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from .blobs import BlobPacker, load_json
+from .blobs import BLOB_MIN, BlobPacker, load_json
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 
@@ -158,6 +158,17 @@ def step_dict(step: StepRecord, packer: BlobPacker) -> dict[str, Any]:
     data = _step_to_dict(step)
     packer.pack_run({"steps": [data]})
     return data
+
+
+def step_json(step: StepRecord, packer: BlobPacker) -> str:
+    """`dumps(step_dict(step, packer))`, without sizing each value of a step too small to hold a large one."""
+    data = _step_to_dict(step)
+    text = dumps(data)
+    # `BlobPacker` sizes values as ASCII JSON, at most 12 characters per character here (a surrogate pair)
+    if len(text) < BLOB_MIN and (text.isascii() or 12 * len(text) < BLOB_MIN):
+        return text
+    packer.pack_run({"steps": [data]})
+    return dumps(data)
 
 
 def compose_json(head: str, steps: list[str], blobs: list[tuple[str, str]]) -> str:
