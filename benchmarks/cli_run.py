@@ -1,10 +1,11 @@
 """`stepscope run` of a langgraph app against `python app.py`, each as a whole process.
 
-The app is a 2,000-superstep langgraph counter loop (`workloads.build_loop`), written to a temporary
-`app.py` that runs itself when executed. Each round starts `python app.py` and `python -m debugger.cli
-run app.py --db ...` (interleaved, so a machine that drifts affects both alike) and measures the CPU
-seconds (user + system) each child process used, which other programs on a shared machine disturb far
-less than wall time. Prints the medians and their ratio. Target (issue 26): at most 1.3x.
+The app is a 2,000-superstep langgraph counter loop (`workloads.build_loop`'s graph, importing only
+langgraph, as an app does), written to a temporary `app.py` that runs itself when executed. Each round
+starts `python app.py` and `python -m debugger.cli run app.py --db ...` (interleaved, so a machine that
+drifts affects both alike) and measures the CPU seconds (user + system) each child process used, which
+other programs on a shared machine disturb far less than wall time. Prints the medians and their
+ratio. Target (issue 26): at most 1.3x.
 
 Run: `.venv/bin/python benchmarks/cli_run.py [--repeat N]`.
 """
@@ -23,17 +24,32 @@ sys.path.insert(0, str(ROOT))  # the repo first: `engine` is the package, not be
 
 from workloads import LOOP_STEPS  # noqa: E402
 
-APP = f'''"""A {LOOP_STEPS}-superstep langgraph counter loop (benchmarks/cli_run.py)."""
-import argparse
-import sys
+APP = f'''"""A {LOOP_STEPS}-superstep langgraph counter loop (benchmarks/cli_run.py): langgraph only, as an app is."""
+import operator
+from typing import Annotated, TypedDict
 
-sys.path.append({str(ROOT / "benchmarks")!r})  # after the repo: `engine` is the package
-import langgraph.graph as lg
+from langgraph.graph import END, START, StateGraph
 
-from workloads import build_loop
 
-names = argparse.Namespace(StateGraph=lg.StateGraph, START=lg.START, END=lg.END)
-graph, example_input, example_config = build_loop(names)
+class Counter(TypedDict):
+    n: Annotated[int, operator.add]
+
+
+def inc(state: Counter) -> dict:
+    return {{"n": 1}}
+
+
+def again(state: Counter) -> str:
+    return "inc" if state["n"] < {LOOP_STEPS} else END
+
+
+builder = StateGraph(Counter)
+builder.add_node("inc", inc)
+builder.add_edge(START, "inc")
+builder.add_conditional_edges("inc", again, ["inc", END])
+graph = builder.compile()
+example_input = {{"n": 0}}
+example_config = {{"recursion_limit": {LOOP_STEPS + 10}}}
 
 if __name__ == "__main__":
     graph.invoke(example_input, example_config)
