@@ -37,8 +37,8 @@ def _stopped_while_starting(signum: int, frame: object) -> None:
     os._exit(130)
 
 
-# set before the imports below (a third of a second); `main` puts Python's own handler back, so a run
-# sees KeyboardInterrupt and keeps what it recorded. Only in the `stepscope` process, never on import.
+# set before the imports below; `main` puts Python's own handler back, so a run sees KeyboardInterrupt
+# and keeps what it recorded. Only in the `stepscope` process, never on import.
 if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "stepscope":
     signal.signal(signal.SIGINT, _stopped_while_starting)
 
@@ -47,47 +47,58 @@ import json
 from typing import Sequence
 
 from debugger import i18n
-from debugger.commands import COMMANDS
-from debugger.commands.diagnose import RunFailedBeforeStart
+from debugger.commands import COMMANDS, command_module
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.model.html_report import ReportError
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError
-from debugger.runtimes.registry import runtime_errors
-from debugger.runtimes.runtime import RunSetupError, TargetError
-from debugger.sources.recording import RecordingError
-from debugger.stores.protocol import StoreError
-from engine.tracefile import TraceFileError
 
-USAGE_ERRORS: tuple[type[Exception], ...] = (
-    TargetError,
-    StoreError,
-    TraceFileError,
-    RecordingError,
-    RunFailedBeforeStart,
-    CheckpointerError,
-    RunSetupError,
-    ReportError,
-    *runtime_errors(),
+USAGE_ERRORS: tuple[str, ...] = (
+    "debugger.runtimes.runtime:TargetError",
+    "debugger.stores.protocol:StoreError",
+    "engine.tracefile:TraceFileError",
+    "debugger.sources.recording:RecordingError",
+    "debugger.commands.diagnose:RunFailedBeforeStart",
+    "debugger.runtimes.langgraph.threads.savers:CheckpointerError",
+    "debugger.runtimes.runtime:RunSetupError",
+    "debugger.model.html_report:ReportError",
 )
-"""The typed errors a command reports as one `error: ...` line (exit 2): bad input, never a traceback."""
+"""The typed errors a command reports as one `error: ...` line (exit 2): bad input, never a traceback.
+Named, not imported: a command imports only what it needs (see `debugger.commands.COMMANDS`), and
+each runtime adds its own (`Runtime.errors`, `usage_errors`)."""
+REGISTRY = "debugger.runtimes.registry"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `stepscope` parser, with every subcommand of `debugger.commands`."""
+def usage_errors() -> tuple[type[Exception], ...]:
+    """The classes of `USAGE_ERRORS` and every runtime's own errors, of the modules loaded so far: an
+    exception is an instance of a class whose module was imported, so the others cannot have been raised."""
+    found = []
+    for name in USAGE_ERRORS:
+        module, _, attribute = name.partition(":")
+        if module in sys.modules:
+            found.append(getattr(sys.modules[module], attribute))
+    if REGISTRY in sys.modules:
+        found.extend(sys.modules[REGISTRY].runtime_errors())
+    return tuple(found)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `stepscope` parser: with `command` (a name of `debugger.commands.COMMANDS`) that subcommand
+    alone, which imports only its module; else every subcommand (the whole `--help`)."""
     parser = argparse.ArgumentParser(
         prog="stepscope", description="See what a state graph does, superstep by superstep."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in COMMANDS:
-        module.add_to(commands)
+    for name in [command] if command in COMMANDS else COMMANDS:
+        command_module(name).add_to(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one `stepscope` command; returns its exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the subcommand is the first word (stepscope has no options of its own but --help); its module is
+    # imported here, still under `_stopped_while_starting`
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     if signal.getsignal(signal.SIGINT) is _stopped_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    args = build_parser().parse_args(argv)
     language = i18n.parse(args.lang) if getattr(args, "lang", None) else i18n.from_environment()
     if language is None:
         print(f"error: unknown language {args.lang!r}: use --lang en or --lang zh", file=sys.stderr)
@@ -101,7 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `stepscope samples | head`: the reader has all it wanted
         _silence_stdout()
         return 0
-    except USAGE_ERRORS as exc:
+    except Exception as exc:
+        if not isinstance(exc, usage_errors()):
+            raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except json.JSONDecodeError as exc:

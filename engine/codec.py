@@ -185,14 +185,18 @@ _EMPTY_FIELD_VALUES = (None, False, "success")
 def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | None = None) -> dict[str, Any]:
     """`message_to_dict`'s shape, keeping only fields that differ from their defaults (content and a
     tool message's tool_call_id always stay): a trace of a long chat is mostly its messages."""
-    data = message_to_dict(message)
+    if isinstance(message, BaseMessage):  # the engine's own: its fields as `model_dump` orders them, uncopied
+        kind, items = message.type, message.dump_items()
+    else:
+        data = message_to_dict(message)
+        kind, items = data["type"], data["data"].items()
     kept = {
         key: encode(value, depth, _active)
-        for key, value in data["data"].items()
+        for key, value in items
         if key in ("content", "tool_call_id")
         or (key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != [])
     }
-    return {"type": data["type"], "data": kept}
+    return {"type": kind, "data": kept}
 
 
 def _builtin(value: Any) -> Any:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import operator
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -145,8 +146,23 @@ class BaseMessage:
 
     def model_dump(self) -> dict[str, Any]:
         """All fields then extras, with dicts and lists copied (as pydantic's model_dump does)."""
-        ordered = [k for k in self._fields if k in vars(self)] + [k for k in vars(self) if k not in self._fields]
-        return {k: _copy_containers(getattr(self, k)) for k in ordered}
+        return {k: _copy_containers(getattr(self, k)) for k in self._dump_order()}
+
+    def dump_items(self) -> list[tuple[str, Any]]:
+        """`model_dump().items()` for a reader that copies what it keeps (the trace's encoder): a scalar
+        or an empty dict or list is given as it is, not copied (a trace encodes every message it records)."""
+        items = []
+        for k in self._dump_order():
+            value = getattr(self, k)
+            kind = type(value)
+            uncopied = kind in _UNCOPIED or (kind in (dict, list) and not value)
+            items.append((k, value if uncopied else _copy_containers(value)))
+        return items
+
+    def _dump_order(self) -> list[str]:
+        """The fields in declaration order, then the extras."""
+        values = vars(self)
+        return [k for k in self._fields if k in values] + [k for k in values if k not in self._fields]
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> BaseMessage:
         clone = object.__new__(type(self))
@@ -177,6 +193,10 @@ class BaseMessage:
 
     def pretty_print(self) -> None:
         print(self.pretty_repr(html=hasattr(sys, "ps2")))  # bold only in an interactive session
+
+
+_UNCOPIED = frozenset((str, int, float, bool, type(None)))
+"""Types `dump_items` hands out as they are: `_copy_containers` would return them unchanged."""
 
 
 def _copy_containers(value: Any) -> Any:
@@ -473,10 +493,18 @@ def _openai_round_trip(messages: list[BaseMessage]) -> list[BaseMessage]:
     return result
 
 
+_ID = operator.attrgetter("id")
+
+
 def _coerce(messages: Any) -> list[BaseMessage]:
     # A tuple is not a list, so `(msg,)` becomes `[(msg,)]` and then fails as a (role, content) pair,
     # exactly as in LangGraph.
-    return convert_to_messages(messages if isinstance(messages, list) else [messages])
+    items = messages if isinstance(messages, list) else [messages]
+    # The usual case, a list of messages already (the state's own, every step): checked at C speed
+    # over its few distinct types, and copied as `convert_to_messages` would have built it.
+    if all(issubclass(kind, BaseMessage) for kind in set(map(type, items))):
+        return list(items)
+    return convert_to_messages(items)
 
 
 def _both_sides_or_partial(merge: Callable[..., list[BaseMessage]]) -> Callable[..., Any]:
@@ -502,9 +530,10 @@ def _both_sides_or_partial(merge: Callable[..., list[BaseMessage]]) -> Callable[
 def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[BaseMessage]:
     """Merge `right` into `left` by id (see the module docstring); returns a new list."""
     left, right = _coerce(left), _coerce(right)
-    for message in left:
-        if message.id is None:
-            message.id = _id_factory()
+    if None in map(_ID, left):  # the state's messages have their ids: looked for at C speed, not one by one
+        for message in left:
+            if message.id is None:
+                message.id = _id_factory()
     remove_all_at = None
     for index, message in enumerate(right):
         if message.id is None:
@@ -515,7 +544,7 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
         return right[remove_all_at + 1 :]  # LangGraph returns here: no removals, no format check
 
     merged = left.copy()
-    position_by_id = {m.id: i for i, m in enumerate(merged)}
+    position_by_id = dict(zip(map(_ID, merged), range(len(merged))))  # {m.id: i}, built at C speed
     ids_to_remove = set()
     for message in right:
         if (position := position_by_id.get(message.id)) is not None:

@@ -191,6 +191,11 @@ class Recorder(Hooks):
         before, write, after, error = call.before, call.write, call.after, call.error
         same = before is latest.get(channel, MISSING)  # as the builder's tracker will have it
         latest[channel] = after if error is None else before
+        if error is None:
+            if builder.reduced_step != call.step:
+                builder.reduced.clear()
+                builder.reduced_step = call.step
+            builder.reduced[channel] = after
         at_once = error is not None or not builder.lazy
         if builder.lazy:
             step = call.step
@@ -258,7 +263,7 @@ class Recorder(Hooks):
         builder = self.builders[ns]
         state = commit.read(None)
         latest = builder.latest
-        grown = builder.grown if builder.copies_step == commit.step else {}  # lists made at this barrier
+        reduced = builder.reduced if builder.reduced_step == commit.step else {}  # values made at this barrier
         changes: dict[str, Any] = {}
         recorded: list[str] = []  # keys whose value is the object recorded last (changed in place?)
         for key, value in state.items():
@@ -266,7 +271,7 @@ class Recorder(Hooks):
             if previous is not value:
                 latest[key] = value
                 changes[key] = value
-            elif type(value) not in IMMUTABLE and grown.get(key) is not value:
+            elif type(value) not in IMMUTABLE and reduced.get(key) is not value:
                 # the recorded object: a node may have changed it in place (not one a reducer just made)
                 changes[key] = value
                 recorded.append(key)

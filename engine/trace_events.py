@@ -17,7 +17,7 @@ from .algo import Task
 from .channels import MISSING
 from .codec import MISSING_ENCODED, encode, encode_error
 from .constants import PULL, START
-from .records import SAME, VIEW, ReducerCallRecord, TaskRecord, fields_of
+from .records import SAME, ReducerCallRecord, TaskRecord, fields_of
 from .trace_writer import TraceWriter
 
 
@@ -59,6 +59,11 @@ class RunEvents:
         self.copies_step: int | None = None
         self.grown: dict[str, Any] = {}
         """Per channel, the list the last `operator.add` call of this step made (see `build_reduced_grown`)."""
+        self.reduced: dict[str, Any] = {}
+        """Per channel, the value its last reducer call of step `reduced_step` returned. No node runs
+        between a barrier's calls and its commit, so the commit finds that value as the call recorded
+        it, and does not compare a long list item by item again."""
+        self.reduced_step: int | None = None
 
     def start_copies(self, step: int) -> None:
         """Forgets the copies of the last step: `step` has its own."""
@@ -118,9 +123,11 @@ class RunEvents:
 def build_planned(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     """`(build_planned, step, id, name, path, triggers, fired, view keys or Encode, seen versions)`."""
     _, step, task_id, name, path, triggers, fired, marker, seen_versions = event
-    recorded = {VIEW: list(marker)} if type(marker) is tuple else encode(marker.value)
+    recorded = writer.view(marker) if type(marker) is tuple else encode(marker.value)
+    interned = writer.interned  # name lists, shared run-wide: a pull task's path is two names too
+    kept_path = interned(path) if path[0] == PULL else list(path)
     writer.add_task(
-        step, TaskRecord(task_id, name, list(path), list(triggers), list(fired), dict(seen_versions), recorded)
+        step, TaskRecord(task_id, name, kept_path, interned(triggers), interned(fired), dict(seen_versions), recorded)
     )
 
 

@@ -93,11 +93,15 @@ class RecordedValues:
                 if tracker is None or tracker.raw is not item:
                     return self.encode(value)
                 keys.append(key)
-            view = self.views.get(keys := tuple(keys))
-            if view is None:
-                view = self.views[keys] = {VIEW: self.interned(keys)}
-            return view
+            return self.view(tuple(keys))
         return self.encode(value)
+
+    def view(self, keys: tuple[str, ...]) -> dict[str, list[str]]:
+        """`{"$view": [keys]}`, one dict per set of keys for the whole run (recorded data: never changed)."""
+        view = self.views.get(keys)
+        if view is None:
+            view = self.views[keys] = {VIEW: self.interned(keys)}
+        return view
 
     def tracker(self, channel: str) -> DeltaTracker:
         """The channel's last recorded value (created empty on first use)."""

@@ -17,7 +17,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from .blobs import BlobPacker, load_json
+from .blobs import BLOB_MIN, BlobPacker, load_json
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 
@@ -45,6 +45,11 @@ def to_dict(trace: Trace, *, blobs: bool = False) -> dict[str, Any]:
 
 
 _DEFAULTS: dict[type, dict[str, Any]] = {}
+_PLANS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
+_NO_DEFAULT = object()
+_NESTED = frozenset(("steps", "tasks", "reducer_calls", "subgraphs"))
+"""The fields that hold records; every other field of a record holds plain data (values already
+encoded, names, numbers), which the file form keeps as it is, without walking it again."""
 
 
 def _defaults(cls: type) -> dict[str, Any]:
@@ -59,17 +64,34 @@ def _defaults(cls: type) -> dict[str, Any]:
     return _DEFAULTS[cls]
 
 
-def _record_to_dict(record: Any) -> Any:
+def _plan(cls: type) -> tuple[tuple[str, Any, bool], ...]:
+    """Per field of a record class: its name, its default (or `_NO_DEFAULT`) and whether it holds records."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        defaults = _defaults(cls)
+        plan = _PLANS[cls] = tuple(
+            (
+                f.name,
+                _NO_DEFAULT if f.name == "schema_version" else defaults.get(f.name, _NO_DEFAULT),
+                f.name in _NESTED,
+            )
+            for f in fields(cls)
+        )
+    return plan
+
+
+def _record_to_dict(record: Any, skip: tuple[str, ...] = ()) -> Any:
+    """A record's file form: fields holding their default left out (`skip` leaves out more by name).
+    Plain data is shared with the record, not copied: recorded values are never changed in place."""
     if isinstance(record, StepRecord):
         return _step_to_dict(record)
     if is_dataclass(record) and not isinstance(record, type):
-        defaults = _defaults(type(record))
         out = {}
-        for f in fields(record):
-            value = getattr(record, f.name)
-            if f.name in defaults and value == defaults[f.name] and f.name != "schema_version":
+        for name, default, nested in _plan(type(record)):
+            value = getattr(record, name)
+            if name in skip or (default is not _NO_DEFAULT and value == default):
                 continue
-            out[f.name] = _record_to_dict(value)
+            out[name] = [_record_to_dict(item) for item in value] if nested else value
         return out
     if isinstance(record, list):
         return [_record_to_dict(item) for item in record]
@@ -125,8 +147,7 @@ def dumps(data: Any, *, indent: int | None = None) -> str:
 
 def head_dict(trace: Trace, packer: BlobPacker) -> dict[str, Any]:
     """The file form of everything but the steps and the blobs (large values go to `packer`)."""
-    data = _record_to_dict(trace)
-    data.pop("steps", None)
+    data = _record_to_dict(trace, skip=("steps",))  # the steps are not walked: a store calls this per run, twice
     data.pop("schema_version", None)
     packer.pack_run(data)
     return {"schema_version": SCHEMA_VERSION, "run_id": data.pop("run_id", ""), **data}
@@ -137,6 +158,17 @@ def step_dict(step: StepRecord, packer: BlobPacker) -> dict[str, Any]:
     data = _step_to_dict(step)
     packer.pack_run({"steps": [data]})
     return data
+
+
+def step_json(step: StepRecord, packer: BlobPacker) -> str:
+    """`dumps(step_dict(step, packer))`, without sizing each value of a step too small to hold a large one."""
+    data = _step_to_dict(step)
+    text = dumps(data)
+    # `BlobPacker` sizes values as ASCII JSON, at most 12 characters per character here (a surrogate pair)
+    if len(text) < BLOB_MIN and (text.isascii() or 12 * len(text) < BLOB_MIN):
+        return text
+    packer.pack_run({"steps": [data]})
+    return dumps(data)
 
 
 def compose_json(head: str, steps: list[str], blobs: list[tuple[str, str]]) -> str:

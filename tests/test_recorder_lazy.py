@@ -174,3 +174,39 @@ def test_reading_the_trace_while_the_run_goes_gives_each_step_once_and_the_same_
     read_while_running = json.dumps(_without_timings(to_dict(recorder.trace)), sort_keys=True)
     alone = recorded(lambda r: graph.invoke({"items": [], "n": 0}, {"recursion_limit": 100}, hooks=r), at_once=False)
     assert read_while_running == alone
+
+
+def test_a_message_list_changed_in_place_by_a_node_is_recorded_outside_the_reducers() -> None:
+    """The barrier's commit trusts the list a reducer call just made (no node runs in between), but a
+    node that appends to its input's message list in place is still caught at the next call, as a
+    `before` that is not the recorded value, and a replay of the steps gives the final state."""
+    from engine import END, START, AIMessage, HumanMessage, MessagesState, StateGraph
+    from engine.codec import apply_delta
+
+    def speak(state: MessagesState) -> dict:
+        return {"messages": [AIMessage("one", id="a1")]}
+
+    def sneak(state: MessagesState) -> dict:
+        state["messages"].append(AIMessage("sneaked", id="s1"))  # in place, behind the reducer's back
+        return {"messages": [AIMessage("two", id="a2")]}
+
+    g = StateGraph(MessagesState)
+    g.add_node("speak", speak)
+    g.add_node("sneak", sneak)
+    g.add_edge(START, "speak")
+    g.add_edge("speak", "sneak")
+    g.add_edge("sneak", END)
+    for at_once in (False, True):
+        sink = KeepSteps() if at_once else None
+        recorder = Recorder(sink=sink)
+        final = g.compile().invoke({"messages": [HumanMessage("hi", id="h1")]}, hooks=recorder)
+        steps = [*(sink.steps if sink else []), *recorder.trace.steps]
+        sneak_call = next(c for s in steps for c in s.reducer_calls if c.writer_name == "sneak")
+        assert [m["message"]["data"]["content"] for m in sneak_call.before["extend"]] == ["sneaked"]
+        value: list = []
+        for step in steps:
+            for change in step.state.values():
+                value = apply_delta(value, change)
+            for call in step.reducer_calls:
+                value = apply_delta(apply_delta(value, call.before), call.after)
+        assert [m["message"]["data"]["content"] for m in value] == [m.content for m in final["messages"]]

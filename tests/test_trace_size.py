@@ -115,3 +115,17 @@ def test_a_streamed_run_holds_no_finished_steps_and_stores_every_one(tmp_path):
     graph.compile().invoke({"doc": "x" * (BLOB_MIN * 2), "n": 0}, hooks=plain)
     assert [s.reducer_calls for s in stored.steps] == [s.reducer_calls for s in plain.trace.steps]
     assert decode(stored.output["doc"]) == "x" * (BLOB_MIN * 2)
+
+
+@pytest.mark.parametrize("value", ["small", "文" * (BLOB_MIN // 5), "x" * BLOB_MIN], ids=["small", "cjk", "large"])
+def test_a_stored_step_is_packed_as_its_file_form_whether_or_not_it_is_sized(value):
+    """`step_json` skips sizing each value of a step too small to hold a large one; a step of text that
+    is short but long as ASCII JSON (CJK, escaped six characters each) is still sized and pooled."""
+    from engine.blobs import BlobPacker
+    from engine.tracefile import dumps, step_dict, step_json
+
+    trace = carried(value, steps=2)
+    for step in trace.steps:
+        fast, slow = BlobPacker(), BlobPacker()
+        assert step_json(step, fast) == dumps(step_dict(step, slow))
+        assert fast.take_fresh() == slow.take_fresh()

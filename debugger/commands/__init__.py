@@ -14,11 +14,33 @@ subcommand and its options) over a service that returns data or raises a typed e
     common.py     what several share: the `--db` option, tables, JSON options, the checkpointer options
 
 `debugger/cli.py` assembles the parser from `COMMANDS` and maps the typed errors to exit codes.
+Importing this package imports no subcommand: `command_module` imports the one a command line names.
 """
 
 from __future__ import annotations
 
-from debugger.commands import app, compare, delete, diagnose, export, fork, import_, run, runs, samples, show, threads
+import importlib
+from types import ModuleType
 
-COMMANDS = (run, show, threads, fork, runs, samples, diagnose, compare, app, export, import_, delete)
-"""Every subcommand module, in the order `stepscope --help` lists them."""
+COMMANDS: dict[str, str] = {
+    "run": "run",
+    "show": "show",
+    "threads": "threads",
+    "fork": "fork",
+    "runs": "runs",
+    "samples": "samples",
+    "diagnose": "diagnose",
+    "compare": "compare",
+    "app": "app",
+    "export": "export",
+    "import": "import_",
+    "delete": "delete",
+}
+"""Every subcommand's name and its module here, in the order `stepscope --help` lists them. A module
+is imported only for its own command (or for the whole help): `stepscope run` does not pay for the
+app's server, the diagnostics or the stores' schema checks that other commands need."""
+
+
+def command_module(name: str) -> ModuleType:
+    """The module of subcommand `name` (a key of `COMMANDS`), imported now if it was not yet."""
+    return importlib.import_module(f"{__name__}.{COMMANDS[name]}")

@@ -10,7 +10,7 @@ import json
 from debugger.stores.protocol import first_line
 from engine.blobs import BlobPacker
 from engine.trace import StepRecord, Trace
-from engine.tracefile import compose_json, dumps, head_dict, step_dict
+from engine.tracefile import compose_json, dumps, head_dict, step_json
 
 StepRows = list[tuple[int, str]]
 """(step number, the step's JSON) of each step, in order."""
@@ -26,7 +26,7 @@ def digest(text: str) -> str:
 def packed_trace(trace: Trace) -> tuple[str, StepRows, BlobRows, str]:
     """A whole trace as stored: its head, its steps, its large values (each once) and its file text."""
     packer = BlobPacker()
-    steps = [(step.step, dumps(step_dict(step, packer))) for step in trace.steps]
+    steps = [(step.step, step_json(step, packer)) for step in trace.steps]
     head = dumps(head_dict(trace, packer))
     blobs = _fresh(packer)
     return head, steps, blobs, compose_json(head, [data for _, data in steps], blobs)
@@ -35,7 +35,7 @@ def packed_trace(trace: Trace) -> tuple[str, StepRows, BlobRows, str]:
 def packed_steps(steps: list[StepRecord]) -> tuple[StepRows, BlobRows]:
     """Finished steps of a run being recorded, and the large values they hold."""
     packer = BlobPacker()
-    rows = [(step.step, dumps(step_dict(step, packer))) for step in steps]
+    rows = [(step.step, step_json(step, packer)) for step in steps]
     return rows, _fresh(packer)
 
 

@@ -111,9 +111,18 @@ class ObservedProc:
             _TASK.reset(token)
 
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        with self._watched():
+        # `_watched` written out: this runs once per task of every recorded step, and a generator-based
+        # context manager costs more than the rest of the watching
+        probe = self.probe
+        token = probe.begin()
+        try:
             result = self.proc.invoke(input, config, **kwargs)
-        self.probe.returned(result)
+        except BaseException as exc:
+            probe.failed(exc)
+            raise
+        finally:
+            _TASK.reset(token)
+        probe.returned(result)
         return result
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
