@@ -143,7 +143,7 @@ def test_the_command_exits_1_naming_the_step_and_the_gone_finding_and_0_for_a_ru
     run_id = open_store(db).save(after)
     assert main(["compare", str(tmp_path / "before.json"), run_id, "--db", db]) == 1
     out = capsys.readouterr().out
-    assert "The runs part at step 0." in out
+    assert "The runs first differ at step 0." in out
     assert "the concurrent update on `answer` at step 1 is gone in B" in out
     assert "✱ answer ← a: LastValue: 'from a' -> REFUSED InvalidUpdateError" in out
     assert main(["compare", str(tmp_path / "before.json"), str(tmp_path / "before.json")]) == 0

@@ -29,7 +29,7 @@ def test_the_open_run_beside_its_fixed_version_and_beside_itself(fresh_store):
     assert at.title[0].value == "Compare two runs"
     at.selectbox(key="compare_b_stored").select(fixed_id).run()
     assert not at.exception, at.exception
-    assert plain(at.warning[0].value).startswith("The runs part at step 0.")
+    assert plain(at.warning[0].value).startswith("The runs first differ at step 0.")
     assert any("subgraph duplication on `log` at step 2 is gone in B" in plain(s.value) for s in at.success)
     steps = at.dataframe[0].value
     assert list(steps["verdict"]) == ["✱ differs", "✱ differs", "✱ differs"]

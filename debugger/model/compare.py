@@ -157,7 +157,7 @@ class RunComparison:
         if self.agree:
             return f"The runs agree at every one of their {len(self.steps)} steps."
         first = self.first_divergence
-        parts = [f"The runs part at step {first}." if first is not None else "The steps agree."]
+        parts = [f"The runs first differ at step {first}." if first is not None else "The steps agree."]
         if self.status_differs:
             ends = [f"{run.status} ({run.error.get('class')})" if run.error else run.status for run in (self.a, self.b)]
             parts.append(f"A ended {ends[0]}, B ended {ends[1]}.")
