@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from debugger.sources.trace_sense import sense_problem
+from debugger.sources.trace_sense import SenseCheck
 from engine.codec import TYPE
 from engine.trace import SCHEMA_VERSION, RunStatus, Trace
 from engine.tracefile import TraceFileError, from_dict, load_json
@@ -448,35 +448,71 @@ TaskFile.model_rebuild()
 
 
 def validate(data: Any, *, source: str = "<trace>") -> None:
-    """Raises `TraceFileError` naming `source` and the first field that breaks the schema."""
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise TraceFileError(
-            f"{source} is not a StepScope trace: it has no schema_version. "
-            "Export one with `stepscope run TARGET --out FILE`."
-        )
-    version = data["schema_version"]
-    if type(version) is int and version > SCHEMA_VERSION:
-        raise TraceFileError(
-            f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
-            f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it."
-        )
-    try:
-        TraceFile.model_validate(data)
-    except ValidationError as exc:
-        raise TraceFileError(f"{source}: {_first_problem(exc, data)}") from None
-    except RecursionError:
-        raise TraceFileError(f"{source} is nested too deeply to check.") from None
-    problem = _replay_problem(data)
-    if problem:
-        raise TraceFileError(f"{source}: {problem}. The file is damaged; re-export the run.")
-    problem = sense_problem(data)
-    if problem:
-        raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
+    """Raises `TraceFileError` naming `source` and the first field that breaks the schema, the first
+    delta that cannot apply or the first thing that cannot have happened (`StreamCheck`, step by step)."""
+    steps = data.get("steps") if isinstance(data, dict) else None
+    if steps is not None and type(steps) is not list:
+        StreamCheck(data, source=source)  # the schema says what is wrong with the steps field
+        return
+    check = StreamCheck({k: v for k, v in data.items() if k != "steps"} if steps else data, source=source)
+    for index, step in enumerate(steps or ()):
+        check.step(index, step)
 
 
-def _first_problem(exc: ValidationError, data: Any) -> str:
+class StreamCheck:
+    """The checks of `validate` for a trace read one step at a time: the head (every field but `steps`) at
+    once, then each step as it comes, keeping per channel and per graph what the checks need and nothing
+    per step, so a trace of any length is checked in memory that does not grow with its steps."""
+
+    def __init__(self, head: Any, *, source: str = "<trace>") -> None:
+        self.source = source
+        self.head = head
+        if not isinstance(head, dict) or "schema_version" not in head:
+            raise TraceFileError(
+                f"{source} is not a StepScope trace: it has no schema_version. "
+                "Export one with `stepscope run TARGET --out FILE`."
+            )
+        version = head["schema_version"]
+        if type(version) is int and version > SCHEMA_VERSION:
+            raise TraceFileError(
+                f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
+                f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it."
+            )
+        try:
+            TraceFile.model_validate(head)
+        except ValidationError as exc:
+            raise TraceFileError(f"{source}: {_first_problem(exc, head)}") from None
+        except RecursionError:
+            raise TraceFileError(f"{source} is nested too deeply to check.") from None
+        self.replay = ReplayCheck()
+        self.sense = SenseCheck(head.get("graph") or {})
+        problem = self.sense.graph_problem()
+        if problem:
+            raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
+
+    def step(self, index: int, step: Any) -> None:
+        """Checks the run's `index`-th step (its file form) after those before it."""
+        source = self.source
+        try:
+            StepFile.model_validate(step)
+        except ValidationError as exc:
+            raise TraceFileError(f"{source}: {_first_problem(exc, self.head, within=f'steps[{index}]')}") from None
+        except RecursionError:
+            raise TraceFileError(f"{source} is nested too deeply to check.") from None
+        problem = self.replay.step(index, step)
+        if problem:
+            raise TraceFileError(f"{source}: {problem}. The file is damaged; re-export the run.")
+        problem = self.sense.step(index, step)
+        if problem:
+            raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
+
+
+def _first_problem(exc: ValidationError, data: Any, within: str = "") -> str:
+    """One sentence for the first error pydantic found in `data` (or in its part `within`, e.g. `steps[3]`)."""
     error = exc.errors(include_url=False)[0]
     where = _path(error["loc"])
+    if within:
+        where = within if where == "the file" else f"{within}{'' if where.startswith('[') else '.'}{where}"
     message = error["msg"]
     if error["type"] == "missing":
         return f"{where} is missing (a required field). The file is damaged; re-export the run."
@@ -508,33 +544,49 @@ def _path(loc: tuple[Any, ...]) -> str:
 
 
 def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
-    """Whether every channel's deltas apply in order, tracking only each value's kind and length:
-    linear in the file, and it catches what a later replay would crash on."""
-    kinds: dict[str, tuple[str, int]] = {}
+    """Whether every channel's deltas apply in order (see `ReplayCheck`)."""
+    check = ReplayCheck(where)
+    for s, step in enumerate(run.get("steps", ())):
+        problem = check.step(s, step)
+        if problem:
+            return problem
+    return None
 
-    def apply(channel: str, change: dict[str, Any], at: str) -> str | None:
-        kind, length = kinds.get(channel, ("missing", 0))
+
+class ReplayCheck:
+    """Whether every channel's deltas apply in order, one step at a time, tracking only each value's kind
+    and length: linear in the file, memory per channel (not per step), and it catches what a later
+    replay would crash on."""
+
+    def __init__(self, where: str = "") -> None:
+        self.where = where
+        self.kinds: dict[str, tuple[str, int]] = {}
+
+    def _apply(self, channel: str, change: dict[str, Any], at: str) -> str | None:
+        kind, length = self.kinds.get(channel, ("missing", 0))
         if "same" in change:
             return None
         if "set" in change:
-            kinds[channel] = _kind(change["set"])
+            self.kinds[channel] = _kind(change["set"])
             return None
         if "extend" in change:
             if kind != "list":
                 return f"{at} extends {channel!r}, which is not a list there"
             added = change["extend"]
-            kinds[channel] = ("list", length + (len(added) if type(added) is list else 0))
+            self.kinds[channel] = ("list", length + (len(added) if type(added) is list else 0))
             return None
         if "splice" in change:
             if kind != "list" or change["splice"] > length:
                 return f"{at} splices {channel!r} at {change['splice']}, past its end or not a list"
-            kinds[channel] = ("list", change["splice"] + len(change["items"]))
+            self.kinds[channel] = ("list", change["splice"] + len(change["items"]))
             return None
         if kind != "dict":
             return f"{at} merges keys into {channel!r}, which is not an object there"
         return None
 
-    for s, step in enumerate(run.get("steps", ())):
+    def step(self, s: int, step: dict[str, Any]) -> str | None:
+        """The first delta of `step` (the run's `s`-th) that cannot apply after the steps before it, or None."""
+        where = self.where
         tasks = step.get("tasks", ())
         writes = {t["id"]: t.get("writes", ()) for t in tasks}
         for c, call in enumerate(step.get("reducer_calls", ())):
@@ -542,7 +594,7 @@ def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
             ref = call["write"]
             if _is_write_ref(ref) and ref["$write"] >= len(writes.get(call["writer"], ())):
                 return f"{at}.write points at a write its task does not have"
-            problem = apply(call["channel"], call["before"], f"{at}.before")
+            problem = self._apply(call["channel"], call["before"], f"{at}.before")
             if problem is None and call.get("error") is None:
                 after = call["after"]
                 if "extend" in after and _is_write_ref(after["extend"]):
@@ -550,11 +602,11 @@ def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
                     if type(written) is not list:
                         return f"{at}.after extends with a write that is not a list"
                     after = {"extend": written}
-                problem = apply(call["channel"], after, f"{at}.after")
+                problem = self._apply(call["channel"], after, f"{at}.after")
             if problem:
                 return problem
         for key, change in step.get("state", {}).items():
-            problem = apply(key, change, f"{where}steps[{s}].state.{key}")
+            problem = self._apply(key, change, f"{where}steps[{s}].state.{key}")
             if problem:
                 return problem
         for t, task in enumerate(tasks):
@@ -562,7 +614,7 @@ def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
                 problem = _replay_problem(sub, f"{where}steps[{s}].tasks[{t}].subgraphs[{r}].")
                 if problem:
                     return problem
-    return None
+        return None
 
 
 def _kind(value: Any) -> tuple[str, int]:
