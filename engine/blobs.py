@@ -94,7 +94,15 @@ class BlobPacker:
 def load_json(text: str | bytes) -> Any:
     """Parses a trace file's JSON, putting each pooled large value back where it is pointed at (the
     same object everywhere: a value stored once is held once in memory too)."""
-    table: dict[str, Any] = {}
+    data = load_json_with(text, {})
+    if isinstance(data, dict):
+        data.pop("blobs", None)
+    return data
+
+
+def load_json_with(text: str | bytes, table: dict[str, Any]) -> Any:
+    """Parses one piece of a trace (a whole file, its head, or one step read on its own) with the pooled
+    values already in `table`; a `{"$blobs": ...}` table met on the way is added to it."""
     missing: list[str] = []
 
     def hook(obj: dict[str, Any]) -> Any:
@@ -111,6 +119,4 @@ def load_json(text: str | bytes) -> Any:
     data = json.loads(text, object_hook=hook)
     if missing:
         raise ValueError(f"it points at a large value it does not hold ({missing[0]!r}): the file is incomplete")
-    if isinstance(data, dict):
-        data.pop("blobs", None)
     return data

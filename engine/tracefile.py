@@ -15,7 +15,7 @@ import json
 from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from .blobs import BlobPacker, load_json
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -142,12 +142,24 @@ def step_dict(step: StepRecord, packer: BlobPacker) -> dict[str, Any]:
 def compose_json(head: str, steps: list[str], blobs: list[tuple[str, str]]) -> str:
     """One trace file's text from the JSON of its head, of each step and of each pooled value (the
     form a store keeps a run in while it is recorded), without parsing any of them."""
-    parts = ["{"]
-    if blobs:
-        parts += ['"blobs": {"$blobs": {', ", ".join(f"{json.dumps(key)}: {value}" for key, value in blobs), "}}, "]
-    parts.append(head.strip()[1:-1].strip())
-    parts += [', "steps": [', ", ".join(steps), "]}"]
-    return "".join(parts)
+    return "".join(composed_parts(head, steps, blobs))
+
+
+def composed_parts(head: str, steps: Iterable[str], blobs: Iterable[tuple[str, str]]) -> Iterator[str]:
+    """`compose_json`'s text in pieces, one step at a time, so a long run can be written to a file
+    while only one of its steps is in memory."""
+    yield "{"
+    first = True
+    for key, value in blobs:
+        yield ('"blobs": {"$blobs": {' if first else ", ") + f"{json.dumps(key)}: {value}"
+        first = False
+    if not first:
+        yield "}}, "
+    yield head.strip()[1:-1].strip()
+    yield ', "steps": ['
+    for index, step in enumerate(steps):
+        yield f", {step}" if index else step
+    yield "]}"
 
 
 def read_file(path: str | Path) -> Trace:
@@ -193,6 +205,15 @@ def from_dict(data: Any, *, source: str = "<trace>") -> Trace:
         )
     try:
         return _build(Trace, data, "trace")
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
+
+
+def step_from_dict(data: Any, *, source: str = "<trace>", index: int = 0) -> StepRecord:
+    """One step of a trace read on its own (its file form, large values already put back), for readers
+    that hold one step at a time; a `TraceFileError` naming `source` when it does not build."""
+    try:
+        return _build(StepRecord, data, f"trace.steps[{index}] (step)")
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
 

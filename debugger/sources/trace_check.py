@@ -3,9 +3,9 @@
 
 Four gates, each ending in one `TraceFileError` line that names the source and the first problem:
 
-1. Size and nesting, checked on the raw bytes without recursion: a file over `max_trace_bytes()`
-   or nested deeper than `MAX_NESTING` is refused before it is parsed (`json.loads` itself would
-   die with a RecursionError on a depth bomb).
+1. Size and nesting: a file over `max_trace_bytes()` is refused unread; the file is then read one
+   top-level value and one step at a time (`trace_stream`), and a value nested deeper than
+   `MAX_NESTING` is refused as it is met, counted without recursion.
 2. The schema: `TraceFile` below is the file format (`engine.tracefile`'s file form of
    `engine.trace`'s records), declared once with pydantic in strict mode; it checks every record,
    every field's type, the deltas, the errors and the tags of recorded values.
@@ -14,33 +14,39 @@ Four gates, each ending in one `TraceFileError` line that names the source and t
 4. Sense (`debugger/sources/runs/trace_sense.py`): the steps in order, calls into declared channels, edges
    between declared nodes, a plain key's new value its write.
 
-Only then is the Trace built (`engine.tracefile.from_dict`). The engine stays standard-library
-only; this module is the debugger's side of the contract.
+Gates 2-4 run one step at a time (`StreamCheck`), so checking a long trace holds one step. Only then
+is the Trace built (`engine.tracefile.from_dict`), a long one with its steps left on disk (`LazySteps`).
+The engine stays standard-library only; this module is the debugger's side of the contract.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import re
-from array import array
-from itertools import accumulate
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from debugger.sources.trace_sense import SenseCheck
+from debugger.sources.trace_stream import MAX_NESTING, STREAM_MIN_BYTES, FileSteps, LazySteps, StepIndex, nesting_depth
 from engine.codec import TYPE
-from engine.trace import SCHEMA_VERSION, RunStatus, Trace
-from engine.tracefile import TraceFileError, from_dict, load_json
+from engine.trace import SCHEMA_VERSION, RunStatus, StepRecord, Trace
+from engine.tracefile import TraceFileError, from_dict, step_from_dict
 
-MAX_NESTING = 400
-"""Deepest JSON nesting a trace may have; recorded values are cut far earlier (engine.codec.MAX_DEPTH)."""
 MAX_TRACE_MB_ENV = "STEPSCOPE_MAX_TRACE_MB"
 DEFAULT_MAX_TRACE_MB = 1024
 
-__all__ = ["TraceFileError", "parse_trace", "read_trace_file", "validate", "max_trace_bytes", "MAX_NESTING"]
+__all__ = [
+    "TraceFileError",
+    "parse_trace",
+    "read_trace_file",
+    "validate",
+    "max_trace_bytes",
+    "MAX_NESTING",
+    "nesting_depth",
+]
 
 
 def max_trace_bytes() -> int:
@@ -54,55 +60,59 @@ def max_trace_bytes() -> int:
 
 
 def read_trace_file(path: str | Path) -> Trace:
+    """A checked Trace from a trace file, read step by step (`trace_stream`): a long one keeps its steps
+    on disk and decodes each when asked for; `TraceFileError` (one line) for anything else."""
     path = Path(path)
     try:
         size = path.stat().st_size
         if size > max_trace_bytes():
             raise TraceFileError(_too_big(str(path), size))
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            index = StepIndex(handle.read, str(path))
     except OSError as exc:
         raise TraceFileError(f"cannot read {path}: {exc.strerror or exc}.") from None
-    return parse_trace(data, source=str(path))
+    steps = FileSteps(index, lambda: path.open("rb"), lambda: _stamp(path))
+    return checked_trace(index.head, steps, str(path), keep_on_disk=size >= STREAM_MIN_BYTES)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """What tells a file changed since it was indexed: its size and modification time."""
+    try:
+        status = path.stat()
+    except OSError:
+        return (-1, -1)
+    return status.st_size, status.st_mtime_ns
 
 
 def parse_trace(text: str | bytes, *, source: str = "<trace>") -> Trace:
-    """A validated Trace from JSON text; `TraceFileError` (one line) for anything else."""
+    """A validated Trace from JSON text (an upload, a stored run's text), read the same way as a file:
+    a long one keeps its steps as bytes until asked for; `TraceFileError` (one line) for anything else."""
     if len(text) > max_trace_bytes():
         raise TraceFileError(_too_big(source, len(text)))
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise TraceFileError(
-                f"{source} is not text (byte {exc.start}: {exc.reason}); a trace file is UTF-8 JSON."
-            ) from None
-    if not text.strip():
-        raise TraceFileError(
-            f"{source} is empty; a trace file is the JSON that `stepscope run --out` or `export` writes."
-        )
-    depth = nesting_depth(text, MAX_NESTING)
-    if depth > MAX_NESTING:
-        raise TraceFileError(
-            f"{source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
-            "a file, so it is refused unread."
-        )
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    index = StepIndex(io.BytesIO(data).read, source)
+    steps = FileSteps(index, lambda: io.BytesIO(data), lambda: None)
+    return checked_trace(index.head, steps, source, keep_on_disk=len(data) >= STREAM_MIN_BYTES)
+
+
+def checked_trace(head: dict[str, Any], source: Any, name: str, *, keep_on_disk: bool) -> Trace:
+    """The Trace of a head and its steps (`source`, as `LazySteps` takes it: a file's, a store's rows),
+    every step checked first in one pass (`StreamCheck`); the steps then stay where they are
+    (`keep_on_disk`) or are read into a list."""
+    check = StreamCheck(head, source=name)
+    kept: list[StepRecord] = []
+    for position, step in enumerate(source.loads()):
+        check.step(position, step)
+        if not keep_on_disk:
+            kept.append(step_from_dict(step, source=name, index=position))
     try:
-        data = load_json(text)
-    except json.JSONDecodeError as exc:
-        kind = "is truncated" if exc.pos >= len(text.rstrip()) - 1 else "is not valid JSON"
-        raise TraceFileError(
-            f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
-            "Re-export the run, or open a complete .json trace file."
-        ) from None
-    except (RecursionError, ValueError) as exc:  # an int of more than 4,300 digits; a missing blob
-        raise TraceFileError(f"{source} cannot be parsed: {exc}.") from None
-    validate(data, source=source)
-    try:
-        return from_dict(data, source=source)
+        trace = from_dict(head, source=name)
     except TraceFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:  # what the schema let through
-        raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
+        raise TraceFileError(f"{name} is damaged: {exc}. Re-export the run.") from None
+    trace.steps = LazySteps(source, name) if keep_on_disk else kept  # type: ignore[assignment]
+    return trace
 
 
 def _too_big(source: str, size: int) -> str:
@@ -110,21 +120,6 @@ def _too_big(source: str, size: int) -> str:
         f"{source} is {size / 1e6:.0f} MB; traces up to {max_trace_bytes() / 1e6:.0f} MB are opened "
         f"(set {MAX_TRACE_MB_ENV} to allow more)."
     )
-
-
-_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
-_STEP = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
-
-
-def nesting_depth(text: str, limit: int) -> int:
-    """How deep `text`'s arrays and objects nest, counted without recursion and at C speed: strings
-    removed, brackets turned into +1/-1 steps, the deepest running sum taken. Capped at `limit + 1`."""
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).translate(_STEP)
-    if not brackets:
-        return 0
-    steps = array("b", brackets.encode("latin-1"))
-    return min(max(accumulate(steps)), limit + 1)
 
 
 # ---- the schema ----------------------------------------------------------------------------------
