@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any, BinaryIO, Callable, Iterator, overload
 
-from engine.blobs import load_json_with
+from engine.blobs import PooledDecoder
 from engine.trace import StepRecord
 from engine.tracefile import TraceFileError, step_from_dict
 
@@ -167,7 +167,7 @@ class StepIndex:
 
     def _scan(self, scanner: _Scanner) -> dict[str, Any]:
         plain = json.JSONDecoder()
-        pooled = _PooledDecoder(self.blobs)
+        pooled = PooledDecoder(self.blobs)
         if scanner.peek() == "":
             raise TraceFileError(
                 f"{self.source} is empty; a trace file is the JSON that `stepscope run --out` or `export` writes."
@@ -192,8 +192,10 @@ class StepIndex:
         scanner.expect("}", "'}' or ','")
         if scanner.peek() != "":
             raise scanner._error(f"has more after the trace's object, at byte {scanner.byte}")
-        if pooled.missing:
-            raise TraceFileError(f"{self.source} cannot be parsed: {pooled.missing_problem()}.")
+        try:
+            pooled.check()
+        except ValueError as exc:
+            raise TraceFileError(f"{self.source} cannot be parsed: {exc}.") from None
         head.pop("blobs", None)
         return head
 
@@ -215,29 +217,6 @@ class StepIndex:
         return len(self.starts)
 
 
-class _PooledDecoder:
-    """A decoder that puts pooled values back (`engine.blobs.load_json`'s rule) as the head is read."""
-
-    def __init__(self, table: dict[str, Any]) -> None:
-        self.table = table
-        self.missing: list[str] = []
-        self.decoder = json.JSONDecoder(object_hook=self._hook)
-
-    def _hook(self, obj: dict[str, Any]) -> Any:
-        if len(obj) == 1:
-            if "$blob" in obj:
-                key = obj["$blob"]
-                if isinstance(key, str) and key in self.table:
-                    return self.table[key]
-                self.missing.append(str(key)[:40])
-            elif "$blobs" in obj and isinstance(obj["$blobs"], dict):
-                self.table.update(obj["$blobs"])
-        return obj
-
-    def missing_problem(self) -> str:
-        return f"it points at a large value it does not hold ({self.missing[0]!r}): the file is incomplete"
-
-
 class FileSteps:
     """The steps of one trace file (on disk, or bytes in memory), read back by their offsets as dicts."""
 
@@ -246,6 +225,7 @@ class FileSteps:
         self.opener = opener
         self.stamp = stamp
         self.opened_as = stamp()
+        self.pooled = PooledDecoder(index.blobs)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -260,7 +240,7 @@ class FileSteps:
 
     def _decode(self, data: bytes, position: int) -> dict[str, Any]:
         try:
-            return load_json_with(data, self.index.blobs)
+            return self.pooled.decode(data)
         except (ValueError, RecursionError) as exc:  # the file changed under us, or a blob is missing
             raise TraceFileError(f"{self.index.source} cannot be parsed at step {position}: {exc}.") from None
 
@@ -326,7 +306,12 @@ class LazySteps(Sequence[StepRecord]):
 
     def __iter__(self) -> Iterator[StepRecord]:
         for position, data in enumerate(self.source.loads()):
-            yield self._cache.get(position) or step_from_dict(data, source=self.name, index=position)
+            step = self._cache.get(position)
+            if step is None:  # kept: a reader going through the steps looks the current one up again by number
+                step = self._cache[position] = step_from_dict(data, source=self.name, index=position)
+                if len(self._cache) > CACHED_STEPS:
+                    self._cache.popitem(last=False)
+            yield step
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, LazySteps)):
