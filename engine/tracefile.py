@@ -12,10 +12,13 @@ These checks are the engine's minimum (standard library only). The debugger read
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from collections.abc import Sequence
 from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from .blobs import BlobPacker, load_json
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -71,8 +74,8 @@ def _record_to_dict(record: Any) -> Any:
                 continue
             out[f.name] = _record_to_dict(value)
         return out
-    if isinstance(record, list):
-        return [_record_to_dict(item) for item in record]
+    if isinstance(record, list) or isinstance(record, Sequence) and not isinstance(record, (str, bytes, tuple)):
+        return [_record_to_dict(item) for item in record]  # a list, or steps a reader keeps on disk
     return record
 
 
@@ -160,6 +163,25 @@ def composed_parts(head: str, steps: Iterable[str], blobs: Iterable[tuple[str, s
     for index, step in enumerate(steps):
         yield f", {step}" if index else step
     yield "]}"
+
+
+def write_json(trace: Trace, out: IO[str]) -> None:
+    """The trace file `to_json` gives (its parts in the order `compose_json` puts them), written one step
+    at a time: the steps go to a spool file as they are packed, since the pooled values they find must
+    come first in the file; memory holds one step and the pooled values, however long the run."""
+    packer = BlobPacker()
+    pooled: dict[str, Any] = {}
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        for index, step in enumerate(trace.steps):
+            spool.write(f", {dumps(step_dict(step, packer))}" if index else dumps(step_dict(step, packer)))
+            pooled.update(packer.take_fresh())
+        head = dumps(head_dict(trace, packer))
+        pooled.update(packer.take_fresh())
+        *opening, closing = composed_parts(head, [], [(key, dumps(value)) for key, value in pooled.items()])
+        out.writelines(opening)
+        spool.seek(0)
+        shutil.copyfileobj(spool, out)
+        out.write(closing)
 
 
 def read_file(path: str | Path) -> Trace:
