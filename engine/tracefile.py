@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import MISSING as MISSING_FIELD
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
@@ -127,9 +127,9 @@ def dumps(data: Any, *, indent: int | None = None) -> str:
 
 
 def head_dict(trace: Trace, packer: BlobPacker) -> dict[str, Any]:
-    """The file form of everything but the steps and the blobs (large values go to `packer`)."""
-    data = _record_to_dict(trace)
-    data.pop("steps", None)
+    """The file form of everything but the steps and the blobs (large values go to `packer`); the steps are
+    not read (a long trace's stay on disk)."""
+    data = _record_to_dict(replace(trace, steps=[]))
     data.pop("schema_version", None)
     packer.pack_run(data)
     return {"schema_version": SCHEMA_VERSION, "run_id": data.pop("run_id", ""), **data}
