@@ -57,6 +57,9 @@ def nesting_depth(text: str, limit: int) -> int:
     return min(max(accumulate(steps)), limit + 1)
 
 
+READ_AHEAD = 16
+"""Steps `LazySteps` decodes from where it is asked for when it does not hold that step (one read)."""
+
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _LITERAL_TAIL = 8
 """An error this close to the end of what is buffered may be a literal or number cut by the chunk."""
@@ -244,13 +247,15 @@ class FileSteps:
         except (ValueError, RecursionError) as exc:  # the file changed under us, or a blob is missing
             raise TraceFileError(f"{self.index.source} cannot be parsed at step {position}: {exc}.") from None
 
-    def load(self, position: int) -> dict[str, Any]:
-        """The `position`-th step's file form."""
+    def load_range(self, first: int, last: int) -> list[dict[str, Any]]:
+        """The file forms of steps `first` to `last - 1`, read with one seek."""
         self._checked()
-        start = self.index.starts[position]
+        starts, ends = self.index.starts, self.index.ends
         with self.opener() as handle:
-            handle.seek(start)
-            return self._decode(handle.read(self.index.ends[position] - start), position)
+            handle.seek(starts[first])
+            data = handle.read(ends[last - 1] - starts[first])
+        base = starts[first]
+        return [self._decode(data[starts[i] - base : ends[i] - base], i) for i in range(first, last)]
 
     def loads(self) -> Iterator[dict[str, Any]]:
         """Every step's file form, in order, reading the file once."""
@@ -268,7 +273,7 @@ class LazySteps(Sequence[StepRecord]):
 
     def __init__(self, source: Any, name: str) -> None:
         self.source = source
-        """Has `__len__`, `load(position)` and `loads()`, giving each step's file form."""
+        """Has `__len__`, `numbers`, `load_range(first, last)` and `loads()`, giving steps' file forms."""
         self.name = name
         self._cache: OrderedDict[int, StepRecord] = OrderedDict()
 
@@ -295,22 +300,26 @@ class LazySteps(Sequence[StepRecord]):
         if not 0 <= position < count:
             raise IndexError("step index out of range")
         step = self._cache.get(position)
-        if step is None:
-            step = step_from_dict(self.source.load(position), source=self.name, index=position)
-            self._cache[position] = step
-            if len(self._cache) > CACHED_STEPS:
-                self._cache.popitem(last=False)
-        else:
+        if step is not None:
             self._cache.move_to_end(position)
-        return step
+            return step
+        last = min(position + READ_AHEAD, count)  # a reader that asks for a step mostly asks for the next one next
+        for offset, data in enumerate(self.source.load_range(position, last)):
+            self._keep(position + offset, step_from_dict(data, source=self.name, index=position + offset))
+        return self._cache[position]
+
+    def _keep(self, position: int, step: StepRecord) -> None:
+        self._cache[position] = step
+        self._cache.move_to_end(position)
+        if len(self._cache) > CACHED_STEPS:
+            self._cache.popitem(last=False)
 
     def __iter__(self) -> Iterator[StepRecord]:
         for position, data in enumerate(self.source.loads()):
             step = self._cache.get(position)
             if step is None:  # kept: a reader going through the steps looks the current one up again by number
-                step = self._cache[position] = step_from_dict(data, source=self.name, index=position)
-                if len(self._cache) > CACHED_STEPS:
-                    self._cache.popitem(last=False)
+                step = step_from_dict(data, source=self.name, index=position)
+                self._keep(position, step)
             yield step
 
     def __eq__(self, other: object) -> bool:

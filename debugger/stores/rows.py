@@ -162,9 +162,9 @@ class RowSteps:
             raise TraceFileError(f"{self.name} changed since it was opened (deleted or replaced); open it again.")
         return found
 
-    def load(self, position: int) -> dict[str, Any]:
-        """The `position`-th step's file form."""
-        return self._decode(self._batch(position, position + 1)[0], position)
+    def load_range(self, first: int, last: int) -> list[dict[str, Any]]:
+        """The file forms of steps `first` to `last - 1`, in one read."""
+        return [self._decode(text, first + offset) for offset, text in enumerate(self._batch(first, last))]
 
     def loads(self) -> Iterator[dict[str, Any]]:
         """Every step's file form, in order."""
