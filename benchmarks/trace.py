@@ -10,9 +10,9 @@
    to a run database (target: about the same); the time of `stepscope show` and `stepscope diagnose`
    on runs of 2k and 8k supersteps, each in a fresh process (target: ratio near 4, i.e. linear).
 
-4. Long traces (issue 26): a counter loop of 20k and 200k supersteps, recorded into a run database
-   (streamed), then `export`, `import`, `show`, `diagnose` and the app's opening of the run at its last
-   step (the file, and the stored run), each in a fresh process: its peak resident memory (ru_maxrss,
+4. Long traces (issue 26): a counter loop of 20k and 200k supersteps, recorded
+   in memory and written out, then `import`, `export`, `show`, `diagnose` and the app's opening of the
+   run at its last step (the file, and the stored run), each in a fresh process: its peak resident memory (ru_maxrss,
    interpreter and imports included), its CPU seconds (imports excluded) and wall seconds. Target: flat
    memory, at most 11x the time for 10x the steps, the app's open under 2 s.
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo first: 
 import engine  # noqa: E402
 from engine.codec import encode  # noqa: E402
 from engine.trace import Recorder  # noqa: E402
-from engine.tracefile import to_json  # noqa: E402
+from engine.tracefile import to_json, write_json  # noqa: E402
 
 
 def deep_size(root: Any) -> int:
@@ -217,7 +217,7 @@ def _carried_size(size: int) -> int:
     return len(to_json(recorder.trace).encode())
 
 
-LONG_COMMANDS = ("export", "import", "show", "diagnose", "open file", "open stored")
+LONG_COMMANDS = ("import", "export", "show", "diagnose", "open file", "open stored")
 
 
 def long_report(sizes: tuple[int, ...]) -> None:
@@ -225,27 +225,24 @@ def long_report(sizes: tuple[int, ...]) -> None:
     import subprocess
     import tempfile
 
-    from debugger.sources.recording import StoreSink
-    from debugger.stores.sqlite import RunStore
 
     work = Path(tempfile.mkdtemp(prefix="stepscope-long-"))
     print("long traces (issue 26): counter loop; each command in a fresh process: peak RSS MB / CPU s / wall s")
     results: dict[tuple[str, int], dict[str, float]] = {}
     for steps in sizes:
         graph, graph_input, config = _counter_loop(engine, steps)
-        db = work / f"runs{steps}.sqlite3"
-        sink = StoreSink(RunStore(db))
-        recorder = Recorder(sink=sink)
+        recorder = Recorder()  # in memory: the run database's recorder takes a transaction a step
         graph.invoke(graph_input, config, hooks=recorder)
-        sink.finish(recorder.trace)
         run_id = recorder.trace.run_id
-        path = work / f"run{steps}.json"
+        recorded = work / f"recorded{steps}.json"
+        with recorded.open("w", encoding="utf-8") as out:
+            write_json(recorder.trace, out)
+        del recorder
+        db = work / f"runs{steps}.sqlite3"  # `import` fills it; `export` and `open stored` read it
+        path = work / f"run{steps}.json"  # `export` writes it; the file commands read it
         for command in LONG_COMMANDS:
-            ref, command_db = {
-                "export": (run_id, db),
-                "import": (str(path), work / f"imported{steps}.sqlite3"),
-                "open stored": (run_id, db),
-            }.get(command, (str(path), db))
+            ref = {"export": run_id, "import": str(recorded), "open stored": run_id}.get(command, str(path))
+            command_db = db
             out = subprocess.run(
                 [sys.executable, __file__, "--measure", command, ref, str(command_db), str(path)],
                 capture_output=True,
