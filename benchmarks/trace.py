@@ -11,7 +11,13 @@
    to a run database (target: about the same); the time of `stepscope show` and `stepscope diagnose`
    on runs of 2k and 8k supersteps, each in a fresh process (target: ratio near 4, i.e. linear).
 
-Run: `.venv/bin/python benchmarks/trace.py [--steps N] [--repeat N] [--only files]`.
+4. Long traces (issue 26): a counter loop of 20k and 200k supersteps, recorded
+   in memory and written out, then `import`, `export`, `show`, `diagnose` and the app's opening of the
+   run at its last step (the file, and the stored run), each in a fresh process: its peak resident memory (VmHWM,
+   interpreter and imports included), its CPU seconds (imports excluded) and wall seconds. Target: flat
+   memory, at most 11x the time for 10x the steps, the app's open under 2 s.
+
+Run: `.venv/bin/python benchmarks/trace.py [--steps N] [--repeat N] [--only files|long] [--long-steps N,N]`.
 """
 
 import argparse
@@ -28,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo first: 
 import engine  # noqa: E402
 from engine.codec import encode  # noqa: E402
 from engine.trace import Recorder  # noqa: E402
-from engine.tracefile import to_json  # noqa: E402
+from engine.tracefile import to_json, write_json  # noqa: E402
 
 
 def deep_size(root: Any) -> int:
@@ -231,6 +237,90 @@ def _carried_size(size: int) -> int:
     return len(to_json(recorder.trace).encode())
 
 
+LONG_COMMANDS = ("import", "export", "show", "diagnose", "open file", "open stored")
+
+
+def long_report(sizes: tuple[int, ...]) -> None:
+    """Section 4 of the module docstring."""
+    import subprocess
+    import tempfile
+
+    work = Path(tempfile.mkdtemp(prefix="stepscope-long-"))
+    print("long traces (issue 26): counter loop; each command in a fresh process: peak RSS MB (VmHWM) / CPU s / wall s")
+    results: dict[tuple[str, int], dict[str, float]] = {}
+    for steps in sizes:
+        graph, graph_input, config = _counter_loop(engine, steps)
+        recorder = Recorder()  # in memory: the run database's recorder takes a transaction a step
+        graph.invoke(graph_input, config, hooks=recorder)
+        run_id = recorder.trace.run_id
+        recorded = work / f"recorded{steps}.json"
+        with recorded.open("w", encoding="utf-8") as out:
+            write_json(recorder.trace, out)
+        del recorder
+        db = work / f"runs{steps}.sqlite3"  # `import` fills it; `export` and `open stored` read it
+        path = work / f"run{steps}.json"  # `export` writes it; the file commands read it
+        for command in LONG_COMMANDS:
+            ref = {"export": run_id, "import": str(recorded), "open stored": run_id}.get(command, str(path))
+            command_db = db
+            out = subprocess.run(
+                [sys.executable, __file__, "--measure", command, ref, str(command_db), str(path)],
+                capture_output=True,
+                text=True,
+            )
+            if out.returncode != 0:
+                raise SystemExit(f"{command} at {steps} steps failed: {out.stderr.strip()[-400:]}")
+            results[command, steps] = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"  {steps} supersteps: trace file {path.stat().st_size / 1e6:.0f} MB")
+    small, large = sizes[0], sizes[-1]
+    print(f"  {'command':12} {small:>7} steps: MB   cpu s  wall s  {large:>7} steps: MB   cpu s  wall s   cpu x")
+    for command in LONG_COMMANDS:
+        a, b = results[command, small], results[command, large]
+        print(
+            f"  {command:12} {a['rss_mb']:18.0f} {a['cpu']:7.2f} {a['wall']:7.2f} {b['rss_mb']:18.0f} "
+            f"{b['cpu']:7.2f} {b['wall']:7.2f} {b['cpu'] / max(a['cpu'], 1e-9):7.2f}"
+        )
+
+
+def measure(command: str, ref: str, db: str, out: str) -> None:
+    """Runs one long-trace command (`LONG_COMMANDS`) in this process (`export` writes `out`); prints its
+    peak RSS, CPU seconds and wall seconds as JSON."""
+    import contextlib
+    import os
+
+    from debugger import cli
+    from debugger.model.run_view import RunView
+    from debugger.stores.opening import load_trace
+
+    start, cpu = time.perf_counter(), time.process_time()
+    if command.startswith("open"):  # what the app does to show a run at its last step: its state and merge
+        view = RunView(load_trace(ref, db))
+        view.state(view.last)
+        view.merge(view.last)
+    else:
+        argv = [command, ref, out] if command == "export" else [command, ref]
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):  # a StringIO would hold the output
+            code = cli.main([*argv, "--db", db])
+        if code not in (0, 1, None):  # diagnose exits 1 when a finding is an error
+            raise SystemExit(f"{command} exited {code}")
+    result = {
+        "cpu": time.process_time() - cpu,
+        "wall": time.perf_counter() - start,
+        "rss_mb": _peak_rss_kb() / 1024,
+    }
+    print(json.dumps(result))
+
+
+def _peak_rss_kb() -> int:
+    """This process's peak resident memory since it started its program (`VmHWM`): `ru_maxrss` would
+    count the memory of the benchmark it was forked from, which Linux keeps across `exec`."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def time_command(command: str, path: str, db: str) -> None:
     """Runs one CLI command in this process and prints its wall time (imports excluded)."""
     import contextlib
@@ -248,11 +338,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--only", choices=["size", "time", "files", "memory"])
+    parser.add_argument("--only", choices=["size", "time", "files", "memory", "long"])
+    parser.add_argument("--long-steps", default="20000,200000", help="the run lengths of section 4")
+    parser.add_argument("--measure", nargs=4, metavar=("COMMAND", "REF", "DB", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--time-command", nargs=3, metavar=("COMMAND", "FILE", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.time_command:
         time_command(*args.time_command)
+        return
+    if args.measure:
+        measure(*args.measure)
+        return
+    if args.only == "long":
+        long_report(tuple(int(n) for n in args.long_steps.split(",")))
         return
     if args.only in (None, "size"):
         size_report(args.steps)

@@ -94,23 +94,44 @@ class BlobPacker:
 def load_json(text: str | bytes) -> Any:
     """Parses a trace file's JSON, putting each pooled large value back where it is pointed at (the
     same object everywhere: a value stored once is held once in memory too)."""
-    table: dict[str, Any] = {}
-    missing: list[str] = []
-
-    def hook(obj: dict[str, Any]) -> Any:
-        if len(obj) == 1:
-            if BLOB in obj:
-                key = obj[BLOB]
-                if isinstance(key, str) and key in table:
-                    return table[key]
-                missing.append(str(key)[:40])
-            elif "$blobs" in obj and isinstance(obj["$blobs"], dict):
-                table.update(obj["$blobs"])
-        return obj
-
-    data = json.loads(text, object_hook=hook)
-    if missing:
-        raise ValueError(f"it points at a large value it does not hold ({missing[0]!r}): the file is incomplete")
+    data = PooledDecoder({}).decode(text)
     if isinstance(data, dict):
         data.pop("blobs", None)
     return data
+
+
+class PooledDecoder:
+    """Parses pieces of one trace (a whole file, or its head and then one step at a time) with its pooled
+    values in `table`: each `{"$blob": key}` becomes the value, and a `{"$blobs": ...}` table met on the
+    way is added to `table`. One decoder for many pieces: a reader of a long trace makes one, not one a step."""
+
+    def __init__(self, table: dict[str, Any]) -> None:
+        self.table = table
+        self.missing: list[str] = []
+        self.decoder = json.JSONDecoder(object_hook=self._hook)
+
+    def _hook(self, obj: dict[str, Any]) -> Any:
+        if len(obj) == 1:
+            if BLOB in obj:
+                key = obj[BLOB]
+                if isinstance(key, str) and key in self.table:
+                    return self.table[key]
+                self.missing.append(str(key)[:40])
+            elif "$blobs" in obj and isinstance(obj["$blobs"], dict):
+                self.table.update(obj["$blobs"])
+        return obj
+
+    def decode(self, text: str | bytes) -> Any:
+        """One piece parsed (`json.loads` rules; bytes are UTF-8); ValueError when it points at a value
+        the table does not hold."""
+        del self.missing[:]
+        data = self.decoder.decode(text.decode("utf-8") if isinstance(text, (bytes, bytearray)) else text)
+        self.check()
+        return data
+
+    def check(self) -> None:
+        """ValueError when a piece read so far pointed at a value the table does not hold."""
+        if self.missing:
+            raise ValueError(
+                f"it points at a large value it does not hold ({self.missing[0]!r}): the file is incomplete"
+            )

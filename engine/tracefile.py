@@ -12,10 +12,13 @@ These checks are the engine's minimum (standard library only). The debugger read
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from collections.abc import Sequence
 from dataclasses import MISSING as MISSING_FIELD
 from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Iterable, Iterator
 
 from .blobs import BLOB_MIN, BlobPacker, load_json
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
@@ -93,8 +96,8 @@ def _record_to_dict(record: Any, skip: tuple[str, ...] = ()) -> Any:
                 continue
             out[name] = [_record_to_dict(item) for item in value] if nested else value
         return out
-    if isinstance(record, list):
-        return [_record_to_dict(item) for item in record]
+    if isinstance(record, list) or isinstance(record, Sequence) and not isinstance(record, (str, bytes, tuple)):
+        return [_record_to_dict(item) for item in record]  # a list, or steps a reader keeps on disk
     return record
 
 
@@ -146,8 +149,9 @@ def dumps(data: Any, *, indent: int | None = None) -> str:
 
 
 def head_dict(trace: Trace, packer: BlobPacker) -> dict[str, Any]:
-    """The file form of everything but the steps and the blobs (large values go to `packer`)."""
-    data = _record_to_dict(trace, skip=("steps",))  # the steps are not walked: a store calls this per run, twice
+    """The file form of everything but the steps and the blobs (large values go to `packer`); the steps are
+    not read (a store calls this per run, twice; a long trace's steps stay on disk)."""
+    data = _record_to_dict(trace, skip=("steps",))
     data.pop("schema_version", None)
     packer.pack_run(data)
     return {"schema_version": SCHEMA_VERSION, "run_id": data.pop("run_id", ""), **data}
@@ -174,12 +178,43 @@ def step_json(step: StepRecord, packer: BlobPacker) -> str:
 def compose_json(head: str, steps: list[str], blobs: list[tuple[str, str]]) -> str:
     """One trace file's text from the JSON of its head, of each step and of each pooled value (the
     form a store keeps a run in while it is recorded), without parsing any of them."""
-    parts = ["{"]
-    if blobs:
-        parts += ['"blobs": {"$blobs": {', ", ".join(f"{json.dumps(key)}: {value}" for key, value in blobs), "}}, "]
-    parts.append(head.strip()[1:-1].strip())
-    parts += [', "steps": [', ", ".join(steps), "]}"]
-    return "".join(parts)
+    return "".join(composed_parts(head, steps, blobs))
+
+
+def composed_parts(head: str, steps: Iterable[str], blobs: Iterable[tuple[str, str]]) -> Iterator[str]:
+    """`compose_json`'s text in pieces, one step at a time, so a long run can be written to a file
+    while only one of its steps is in memory."""
+    yield "{"
+    first = True
+    for key, value in blobs:
+        yield ('"blobs": {"$blobs": {' if first else ", ") + f"{json.dumps(key)}: {value}"
+        first = False
+    if not first:
+        yield "}}, "
+    yield head.strip()[1:-1].strip()
+    yield ', "steps": ['
+    for index, step in enumerate(steps):
+        yield f", {step}" if index else step
+    yield "]}"
+
+
+def write_json(trace: Trace, out: IO[str]) -> None:
+    """The trace file `to_json` gives (its parts in the order `compose_json` puts them), written one step
+    at a time: the steps go to a spool file as they are packed, since the pooled values they find must
+    come first in the file; memory holds one step and the pooled values, however long the run."""
+    packer = BlobPacker()
+    pooled: dict[str, Any] = {}
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        for index, step in enumerate(trace.steps):
+            spool.write(f", {dumps(step_dict(step, packer))}" if index else dumps(step_dict(step, packer)))
+            pooled.update(packer.take_fresh())
+        head = dumps(head_dict(trace, packer))
+        pooled.update(packer.take_fresh())
+        *opening, closing = composed_parts(head, [], [(key, dumps(value)) for key, value in pooled.items()])
+        out.writelines(opening)
+        spool.seek(0)
+        shutil.copyfileobj(spool, out)
+        out.write(closing)
 
 
 def read_file(path: str | Path) -> Trace:
@@ -229,21 +264,36 @@ def from_dict(data: Any, *, source: str = "<trace>") -> Trace:
         raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
 
 
+def step_from_dict(data: Any, *, source: str = "<trace>", index: int = 0) -> StepRecord:
+    """One step of a trace read on its own (its file form, large values already put back), for readers
+    that hold one step at a time; a `TraceFileError` naming `source` when it does not build."""
+    try:
+        return _build(StepRecord, data, f"trace.steps[{index}] (step)")
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
+
+
+_NESTED = {
+    "steps": (StepRecord, "step"),
+    "tasks": (TaskRecord, "task"),
+    "reducer_calls": (ReducerCallRecord, "reducer call"),
+    "subgraphs": (RunRecord, "subgraph run"),
+}
+"""The fields that hold records, with the record type and its name in messages."""
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+"""Per record type, its field names: `fields()` per record cost a long trace's reader a third of its time."""
+
+
 def _build(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise TypeError(f"{where} should be an object, found {type(data).__name__}")
-    names = {f.name for f in fields(cls)}
-    unknown = set(data) - names
-    if unknown:
-        raise KeyError(f"{where} has unknown fields {sorted(unknown)}")
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
+    if not names.issuperset(data):
+        raise KeyError(f"{where} has unknown fields {sorted(set(data) - names)}")
     kwargs = dict(data)
-    nested = {
-        "steps": (StepRecord, "step"),
-        "tasks": (TaskRecord, "task"),
-        "reducer_calls": (ReducerCallRecord, "reducer call"),
-        "subgraphs": (RunRecord, "subgraph run"),
-    }
-    for name, (item_cls, label) in nested.items():
+    for name, (item_cls, label) in _NESTED.items():
         if name in kwargs and name in names:
             items = kwargs[name]
             if not isinstance(items, list):

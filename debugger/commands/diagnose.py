@@ -21,6 +21,7 @@ from debugger.diagnostics import diagnose, has_errors
 from debugger.model import run_status
 from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
 from debugger.sources.recording import timeout_from
+from debugger.sources.trace_stream import step_numbers
 from debugger.stores.opening import load_trace, open_store
 from debugger.stores.protocol import StoreError
 from engine.trace import Trace
@@ -78,8 +79,8 @@ def command(args: argparse.Namespace) -> int:
 def _ending(trace: Trace | None) -> str | None:
     if trace is None:
         return None
-    steps = [s.step for s in trace.steps]
-    return run_status.ending(trace.status, trace.error, after=f"step {steps[-1]}" if steps else "")
+    steps = step_numbers(trace.steps)  # the numbers only: a long trace's steps stay on disk
+    return run_status.ending(trace.status, trace.error, after=f"step {steps[-1]}" if len(steps) else "")
 
 
 def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]:

@@ -8,11 +8,12 @@ from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command, thread_from_args
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.diagnostics.replay import Replay
+from debugger.diagnostics.replay import CallValues, walk_calls
 from debugger.model import run_status
 from debugger.model.failures import is_interrupt
 from debugger.model.present import explain_call, short
 from debugger.model.turns import turn_label, turns_of
+from debugger.sources.trace_stream import step_numbers
 from debugger.stores.opening import load_trace
 from debugger.stores.protocol import StoreError
 
@@ -27,39 +28,42 @@ def add_to(commands: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    """Prints every reducer call of the run (a file, a stored run or a checkpointer thread)."""
+    """Prints every reducer call of the run (a file, a stored run or a checkpointer thread), reading its
+    steps one at a time in one pass, so a run of any length is shown in memory that does not grow with it."""
     thread = thread_from_args(args, args.trace, from_step=args.step)  # a thread's step N: only N on are decoded
     trace = thread[0] if thread else load_trace(args.trace, args.db)
-    replay = Replay(trace)
-    steps = [s for s in trace.steps if args.step is None or s.step == args.step]
-    if args.step is not None and not steps:
-        has = f"steps {replay.order[0]}..{replay.order[-1]}" if not thread else f"steps up to {replay.order[-1]}"
-        raise StoreError(f"the run has no step {args.step}; it has {has}.")
+    order = step_numbers(trace.steps)
+    if args.step is not None and args.step not in set(order):
+        has = f"it has steps {order[0]}..{order[-1]}" if len(order) else "it has no steps"
+        raise StoreError(f"the run has no step {args.step}; {has}.")
     if args.channel is not None:
-        known = set(trace.graph.get("channels") or {}) | {c.channel for s in trace.steps for c in s.reducer_calls}
+        known = set(trace.graph.get("channels") or {})
+        if args.channel not in known:
+            known |= {c.channel for s in trace.steps for c in s.reducer_calls}
         if args.channel not in known:
             raise StoreError(
                 f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}."
             )
     print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {run_status.label(trace.status, trace.error)}")
     starts = {turn.first_step: turn for turn in turns_of(trace) if turn.number > 1 or turn.first_step > 0}
-    for step in steps:
-        if step.step in starts:  # a turn of the thread begins: its new input (or answer) before its steps
-            print(f"-- {turn_label(starts[step.step])}")
-        _print_step(replay, step, args.channel)
+    for step, calls in walk_calls(trace.steps):
+        if args.step is None or step.step == args.step:
+            if step.step in starts:  # a turn of the thread begins: its new input (or answer) before its steps
+                print(f"-- {turn_label(starts[step.step])}")
+            _print_step(step, calls, args.channel)
     if trace.status == "interrupted" and trace.interrupts:  # it asked, it did not fail: what it asks, not a repr
         for item in trace.interrupts:
             print(f"paused: {item.get('node') or 'a node'} asks {json.dumps(item.get('value'), ensure_ascii=False)}")
     elif trace.error and trace.status not in ("running", "cancelled", "timeout") and not is_interrupt(trace.error):
         print(f"error: {trace.error['class']}: {trace.error['message']}")
-    last = replay.order[-1] if replay.order else None
+    last = order[-1] if len(order) else None
     print(run_status.ending(trace.status, trace.error, after=f"step {last}" if last is not None else ""))
     return 0
 
 
-def _print_step(replay: Replay, step: Any, channel: str | None) -> None:
+def _print_step(step: Any, values: CallValues, channel: str | None) -> None:
     """One superstep's reducer calls (on `channel` only, when given), each with what it did in words."""
-    calls = [(c, b, a) for c, b, a in replay.call_values(step.step) if channel in (None, c.channel)]
+    calls = [(c, b, a) for c, b, a in values if channel in (None, c.channel)]
     if not calls:
         return
     print(f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}")

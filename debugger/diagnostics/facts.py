@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
-from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, canonical, repeated_items
+from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, StepsByNumber, canonical, repeated_items
 from debugger.diagnostics.value_text import short
 from debugger.i18n import _
 from engine import START
 from engine.codec import TYPE, apply_delta, decode
-from engine.trace import PUSH, TASKS, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
+from engine.trace import PUSH, TASKS, VIEW, ReducerCallRecord, RunRecord, TaskRecord
 
 INPUT_WRITERS = (START, "__input__")
 """Writers that are the input, not a node."""
@@ -40,13 +40,14 @@ class RunFacts:
     def replay(self) -> Replay:
         return Replay(self.run)
 
-    @cached_property
-    def steps(self) -> dict[int, StepRecord]:
-        return {s.step: s for s in self.run.steps}
+    @property
+    def steps(self) -> StepsByNumber:
+        """The run's steps by number, read when asked for (a long trace keeps them on disk)."""
+        return self.replay.steps
 
-    @cached_property
-    def order(self) -> list[int]:
-        return [s.step for s in self.run.steps]
+    @property
+    def order(self) -> Sequence[int]:
+        return self.replay.order
 
     def channel(self, key: str) -> dict[str, Any]:
         """`{"kind": "LastValue" | "BinaryOperatorAggregate" | ..., "reducer": name}` from the trace."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from debugger.i18n import _
+from debugger.sources.trace_stream import step_numbers
 from engine.codec import MISSING_ENCODED, apply_delta, decode, encode
 from engine.trace import ReducerCallRecord, RunRecord, StepRecord
 
@@ -52,14 +53,58 @@ KEEP_EVERY = 32
 step by step costs one step's fold each, and memory grows with steps / KEEP_EVERY, not steps."""
 
 
+class Positions(Mapping[int, int]):
+    """Where each step number sits in a run (`{number: index}`; a number used twice, by a state edit
+    beside its superstep, names its last step). Numbered one after another, as most runs are, it is
+    arithmetic and holds nothing per step."""
+
+    def __init__(self, order: Sequence[int]) -> None:
+        self.first = order[0] if len(order) else 0
+        self.count = len(order)
+        consecutive = all(number == self.first + index for index, number in enumerate(order))
+        self.table = None if consecutive else {number: index for index, number in enumerate(order)}
+
+    def __getitem__(self, number: int) -> int:
+        if self.table is not None:
+            return self.table[number]
+        if type(number) is not int or not 0 <= number - self.first < self.count:
+            raise KeyError(number)
+        return number - self.first
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.table) if self.table is not None else iter(range(self.first, self.first + self.count))
+
+    def __len__(self) -> int:
+        return len(self.table) if self.table is not None else self.count
+
+
+class StepsByNumber(Mapping[int, StepRecord]):
+    """A run's steps by number, read from the run when asked for: an index, not a copy, so a long trace
+    whose steps stay on disk (`debugger.sources.trace_stream.LazySteps`) is not read whole."""
+
+    def __init__(self, steps: Sequence[StepRecord]) -> None:
+        self.records = steps
+        self.order = step_numbers(steps)
+        self.position = Positions(self.order)
+
+    def __getitem__(self, number: int) -> StepRecord:
+        return self.records[self.position[number]]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.position)
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+
 class Replay:
     """Folds a run's recorded deltas forward. States after a step are cached (see `KEEP_EVERY`)."""
 
     def __init__(self, run: RunRecord) -> None:
         self.run = run
-        self.steps: dict[int, StepRecord] = {s.step: s for s in run.steps}
-        self.order = [s.step for s in run.steps]
-        self.position = {step: index for index, step in enumerate(self.order)}
+        self.steps = StepsByNumber(run.steps)
+        self.order = self.steps.order
+        self.position = self.steps.position
         self._states: dict[int, dict[str, ChannelHistory]] = {}
         self._last: tuple[int, dict[str, ChannelHistory]] | None = None
 
@@ -145,12 +190,7 @@ class Replay:
         """Each reducer call of `step` with its full (encoded) value before and after."""
         index = self._index(step)
         base = self.histories_after(self.order[index - 1]) if index > 0 else {}
-        values = {k: h.value for k, h in base.items()}
-        for call in self.steps[step].reducer_calls:
-            before = apply_delta(values.get(call.channel, MISSING_VALUE), call.before)
-            after = before if call.error is not None else apply_delta(before, call.after)
-            values[call.channel] = after
-            yield call, before, after
+        return iter(fold_calls({k: h.value for k, h in base.items()}, self.steps[step]))
 
     def _index(self, step: int) -> int:
         index = self.position.get(step)
@@ -164,6 +204,36 @@ class Replay:
         if history is None:
             raise KeyError(f"no channel {key!r} in this run")
         return list(history.origins)
+
+
+CallValues = list[tuple[ReducerCallRecord, Any, Any]]
+"""Each reducer call of a step with its full (encoded) value before and after it."""
+
+
+def fold_calls(values: dict[str, Any], step: StepRecord) -> CallValues:
+    """`step`'s reducer calls with their values, from `values` (the encoded state before the step), which
+    becomes the state after it: a step that did not commit leaves it as it was (see `Replay._fold_step`)."""
+    working = dict(values)
+    rows = []
+    for call in step.reducer_calls:
+        before = apply_delta(working.get(call.channel, MISSING_VALUE), call.before)
+        after = before if call.error is not None else apply_delta(before, call.after)
+        working[call.channel] = after
+        rows.append((call, before, after))
+    if step.committed:
+        for key, change in step.state.items():
+            working[key] = apply_delta(working.get(key, MISSING_VALUE), change)
+        values.clear()
+        values.update(working)
+    return rows
+
+
+def walk_calls(steps: Iterator[StepRecord] | Sequence[StepRecord]) -> Iterator[tuple[StepRecord, CallValues]]:
+    """Each step of a run, in order, with its reducer calls' values: one pass that holds one state, for
+    readers that go through a whole run once (`stepscope show`), however long it is."""
+    values: dict[str, Any] = {}
+    for step in steps:
+        yield step, fold_calls(values, step)
 
 
 def repeated_items(before: Any, after: Any) -> tuple[int, ...]:

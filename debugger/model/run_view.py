@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from debugger import i18n
 from debugger.diagnostics import Finding, diagnose
@@ -161,11 +161,14 @@ class RunView:
         self.run = run
         self.facts = RunFacts(run, (), graph)
         self.replay = self.facts.replay
-        self.by_step: dict[int, StepRecord] = self.facts.steps
+        self.by_step: Mapping[int, StepRecord] = self.facts.steps
         self._findings = findings
         self._findings_by_language: dict[str, tuple[Finding, ...]] = {}
-        self.steps: list[int] = [s.step for s in run.steps if s.step >= 0 or s.reducer_calls]
-        """The steps worth showing: step -1 (the input) only when it changed state (a Command input)."""
+        self.steps: list[int] = [
+            number for index, number in enumerate(self.replay.order) if number >= 0 or run.steps[index].reducer_calls
+        ]
+        """The steps worth showing: step -1 (the input) only when it changed state (a Command input). Only the
+        numbers are read: a long trace's steps stay on disk until shown."""
         self._merges: dict[tuple[int, str], list[MergeCall]] = {}
 
     @cached_property

@@ -3,9 +3,9 @@
 
 Four gates, each ending in one `TraceFileError` line that names the source and the first problem:
 
-1. Size and nesting, checked on the raw bytes without recursion: a file over `max_trace_bytes()`
-   or nested deeper than `MAX_NESTING` is refused before it is parsed (`json.loads` itself would
-   die with a RecursionError on a depth bomb).
+1. Size and nesting: a file over `max_trace_bytes()` is refused unread; the file is then read one
+   top-level value and one step at a time (`trace_stream`), and a value nested deeper than
+   `MAX_NESTING` is refused as it is met, counted without recursion.
 2. The schema: `TraceFile` below is the file format (`engine.tracefile`'s file form of
    `engine.trace`'s records), declared once with pydantic in strict mode; it checks every record,
    every field's type, the deltas, the errors and the tags of recorded values.
@@ -14,33 +14,39 @@ Four gates, each ending in one `TraceFileError` line that names the source and t
 4. Sense (`debugger/sources/runs/trace_sense.py`): the steps in order, calls into declared channels, edges
    between declared nodes, a plain key's new value its write.
 
-Only then is the Trace built (`engine.tracefile.from_dict`). The engine stays standard-library
-only; this module is the debugger's side of the contract.
+Gates 2-4 run one step at a time (`StreamCheck`), so checking a long trace holds one step. Only then
+is the Trace built (`engine.tracefile.from_dict`), a long one with its steps left on disk (`LazySteps`).
+The engine stays standard-library only; this module is the debugger's side of the contract.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import re
-from array import array
-from itertools import accumulate
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from debugger.sources.trace_sense import sense_problem
+from debugger.sources.trace_sense import SenseCheck
+from debugger.sources.trace_stream import MAX_NESTING, STREAM_MIN_BYTES, FileSteps, LazySteps, StepIndex, nesting_depth
 from engine.codec import TYPE
-from engine.trace import SCHEMA_VERSION, RunStatus, Trace
-from engine.tracefile import TraceFileError, from_dict, load_json
+from engine.trace import SCHEMA_VERSION, RunStatus, StepRecord, Trace
+from engine.tracefile import TraceFileError, from_dict, step_from_dict
 
-MAX_NESTING = 400
-"""Deepest JSON nesting a trace may have; recorded values are cut far earlier (engine.codec.MAX_DEPTH)."""
 MAX_TRACE_MB_ENV = "STEPSCOPE_MAX_TRACE_MB"
 DEFAULT_MAX_TRACE_MB = 1024
 
-__all__ = ["TraceFileError", "parse_trace", "read_trace_file", "validate", "max_trace_bytes", "MAX_NESTING"]
+__all__ = [
+    "TraceFileError",
+    "parse_trace",
+    "read_trace_file",
+    "validate",
+    "max_trace_bytes",
+    "MAX_NESTING",
+    "nesting_depth",
+]
 
 
 def max_trace_bytes() -> int:
@@ -54,55 +60,59 @@ def max_trace_bytes() -> int:
 
 
 def read_trace_file(path: str | Path) -> Trace:
+    """A checked Trace from a trace file, read step by step (`trace_stream`): a long one keeps its steps
+    on disk and decodes each when asked for; `TraceFileError` (one line) for anything else."""
     path = Path(path)
     try:
         size = path.stat().st_size
         if size > max_trace_bytes():
             raise TraceFileError(_too_big(str(path), size))
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            index = StepIndex(handle.read, str(path))
     except OSError as exc:
         raise TraceFileError(f"cannot read {path}: {exc.strerror or exc}.") from None
-    return parse_trace(data, source=str(path))
+    steps = FileSteps(index, lambda: path.open("rb"), lambda: _stamp(path))
+    return checked_trace(index.head, steps, str(path), keep_on_disk=size >= STREAM_MIN_BYTES)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """What tells a file changed since it was indexed: its size and modification time."""
+    try:
+        status = path.stat()
+    except OSError:
+        return (-1, -1)
+    return status.st_size, status.st_mtime_ns
 
 
 def parse_trace(text: str | bytes, *, source: str = "<trace>") -> Trace:
-    """A validated Trace from JSON text; `TraceFileError` (one line) for anything else."""
+    """A validated Trace from JSON text (an upload, a stored run's text), read the same way as a file:
+    a long one keeps its steps as bytes until asked for; `TraceFileError` (one line) for anything else."""
     if len(text) > max_trace_bytes():
         raise TraceFileError(_too_big(source, len(text)))
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise TraceFileError(
-                f"{source} is not text (byte {exc.start}: {exc.reason}); a trace file is UTF-8 JSON."
-            ) from None
-    if not text.strip():
-        raise TraceFileError(
-            f"{source} is empty; a trace file is the JSON that `stepscope run --out` or `export` writes."
-        )
-    depth = nesting_depth(text, MAX_NESTING)
-    if depth > MAX_NESTING:
-        raise TraceFileError(
-            f"{source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
-            "a file, so it is refused unread."
-        )
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    index = StepIndex(io.BytesIO(data).read, source)
+    steps = FileSteps(index, lambda: io.BytesIO(data), lambda: None)
+    return checked_trace(index.head, steps, source, keep_on_disk=len(data) >= STREAM_MIN_BYTES)
+
+
+def checked_trace(head: dict[str, Any], source: Any, name: str, *, keep_on_disk: bool) -> Trace:
+    """The Trace of a head and its steps (`source`, as `LazySteps` takes it: a file's, a store's rows),
+    every step checked first in one pass (`StreamCheck`); the steps then stay where they are
+    (`keep_on_disk`) or are read into a list."""
+    check = StreamCheck(head, source=name)
+    kept: list[StepRecord] = []
+    for position, step in enumerate(source.loads()):
+        check.step(position, step)
+        if not keep_on_disk:
+            kept.append(step_from_dict(step, source=name, index=position))
     try:
-        data = load_json(text)
-    except json.JSONDecodeError as exc:
-        kind = "is truncated" if exc.pos >= len(text.rstrip()) - 1 else "is not valid JSON"
-        raise TraceFileError(
-            f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
-            "Re-export the run, or open a complete .json trace file."
-        ) from None
-    except (RecursionError, ValueError) as exc:  # an int of more than 4,300 digits; a missing blob
-        raise TraceFileError(f"{source} cannot be parsed: {exc}.") from None
-    validate(data, source=source)
-    try:
-        return from_dict(data, source=source)
+        trace = from_dict(head, source=name)
     except TraceFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:  # what the schema let through
-        raise TraceFileError(f"{source} is damaged: {exc}. Re-export the run.") from None
+        raise TraceFileError(f"{name} is damaged: {exc}. Re-export the run.") from None
+    trace.steps = LazySteps(source, name) if keep_on_disk else kept  # type: ignore[assignment]
+    return trace
 
 
 def _too_big(source: str, size: int) -> str:
@@ -110,21 +120,6 @@ def _too_big(source: str, size: int) -> str:
         f"{source} is {size / 1e6:.0f} MB; traces up to {max_trace_bytes() / 1e6:.0f} MB are opened "
         f"(set {MAX_TRACE_MB_ENV} to allow more)."
     )
-
-
-_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
-_STEP = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
-
-
-def nesting_depth(text: str, limit: int) -> int:
-    """How deep `text`'s arrays and objects nest, counted without recursion and at C speed: strings
-    removed, brackets turned into +1/-1 steps, the deepest running sum taken. Capped at `limit + 1`."""
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).translate(_STEP)
-    if not brackets:
-        return 0
-    steps = array("b", brackets.encode("latin-1"))
-    return min(max(accumulate(steps)), limit + 1)
 
 
 # ---- the schema ----------------------------------------------------------------------------------
@@ -450,35 +445,71 @@ TaskFile.model_rebuild()
 
 
 def validate(data: Any, *, source: str = "<trace>") -> None:
-    """Raises `TraceFileError` naming `source` and the first field that breaks the schema."""
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise TraceFileError(
-            f"{source} is not a StepScope trace: it has no schema_version. "
-            "Export one with `stepscope run TARGET --out FILE`."
-        )
-    version = data["schema_version"]
-    if type(version) is int and version > SCHEMA_VERSION:
-        raise TraceFileError(
-            f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
-            f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it."
-        )
-    try:
-        TraceFile.model_validate(data)
-    except ValidationError as exc:
-        raise TraceFileError(f"{source}: {_first_problem(exc, data)}") from None
-    except RecursionError:
-        raise TraceFileError(f"{source} is nested too deeply to check.") from None
-    problem = _replay_problem(data)
-    if problem:
-        raise TraceFileError(f"{source}: {problem}. The file is damaged; re-export the run.")
-    problem = sense_problem(data)
-    if problem:
-        raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
+    """Raises `TraceFileError` naming `source` and the first field that breaks the schema, the first
+    delta that cannot apply or the first thing that cannot have happened (`StreamCheck`, step by step)."""
+    steps = data.get("steps") if isinstance(data, dict) else None
+    if steps is not None and type(steps) is not list:
+        StreamCheck(data, source=source)  # the schema says what is wrong with the steps field
+        return
+    check = StreamCheck({k: v for k, v in data.items() if k != "steps"} if steps else data, source=source)
+    for index, step in enumerate(steps or ()):
+        check.step(index, step)
 
 
-def _first_problem(exc: ValidationError, data: Any) -> str:
+class StreamCheck:
+    """The checks of `validate` for a trace read one step at a time: the head (every field but `steps`) at
+    once, then each step as it comes, keeping per channel and per graph what the checks need and nothing
+    per step, so a trace of any length is checked in memory that does not grow with its steps."""
+
+    def __init__(self, head: Any, *, source: str = "<trace>") -> None:
+        self.source = source
+        self.head = head
+        if not isinstance(head, dict) or "schema_version" not in head:
+            raise TraceFileError(
+                f"{source} is not a StepScope trace: it has no schema_version. "
+                "Export one with `stepscope run TARGET --out FILE`."
+            )
+        version = head["schema_version"]
+        if type(version) is int and version > SCHEMA_VERSION:
+            raise TraceFileError(
+                f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
+                f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it."
+            )
+        try:
+            TraceFile.model_validate(head)
+        except ValidationError as exc:
+            raise TraceFileError(f"{source}: {_first_problem(exc, head)}") from None
+        except RecursionError:
+            raise TraceFileError(f"{source} is nested too deeply to check.") from None
+        self.replay = ReplayCheck()
+        self.sense = SenseCheck(head.get("graph") or {})
+        problem = self.sense.graph_problem()
+        if problem:
+            raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
+
+    def step(self, index: int, step: Any) -> None:
+        """Checks the run's `index`-th step (its file form) after those before it."""
+        source = self.source
+        try:
+            StepFile.model_validate(step)
+        except ValidationError as exc:
+            raise TraceFileError(f"{source}: {_first_problem(exc, self.head, within=f'steps[{index}]')}") from None
+        except RecursionError:
+            raise TraceFileError(f"{source} is nested too deeply to check.") from None
+        problem = self.replay.step(index, step)
+        if problem:
+            raise TraceFileError(f"{source}: {problem}. The file is damaged; re-export the run.")
+        problem = self.sense.step(index, step)
+        if problem:
+            raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
+
+
+def _first_problem(exc: ValidationError, data: Any, within: str = "") -> str:
+    """One sentence for the first error pydantic found in `data` (or in its part `within`, e.g. `steps[3]`)."""
     error = exc.errors(include_url=False)[0]
     where = _path(error["loc"])
+    if within:
+        where = within if where == "the file" else f"{within}{'' if where.startswith('[') else '.'}{where}"
     message = error["msg"]
     if error["type"] == "missing":
         return f"{where} is missing (a required field). The file is damaged; re-export the run."
@@ -510,33 +541,49 @@ def _path(loc: tuple[Any, ...]) -> str:
 
 
 def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
-    """Whether every channel's deltas apply in order, tracking only each value's kind and length:
-    linear in the file, and it catches what a later replay would crash on."""
-    kinds: dict[str, tuple[str, int]] = {}
+    """Whether every channel's deltas apply in order (see `ReplayCheck`)."""
+    check = ReplayCheck(where)
+    for s, step in enumerate(run.get("steps", ())):
+        problem = check.step(s, step)
+        if problem:
+            return problem
+    return None
 
-    def apply(channel: str, change: dict[str, Any], at: str) -> str | None:
-        kind, length = kinds.get(channel, ("missing", 0))
+
+class ReplayCheck:
+    """Whether every channel's deltas apply in order, one step at a time, tracking only each value's kind
+    and length: linear in the file, memory per channel (not per step), and it catches what a later
+    replay would crash on."""
+
+    def __init__(self, where: str = "") -> None:
+        self.where = where
+        self.kinds: dict[str, tuple[str, int]] = {}
+
+    def _apply(self, channel: str, change: dict[str, Any], at: str) -> str | None:
+        kind, length = self.kinds.get(channel, ("missing", 0))
         if "same" in change:
             return None
         if "set" in change:
-            kinds[channel] = _kind(change["set"])
+            self.kinds[channel] = _kind(change["set"])
             return None
         if "extend" in change:
             if kind != "list":
                 return f"{at} extends {channel!r}, which is not a list there"
             added = change["extend"]
-            kinds[channel] = ("list", length + (len(added) if type(added) is list else 0))
+            self.kinds[channel] = ("list", length + (len(added) if type(added) is list else 0))
             return None
         if "splice" in change:
             if kind != "list" or change["splice"] > length:
                 return f"{at} splices {channel!r} at {change['splice']}, past its end or not a list"
-            kinds[channel] = ("list", change["splice"] + len(change["items"]))
+            self.kinds[channel] = ("list", change["splice"] + len(change["items"]))
             return None
         if kind != "dict":
             return f"{at} merges keys into {channel!r}, which is not an object there"
         return None
 
-    for s, step in enumerate(run.get("steps", ())):
+    def step(self, s: int, step: dict[str, Any]) -> str | None:
+        """The first delta of `step` (the run's `s`-th) that cannot apply after the steps before it, or None."""
+        where = self.where
         tasks = step.get("tasks", ())
         writes = {t["id"]: t.get("writes", ()) for t in tasks}
         for c, call in enumerate(step.get("reducer_calls", ())):
@@ -544,7 +591,7 @@ def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
             ref = call["write"]
             if _is_write_ref(ref) and ref["$write"] >= len(writes.get(call["writer"], ())):
                 return f"{at}.write points at a write its task does not have"
-            problem = apply(call["channel"], call["before"], f"{at}.before")
+            problem = self._apply(call["channel"], call["before"], f"{at}.before")
             if problem is None and call.get("error") is None:
                 after = call["after"]
                 if "extend" in after and _is_write_ref(after["extend"]):
@@ -552,11 +599,11 @@ def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
                     if type(written) is not list:
                         return f"{at}.after extends with a write that is not a list"
                     after = {"extend": written}
-                problem = apply(call["channel"], after, f"{at}.after")
+                problem = self._apply(call["channel"], after, f"{at}.after")
             if problem:
                 return problem
         for key, change in step.get("state", {}).items():
-            problem = apply(key, change, f"{where}steps[{s}].state.{key}")
+            problem = self._apply(key, change, f"{where}steps[{s}].state.{key}")
             if problem:
                 return problem
         for t, task in enumerate(tasks):
@@ -564,7 +611,7 @@ def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
                 problem = _replay_problem(sub, f"{where}steps[{s}].tasks[{t}].subgraphs[{r}].")
                 if problem:
                     return problem
-    return None
+        return None
 
 
 def _kind(value: Any) -> tuple[str, int]:

@@ -25,25 +25,45 @@ _NAMELESS_TASKS = frozenset({START, "__input__"})
 
 def sense_problem(run: dict[str, Any], where: str = "") -> str | None:
     """The first thing in `run` (a trace file's dict, already schema-checked) that cannot be, or None."""
-    graph = run.get("graph") or {}
-    nodes = {node["name"] for node in graph.get("nodes", ())}
-    problem = _graph_problem(graph, nodes, where)
+    check = SenseCheck(run.get("graph") or {}, where)
+    problem = check.graph_problem()
     if problem:
         return problem
-    channels = set(graph.get("channels", {}))
-    last_loop_step: int | None = None
-    previous: int | None = None
     for s, step in enumerate(run.get("steps", ())):
-        at = f"{where}steps[{s}]"
+        problem = check.step(s, step)
+        if problem:
+            return problem
+    return None
+
+
+class SenseCheck:
+    """`sense_problem` one step at a time, for a run read as a stream: it keeps only the graph's names
+    and the last superstep numbers, so checking a run costs memory that does not grow with its steps."""
+
+    def __init__(self, graph: dict[str, Any], where: str = "") -> None:
+        self.graph = graph
+        self.where = where
+        self.nodes = {node["name"] for node in graph.get("nodes", ())}
+        self.channels = set(graph.get("channels", {}))
+        self.last_loop_step: int | None = None
+        self.previous: int | None = None
+
+    def graph_problem(self) -> str | None:
+        """What is wrong with the graph's edges, branches and waiting edges, or None."""
+        return _graph_problem(self.graph, self.nodes, self.where)
+
+    def step(self, s: int, step: dict[str, Any]) -> str | None:
+        """What is wrong with `step` (the run's `s`-th, schema-checked) after the steps before it, or None."""
+        at = f"{self.where}steps[{s}]"
         number = step["step"]
-        if previous is not None and number < previous:
-            return f"{at} is superstep {number}, after superstep {previous}: the steps are out of order"
+        if self.previous is not None and number < self.previous:
+            return f"{at} is superstep {number}, after superstep {self.previous}: the steps are out of order"
         if step.get("kind", "loop") == "loop":
-            if number == last_loop_step:
+            if number == self.last_loop_step:
                 return f"{at} is superstep {number} again: each superstep is recorded once"
-            last_loop_step = number
-        previous = number
-        problem = _step_problem(step, at, nodes, channels)
+            self.last_loop_step = number
+        self.previous = number
+        problem = _step_problem(step, at, self.nodes, self.channels)
         if problem:
             return problem
         for t, task in enumerate(step.get("tasks", ())):
@@ -51,7 +71,7 @@ def sense_problem(run: dict[str, Any], where: str = "") -> str | None:
                 problem = sense_problem(sub, f"{at}.tasks[{t}].subgraphs[{r}].")
                 if problem:
                     return problem
-    return None
+        return None
 
 
 def _graph_problem(graph: dict[str, Any], nodes: set[str], where: str) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any, Iterator, Protocol
 from debugger.sources.trace_check import TraceFileError, parse_trace, read_trace_file
 from engine.codec import TYPE
 from engine.trace import StepRecord, Trace
-from engine.tracefile import to_json
+from engine.tracefile import to_json, write_json
 
 ENV_VAR = "STEPSCOPE_DB"
 
@@ -112,9 +112,12 @@ class TraceFiles(ABC):
         return to_json(self.load(run_id), indent=1)
 
     def export(self, run_id: str, path: str | Path) -> Path:
-        text = self.export_text(run_id)
+        """Writes a stored run to a trace file one step at a time (`engine.tracefile.write_json`), so a
+        long run is never held whole."""
+        trace = self.load(run_id)
         try:
-            Path(path).write_text(text, encoding="utf-8")
+            with Path(path).open("w", encoding="utf-8") as out:
+                write_json(trace, out)
         except OSError as exc:
             raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
         return Path(path)

@@ -1,16 +1,21 @@
 """A run in stored pieces: both stores keep a run as its head (the trace file without its steps), one
 row per superstep and each large value once (`engine.blobs`); these functions cut a Trace into those
-pieces and name the run-list columns."""
+pieces (whole, or one step at a time for a long run: `SpooledRun`), read a long run's rows back when
+asked for (`RowSteps`) and name the run-list columns."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
+from array import array
+from typing import Any, Callable, Iterator, Sequence
 
+from debugger.sources.trace_stream import MAX_NESTING, nesting_depth
 from debugger.stores.protocol import first_line
-from engine.blobs import BlobPacker
+from engine.blobs import BlobPacker, PooledDecoder
 from engine.trace import StepRecord, Trace
-from engine.tracefile import compose_json, dumps, head_dict, step_json
+from engine.tracefile import TraceFileError, compose_json, composed_parts, dumps, head_dict, step_dict, step_json
 
 StepRows = list[tuple[int, str]]
 """(step number, the step's JSON) of each step, in order."""
@@ -77,3 +82,92 @@ def split_trace_text(text: str) -> tuple[str, list[tuple[int, str]]]:
         return dumps(data), [(s.get("step", 0) if isinstance(s, dict) else 0, dumps(s)) for s in steps]
     except (ValueError, TypeError, AttributeError, RecursionError):
         return text, []
+
+
+class SpooledRun:
+    """A whole trace cut into its stored pieces one step at a time, for storing a long run (an import)
+    without holding it: the step rows wait in a spool file, one a line, and `digest` is the one
+    `packed_trace` gives (the same text, hashed as it is composed). Use it in a `with` block."""
+
+    def __init__(self, trace: Trace) -> None:
+        packer = BlobPacker()
+        pooled: dict[str, Any] = {}
+        self.numbers = array("q")
+        self.spool = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
+        for step in trace.steps:
+            self.spool.write(dumps(step_dict(step, packer)) + "\n")  # no indent: a step's JSON has no newline
+            self.numbers.append(step.step)
+            pooled.update(packer.take_fresh())
+        self.head = dumps(head_dict(trace, packer))
+        pooled.update(packer.take_fresh())
+        self.blobs: BlobRows = [(key, dumps(value)) for key, value in pooled.items()]
+        hashed = hashlib.sha256()
+        for part in composed_parts(self.head, (data for _, data in self.rows()), self.blobs):
+            hashed.update(part.encode("utf-8"))
+        self.digest = hashed.hexdigest()
+
+    def rows(self) -> Iterator[tuple[int, str]]:
+        """(step number, the step's JSON) of each step, in order, read back from the spool."""
+        self.spool.seek(0)
+        for number, line in zip(self.numbers, self.spool):
+            yield number, line[:-1]
+
+    def supersteps(self) -> int:
+        """How many steps the run list counts (not the input step)."""
+        return sum(1 for n in self.numbers if n >= 0)
+
+    def __enter__(self) -> "SpooledRun":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.spool.close()
+
+
+class RowSteps:
+    """The steps of a stored run read from its rows when asked for (`LazySteps` takes it): `read(seqs)`
+    gives the JSON of the rows with those sequence numbers, in order; a few hundred are read at a time,
+    each read its own short transaction, so a long read never holds the database against a recorder."""
+
+    BATCH = 256
+
+    def __init__(
+        self,
+        read: Callable[[Sequence[int]], list[str]],
+        seqs: Sequence[int],
+        numbers: Sequence[int],
+        table: dict,
+        name: str,
+    ) -> None:
+        self.read = read
+        self.seqs = seqs
+        self.numbers = numbers
+        self.name = name
+        self.pooled = PooledDecoder(table)
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    def _decode(self, text: str, position: int) -> dict[str, Any]:
+        if nesting_depth(text, MAX_NESTING) + 2 > MAX_NESTING:
+            raise TraceFileError(f"{self.name}: step {position} is nested more than {MAX_NESTING} levels deep.")
+        try:
+            return self.pooled.decode(text)
+        except (ValueError, RecursionError) as exc:
+            raise TraceFileError(f"{self.name} cannot be parsed at step {position}: {exc}.") from None
+
+    def _batch(self, first: int, last: int) -> list[str]:
+        wanted = self.seqs[first:last]
+        found = self.read(wanted)
+        if len(found) != len(wanted):
+            raise TraceFileError(f"{self.name} changed since it was opened (deleted or replaced); open it again.")
+        return found
+
+    def load_range(self, first: int, last: int) -> list[dict[str, Any]]:
+        """The file forms of steps `first` to `last - 1`, in one read."""
+        return [self._decode(text, first + offset) for offset, text in enumerate(self._batch(first, last))]
+
+    def loads(self) -> Iterator[dict[str, Any]]:
+        """Every step's file form, in order."""
+        for first in range(0, len(self.seqs), self.BATCH):
+            for offset, text in enumerate(self._batch(first, first + self.BATCH)):
+                yield self._decode(text, first + offset)

@@ -26,16 +26,18 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from array import array
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on this platform: a cut-off run stays `running`, unmarked
     fcntl = None  # type: ignore[assignment]
 
-from debugger.sources.trace_check import TraceFileError, parse_trace
+from debugger.sources.trace_check import TraceFileError, checked_trace
+from debugger.sources.trace_stream import STREAM_MIN_BYTES
 from debugger.stores.protocol import (
     CUT_OFF,
     ENV_VAR,
@@ -50,14 +52,16 @@ from debugger.stores.protocol import (
     recording_now,
 )
 from debugger.stores.rows import (
+    RowSteps,
+    SpooledRun,
     digest,
     packed_head,
     packed_steps,
-    packed_trace,
     split_trace_text,
     summary_row,
     supersteps,
 )
+from engine.blobs import PooledDecoder
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json
 
@@ -263,19 +267,18 @@ class RunStore(TraceFiles):
     # ---- operations --------------------------------------------------------------------------------
 
     def save(self, trace: Trace, *, replace: bool = True) -> str:
-        """Stores a whole `trace` under its run id, in one transaction. With `replace=False`, an id
-        already stored with other content is refused (`RunExistsError`); the same content again is a
-        no-op."""
+        """Stores a whole `trace` under its run id, in one transaction, one step at a time (`SpooledRun`:
+        a long imported run is never held whole). With `replace=False`, an id already stored with other
+        content is refused (`RunExistsError`); the same content again is a no-op."""
         run_id = checked_id(trace)
-        head, steps, blobs, text = packed_trace(trace)
         try:
-            with self._transaction() as db:
+            with SpooledRun(trace) as run, self._transaction() as db:
                 if not replace:
                     found = db.execute("SELECT digest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
                     if (
                         found is not None
-                        and found[0] != digest(text)
-                        and not self._same_run(self._text(db, run_id), to_json(parse_trace(text)))
+                        and found[0] != run.digest
+                        and not self._same_run(self._text(db, run_id), to_json(trace))
                     ):
                         raise RunExistsError(
                             f"a different run with id {run_id} is already stored in {self.path}; "
@@ -284,11 +287,17 @@ class RunStore(TraceFiles):
                 self._remove(db, run_id)
                 db.execute(
                     "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*summary_row(trace, supersteps(steps)), head, digest(text)),
+                    (*summary_row(trace, run.supersteps()), run.head, run.digest),
                 )
-                self._append(db, run_id, 0, steps, blobs)
+                db.executemany(
+                    "INSERT INTO run_steps VALUES (?, ?, ?, ?)",
+                    ((run_id, seq, number, data) for seq, (number, data) in enumerate(run.rows())),
+                )
+                self._append(db, run_id, None, [], run.blobs)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
+        except OSError as exc:  # the spool file: no room for it
+            raise StoreError(f"cannot store run {run_id}: {exc.strerror or exc}.") from None
         return run_id
 
     # ---- a run stored while it is recorded (engine.trace.Recorder's `sink`) -------------------------
@@ -314,7 +323,11 @@ class RunStore(TraceFiles):
         try:
             with self._transaction() as db:
                 self._still_there(db, run_id)
-                (count,) = db.execute("SELECT count(*) FROM run_steps WHERE run_id = ?", (run_id,)).fetchone()
+                # the next sequence number from the primary key's end, not by counting the rows: counting
+                # read every stored step at every flush, so recording a long run cost time quadratic in it
+                (count,) = db.execute(
+                    "SELECT coalesce(max(seq) + 1, 0) FROM run_steps WHERE run_id = ?", (run_id,)
+                ).fetchone()
                 self._append(db, run_id, count, rows, blobs)
                 db.execute("UPDATE runs SET steps = steps + ? WHERE run_id = ?", (supersteps(rows), run_id))
         except sqlite3.Error as exc:
@@ -481,17 +494,49 @@ class RunStore(TraceFiles):
 
     def load(self, run_id: str) -> Trace:
         """The stored run (a run still being recorded reads as its steps so far; one cut off mid-way
-        has `CUT_OFF` as its error)."""
+        has `CUT_OFF` as its error). Its steps are checked one at a time as they are read; a long run
+        keeps them in the database, read back a step when asked for (`RowSteps`)."""
         with self._reading() as db:
             full = self._resolve(db, run_id)
-            text = self._text(db, full)
+            (head,) = db.execute("SELECT trace FROM runs WHERE run_id = ?", (full,)).fetchone()
+            seqs, numbers = array("q"), array("q")
+            size = 0
+            for seq, number, length in db.execute(
+                "SELECT seq, step, length(data) FROM run_steps WHERE run_id = ? ORDER BY seq", (full,)
+            ):
+                seqs.append(seq)
+                numbers.append(number if type(number) is int else -2)
+                size += length or 0
+            blobs = list(db.execute("SELECT key, data FROM run_blobs WHERE run_id = ?", (full,)))
+        name = f"run {full} in {self.path}"
         try:
-            trace = parse_trace(text, source=f"run {full} in {self.path}")
-        except TraceFileError as exc:
-            raise StoreError(f"{exc} (`stepscope delete {full}` removes it)") from None
+            table = {key: PooledDecoder({}).decode(data) for key, data in blobs}
+            head_data = PooledDecoder(table).decode(head)
+            if isinstance(head_data, dict):
+                head_data.pop("blobs", None)
+            steps = RowSteps(lambda wanted: self._rows(full, wanted), seqs, numbers, table, name)
+            trace = checked_trace(head_data, steps, name, keep_on_disk=size >= STREAM_MIN_BYTES)
+        except (ValueError, RecursionError) as exc:  # TraceFileError, or a row that is not JSON
+            raise StoreError(
+                f"{exc if isinstance(exc, TraceFileError) else f'{name} is damaged: {exc}.'} "
+                f"(`stepscope delete {full}` removes it)"
+            ) from None
         if trace.status == "running" and not trace.error and self._cut_off(full):
             trace.error = cut_off_error()
         return trace
+
+    def _rows(self, run_id: str, seqs: Sequence[int]) -> list[str]:
+        """The JSON of a run's step rows with sequence numbers `seqs` (ascending), in one short read."""
+        if not len(seqs):
+            return []
+        with self._reading() as db:
+            return [
+                data
+                for (data,) in db.execute(
+                    "SELECT data FROM run_steps WHERE run_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+                    (run_id, seqs[0], seqs[-1]),
+                )
+            ]
 
     def delete(self, run_id: str) -> str:
         """Removes a stored run. A run another process is still recording is refused: its recorder

@@ -1,0 +1,337 @@
+"""Reading a long trace file step by step: one pass finds where each step lies (byte offsets) without
+keeping any of them, a second checks them one at a time (`trace_check.StreamCheck`), and from then on a
+step is decoded only when a view or a command asks for it (`LazySteps`).
+
+A 200,000-step trace is 150-200 MB of JSON and many times that as Python objects; reading it whole (what
+`json.loads` does) costs memory that grows with the run and minutes of time. Here the file is read in
+chunks by the C JSON decoder (`JSONDecoder.raw_decode`), one top-level value at a time:
+
+    {"schema_version": 2, "run_id": ..., "blobs": {...}, "graph": {...}, "steps": [ {...}, {...} ], ...}
+                                                                                  ^ offsets of each step
+
+The head (every field but `steps`, with the pooled large values of `blobs`) is kept: it does not grow with
+the steps. What does is one (start, end) pair of integers a step, in two `array`s.
+
+Small traces (under `STREAM_MIN_BYTES`) are read the same way and then kept as a plain list of steps, as
+they always were: nothing changes for them but that they are checked step by step.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from array import array
+from collections import OrderedDict
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import Any, BinaryIO, Callable, Iterator, overload
+
+from engine.blobs import PooledDecoder
+from engine.trace import StepRecord
+from engine.tracefile import TraceFileError, step_from_dict
+
+CHUNK = 1 << 20
+"""Bytes read at a time; a value longer than what is buffered doubles the next read, so a huge value
+costs linear time too."""
+STREAM_MIN_BYTES = 4_000_000
+"""Traces at least this long keep their steps on disk (`LazySteps`); shorter ones are read into a list."""
+CACHED_STEPS = 64
+"""Decoded steps `LazySteps` keeps, most recently used: a view moving one step at a time decodes each once."""
+
+MAX_NESTING = 400
+"""Deepest JSON nesting a trace may have; recorded values are cut far earlier (engine.codec.MAX_DEPTH)."""
+
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
+
+
+def nesting_depth(text: str, limit: int) -> int:
+    """How deep `text`'s arrays and objects nest, counted without recursion and at C speed: strings
+    removed, brackets turned into +1/-1 steps, the deepest running sum taken. Capped at `limit + 1`."""
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).translate(_STEP)
+    if not brackets:
+        return 0
+    steps = array("b", brackets.encode("latin-1"))
+    return min(max(accumulate(steps)), limit + 1)
+
+
+READ_AHEAD = 16
+"""Steps `LazySteps` decodes from where it is asked for when it does not hold that step (one read)."""
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_LITERAL_TAIL = 8
+"""An error this close to the end of what is buffered may be a literal or number cut by the chunk."""
+
+
+class _Scanner:
+    """A JSON text read in chunks, walked one value at a time with the C decoder, knowing the byte
+    offset of where it is (the text is UTF-8; offsets are counted on the bytes, so a step can be read
+    back with one seek)."""
+
+    def __init__(self, read: Callable[[int], bytes], source: str) -> None:
+        self.read = read
+        self.source = source
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.text = ""
+        self.pos = 0
+        self.byte = 0
+        """The byte offset of `text[pos]` in the file."""
+        self.eof = False
+
+    def _fill(self) -> bool:
+        """Reads more (at least as much as is buffered); False at the end of the file."""
+        if self.eof:
+            return False
+        data = self.read(max(CHUNK, len(self.text) - self.pos))
+        try:
+            added = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            raise TraceFileError(
+                f"{self.source} is not text (byte {self.byte + len(self.text) - self.pos + exc.start}: "
+                f"{exc.reason}); a trace file is UTF-8 JSON."
+            ) from None
+        self.eof = not data
+        self.text = self.text[self.pos :] + added
+        self.pos = 0
+        return bool(data)
+
+    def _advance(self, to: int) -> None:
+        piece = self.text[self.pos : to]
+        self.byte += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+        self.pos = to
+
+    def peek(self) -> str:
+        """The next character that is not whitespace ('' at the end of the file), not consumed."""
+        while True:
+            end = _WHITESPACE.match(self.text, self.pos).end()
+            self._advance(end)
+            if end < len(self.text):
+                return self.text[end]
+            if not self._fill():
+                return ""
+
+    def expect(self, char: str, what: str) -> None:
+        found = self.peek()
+        if found != char:
+            raise self._error(
+                f"expected {what} at byte {self.byte}, found {found!r}" if found else f"ended before {what}"
+            )
+        self._advance(self.pos + 1)
+
+    def value(self, decoder: json.JSONDecoder, depth: int) -> tuple[Any, int, int]:
+        """The next value, decoded, with its start and end byte offsets; `depth` is how deep it sits."""
+        self.peek()
+        while True:
+            try:
+                found, end = decoder.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as exc:
+                cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(self.text) - _LITERAL_TAIL
+                if cut and self._fill():
+                    continue
+                kind = "is truncated" if cut else "is not valid JSON"
+                raise self._error(
+                    f"{kind} at byte {self.byte + len(self.text[self.pos : exc.pos].encode())}: {exc.msg}"
+                )
+            except RecursionError:
+                raise TraceFileError(self._too_deep()) from None
+            if end == len(self.text) and self._fill():  # a number may go on in the next chunk
+                continue
+            break
+        if nesting_depth(self.text[self.pos : end], MAX_NESTING) + depth > MAX_NESTING:
+            raise TraceFileError(self._too_deep())
+        start = self.byte
+        self._advance(end)
+        return found, start, self.byte
+
+    def _too_deep(self) -> str:
+        return (
+            f"{self.source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
+            "a file, so it is refused unread."
+        )
+
+    def _error(self, problem: str) -> TraceFileError:
+        return TraceFileError(f"{self.source} {problem}. Re-export the run, or open a complete .json trace file.")
+
+
+class StepIndex:
+    """Where each step of a trace file lies, and the file's head: built by one pass that keeps no step."""
+
+    def __init__(self, read: Callable[[int], bytes], source: str) -> None:
+        self.source = source
+        self.starts = array("q")
+        self.ends = array("q")
+        self.numbers = array("q")
+        """Each step's number as the file gives it (checked later with the rest of the step)."""
+        self.blobs: dict[str, Any] = {}
+        """The file's pooled large values (`engine.blobs`), put back into each step as it is decoded."""
+        self.head = self._scan(_Scanner(read, source))
+
+    def _scan(self, scanner: _Scanner) -> dict[str, Any]:
+        plain = json.JSONDecoder()
+        pooled = PooledDecoder(self.blobs)
+        if scanner.peek() == "":
+            raise TraceFileError(
+                f"{self.source} is empty; a trace file is the JSON that `stepscope run --out` or `export` writes."
+            )
+        scanner.expect("{", "a JSON object")
+        head: dict[str, Any] = {}
+        more = scanner.peek() != "}"
+        while more:
+            key, _, _ = scanner.value(plain, 1)
+            if not isinstance(key, str):
+                raise scanner._error(f"has a key that is not a string at byte {scanner.byte}")
+            scanner.expect(":", "':'")
+            if key == "steps" and scanner.peek() == "[":
+                if len(self.starts):
+                    raise TraceFileError(f"{self.source} has two lists of steps; a trace file has one.")
+                self._scan_steps(scanner, plain)
+            else:
+                head[key], _, _ = scanner.value(pooled.decoder, 1)
+            more = scanner.peek() == ","
+            if more:
+                scanner.expect(",", "','")
+        scanner.expect("}", "'}' or ','")
+        if scanner.peek() != "":
+            raise scanner._error(f"has more after the trace's object, at byte {scanner.byte}")
+        try:
+            pooled.check()
+        except ValueError as exc:
+            raise TraceFileError(f"{self.source} cannot be parsed: {exc}.") from None
+        head.pop("blobs", None)
+        return head
+
+    def _scan_steps(self, scanner: _Scanner, plain: json.JSONDecoder) -> None:
+        scanner.expect("[", "'['")
+        more = scanner.peek() != "]"
+        while more:
+            found, start, end = scanner.value(plain, 2)
+            number = found.get("step") if isinstance(found, dict) else None
+            self.numbers.append(number if type(number) is int and -(2**62) < number < 2**62 else -2)
+            self.starts.append(start)
+            self.ends.append(end)
+            more = scanner.peek() == ","
+            if more:
+                scanner.expect(",", "','")
+        scanner.expect("]", "']' or ','")
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+class FileSteps:
+    """The steps of one trace file (on disk, or bytes in memory), read back by their offsets as dicts."""
+
+    def __init__(self, index: StepIndex, opener: Callable[[], BinaryIO], stamp: Callable[[], Any]) -> None:
+        self.index = index
+        self.opener = opener
+        self.stamp = stamp
+        self.opened_as = stamp()
+        self.pooled = PooledDecoder(index.blobs)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @property
+    def numbers(self) -> Sequence[int]:
+        return self.index.numbers
+
+    def _checked(self) -> None:
+        if self.stamp() != self.opened_as:
+            raise TraceFileError(f"{self.index.source} changed since it was opened; open it again.")
+
+    def _decode(self, data: bytes, position: int) -> dict[str, Any]:
+        try:
+            return self.pooled.decode(data)
+        except (ValueError, RecursionError) as exc:  # the file changed under us, or a blob is missing
+            raise TraceFileError(f"{self.index.source} cannot be parsed at step {position}: {exc}.") from None
+
+    def load_range(self, first: int, last: int) -> list[dict[str, Any]]:
+        """The file forms of steps `first` to `last - 1`, read with one seek."""
+        self._checked()
+        starts, ends = self.index.starts, self.index.ends
+        with self.opener() as handle:
+            handle.seek(starts[first])
+            data = handle.read(ends[last - 1] - starts[first])
+        base = starts[first]
+        return [self._decode(data[starts[i] - base : ends[i] - base], i) for i in range(first, last)]
+
+    def loads(self) -> Iterator[dict[str, Any]]:
+        """Every step's file form, in order, reading the file once."""
+        self._checked()
+        with self.opener() as handle:
+            for position, (start, end) in enumerate(zip(self.index.starts, self.index.ends)):
+                handle.seek(start)
+                yield self._decode(handle.read(end - start), position)
+
+
+class LazySteps(Sequence[StepRecord]):
+    """A trace's steps kept where they are stored (a file, a database's rows) and built into records
+    when asked for: indexing decodes one step (the last `CACHED_STEPS` are kept), iterating decodes one
+    at a time in order. It stands where `Trace.steps` holds a list; nothing here can be changed."""
+
+    def __init__(self, source: Any, name: str) -> None:
+        self.source = source
+        """Has `__len__`, `numbers`, `load_range(first, last)` and `loads()`, giving steps' file forms."""
+        self.name = name
+        self._cache: OrderedDict[int, StepRecord] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    @property
+    def numbers(self) -> Sequence[int]:
+        """Each step's number, in order, known without decoding any step."""
+        return self.source.numbers
+
+    @overload
+    def __getitem__(self, position: int) -> StepRecord: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[StepRecord]: ...
+
+    def __getitem__(self, position: int | slice) -> StepRecord | list[StepRecord]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(len(self)))]
+        count = len(self)
+        if position < 0:
+            position += count
+        if not 0 <= position < count:
+            raise IndexError("step index out of range")
+        step = self._cache.get(position)
+        if step is not None:
+            self._cache.move_to_end(position)
+            return step
+        last = min(position + READ_AHEAD, count)  # a reader that asks for a step mostly asks for the next one next
+        for offset, data in enumerate(self.source.load_range(position, last)):
+            self._keep(position + offset, step_from_dict(data, source=self.name, index=position + offset))
+        return self._cache[position]
+
+    def _keep(self, position: int, step: StepRecord) -> None:
+        self._cache[position] = step
+        self._cache.move_to_end(position)
+        if len(self._cache) > CACHED_STEPS:
+            self._cache.popitem(last=False)
+
+    def __iter__(self) -> Iterator[StepRecord]:
+        for position, data in enumerate(self.source.loads()):
+            step = self._cache.get(position)
+            if step is None:  # kept: a reader going through the steps looks the current one up again by number
+                step = step_from_dict(data, source=self.name, index=position)
+                self._keep(position, step)
+            yield step
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, LazySteps)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def step_numbers(steps: Sequence[StepRecord]) -> Sequence[int]:
+    """The numbers of a run's steps in order, without decoding steps kept where they are stored."""
+    if isinstance(steps, LazySteps):
+        return steps.numbers
+    return [s.step for s in steps]

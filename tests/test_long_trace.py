@@ -1,0 +1,120 @@
+"""Long traces are read step by step (issue 26 item 2): a trace file is indexed by byte offsets and its
+steps decoded when asked for, a stored run's steps stay in its rows, and export/import/show stream. The
+thresholds are lowered here so a small run takes the long-run path."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from typing import TypedDict
+
+import pytest
+
+import engine
+from debugger import cli
+from debugger.sources import trace_check, trace_stream
+from debugger.sources.trace_check import TraceFileError, parse_trace, read_trace_file
+from debugger.sources.trace_stream import LazySteps
+from debugger.stores import sqlite as sqlite_store
+from debugger.stores.sqlite import RunStore
+from engine.trace import Recorder
+from engine.tracefile import from_json, to_json
+
+
+class Note(TypedDict):
+    n: int
+    text: str
+
+
+def _run(steps: int = 30) -> engine.trace.Trace:
+    """A loop whose state holds non-ASCII text (bytes and characters differ), recorded."""
+    g = engine.StateGraph(Note)
+    g.add_node("step", lambda s: {"n": s["n"] + 1, "text": f"é€😀 {s['n']}"})
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < steps else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"n": 0, "text": ""}, {"recursion_limit": steps + 5}, hooks=recorder)
+    return recorder.trace
+
+
+@pytest.fixture
+def long_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every trace counts as long, and the file is read 7 bytes at a time (chunks cut characters)."""
+    monkeypatch.setattr(trace_check, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(trace_stream, "CHUNK", 7)
+    monkeypatch.setattr(sqlite_store, "STREAM_MIN_BYTES", 0)
+
+
+def test_a_long_file_keeps_its_steps_on_disk_and_reads_back_the_same_run(tmp_path, long_path) -> None:
+    trace = _run()
+    path = tmp_path / "run.json"
+    path.write_text(to_json(trace, indent=1), encoding="utf-8")
+    loaded = read_trace_file(path)
+    assert isinstance(loaded.steps, LazySteps)
+    assert loaded.steps[-1] == trace.steps[-1] and loaded.steps[3] == trace.steps[3]
+    assert list(loaded.steps) == trace.steps
+    assert loaded == from_json(path.read_text(encoding="utf-8"))
+    assert list(loaded.steps.numbers) == [s.step for s in trace.steps]
+
+
+def test_a_damaged_step_of_a_long_file_is_named(tmp_path, long_path) -> None:
+    data = json.loads(to_json(_run()))
+    data["steps"][5]["reducer_calls"][0]["channel"] = "nowhere"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TraceFileError, match=r"steps\[5\]\.reducer_calls\[0\] folds into 'nowhere'"):
+        read_trace_file(path)
+
+
+def test_a_truncated_long_file_says_so(tmp_path, long_path) -> None:
+    text = to_json(_run())
+    path = tmp_path / "cut.json"
+    path.write_text(text[: len(text) // 2], encoding="utf-8")
+    with pytest.raises(TraceFileError, match="cut.json is truncated"):
+        read_trace_file(path)
+
+
+def test_a_long_file_changed_after_opening_is_refused_when_read(tmp_path, long_path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(to_json(_run()), encoding="utf-8")
+    loaded = read_trace_file(path)
+    path.write_text(to_json(_run(5)), encoding="utf-8")
+    with pytest.raises(TraceFileError, match="changed since it was opened"):
+        loaded.steps[10]
+
+
+def test_a_stored_long_run_reads_its_rows_and_exports_and_imports_step_by_step(tmp_path, long_path) -> None:
+    trace = _run()
+    store = RunStore(tmp_path / "runs.sqlite3")
+    store.save(trace)
+    loaded = store.load(trace.run_id)
+    assert isinstance(loaded.steps, LazySteps) and loaded == trace
+    out = store.export(trace.run_id, tmp_path / "out.json")
+    assert from_json(out.read_text(encoding="utf-8")) == trace
+    other = RunStore(tmp_path / "other.sqlite3")
+    assert other.import_file(out) == trace.run_id
+    assert other.load(trace.run_id) == trace
+    assert other.import_file(out) == trace.run_id  # the same run again: the digest matches, nothing to refuse
+
+
+def _show(ref: str, db: str) -> str:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert cli.main(["show", ref, "--db", db]) == 0
+    return buffer.getvalue()
+
+
+def test_show_prints_the_same_from_a_long_file_as_from_a_short_one(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(to_json(_run()), encoding="utf-8")
+    db = str(tmp_path / "runs.sqlite3")
+    short = _show(str(path), db)
+    monkeypatch.setattr(trace_check, "STREAM_MIN_BYTES", 0)
+    assert _show(str(path), db) == short and "step 30" in short
+
+
+def test_text_in_memory_is_read_the_same_way(long_path) -> None:
+    trace = _run(8)
+    loaded = parse_trace(to_json(trace).encode("utf-8"), source="upload")
+    assert isinstance(loaded.steps, LazySteps) and loaded == trace
