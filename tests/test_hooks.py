@@ -355,7 +355,7 @@ class Progress(Hooks):
 def test_task_started_and_ended_report_each_task_as_it_happens_on_its_own_thread():
     """`a` is slow: `b` has ended (while `a` still runs) before the step's hooks hear of either."""
     progress = Progress()
-    fan_graph(slow_a=0.05).invoke({"log": []}, hooks=progress)
+    fan_graph(slow_a=0.5).invoke({"log": []}, hooks=progress)  # long enough that b ends first on a loaded machine
     step1 = [e for e in progress.events if e[2] == 1]
     assert sorted(e[:4] for e in step1 if e[0] == "started") == [("started", (), 1, "a"), ("started", (), 1, "b")]
     ended = [e for e in step1 if e[0] == "ended"]
