@@ -13,7 +13,7 @@ from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.views import checkpointer_form as checkpointer_threads
-from debugger.views import linked_samples, session, widgets
+from debugger.views import linked_samples, report_download, session, widgets
 from debugger.views import thread_panel as threads
 from debugger.views.session import LoadedRun
 from sample_graphs.gallery import SAMPLES, js_lesson_for, list_samples
@@ -260,6 +260,7 @@ def render() -> None:
             if run.no_code:  # the run names its code, and it did not come back: said once, here and in Time travel
                 st.caption(widgets.md(run.no_code))
             threads.render(run)
+            report_download.download_button(run)
             if run.graph is not None and run.graph_input is not None:
                 import json
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
 
 from debugger.i18n import N_, _
-from debugger.model import html_report, learn, step_summary
+from debugger.model import learn, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
@@ -76,7 +75,6 @@ def render() -> None:
 
     crumbs = run.view.breadcrumbs(at.scope)
     st.title(widgets.md(_(run.title) or run.label))
-    _download_report(run)
     if at.scope.path:
         left, right = st.columns([5, 1])
         left.markdown(_("Inside a subgraph: {path}").format(path=" › ".join(f"**{widgets.md(c)}**" for c in crumbs)))
@@ -109,30 +107,6 @@ def render() -> None:
 
     panels.render_tabs(run, view, at)
     _timeline(view, step)
-
-
-def _download_report(run) -> None:
-    """The run as one HTML page to keep or send (`stepscope export --html`), made only when clicked; not in
-    learn mode, as the page tells every merge's answer."""
-    if session.learning():
-        return
-
-    def page() -> str:
-        try:
-            return html_report.html_report(run.trace, run.graph)
-        except html_report.ReportError as exc:  # made after the click, where no error line can show
-            return f"<!DOCTYPE html><meta charset=utf-8><p>{html.escape(str(exc))}</p>"
-
-    st.download_button(
-        "⬇ Download as one HTML page",
-        data=page,
-        file_name=f"stepscope-{(run.trace.run_id or 'run')[:12]}.html",
-        mime="text/html",
-        key="download_html",
-        disabled=not html_report.dot_installed(),
-        help="A self-contained page (drawing, every step's merge, state and findings) that opens in any browser"
-        + ("" if html_report.dot_installed() else "; needs graphviz's `dot` program (apt install graphviz)"),
-    )
 
 
 def _lesson(run, view: RunView, at: Cursor) -> None:
