@@ -73,7 +73,7 @@ def render() -> None:
     st.divider()
     with st.expander(_("The graph this is (a runnable file)")):
         st.code(played.source, language="python")
-    st.button("Make it a graph", key="playground-make", on_click=_make_graph, args=(played.source,), type="primary")
+    st.button(_("Make it a graph"), key="playground-make", on_click=_make_graph, args=(played.source,), type="primary")
     widgets.action_error("playground")
 
 
@@ -140,7 +140,8 @@ def _orders(played: playground.Played) -> None:
             if order.error
             else f"`{widgets.inline(order.value, 160)}`"
         )
-        st.markdown(f"- {_(' then ').join(order.writers)} → {outcome}")
+        writers = _(" then ").join(order.writers)  # outside the f-string, where the catalogs' extractor finds it
+        st.markdown(f"- {writers} → {outcome}")
     if len(played.orders) > 10:
         st.caption(_("... and {count} more outcomes.").format(count=len(played.orders) - 10))
 
