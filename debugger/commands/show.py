@@ -34,7 +34,10 @@ def command(args: argparse.Namespace) -> int:
     trace = thread[0] if thread else load_trace(args.trace, args.db)
     order = step_numbers(trace.steps)
     if args.step is not None and args.step not in set(order):
-        has = f"it has steps {order[0]}..{order[-1]}" if len(order) else "it has no steps"
+        if not len(order):
+            has = "it has no steps"
+        else:  # a thread read from step N on holds only those: its older steps exist but were not read
+            has = f"it has steps up to {order[-1]}" if thread else f"it has steps {order[0]}..{order[-1]}"
         raise StoreError(f"the run has no step {args.step}; {has}.")
     if args.channel is not None:
         known = set(trace.graph.get("channels") or {})
