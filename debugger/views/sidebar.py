@@ -29,6 +29,7 @@ def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None 
     run = opened if isinstance(opened, LoadedRun) else LoadedRun.of(opened)
     session.set_run(run, step=step, call=call, scope=scope)
     session.remember(session.OPEN_ERROR, None)
+    session.remember(session.LINK_ERROR, None)
 
 
 def follow_url() -> None:
@@ -89,6 +90,7 @@ def _open_url(request: dict[str, str]) -> None:
         session.remember(session.THREAD_GRAPH, opened.origin[0])
     if error:  # after _adopt, which clears the error of the previous open
         session.remember(session.OPEN_ERROR, error)
+        session.remember(session.LINK_ERROR, error)
 
 
 def _open_kind(opened: sources.Opened) -> str:

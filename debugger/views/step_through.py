@@ -69,8 +69,8 @@ def render() -> None:
         st.info(_("Open a run from the sidebar."))
         return
     session.sync_url()
-    error = session.recall(session.OPEN_ERROR)
-    if error:  # what a link or the sidebar asked for could not be opened: said where the eye is, not only aside
+    error = session.recall(session.LINK_ERROR)
+    if error:  # what a link named could not be opened: said where the eye is, not only in the sidebar
         widgets.open_error(*error)
     at = session.cursor()
     view = run.view.view(at.scope)
