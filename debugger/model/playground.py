@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import itertools
 import json
-import keyword
 import textwrap
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -310,8 +309,3 @@ def _fold(module: ModuleType, writes: list[Any]) -> tuple[str, str]:
         return json.dumps(encode(channel.value), sort_keys=True, default=str), ""
     except Exception as exc:  # the reducer refusing (or failing on) this order is the outcome shown
         return "null", str(exc).splitlines()[0]
-
-
-def is_identifier(name: str) -> bool:
-    """A writer name the generated file can use as a function name."""
-    return name.isidentifier() and not keyword.iskeyword(name)
