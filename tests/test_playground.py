@@ -117,3 +117,64 @@ def test_writes_an_overwrite_made_the_barrier_ignore_are_named():
     assert five.value == ["new"] and [c.writer for c in five.calls] == ["A"]
     assert five.ignored == ("B", "C", "D", "E")
     assert play(Setup.example("operator.add")).ignored == ()
+
+
+def _playground_page(at: AppTest, link: dict[str, str] | None = None) -> AppTest:
+    """`at` on the playground page, opened by `link`'s query string when given (a first run is needed to learn
+    the pages; it shows the step page, which writes its own URL, so the link's is set after it)."""
+    at.run()
+    at._page_hash = next(h for h, info in at._registered_pages.items() if info.get("url_pathname") == "playground")
+    if link is not None:
+        at.query_params.clear()
+        at.query_params.update(link)
+    return at
+
+
+def test_a_set_up_and_its_link_are_each_others_inverse():
+    setup = Setup(reducer="custom", start="0", writes=("1", "2", "3"), custom="lambda a, b: a * 10 + b")
+    params = playground.setup_params(setup)
+    assert params == {"reducer": "custom", "start": "0", "A": "1", "B": "2", "C": "3", "custom": setup.custom}
+    assert playground.setup_from_params(params) == setup
+    assert playground.setup_from_params({"reducer": "operator.add"}) == Setup.example("operator.add")
+    with pytest.raises(PlaygroundError, match=r'reducer "sum", which the playground does not have'):
+        playground.setup_from_params({"reducer": "sum"})
+
+
+def test_the_url_holds_the_set_up_on_screen_and_a_link_reopens_it(fresh_store, drawing_without_graphviz):
+    at = _playground_page(AppTest.from_file(APP, default_timeout=30))
+    at.run()
+    at.selectbox(key="playground-reducer").set_value("none").run()
+    at.text_input(key="playground-w1-none").set_value("'late'").run()
+    assert at.query_params["reducer"] == "none" and at.query_params["B"] == "'late'"
+    link = dict(at.query_params)
+
+    reopened = _playground_page(AppTest.from_file(APP, default_timeout=30), link)  # a new browser opens the link
+    reopened.run()
+    assert not reopened.exception, reopened.exception
+    assert reopened.selectbox(key="playground-reducer").value == "none"
+    assert reopened.text_input(key="playground-w1-none").value == "'late'"
+    assert any(PLAIN_KEY_ERROR in plain(e.value) for e in reopened.error)
+    assert not [w.value for w in reopened.warning if "default value" in w.value]  # no widget set twice
+
+
+def test_a_link_to_an_unknown_reducer_says_so_and_shows_the_first_one(fresh_store, drawing_without_graphviz):
+    at = _playground_page(AppTest.from_file(APP, default_timeout=30), {"reducer": "sum"})
+    at.run()
+    assert not at.exception, at.exception
+    assert any("the playground does not have" in plain(e.value) for e in at.error), [e.value for e in at.error]
+    assert at.selectbox(key="playground-reducer").value == "operator.add"
+
+
+def test_a_reducer_a_link_brings_runs_only_when_the_learner_says_so(fresh_store, drawing_without_graphviz, tmp_path):
+    marker = tmp_path / "ran"
+    code = f"lambda a, b: (open({str(marker)!r}, 'w').close(), a + b)[1]"
+    link = {"reducer": "custom", "start": "[]", "A": "['x']", "custom": code}
+    at = _playground_page(AppTest.from_file(APP, default_timeout=30), link)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="playground-custom").value == code
+    assert any("brings a reducer of its own" in w.value for w in at.warning)
+    assert not marker.exists()  # shown, not run
+    at.button(key="playground-run-linked").click().run()
+    assert marker.exists()
+    assert any("['x']" in plain(s.value) for s in at.success)

@@ -131,6 +131,43 @@ class Setup:
         return cls(reducer=reducer, start=choice.start, writes=choice.writes)
 
 
+LINK_KEYS = ("reducer", "start", *WRITERS, "custom")
+"""The query parameters a playground link names its set-up by (beside the sidebar's open run's)."""
+
+
+def setup_params(setup: Setup) -> dict[str, str]:
+    """The set-up as a link's query parameters: `?reducer=operator.add&start=[]&A=['x']&B=['y']` (the
+    writers by name; a reducer of the learner's own also as `custom`)."""
+    params = {"reducer": setup.reducer, "start": setup.start, **dict(zip(WRITERS, setup.writes))}
+    if setup.reducer == "custom":
+        params["custom"] = setup.custom
+    return params
+
+
+def setup_from_params(params: dict[str, str]) -> Setup:
+    """The set-up a link names (`setup_params`'s inverse); what it leaves out is the reducer's example's.
+    Raises PlaygroundError, in one line, for a reducer the playground does not have."""
+    reducer = params.get("reducer", "")
+    if reducer not in REDUCERS:
+        raise PlaygroundError(
+            _("the link names the reducer {name}, which the playground does not have; pick one of: {names}").format(
+                name=json.dumps(reducer), names=", ".join(REDUCERS)
+            )
+        )
+    example = Setup.example(reducer)
+    writes: list[str] = []
+    for name in WRITERS:  # A, B, ... up to the first one the link leaves out
+        if name not in params:
+            break
+        writes.append(params[name])
+    return Setup(
+        reducer=reducer,
+        start=params.get("start", example.start),
+        writes=tuple(writes) or example.writes,
+        custom=params.get("custom", example.custom),
+    )
+
+
 @dataclass(frozen=True)
 class Order:
     """The fold of the same writes in another order of the writers."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -19,9 +20,44 @@ from debugger.views import session, widgets
 from debugger.views.sidebar import open_and_show
 
 
+def _widget_values(setup: Setup) -> dict[str, Any]:
+    """The page's widgets showing `setup`; their keys are the reducer's own, so each reducer keeps its example
+    (and the learner's edits of it) while another is looked at. Writers past the set-up's get a value too."""
+    reducer = setup.reducer
+    values: dict[str, Any] = {
+        f"playground-start-{reducer}": setup.start,
+        f"playground-count-{reducer}": len(setup.writes),
+    }
+    for index, name in enumerate(WRITERS):
+        values[f"playground-w{index}-{reducer}"] = (
+            setup.writes[index] if index < len(setup.writes) else f"['{name.lower()}']"
+        )
+    if reducer == "custom":
+        values["playground-custom"] = setup.custom
+    return values
+
+
+def _follow_link() -> None:
+    """A URL that names a set-up (a link, Back, Forward) puts it into the widgets; a reducer of its own that it
+    brings is held back until the learner has read it (opening a link must not run code)."""
+    linked = session.playground_link()
+    if linked is None:
+        return
+    try:
+        setup = playground.setup_from_params(linked)
+    except PlaygroundError as exc:
+        widgets.failure(str(exc))
+        return
+    session.set_widgets({"playground-reducer": setup.reducer, **_widget_values(setup)})
+    if setup.reducer == "custom" and setup.custom != Setup().custom:
+        session.remember(session.PLAYGROUND_LINKED_CODE, setup.custom)
+
+
 def _setup_from_widgets() -> Setup:
-    """What the learner chose on the page (each reducer starts with an example that shows its point)."""
+    """What the learner chose on the page (each reducer starts with an example that shows its point). The
+    widgets are made from their keys' values alone: a link may have set them (`_follow_link`)."""
     names = list(REDUCERS)
+    session.default_widgets({"playground-reducer": names[0]})
     left, right = st.columns([2, 3])
     reducer = left.selectbox(
         _("Reducer"),
@@ -30,25 +66,39 @@ def _setup_from_widgets() -> Setup:
         key="playground-reducer",
         help=_("how the key merges"),
     )
-    example = Setup.example(reducer)
+    session.default_widgets(_widget_values(Setup.example(reducer)))
     right.caption(_(REDUCERS[reducer].explanation))
-    custom = example.custom
+    custom = Setup().custom
     if reducer == "custom":
-        custom = st.text_input(
-            _("Your reducer (current value, one write) -> new value"), example.custom, key="playground-custom"
-        )
-    start = st.text_input(_("Start value (a Python literal)"), example.start, key=f"playground-start-{reducer}")
-    count = st.slider(_("Parallel writers"), 1, MAX_WRITERS, len(example.writes), key=f"playground-count-{reducer}")
-    columns = st.columns(count)
-    writes = []
-    for index, column in enumerate(columns):
-        default = example.writes[index] if index < len(example.writes) else f"['{WRITERS[index].lower()}']"
-        writes.append(
-            column.text_input(
-                _("{writer} writes").format(writer=WRITERS[index]), default, key=f"playground-w{index}-{reducer}"
-            )
-        )
+        custom = st.text_input(_("Your reducer (current value, one write) -> new value"), key="playground-custom")
+    start = st.text_input(_("Start value (a Python literal)"), key=f"playground-start-{reducer}")
+    count = st.slider(_("Parallel writers"), 1, MAX_WRITERS, key=f"playground-count-{reducer}")
+    writes = [
+        column.text_input(_("{writer} writes").format(writer=WRITERS[index]), key=f"playground-w{index}-{reducer}")
+        for index, column in enumerate(st.columns(count))
+    ]
     return Setup(reducer=reducer, start=start, writes=tuple(writes), custom=custom)
+
+
+def _linked_code_held(setup: Setup) -> bool:
+    """True (and says so, with the button that runs it) while the reducer on screen is one a link brought."""
+    held = session.recall(session.PLAYGROUND_LINKED_CODE)
+    if setup.reducer != "custom" or held is None or setup.custom != held:
+        return False
+    st.warning(
+        _(
+            "This link brings a reducer of its own, shown above. Read it first: it runs on this computer only "
+            "when you press the button (or edit it)."
+        ),
+        icon="⚠️",
+    )
+    st.button(
+        _("Run this reducer"),
+        key="playground-run-linked",
+        on_click=session.remember,
+        args=(session.PLAYGROUND_LINKED_CODE, None),
+    )
+    return True
 
 
 def render() -> None:
@@ -62,7 +112,11 @@ def render() -> None:
             "value, one call per write, in the writers' order (A, B, ...)."
         )
     )
+    _follow_link()
     setup = _setup_from_widgets()
+    session.write_playground_url(playground.setup_params(setup))
+    if _linked_code_held(setup):
+        return
     try:
         played = playground.play(setup)
     except PlaygroundError as exc:

@@ -17,6 +17,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from debugger import i18n
+from debugger.model.playground import LINK_KEYS as PLAYGROUND_KEYS
 from debugger.model.run_view import Cursor, Scope, TraceView
 from debugger.sources import reopen
 from debugger.sources.runs import Opened
@@ -39,6 +40,11 @@ FORK_RESULT = "time_travel_fork"
 """(Fork or None, error message or None) of the last fork or resume."""
 FORK_PARENT = "fork_parent"
 """`run_ref` of the run a branch was made from, for "Back to the original run"; also in the URL."""
+PLAYGROUND_URL = "playground_url"
+"""The playground's query string as this session last wrote it (without `lang`): a URL that differs was
+changed by a link, Back or Forward, and its set-up is put into the page's widgets."""
+PLAYGROUND_LINKED_CODE = "playground_linked_code"
+"""A reducer of its own that a link brought, not run until the learner says so (a link must not run code)."""
 GUESSES = "learn_guesses"
 """Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
 
@@ -183,6 +189,7 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
     if at.scope.path:
         params["scope"] = encode_scope(at.scope)
     params.update(language_param())
+    params.update({k: st.query_params[k] for k in PLAYGROUND_KEYS if k in st.query_params})  # the playground's own
     if dict(st.query_params) != params:  # writing the same URL again would only add history entries
         st.query_params.from_dict(params)  # one history entry a change (clear + update made two: Back hit a blank)
 
@@ -200,6 +207,29 @@ def write_live_url(run_id: str | None) -> None:
     params.update(language_param())
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
+
+
+def playground_link() -> dict[str, str] | None:
+    """The playground set-up the URL names when it differs from what this session last wrote (a link was
+    opened, or Back or Forward pressed); None when it names none, or the one on screen."""
+    params = {k: st.query_params[k] for k in PLAYGROUND_KEYS if k in st.query_params}
+    if "reducer" not in params or params == st.session_state.get(PLAYGROUND_URL):
+        return None
+    return params
+
+
+def write_playground_url(params: dict[str, str]) -> None:
+    """The playground's URL: the set-up on screen (`model.playground.setup_params`), beside the open run's
+    parameters (the sidebar shows that run on every page), so a link reopens both."""
+    st.session_state[PLAYGROUND_URL] = dict(params)
+    params = {**_kept_params(PLAYGROUND_KEYS), **params}
+    if dict(st.query_params) != params:
+        st.query_params.from_dict(params)
+
+
+def _kept_params(owned: tuple[str, ...]) -> dict[str, str]:
+    """The URL's parameters but the ones a writer of it owns (which it writes anew)."""
+    return {k: st.query_params[k] for k in st.query_params if k not in owned}
 
 
 def url_request() -> dict[str, str]:
@@ -309,6 +339,18 @@ def defaults_for(marker: str, here: Any, values: dict[str, Any]) -> None:
     if st.session_state.get(marker) != here:
         st.session_state.update(values)
         st.session_state[marker] = here
+
+
+def set_widgets(values: dict[str, Any]) -> None:
+    """Puts values into keyed widgets before they are made (a link's choices); the widgets must then be made
+    without a default of their own (Streamlit warns of a widget given both)."""
+    st.session_state.update(values)
+
+
+def default_widgets(values: dict[str, Any]) -> None:
+    """Gives keyed widgets their first values, leaving the ones the user has set."""
+    for key, value in values.items():
+        st.session_state.setdefault(key, value)
 
 
 def recall(key: str, default: Any = None) -> Any:

@@ -261,3 +261,22 @@ def test_the_live_page_has_its_own_url_and_sidebar_and_a_new_session_shows_that_
     missing = new_session("/live?run=0123456789abcdef", graph=False)
     expect(missing.page.get_by_text(re.compile(r"is not live in this server"))).to_be_visible()
     expect(missing.page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def test_the_playgrounds_set_up_is_in_its_link_and_a_new_window_shows_the_same_fold(app, new_session, shot):
+    page = app.open("/playground", graph=False).page
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_role("combobox", name="Reducer").click()
+    page.get_by_role("option", name="no reducer (a plain key)").click()
+    app.idle()
+    expect(page.get_by_text(re.compile("Can receive only one value per step")).first).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]reducer=none(&|$)"))
+    link = page.url.split(page.url.split("/playground")[0], 1)[1]
+    shot("26-playground-linked")
+
+    again = new_session(link, graph=False)
+    expect(again.page.locator('[data-testid="stMain"]').get_by_role("combobox", name="Reducer")).to_have_value(
+        "no reducer (a plain key)"
+    )
+    expect(again.page.get_by_text(re.compile("Can receive only one value per step")).first).to_be_visible()
+    _save(again, "26-playground-linked-reopened")
