@@ -75,12 +75,13 @@ def node_svg(at: AppTest, node: str) -> str:
 
 
 def tab(at: AppTest, name: str):
-    """Opens the step page's tab `name` (only the open tab is rendered) and returns it."""
-    label = next(t.label for t in at.tabs if t.label.split()[0] == name)
+    """Opens the step page's tab `name` (only the open tab is rendered) and returns it. AppTest cannot click a
+    tab: the URL is given the tab's id, as the tab's click writes it, and the page follows the URL."""
+    labels = [t.label for t in at.tabs]
+    label = next(label for label in labels if label.split()[0] == name)
     shown = at.session_state[session.STEP_TABS] if session.STEP_TABS in at.session_state else None
     if shown != label:
-        at.session_state[session.STEP_TABS] = label
-        at.session_state[session.OPEN_TAB] = label.split()[0]
+        at.query_params["tab"] = session.TAB_IDS[labels.index(label)]  # as its click writes the URL
         at.run()
     return next(t for t in at.tabs if t.label.split()[0] == name)
 
@@ -411,7 +412,7 @@ def test_step_into_the_subgraph_and_back_out():
     key = enter_key(at)
     task_id = key[len("enter-") : -len("-0")]
     click(at, key)
-    assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0"}
+    assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0", "tab": "subgraphs"}
     assert plain(at.main.markdown[0].value).endswith("› **child (step 2)**")
     assert at.select_slider(key="step_slider").value == 0
     assert "node_s1" in drawing(at) and "node_p1" not in drawing(at)

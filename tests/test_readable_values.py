@@ -10,7 +10,6 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from debugger.model.present import readable
-from debugger.views import session
 from engine.codec import MISSING_ENCODED, encode
 from engine.messages import AIMessage, HumanMessage
 from tests.test_app import APP
@@ -37,8 +36,7 @@ def test_the_state_tab_shows_messages_without_the_trace_encoding(tmp_path, monke
     st.cache_data.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params.update({"sample": "add_messages_basics", "step": "1"})
-    at.session_state[session.STEP_TABS] = "State"  # only the open tab is drawn
+    at.query_params.update({"sample": "add_messages_basics", "step": "1", "tab": "state"})  # only the open tab is drawn
     at.run()
     assert not at.exception, at.exception
     shown = [c.value for c in at.code if c.language == "json" and '"type": "human"' in c.value]  # not the lesson's code

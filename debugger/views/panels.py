@@ -24,7 +24,7 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     hidden = step_summary.merge_hidden(view, at, session.learning())  # learn mode: no mark may hint
     errors = [] if hidden else view.errors(at.step)
     count = len(run.view.findings)
-    names = [  # the open tab is known by its label's first word, so a translation keeps a space before a count
+    names = [
         _("Merge"),
         _("Tasks"),
         _("State"),
@@ -51,18 +51,20 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     ]
     # Only the open tab is rendered (a tab switch reruns): the hidden tabs' tables and code blocks cost
     # the browser seconds of work on every page, which a new session paid before its first paint. The
-    # open tab is remembered by its first word, as the labels carry counts that change between steps.
-    opened = session.recall(session.OPEN_TAB) or "Merge"
-    default = next((n for n in names if n.split()[0] == opened), names[0])
-    tabs = st.tabs(names, key=session.STEP_TABS, on_change=_on_tab, default=default)
+    # open tab is remembered by its id (`session.TAB_IDS`): the labels carry counts that change between steps.
+    ids = dict(zip(names, session.TAB_IDS))
+    opened = session.recall(session.OPEN_TAB) or session.TAB_IDS[0]
+    default = next((name for name, tab_id in ids.items() if tab_id == opened), names[0])
+    session.show_tab(default)
+    tabs = st.tabs(names, key=session.STEP_TABS, on_change=_on_tab, args=(ids,))
     for tab, name, panel in zip(tabs, names, panels):
         with tab:
             if tab.open:
                 widgets.render_guarded(panel, _("the {tab} tab").format(tab=name.split()[0]))
 
 
-def _on_tab() -> None:
-    session.remember(session.OPEN_TAB, str(session.widget_value(session.STEP_TABS) or "Merge").split()[0])
+def _on_tab(ids: dict[str, str]) -> None:
+    session.open_tab(ids.get(str(session.widget_value(session.STEP_TABS)), session.TAB_IDS[0]))
 
 
 # ---- tasks -----------------------------------------------------------------------------------------

@@ -48,6 +48,21 @@ PLAYGROUND_LINKED_CODE = "playground_linked_code"
 GUESSES = "learn_guesses"
 """Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
 
+TAB_IDS = (
+    "merge",
+    "tasks",
+    "state",
+    "versions",
+    "errors",
+    "findings",
+    "what-if",
+    "subgraphs",
+    "time-travel",
+    "exercise",
+)
+"""The step page's tabs as the URL names them (`?tab=state`), in the order they are shown (the labels are
+translated and carry counts, so a link cannot name them). The first is left out of the URL."""
+
 LANGUAGE_PARAMS = {"python": "py", "javascript": "js"}
 """A lesson's programming language as its link names it (`?sample=fan_out_search&runtime=js`); `lang` is the
 language the page speaks (`?lang=zh`)."""
@@ -96,6 +111,7 @@ WHATIF_SKIP = "whatif_skip"
 STATE_KEY = "state_key"
 STEP_TABS = "step_tabs"
 OPEN_TAB = "open_tab"
+"""The step page's open tab, by its id (`panels.TAB_IDS`); in the URL as `tab` when it is not the first."""
 """The first word of the step page's open tab ("Merge", "Errors"...), kept across steps."""
 TIMELINE_OPEN = "timeline_open"
 COLLAPSE_SUBGRAPHS = "collapse_subgraphs"
@@ -188,6 +204,9 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
         params["call"] = str(at.call)
     if at.scope.path:
         params["scope"] = encode_scope(at.scope)
+    tab = st.session_state.get(OPEN_TAB)
+    if tab and tab != TAB_IDS[0]:
+        params["tab"] = tab
     params.update(language_param())
     params.update({k: st.query_params[k] for k in PLAYGROUND_KEYS if k in st.query_params})  # the playground's own
     if dict(st.query_params) != params:  # writing the same URL again would only add history entries
@@ -237,7 +256,19 @@ def url_request() -> dict[str, str]:
     from before the page spoke Chinese named a lesson's JavaScript twin `lang=js`: it still opens it."""
     request = {
         k: st.query_params[k]
-        for k in ("sample", "runtime", "run", "step", "call", "scope", "parent", "graph", "thread", "checkpointer")
+        for k in (
+            "sample",
+            "runtime",
+            "run",
+            "step",
+            "call",
+            "scope",
+            "parent",
+            "graph",
+            "thread",
+            "checkpointer",
+            "tab",
+        )
         if k in st.query_params
     }
     if st.query_params.get("lang") in LANGUAGE_PARAMS.values() and "runtime" not in request:
@@ -339,6 +370,25 @@ def defaults_for(marker: str, here: Any, values: dict[str, Any]) -> None:
     if st.session_state.get(marker) != here:
         st.session_state.update(values)
         st.session_state[marker] = here
+
+
+def open_tab(tab: str) -> None:
+    """From the tabs' callback or a link: the step page shows tab `tab` (an id of `panels.TAB_IDS`), and the
+    URL says so."""
+    st.session_state[OPEN_TAB] = tab
+    sync_url()
+
+
+def follow_tab(request: dict[str, str]) -> None:
+    """A URL that names a run names its open tab too (none: the first); a tab the page does not have is the first."""
+    tab = request.get("tab", TAB_IDS[0])
+    st.session_state[OPEN_TAB] = tab if tab in TAB_IDS else TAB_IDS[0]
+
+
+def show_tab(label: str) -> None:
+    """Before the step page's tabs are made: they open on `label` (the remembered tab's, which a link may
+    have changed since the tabs last reported theirs)."""
+    st.session_state[STEP_TABS] = label
 
 
 def set_widgets(values: dict[str, Any]) -> None:

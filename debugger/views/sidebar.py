@@ -40,6 +40,8 @@ def follow_url() -> None:
     request = session.url_request()
     run = session.loaded_run()
     named = session.url_run_ref(request)
+    if named is not None:
+        session.follow_tab(request)
     if run is not None and named is None:
         session.sync_url()
     elif run is not None and named == session.run_ref(run):

@@ -280,3 +280,21 @@ def test_the_playgrounds_set_up_is_in_its_link_and_a_new_window_shows_the_same_f
     )
     expect(again.page.get_by_text(re.compile("Can receive only one value per step")).first).to_be_visible()
     _save(again, "26-playground-linked-reopened")
+
+
+def test_the_open_tab_is_in_the_link_and_back_goes_to_the_tab_before(app, new_session, shot):
+    page = app.open("/?sample=fan_out_search&step=2").page
+    panel = _tab(app, "State")
+    expect(page).to_have_url(re.compile(r"[?&]tab=state(&|$)"))
+    expect(panel.get_by_text(re.compile("compared with the state before the step")).first).to_be_visible()
+    link = "/" + page.url.split("/", 3)[3]
+    _tab(app, "Versions")
+    expect(page).to_have_url(re.compile(r"[?&]tab=versions(&|$)"))
+    page.go_back()
+    app.idle()
+    expect(page.get_by_role("tab", name=re.compile("^State"))).to_have_attribute("aria-selected", "true")
+
+    again = new_session(link)
+    expect(again.page.get_by_role("tab", name=re.compile("^State"))).to_have_attribute("aria-selected", "true")
+    again.expect_step(2)
+    _save(again, "26-tab-linked-reopened")
