@@ -43,6 +43,29 @@ def test_the_open_run_beside_its_fixed_version_and_beside_itself(fresh_store):
     assert plain(at.success[0].value) == "The runs agree at every one of their 3 steps."
 
 
+def test_the_url_names_b_and_the_step_shown_and_a_link_reopens_them(fresh_store):
+    from sample_graphs.subgraph_trap import fixed_graph, fixed_input
+
+    fixed_id = stored(fresh_store, fixed_graph, fixed_input)
+    at = start()
+    goto_page(at, "compare")
+    at.selectbox(key="compare_b_stored").select(fixed_id).run()
+    at.selectbox(key="compare_step").select(2).run()
+    assert at.query_params["b"] == fixed_id and at.query_params["b_step"] == "2"
+    assert at.query_params["sample"] == "subgraph_trap", "A, the open run, is named beside B"
+    link = dict(at.query_params)
+
+    again = start()  # a new session opening the link on the Compare page
+    again.query_params.clear()
+    again.query_params.update(link)
+    goto_page(again, "compare")
+    assert again.selectbox(key="compare_b_stored").value == fixed_id
+    assert again.selectbox(key="compare_step").value == 2
+    assert again.query_params["b_step"] == "2"
+    again.radio(key="compare_b_kind").set_value("file").run()
+    assert "b" not in again.query_params, "an uploaded trace cannot be linked"
+
+
 def test_the_step_page_offers_the_run_as_one_html_page(fresh_store):
     at = start()
     button = at.get("download_button")[0]

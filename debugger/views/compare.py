@@ -30,6 +30,8 @@ MARKS = {
     "only in B": "> only in B",
 }
 """A row's verdict as the page marks it."""
+KINDS = {"stored": "A stored run", "file": "A trace file"}
+"""What B can be."""
 
 
 def render() -> None:
@@ -41,12 +43,17 @@ def render() -> None:
         st.info("Open a run from the sidebar: it is A, and you pick B here.")
         return
     st.markdown(f"**A** is the open run: {widgets.md(run.title or run.label)} ({widgets.code(run.trace.status)}).")
+    _follow_link()
     other = _pick_b()
     if other is None:
+        session.write_page_url("compare", {})
         return
-    label, trace = other
-    st.markdown(f"**B**: {widgets.md(label)} ({widgets.code(trace.status)}).")
-    show(_compared(run.trace, trace))
+    label, trace, link = other
+    st.markdown(f"**B**: {widgets.md(label)}.")  # the label says B's status
+    step = show(_compared(run.trace, trace))
+    if link and step is not None:
+        link["b_step"] = str(step)
+    session.write_page_url("compare", link)
 
 
 def _compared(a: Trace, b: Trace) -> RunComparison:
@@ -60,17 +67,33 @@ def _compared(a: Trace, b: Trace) -> RunComparison:
     return kept[1]
 
 
-def _pick_b() -> tuple[str, Trace] | None:
-    """(label, trace) of the run B the user picked, else None (with what to do)."""
-    kind = st.radio("B is", ["A stored run", "A trace file"], horizontal=True, key=B_KIND)
+def _follow_link() -> None:
+    """A URL that names a stored run B (`?b=<run id>`, and `b_step`) puts it into the page's choices."""
+    linked = session.page_link("compare")
+    if linked is None:
+        return
+    choices: dict[str, object] = {}
+    if linked.get("b"):
+        choices.update({B_KIND: "stored", B_STORED: linked["b"]})
+    if linked.get("b_step", "").lstrip("-").isdigit():
+        choices[B_STEP] = int(linked["b_step"])
+    session.set_widgets(choices)
+
+
+def _pick_b() -> tuple[str, Trace, dict[str, str]] | None:
+    """(label, trace, the URL's parameters naming it) of the run B the user picked, else None (with what to
+    do). A stored run is named in the URL; an uploaded trace file cannot be (a link holds no file)."""
+    session.default_widgets({B_KIND: "stored"})
+    kind = st.radio("B is", ["stored", "file"], format_func=KINDS.get, horizontal=True, key=B_KIND)
     try:
-        if kind == "A trace file":
+        if kind == "file":
             upload = st.file_uploader("Trace file (.json)", type=["json"], key=B_UPLOAD)
             if upload is None:
                 st.caption("Upload a trace written by `stepscope run --out` or `stepscope export`.")
                 return None
             opened = sources.open_upload(upload.getvalue(), upload.name)
-            return upload.name, opened.trace
+            label = f"{upload.name} · {run_status.label(opened.trace.status, opened.trace.error)}"
+            return label, opened.trace, {}
         runs = open_store().list(limit=500)
         if not runs:
             st.info("No stored runs yet: run the other version of the graph (it is stored), or upload a trace.")
@@ -78,15 +101,19 @@ def _pick_b() -> tuple[str, Trace] | None:
         labels = {
             r.run_id: f"{r.run_id[:12]} · {r.target or r.graph} · {run_status.label(r.status, r.error)}" for r in runs
         }
+        linked = session.recall(B_STORED)
+        if linked and linked not in labels:  # a link's run older than the 500 listed: it is still offered
+            labels[linked] = linked[:12]
         choice = st.selectbox("Stored run", list(labels), format_func=labels.get, key=B_STORED)
-        return labels[choice], sources.open_stored(choice).trace
+        return labels[choice], sources.open_stored(choice).trace, {"b": choice}
     except (sources.OpenError, StoreError) as exc:
         widgets.open_error(str(exc))
         return None
 
 
-def show(comparison: RunComparison) -> None:
-    """The verdict, the findings that come and go, every step's verdict, and one step in detail."""
+def show(comparison: RunComparison) -> int | None:
+    """The verdict, the findings that come and go, every step's verdict, and one step in detail (its number
+    is returned; None when the runs have no steps)."""
     if comparison.agree:
         st.success(widgets.md(comparison.headline()))
     else:
@@ -96,7 +123,7 @@ def show(comparison: RunComparison) -> None:
     for change in comparison.findings:
         (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
     if not comparison.steps:
-        return
+        return None
     st.dataframe(
         pd.DataFrame(
             [
@@ -115,14 +142,16 @@ def show(comparison: RunComparison) -> None:
     )
     numbers = [s.step for s in comparison.steps]
     first = comparison.first_divergence
+    if session.recall(B_STEP) not in numbers:  # first shown, or a link's step this pair has not
+        session.set_widgets({B_STEP: first if first is not None else numbers[0]})
     chosen = st.selectbox(
         "Step",
         numbers,
-        index=numbers.index(first) if first is not None else 0,
         format_func=lambda n: f"step {n} · {_step_verdict(next(s for s in comparison.steps if s.step == n))}",
         key=B_STEP,
     )
     _step_detail(next(s for s in comparison.steps if s.step == chosen))
+    return chosen
 
 
 def _step_verdict(step: StepDiff) -> str:

@@ -40,7 +40,7 @@ def _widget_values(setup: Setup) -> dict[str, Any]:
 def _follow_link() -> None:
     """A URL that names a set-up (a link, Back, Forward) puts it into the widgets; a reducer of its own that it
     brings is held back until the learner has read it (opening a link must not run code)."""
-    linked = session.playground_link()
+    linked = session.page_link("playground")
     if linked is None:
         return
     try:
@@ -114,7 +114,7 @@ def render() -> None:
     )
     _follow_link()
     setup = _setup_from_widgets()
-    session.write_playground_url(playground.setup_params(setup))
+    session.write_page_url("playground", playground.setup_params(setup))
     if _linked_code_held(setup):
         return
     try:

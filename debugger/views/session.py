@@ -40,9 +40,10 @@ FORK_RESULT = "time_travel_fork"
 """(Fork or None, error message or None) of the last fork or resume."""
 FORK_PARENT = "fork_parent"
 """`run_ref` of the run a branch was made from, for "Back to the original run"; also in the URL."""
-PLAYGROUND_URL = "playground_url"
-"""The playground's query string as this session last wrote it (without `lang`): a URL that differs was
-changed by a link, Back or Forward, and its set-up is put into the page's widgets."""
+COMPARE_KEYS = ("b", "b_step")
+"""The Compare page's query parameters: the stored run B, and the step shown in detail."""
+PAGE_KEYS = {"playground": PLAYGROUND_KEYS, "compare": COMPARE_KEYS}
+"""Query parameters a page owns beside the open run's (the sidebar shows that run on every page)."""
 PLAYGROUND_LINKED_CODE = "playground_linked_code"
 """A reducer of its own that a link brought, not run until the learner says so (a link must not run code)."""
 GUESSES = "learn_guesses"
@@ -208,7 +209,7 @@ def _write_url(run: LoadedRun, at: Cursor) -> None:
     if tab and tab != TAB_IDS[0]:
         params["tab"] = tab
     params.update(language_param())
-    params.update({k: st.query_params[k] for k in PLAYGROUND_KEYS if k in st.query_params})  # the playground's own
+    params.update({k: v for k, v in st.query_params.items() if any(k in keys for keys in PAGE_KEYS.values())})
     if dict(st.query_params) != params:  # writing the same URL again would only add history entries
         st.query_params.from_dict(params)  # one history entry a change (clear + update made two: Back hit a blank)
 
@@ -228,27 +229,22 @@ def write_live_url(run_id: str | None) -> None:
         st.query_params.from_dict(params)
 
 
-def playground_link() -> dict[str, str] | None:
-    """The playground set-up the URL names when it differs from what this session last wrote (a link was
-    opened, or Back or Forward pressed); None when it names none, or the one on screen."""
-    params = {k: st.query_params[k] for k in PLAYGROUND_KEYS if k in st.query_params}
-    if "reducer" not in params or params == st.session_state.get(PLAYGROUND_URL):
+def page_link(page: str) -> dict[str, str] | None:
+    """The parameters of `page` (a key of `PAGE_KEYS`) the URL names when they differ from what this
+    session last wrote there (a link was opened, or Back or Forward pressed); None when it names none, or
+    what is on screen."""
+    params = {k: st.query_params[k] for k in PAGE_KEYS[page] if k in st.query_params}
+    if not params or params == st.session_state.get(f"page_url_{page}"):
         return None
     return params
 
 
-def write_playground_url(params: dict[str, str]) -> None:
-    """The playground's URL: the set-up on screen (`model.playground.setup_params`), beside the open run's
-    parameters (the sidebar shows that run on every page), so a link reopens both."""
-    st.session_state[PLAYGROUND_URL] = dict(params)
-    params = {**_kept_params(PLAYGROUND_KEYS), **params}
+def write_page_url(page: str, params: dict[str, str]) -> None:
+    """`page`'s own parameters in the URL (what is chosen on it), beside the open run's, so a link reopens both."""
+    st.session_state[f"page_url_{page}"] = dict(params)
+    params = {**{k: v for k, v in st.query_params.items() if k not in PAGE_KEYS[page]}, **params}
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
-
-
-def _kept_params(owned: tuple[str, ...]) -> dict[str, str]:
-    """The URL's parameters but the ones a writer of it owns (which it writes anew)."""
-    return {k: st.query_params[k] for k in st.query_params if k not in owned}
 
 
 def url_request() -> dict[str, str]:
