@@ -16,6 +16,7 @@ from debugger.commands.common import add_checkpointer_options, add_command
 from debugger.commands.diagnose import diagnosis_subject
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.value_text import one_line, short
+from debugger.i18n import _
 from debugger.model.compare import ABSENT, IDS_NOTE, Row, RunComparison, StepDiff, compare_runs
 from debugger.runtimes.runtime import RunSetupError
 from engine.trace import Trace
@@ -91,7 +92,7 @@ def render(comparison: RunComparison, label_a: str, label_b: str, *, every_row: 
         comparison.headline(),
     ]
     if comparison.ids_set_aside:
-        lines.append(IDS_NOTE)
+        lines.append(_(IDS_NOTE))
     for step in comparison.steps:
         lines.extend(_step_lines(step, every_row))
     run_wide = [c for c in comparison.findings if c.finding.step is None]
