@@ -19,7 +19,7 @@ from typing import Any, Callable
 from debugger.diagnostics import Finding, diagnose_trace
 from debugger.diagnostics.replay import Replay
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS
-from debugger.i18n import _, ngettext
+from debugger.i18n import N_, _, ngettext
 from debugger.model.compare_values import (
     ABSENT,
     IDS_NOTE,
@@ -65,6 +65,10 @@ class Row:
         return self.verdict not in (SAME, SAME_BUT_IDS)
 
 
+SEVERITIES = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
+"""A finding's severity as a sentence says it (translated there)."""
+
+
 @dataclass(frozen=True)
 class FindingChange:
     """A finding of one run that the other run does not have."""
@@ -79,12 +83,11 @@ class FindingChange:
         on = _(" on `{key}`").format(key=f.key) if f.key else ""
         at = _(" at step {step}").format(step=f.step) if f.step is not None else ""
         inside = _(" inside {scope}").format(scope=" › ".join(f.scope)) if f.scope else ""
+        severity = _(SEVERITIES.get(f.severity, f.severity))
         text = _("the {kind}{on}{at}{inside} is gone in B ({severity}: {title})")
         if self.side != "A":
             text = _("the {kind}{on}{at}{inside} appears in B ({severity}: {title})")
-        return text.format(
-            kind=f.kind.replace("_", " "), on=on, at=at, inside=inside, severity=f.severity, title=f.title
-        )
+        return text.format(kind=f.kind.replace("_", " "), on=on, at=at, inside=inside, severity=severity, title=f.title)
 
 
 @dataclass(frozen=True)
