@@ -399,3 +399,89 @@ def test_follow_says_a_step_that_never_committed_failed_or_was_stopped() -> None
     assert step_line(failed) == "step 2: boom -> never committed (failed, ValueError): nothing written"
     stopped = StepRecord(2, tasks=[task("slow", "RunCancelled")], committed=False)
     assert step_line(stopped) == "step 2: slow -> never committed (stopped): nothing written"
+
+
+_EDIT_RELEASE = threading.Event()
+
+
+def _hangs_on_hang(old: str, new: str) -> str:
+    """A reducer that waits (for `_EDIT_RELEASE`) when `hang` is written: an edit that never ends."""
+    if new == "hang":
+        _EDIT_RELEASE.wait()
+    return new
+
+
+class Drafts(TypedDict):
+    draft: Annotated[str, _hangs_on_hang]
+
+
+def hanging_graph(release: threading.Event, builder_class=StateGraph, start=START, end=END):
+    """a -> stuck -> END; `stuck` waits for `release` (set at the end of the test, so its thread ends)."""
+
+    def stuck(state: State) -> dict:
+        release.wait()
+        return {"log": ["stuck"]}
+
+    builder = builder_class(State)
+    builder.add_node("a", lambda state: {"log": ["a"]})
+    builder.add_node("stuck", stuck)
+    builder.add_edge(start, "a")
+    builder.add_edge("a", "stuck")
+    builder.add_edge("stuck", end)
+    return builder
+
+
+@pytest.mark.slow
+def test_a_node_that_never_returns_ends_the_live_run_at_the_step_limit_for_every_python_runtime(
+    monkeypatch, tmp_path
+) -> None:
+    monkeypatch.setenv("STEPSCOPE_RUN_TIMEOUT", "1")  # the app's run limit is the live run's per-step limit
+    release = threading.Event()
+    graphs = {"engine": hanging_graph(release).compile()}
+    lg = pytest.importorskip("langgraph.graph")
+    graphs["langgraph"] = hanging_graph(release, lg.StateGraph, lg.START, lg.END).compile()
+    try:
+        for runtime, graph in graphs.items():
+            db = tmp_path / f"{runtime}.db"
+            started = time.monotonic()
+            final = start_live_run(graph, dict(INPUT), target="hangs", db=str(db)).join(20)
+            assert final.status == "timeout", (runtime, final.message)
+            assert time.monotonic() - started < 10
+            assert "\n" not in final.message and "The step did not finish within 1 s" in final.message
+            assert "(still running: stuck)" in final.message and "STEPSCOPE_RUN_TIMEOUT" in final.message
+            stored = RunStore(db).load(final.run_id)
+            assert stored.status == "timeout" and stored.error["class"] == "RunTimeout"
+            last = max(s.step for s in stored.steps if s.committed)
+            assert Replay(stored).state_after(last) == {"log": ["a"], "draft": ""}, runtime
+            assert not stored.steps[-1].committed and stored.steps[-1].tasks[0].name == "stuck"
+    finally:
+        release.set()
+
+
+@pytest.mark.slow
+def test_the_step_limit_leaves_out_a_questions_wait_and_covers_an_edit(monkeypatch) -> None:
+    monkeypatch.setenv("STEPSCOPE_RUN_TIMEOUT", "0.5")
+    run = live(asking_graph([]).compile())
+    paused(run)
+    time.sleep(1.0)  # longer than the limit: the user thinks about the answer
+    assert run.snapshot().status == "paused"
+    run.answer("yes")
+    run.wait_until(lambda s: s.status == "paused" and s.pause.interrupts == ({"question": "Why?"},))
+    run.answer("because")
+    assert run.join(10).status == "done"
+
+    builder = StateGraph(Drafts)
+    builder.add_node("a", lambda state: {"draft": "a"})
+    builder.add_node("b", lambda state: {"draft": "b"})
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("b", END)
+    run = start_live_run(builder.compile(), {"draft": ""}, breakpoints=Breakpoints.of(after=["a"]), store=False)
+    paused(run)
+    try:
+        with pytest.raises(EditError):
+            run.edit({"draft": "hang"}, as_node="a", timeout=2)
+        final = run.join(10)
+        assert final.status == "timeout" and "Your edit did not finish within 0.5 s" in final.message
+    finally:
+        _EDIT_RELEASE.set()

@@ -186,3 +186,17 @@ def test_the_step_page_says_where_a_person_edited_the_state(tmp_path, monkeypatc
     app.run()
     assert not app.exception
     assert any("a person edited the state" in m.value and "write" in m.value for m in app.markdown)
+
+
+@pytest.mark.slow
+def test_a_node_that_never_returns_ends_the_run_on_the_page_at_the_step_limit(at, monkeypatch) -> None:
+    monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", "30")  # plan sleeps far longer than the limit
+    monkeypatch.setenv("STEPSCOPE_RUN_TIMEOUT", "1")
+    at.button(key="live_start").click().run()
+    final = _until(at, lambda s: s.finished, timeout=15)
+    assert final.status == "timeout" and final.stored
+    assert [e.value for e in at.exception] == []
+    status = re.sub(r"\\(.)", r"\1", str(at.error[0].value))  # the status line: an error, one line, the node named
+    assert "timed out: The step did not finish within 1 s" in status and "\n" not in status
+    assert "still running: plan" in status
+    assert "The run is over" in [h.value for h in at.subheader]

@@ -16,6 +16,7 @@ from debugger.commands.common import add_checkpointer_options, add_command
 from debugger.commands.diagnose import diagnosis_subject
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.value_text import one_line, short
+from debugger.i18n import _
 from debugger.model.compare import ABSENT, IDS_NOTE, Row, RunComparison, StepDiff, compare_runs
 from debugger.runtimes.runtime import RunSetupError
 from engine.trace import Trace
@@ -85,22 +86,25 @@ def _side(
 
 def render(comparison: RunComparison, label_a: str, label_b: str, *, every_row: bool = False) -> str:
     """The comparison as text: the verdict, then each step (a differing one with its differing rows)."""
+    side = _("{side}: {run} ({status}, {count} steps)")
     lines = [
-        f"A: {label_a} ({comparison.a.status}, {sum(s.in_a for s in comparison.steps)} steps)",
-        f"B: {label_b} ({comparison.b.status}, {sum(s.in_b for s in comparison.steps)} steps)",
+        side.format(side="A", run=label_a, status=comparison.a.status, count=sum(s.in_a for s in comparison.steps)),
+        side.format(side="B", run=label_b, status=comparison.b.status, count=sum(s.in_b for s in comparison.steps)),
         comparison.headline(),
     ]
     if comparison.ids_set_aside:
-        lines.append(IDS_NOTE)
+        lines.append(_(IDS_NOTE))
     for step in comparison.steps:
         lines.extend(_step_lines(step, every_row))
     run_wide = [c for c in comparison.findings if c.finding.step is None]
     if comparison.findings:
         gone = sum(c.side == "A" for c in comparison.findings)
-        lines.append(f"findings: {gone} gone in B, {len(comparison.findings) - gone} new in B")
+        lines.append(
+            _("findings: {gone} gone in B, {new} new in B").format(gone=gone, new=len(comparison.findings) - gone)
+        )
         lines.extend(f"  - {c.sentence()}" for c in run_wide)
     else:
-        lines.append("findings: the same in both runs")
+        lines.append(_("findings: the same in both runs"))
     return "\n".join(lines)
 
 
@@ -110,23 +114,24 @@ MARKS = {"same": "=", "same but ids": "≈", "differs": "✱", "only in A": "<",
 
 def _step_lines(step: StepDiff, every_row: bool) -> list[str]:
     """`step 1  ✱ differs` and what differs in it; one line for an equal step."""
+    number = _("step {step}").format(step=step.step)
     if not step.in_a or not step.in_b:
-        return [f"step {step.step}  {'<' if step.in_a else '>'} only in {'A' if step.in_a else 'B'}"]
+        return [f"{number}  " + (_("< only in A") if step.in_a else _("> only in B"))]
     if not step.differs and not every_row:
-        return [f"step {step.step}  = same" + ("  (≈ generated ids set aside)" if step.ids_set_aside else "")]
-    lines = [f"step {step.step}  {'✱ differs' if step.differs else '= same'}"]
+        return [f"{number}  " + _("= same") + (_("  (≈ generated ids set aside)") if step.ids_set_aside else "")]
+    lines = [f"{number}  " + (_("✱ differs") if step.differs else _("= same"))]
     if step.tasks_only_a:
-        lines.append(f"  tasks only in A: {', '.join(step.tasks_only_a)}")
+        lines.append("  " + _("tasks only in A: {tasks}").format(tasks=", ".join(step.tasks_only_a)))
     if step.tasks_only_b:
-        lines.append(f"  tasks only in B: {', '.join(step.tasks_only_b)}")
-    for title, rows in (("writes", step.writes), ("reducer calls", step.calls), ("state after", step.state)):
+        lines.append("  " + _("tasks only in B: {tasks}").format(tasks=", ".join(step.tasks_only_b)))
+    for title, rows in ((_("writes"), step.writes), (_("reducer calls"), step.calls), (_("state after"), step.state)):
         shown = [r for r in rows if every_row or r.differs]
         if shown:
             lines.append(f"  {title}:")
             lines.extend(f"    {MARKS[r.verdict]} {r.what}: {_side_text(r.a)}  |  {_side_text(r.b)}" for r in shown)
     lines.extend(f"  - {c.sentence()}" for c in step.findings)
     for task, nested in step.inside:
-        lines.append(f"  inside {task}: {nested.headline()}")
+        lines.append("  " + _("inside {task}: {verdict}").format(task=task, verdict=nested.headline()))
         lines.extend("    " + line for s in nested.steps if s.differs for line in _step_lines(s, every_row))
     return lines
 
@@ -134,7 +139,7 @@ def _step_lines(step: StepDiff, every_row: bool) -> list[str]:
 def _side_text(value: Any) -> str:
     """One side of a row: `(none)`, a reducer call as `reducer: write -> after` (or its error), a value."""
     if value is ABSENT:
-        return "(none)"
+        return _("(none)")
     if isinstance(value, dict) and set(value) == {"reducer", "write", "after", "error"}:
         result = f"REFUSED {_cut(one_line(value['error']))}" if value["error"] else short(value["after"], WIDTH // 2)
         return f"{value['reducer']}: {short(value['write'], WIDTH // 2)} -> {result}"

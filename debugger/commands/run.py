@@ -25,6 +25,7 @@ from debugger.commands.follow import follow
 from debugger.commands.recovery import STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.validation import rejection_note
+from debugger.i18n import N_, _
 from debugger.model.failures import is_interrupt
 from debugger.model.present import interrupt_line, short
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError, Runtime
@@ -38,7 +39,7 @@ from engine.trace import StepRecord, Trace
 from engine.tracefile import TraceFileError, to_json
 
 DEFAULT_SAMPLE = "subgraph_trap"
-RUN_HEADERS = ["step", "tasks", "keys written", "reducer calls", "error"]
+RUN_HEADERS = [N_("step"), N_("tasks"), N_("keys written"), N_("reducer calls"), N_("error")]
 EXIT_CODES = (
     "exit codes: 0 the run ended (or stopped at an interrupt), 1 the graph failed, 2 it failed before its "
     f"first superstep, {STORE_FAILED} the run database failed during the run (the whole trace is then written "
@@ -160,7 +161,7 @@ def _report(
         print(f"error: the run failed before its first superstep: {type(error).__name__}: {error}", file=sys.stderr)
         print(f"run: {trace.run_id} (stored, with no steps)")
         return 2
-    print(table(rows, RUN_HEADERS))
+    print(table(rows, [_(h) for h in RUN_HEADERS]))
     if sink.error is None:
         kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}"]
     print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))

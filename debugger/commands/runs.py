@@ -7,6 +7,7 @@ from typing import Any
 
 from debugger.commands.common import add_command, table
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.i18n import _
 from debugger.model import run_status
 from debugger.sources.recording import ALL_STATUSES
 from debugger.stores.opening import open_store
@@ -41,7 +42,8 @@ def command(args: argparse.Namespace) -> int:
         ]
         for r in runs
     ]
-    print(table(rows, ["run", "graph", "target", "started (UTC)", "status", "steps", "error"]))
+    headers = [_("run"), _("graph"), _("target"), _("started (UTC)"), _("status"), _("steps"), _("error")]
+    print(table(rows, headers))
     return 0
 
 

@@ -7,10 +7,11 @@ from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command, table
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.i18n import N_, _
 from debugger.runtimes.langgraph.threads.open import list_threads
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError
 
-HEADERS = ["thread", "updated (UTC)", "checkpoints", "step", "status"]
+HEADERS = [N_("thread"), N_("updated (UTC)"), N_("checkpoints"), N_("step"), N_("status")]
 
 
 def add_to(commands: Any) -> None:
@@ -38,5 +39,5 @@ def command(args: argparse.Namespace) -> int:
         ]
         for t in threads
     ]
-    print(table(rows, HEADERS))
+    print(table(rows, [_(h) for h in HEADERS]))
     return 0

@@ -12,6 +12,7 @@ damaged data, never as a bug of the app's.
 from __future__ import annotations
 
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 
 from .facts import RunFacts
 from .findings import Finding
@@ -31,17 +32,25 @@ def recorded_mismatches(facts: RunFacts) -> list[Finding]:
                 Finding(
                     kind="committed_mismatch",
                     severity="error",
-                    title=f"{key!r} after step {step.step} is not what its writes fold to",
-                    explanation=(
-                        f"Folding step {step.step}'s writes to {key!r} with the graph's reducer gives "
-                        f"{short(recorded, 80)}, but the run committed {short(committed, 80)}. "
+                    title=_("{key} after step {step} is not what its writes fold to").format(
+                        key=repr(key), step=step.step
+                    ),
+                    explanation=_(
+                        "Folding step {step}'s writes to {key} with the graph's reducer gives "
+                        "{recorded}, but the run committed {committed}. "
                         "The views show the committed value from here on. "
                         "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
                         "changed since), the reducer is not deterministic or changes its arguments, or a node "
-                        f"({', '.join(writers) or 'of this step'}) changed the state in place."
+                        "({writers}) changed the state in place."
+                    ).format(
+                        step=step.step,
+                        key=repr(key),
+                        recorded=short(recorded, 80),
+                        committed=short(committed, 80),
+                        writers=", ".join(writers) or _("of this step"),
                     ),
                     fix="# open the thread with the graph version that wrote it; keep reducers pure",
-                    fix_label="Compare with the app's code at the time of the run",
+                    fix_label=_("Compare with the app's code at the time of the run"),
                     step=step.step,
                     key=key,
                     node=writers[0] if writers else None,
@@ -51,7 +60,9 @@ def recorded_mismatches(facts: RunFacts) -> list[Finding]:
                         {
                             "before": recorded,
                             "after": committed,
-                            "text": f"folded {short(recorded, 40)} ≠ committed {short(committed, 40)}",
+                            "text": _("folded {recorded} ≠ committed {committed}").format(
+                                recorded=short(recorded, 40), committed=short(committed, 40)
+                            ),
                         },
                     ),
                 )
@@ -64,10 +75,12 @@ def _damaged(facts: RunFacts, step: int, what: str) -> Finding:
     return Finding(
         kind="damaged_data",
         severity="error",
-        title=f"step {step}'s stored data is damaged",
-        explanation=f"Step {step}: {what}. The other steps are read from the data that decodes.",
+        title=_("step {step}'s stored data is damaged").format(step=step),
+        explanation=_("Step {step}: {what}. The other steps are read from the data that decodes.").format(
+            step=step, what=what
+        ),
         fix="# restore the checkpointer database from a backup, or keep the thread's other steps",
-        fix_label="The stored bytes are corrupt; the app's code is not at fault",
+        fix_label=_("The stored bytes are corrupt; the app's code is not at fault"),
         step=step,
         scope=facts.scope,
     )

@@ -22,6 +22,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import MISSING_VALUE
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 from engine import BinaryOperatorAggregate, add_messages
 from engine.codec import TYPE
 from engine.trace import schema_fields
@@ -47,16 +48,18 @@ def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Findi
                 Finding(
                     kind="reducer_start_value",
                     severity="warning",
-                    title=f"{key!r} starts empty, not at a default value",
-                    explanation=(
-                        f"{key!r} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
-                        f"LangGraph cannot build a start value and the key starts empty. Nodes that read "
-                        f"state[{key!r}] before the first write get a KeyError, and the first write is stored as it "
-                        f"is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
-                    ),
+                    title=_("{key} starts empty, not at a default value").format(key=repr(key)),
+                    explanation=_(
+                        "{key} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
+                        "LangGraph cannot build a start value and the key starts empty. Nodes that read "
+                        "state[{key}] before the first write get a KeyError, and the first write is stored as it "
+                        "is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
+                    ).format(key=repr(key), reducer=reducer, declared=declared),
                     fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
-                    fix_label="Declare a concrete type whose constructor gives the start value",
-                    other_fixes=(("Read it defensively until the first write", f'items = state.get("{key}") or []'),),
+                    fix_label=_("Declare a concrete type whose constructor gives the start value"),
+                    other_fixes=(
+                        (_("Read it defensively until the first write"), f'items = state.get("{key}") or []'),
+                    ),
                     key=key,
                     scope=scope,
                     source="graph",
@@ -70,14 +73,21 @@ def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Findi
                 Finding(
                     kind="reducer_start_value",
                     severity="error",
-                    title=f"{reducer} cannot fold into the start value of {key!r}",
-                    explanation=(
-                        f"{key!r} starts at {start!r} ({_type_name(channel.initial)}()), and {reducer}({start!r}, "
-                        f"{start!r}) raises {failure}. "
-                        f"The first write to {key!r} will fail its step with the same error."
+                    title=_("{reducer} cannot fold into the start value of {key}").format(
+                        reducer=reducer, key=repr(key)
+                    ),
+                    explanation=_(
+                        "{key} starts at {start} ({kind}()), and {reducer}({start}, {start}) raises {failure}. "
+                        "The first write to {key} will fail its step with the same error."
+                    ).format(
+                        key=repr(key),
+                        start=repr(start),
+                        kind=_type_name(channel.initial),
+                        reducer=reducer,
+                        failure=failure,
                     ),
                     fix=_start_fix(key, channel),
-                    fix_label="Pick a reducer that works on the key's type",
+                    fix_label=_("Pick a reducer that works on the key's type"),
                     key=key,
                     scope=scope,
                     source="graph",
@@ -91,16 +101,16 @@ def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Findi
                 Finding(
                     kind="reducer_start_value",
                     severity="warning",
-                    title=f"The default of {key!r} is never used",
-                    explanation=(
-                        f"The schema gives {key!r} the default {default!r}, but a reducer key does not start from "
-                        f"field defaults: it starts from its type's constructor, {channel.initial()!r}, and {reducer} "
-                        f"folds every write into that. Nodes never see {default!r} unless the input sends it."
-                    ),
+                    title=_("The default of {key} is never used").format(key=repr(key)),
+                    explanation=_(
+                        "The schema gives {key} the default {default}, but a reducer key does not start from "
+                        "field defaults: it starts from its type's constructor, {start}, and {reducer} "
+                        "folds every write into that. Nodes never see {default} unless the input sends it."
+                    ).format(key=repr(key), default=repr(default), start=repr(channel.initial()), reducer=reducer),
                     fix=f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
-                    fix_label="Send the start value in the input (or from the first node)",
+                    fix_label=_("Send the start value in the input (or from the first node)"),
                     other_fixes=(
-                        ("Write it from the first node", f'def first(state):\n    return {{"{key}": {default!r}}}'),
+                        (_("Write it from the first node"), f'def first(state):\n    return {{"{key}": {default!r}}}'),
                     ),
                     key=key,
                     scope=scope,
@@ -215,18 +225,26 @@ def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> 
         return Finding(
             kind="reducer_start_value",
             severity="error",
-            title=f"{reducer} failed on the start value of {key!r}",
-            explanation=(
-                f"In step {step}, {call.writer_name} wrote {short(call.write, 40)} to {key!r}, and {reducer} raised "
-                f"{message} when folding it into the key's start value {short(before, 30)}: the start value comes "
-                f"from the annotated type's constructor and the reducer cannot work with it. The step failed and "
-                f"none of its writes were applied."
+            title=_("{reducer} failed on the start value of {key}").format(reducer=reducer, key=repr(key)),
+            explanation=_(
+                "In step {step}, {node} wrote {write} to {key}, and {reducer} raised "
+                "{message} when folding it into the key's start value {start}: the start value comes "
+                "from the annotated type's constructor and the reducer cannot work with it. The step failed and "
+                "none of its writes were applied."
+            ).format(
+                step=step,
+                node=call.writer_name,
+                write=short(call.write, 40),
+                key=repr(key),
+                reducer=reducer,
+                message=message,
+                start=short(before, 30),
             ),
             fix=_recorded_start_fix(key, reducer, before),
-            fix_label="Declare a type whose empty value the reducer accepts, or a reducer that accepts it",
+            fix_label=_("Declare a type whose empty value the reducer accepts, or a reducer that accepts it"),
             other_fixes=(
                 (
-                    "Make the reducer accept the empty start value",
+                    _("Make the reducer accept the empty start value"),
                     "def merge(old, new):\n    if not old:\n        return new\n    ...",
                 ),
             ),
@@ -239,14 +257,25 @@ def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> 
     return Finding(
         kind="reducer_failed",
         severity="error",
-        title=f"{reducer} raised merging {call.writer_name}'s write to {key!r}",
-        explanation=(
-            f"In step {step}, merging {call.writer_name}'s write to {key!r}, {reducer}({short(before, 40)}, "
-            f"{short(call.write, 40)}) raised {message}. The barrier stopped there and none of the step's writes "
-            f"were applied."
+        title=_("{reducer} raised merging {node}'s write to {key}").format(
+            reducer=reducer, node=call.writer_name, key=repr(key)
+        ),
+        explanation=_(
+            "In step {step}, merging {node}'s write to {key}, {reducer}({before}, {write}) raised {message}. "
+            "The barrier stopped there and none of the step's writes were applied."
+        ).format(
+            step=step,
+            node=call.writer_name,
+            key=repr(key),
+            reducer=reducer,
+            before=short(before, 40),
+            write=short(call.write, 40),
+            message=message,
         ),
         fix=f'return {{"{key}": <a value {reducer} accepts>}}   # in {call.writer_name}',
-        fix_label=f"Write a value of the shape {reducer} expects (or make the reducer accept it)",
+        fix_label=_("Write a value of the shape {reducer} expects (or make the reducer accept it)").format(
+            reducer=reducer
+        ),
         step=step,
         node=call.writer_name,
         key=key,
@@ -275,15 +304,15 @@ def _read_empty(facts: RunFacts, step: int, node: str, key: str) -> Finding:
     return Finding(
         kind="reducer_start_value",
         severity="error",
-        title=f"{node} read {key!r} before it had a value",
-        explanation=(
-            f"{node} failed in step {step} with KeyError: {key!r}. {key!r} has a reducer ({reducer}) but started "
-            f"empty: its type has no usable constructor (e.g. `list[str] | None`), so there was no start value "
-            f"and the key is absent until the first write."
-        ),
+        title=_("{node} read {key} before it had a value").format(node=node, key=repr(key)),
+        explanation=_(
+            "{node} failed in step {step} with KeyError: {key}. {key} has a reducer ({reducer}) but started "
+            "empty: its type has no usable constructor (e.g. `list[str] | None`), so there was no start value "
+            "and the key is absent until the first write."
+        ).format(node=node, step=step, key=repr(key), reducer=reducer),
         fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at []",
-        fix_label="Declare a concrete type, so the key starts at its empty value",
-        other_fixes=(("Read it defensively", f'state.get("{key}") or []'),),
+        fix_label=_("Declare a concrete type, so the key starts at its empty value"),
+        other_fixes=((_("Read it defensively"), f'state.get("{key}") or []'),),
         step=step,
         node=node,
         key=key,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
+from debugger.i18n import _
 from engine import END, BinaryOperatorAggregate, LastValue
 from engine.trace import schema_fields
 
@@ -53,9 +54,11 @@ def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
             Finding(
                 kind="concurrent_update",
                 severity="info",
-                title="The graph is too large to check every step shape",
-                explanation="The search for nodes that can run in the same superstep stopped early, so some "
-                "parallel writes may not have been checked. Diagnose a recorded run for certainty.",
+                title=_("The graph is too large to check every step shape"),
+                explanation=_(
+                    "The search for nodes that can run in the same superstep stopped early, so some "
+                    "parallel writes may not have been checked. Diagnose a recorded run for certainty."
+                ),
                 scope=scope,
                 source="graph",
             )
@@ -127,32 +130,39 @@ def _parallel_plain_keys(
         involved = sorted({a.node for t in pairs for a in (t.first, t.second)})
         how = "; ".join(f"{n} {writes[n].how} {key!r}" for n in involved if writes[n].how != "returns")
         whys = " ".join(t.sentence() + "." for t in pairs[:3])
+        can = _("Both can write {key}") if len(involved) == 2 else _("Each can write {key}")
         explanation = (
-            f"{whys} {'Both' if len(involved) == 2 else 'Each'} can write {key!r}"
+            f"{whys} "
+            + can.format(key=repr(key))
             + (f" ({how})" if how else "")
-            + f". {key!r} has no reducer: it holds one value and accepts one write per superstep, so a step "
-            f"where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
-            f"loses all its writes."
+            + _(
+                ". {key} has no reducer: it holds one value and accepts one write per superstep, so a step "
+                "where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
+                "loses all its writes."
+            ).format(key=repr(key))
             + (
                 ""
                 if certain
-                else " This depends on the path the run takes (a router, a Send, a Command or a "
-                "branch in the node's code), so it may not happen on every run."
+                else _(
+                    " This depends on the path the run takes (a router, a Send, a Command or a "
+                    "branch in the node's code), so it may not happen on every run."
+                )
             )
         )
+        own_keys = "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])
         fixes = [
             (
-                f"Give {key!r} a reducer, so parallel writes are merged",
+                _("Give {key} a reducer, so parallel writes are merged").format(key=repr(key)),
                 f'{key}: Annotated[list, operator.add]   # each node returns {{"{key}": [its value]}}',
             ),
-            ("Give each node its own key", "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])),
+            (_("Give each node its own key"), own_keys),
         ]
         whole = [n for n in involved if returns.get(n, Returns()).whole_state]
         if whole:
             fixes.insert(
                 0,
                 (
-                    "Return only what changed, not the whole state",
+                    _("Return only what changed, not the whole state"),
                     f'return {{"key_you_changed": ...}}   # in {whole[0]}, instead of `return state`',
                 ),
             )
@@ -161,16 +171,16 @@ def _parallel_plain_keys(
             fixes.insert(
                 0,
                 (
-                    f"Give the subgraph an output schema without {key!r}",
+                    _("Give the subgraph an output schema without {key}").format(key=repr(key)),
                     "sub = StateGraph(SubState, output_schema=SubOutput)   # only the keys it changes",
                 ),
             )
         severity = "error" if certain else "warning"
         title = (
-            f"{names(involved)} write the plain key {key!r} in the same superstep"
+            _("{nodes} write the plain key {key} in the same superstep")
             if certain
-            else f"{names(involved)} can write the plain key {key!r} in the same superstep"
-        )
+            else _("{nodes} can write the plain key {key} in the same superstep")
+        ).format(nodes=names(involved), key=repr(key))
         found.append(
             Finding(
                 kind="concurrent_update",
@@ -205,28 +215,34 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
         consequences = []
         if adding:
             consequences.append(
-                f"its reducer keys {', '.join(repr(k) for k in adding)} get their whole value "
-                f"added again each time it runs"
+                _("its reducer keys {keys} get their whole value added again each time it runs").format(
+                    keys=", ".join(repr(k) for k in adding)
+                )
             )
         if plain:
             consequences.append(
-                f"its plain keys ({', '.join(repr(k) for k in plain[:4])}) conflict with any node "
-                f"writing them in the same superstep"
+                _("its plain keys ({keys}) conflict with any node writing them in the same superstep").format(
+                    keys=", ".join(repr(k) for k in plain[:4])
+                )
             )
         function = describe_function(builder.nodes[name].action)
         found.append(
             Finding(
                 kind="returns_whole_state",
                 severity="warning",
-                title=f"{name} returns the whole state",
-                explanation=(
-                    f"{name} ({function}) returns the state it received (line {read.whole_state}) "
-                    "instead of an update. "
-                    f"A node's return value is a set of writes, one per key: returning the state writes every key "
-                    f"again" + (": " + "; and ".join(consequences) if consequences else "") + "."
+                title=_("{node} returns the whole state").format(node=name),
+                explanation=_(
+                    "{node} ({function}) returns the state it received (line {line}) instead of an update. "
+                    "A node's return value is a set of writes, one per key: returning the state writes every key "
+                    "again{consequences}."
+                ).format(
+                    node=name,
+                    function=function,
+                    line=read.whole_state,
+                    consequences=(": " + _("; and ").join(consequences)) if consequences else "",
                 ),
                 fix='return {"key_you_changed": new_value}   # only the keys this node changed',
-                fix_label="Return only what the node changed",
+                fix_label=_("Return only what the node changed"),
                 node=name,
                 scope=scope,
                 source="graph",
@@ -255,23 +271,23 @@ def _subgraph_echo(
                 Finding(
                     kind="subgraph_duplication",
                     severity="warning",
-                    title=f"Subgraph node {name} can re-append {key!r}",
-                    explanation=(
-                        f"{name} is a compiled subgraph mounted as a node. It receives the parent's {key!r} and "
-                        f"returns its whole final state, which starts with that same value; the parent's reducer "
-                        f"{channel.reducer_name} then appends it again, so every item the parent had before {name} "
-                        f"ran appears twice."
-                    ),
+                    title=_("Subgraph node {node} can re-append {key}").format(node=name, key=repr(key)),
+                    explanation=_(
+                        "{node} is a compiled subgraph mounted as a node. It receives the parent's {key} and "
+                        "returns its whole final state, which starts with that same value; the parent's reducer "
+                        "{reducer} then appends it again, so every item the parent had before {node} "
+                        "ran appears twice."
+                    ).format(node=name, key=repr(key), reducer=channel.reducer_name),
                     fix=(
                         f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
                         f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items'
                     ),
-                    fix_label=(
+                    fix_label=_(
                         "Wrap the subgraph in a function node with its own schema that returns only the new items"
                     ),
                     other_fixes=(
                         (
-                            "Give the key a reducer that merges by id",
+                            _("Give the key a reducer that merges by id"),
                             f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this",
                         ),
                     ),
@@ -296,14 +312,17 @@ def _read_modify_write(
             reducer = channel.reducer_name
             if _appending(channel):
                 number = channel.initial in (int, float)
-                explanation = (
-                    f"{name} writes {key!r} as the value it read plus its change (line {line}), into {reducer}, "
-                    f"which adds every write to the current value: "
-                    + (
-                        "the old total is counted again each time."
-                        if number
-                        else "the items it read are appended again, so the list repeats itself."
-                    )
+                explanation = _(
+                    "{node} writes {key} as the value it read plus its change (line {line}), into {reducer}, "
+                    "which adds every write to the current value: {result}"
+                ).format(
+                    node=name,
+                    key=repr(key),
+                    line=line,
+                    reducer=reducer,
+                    result=_("the old total is counted again each time.")
+                    if number
+                    else _("the items it read are appended again, so the list repeats itself."),
                 )
                 fix = (
                     f'return {{"{key}": 1}}   # the increment'
@@ -316,12 +335,12 @@ def _read_modify_write(
                 )
                 if not rivals:
                     continue
-                explanation = (
-                    f"{name} writes {key!r} as the value it read plus its change (line {line}), and "
-                    f"{names(rivals)} can write {key!r} in the same superstep. {reducer} folds the writes one after "
-                    f"the other, so whichever is folded last replaces the others: their changes are lost without an "
-                    f"error (a read-modify-write race)."
-                )
+                explanation = _(
+                    "{node} writes {key} as the value it read plus its change (line {line}), and "
+                    "{rivals} can write {key} in the same superstep. {reducer} folds the writes one after "
+                    "the other, so whichever is folded last replaces the others: their changes are lost without an "
+                    "error (a read-modify-write race)."
+                ).format(node=name, key=repr(key), line=line, rivals=names(rivals), reducer=reducer)
                 fix = (
                     f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n"
                     f'return {{"{key}": [new_item]}}   # and return only the delta'
@@ -330,10 +349,10 @@ def _read_modify_write(
                 Finding(
                     kind="read_modify_write",
                     severity="warning",
-                    title=f"{name} writes back {key!r} plus its change",
+                    title=_("{node} writes back {key} plus its change").format(node=name, key=repr(key)),
                     explanation=explanation,
                     fix=fix,
-                    fix_label="Return only the change; let the reducer merge it",
+                    fix_label=_("Return only the change; let the reducer merge it"),
                     node=name,
                     key=key,
                     scope=scope,
@@ -356,18 +375,18 @@ def _in_place(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...])
                 Finding(
                     kind="in_place_mutation",
                     severity="warning",
-                    title=f"{name} changes {key!r} in place",
-                    explanation=(
-                        f"{name} changes the {key!r} it received in place ({how}, line {line}). A node gets the "
-                        f"state's own lists and dicts, not copies, so this edits the state behind the engine's back: "
-                        f"no write records it, the `updates` stream and checkpoints miss it, and if the node also "
-                        f"returns that value, a reducer like operator.add merges the grown value into itself."
-                    ),
+                    title=_("{node} changes {key} in place").format(node=name, key=repr(key)),
+                    explanation=_(
+                        "{node} changes the {key} it received in place ({how}, line {line}). A node gets the "
+                        "state's own lists and dicts, not copies, so this edits the state behind the engine's back: "
+                        "no write records it, the `updates` stream and checkpoints miss it, and if the node also "
+                        "returns that value, a reducer like operator.add merges the grown value into itself."
+                    ).format(node=name, key=repr(key), how=how, line=line),
                     fix=f'return {{"{key}": [new_item]}}   # return the change instead of editing state["{key}"]',
-                    fix_label="Treat the state as read-only and return an update",
+                    fix_label=_("Treat the state as read-only and return an update"),
                     other_fixes=(
                         (
-                            "If the node needs a changed copy, copy first",
+                            _("If the node needs a changed copy, copy first"),
                             f'items = list(state["{key}"])   # then change the copy',
                         ),
                     ),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 
 from .facts import INPUT_WRITERS, RunFacts
 from .findings import Finding
@@ -30,20 +31,22 @@ def rejected_writes(facts: RunFacts) -> list[Finding]:
         if written is None:
             continue
         step, node, value = written
-        schema = error["message"].splitlines()[0].rpartition(" for ")[2] or "the state schema"
+        schema = error["message"].splitlines()[0].rpartition(" for ")[2] or _("the state schema")
         found.append(
             Finding(
                 kind="rejected_write",
                 severity="error",
-                title=f"{node} wrote {key} = {short(value, 30)}, which {schema} rejects",
-                explanation=(
-                    f"{node} returned {key} = {short(value, 60)} in step {step}. The barrier stored it (a state key "
-                    f"takes any value), but {schema} validates the state when the next node's input is built, "
-                    f"and it refused the value: {problem}. So the run failed before the next step, in no node "
-                    f"of its own: the value came from {node}."
+                title=_("{node} wrote {key} = {value}, which {schema} rejects").format(
+                    node=node, key=key, value=short(value, 30), schema=schema
                 ),
+                explanation=_(
+                    "{node} returned {key} = {value} in step {step}. The barrier stored it (a state key "
+                    "takes any value), but {schema} validates the state when the next node's input is built, "
+                    "and it refused the value: {problem}. So the run failed before the next step, in no node "
+                    "of its own: the value came from {node}."
+                ).format(node=node, key=key, value=short(value, 60), step=step, schema=schema, problem=problem),
                 fix=f'return {{"{key}": ...}}   # a value of the type {schema} declares for {key!r}',
-                fix_label=f"Make {node} return a value {schema} accepts",
+                fix_label=_("Make {node} return a value {schema} accepts").format(node=node, schema=schema),
                 step=step,
                 node=node,
                 key=key,

@@ -18,6 +18,12 @@ share them), the tasks running now with their progress, and the pause. A finishe
 stored run like any other (`RunStore`). Stop answers at once even when a node is stuck: the run is
 recorded as far as it got (status `cancelled`, as a Ctrl-C in the CLI) and stored; the node's thread
 cannot be killed in Python, so it finishes on its own and its result is dropped.
+
+A step (or an edit) that takes longer than the per-step limit ends the run the same way, with status
+`timeout` and one line naming the nodes still running: a node that never returns (a network call
+without a timeout, an endless loop) must not hang the page. The limit is the app's run limit
+(`$STEPSCOPE_RUN_TIMEOUT`, else 60 s); a watchdog thread keeps it (`limit.py`), so it holds for every
+runtime. The time a question of `interrupt()` waits for its answer does not count.
 """
 
 from __future__ import annotations
@@ -29,7 +35,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from debugger.live.ending import cancel, error_line
-from debugger.live.status import CANCELLED, PAUSED, RUNNING, STOPPING, Breakpoints, LiveSnapshot, Pause, TaskProgress
+from debugger.live.limit import StepLimit
+from debugger.live.status import (
+    CANCELLED,
+    PAUSED,
+    RUNNING,
+    STOPPING,
+    TIMEOUT,
+    Breakpoints,
+    LiveSnapshot,
+    Pause,
+    TaskProgress,
+)
 from debugger.runtimes.driven import (
     NO_ANSWER,
     Boundary,
@@ -42,6 +59,7 @@ from debugger.runtimes.driven import (
 )
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import TargetError
+from debugger.sources.recording import app_run_timeout
 from debugger.stores.protocol import StoreError
 from debugger.stores.sqlite import RunStore
 from engine.trace import Trace
@@ -69,15 +87,17 @@ def start_live_run(
     db: str | None = None,
     store: bool = True,
     ask: bool = True,
+    step_timeout: float | None = None,
 ) -> "LiveRun":
     """A live run of `graph` on `graph_input`, started, driven by its runtime's `DrivenRun`. Raises
-    `LiveRunError` in words for a graph no runtime can run live."""
+    `LiveRunError` in words for a graph no runtime can run live. `step_timeout`: `LiveRun`'s."""
     try:
         runtime = runtime_of(graph)
     except TargetError as exc:
         raise LiveRunError(f"{target or type(graph).__name__}: {exc}") from None
     driven = runtime.drive(graph, graph_input, config, target=target)
-    return LiveRun(driven, breakpoints=breakpoints, db=db, store=store, ask=ask).start()
+    live = LiveRun(driven, breakpoints=breakpoints, db=db, store=store, ask=ask, step_timeout=step_timeout)
+    return live.start()
 
 
 class LiveRun:
@@ -92,6 +112,7 @@ class LiveRun:
         db: str | None = None,
         store: bool = True,
         ask: bool = True,
+        step_timeout: float | None = None,
     ) -> None:
         self.driven = driven
         self.graph, self.graph_input, self.config = driven.graph, driven.graph_input, driven.config
@@ -102,6 +123,9 @@ class LiveRun:
         self.ask = ask
         """Whether an `interrupt()` pauses the run with its question (else it ends the run, as `invoke` does)."""
         self._asking = threading.Lock()
+        seconds = step_timeout if step_timeout is not None else app_run_timeout()
+        self._limit = StepLimit(seconds, self._time_out, name=self.target)
+        """Seconds one superstep or edit may take before the run ends `timeout` (module doc)."""
         compiled = Breakpoints.of(driven.interrupt_before, driven.interrupt_after)
         self._breakpoints = breakpoints if breakpoints is not None else compiled
         self._cond = threading.Condition()
@@ -121,6 +145,7 @@ class LiveRun:
         """Starts the worker thread; returns the run."""
         self._thread = threading.Thread(target=self._work, name=f"stepscope-live-{self.target}", daemon=True)
         self._thread.start()
+        self._limit.start()
         return self
 
     def snapshot(self) -> LiveSnapshot:
@@ -242,6 +267,7 @@ class LiveRun:
             for task in asking:
                 self._set_progress(task.id, "asking")
             reason = f"interrupt() in {names} asks a question"
+            self._limit.time(None)  # the user may take their time to answer
             self._publish_locked(status=PAUSED, pause=Pause.at(boundary, [reason]))
             while True:
                 self._cond.wait_for(lambda: bool(self._commands))
@@ -253,6 +279,7 @@ class LiveRun:
             if command.kind == "answer":
                 for task in asking:
                     self._set_progress(task.id, "running")
+                self._limit.time("step")  # the node runs again, from its top
                 self._publish_locked(status=RUNNING, pause=None)
         if command.kind == "stop":
             self._finish_stopped()
@@ -299,7 +326,12 @@ class LiveRun:
             reasons = self._reasons(driven.preview())
             if reasons and not self._pause(reasons):
                 return
-            if not driven.step():
+            self._limit.time("step")
+            try:
+                more = driven.step()
+            finally:
+                self._limit.time(None)
+            if not more:
                 return
 
     def _reasons(self, upcoming: Upcoming) -> list[str]:
@@ -334,6 +366,7 @@ class LiveRun:
             if command.kind == "answer":
                 command.error = "Nothing asks a question here: answers are for interrupt()."
             else:
+                self._limit.time("edit")
                 try:
                     as_node = self.driven.update_state(command.values, command.as_node)
                 except EditError as exc:
@@ -342,7 +375,18 @@ class LiveRun:
                     boundary = self.driven.boundary()
                     reasons = [*reasons, f"you edited {', '.join(command.values)} as {as_node}"]
                     self._publish(pause=Pause.at(boundary, reasons))
+                finally:
+                    self._limit.time(None)
             command.done.set()
+
+    def _time_out(self) -> None:
+        """The step limit's watchdog: the step or edit running now outlived the limit; the run ends."""
+        with self._cond:
+            if self._final:
+                return
+            self._stop_requested = True
+            self.driven.request_stop()
+        self._finish_stopped()
 
     def _set_progress(self, task_id: str, state: str) -> None:
         current = self._progress.get(task_id)
@@ -395,11 +439,16 @@ class LiveRun:
             finished = [p for p in progress if p.state == "done"]
             pause = self._snapshot.pause
             before = pause.step if pause is not None else None
-            message = cancel(trace, self._step, self.driven.open_step(), running, before, finished)
-        self._publish_final(trace, CANCELLED, message)
+            limit = self._limit.seconds if self._limit.expired else None
+            editing = self._limit.what == "edit"
+            message = cancel(
+                trace, self._step, self.driven.open_step(), running, before, finished, limit=limit, editing=editing
+            )
+        self._publish_final(trace, TIMEOUT if self._limit.expired else CANCELLED, message)
         return self._snapshot
 
     def _publish_final(self, trace: Trace | None, status: str, message: str) -> None:
+        self._limit.close()
         stored, note = self._store(trace)
         with self._cond:
             current = self._snapshot

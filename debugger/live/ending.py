@@ -1,10 +1,11 @@
-"""How a live run ends on the record: a stopped run's trace (status `cancelled`, the step that was
-running kept, never committed, its tasks marked: `engine.trace_edits` makes both edits), and small
-helpers the controller reports with."""
+"""How a live run ends on the record: a stopped run's trace (status `cancelled` when the user stopped
+it, `timeout` when a step outlived the per-step limit; the step that was running kept, never committed,
+its tasks marked: `engine.trace_edits` makes both edits), and small helpers the controller reports with."""
 
 from __future__ import annotations
 
-from debugger.live.status import CANCELLED, TaskProgress
+from debugger.live.status import CANCELLED, TIMEOUT, TaskProgress
+from debugger.sources.recording import RUN_TIMEOUT_ENV
 from engine.trace import StepRecord, Trace, keep_stopped_step, mark_ended, stepscope_error, stopped_step
 
 __all__ = ["cancel", "error_line", "stopped_step"]
@@ -17,11 +18,15 @@ def cancel(
     running: list[TaskProgress],
     paused_before: int | None,
     finished: list[TaskProgress] = (),  # type: ignore[assignment]
+    *,
+    limit: float | None = None,
+    editing: bool = False,
 ) -> str:
-    """Marks `trace` (the committed steps) as stopped by the user; returns the message it carries.
-    `open_record` is the recorder's record of the step that was running, if it never committed;
-    `finished`: the tasks of that step that had finished (their writes and time, which the recorder
-    only hears of once the whole step has finished)."""
+    """Marks `trace` (the committed steps) as stopped; returns the message it carries. By the user
+    (`cancelled`), or, with `limit`, by the per-step time limit (`timeout`: the step, or the edit when
+    `editing`, took longer than `limit` seconds). `open_record` is the recorder's record of the step
+    that was running, if it never committed; `finished`: the tasks of that step that had finished (their
+    writes and time, which the recorder only hears of once the whole step has finished)."""
     if step is not None and open_record is not None and not open_record.committed:
         keep_stopped_step(trace, open_record, {p.id for p in running}, {p.id: p for p in finished})
     where = (
@@ -31,8 +36,16 @@ def cancel(
         if paused_before is not None
         else ""
     )
-    message = f"Stopped by you {where}. The supersteps committed before that are recorded."
-    mark_ended(trace, CANCELLED, stepscope_error("RunCancelled", message))
+    if limit is None:
+        message = f"Stopped by you {where}. The supersteps committed before that are recorded."
+        mark_ended(trace, CANCELLED, stepscope_error("RunCancelled", message))
+        return message
+    what = "Your edit" if editing else "The step"
+    message = (
+        f"{what} did not finish within {limit:g} s; stopped {where}. A node may be waiting forever (a network "
+        f"call without a timeout, an endless loop). Set {RUN_TIMEOUT_ENV} to wait longer."
+    )
+    mark_ended(trace, TIMEOUT, stepscope_error("RunTimeout", message))
     return message
 
 

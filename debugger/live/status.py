@@ -20,6 +20,7 @@ __all__ = [
     "PAUSED",
     "RUNNING",
     "STOPPING",
+    "TIMEOUT",
     "Breakpoints",
     "LiveSnapshot",
     "Pause",
@@ -30,9 +31,10 @@ __all__ = [
 RUNNING, PAUSED, STOPPING = "running", "paused", "stopping"
 CANCELLED = "cancelled"
 """The status of a run the user stopped (Stop in the page, Ctrl-C in the CLI), as the CLI's own runs."""
-FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED, "timeout")
-"""A finished live run has one of a stored run's statuses (`timeout`: a step that never answered, ended by
-the runtime's per-step limit)."""
+TIMEOUT = "timeout"
+"""The status of a run a step (or an edit) of which outlived the per-step limit (`$STEPSCOPE_RUN_TIMEOUT`)."""
+FINISHED = ("done", "error", "interrupted", "recursion_limit", CANCELLED, TIMEOUT)
+"""A finished live run has one of a stored run's statuses."""
 RUNNING_STATES = ("waiting", "running")
 """The states of a task that has not ended (`TaskProgress.state`)."""
 ASKED_STATES = ("asking", "interrupted")

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from debugger.diagnostics import Finding, diagnose_trace
 from debugger.diagnostics.replay import Replay
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS
+from debugger.i18n import N_, _, ngettext
 from debugger.model.compare_values import (
     ABSENT,
     IDS_NOTE,
@@ -64,6 +65,10 @@ class Row:
         return self.verdict not in (SAME, SAME_BUT_IDS)
 
 
+SEVERITIES = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
+"""A finding's severity as a sentence says it (translated there)."""
+
+
 @dataclass(frozen=True)
 class FindingChange:
     """A finding of one run that the other run does not have."""
@@ -75,11 +80,14 @@ class FindingChange:
     def sentence(self) -> str:
         """`the concurrent update on `answer` at step 1 is gone in B (...)`."""
         f = self.finding
-        on = f" on `{f.key}`" if f.key else ""
-        at = f" at step {f.step}" if f.step is not None else ""
-        inside = f" inside {' › '.join(f.scope)}" if f.scope else ""
-        change = "is gone in B" if self.side == "A" else "appears in B"
-        return f"the {f.kind.replace('_', ' ')}{on}{at}{inside} {change} ({f.severity}: {f.title})"
+        on = _(" on `{key}`").format(key=f.key) if f.key else ""
+        at = _(" at step {step}").format(step=f.step) if f.step is not None else ""
+        inside = _(" inside {scope}").format(scope=" › ".join(f.scope)) if f.scope else ""
+        severity = _(SEVERITIES.get(f.severity, f.severity))
+        text = _("the {kind}{on}{at}{inside} is gone in B ({severity}: {title})")
+        if self.side != "A":
+            text = _("the {kind}{on}{at}{inside} appears in B ({severity}: {title})")
+        return text.format(kind=f.kind.replace("_", " "), on=on, at=at, inside=inside, severity=severity, title=f.title)
 
 
 @dataclass(frozen=True)
@@ -155,18 +163,26 @@ class RunComparison:
     def headline(self) -> str:
         """One sentence: whether they agree, and where they part."""
         if self.agree:
-            return f"The runs agree at every one of their {len(self.steps)} steps."
+            return _("The runs agree at every one of their {count} steps.").format(count=len(self.steps))
         first = self.first_divergence
-        parts = [f"The runs first differ at step {first}." if first is not None else "The steps agree."]
+        parts = [
+            _("The runs first differ at step {step}.").format(step=first)
+            if first is not None
+            else _("The steps agree.")
+        ]
         if self.status_differs:
             ends = [f"{run.status} ({run.error.get('class')})" if run.error else run.status for run in (self.a, self.b)]
-            parts.append(f"A ended {ends[0]}, B ended {ends[1]}.")
+            parts.append(_("A ended {a}, B ended {b}.").format(a=ends[0], b=ends[1]))
         gone = sum(c.side == "A" for c in self.findings)
         if gone:
-            parts.append(f"{gone} finding{'s are' if gone > 1 else ' is'} gone in B.")
+            parts.append(
+                ngettext("{count} finding is gone in B.", "{count} findings are gone in B.", gone).format(count=gone)
+            )
         if len(self.findings) - gone:
             new = len(self.findings) - gone
-            parts.append(f"{new} finding{'s are' if new > 1 else ' is'} new in B.")
+            parts.append(
+                ngettext("{count} finding is new in B.", "{count} findings are new in B.", new).format(count=new)
+            )
         return " ".join(parts)
 
 

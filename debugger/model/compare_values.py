@@ -10,6 +10,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import canonical
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS
+from debugger.i18n import N_
 from engine import add_messages
 from engine.codec import TYPE, decode, encode
 
@@ -24,11 +25,11 @@ ABSENT: dict[str, Any] = {TYPE: "absent"}
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 GENERATED_ID = "<generated id>"
-IDS_NOTE = (
+IDS_NOTE = N_(
     "Generated ids (langchain message ids, uuids) are set aside, and a write to a message key is read as the "
     "messages add_messages makes of it: values that differ only so are shown as equal (≈)."
 )
-"""What the command and the page say when some values were equal only so."""
+"""What the command and the page say when some values were equal only so (translated where it is said)."""
 
 
 def as_messages(value: Any) -> Any:

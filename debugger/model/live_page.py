@@ -28,6 +28,7 @@ STATUS_WORDS = {
     "interrupted": "⏸ interrupted",
     "recursion_limit": "✖ recursion limit",
     "cancelled": "⏹ stopped",
+    "timeout": "⏱ timed out",
 }
 
 

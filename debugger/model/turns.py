@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 from engine import START
 from engine.codec import TYPE
 from engine.trace import RunRecord, StepRecord
@@ -66,8 +67,10 @@ def turns_of(run: RunRecord) -> tuple[Turn, ...]:
 def turn_label(turn: Turn) -> str:
     """`Turn 2 · step 3 · new input {'question': 'send'}` or `Turn 3 · step 5 · resumed with 'yes'`."""
     given = short(turn.given, 60)
-    what = f"resumed with {given}" if turn.resumed else f"new input {given}"
-    return f"Turn {turn.number} · step {max(turn.first_step, 0)} · {what}"
+    what = _("resumed with {value}") if turn.resumed else _("new input {value}")
+    return _("Turn {number} · step {step} · {what}").format(
+        number=turn.number, step=max(turn.first_step, 0), what=what.format(value=given)
+    )
 
 
 def turn_at(turns: tuple[Turn, ...], step: int) -> Turn | None:

@@ -21,6 +21,7 @@ from typing import Any, Iterator
 
 from debugger.diagnostics.generated_ids import same_up_to_generated_ids
 from debugger.diagnostics.replay import Replay
+from debugger.i18n import _
 from debugger.model.compare import StepDiff, compare_runs
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import RunRequest, RunSetupError
@@ -329,10 +330,11 @@ def ranges(steps: list[int]) -> str:
         else:
             runs.append([number, number])
     if not runs:
-        return "no step"
+        return _("no step")
     parts = [str(a) if a == b else f"{a}-{b}" for a, b in runs]
-    words = "step" if len(runs) == 1 and runs[0][0] == runs[0][1] else "steps"
-    return f"{words} " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+    joined = ", ".join(parts[:-1]) + _(" and ") + parts[-1] if len(parts) > 1 else parts[0]
+    one = len(runs) == 1 and runs[0][0] == runs[0][1]
+    return (_("step {steps}") if one else _("steps {steps}")).format(steps=joined)
 
 
 def compare(original: Trace, branch: Trace) -> list[StepDiff]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debugger.i18n import _
 from debugger.runtimes.langgraph.threads import open as threads
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, ThreadSummary
 from debugger.runtimes.registry import runtime_of
@@ -285,7 +286,9 @@ def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False, 
         opened.no_code = back.why_not
         if back.origin is not None:
             opened.source, opened.origin = "thread", back.origin
-            opened.title = f"{back.origin[0].rpartition('/')[2]} · thread {trace.thread_id}"
+            opened.title = _("{app} · thread {thread}").format(
+                app=back.origin[0].rpartition("/")[2], thread=trace.thread_id
+            )
     elif with_code:
         _attach_code(opened, origin_target(trace.target))
     return opened
@@ -360,7 +363,7 @@ def open_for_app(
         trace.run_id,
         None,
         "",
-        f"{shown} · thread {thread_id}",
+        _("{app} · thread {thread}").format(app=shown, thread=thread_id),
         origin=(target.strip(), url, thread_id),
         older_steps=newest is not None and bool(trace.steps) and trace.steps[0].step > -1,
     )
@@ -419,7 +422,9 @@ def fork_for_app(
     except Exception as exc:  # langgraph refusing the edit (e.g. an unknown node): say so in place
         raise OpenError(f"The fork could not run: {type(exc).__name__}: {exc}") from None
     keep(result.trace)
-    title = f"{target.rpartition('/')[2]} · thread {thread_id} · fork at step {step} (local copy)"
+    title = _("{app} · thread {thread} · fork at step {step} (local copy)").format(
+        app=target.rpartition("/")[2], thread=thread_id, step=step
+    )
     return Opened(
         result.trace, "fork", result.trace.run_id, None, "", title, origin=(target, str(result.local), thread_id)
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.model.run_view import Scope
 from debugger.runtimes.langgraph.threads.open import checkpointer_url
 from debugger.sources import runs as sources
@@ -21,11 +22,17 @@ def _on_list() -> None:
         session.remember(
             session.THREAD_LIST,
             [
-                (t.thread_id, f"{t.thread_id} · {t.status} · {t.checkpoints} checkpoints · {t.updated_at[:19]}")
+                (
+                    t.thread_id,
+                    _("{thread} · {status} · {count} checkpoints · {updated}").format(
+                        thread=t.thread_id, status=t.status, count=t.checkpoints, updated=t.updated_at[:19]
+                    ),
+                )
                 for t in found
             ],
         )
-        session.remember(session.OPEN_ERROR, None if found else ("No threads in this checkpointer yet.", None, None))
+        none = (_("No threads in this checkpointer yet."), None, None)
+        session.remember(session.OPEN_ERROR, None if found else none)
     except sources.OpenError as exc:
         session.remember(session.THREAD_LIST, [])
         session.remember(session.OPEN_ERROR, (str(exc), exc.file, exc.line))
@@ -33,20 +40,20 @@ def _on_list() -> None:
 
 def render(open_action) -> None:
     st.text_input(
-        "Checkpointer",
+        _("Checkpointer"),
         value=checkpointer_url(),
-        placeholder="checkpoints.sqlite or postgresql://…",
+        placeholder=_("checkpoints.sqlite or postgresql://…"),
         key=session.THREAD_CHECKPOINTER,
         type="password" if checkpointer_url().startswith("postgres") else "default",
     )
-    st.text_input("App graph", placeholder="path/to/my_app.py:graph", key=session.THREAD_GRAPH)
-    st.button("List threads", key="list_threads", on_click=_on_list)
+    st.text_input(_("App graph"), placeholder="path/to/my_app.py:graph", key=session.THREAD_GRAPH)
+    st.button(_("List threads"), key="list_threads", on_click=_on_list)
     listed = session.recall(session.THREAD_LIST) or []
     if listed:
         labels = dict(listed)
-        st.selectbox("Thread", list(labels), format_func=labels.get, key=session.THREAD_CHOICE)
+        st.selectbox(_("Thread"), list(labels), format_func=labels.get, key=session.THREAD_CHOICE)
         st.button(
-            "Open thread",
+            _("Open thread"),
             key="open_thread",
             on_click=lambda: open_action(
                 lambda: sources.open_for_app(
@@ -56,7 +63,7 @@ def render(open_action) -> None:
                 )
             ),
         )
-    st.caption("Read only: StepScope never writes to the app's checkpointer.")
+    st.caption(_("Read only: StepScope never writes to the app's checkpointer."))
 
 
 # ---- time travel on a thread (the Time travel tab) ------------------------------------------------
@@ -84,36 +91,40 @@ def _travel(run, step: int, resume: bool) -> None:
 def render_time_travel(run, step: int) -> None:
     """Time travel on a checkpointer thread: always on a local copy of the thread."""
     st.markdown(
-        "**Time travel on a local copy.** The thread up to this step's checkpoint is copied into a "
-        "local SQLite file and your app's graph runs there (its nodes run for real); the app's own "
-        "checkpointer is never written."
+        _(
+            "**Time travel on a local copy.** The thread up to this step's checkpoint is copied into a "
+            "local SQLite file and your app's graph runs there (its nodes run for real); the app's own "
+            "checkpointer is never written."
+        )
     )
     widgets.action_error("thread-time-travel")
     if run.trace.status == "interrupted":
         last = max(s.step for s in run.trace.steps if s.checkpoint)
-        st.text_input("Answer to the interrupt (JSON, or plain text)", key=session.TT_THREAD_ANSWER)
-        st.button("Resume on a local copy", key="tt_thread_resume", on_click=_travel, args=(run, last, True))
+        st.text_input(_("Answer to the interrupt (JSON, or plain text)"), key=session.TT_THREAD_ANSWER)
+        st.button(_("Resume on a local copy"), key="tt_thread_resume", on_click=_travel, args=(run, last, True))
     nodes = [n["name"] for n in run.trace.graph.get("nodes", []) if not n["name"].startswith("__")]
     keys = list(run.trace.graph.get("channels", {}))
     if not nodes or not keys:
         return
     st.markdown(
-        f"**Edit the state after step {step}** as if a node had returned the new value, and let the "
-        "thread go on from there."
+        _(
+            "**Edit the state after step {step}** as if a node had returned the new value, and let the "
+            "thread go on from there."
+        ).format(step=step)
     )
     tasks = run.view.view(Scope()).tasks(step)
     ran = [t.name for t in tasks if t.name in nodes]
-    written = [c for t in tasks if t.name in ran[:1] for c, _ in t.writes if c in keys]
+    written = [c for t in tasks if t.name in ran[:1] for c, _value in t.writes if c in keys]
     session.defaults_for(  # as update_state does: as the node that ran in this step, a key it wrote
         session.THREAD_FORK_FORM_AT,
         (run.trace.run_id, step),
         {session.TT_THREAD_NODE: (ran or nodes)[0], session.TT_THREAD_KEY: (written or keys)[0]},
     )
-    st.selectbox("As node", nodes, key=session.TT_THREAD_NODE)
-    st.selectbox("Key", keys, key=session.TT_THREAD_KEY)
-    st.text_area("New value (JSON)", key=session.TT_THREAD_VALUE, height=80)
+    st.selectbox(_("As node"), nodes, key=session.TT_THREAD_NODE)
+    st.selectbox(_("Key"), keys, key=session.TT_THREAD_KEY)
+    st.text_area(_("New value (JSON)"), key=session.TT_THREAD_VALUE, height=80)
     st.button(
-        "Edit and continue on a local copy",
+        _("Edit and continue on a local copy"),
         key="tt_thread_fork",
         on_click=_travel,
         args=(run, step, False),

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from debugger.diagnostics.value_text import short
+from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.compare import ABSENT, IDS_NOTE, RunComparison, StepDiff, compare_runs
 from debugger.sources import runs as sources
@@ -23,33 +24,37 @@ B_STEP = "compare_step"
 COMPARED = "compare_result"
 """The last comparison made, with the pair of runs it is of."""
 MARKS = {
-    "same": "= same",
-    "same but ids": "≈ same (ids aside)",
-    "differs": "✱ differs",
-    "only in A": "< only in A",
-    "only in B": "> only in B",
+    "same": N_("= same"),
+    "same but ids": N_("≈ same (ids aside)"),
+    "differs": N_("✱ differs"),
+    "only in A": N_("< only in A"),
+    "only in B": N_("> only in B"),
 }
-"""A row's verdict as the page marks it."""
-KINDS = {"stored": "A stored run", "file": "A trace file"}
+"""A row's verdict as the page marks it (translated where it is shown)."""
+_B_KINDS = {"stored": N_("A stored run"), "file": N_("A trace file")}
 """What B can be."""
 
 
 def render() -> None:
     """A (the open run), the choice of B, and the comparison."""
     session.follow_step_page_request()
-    st.title("Compare two runs")
+    st.title(_("Compare two runs"))
     run = session.loaded_run()
     if run is None:
-        st.info("Open a run from the sidebar: it is A, and you pick B here.")
+        st.info(_("Open a run from the sidebar: it is A, and you pick B here."))
         return
-    st.markdown(f"**A** is the open run: {widgets.md(run.title or run.label)} ({widgets.code(run.trace.status)}).")
+    st.markdown(
+        _("**A** is the open run: {run} ({status}).").format(
+            run=widgets.md(_(run.title) or run.label), status=widgets.code(run.trace.status)
+        )
+    )
     _follow_link()
     other = _pick_b()
     if other is None:
         session.write_page_url("compare", {})
         return
     label, trace, link = other
-    st.markdown(f"**B**: {widgets.md(label)}.")  # the label says B's status
+    st.markdown(_("**B**: {run}.").format(run=widgets.md(label)))  # the label says B's status
     step = show(_compared(run.trace, trace))
     if link and step is not None:
         link["b_step"] = str(step)
@@ -84,19 +89,21 @@ def _pick_b() -> tuple[str, Trace, dict[str, str]] | None:
     """(label, trace, the URL's parameters naming it) of the run B the user picked, else None (with what to
     do). A stored run is named in the URL; an uploaded trace file cannot be (a link holds no file)."""
     session.default_widgets({B_KIND: "stored"})
-    kind = st.radio("B is", ["stored", "file"], format_func=KINDS.get, horizontal=True, key=B_KIND)
+    kind = st.radio(
+        _("B is"), ["stored", "file"], format_func=lambda k: _(_B_KINDS[k]), horizontal=True, key=B_KIND
+    )  # the options are keys, so a language switch keeps the choice
     try:
         if kind == "file":
-            upload = st.file_uploader("Trace file (.json)", type=["json"], key=B_UPLOAD)
+            upload = st.file_uploader(_("Trace file (.json)"), type=["json"], key=B_UPLOAD)
             if upload is None:
-                st.caption("Upload a trace written by `stepscope run --out` or `stepscope export`.")
+                st.caption(_("Upload a trace written by `stepscope run --out` or `stepscope export`."))
                 return None
             opened = sources.open_upload(upload.getvalue(), upload.name)
             label = f"{upload.name} · {run_status.label(opened.trace.status, opened.trace.error)}"
             return label, opened.trace, {}
         runs = open_store().list(limit=500)
         if not runs:
-            st.info("No stored runs yet: run the other version of the graph (it is stored), or upload a trace.")
+            st.info(_("No stored runs yet: run the other version of the graph (it is stored), or upload a trace."))
             return None
         labels = {
             r.run_id: f"{r.run_id[:12]} · {r.target or r.graph} · {run_status.label(r.status, r.error)}" for r in runs
@@ -104,7 +111,7 @@ def _pick_b() -> tuple[str, Trace, dict[str, str]] | None:
         linked = session.recall(B_STORED)
         if linked and linked not in labels:  # a link's run older than the 500 listed: it is still offered
             labels[linked] = linked[:12]
-        choice = st.selectbox("Stored run", list(labels), format_func=labels.get, key=B_STORED)
+        choice = st.selectbox(_("Stored run"), list(labels), format_func=labels.get, key=B_STORED)
         return labels[choice], sources.open_stored(choice).trace, {"b": choice}
     except (sources.OpenError, StoreError) as exc:
         widgets.open_error(str(exc))
@@ -119,7 +126,7 @@ def show(comparison: RunComparison) -> int | None:
     else:
         st.warning(widgets.md(comparison.headline()))
     if comparison.ids_set_aside:
-        st.info(widgets.md(IDS_NOTE))
+        st.info(widgets.md(_(IDS_NOTE)))
     for change in comparison.findings:
         (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
     if not comparison.steps:
@@ -128,11 +135,11 @@ def show(comparison: RunComparison) -> int | None:
         pd.DataFrame(
             [
                 {
-                    "step": s.step,
-                    "verdict": _step_verdict(s),
-                    "only in A": ", ".join(s.tasks_only_a),
-                    "only in B": ", ".join(s.tasks_only_b),
-                    "findings": " · ".join(c.sentence() for c in s.findings),
+                    _("step"): s.step,
+                    _("verdict"): _step_verdict(s),
+                    _("only in A"): ", ".join(s.tasks_only_a),
+                    _("only in B"): ", ".join(s.tasks_only_b),
+                    _("findings"): " · ".join(c.sentence() for c in s.findings),
                 }
                 for s in comparison.steps
             ]
@@ -145,9 +152,11 @@ def show(comparison: RunComparison) -> int | None:
     if session.recall(B_STEP) not in numbers:  # first shown, or a link's step this pair has not
         session.set_widgets({B_STEP: first if first is not None else numbers[0]})
     chosen = st.selectbox(
-        "Step",
+        _("Step"),
         numbers,
-        format_func=lambda n: f"step {n} · {_step_verdict(next(s for s in comparison.steps if s.step == n))}",
+        format_func=lambda n: _("step {step} · {verdict}").format(
+            step=n, verdict=_step_verdict(next(s for s in comparison.steps if s.step == n))
+        ),
         key=B_STEP,
     )
     _step_detail(next(s for s in comparison.steps if s.step == chosen))
@@ -156,50 +165,54 @@ def show(comparison: RunComparison) -> int | None:
 
 def _step_verdict(step: StepDiff) -> str:
     if not step.in_a or not step.in_b:
-        return "> only in B" if step.in_b else "< only in A"
-    return "✱ differs" if step.differs else ("≈ same (ids aside)" if step.ids_set_aside else "= same")
+        return _(MARKS["only in B"] if step.in_b else MARKS["only in A"])
+    return _(MARKS["differs"] if step.differs else MARKS["same but ids"] if step.ids_set_aside else MARKS["same"])
 
 
 def _step_detail(step: StepDiff) -> None:
     """One step: the tasks of one run only, then writes, reducer calls and state side by side."""
     if step.tasks_only_a:
-        st.markdown("**Tasks only in A:** " + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_a))
+        st.markdown(_("**Tasks only in A:** ") + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_a))
     if step.tasks_only_b:
-        st.markdown("**Tasks only in B:** " + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_b))
+        st.markdown(_("**Tasks only in B:** ") + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_b))
     for change in step.findings:
         (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
     for task, nested in step.inside:
         _inside(task, nested)
-    for title, rows in (("Writes", step.writes), ("Reducer calls", step.calls), ("State after the step", step.state)):
+    for title, rows in (
+        (_("Writes"), step.writes),
+        (_("Reducer calls"), step.calls),
+        (_("State after the step"), step.state),
+    ):
         st.markdown(f"**{title}**")
         if not rows:
-            st.caption("None in either run.")
+            st.caption(_("None in either run."))
             continue
         # a table wraps its cells, so both sides are read whole; it reads them as Markdown, so each is escaped
         frame = pd.DataFrame(
-            [{"": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)} for r in rows]
+            [{"": _(MARKS[r.verdict]), _("what"): r.what, "A": _cell(r.a), "B": _cell(r.b)} for r in rows]
         ).map(widgets.md)
         st.table(frame.set_index(""))
 
 
 def _inside(task: str, nested: RunComparison) -> None:
     """A subgraph run of `task` that differs: its verdict and every differing row of its steps."""
-    st.markdown(f"**Inside {widgets.md(task)}:** {widgets.md(nested.headline())}")
+    st.markdown(_("**Inside {task}:** {verdict}").format(task=widgets.md(task), verdict=widgets.md(nested.headline())))
     rows = [
-        {"step": s.step, "": MARKS[r.verdict], "what": r.what, "A": _cell(r.a), "B": _cell(r.b)}
+        {_("step"): s.step, "": _(MARKS[r.verdict]), _("what"): r.what, "A": _cell(r.a), "B": _cell(r.b)}
         for s in nested.steps
         for r in (*s.writes, *s.calls, *s.state)
         if r.differs
     ]
     if rows:
-        st.table(pd.DataFrame(rows).map(widgets.md).set_index("step"))  # Markdown cells: escaped
+        st.table(pd.DataFrame(rows).map(widgets.md).set_index(_("step")))  # Markdown cells: escaped
 
 
 def _cell(value: object) -> str:
     """One side of a row as text: `(none)`, a reducer call as `reducer: write → result`, or the value."""
     if value is ABSENT:
-        return "(none)"
+        return _("(none)")
     if isinstance(value, dict) and set(value) == {"reducer", "write", "after", "error"}:
-        result = f"REFUSED {value['error']}" if value["error"] else short(value["after"], 120)
+        result = _("REFUSED {error}").format(error=value["error"]) if value["error"] else short(value["after"], 120)
         return f"{value['reducer']}: {short(value['write'], 120)} → {result}"
     return short(value, 240)

@@ -2,9 +2,10 @@
 step mode, Pause / Step / Continue / Stop, the state at a pause and an edit box.
 
 The run itself is a `debugger.live.LiveRun` kept in the session; this page only reads its snapshots
-(`debugger/model/run_view/live_page.py` turns them into what is shown) and sends it commands from callbacks. The
-part that changes while a run goes is a fragment that reruns on its own every `POLL` seconds, so the
-rest of the page does not; a step click reruns only that fragment too.
+(`debugger/model/live_page.py` turns them into what is shown) and sends it commands from callbacks; what a
+pause shows (the next tasks, the state, the edit and answer boxes) is `live_pause.py`'s. The part that
+changes while a run goes is a fragment that reruns on its own every `POLL` seconds, so the rest of the
+page does not; a step click reruns only that fragment too.
 """
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ import streamlit as st
 from debugger import i18n
 from debugger.diagnostics.replay import Replay
 from debugger.i18n import N_, _
-from debugger.live import Breakpoints, EditError, LiveRun, LiveRunError, start_live_run
+from debugger.live import Breakpoints, LiveRun, LiveRunError, start_live_run
 from debugger.model import live_page as live_view
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.runs import Opened
-from debugger.views import live_link, session, widgets
+from debugger.views import live_link, live_pause, session, widgets
 from debugger.views.session import LoadedRun
 from sample_graphs.gallery import SAMPLES
 
 POLL = 0.4
 """Seconds between two looks at a running run."""
-FOLLOW, SHOWN, ERROR, EDIT_NOTE = "live_follow", "live_shown", "live_error", "live_edit_note"
+SHOWN, ERROR = "live_shown", "live_error"
+FOLLOW, EDIT_NOTE = session.LIVE_FOLLOW, session.LIVE_EDIT_NOTE
 RUN = session.LIVE_RUN
 DEFAULT_SAMPLE = "slow_research"
 LEGEND = N_(
@@ -185,32 +187,6 @@ def _on_follow() -> None:
     session.remember(FOLLOW, True)
 
 
-def _on_edit_key(state: dict[str, Any]) -> None:
-    key = session.widget_value("live_edit_key")
-    session.remember("live_edit_value", live_view.value_text(state.get(key)))
-
-
-def _on_edit() -> None:
-    run: LiveRun | None = session.recall(RUN)
-    if run is None:
-        return
-    key, as_node = session.widget_value("live_edit_key"), session.widget_value("live_edit_as")
-    value = live_view.parse_value(session.widget_value("live_edit_value") or "")
-    try:
-        run.edit({key: value}, as_node=as_node)
-    except EditError as exc:
-        session.remember(EDIT_NOTE, ("error", f"The edit was not applied: {exc}"))
-    else:
-        session.remember(
-            EDIT_NOTE,
-            (
-                "ok",
-                f"Applied {key} = {json.dumps(value, ensure_ascii=False, default=str)[:200]} "
-                f"as {as_node}; it is recorded as its own step.",
-            ),
-        )
-
-
 def _on_open_step_page() -> None:
     run: LiveRun | None = session.recall(RUN)
     snap = run.snapshot() if run is not None else None
@@ -274,7 +250,7 @@ def _live_panel() -> None:
             st.caption(_(LEGEND))
     with side_col:
         if snap.pause is not None:
-            _pause_panel(snap)
+            live_pause.render(snap)
         elif snap.finished:
             _finished_panel(snap)
     _timeline(snap, steps, step_ids, shown, follow)
@@ -282,7 +258,7 @@ def _live_panel() -> None:
 
 def _status(snap) -> None:
     line = widgets.md(live_view.status_line(snap))  # starts with its own symbol; holds node names
-    if snap.status in ("error", "recursion_limit"):
+    if snap.status in ("error", "recursion_limit", "timeout"):
         st.error(line)
     elif snap.status == "paused":
         st.warning(line)
@@ -313,91 +289,6 @@ def _controls(snap) -> None:
             disabled=disabled,
             help=help_text,
         )
-
-
-def _on_answer() -> None:
-    run: LiveRun | None = session.recall(RUN)
-    if run is None:
-        return
-    value = live_view.parse_value(session.widget_value("live_answer") or "")
-    try:
-        run.answer(value)
-    except EditError as exc:
-        session.remember(EDIT_NOTE, ("error", f"The answer was not taken: {exc}"))
-    else:
-        session.remember(EDIT_NOTE, None)
-        session.remember(FOLLOW, True)
-
-
-def _question_panel(pause) -> None:
-    task = pause.tasks[0]
-    st.subheader(_("{node} asks, in step {step}").format(node=widgets.md(task.name), step=pause.step))
-    st.markdown(_("`interrupt()` in **{node}** asks:").format(node=widgets.md(task.name)))
-    widgets.value(pause.interrupts[0], key="live_question")
-    st.text_area(_("Your answer (JSON; text that is not JSON is taken as a string)"), key="live_answer", height=80)
-    st.button(
-        _("Answer and continue"),
-        key="live_answer_button",
-        on_click=_on_answer,
-        type="primary",
-        help=_(
-            "{node} runs again from its top and its interrupt() returns your answer (LangGraph's Command(resume=...))."
-        ).format(node=widgets.md(task.name)),
-    )
-    with st.expander(_("The state now")):
-        widgets.value(pause.state, key="live_question_state")
-    note = session.recall(EDIT_NOTE)
-    if note:
-        (st.success if note[0] == "ok" else st.error)(widgets.md(note[1]))
-
-
-def _pause_panel(snap) -> None:
-    pause = snap.pause
-    if pause.interrupts:
-        _question_panel(pause)
-        return
-    st.subheader(_("Paused before step {step}").format(step=pause.step))
-    st.markdown(_("Why: {reasons}.").format(reasons="; ".join(widgets.md(r) for r in pause.reasons)))
-    if pause.tasks:
-        st.markdown(_("**About to run:**"))
-        for task in pause.tasks:
-            st.markdown(f"- **{widgets.md(task.name)}**: {widgets.md(task.why)}")
-    else:
-        st.markdown(_("**Nothing left to run:** Continue ends the run."))
-    with st.expander(_("The state the next tasks will read"), expanded=True):
-        widgets.value(pause.state, key="live_pause_state")
-        for task in pause.tasks:
-            if task.input != pause.state:
-                st.caption(_("{node} receives:").format(node=widgets.md(task.name)))
-                widgets.value(task.input, key=f"live_input_{task.id}")
-    _edit_box(pause)
-
-
-def _edit_box(pause) -> None:
-    keys = list(pause.channels)
-    with st.expander(_("✎ Edit the state, then continue"), expanded=False):
-        if session.recall("live_edit_key") not in keys:
-            session.remember("live_edit_key", keys[0])
-            session.remember("live_edit_value", live_view.value_text(pause.state.get(keys[0])))
-        key = st.selectbox(_("Key"), keys, key="live_edit_key", on_change=_on_edit_key, args=(pause.state,))
-        options = list(pause.edit_as)
-        default = options.index(pause.default_as) if pause.default_as in options else 0
-        as_node = st.selectbox(
-            _("As node"),
-            options,
-            index=default,
-            key="live_edit_as",
-            help=_(
-                "The edit is that node's write: it goes through the key's reducer and "
-                "that node's edges decide what runs next (LangGraph's update_state)."
-            ),
-        )
-        st.caption(live_view.edit_hint(key, pause.channels.get(key, "LastValue"), as_node))
-        st.text_area(_("Value (JSON; text that is not JSON is taken as a string)"), key="live_edit_value", height=90)
-        st.button(_("Apply edit"), key="live_edit_apply", on_click=_on_edit)
-    note = session.recall(EDIT_NOTE)
-    if note:
-        (st.success if note[0] == "ok" else st.error)(widgets.md(note[1]))
 
 
 def _finished_panel(snap) -> None:

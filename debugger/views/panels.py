@@ -9,7 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from debugger.i18n import _, ngettext
+from debugger.i18n import N_, _, ngettext
 from debugger.model import learn, run_status, step_summary
 from debugger.model.failures import is_interrupt
 from debugger.model.run_view import Cursor, RunView
@@ -149,7 +149,7 @@ def _on_learn() -> None:
         _set_call(0)
 
 
-@widgets.guarded("learn", message="Could not check the guess")
+@widgets.guarded("learn", message=N_("Could not check the guess"))
 def _on_guess(step: int, index: int, total: int, form_key: str) -> None:
     run = session.loaded_run()
     at = session.cursor()

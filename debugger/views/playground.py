@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from debugger.i18n import _
+from debugger.i18n import N_, _
 from debugger.model import playground
 from debugger.model.playground import MAX_WRITERS, REDUCERS, WRITERS, PlaygroundError, Setup
 from debugger.sources import runs as sources
@@ -208,7 +208,7 @@ def playground_file(source: str) -> Path:
     return folder / f"playground_{digest}.py"
 
 
-@widgets.guarded("playground", message="Could not save the playground's graph")
+@widgets.guarded("playground", message=N_("Could not save the playground's graph"))
 def _make_graph(source: str) -> None:
     """Saves the file and opens it on the Step-through page, recorded as any graph file is."""
     path = playground_file(source)

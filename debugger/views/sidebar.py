@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from debugger import i18n
@@ -266,8 +268,6 @@ def render() -> None:
             threads.render(run)
             report_download.download_button(run)
             if run.graph is not None and run.graph_input is not None:
-                import json
-
                 with st.expander(_("Edit the input and run again")):
                     st.text_area(
                         _("Input (JSON)"),

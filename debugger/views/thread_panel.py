@@ -8,6 +8,7 @@ import json
 
 import streamlit as st
 
+from debugger.i18n import _
 from debugger.model import run_status
 from debugger.model.run_view import Cursor, Scope
 from debugger.model.turns import turn_at, turn_label
@@ -22,7 +23,7 @@ from debugger.views.session import LoadedRun
 def _answer(run: LoadedRun) -> None:
     text = session.widget_value(session.THREAD_ANSWER) or ""
     if not text.strip():
-        session.remember(session.OPEN_ERROR, ("Type an answer first (JSON, or plain text).", None, None))
+        session.remember(session.OPEN_ERROR, (_("Type an answer first (JSON, or plain text)."), None, None))
         return
     try:
         trace = sources.answer_interrupt(
@@ -61,11 +62,11 @@ def _turns_here(run: LoadedRun) -> None:
     turns = run.view.view(Scope()).turns
     if len(turns) < 2:
         return
-    st.markdown("**Turns of this thread**")
+    st.markdown(_("**Turns of this thread**"))
     here = turn_at(turns, session.cursor().step)
     for turn in turns:
         st.button(
-            widgets.md(turn_label(turn)) + (" (here)" if turn == here else ""),
+            widgets.md(turn_label(turn)) + (_(" (here)") if turn == here else ""),
             key=f"thread_turn_at_{turn.first_step}",
             on_click=_go_to_step,
             args=(turn.first_step,),
@@ -91,9 +92,11 @@ def _read_older(run: LoadedRun) -> None:
 
 def file_options() -> None:
     """The Graph file form's extra fields for langgraph apps."""
-    with st.expander("Config and thread (langgraph apps)"):
-        st.text_input("Config (JSON)", placeholder='{"recursion_limit": 50}', key=session.FILE_CONFIG)
-        st.text_input("Thread", placeholder="empty: a new thread (graphs with a checkpointer)", key=session.FILE_THREAD)
+    with st.expander(_("Config and thread (langgraph apps)")):
+        st.text_input(_("Config (JSON)"), placeholder='{"recursion_limit": 50}', key=session.FILE_CONFIG)
+        st.text_input(
+            _("Thread"), placeholder=_("empty: a new thread (graphs with a checkpointer)"), key=session.FILE_THREAD
+        )
 
 
 def _interrupts(trace) -> list[str]:
@@ -111,30 +114,39 @@ def render(run: LoadedRun) -> None:
     if not runtime_of_trace(trace).has_threads:
         return
     if trace.thread_id:
-        st.markdown(f"**Thread** `{widgets.code(trace.thread_id)}`")
+        st.markdown(_("**Thread** `{thread}`").format(thread=widgets.code(trace.thread_id)))
     if run.older_steps and trace.steps:
-        st.caption(f"Steps {trace.steps[0].step + 1}–{trace.steps[-1].step} read: the newest, so it opened at once.")
-        st.button("Read older steps", key="thread_read_older", on_click=_read_older, args=(run,), width="stretch")
-    st.caption(f"Config: `{widgets.code(json.dumps(trace.config or {}, ensure_ascii=False, default=str))}`")
+        st.caption(
+            _("Steps {first}–{last} read: the newest, so it opened at once.").format(
+                first=trace.steps[0].step + 1, last=trace.steps[-1].step
+            )
+        )
+        st.button(_("Read older steps"), key="thread_read_older", on_click=_read_older, args=(run,), width="stretch")
+    config = widgets.code(json.dumps(trace.config or {}, ensure_ascii=False, default=str))
+    st.caption(_("Config: `{config}`").format(config=config))
     if trace.status == "interrupted" and trace.interrupts:
-        st.markdown("**Waiting for an answer**")
+        st.markdown(_("**Waiting for an answer**"))
         for text in _interrupts(trace):
             st.code(text, language=None)
         if trace.thread_id:
-            st.text_input("Answer (JSON, or plain text)", key=session.THREAD_ANSWER)
+            st.text_input(_("Answer (JSON, or plain text)"), key=session.THREAD_ANSWER)
             st.button(
-                "Answer and continue the thread", key="thread_answer_go", on_click=_answer, args=(run,), type="primary"
+                _("Answer and continue the thread"),
+                key="thread_answer_go",
+                on_click=_answer,
+                args=(run,),
+                type="primary",
             )
         else:
-            st.caption("No checkpointer, so there is no thread to continue.")
+            st.caption(_("No checkpointer, so there is no thread to continue."))
     _turns_here(run)
     turns = thread_runs(trace.thread_id, trace.target)
     if len(turns) > 1:
-        st.markdown("**Runs of this thread**")
+        st.markdown(_("**Runs of this thread**"))
         for index, turn in enumerate(turns, 1):
             current = turn.run_id == trace.run_id
             label = f"{index}. {widgets.md(run_status.label(turn.status))} · {widgets.md(turn.started_at[11:19])}" + (
-                " (open)" if current else ""
+                _(" (open)") if current else ""
             )
             st.button(
                 label,

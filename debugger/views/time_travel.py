@@ -9,6 +9,7 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
+from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.run_view import Cursor
 from debugger.sources import forks as timetravel
@@ -20,7 +21,7 @@ from debugger.views.session import LoadedRun
 FORK = session.FORK_RESULT
 
 
-@widgets.guarded("time-travel", message="The fork failed")
+@widgets.guarded("time-travel", message=N_("The fork failed"))
 def _run_fork(run: LoadedRun, step: int) -> None:
     node = session.widget_value(session.TT_NODE)
     key = session.widget_value(session.TT_KEY)
@@ -28,13 +29,14 @@ def _run_fork(run: LoadedRun, step: int) -> None:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        session.remember(FORK, (None, f"The new value is not valid JSON: {exc.msg} (line {exc.lineno})."))
+        why = _("The new value is not valid JSON: {error} (line {line}).").format(error=exc.msg, line=exc.lineno)
+        session.remember(FORK, (None, why))
         return
     request = timetravel.ForkRequest(run.graph, run.graph_input, run.config, run.trace, step, node, key, value)
     _remember_branch(lambda: timetravel.fork(request))
 
 
-@widgets.guarded("time-travel", message="The resume failed")
+@widgets.guarded("time-travel", message=N_("The resume failed"))
 def _run_resume(run: LoadedRun) -> None:
     text = session.widget_value(session.TT_ANSWER) or ""
     try:
@@ -54,12 +56,12 @@ def _remember_branch(make: Callable[[], Any]) -> None:
     session.remember(FORK, (branch, None))
 
 
-@widgets.guarded("time-travel", message="Could not open the branch")
+@widgets.guarded("time-travel", message=N_("Could not open the branch"))
 def _open_branch(run: LoadedRun) -> None:
-    branch, _ = session.recall(FORK, (None, None))
+    branch, _error = session.recall(FORK, (None, None))
     if branch is None:
         return
-    title = f"{run.title or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}"
+    title = f"{_(run.title) or run.label} — {branch.trace.target.rsplit('(', 1)[-1].rstrip(')')}"
     opened = LoadedRun(
         branch.trace, "fork", branch.trace.run_id, run.graph, run.lesson, title, run.graph_input, run.config
     )
@@ -68,7 +70,7 @@ def _open_branch(run: LoadedRun) -> None:
     session.set_run(opened, step=branch.step)
 
 
-@widgets.guarded("time-travel", message="Could not reopen the original run")
+@widgets.guarded("time-travel", message=N_("Could not reopen the original run"))
 def _back_to_original() -> None:
     parent = session.recall(session.FORK_PARENT)
     here = session.loaded_run()
@@ -92,11 +94,13 @@ def render(run: LoadedRun, at: Cursor) -> None:
     form, the answer form, the comparison)."""
     if run.source == "fork":
         st.info(
-            "You are looking at a branch made by time travel: the original's steps up to the fork, then the "
-            "edited write going through the reducer, then what ran from there."
+            _(
+                "You are looking at a branch made by time travel: the original's steps up to the fork, then the "
+                "edited write going through the reducer, then what ran from there."
+            )
         )
         if session.recall(session.FORK_PARENT):
-            st.button("⤺ Back to the original run", key="tt_back", on_click=_back_to_original)
+            st.button(_("⤺ Back to the original run"), key="tt_back", on_click=_back_to_original)
         widgets.action_error("time-travel")
         return
     if run.source == "thread" and not at.scope.path:
@@ -107,18 +111,22 @@ def render(run: LoadedRun, at: Cursor) -> None:
         return
     if run.graph is None or at.scope.path:
         st.info(
-            "Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
-            "graph file (stored and uploaded traces carry no code), at the top level (not inside a subgraph)."
+            _(
+                "Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
+                "graph file (stored and uploaded traces carry no code), at the top level (not inside a subgraph)."
+            )
         )
         return
     view = run.view.view(at.scope)
     if run.trace.status == "interrupted":
-        st.markdown("This run stopped at an `interrupt()`. Give the answer and resume it from its checkpoint.")
-        st.text_input("Answer (JSON, or plain text)", key=session.TT_ANSWER)
-        st.button("Resume", key="tt_resume", on_click=_run_resume, args=(run,))
+        st.markdown(_("This run stopped at an `interrupt()`. Give the answer and resume it from its checkpoint."))
+        st.text_input(_("Answer (JSON, or plain text)"), key=session.TT_ANSWER)
+        st.button(_("Resume"), key="tt_resume", on_click=_run_resume, args=(run,))
     st.markdown(
-        f"**Fork at step {at.step}:** replace what a node wrote in this step, then let the run go on "
-        "from there. The new value goes through the reducers as that node's write."
+        _(
+            "**Fork at step {step}:** replace what a node wrote in this step, then let the run go on "
+            "from there. The new value goes through the reducers as that node's write."
+        ).format(step=at.step)
     )
     defaults = timetravel.fork_form(view, at.step)  # "As node": a node that ran in this step
     session.defaults_for(
@@ -129,10 +137,10 @@ def render(run: LoadedRun, at: Cursor) -> None:
     form = timetravel.fork_form(
         view, at.step, session.widget_value(session.TT_NODE), session.widget_value(session.TT_KEY)
     )
-    st.selectbox("As node", form.nodes, key=session.TT_NODE)
-    st.selectbox("Key", form.keys, key=session.TT_KEY)
-    st.text_area("New value (JSON)", value=form.value_json, key=session.TT_VALUE, height=80)
-    st.button("Run the fork", key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
+    st.selectbox(_("As node"), form.nodes, key=session.TT_NODE)
+    st.selectbox(_("Key"), form.keys, key=session.TT_KEY)
+    st.text_area(_("New value (JSON)"), value=form.value_json, key=session.TT_VALUE, height=80)
+    st.button(_("Run the fork"), key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
     widgets.action_error("time-travel")
     branch, error = session.recall(FORK, (None, None))
     if error:
@@ -141,28 +149,32 @@ def render(run: LoadedRun, at: Cursor) -> None:
         return
     if not branch.replay_matches:
         st.warning(
-            "Re-running the original did not reproduce the recorded state before the fork point (the graph "
-            "is not deterministic), so the fork starts from the re-run's state."
+            _(
+                "Re-running the original did not reproduce the recorded state before the fork point (the graph "
+                "is not deterministic), so the fork starts from the re-run's state."
+            )
         )
     differing = branch.differing_steps
+    status = widgets.code(run_status.label(branch.trace.status, branch.trace.error))
     st.markdown(
-        f"**The branch** ({widgets.code(run_status.label(branch.trace.status, branch.trace.error))}): "
-        + (
-            f"differs from the original at {timetravel.ranges(differing)}."
-            if differing
-            else "ends in the same states as the original."
+        _("**The branch** ({status}): differs from the original at {steps}.").format(
+            status=status, steps=timetravel.ranges(differing)
         )
+        if differing
+        else _("**The branch** ({status}): ends in the same states as the original.").format(status=status)
     )
     rows = [
         {
-            "step": c.step,
-            "differs": "✱ differs" if c.state_differs else ("≈ same but ids" if c.ids_set_aside else "= same"),
-            "original": widgets.md(widgets.short(c.state_a, 70)) if c.state_a is not None else "(no such step)",
-            "branch": widgets.md(widgets.short(c.state_b, 70)),
+            _("step"): c.step,
+            _("differs"): _("✱ differs")
+            if c.state_differs
+            else (_("≈ same but ids") if c.ids_set_aside else _("= same")),
+            _("original"): widgets.md(widgets.short(c.state_a, 70)) if c.state_a is not None else _("(no such step)"),
+            _("branch"): widgets.md(widgets.short(c.state_b, 70)),
         }
         for c in branch.comparison
     ]
     # a table wraps its cells (the grid of st.dataframe cut the two states off at the column's width); it
     # reads them as Markdown, so each is escaped: a value's `![x](http://...)` stays text
-    st.table(pd.DataFrame(rows).set_index("step"))
-    st.button("Open the branch to step through it", key="tt_open", on_click=_open_branch, args=(run,))
+    st.table(pd.DataFrame(rows).set_index(_("step")))
+    st.button(_("Open the branch to step through it"), key="tt_open", on_click=_open_branch, args=(run,))

@@ -19,6 +19,7 @@ from typing import Any
 import graphviz
 import streamlit as st
 
+from debugger.i18n import N_, _
 from debugger.model.present import code, md, readable, short  # noqa: F401 - md, code: the pages escape text with them
 from debugger.views import session
 
@@ -164,13 +165,14 @@ def failure(message: str, detail: str = "") -> None:
     first = message.strip().splitlines()[0] if message.strip() else "Something failed."
     st.error(md(first), icon="🛑")
     if detail or first != message.strip():
-        with st.expander("Details"):
+        with st.expander(_("Details")):
             st.code(message + ("\n\n" + detail if detail else ""), language="text")
 
 
-def guarded(where: str, *, message: str = "That did not work"):
+def guarded(where: str, *, message: str = N_("That did not work")):
     """For a callback: any exception becomes a one-line message shown in place by `action_error(where)`,
-    with the traceback folded away; the page keeps working (no raw traceback ever reaches it)."""
+    with the traceback folded away; the page keeps working (no raw traceback ever reaches it). `message`
+    is marked with `N_` where it is written, and said in the page's language."""
 
     def wrap(callback):
         @functools.wraps(callback)
@@ -178,7 +180,8 @@ def guarded(where: str, *, message: str = "That did not work"):
             try:
                 return callback(*args, **kwargs)
             except Exception as exc:  # the user's code or data failing: told in one line, in place
-                session.report_action_error(where, f"{message}: {type(exc).__name__}: {exc}", traceback.format_exc())
+                said = f"{_(message)}: {type(exc).__name__}: {exc}"
+                session.report_action_error(where, said, traceback.format_exc())
 
         return run
 

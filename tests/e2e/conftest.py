@@ -7,9 +7,12 @@
   overridden: the browser is `/usr/bin/chromium` (never `playwright install`), the viewport is tall
   because Streamlit scrolls inside its own container. Without chromium the tests skip, except under
   CI (`CI` set), where that is a failure.
-- `app` opens a URL and waits until the graph is drawn and the script is idle; `shot` saves a
+- `app` opens a URL and waits until the graph is drawn and the script is idle, and does what many
+  tests do on a page (open a tab, a graph file, a checkpointer thread from the sidebar); `new_session`
+  opens a URL in a browser context of its own, as a link pasted into another window; `shot` saves a
   screenshot under `$STEPSCOPE_SCREENSHOTS` (default `test-artifacts/screenshots/`), and the
   terminal summary prints that folder.
+- `production_threads`: a langgraph SqliteSaver file with two threads and the app module that reads it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -31,6 +36,9 @@ CHROMIUM = "/usr/bin/chromium"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 GRAPH = ".stepscope-graph svg"
 """The step drawing: SVG laid out by Graphviz on the server (debugger/views/widgets.py)."""
+SIDEBAR = '[data-testid="stSidebar"]'
+THREADS = ROOT / "tests" / "threads"
+"""The langgraph apps and the driver the checkpointer-thread tests share (tests/threads/apps.py)."""
 SCREENSHOTS = Path(os.environ.get("STEPSCOPE_SCREENSHOTS") or ROOT / "test-artifacts" / "screenshots")
 _saved: list[Path] = []
 
@@ -175,10 +183,120 @@ class App:
         self.page.mouse.click(5, 900)
         self.page.keyboard.press(key)
 
+    @property
+    def sidebar(self):
+        return self.page.locator(SIDEBAR)
+
+    def tab(self, name: str):
+        """Opens the step page's tab `name`: only the open tab is drawn, so the click reruns the script;
+        the tab is open once that run has ended with it selected. Returns its panel."""
+        button = self.page.get_by_role("tab", name=re.compile(rf"^{name}"))
+        for _ in range(3):  # a click landing while an earlier run still ends can be undone by that run
+            self.idle()
+            button.click()
+            self.idle()
+            if button.get_attribute("aria-selected") == "true":
+                break
+        return self.page.get_by_role("tabpanel", name=re.compile(rf"^{name}"))
+
+    def open_graph_file(self, path: Path | str, input_json: str = ""):
+        """Opens a graph file from the sidebar's "Graph file" form (with `input_json`, if given)."""
+        page = self.open("/?sample=subgraph_trap").page
+        self.sidebar.get_by_text("Graph file", exact=True).click()
+        page.locator(".st-key-file_target input").fill(str(path))
+        page.locator(".st-key-file_target input").press("Enter")
+        self.idle()
+        if input_json:
+            page.locator(".st-key-file_input textarea").fill(input_json)
+        page.locator(".st-key-open_file button").click()
+        self.idle()
+        return page
+
+    def list_threads(self, checkpointer: Path | str, graph: str = ""):
+        """Fills the sidebar's "Checkpointer thread" form (the app graph `graph`, if given) and lists the
+        threads; returns the sidebar."""
+        self.open("/?sample=subgraph_trap")
+        sidebar = self.sidebar
+        sidebar.get_by_text("Checkpointer thread").click()
+        self.idle()
+        sidebar.get_by_role("textbox", name="Checkpointer").fill(str(checkpointer))
+        if graph:
+            sidebar.get_by_role("textbox", name="App graph").fill(graph)
+        sidebar.get_by_role("button", name="List threads").click()
+        self.idle()
+        return sidebar
+
+    def open_thread(self, checkpointer: Path | str, graph: str):
+        """`list_threads`, then Open thread (the newest, unless a test picks another in between)."""
+        sidebar = self.list_threads(checkpointer, graph)
+        sidebar.get_by_role("button", name="Open thread").click()
+        self.idle()
+        return sidebar
+
+    def save(self, name: str) -> Path:
+        """A screenshot of this page (one of `new_session`'s), saved beside `shot`'s."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.idle()
+        self.page.wait_for_timeout(300)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path), animations="disabled")
+        _saved.append(path)
+        return path
+
 
 @pytest.fixture
 def app(page) -> App:
     return App(page)
+
+
+@pytest.fixture
+def new_session(browser, base_url):
+    """new_session(url, graph=True): `url` opened in a new browser context, a new Streamlit session that
+    knows only the URL (as a link pasted into another window)."""
+    contexts = []
+
+    def open_url(url: str, *, graph: bool = True) -> App:
+        context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1800})
+        contexts.append(context)
+        return App(context.new_page()).open(url, graph=graph)
+
+    yield open_url
+    for context in contexts:
+        context.close()
+
+
+PRODUCTION_APP = """
+import sqlite3, sys
+sys.path.insert(0, {tests!r})
+from langgraph.checkpoint.sqlite import SqliteSaver
+from apps import conflict_graph, interrupt_graph
+
+saver = SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False))
+graph = conflict_graph(saver)
+tickets = interrupt_graph(saver)
+"""
+
+
+@pytest.fixture
+def production_threads(tmp_path) -> tuple[Path, Path]:
+    """(a SqliteSaver file, the app module that reads it): thread `refund-17` of the module's `graph`
+    failed on a conflict in step 2; `ticket-9` of its `tickets`, the newest, waits at an interrupt."""
+    pytest.importorskip("langgraph")
+    sys.path.insert(0, str(THREADS))
+    try:
+        from apps import conflict_graph, drive, interrupt_graph
+        from langgraph.checkpoint.sqlite import SqliteSaver
+    finally:
+        sys.path.remove(str(THREADS))
+    db = tmp_path / "prod.sqlite"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    drive(conflict_graph(saver), [{"order": "A-17", "log": []}], "refund-17")
+    drive(interrupt_graph(saver), [{"request": "upgrade", "log": []}, None], "ticket-9")
+    conn.close()
+    module = tmp_path / "my_app.py"
+    module.write_text(PRODUCTION_APP.format(tests=str(THREADS), db=str(db)))
+    return db, module
 
 
 @pytest.fixture

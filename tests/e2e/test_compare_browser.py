@@ -10,7 +10,6 @@ from playwright.sync_api import expect
 
 from debugger.stores.sqlite import RunStore
 from engine.trace import Recorder
-from tests.e2e.test_links_browser import _save, new_session  # noqa: F401 (a fixture)
 
 
 def _store_fixed_trap(db) -> str:
@@ -22,7 +21,7 @@ def _store_fixed_trap(db) -> str:
     return RunStore(str(db)).save(recorder.trace)
 
 
-def test_compare_the_trap_with_its_fix_then_reopen_the_link(app, e2e_db, new_session, shot):  # noqa: F811
+def test_compare_the_trap_with_its_fix_then_reopen_the_link(app, e2e_db, new_session, shot):
     fixed_id = _store_fixed_trap(e2e_db)
     page = app.open("/?sample=subgraph_trap&step=2").page
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Compare").click()
@@ -45,4 +44,4 @@ def test_compare_the_trap_with_its_fix_then_reopen_the_link(app, e2e_db, new_ses
     other = again.page.locator('[data-testid="stMain"]')
     expect(other.get_by_text(re.compile(r"The runs first differ at step 0\."))).to_be_visible()
     expect(other.get_by_role("combobox", name="Step")).to_have_value(re.compile(r"^step 2 "))
-    _save(again, "27-compare-linked-reopened")
+    again.save("27-compare-linked-reopened")

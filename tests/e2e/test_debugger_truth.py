@@ -16,52 +16,26 @@ GRAPHS = Path(__file__).parent / "graphs"
 NO_TRACEBACK = '[data-testid="stException"]'
 
 
-def tab(app, name: str):
-    """Opens the step page's tab `name`: only the open tab is drawn, so the click reruns the script; the
-    tab is open once that run has ended with it selected."""
-    button = app.page.get_by_role("tab", name=re.compile(rf"^{name}"))
-    for _ in range(3):  # a click landing while an earlier run still ends can be undone by that run
-        app.idle()
-        button.click()
-        app.idle()
-        if button.get_attribute("aria-selected") == "true":
-            break
-    return app.page.get_by_role("tabpanel", name=re.compile(rf"^{name}"))
-
-
-def open_graph_file(app, path: Path, input_json: str = ""):
-    page = app.open("/?sample=subgraph_trap").page
-    page.locator('[data-testid="stSidebar"]').get_by_text("Graph file", exact=True).click()
-    page.locator(".st-key-file_target input").fill(str(path))
-    page.locator(".st-key-file_target input").press("Enter")
-    app.idle()
-    if input_json:
-        page.locator(".st-key-file_input textarea").fill(input_json)
-    page.locator(".st-key-open_file button").click()
-    app.idle()
-    return page
-
-
 # ---- 1. a failed superstep ---------------------------------------------------------------------------
 
 
 def test_a_failed_step_applies_nothing_and_tells_culprits_from_bystanders(app, shot):
-    page = open_graph_file(app, GRAPHS / "bystander.py")
+    page = app.open_graph_file(GRAPHS / "bystander.py")
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"))  # a failed run opens at its failure
     for culprit in ("a", "b"):
         expect(app.node(culprit)).to_have_class(re.compile(r"\bfailed\b"))
     expect(app.node("c")).not_to_have_class(re.compile(r"\bfailed\b"))
     expect(page.get_by_text(re.compile(r"The barrier applied none of the 2 writes"))).to_be_visible()
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     expect(merge.get_by_text(re.compile(r"the barrier applied none\s+of it"))).to_be_visible()
     expect(merge.get_by_text("✅")).to_have_count(0)
     expect(merge.get_by_text(re.compile(r"^After:"))).to_have_count(0)
-    tasks = tab(app, "Tasks")
+    tasks = app.tab("Tasks")
     expect(tasks.get_by_text(re.compile(r"○ c")).first).to_be_visible()
-    errors = tab(app, "Errors")
+    errors = app.tab("Errors")
     expect(errors.get_by_text(re.compile(r"Caused by: a, b"))).to_be_visible()
     expect(errors.get_by_text(re.compile(r"Bystanders.*c"))).to_be_visible()
-    state = tab(app, "State")
+    state = app.tab("State")
     expect(state.get_by_text("The step failed, so the state is unchanged")).to_be_visible()
     shot("12-1-failed-step")
 
@@ -71,7 +45,7 @@ def test_a_failed_step_applies_nothing_and_tells_culprits_from_bystanders(app, s
 
 def test_a_fork_with_a_value_the_reducer_cannot_take_answers_in_one_line(app, shot):
     page = app.open("/?sample=subgraph_trap&step=1").page
-    panel = tab(app, "Time travel")
+    panel = app.tab("Time travel")
     panel.locator(".st-key-tt_value textarea").fill('"hello"')
     panel.locator(".st-key-tt_fork button").click()
     app.idle()
@@ -92,8 +66,8 @@ def test_a_node_that_raises_is_one_line_with_the_traceback_folded(app, tmp_path)
         "b = StateGraph(S)\nb.add_node('boom', boom)\nb.add_edge(START, 'boom')\nb.add_edge('boom', END)\n"
         "graph = b.compile()\nexample_input = {'x': 1}\n"
     )
-    page = open_graph_file(app, path)
-    tasks = tab(app, "Tasks")
+    page = app.open_graph_file(path)
+    tasks = app.tab("Tasks")
     expect(tasks.get_by_text("ValueError: the node broke").first).to_be_visible()
     expect(page.locator(NO_TRACEBACK)).to_have_count(0)
 
@@ -103,7 +77,7 @@ def test_a_node_that_raises_is_one_line_with_the_traceback_folded(app, tmp_path)
 
 def test_a_branch_opens_at_its_edited_write_is_stored_and_reopens_from_its_url(app, shot):
     page = app.open("/?sample=subgraph_trap&step=1").page
-    panel = tab(app, "Time travel")
+    panel = app.tab("Time travel")
     expect(panel.locator(".st-key-tt_node input")).to_have_value("p1")  # the node that ran is the default
     panel.locator(".st-key-tt_value textarea").fill('["EDITED"]')
     panel.locator(".st-key-tt_fork button").click()
@@ -112,13 +86,13 @@ def test_a_branch_opens_at_its_edited_write_is_stored_and_reopens_from_its_url(a
     panel.locator(".st-key-tt_open button").click()
     app.idle()
     expect(page).to_have_url(re.compile(r"run=\w+&parent=sample%3Asubgraph_trap&step=1"))
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     expect(merge.get_by_text(re.compile(r"#0 from p1 wrote \['EDITED'\]"))).to_be_visible()
     shot("12-3-branch")
     page.reload()
     app.idle()
     expect(page.get_by_role("heading", name=re.compile("fork at step 1"))).to_be_visible()
-    panel = tab(app, "Time travel")
+    panel = app.tab("Time travel")
     expect(panel.get_by_text("You are looking at a branch made by time travel")).to_be_visible()
     panel.locator(".st-key-tt_back button").click()
     app.idle()
@@ -139,17 +113,17 @@ def test_an_edited_input_is_a_stored_run_named_in_the_url(app):
     page.goto(url)
     app.idle()
     expect(page.get_by_role("heading", name=re.compile("edited input|re-appends"))).to_be_visible()
-    state = tab(app, "State")
+    state = app.tab("State")
     expect(state.get_by_text(re.compile("mine")).first).to_be_visible()
 
 
 def test_a_graph_file_run_reloads_with_its_code_and_its_sidebar(app):
-    page = open_graph_file(app, GRAPHS / "big.py")
+    page = app.open_graph_file(GRAPHS / "big.py")
     expect(page).to_have_url(re.compile(r"[?&]run=\w+"))
     page.reload()
     app.idle()
     expect(page.locator('[data-testid="stSidebar"]').get_by_role("radio", name="Graph file")).to_be_checked()
-    panel = tab(app, "Time travel")
+    panel = app.tab("Time travel")
     expect(panel.get_by_text(re.compile(r"Fork at step"))).to_be_visible()
 
 
@@ -158,11 +132,11 @@ def test_a_graph_file_run_reloads_with_its_code_and_its_sidebar(app):
 
 def test_a_lost_update_found_by_diagnose_is_marked_in_the_app(app, shot):
     page = app.open("/?sample=parallel_append_race").page
-    findings = tab(app, "Findings")
+    findings = app.tab("Findings")
     expect(findings.get_by_text(re.compile("lost|read-modify-write|writes back", re.I)).first).to_be_visible()
     findings.get_by_role("button", name=re.compile(r"^Go to step")).first.click()
     app.idle()
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     expect(merge.get_by_text(re.compile(r"\(see Findings\)")).first).to_be_visible()
     expect(page.locator('[data-testid="stSlider"]').get_by_text("🔎").first).to_be_attached()
     shot("12-5-findings")
@@ -173,13 +147,13 @@ def test_a_lost_update_found_by_diagnose_is_marked_in_the_app(app, shot):
 
 def test_learn_mode_hides_results_until_guessed_also_after_next(app, shot):
     page = app.open("/?sample=fan_out_search&step=1").page
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     merge.get_by_text("Learn mode").click()
     app.idle()
     expect(merge.get_by_text("✅")).to_have_count(0)
     page.get_by_role("button", name=re.compile("Next")).click()
     app.expect_step(2)
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     expect(merge.get_by_text("✅")).to_have_count(0)
     expect(merge.get_by_text(re.compile(r"What will .* be after call #"))).to_be_visible()
     merge.locator("input[type=text]").first.fill("['nothing']")
@@ -197,7 +171,7 @@ def test_send_tasks_are_named_with_index_and_argument(app, shot):
     page = app.open("/?sample=map_reduce_send&step=2").page
     expect(page.get_by_text('write_joke[1] {"subject": "cat"}').first).to_be_visible()
     expect(app.node("write_joke")).to_contain_text('[1] {"subject": "cat"}')
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     expect(merge.get_by_text(re.compile(r'from write_joke\[2\] \{"subject": "dog"\}'))).to_be_visible()
     shot("12-7-sends")
 
@@ -208,9 +182,9 @@ def test_send_tasks_are_named_with_index_and_argument(app, shot):
 def test_plain_words_and_an_empty_input_refused_with_what_the_graph_expects(app):
     page = app.open("/?sample=subgraph_trap&step=2").page
     expect(page.get_by_text("child runs because p1 finished (edge p1 → child)")).to_be_visible()
-    versions = tab(app, "Versions")
+    versions = app.tab("Versions")
     expect(versions.get_by_text(re.compile("A version is a counter"))).to_be_visible()
-    open_graph_file(app, GRAPHS / "needs_input.py")
+    app.open_graph_file(GRAPHS / "needs_input.py")
     sidebar = app.page.locator('[data-testid="stSidebar"]')
     expect(sidebar.get_by_text(re.compile(r"The input is empty.*keys question, answer"))).to_be_visible()
 
@@ -234,7 +208,7 @@ def test_markdown_in_a_stored_run_is_shown_as_text(app, e2e_db):
 
 
 def test_a_big_graph_zooms_and_pans_and_collapses_subgraphs(app, shot):
-    page = open_graph_file(app, GRAPHS / "big.py")
+    page = app.open_graph_file(GRAPHS / "big.py")
     frame = page.locator(".stepscope-graph").first
     canvas = frame.locator(".stepscope-canvas")
     before = canvas.evaluate("c => c.style.transform")

@@ -53,14 +53,8 @@ def production(tmp_path):
 def test_a_javascript_thread_opens_from_the_sidebar_and_is_resumed_on_a_local_copy(app, shot, production):
     db, module = production
     before = db.read_bytes()
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Checkpointer thread").click()
-    app.idle()
-    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
-    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:graph")
-    sidebar.get_by_role("button", name="List threads").click()
-    app.idle()
+    sidebar = app.list_threads(db, f"{module}:graph")
+    page = app.page
     expect(sidebar.get_by_role("combobox", name="Thread")).to_have_value(re.compile("^refund-17 · interrupted"))
     sidebar.get_by_role("button", name="Open thread").click()
     app.idle()
@@ -69,8 +63,7 @@ def test_a_javascript_thread_opens_from_the_sidebar_and_is_resumed_on_a_local_co
     expect(sidebar.get_by_text("interrupted", exact=True)).to_be_visible()
     expect(app.node("ask")).to_be_visible()
     shot("js-threads-01-opened")
-    page.get_by_role("tab", name="Time travel").click()
-    app.idle()
+    app.tab("Time travel")
     page.get_by_role("textbox", name=re.compile("Answer to the interrupt")).fill('"yes"')
     page.get_by_role("button", name="Resume on a local copy").click()
     app.idle()

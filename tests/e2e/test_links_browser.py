@@ -9,55 +9,14 @@ names its run in its URL and has a sidebar of its own."""
 from __future__ import annotations
 
 import re
-import sqlite3
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import SCREENSHOTS, App
+from tests.e2e.conftest import SIDEBAR
 
-THREADS = Path(__file__).resolve().parents[1] / "threads"
-SIDEBAR = '[data-testid="stSidebar"]'
 FAN_OUT_TITLE = "Fan-out, fan-in: two searches in parallel, one merge"
-
-
-def _tab(app, name: str):
-    """Opens the step page's tab `name` (only the open tab is drawn: the click reruns the script)."""
-    button = app.page.get_by_role("tab", name=re.compile(rf"^{name}"))
-    for _ in range(3):  # a click landing while an earlier run still ends can be undone by that run
-        app.idle()
-        button.click()
-        app.idle()
-        if button.get_attribute("aria-selected") == "true":
-            break
-    return app.page.get_by_role("tabpanel", name=re.compile(rf"^{name}"))
-
-
-def _save(app, name: str) -> None:
-    """A screenshot of a page other than the test's own (a new session's), beside `shot`'s."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    app.idle()
-    app.page.wait_for_timeout(300)
-    app.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), animations="disabled")
-
-
-@pytest.fixture
-def new_session(browser, base_url):
-    """new_session(url, graph=True): `url` opened in a new browser context, a new Streamlit session that
-    knows only the URL (as a link pasted into another window)."""
-    contexts = []
-
-    def open_url(url: str, *, graph: bool = True) -> App:
-        context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1800})
-        contexts.append(context)
-        return App(context.new_page()).open(url, graph=graph)
-
-    yield open_url
-    for context in contexts:
-        context.close()
 
 
 def _expect_fan_out_at(app, step: int) -> None:
@@ -95,7 +54,7 @@ def test_gallery_open_then_next_and_prev_stay_on_the_opened_sample_and_the_link_
 
     again = new_session("/?sample=fan_out_search&step=1")
     _expect_fan_out_at(again, 1)
-    _save(again, "links-02-same-url-new-session")
+    again.save("links-02-same-url-new-session")
 
 
 LANGGRAPH_APP = textwrap.dedent("""
@@ -128,23 +87,16 @@ def test_a_langgraph_file_run_reopened_from_its_link_gets_time_travel_back(app, 
     pytest.importorskip("langgraph")
     path = tmp_path / "two_steps.py"
     path.write_text(LANGGRAPH_APP)
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator(SIDEBAR)
-    sidebar.get_by_text("Graph file", exact=True).click()
-    page.locator(".st-key-file_target input").fill(f"{path}:graph")
-    page.locator(".st-key-file_target input").press("Enter")
-    app.idle()
-    page.locator(".st-key-open_file button").click()
-    app.idle()
+    page = app.open_graph_file(f"{path}:graph")
     expect(page).to_have_url(re.compile(r"[?&]run=\w+"))
     url = page.url
 
     again = new_session(url)
     expect(again.page.locator(SIDEBAR).get_by_role("radio", name="Graph file")).to_be_checked()
-    panel = _tab(again, "Time travel")
+    panel = again.tab("Time travel")
     expect(panel.get_by_text(re.compile(r"Fork at step"))).to_be_visible()
     expect(panel.get_by_text(re.compile("needs the graph's code"))).to_have_count(0)
-    _save(again, "links-03-graph-file-run")
+    again.save("links-03-graph-file-run")
 
     path.write_text(
         LANGGRAPH_APP.replace(
@@ -152,56 +104,19 @@ def test_a_langgraph_file_run_reopened_from_its_link_gets_time_travel_back(app, 
         )
     )
     changed = new_session(url)
-    panel = _tab(changed, "Time travel")
+    panel = changed.tab("Time travel")
     expect(panel.get_by_text(re.compile(r"has changed since the run \(new node extra\)"))).to_be_visible()
     path.unlink()
     gone = new_session(url)
-    panel = _tab(gone, "Time travel")
+    panel = gone.tab("Time travel")
     expect(panel.get_by_text(re.compile(r"did not come back: .*two_steps\.py: no such file"))).to_be_visible()
     expect(gone.page.locator('[data-testid="stException"]')).to_have_count(0)
 
 
-THREAD_APP = """
-import sqlite3, sys
-sys.path.insert(0, {tests!r})
-from langgraph.checkpoint.sqlite import SqliteSaver
-from apps import interrupt_graph
-
-tickets = interrupt_graph(SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False)))
-"""
-
-
-@pytest.fixture
-def ticket_thread(tmp_path):
-    """A SqliteSaver file with one thread waiting at an interrupt, and the app module that reads it."""
-    pytest.importorskip("langgraph")
-    sys.path.insert(0, str(THREADS))
-    try:
-        from apps import drive, interrupt_graph
-        from langgraph.checkpoint.sqlite import SqliteSaver
-    finally:
-        sys.path.remove(str(THREADS))
-    db = tmp_path / "prod.sqlite"
-    conn = sqlite3.connect(db, check_same_thread=False)
-    drive(interrupt_graph(SqliteSaver(conn)), [{"request": "upgrade", "log": []}, None], "ticket-9")
-    conn.close()
-    module = tmp_path / "my_app.py"
-    module.write_text(THREAD_APP.format(tests=str(THREADS), db=str(db)))
-    return db, module
-
-
-def test_a_checkpointer_thread_reopened_from_its_link_keeps_time_travel(app, new_session, ticket_thread, shot):
-    db, module = ticket_thread
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator(SIDEBAR)
-    sidebar.get_by_text("Checkpointer thread").click()
-    app.idle()
-    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
-    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:tickets")
-    sidebar.get_by_role("button", name="List threads").click()
-    app.idle()
-    sidebar.get_by_role("button", name="Open thread").click()
-    app.idle()
+def test_a_checkpointer_thread_reopened_from_its_link_keeps_time_travel(app, new_session, production_threads, shot):
+    db, module = production_threads
+    app.open_thread(db, f"{module}:tickets")  # ticket-9, the newest, waits at an interrupt
+    page = app.page
     expect(page).to_have_url(re.compile(r"[?&]run=\w+.*checkpointer="))
     url = page.url
 
@@ -209,16 +124,16 @@ def test_a_checkpointer_thread_reopened_from_its_link_keeps_time_travel(app, new
     sidebar = again.page.locator(SIDEBAR)
     expect(sidebar.get_by_role("radio", name="Checkpointer thread")).to_be_checked()
     expect(sidebar.get_by_text(re.compile(r"thread ticket-9"))).to_be_visible()
-    panel = _tab(again, "Time travel")
+    panel = again.tab("Time travel")
     expect(panel.get_by_text(re.compile("Time travel on a local copy"))).to_be_visible()
     panel.get_by_role("textbox", name=re.compile("Answer to the interrupt")).fill('"no"')
     panel.get_by_role("button", name="Resume on a local copy").click()
     again.idle()
     expect(sidebar.get_by_text(re.compile(r"fork at step .* \(local copy\)")).first).to_be_visible()
-    _save(again, "links-04-thread")
+    again.save("links-04-thread")
 
     unnamed = new_session(re.sub(r"&checkpointer=[^&]*", "", url))  # no checkpointer: said in one line
-    panel = _tab(unnamed, "Time travel")
+    panel = unnamed.tab("Time travel")
     expect(panel.get_by_text(re.compile("needs its checkpointer"))).to_be_visible()
 
 
@@ -251,7 +166,7 @@ def test_the_live_page_has_its_own_url_and_sidebar_and_a_new_session_shows_that_
     expect(other.locator(SIDEBAR).get_by_text(run_id[:8])).to_be_visible()
     expect(other.locator(SIDEBAR).get_by_role("radio", name="Sample")).to_have_count(0)
     expect(other.get_by_role("heading", name=re.compile(r"Paused before step"))).to_be_visible()
-    _save(again, "links-06-live-same-url")
+    again.save("links-06-live-same-url")
     assert len(RunStore(e2e_db).list(limit=1000)) == stored_before, "a new session recorded a run"
 
     other.get_by_role("button", name="⏹ Stop", exact=True).click()  # one run, seen from two sessions
@@ -279,16 +194,16 @@ def test_the_playgrounds_set_up_is_in_its_link_and_a_new_window_shows_the_same_f
         "no reducer (a plain key)"
     )
     expect(again.page.get_by_text(re.compile("Can receive only one value per step")).first).to_be_visible()
-    _save(again, "26-playground-linked-reopened")
+    again.save("26-playground-linked-reopened")
 
 
 def test_the_open_tab_is_in_the_link_and_back_goes_to_the_tab_before(app, new_session, shot):
     page = app.open("/?sample=fan_out_search&step=2").page
-    panel = _tab(app, "State")
+    panel = app.tab("State")
     expect(page).to_have_url(re.compile(r"[?&]tab=state(&|$)"))
     expect(panel.get_by_text(re.compile("compared with the state before the step")).first).to_be_visible()
     link = "/" + page.url.split("/", 3)[3]
-    _tab(app, "Versions")
+    app.tab("Versions")
     expect(page).to_have_url(re.compile(r"[?&]tab=versions(&|$)"))
     page.go_back()
     app.idle()
@@ -297,4 +212,4 @@ def test_the_open_tab_is_in_the_link_and_back_goes_to_the_tab_before(app, new_se
     again = new_session(link)
     expect(again.page.get_by_role("tab", name=re.compile("^State"))).to_have_attribute("aria-selected", "true")
     again.expect_step(2)
-    _save(again, "26-tab-linked-reopened")
+    again.save("26-tab-linked-reopened")

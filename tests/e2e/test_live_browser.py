@@ -52,9 +52,13 @@ example_input = {{"log": [], "draft": ""}}
 """
 
 
-def graph_file(folder: Path, *, fetch: float = 0.1, slow: float = 0.1) -> Path:
-    path = folder / "live_graph.py"
-    path.write_text(textwrap.dedent(GRAPH_FILE.format(fetch=fetch, slow=slow)), encoding="utf-8")
+def graph_file(folder: Path, *, fetch: float = 0.1, slow: float = 0.1, langgraph: bool = False) -> Path:
+    """The graph file in `folder`; with `langgraph`, the same graph built with the real langgraph."""
+    text = GRAPH_FILE.format(fetch=fetch, slow=slow)
+    if langgraph:
+        text = text.replace("from engine import", "from langgraph.graph import")
+    path = folder / ("lg_live_graph.py" if langgraph else "live_graph.py")
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
 
 
@@ -118,27 +122,32 @@ def test_running_node_is_marked_before_it_finishes(page, tmp_path, shot) -> None
     expect(slow).not_to_have_class(re.compile(r"\brunning\b"))
 
 
-def test_step_mode_advances_one_superstep_per_click_and_shows_what_the_node_receives(page, tmp_path, shot) -> None:
-    path = graph_file(tmp_path)
-    start(page, path, step_mode=True)
+def step_through(page, path: Path, shoot, *, timeout: float = 15_000) -> None:
+    """Steps a graph file started in step mode one superstep per click (`shoot(step)` at each pause),
+    checking that nothing of a paused step has run and that each node received what the page showed."""
     for step, name in ((1, "fetch"), (2, "slow"), (3, "write"), (4, "review")):
-        expect(page.get_by_role("heading", name=f"Paused before step {step}")).to_be_visible(timeout=15_000)
+        expect(page.get_by_role("heading", name=f"Paused before step {step}")).to_be_visible(timeout=timeout)
         expect(page.get_by_text(re.compile(rf"^{name}: "))).to_be_visible()
         wait_idle(page)
         state = shown_state(page)
         ran = [entry["node"] for entry in inputs(path)]
         assert len(ran) == step - 1  # nothing of the paused step has run
-        if step == 2:
-            shot("live-step-mode-paused")
+        shoot(step)
         page.get_by_role("button", name=re.compile("Step$")).click()
         expect(
             page.get_by_role("heading", name=f"Paused before step {step + 1}").or_(
                 main(page).get_by_role("heading", name="The run is over")
             )
-        ).to_be_visible(timeout=15_000)
+        ).to_be_visible(timeout=timeout)
         received = inputs(path)
         assert [entry["node"] for entry in received] == [*ran, name]  # exactly one more superstep
         assert received[-1]["input"] == state  # what the page showed is what the node received
+
+
+def test_step_mode_advances_one_superstep_per_click_and_shows_what_the_node_receives(page, tmp_path, shot) -> None:
+    path = graph_file(tmp_path)
+    start(page, path, step_mode=True)
+    step_through(page, path, lambda step: step == 2 and shot("live-step-mode-paused"))
 
 
 class EditState(TypedDict):

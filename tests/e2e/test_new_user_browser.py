@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.test_debugger_truth import GRAPHS, open_graph_file, tab
+from tests.e2e.test_debugger_truth import GRAPHS
 
 
 def test_a_lost_update_is_said_in_the_step_summary_and_the_merge_words_it_right(app, shot):
@@ -16,14 +16,14 @@ def test_a_lost_update_is_said_in_the_step_summary_and_the_merge_words_it_right(
     lost = page.get_by_text(re.compile(r"^Lost update: 'from A' \(written by node_a\) is not in 'messages'"))
     expect(lost).to_be_visible()
     expect(lost).to_contain_text("keep_last keeps one write, so node_b's ['hi', 'from B'] replaced the others")
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     expect(merge.get_by_text(re.compile(r"keep_last returned the write itself, \['hi', 'from A'\]"))).to_be_visible()
     expect(merge.get_by_text(re.compile(r"appended \['from A'\]"))).to_have_count(0)
     shot("24-6-lost-update")
 
 
 def guess(app, value: str) -> None:
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     merge.locator("input[type=text]").first.fill(value)
     merge.get_by_role("button", name="Check").click()
     app.idle()
@@ -31,7 +31,7 @@ def guess(app, value: str) -> None:
 
 def test_learn_mode_keeps_the_lesson_and_the_duplicate_back_until_every_call_is_guessed(app, shot):
     page = app.open("/?sample=subgraph_trap&step=0").page
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     merge.get_by_text("Learn mode").click()
     app.idle()
     expect(page.get_by_text("The lesson (kept back in learn mode)")).to_be_visible()
@@ -60,7 +60,7 @@ def overlaps(a: dict, b: dict) -> bool:
 
 
 def test_the_zoom_buttons_cover_no_node_this_step_marks(app):
-    open_graph_file(app, GRAPHS / "big.py")
+    app.open_graph_file(GRAPHS / "big.py")
     frame = app.page.locator(".stepscope-graph").first
     marked = frame.locator("g.stepscope-node.ran, g.stepscope-node.next")
     expect(marked.first).to_be_visible()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from sample_graphs.exercises import EXERCISES
-from tests.e2e.test_debugger_truth import tab
 
 
 def test_start_over_puts_the_lessons_starting_code_back_in_the_editor(app, shot):
@@ -13,7 +12,7 @@ def test_start_over_puts_the_lessons_starting_code_back_in_the_editor(app, shot)
     sends it back, so the editor keeps the learner's code (the verdict goes, the code does not)."""
     starter = EXERCISES["parallel_append_race"].starter()
     app.open("/?sample=parallel_append_race&step=1")
-    panel = tab(app, "Exercise")
+    panel = app.tab("Exercise")
     editor = panel.get_by_label("The lesson's code")
     expect(editor).to_have_value(starter)
     editor.fill("# my edit\n" + starter)

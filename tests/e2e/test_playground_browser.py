@@ -29,10 +29,9 @@ def test_fold_a_plain_key_error_and_make_it_a_graph(app, shot):
 
 def test_a_lessons_exercise_says_why_a_try_is_wrong_then_that_the_answer_solves_it(app, shot):
     from sample_graphs.exercises import EXERCISES
-    from tests.e2e.test_debugger_truth import tab
 
     page = app.open("/?sample=subgraph_trap&step=0").page
-    panel = tab(app, "Exercise")
+    panel = app.tab("Exercise")
     expect(panel.get_by_text(re.compile("Stop the subgraph re-appending"))).to_be_visible()
     panel.get_by_role("button", name="Check my code").click()
     app.idle()

@@ -4,55 +4,15 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 import sys
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import expect
 
-THREADS = Path(__file__).resolve().parents[1] / "threads"
-APP = """
-import sqlite3, sys
-sys.path.insert(0, {tests!r})
-from langgraph.checkpoint.sqlite import SqliteSaver
-from apps import conflict_graph, interrupt_graph
 
-saver = SqliteSaver(sqlite3.connect({db!r}, check_same_thread=False))
-graph = conflict_graph(saver)
-tickets = interrupt_graph(saver)
-"""
-
-
-@pytest.fixture
-def production(tmp_path):
-    sys.path.insert(0, str(THREADS))
-    try:
-        from apps import conflict_graph, drive, interrupt_graph
-        from langgraph.checkpoint.sqlite import SqliteSaver
-    finally:
-        sys.path.remove(str(THREADS))
-    db = tmp_path / "prod.sqlite"
-    conn = sqlite3.connect(db, check_same_thread=False)
-    saver = SqliteSaver(conn)
-    drive(conflict_graph(saver), [{"order": "A-17", "log": []}], "refund-17")
-    drive(interrupt_graph(saver), [{"request": "upgrade", "log": []}, None], "ticket-9")
-    conn.close()
-    app = tmp_path / "my_app.py"
-    app.write_text(APP.format(tests=str(THREADS), db=str(db)))
-    return db, app
-
-
-def test_open_a_checkpointer_thread_from_the_sidebar(app, shot, production):
-    db, module = production
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Checkpointer thread").click()
-    app.idle()
-    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
-    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:graph")
-    sidebar.get_by_role("button", name="List threads").click()
-    app.idle()
+def test_open_a_checkpointer_thread_from_the_sidebar(app, shot, production_threads):
+    db, module = production_threads
+    sidebar = app.list_threads(db, f"{module}:graph")
+    page = app.page
     choice = sidebar.get_by_role("combobox", name="Thread")
     expect(choice).to_have_value(re.compile("^ticket-9 · interrupted"))  # the newest thread first
     shot("threads-01-listed")
@@ -76,35 +36,21 @@ def test_open_a_checkpointer_thread_from_the_sidebar(app, shot, production):
     app.expect_step(0)
 
 
-def test_a_thread_that_cannot_be_opened_says_why_and_the_page_keeps_working(app, production):
-    db, module = production
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Checkpointer thread").click()
-    app.idle()
-    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db.parent / "missing.sqlite"))
-    sidebar.get_by_role("button", name="List threads").click()
-    app.idle()
+def test_a_thread_that_cannot_be_opened_says_why_and_the_page_keeps_working(app, production_threads):
+    db, module = production_threads
+    app.list_threads(db.parent / "missing.sqlite")
+    page = app.page
     expect(page.get_by_text(re.compile("does not exist"))).to_be_visible()
     expect(app.graph.first).to_be_visible()
 
 
-def test_time_travel_resumes_a_production_thread_on_a_local_copy(app, shot, production):
-    db, module = production
+def test_time_travel_resumes_a_production_thread_on_a_local_copy(app, shot, production_threads):
+    db, module = production_threads
     before = db.read_bytes()
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Checkpointer thread").click()
-    app.idle()
-    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
-    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:tickets")
-    sidebar.get_by_role("button", name="List threads").click()
-    app.idle()
-    sidebar.get_by_role("button", name="Open thread").click()  # ticket-9, the newest, waits at an interrupt
-    app.idle()
+    sidebar = app.open_thread(db, f"{module}:tickets")  # ticket-9, the newest, waits at an interrupt
+    page = app.page
     expect(sidebar.get_by_text("interrupted", exact=True)).to_be_visible()
-    page.get_by_role("tab", name="Time travel").click()
-    app.idle()
+    app.tab("Time travel")
     page.get_by_role("textbox", name=re.compile("Answer to the interrupt")).fill('"no"')
     page.get_by_role("button", name="Resume on a local copy").click()
     app.idle()
@@ -152,16 +98,8 @@ def test_a_long_thread_opens_at_its_newest_steps_and_reads_older_ones_on_demand(
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("long_app", None)
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Checkpointer thread").click()
-    app.idle()
-    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
-    sidebar.get_by_role("textbox", name="App graph").fill(f"{module}:graph")
-    sidebar.get_by_role("button", name="List threads").click()
-    app.idle()
-    sidebar.get_by_role("button", name="Open thread").click()
-    app.idle()
+    sidebar = app.open_thread(db, f"{module}:graph")
+    page = app.page
     app.graph.first.wait_for()
     expect(sidebar.get_by_text(re.compile(r"Steps 21–40 read: the newest"))).to_be_visible()
     sidebar.get_by_role("button", name="Read older steps").click()

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from conftest import wait_idle
 from playwright.sync_api import expect
-from test_debugger_truth import open_graph_file, tab
 from test_live_browser import ASKING_FILE, main, node, start
 
 from debugger.runtimes.targets import load_target
@@ -25,17 +24,17 @@ SIDEBAR = '[data-testid="stSidebar"]'
 
 
 def test_a_fork_of_log_as_plan_keeps_plans_reply_and_is_not_called_nondeterministic(app, shot) -> None:
-    page = open_graph_file(app, GRAPHS / "chat_plan.py")
+    page = app.open_graph_file(GRAPHS / "chat_plan.py")
     expect(page).to_have_url(re.compile(r"[?&]run=\w+"))
     page.get_by_role("button", name=re.compile("Next")).click()
     app.expect_step(1)
     page.get_by_role("button", name=re.compile("Next")).click()
     app.expect_step(2)
-    panel = tab(app, "Time travel")
+    panel = app.tab("Time travel")
     expect(panel.locator(".st-key-tt_node input")).to_have_value("act")  # the node that ran in step 2
     page.get_by_role("button", name=re.compile("Prev")).click()
     app.expect_step(1)
-    panel = tab(app, "Time travel")
+    panel = app.tab("Time travel")
     expect(panel.locator(".st-key-tt_node input")).to_have_value("plan")  # follows the step, not the last one
     panel.locator(".st-key-tt_key input").click()
     page.get_by_role("option", name="log", exact=True).click()
@@ -49,7 +48,7 @@ def test_a_fork_of_log_as_plan_keeps_plans_reply_and_is_not_called_nondeterminis
     panel.locator(".st-key-tt_open button").click()
     app.idle()
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"))  # the branch opens at its fork
-    merge = tab(app, "Merge")
+    merge = app.tab("Merge")
     expect(merge.get_by_text(re.compile(r"from plan wrote \[ai: 'a plan: look it up'")).first).to_be_visible()
     expect(merge.get_by_text(re.compile(r"from plan wrote \['EDITED'\]")).first).to_be_visible()
     shot("24-2-branch-merge")
@@ -79,16 +78,8 @@ def test_an_interrupt_on_the_live_page_is_paused_not_failed(page, tmp_path, shot
 def test_a_thread_lists_its_turns_and_turn_two_opens_with_its_input(app, tmp_path, shot) -> None:
     db = tmp_path / "prod.sqlite"
     load_target(str(GRAPHS / "two_turns.py")).module.conversation(str(db))
-    page = app.open("/?sample=subgraph_trap").page
-    sidebar = page.locator(SIDEBAR)
-    sidebar.get_by_text("Checkpointer thread").click()
-    app.idle()
-    sidebar.get_by_role("textbox", name="Checkpointer").fill(str(db))
-    sidebar.get_by_role("textbox", name="App graph").fill(f"{GRAPHS / 'two_turns.py'}:graph")
-    sidebar.get_by_role("button", name="List threads").click()
-    app.idle()
-    sidebar.get_by_role("button", name="Open thread").click()
-    app.idle()
+    sidebar = app.open_thread(db, f"{GRAPHS / 'two_turns.py'}:graph")
+    page = app.page
     app.graph.first.wait_for()
     expect(sidebar.get_by_text("Turns of this thread")).to_be_visible()
     expect(sidebar.get_by_text(re.compile("recursion_limit"))).to_have_count(0)  # never set by the user
@@ -104,13 +95,13 @@ def test_a_thread_lists_its_turns_and_turn_two_opens_with_its_input(app, tmp_pat
     page.get_by_role("button", name=re.compile("Next")).click()
     app.expect_step(5)
     expect(page.get_by_role("heading", name="Turn 2 · superstep 5")).to_be_visible()
-    panel = tab(app, "Time travel")
+    panel = app.tab("Time travel")
     expect(panel.locator(".st-key-tt_thread_node input")).to_have_value("plan")  # the node that ran in step 5
     expect(panel.locator(".st-key-tt_thread_key input")).to_have_value("messages")
     page.get_by_role("button", name=re.compile("Next")).click()
     app.expect_step(6)  # where approve asked: paused on the step page too, never a failure
     expect(app.node("approve")).to_have_class(re.compile(r"\bstepscope-node paused\b"))
-    tasks = tab(app, "Tasks")
+    tasks = app.tab("Tasks")
     expect(tasks.get_by_text(re.compile(r"^⏸ approve")).first).to_be_visible()
     expect(tasks.get_by_text(re.compile(r"It asked with")).first).to_be_visible()
     expect(tasks.get_by_text(re.compile("bystander"))).to_have_count(0)

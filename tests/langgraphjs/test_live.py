@@ -167,7 +167,7 @@ def test_a_node_that_hangs_in_a_live_run_ends_it_at_the_step_limit_in_one_line(
     run = start_live_run(describe(app("hangs.mjs"), "graph"), {}, store=False)
     final = run.join(30)
     assert final.finished and final.status == "timeout" and "\n" not in final.message
-    assert "did not finish within 3 s; stopped after step 1, while hangs ran" in final.message
+    assert "did not finish within 3 s; stopped during step 2 (still running: hangs)" in final.message
     assert "STEPSCOPE_RUN_TIMEOUT" in final.message
     assert Replay(final.trace).state_after(1) == {"n": 1}
     assert run.driven._node.process.wait(10) is not None  # node is gone

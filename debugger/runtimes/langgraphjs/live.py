@@ -9,8 +9,8 @@ thread id (never a thread of the user's), on the app's own checkpointer or, for 
 one, on a copy with a `MemorySaver`. The recorder's patches record each segment as a run of its own (the
 events `reader.py` documents); `trace()` joins them as the langgraph live run does. The same events report
 progress to the controller as they come: a `task` event starts a task, `task_done` ends it, `commit` commits
-the step. Stop kills node; every committed step has already been read. A segment or edit that does not
-answer within `step_timeout` (a node that hangs) stops node too: the run ends `timeout`, in one line.
+the step. Stop kills node; every committed step has already been read. A node that hangs is the
+controller's per-step limit's to end (`debugger/live/controller.py`): it stops the run, which kills node.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import uuid
 from typing import Any, Sequence
 
 from debugger.runtimes import driven  # the protocol's vocabulary, named where it is used
-from debugger.sources.recording import RUN_TIMEOUT_ENV, app_run_timeout
 from engine.codec import decode
 from engine.trace import StepRecord, Trace, join_segments, update_step
 
@@ -137,10 +136,7 @@ class JSDrivenRun:
         *,
         target: str = "",
         hooks: Any = None,
-        step_timeout: float | None = None,
     ) -> None:
-        """`step_timeout`: seconds one segment (a superstep) or edit may take before node is stopped and the
-        run ends `timeout` (default: the app's run limit, `$STEPSCOPE_RUN_TIMEOUT`, else 60 s)."""
         name = target or graph.name
         if hooks is not None:
             raise driven.LiveRunError(f"{name}: engine hooks cannot watch a LangGraph.js app's run; leave `hooks` out.")
@@ -159,8 +155,6 @@ class JSDrivenRun:
         """LangGraph.js's `getState` at the boundary the run stands at (None before the input ran)."""
         self._edits: list[StepRecord] = []
         self._ended = self._out_of_steps = self._stopping = self._closed = False
-        self.step_timeout = step_timeout if step_timeout is not None else app_run_timeout()
-        self._timed_out = False
 
     def _start_node(self) -> NodeRun:
         """node, loaded with the app and waiting for commands; driven.LiveRunError (one line) when it cannot be."""
@@ -240,19 +234,15 @@ class JSDrivenRun:
 
     def _call(self, command: dict[str, Any]) -> dict[str, Any] | None:
         """Sends one command and waits for its reply; None when node is gone (the run then ends, its
-        recording closed with the reason)."""
+        recording closed with the reason). A reply that never comes is the controller's step limit's:
+        it stops the run, which ends node."""
         if self._stopping or not self._node.send(command):
             self._lost()
             return None
-        deadline = time.monotonic() + self.step_timeout
         while True:
             try:
                 return self._reader.replies.get(timeout=0.2)
             except queue.Empty:
-                if time.monotonic() > deadline:  # a node that never returns: the run ends here, in one line
-                    self._timed_out = True
-                    self._lost()
-                    return None
                 if self._node.process.poll() is not None:
                     for thread in self._node.threads[:1]:
                         thread.join(2)  # the events still in the pipe
@@ -271,16 +261,8 @@ class JSDrivenRun:
             thread.join(2)
         if self._reader.trace is None:
             return
-        if self._timed_out:
-            stopped = "timeout"
-            why = (
-                f"The step did not finish within {self.step_timeout:g} s; stopped {{where}}. A node may be waiting "
-                "forever (a network call without a timeout, an endless loop). "
-                f"Set {RUN_TIMEOUT_ENV} to wait longer."
-            )
-        else:
-            stopped = "cancelled" if self._stopping and self._reader.ending is None else None
-            why = "Stopped {where}; what was recorded is kept."
+        stopped = "cancelled" if self._stopping and self._reader.ending is None else None
+        why = "Stopped {where}; what was recorded is kept."
         self._reader.close(stopped=stopped, why=why, empty_run=lambda: None)
 
     def boundary(self) -> driven.Boundary:
