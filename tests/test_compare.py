@@ -256,3 +256,23 @@ def test_all_lists_the_equal_rows_too_and_json_has_every_step(tmp_path, capsys):
     assert (data["agree"], data["first_divergence"], [s["step"] for s in data["steps"]]) == (False, 0, [0, 1])
     [gone] = data["findings"]
     assert gone["side"] == "A" and gone["kind"] == "concurrent_update" and gone["step"] == 1
+
+
+def test_a_finding_change_for_a_markdown_page_shows_the_key_as_code_and_the_runs_words_as_text():
+    from debugger.diagnostics import Finding
+    from debugger.model.compare import FindingChange
+
+    hostile = Finding(
+        kind="concurrent_update",
+        severity="error",
+        title="[click](http://evil.example) *now*",
+        explanation="",
+        step=1,
+        key="a`b",
+        scope=("**sub**",),
+    )
+    change = FindingChange(hostile, "A")
+    assert change.sentence().startswith("the concurrent update on `a`b` at step 1 inside **sub** is gone in B")
+    page = change.sentence(markdown=True)
+    assert " on `a'b` at step 1" in page, "the key stays one code span"
+    assert r"\[click\]" in page and r"\*\*sub\*\*" in page and "http://" not in page

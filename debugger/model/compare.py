@@ -30,6 +30,7 @@ from debugger.model.compare_values import (
     call_verdict,
     verdict,
 )
+from debugger.model.present import code, md
 from engine.trace import RunRecord, StepRecord
 
 __all__ = [
@@ -77,17 +78,20 @@ class FindingChange:
     side: str
     """`A` (it disappears in B) or `B` (it appears in B)."""
 
-    def sentence(self) -> str:
-        """`the concurrent update on `answer` at step 1 is gone in B (...)`."""
+    def sentence(self, *, markdown: bool = False) -> str:
+        """`the concurrent update on `answer` at step 1 is gone in B (...)`. With `markdown` (for a page that
+        reads Markdown) the run's own words are escaped and the key is a code span, so it shows as code."""
         f = self.finding
-        on = _(" on `{key}`").format(key=f.key) if f.key else ""
+        words = md if markdown else str
+        on = _(" on `{key}`").format(key=code(f.key) if markdown else f.key) if f.key else ""
         at = _(" at step {step}").format(step=f.step) if f.step is not None else ""
-        inside = _(" inside {scope}").format(scope=" › ".join(f.scope)) if f.scope else ""
+        inside = _(" inside {scope}").format(scope=" › ".join(words(s) for s in f.scope)) if f.scope else ""
         severity = _(SEVERITIES.get(f.severity, f.severity))
         text = _("the {kind}{on}{at}{inside} is gone in B ({severity}: {title})")
         if self.side != "A":
             text = _("the {kind}{on}{at}{inside} appears in B ({severity}: {title})")
-        return text.format(kind=f.kind.replace("_", " "), on=on, at=at, inside=inside, severity=severity, title=f.title)
+        kind = words(f.kind.replace("_", " "))
+        return text.format(kind=kind, on=on, at=at, inside=inside, severity=severity, title=words(f.title))
 
 
 @dataclass(frozen=True)

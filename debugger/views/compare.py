@@ -128,7 +128,7 @@ def show(comparison: RunComparison) -> int | None:
     if comparison.ids_set_aside:
         st.info(widgets.md(_(IDS_NOTE)))
     for change in comparison.findings:
-        (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
+        (st.success if change.side == "A" else st.error)(change.sentence(markdown=True))
     if not comparison.steps:
         return None
     st.dataframe(
@@ -176,7 +176,7 @@ def _step_detail(step: StepDiff) -> None:
     if step.tasks_only_b:
         st.markdown(_("**Tasks only in B:** ") + ", ".join(f"`{widgets.code(t)}`" for t in step.tasks_only_b))
     for change in step.findings:
-        (st.success if change.side == "A" else st.error)(widgets.md(change.sentence()))
+        (st.success if change.side == "A" else st.error)(change.sentence(markdown=True))
     for task, nested in step.inside:
         _inside(task, nested)
     for title, rows in (
