@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import operator
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -493,9 +492,6 @@ def _openai_round_trip(messages: list[BaseMessage]) -> list[BaseMessage]:
     return result
 
 
-_ID = operator.attrgetter("id")
-
-
 def _coerce(messages: Any) -> list[BaseMessage]:
     # A tuple is not a list, so `(msg,)` becomes `[(msg,)]` and then fails as a (role, content) pair,
     # exactly as in LangGraph.
@@ -529,11 +525,13 @@ def _both_sides_or_partial(merge: Callable[..., list[BaseMessage]]) -> Callable[
 @_both_sides_or_partial
 def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[BaseMessage]:
     """Merge `right` into `left` by id (see the module docstring); returns a new list."""
-    left, right = _coerce(left), _coerce(right)
-    if None in map(_ID, left):  # the state's messages have their ids: looked for at C speed, not one by one
-        for message in left:
+    merged, right = _coerce(left), _coerce(right)  # `merged`: a new list, the result built in place
+    ids = [message.id for message in merged]
+    if None in ids:  # the state's messages have their ids: looked for at C speed, not one by one
+        for message in merged:
             if message.id is None:
                 message.id = _id_factory()
+        ids = [message.id for message in merged]
     remove_all_at = None
     for index, message in enumerate(right):
         if message.id is None:
@@ -543,8 +541,10 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
     if remove_all_at is not None:
         return right[remove_all_at + 1 :]  # LangGraph returns here: no removals, no format check
 
-    merged = left.copy()
-    position_by_id = dict(zip(map(_ID, merged), range(len(merged))))  # {m.id: i}, built at C speed
+    if format is None and _all_new(right, ids):
+        merged += right  # the usual step: a node adds new messages (no dict of the whole list built)
+        return merged
+    position_by_id = dict(zip(ids, range(len(merged))))  # {m.id: i}, built at C speed
     ids_to_remove = set()
     for message in right:
         if (position := position_by_id.get(message.id)) is not None:
@@ -566,6 +566,24 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
     if format:
         raise ValueError(f"Unrecognized {format=}. Expected one of 'langchain-openai', None.")
     return merged
+
+
+_FEW = 8
+"""Up to this many new messages are looked up in the list of ids one by one (a scan at C speed), not
+through a dict of the whole list: a step usually adds one or two messages to a long conversation."""
+
+
+def _all_new(right: list[BaseMessage], ids: list[Any]) -> bool:
+    """True when every message of `right` is an ordinary one whose id is in neither `ids` nor earlier
+    in `right`: `add_messages` then only appends them, in order."""
+    if len(right) > _FEW:
+        return False
+    seen: list[Any] = []
+    for message in right:
+        if isinstance(message, RemoveMessage) or message.id in ids or message.id in seen:
+            return False
+        seen.append(message.id)
+    return True
 
 
 class MessagesState(TypedDict):
