@@ -190,13 +190,19 @@ def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | Non
     else:
         data = message_to_dict(message)
         kind, items = data["type"], data["data"].items()
-    kept = {
-        key: encode(value, depth, _active)
-        for key, value in items
-        if key in ("content", "tool_call_id")
-        or (key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != [])
-    }
+    kept = {}
+    for key, value in items:
+        if type(value) is str:  # most fields of most messages: kept as they are, without `encode`'s guards
+            if key in _ALWAYS_KEPT or (value != "success" and key != "type"):
+                kept[key] = value
+        elif key in _ALWAYS_KEPT or (
+            key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != []
+        ):
+            kept[key] = encode(value, depth, _active)
     return {"type": kind, "data": kept}
+
+
+_ALWAYS_KEPT = frozenset(("content", "tool_call_id"))
 
 
 def _builtin(value: Any) -> Any:

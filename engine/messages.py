@@ -151,7 +151,10 @@ class BaseMessage:
         """`model_dump().items()` for a reader that copies what it keeps (the trace's encoder): a scalar
         or an empty dict or list is given as it is, not copied (a trace encodes every message it records)."""
         items = []
-        for k in self._dump_order():
+        names = tuple(vars(self))
+        fields = tuple(self._fields)
+        # the usual instance holds its fields in declaration order, then its extras: that order is the dump's
+        for k in names if names[: len(fields)] == fields else self._dump_order():
             value = getattr(self, k)
             kind = type(value)
             uncopied = kind in _UNCOPIED or (kind in (dict, list) and not value)
