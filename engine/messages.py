@@ -529,12 +529,12 @@ def _both_sides_or_partial(merge: Callable[..., list[BaseMessage]]) -> Callable[
 def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[BaseMessage]:
     """Merge `right` into `left` by id (see the module docstring); returns a new list."""
     merged, right = _coerce(left), _coerce(right)  # `merged`: a new list, the result built in place
-    ids = [message.id for message in merged]
-    if None in ids:  # the state's messages have their ids: looked for at C speed, not one by one
+    ids = {message.id for message in merged}  # a set: `None in ids` and each new id are looked up at once
+    if None in ids:  # the state's messages have their ids (only the input's may lack them)
         for message in merged:
             if message.id is None:
                 message.id = _id_factory()
-        ids = [message.id for message in merged]
+        ids = {message.id for message in merged}
     remove_all_at = None
     for index, message in enumerate(right):
         if message.id is None:
@@ -547,7 +547,7 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
     if format is None and _all_new(right, ids):
         merged += right  # the usual step: a node adds new messages (no dict of the whole list built)
         return merged
-    position_by_id = dict(zip(ids, range(len(merged))))  # {m.id: i}, built at C speed
+    position_by_id = dict(zip([message.id for message in merged], range(len(merged))))  # {m.id: last index}
     ids_to_remove = set()
     for message in right:
         if (position := position_by_id.get(message.id)) is not None:
@@ -571,21 +571,14 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
     return merged
 
 
-_FEW = 8
-"""Up to this many new messages are looked up in the list of ids one by one (a scan at C speed), not
-through a dict of the whole list: a step usually adds one or two messages to a long conversation."""
-
-
-def _all_new(right: list[BaseMessage], ids: list[Any]) -> bool:
+def _all_new(right: list[BaseMessage], ids: set[Any]) -> bool:
     """True when every message of `right` is an ordinary one whose id is in neither `ids` nor earlier
     in `right`: `add_messages` then only appends them, in order."""
-    if len(right) > _FEW:
-        return False
-    seen: list[Any] = []
+    seen = set()
     for message in right:
         if isinstance(message, RemoveMessage) or message.id in ids or message.id in seen:
             return False
-        seen.append(message.id)
+        seen.add(message.id)
     return True
 
 
