@@ -17,7 +17,7 @@ from .algo import Task
 from .channels import MISSING
 from .codec import MISSING_ENCODED, encode, encode_error
 from .constants import PULL, START
-from .records import SAME, ReducerCallRecord, TaskRecord, fields_of
+from .records import SAME, SAME_AS_WRITES, ReducerCallRecord, TaskRecord, fields_of
 from .trace_writer import TraceWriter
 
 
@@ -136,14 +136,15 @@ def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     a task that finished without an error or a retry."""
     _, task_id, result, duration, count = event[:5]
     end = 5 + 2 * count
-    writer.task_done(
-        writer.tasks_by_id[task_id],
-        writes=list(zip(event[5:end:2], event[6:end:2])),
-        result=result,
-        has_result=True,
-        routes=list(zip(event[end::2], event[end + 1 :: 2])),
-        duration=duration,
-    )
+    # `TraceWriter.task_done`, for values that cannot be an error, an attempt or an encoded value;
+    # `same_as_writes` was checked as the event came
+    task = writer.tasks_by_id[task_id]
+    task.writes = writer.flat_pairs(event[5:end])
+    task.result = result if result is SAME_AS_WRITES else writer.encode(result)
+    if len(event) > end:
+        task.routes = writer.flat_pairs(event[end:])
+    if duration is not None:
+        task.duration = round(duration, 6)
 
 
 def build_finished(writer: TraceWriter, event: tuple[Any, ...]) -> None:
