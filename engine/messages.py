@@ -150,16 +150,14 @@ class BaseMessage:
     def dump_items(self) -> list[tuple[str, Any]]:
         """`model_dump().items()` for a reader that copies what it keeps (the trace's encoder): a scalar
         or an empty dict or list is given as it is, not copied (a trace encodes every message it records)."""
-        items = []
-        names = tuple(vars(self))
+        values = vars(self)
         fields = tuple(self._fields)
-        # the usual instance holds its fields in declaration order, then its extras: that order is the dump's
-        for k in names if names[: len(fields)] == fields else self._dump_order():
-            value = getattr(self, k)
-            kind = type(value)
-            uncopied = kind in _UNCOPIED or (kind in (dict, list) and not value)
-            items.append((k, value if uncopied else _copy_containers(value)))
-        return items
+        if tuple(values)[: len(fields)] != fields:  # not the usual order: fields first, then extras
+            values = {k: getattr(self, k) for k in self._dump_order()}
+        return [
+            (k, v if type(v) in _UNCOPIED or (type(v) in _CONTAINERS and not v) else _copy_containers(v))
+            for k, v in values.items()
+        ]
 
     def _dump_order(self) -> list[str]:
         """The fields in declaration order, then the extras."""
@@ -199,6 +197,7 @@ class BaseMessage:
 
 _UNCOPIED = frozenset((str, int, float, bool, type(None)))
 """Types `dump_items` hands out as they are: `_copy_containers` would return them unchanged."""
+_CONTAINERS = frozenset((dict, list))
 
 
 def _copy_containers(value: Any) -> Any:
