@@ -372,6 +372,11 @@ class DeltaTracker:
             return result
         if new is self.raw and (new is MISSING or type(new) in (int, str, float, bool, type(None), tuple)):
             return SAME
+        kind = type(new)
+        if kind is str or kind is bool or new is None or (kind is int and -BIG_INT < new < BIG_INT):
+            self.encoded = self.raw = new  # recorded as it is (the usual value of a plain key or a counter)
+            self.items = None
+            return {"set": new}
         self.encoded = encode(new)
         self.raw = new
         self.items = (

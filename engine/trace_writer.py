@@ -144,6 +144,8 @@ class TraceWriter(RecordedValues):
         self.last_after: dict[str, Any] = {}
         """With `check_commits`: per channel written in the open step, the value its last call left."""
         self.started = time.perf_counter()
+        self.sorted_names: dict[frozenset[str], list[str]] = {}
+        """`updated_channels` sets as their recorded sorted lists (`interned`), found without sorting."""
 
     # ---- the queue -------------------------------------------------------------------------------
 
@@ -328,7 +330,12 @@ class TraceWriter(RecordedValues):
         record.committed = True
         if kind != "loop":
             record.kind = kind
-        record.updated_channels = self.interned(sorted(updated_channels))
+        names = self.sorted_names.get(updated_channels) if type(updated_channels) is frozenset else None
+        if names is None:
+            names = self.interned(sorted(updated_channels))
+            if type(updated_channels) is frozenset:  # a runtime that shares equal sets (the Recorder does)
+                self.sorted_names[updated_channels] = names
+        record.updated_channels = names
         if versions is not None:
             previous = self.versions
             record.versions = {k: v for k, v in versions.items() if previous.get(k) != v}
