@@ -190,13 +190,19 @@ def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | Non
     else:
         data = message_to_dict(message)
         kind, items = data["type"], data["data"].items()
-    kept = {
-        key: encode(value, depth, _active)
-        for key, value in items
-        if key in ("content", "tool_call_id")
-        or (key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != [])
-    }
+    kept = {}
+    for key, value in items:
+        if type(value) is str:  # most fields of most messages: kept as they are, without `encode`'s guards
+            if key in _ALWAYS_KEPT or (value != "success" and key != "type"):
+                kept[key] = value
+        elif key in _ALWAYS_KEPT or (
+            key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != []
+        ):
+            kept[key] = encode(value, depth, _active)
     return {"type": kind, "data": kept}
+
+
+_ALWAYS_KEPT = frozenset(("content", "tool_call_id"))
 
 
 def _builtin(value: Any) -> Any:
@@ -366,6 +372,11 @@ class DeltaTracker:
             return result
         if new is self.raw and (new is MISSING or type(new) in (int, str, float, bool, type(None), tuple)):
             return SAME
+        kind = type(new)
+        if kind is str or kind is bool or new is None or (kind is int and -BIG_INT < new < BIG_INT):
+            self.encoded = self.raw = new  # recorded as it is (the usual value of a plain key or a counter)
+            self.items = None
+            return {"set": new}
         self.encoded = encode(new)
         self.raw = new
         self.items = (
@@ -376,6 +387,19 @@ class DeltaTracker:
             else None
         )
         return {"set": self.encoded}
+
+    def extend(self, new: list[Any], added: list[Any], encode: Callable[[Any], Any] = encode) -> dict[str, Any]:
+        """`delta(new)` when the producer knows `new` is the recorded list's items then `added` (an
+        `add_messages` that only appended): the same delta, without comparing the long list again."""
+        items = self.items
+        if not added:
+            result: dict[str, Any] = SAME
+        else:
+            result = {"extend": [encode(item) for item in added]}
+            items.extend(added)  # type: ignore[union-attr]
+        self.encoded = MISSING_ENCODED
+        self.raw = new
+        return result
 
 
 def _common_prefix(old: list[Any], new: list[Any]) -> int:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import operator
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -151,13 +150,14 @@ class BaseMessage:
     def dump_items(self) -> list[tuple[str, Any]]:
         """`model_dump().items()` for a reader that copies what it keeps (the trace's encoder): a scalar
         or an empty dict or list is given as it is, not copied (a trace encodes every message it records)."""
-        items = []
-        for k in self._dump_order():
-            value = getattr(self, k)
-            kind = type(value)
-            uncopied = kind in _UNCOPIED or (kind in (dict, list) and not value)
-            items.append((k, value if uncopied else _copy_containers(value)))
-        return items
+        values = vars(self)
+        fields = tuple(self._fields)
+        if tuple(values)[: len(fields)] != fields:  # not the usual order: fields first, then extras
+            values = {k: getattr(self, k) for k in self._dump_order()}
+        return [
+            (k, v if type(v) in _UNCOPIED or (type(v) in _CONTAINERS and not v) else _copy_containers(v))
+            for k, v in values.items()
+        ]
 
     def _dump_order(self) -> list[str]:
         """The fields in declaration order, then the extras."""
@@ -197,6 +197,7 @@ class BaseMessage:
 
 _UNCOPIED = frozenset((str, int, float, bool, type(None)))
 """Types `dump_items` hands out as they are: `_copy_containers` would return them unchanged."""
+_CONTAINERS = frozenset((dict, list))
 
 
 def _copy_containers(value: Any) -> Any:
@@ -493,9 +494,6 @@ def _openai_round_trip(messages: list[BaseMessage]) -> list[BaseMessage]:
     return result
 
 
-_ID = operator.attrgetter("id")
-
-
 def _coerce(messages: Any) -> list[BaseMessage]:
     # A tuple is not a list, so `(msg,)` becomes `[(msg,)]` and then fails as a (role, content) pair,
     # exactly as in LangGraph.
@@ -529,11 +527,13 @@ def _both_sides_or_partial(merge: Callable[..., list[BaseMessage]]) -> Callable[
 @_both_sides_or_partial
 def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[BaseMessage]:
     """Merge `right` into `left` by id (see the module docstring); returns a new list."""
-    left, right = _coerce(left), _coerce(right)
-    if None in map(_ID, left):  # the state's messages have their ids: looked for at C speed, not one by one
-        for message in left:
+    merged, right = _coerce(left), _coerce(right)  # `merged`: a new list, the result built in place
+    ids = {message.id for message in merged}  # a set: `None in ids` and each new id are looked up at once
+    if None in ids:  # the state's messages have their ids (only the input's may lack them)
+        for message in merged:
             if message.id is None:
                 message.id = _id_factory()
+        ids = {message.id for message in merged}
     remove_all_at = None
     for index, message in enumerate(right):
         if message.id is None:
@@ -543,8 +543,10 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
     if remove_all_at is not None:
         return right[remove_all_at + 1 :]  # LangGraph returns here: no removals, no format check
 
-    merged = left.copy()
-    position_by_id = dict(zip(map(_ID, merged), range(len(merged))))  # {m.id: i}, built at C speed
+    if format is None and _all_new(right, ids):
+        merged += right  # the usual step: a node adds new messages (no dict of the whole list built)
+        return merged
+    position_by_id = dict(zip([message.id for message in merged], range(len(merged))))  # {m.id: last index}
     ids_to_remove = set()
     for message in right:
         if (position := position_by_id.get(message.id)) is not None:
@@ -566,6 +568,17 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
     if format:
         raise ValueError(f"Unrecognized {format=}. Expected one of 'langchain-openai', None.")
     return merged
+
+
+def _all_new(right: list[BaseMessage], ids: set[Any]) -> bool:
+    """True when every message of `right` is an ordinary one whose id is in neither `ids` nor earlier
+    in `right`: `add_messages` then only appends them, in order."""
+    seen = set()
+    for message in right:
+        if isinstance(message, RemoveMessage) or message.id in ids or message.id in seen:
+            return False
+        seen.add(message.id)
+    return True
 
 
 class MessagesState(TypedDict):

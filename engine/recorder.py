@@ -34,6 +34,7 @@ from .trace_events import (
     build_reduced,
     build_reduced_grown,
     freeze_input,
+    message_channels,
 )
 from .trace_values import IMMUTABLE
 from .trace_writer import CHECKPOINT_KEYS, TraceWriter, new_run, plain_config
@@ -102,7 +103,8 @@ class Recorder(Hooks):
                 writer = parent.writer.subrun(task, record)  # type: ignore[union-attr]
             else:  # a run whose starting task is not recorded: kept, but reachable from no trace
                 writer = TraceWriter(record)
-            self.builders[ns] = RunEvents(writer, lazy=self.sink is None)
+            events = self.builders[ns] = RunEvents(writer, lazy=self.sink is None)
+            events.message_channels = message_channels(run.graph)
 
     def run_finished(
         self, *, ns: tuple[str, ...], status: RunStatus, output: Any, error: BaseException | None, step: int
@@ -243,6 +245,11 @@ class Recorder(Hooks):
                     stand_in(call.write, step),
                     stand_in(call.after, step),
                 )
+        appended = None
+        if channel in builder.message_channels:
+            appended = builder.appended(channel, call.before, call.write, call.after)
+            if not at_once:  # a kept event holds copies: its delta is found from them
+                appended = None
         event = (
             build_reduced,
             call.step,
@@ -256,6 +263,7 @@ class Recorder(Hooks):
             write,
             after,
             error,
+            appended,
         )
         builder.now(event) if at_once else builder.pending.append(event)
 
@@ -275,11 +283,15 @@ class Recorder(Hooks):
                 # the recorded object: a node may have changed it in place (not one a reducer just made)
                 changes[key] = value
                 recorded.append(key)
+            else:
+                continue
+            builder.merged.pop(key, None)  # recorded by the commit: no longer what `add_messages` made
         if len(state) != len(commit.state_keys):  # keys without a value
             for key in commit.state_keys:
                 if key not in state and latest.get(key, THAWED) is not MISSING:
                     latest[key] = MISSING
                     changes[key] = MISSING
+                    builder.merged.pop(key, None)
         at_once = not builder.lazy
         if changes and not at_once:
             step = commit.step

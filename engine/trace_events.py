@@ -11,13 +11,15 @@ copies); `freeze` decides which values can wait.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from .algo import Task
 from .channels import MISSING
 from .codec import MISSING_ENCODED, encode, encode_error
 from .constants import PULL, START
-from .records import SAME, ReducerCallRecord, TaskRecord, fields_of
+from .messages import BaseMessage, add_messages
+from .records import SAME, SAME_AS_WRITES, ReducerCallRecord, TaskRecord, fields_of
 from .trace_writer import TraceWriter
 
 
@@ -64,6 +66,30 @@ class RunEvents:
         between a barrier's calls and its commit, so the commit finds that value as the call recorded
         it, and does not compare a long list item by item again."""
         self.reduced_step: int | None = None
+        self.message_channels: frozenset[str] = frozenset()
+        """The channels whose reducer is the engine's own `add_messages` (see `appended`)."""
+        self.merged: dict[str, Any] = {}
+        """Per such channel, the list its last `add_messages` call made from a plain write: every item
+        a message, so the next call copies them as they are (`_coerce`) and appends or replaces."""
+
+    def appended(self, channel: str, before: Any, write: Any, after: Any) -> list[Any] | None:
+        """The messages an `add_messages` call appended, when it did nothing else: `after` is
+        `before`'s items then the write's (checked on the write's few, not the long list), and
+        `before` is a list that call's own kind made (all messages, copied as they are). The writer
+        still checks that `before` is unchanged since it was recorded (`TraceWriter.add_call`)."""
+        if channel not in self.message_channels or type(after) is not list:
+            return None
+        made = self.merged.get(channel) is before
+        if type(write) is list or isinstance(write, BaseMessage):
+            self.merged[channel] = after  # a plain write: every item of the result is a message
+        else:
+            self.merged.pop(channel, None)
+            return None
+        items = write if type(write) is list else [write]
+        start = len(after) - len(items)
+        if not made or start != len(before) or not all(map(operator.is_, after[start:], items)):
+            return None
+        return items
 
     def start_copies(self, step: int) -> None:
         """Forgets the copies of the last step: `step` has its own."""
@@ -114,6 +140,14 @@ class RunEvents:
         return self.views.setdefault(keys, keys)
 
 
+def message_channels(graph: Any) -> frozenset[str]:
+    """The state keys of `graph` whose reducer is the engine's `add_messages` (plain: a `format`
+    rebuilds every message, so nothing is known to be appended)."""
+    builder = getattr(graph, "builder", None)
+    channels = getattr(builder, "channels", None) or {}
+    return frozenset(key for key, channel in channels.items() if getattr(channel, "operator", None) is add_messages)
+
+
 # ---- building events on the writer (with its lock held) ------------------------------------------
 # Each event holds the values as they were when it came: the originals (built at once) or shallow
 # copies of flat values (built later), which hold the very same items; identity checks were made as
@@ -136,14 +170,15 @@ def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     a task that finished without an error or a retry."""
     _, task_id, result, duration, count = event[:5]
     end = 5 + 2 * count
-    writer.task_done(
-        writer.tasks_by_id[task_id],
-        writes=list(zip(event[5:end:2], event[6:end:2])),
-        result=result,
-        has_result=True,
-        routes=list(zip(event[end::2], event[end + 1 :: 2])),
-        duration=duration,
-    )
+    # `TraceWriter.task_done`, for values that cannot be an error, an attempt or an encoded value;
+    # `same_as_writes` was checked as the event came
+    task = writer.tasks_by_id[task_id]
+    task.writes = writer.flat_pairs(event[5:end])
+    task.result = result if result is SAME_AS_WRITES else writer.encode(result)
+    if len(event) > end:
+        task.routes = writer.flat_pairs(event[end:])
+    if duration is not None:
+        task.duration = round(duration, 6)
 
 
 def build_finished(writer: TraceWriter, event: tuple[Any, ...]) -> None:
@@ -174,8 +209,8 @@ def build_finished(writer: TraceWriter, event: tuple[Any, ...]) -> None:
 
 def build_reduced(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     """`(build_reduced, step, channel, reducer, writer id, writer name, index, before is the recorded
-    object, before, write, after, error)`."""
-    _, step, channel, reducer, writer_id, writer_name, index, same, before, write, after, error = event
+    object, before, write, after, error, appended items or None)`."""
+    _, step, channel, reducer, writer_id, writer_name, index, same, before, write, after, error, appended = event
     writer.add_call(
         step,
         channel,
@@ -188,6 +223,7 @@ def build_reduced(writer: TraceWriter, event: tuple[Any, ...]) -> None:
         error,
         index=index,
         before_is_recorded=same,
+        appended=appended,
     )
 
 

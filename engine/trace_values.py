@@ -27,6 +27,7 @@ class RecordedValues:
         """This step's encodings by object identity (emptied when a step opens)."""
         self.lists: dict[tuple[str, ...], list[str]] = {}
         self.shared_pairs: dict[tuple[Any, ...], list[list[Any]]] = {}
+        self.flat_shared: dict[tuple[Any, ...], list[list[Any]]] = {}
         self.views: dict[tuple[str, ...], dict[str, list[str]]] = {}
 
     def encode(self, value: Any, _depth: int = 0) -> Any:
@@ -76,6 +77,22 @@ class RecordedValues:
         found = self.shared_pairs.get(key)
         if found is None:
             found = self.shared_pairs[key] = recorded
+        return found
+
+    def flat_pairs(self, flat: tuple[Any, ...]) -> list[list[Any]]:
+        """`pairs` of `(name, value, name, value, ...)`, raw values: a sequence of scalars met before is
+        answered from one lookup, without encoding each value again (a loop writes the same few every step)."""
+        types = tuple(map(type, flat))
+        if not _SCALAR_TYPES.issuperset(types):
+            return self.pairs(zip(flat[::2], flat[1::2]), self.encode)
+        key = (flat, types)  # the types keep 1, 1.0 and True apart
+        found = self.flat_shared.get(key)
+        if found is None:
+            found = self.pairs(zip(flat[::2], flat[1::2]), self.encode)
+            for _, value in found:
+                if type(value) not in _SCALAR_TYPES:  # a huge int or a non-finite float: encoded each time
+                    return found
+            self.flat_shared[key] = found
         return found
 
     def input_view(self, value: Any, managed: Iterable[str] = ()) -> Any:

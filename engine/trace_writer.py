@@ -144,6 +144,8 @@ class TraceWriter(RecordedValues):
         self.last_after: dict[str, Any] = {}
         """With `check_commits`: per channel written in the open step, the value its last call left."""
         self.started = time.perf_counter()
+        self.sorted_names: dict[frozenset[str], list[str]] = {}
+        """`updated_channels` sets as their recorded sorted lists (`interned`), found without sorting."""
 
     # ---- the queue -------------------------------------------------------------------------------
 
@@ -265,19 +267,26 @@ class TraceWriter(RecordedValues):
         *,
         index: int | None = None,
         before_is_recorded: bool = False,
+        appended: list[Any] | None = None,
     ) -> None:
         """One write folded into `channel` at the barrier, with the raw values before and after it
         (`after` is ignored when the channel refused the write: `error`). `index`: its place in the
         step's application order (default: after the calls so far). `before_is_recorded`: the
-        producer knows `before` is the object recorded last, so only an in-place change is looked for."""
+        producer knows `before` is the object recorded last, so only an in-place change is looked for.
+        `appended`: the producer knows `after` is `before`'s items then these (`add_messages` that
+        only appended), which holds when `before` is unchanged: its delta is then made from them."""
         record = self.step if self.step is not None and self.step.step == step else self.open_step(step)
         tracker = self.trackers.get(channel) or self.tracker(channel)
         encode_shared = self.encode
         if before_is_recorded and (type(before) in IMMUTABLE or unchanged_list(before, tracker.items)):
             before_delta = SAME  # the usual case: what the last call (or commit) recorded, untouched since
+            if appended is not None and error is None:
+                after_delta = tracker.extend(after, appended, encode_shared)
+            else:
+                after_delta = tracker.delta(after, encode_shared) if error is None else SAME
         else:
             before_delta = tracker.delta(before, encode_shared)
-        after_delta = tracker.delta(after, encode_shared) if error is None else SAME
+            after_delta = tracker.delta(after, encode_shared) if error is None else SAME
         calls = record.reducer_calls
         calls.append(
             ReducerCallRecord(
@@ -321,7 +330,12 @@ class TraceWriter(RecordedValues):
         record.committed = True
         if kind != "loop":
             record.kind = kind
-        record.updated_channels = self.interned(sorted(updated_channels))
+        names = self.sorted_names.get(updated_channels) if type(updated_channels) is frozenset else None
+        if names is None:
+            names = self.interned(sorted(updated_channels))
+            if type(updated_channels) is frozenset:  # a runtime that shares equal sets (the Recorder does)
+                self.sorted_names[updated_channels] = names
+        record.updated_channels = names
         if versions is not None:
             previous = self.versions
             record.versions = {k: v for k, v in versions.items() if previous.get(k) != v}
