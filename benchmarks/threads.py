@@ -7,7 +7,7 @@ started here in a temporary folder, as the tests do). For each backend it prints
 - read: `saver.list()` of the whole thread through langgraph's saver (what any reader pays),
 - history: langgraph's own `get_state_history` (what a user would otherwise call),
 - first view: what the app opens a thread with (its newest `FIRST_VIEW_STEPS` steps rebuilt, the
-  checkpointer opened and closed), and `show --step N` of the thread's middle step (steps N on),
+  checkpointer opened and closed), and `show --step N` of the thread's middle step (that step alone),
 - rebuild: `read_thread` of the whole thread (what `diagnose` needs), every reducer call checked,
 - the ratios rebuild / read and rebuild / history (goals: first view under 1 s; rebuild at most 0.3x
   history on PostgreSQL, at most 1.0x on SQLite),
@@ -75,6 +75,7 @@ def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> 
     from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
     from debugger.runtimes.langgraph.threads.reader import read_thread
     from debugger.runtimes.langgraph.threads.savers import open_checkpointer
+    from debugger.runtimes.runtime import ThreadRead
 
     LIMIT[0] = checkpoints - 2  # input checkpoint + __start__ step + one per reply
     graph = build(saver)
@@ -91,18 +92,18 @@ def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> 
 
     def open_thread() -> None:
         with open_checkpointer(url) as checkpointer:
-            trace = read_thread(checkpointer, "long", graph)
+            trace = read_thread(checkpointer, graph, ThreadRead("long"))
         assert trace.status == "done" and not any(s.mismatches for s in trace.steps)
         assert len(trace.steps) == stored, (len(trace.steps), stored)
 
     def first_view() -> None:
         with open_checkpointer(url) as checkpointer:
-            trace = read_thread(checkpointer, "long", graph, newest=FIRST_VIEW_STEPS)
+            trace = read_thread(checkpointer, graph, ThreadRead("long", newest=FIRST_VIEW_STEPS))
         assert trace.status == "done" and len(trace.steps) == FIRST_VIEW_STEPS + 1
 
     def show_middle() -> None:
         with open_checkpointer(url) as checkpointer:
-            trace = read_thread(checkpointer, "long", graph, from_step=stored // 2)
+            trace = read_thread(checkpointer, graph, ThreadRead("long", step=stored // 2))
         assert trace.steps[1].step == stored // 2 and trace.status == "done"
 
     def listing() -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from debugger.runtimes.langgraph.threads.fork import ForkResult
 from debugger.runtimes.langgraph.threads.savers import Checkpointer, CheckpointerError, open_checkpointer
-from debugger.runtimes.runtime import ThreadFork
+from debugger.runtimes.runtime import ThreadFork, ThreadRead
 from engine.trace import Trace, new_run, utc_now
 
 from .process import JSAppError, NodeRun
@@ -53,14 +53,13 @@ def head_checkpoint(checkpointer: Checkpointer, thread_id: str, checkpoint_id: s
     return checkpoint_id or max(roots)
 
 
-def read_js_thread(
-    checkpointer: Checkpointer, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
-) -> Trace:
-    """The thread `thread_id` of `checkpointer` rebuilt by node with the app's `graph` (a `JSGraph`), up to
-    `checkpoint_id` (default: its newest). `CheckpointerError` (one line) when it cannot be."""
-    head = head_checkpoint(checkpointer, thread_id, checkpoint_id)
+def read_js_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> Trace:
+    """The thread `read.thread_id` of `checkpointer` rebuilt by node with the app's `graph` (a `JSGraph`), up to
+    `read.checkpoint_id` (default: its newest). `CheckpointerError` (one line) when it cannot be."""
+    thread_id = read.thread_id
+    head = head_checkpoint(checkpointer, thread_id, read.checkpoint_id)
     run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}").hex
-    target = target or f"thread {thread_id}"
+    target = read.target or f"thread {thread_id}"
     reader = EventReader(target=target, run_id=run_id)
     request = {
         "app": str(graph.app),
@@ -145,7 +144,7 @@ def fork_js_thread(fork: ThreadFork) -> ForkResult:
     error = JSForkError(failure.get("class", "Error"), failure.get("message", "")) if failure else None
     with open_checkpointer(str(local)) as copy:
         target = f"{app.target} thread {thread_id} (fork at {fork.checkpoint_id[-8:]})"
-        trace = read_js_thread(copy, thread_id, app.graph, target=target)
+        trace = read_js_thread(copy, app.graph, ThreadRead(thread_id, target=target))
     return ForkResult(trace, local, error)
 
 
