@@ -8,6 +8,9 @@ its writes applied through the real channels), and the events come back as a rec
 (`reader.py`), through the one trace writer. The trace has the shape a Python thread's has
 (`debugger/runtimes/langgraph/threads/rebuild.py`): the thread's id, a run id derived from the thread and
 its newest checkpoint, a step per checkpoint, a mismatch where the rebuilt value is not the stored one.
+It is read as much as it is shown, as a Python thread is (`reader.py` there): the app's first view only its
+newest steps, `show --step N` only step N and the newest checkpoint; node then gets the thread's shape
+(read here from the saver's table, nothing decoded) and decodes only the checkpoints that part needs.
 
 Time travel on such a thread (`fork_js_thread`) copies it into a local SQLite file written by the app's
 own `SqliteSaver` and runs on from the checkpoint there (`thread_fork.mjs`), never on the app's saver.
@@ -54,14 +57,18 @@ def head_checkpoint(checkpointer: Checkpointer, thread_id: str, checkpoint_id: s
 
 
 def read_js_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> Trace:
-    """The thread `read.thread_id` of `checkpointer` rebuilt by node with the app's `graph` (a `JSGraph`), up to
-    `read.checkpoint_id` (default: its newest). `CheckpointerError` (one line) when it cannot be."""
+    """The part of thread `read.thread_id` of `checkpointer` that `read` asks for, rebuilt by node with the
+    app's `graph` (a `JSGraph`), up to `read.checkpoint_id` (default: its newest). A whole thread is listed
+    and decoded by node in one pass; for its `newest` steps or its one `step`, node is given the thread's
+    shape (every checkpoint's namespace, id and parent, read here without decoding anything) and decodes
+    only the checkpoints that part needs. `CheckpointerError` (one line) when it cannot be."""
     thread_id = read.thread_id
     head = head_checkpoint(checkpointer, thread_id, read.checkpoint_id)
-    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}").hex
+    shown = "" if read.whole else f"#last{read.newest}" if read.step is None else f"#step{read.step}"
+    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}{shown}").hex
     target = read.target or f"thread {thread_id}"
     reader = EventReader(target=target, run_id=run_id)
-    request = {
+    request: dict[str, Any] = {
         "app": str(graph.app),
         "export": graph.export,
         "mode": "thread",
@@ -70,6 +77,9 @@ def read_js_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> 
         "thread_id": thread_id,
         "checkpoint_id": head,
     }
+    if not read.whole:
+        request["index"] = [[k.ns, k.checkpoint_id, k.parent_id] for k in checkpointer.keys(thread_id)]
+        request["newest" if read.step is None else "step"] = read.newest if read.step is None else read.step
     try:
         run = NodeRun(request, reader)
     except JSAppError as exc:
@@ -90,6 +100,15 @@ def read_js_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> 
 
     trace = reader.close(empty_run=empty_run)
     trace.thread_id = thread_id
+    if read.step is not None and reader.outside:  # the thread's ending, read apart from the step shown
+        ending = reader.outside[-1]
+        trace.steps.extend(ending.steps)
+        trace.status, trace.output, trace.error, trace.interrupts = (
+            ending.status,
+            ending.output,
+            ending.error,
+            ending.interrupts,
+        )
     return trace
 
 
