@@ -14,7 +14,13 @@ started here in a temporary folder, as the tests do). For each backend it prints
 - reopen: the same thread again (from the cache of rebuilt threads), and reopen grown: after the
   conversation went on by a dozen checkpoints (the cached steps and only the new checkpoints).
 
-Also the threads listing (`stepscope threads`) over that database. Best of `--repeat` runs.
+Also the threads listing (`stepscope threads`) over that database. Median of `--repeat` runs.
+
+The LangGraph.js row: a JS loop app (`tests/langgraphjs/apps/thread_loop.mjs`, one item appended per step)
+writes a thread of as many checkpoints on `@langchain/langgraph-checkpoint-sqlite`, and it is opened as
+the app opens it (rebuilt in node by LangGraph.js's own code): first view, `show --step N` of its middle
+step, and the whole thread; beside them node's own start (loading the app and LangGraph.js, describing
+the graph, nothing read), which every read of a JS thread pays once and no window can save.
 
 Run: `.venv/bin/python benchmarks/threads.py [--checkpoints 1000] [--repeat 1]` (about 3 minutes: reading
 a thread whose state grows each step costs langgraph's savers time quadratic in its length).
@@ -23,6 +29,7 @@ a thread whose state grows each step costs langgraph's savers time quadratic in 
 import argparse
 import os
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -62,12 +69,13 @@ LIMIT = [1000]
 
 
 def best(fn: Callable[[], Any], repeat: int) -> float:
+    """The median wall time of `repeat` runs of `fn` (the machine is shared: one run can be unlucky)."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-    return min(times)
+    return statistics.median(times)
 
 
 def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
@@ -132,11 +140,61 @@ def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> 
     )
 
 
+JS_APP = ROOT / "tests" / "langgraphjs" / "apps" / "thread_loop.mjs"
+
+
+def measure_js(folder: str, checkpoints: int, repeat: int) -> None:
+    """The LangGraph.js row: a thread of `checkpoints` checkpoints written by the JS loop app, opened."""
+    import subprocess
+
+    from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
+    from debugger.runtimes.langgraph.threads.savers import open_checkpointer
+    from debugger.runtimes.langgraphjs.runtime import describe
+    from debugger.runtimes.langgraphjs.threads import read_js_thread
+    from debugger.runtimes.runtime import ThreadRead
+
+    path = str(Path(folder) / "js-app.sqlite")
+    items = checkpoints - 2  # input checkpoint + __start__ step + one per item
+    write = (
+        f"const {{ graph }} = await import({JS_APP.as_uri()!r});"
+        f"const config = {{ configurable: {{ thread_id: 'long' }}, recursionLimit: {items + 10} }};"
+        f"await graph.invoke({{ steps: {items} }}, config);"
+    )
+    env = {**os.environ, "STEPSCOPE_TEST_THREADS": path}
+    subprocess.run(["node", "--input-type=module", "-e", write], check=True, env=env, cwd=ROOT)
+    graph = describe(JS_APP)
+    with open_checkpointer(path) as checkpointer:
+        stored = len(checkpointer.root_checkpoints("long"))
+
+    def read(part: ThreadRead) -> Any:
+        with open_checkpointer(path) as checkpointer:
+            return read_js_thread(checkpointer, graph, part)
+
+    def first_view() -> None:
+        trace = read(ThreadRead("long", newest=FIRST_VIEW_STEPS))
+        assert trace.status == "done" and len(trace.steps) == FIRST_VIEW_STEPS + 1
+
+    def show_middle() -> None:
+        trace = read(ThreadRead("long", step=stored // 2))
+        assert trace.steps[1].step == stored // 2 and trace.status == "done"
+
+    def whole() -> None:
+        trace = read(ThreadRead("long"))
+        assert trace.status == "done" and len(trace.steps) == stored and not any(s.mismatches for s in trace.steps)
+
+    t_start = best(lambda: describe(JS_APP), repeat)
+    t_first, t_middle, t_whole = (best(f, repeat) for f in (first_view, show_middle, whole))
+    print(
+        f"{'sqlite (js)':<11} {stored:>11} {t_first:>8.2f} s {t_middle:>8.2f} s {t_whole:>10.2f} s "
+        f"{t_whole / t_first:>10.1f}x {t_start:>10.2f} s {t_first - t_start:>14.2f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoints", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--only", choices=("sqlite", "postgresql"), help="measure one backend")
+    parser.add_argument("--only", choices=("sqlite", "postgresql", "js"), help="measure one backend")
     args = parser.parse_args()
 
     import psycopg
@@ -146,7 +204,16 @@ def main() -> None:
     from psycopg.rows import dict_row
 
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"opening a thread of {args.checkpoints} checkpoints (best of {args.repeat}; load average {load})")
+    print(f"opening a thread of {args.checkpoints} checkpoints (median of {args.repeat}; load average {load})")
+    if args.only in (None, "js"):
+        print(
+            f"{'LangGraph.js':<11} {'checkpoints':>11} {'first view':>10} {'show mid':>10} {'whole thread':>12} "
+            f"{'whole/first':>11} {'node start':>12} {'first - start':>16}"
+        )
+        with tempfile.TemporaryDirectory() as folder:
+            measure_js(folder, args.checkpoints, args.repeat)
+        if args.only == "js":
+            return
     print(
         f"{'backend':<11} {'checkpoints':>11} {'first view':>10} {'show mid':>10} {'read':>10} {'history':>11} "
         f"{'rebuild':>10} {'rebuild/read':>12} {'rebuild/history':>15} {'reopen':>10} {'reopen grown':>15} "
