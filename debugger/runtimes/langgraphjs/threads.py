@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debugger.runtimes.langgraph.threads.fork import ForkResult
+from debugger.runtimes.langgraph.threads.reader import with_ending
 from debugger.runtimes.langgraph.threads.savers import Checkpointer, CheckpointerError, open_checkpointer
 from debugger.runtimes.runtime import ThreadFork, ThreadRead
 from engine.trace import Trace, new_run, utc_now
@@ -101,14 +102,7 @@ def read_js_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> 
     trace = reader.close(empty_run=empty_run)
     trace.thread_id = thread_id
     if read.step is not None and reader.outside:  # the thread's ending, read apart from the step shown
-        ending = reader.outside[-1]
-        trace.steps.extend(ending.steps)
-        trace.status, trace.output, trace.error, trace.interrupts = (
-            ending.status,
-            ending.output,
-            ending.error,
-            ending.interrupts,
-        )
+        return with_ending(trace, reader.outside[-1])
     return trace
 
 

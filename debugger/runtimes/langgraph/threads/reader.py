@@ -244,7 +244,13 @@ def _read_step(reader: ThreadReader, graph: Any, head: str, step: int, run_id: s
     if at is None:  # step N is the head's (or the one it has pending), or not in the thread
         return _rebuilt(reader, graph, head, 1 if step == last else 0, run_id)
     shown = _rebuilt(reader, graph, at, 1, run_id)
-    ending = _rebuilt(reader, graph, head, 0, run_id)  # from the head's stored state: nothing between decoded
+    return with_ending(shown, _rebuilt(reader, graph, head, 0, run_id))  # the head alone: nothing between decoded
+
+
+def with_ending(shown: Trace, ending: RunRecord) -> Trace:
+    """One step of a thread (`shown`, read up to that step) and how the thread ended (`ending`, read from
+    its newest checkpoint alone) as one trace: the ending's steps after the shown ones, its status, output,
+    error and interrupts the trace's (LangGraph.js's reader joins its two runs here too)."""
     shown.steps.extend(ending.steps)
     shown.status, shown.output, shown.error, shown.interrupts = (
         ending.status,
