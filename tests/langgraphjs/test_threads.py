@@ -180,7 +180,10 @@ def test_a_langgraphjs_postgres_thread_is_listed_and_opened_read_only(js_savers,
     assert listed == [("refund-17", "interrupted", 3, 1), ("t1", "done", 4, 2)]
     before = pg_fingerprint(url)
     trace = open_thread(url, load_app(f"{app(SAVER_APP)}:graph"), ThreadRead("t1"))
+    newest = open_thread(url, load_app(f"{app(SAVER_APP)}:graph"), ThreadRead("t1", newest=1))  # one by one
     assert pg_fingerprint(url) == before  # read-only sessions: nothing written
+    assert [s.step for s in newest.steps] == [s.step for s in trace.steps[-2:]] and newest.status == "done"
+    assert [t.name for t in newest.steps[-1].tasks] == [t.name for t in trace.steps[-1].tasks] == ["child"]
     replay = Replay(trace)
     assert trace.status == "done" and replay.state_after(max(replay.order)) == done.output
     fan_out = next(s for s in trace.steps if [t.name for t in s.tasks] == ["a", "b"])
