@@ -38,7 +38,7 @@ export class ThreadRefusal extends Error {}
 /** Rebuilds the request's thread and emits its runs; a thread that cannot be read ends in one `fatal` line.
  * Whole (no `index`): every checkpoint listed and decoded in one pass. With `index` (every checkpoint's
  * [namespace, id, parent id], read by Python without decoding) and `newest` or `step`: only the checkpoints
- * that part needs are decoded, one `getTuple` each, as debugger/runtimes/langgraph/threads/reader.py does. */
+ * that part needs are decoded, one by one (`saved`), as debugger/runtimes/langgraph/threads/reader.py does. */
 export async function replayThread({ graph, lg, ctx, request, out, appFile, packageEntry }) {
   const opened = await openSaver(request.checkpointer ?? {}, appFile, packageEntry);
   try {
