@@ -16,7 +16,7 @@ started here in a temporary folder, as the tests do). For each backend it prints
 
 Also the threads listing (`stepscope threads`) over that database. Median of `--repeat` runs.
 
-The LangGraph.js row: a JS loop app (`tests/langgraphjs/apps/thread_loop.mjs`, one item appended per step)
+The LangGraph.js row: a JS loop app (`tests/langgraphjs/apps/thread_loop.mjs`, one message appended per step)
 writes a thread of as many checkpoints on `@langchain/langgraph-checkpoint-sqlite`, and it is opened as
 the app opens it (rebuilt in node by LangGraph.js's own code): first view, `show --step N` of its middle
 step, and the whole thread; beside them node's own start (loading the app and LangGraph.js, describing

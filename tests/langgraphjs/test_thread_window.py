@@ -27,7 +27,7 @@ LOOP = "thread_loop.mjs"
 
 @pytest.fixture
 def loop_thread(js_savers, tmp_path, monkeypatch):  # noqa: F811 (the fixture imported above)
-    """A thread `t1` of `ITEMS` steps of the loop app on its own SqliteSaver file: (file, App)."""
+    """A thread `t1` of `ITEMS` replies of the loop app on its own SqliteSaver file: (file, App)."""
     where = tmp_path / "loop.sqlite"
     monkeypatch.setenv("STEPSCOPE_TEST_THREADS", str(where))
     config = {"configurable": {"thread_id": "t1"}, "recursionLimit": ITEMS + 10}
@@ -82,7 +82,7 @@ def test_show_step_n_of_a_js_thread_decodes_step_n_and_the_ending_only(loop_thre
     damage_all_but(where, [ids[step], ids[step + 1], ids[-1]])
     assert main([*args, "--step", str(step)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line for line in out if line.startswith("step ")] == [f"step {step}: step"]
+    assert [line for line in out if line.startswith("step ")] == [f"step {step}: reply"]
     at = whole.index(out[1])  # the step's lines, as the whole thread's show prints them
     assert out[1:-1] == whole[at : at + len(out) - 2]
     assert out[0].split("status")[1] == whole[0].split("status")[1] and out[-1] == whole[-1], "the thread's end"
