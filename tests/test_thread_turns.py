@@ -15,7 +15,7 @@ from debugger.model.step_summary import summary
 from debugger.model.turns import turn_label, turns_of
 from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import RunRequest
+from debugger.runtimes.runtime import RunRequest, ThreadRead
 from debugger.runtimes.targets import load_target
 from engine.trace import StepRecord, TaskRecord, Trace
 
@@ -31,7 +31,7 @@ def thread(tmp_path):
     path = tmp_path / "prod.sqlite"
     loaded.module.conversation(str(path))
     with open_checkpointer(str(path)) as saver:
-        trace = runtime_of(loaded.graph).read_thread(saver, "chat-1", loaded.graph)
+        trace = runtime_of(loaded.graph).read_thread(saver, loaded.graph, ThreadRead("chat-1"))
     return f"{TWO_TURNS}:graph", path, trace
 
 

@@ -77,15 +77,15 @@ def add_checkpointer_options(parser: argparse.ArgumentParser, *, thread: bool = 
         )
 
 
-def thread_from_args(args: argparse.Namespace, target: str, *, from_step: int | None = None) -> Any:
-    """(trace, App) of the thread `--checkpointer/--thread` name, with `target` as the app's graph (its steps
-    from `from_step` on only, when given); None without."""
+def thread_from_args(args: argparse.Namespace, target: str, *, step: int | None = None) -> Any:
+    """(trace, App) of the thread `--checkpointer/--thread` name, with `target` as the app's graph (its one
+    step `step` and how the thread ended, when given); None without."""
     return thread_from_options(
         target,
         getattr(args, "checkpointer", None),
         getattr(args, "thread", None),
         getattr(args, "checkpoint", None),
-        from_step=from_step,
+        step=step,
     )
 
 

@@ -30,13 +30,13 @@ def add_to(commands: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     """Prints every reducer call of the run (a file, a stored run or a checkpointer thread), reading its
     steps one at a time in one pass, so a run of any length is shown in memory that does not grow with it."""
-    thread = thread_from_args(args, args.trace, from_step=args.step)  # a thread's step N: only N on are decoded
+    thread = thread_from_args(args, args.trace, step=args.step)  # a thread's step N: N and its ending decoded
     trace = thread[0] if thread else load_trace(args.trace, args.db)
     order = step_numbers(trace.steps)
     if args.step is not None and args.step not in set(order):
         if not len(order):
             has = "it has no steps"
-        else:  # a thread read from step N on holds only those: its older steps exist but were not read
+        else:  # a thread read at step N holds it and its ending only: its other steps exist but were not read
             has = f"it has steps up to {order[-1]}" if thread else f"it has steps {order[0]}..{order[-1]}"
         raise StoreError(f"the run has no step {args.step}; {has}.")
     if args.channel is not None:

@@ -49,10 +49,10 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   `discard_copy(copy)` once time travel is done with a `checkpointed_copy` (its runs recorded, or one
   failed): frees what the copy keeps outside the process (LangGraph.js's saver file), a no-op otherwise.
 - checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
-  `read_thread(checkpointer, thread_id, graph, *, checkpoint_id, target, newest, from_step) -> Trace` a thread of
-  the app's checkpointer (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a
-  Trace with the app's graph, up to `checkpoint_id` (default: the newest), only its last `newest` steps or the
-  steps from `from_step` on when given (a long thread's first view reads only what it shows);
+  `read_thread(checkpointer, graph, read: ThreadRead) -> Trace` a thread of the app's checkpointer
+  (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace with the app's
+  graph: the part of it `read` asks for (the whole thread, its newest steps, or one step; see `ThreadRead`), and only
+  the checkpoints that part needs decoded (a long thread's first view reads only what it shows);
   `fork_thread(fork: ThreadFork) -> debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
   from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
   `debugger.runtimes.langgraph.threads.open.App`.
@@ -113,6 +113,33 @@ class RunRequest:
     """The run database the user named (a runtime keeps files beside it, e.g. in-memory threads)."""
     keep_thread: bool = True
     """False for throwaway runs (time travel's copies): no thread file is kept."""
+
+
+@dataclass(frozen=True)
+class ThreadRead:
+    """Which part of a checkpointer thread to read (`Runtime.read_thread`): the whole thread by default,
+    else its `newest` steps or its one `step`, so a view decodes only the checkpoints it shows. Build one,
+    then `dataclasses.replace` what differs (the target a command names it by)."""
+
+    thread_id: str
+    checkpoint_id: str | None = None
+    """The root checkpoint the trace ends at (None: the thread's newest)."""
+    target: str = ""
+    """What the trace is stored and shown under ('': `thread ID`)."""
+    newest: int | None = None
+    """Only the last `newest` steps and the state before them (the app's first view; older ones on demand)."""
+    step: int | None = None
+    """Only this root step (its checkpoint, its parent's, the writes between them) and the thread's newest
+    checkpoint, which says how it ended (`show --step N`)."""
+
+    def __post_init__(self) -> None:
+        if self.newest is not None and self.step is not None:
+            raise ValueError("a thread is read by its newest steps or by one step, not both")
+
+    @property
+    def whole(self) -> bool:
+        """Every step of the thread is asked for."""
+        return self.newest is None and self.step is None
 
 
 @dataclass(frozen=True)
@@ -242,18 +269,8 @@ class Runtime(Protocol):
         """Time travel is done with `copy` (a `checkpointed_copy`): whatever it keeps outside the process goes."""
         ...
 
-    def read_thread(
-        self,
-        checkpointer: Any,
-        thread_id: str,
-        graph: Any,
-        *,
-        checkpoint_id: str | None = None,
-        target: str = "",
-        newest: int | None = None,
-        from_step: int | None = None,
-    ) -> Trace:
-        """A checkpointer thread rebuilt into a Trace with the app's graph."""
+    def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
+        """The part of a checkpointer thread `read` asks for, rebuilt into a Trace with the app's graph."""
         ...
 
     def fork_thread(self, fork: ThreadFork) -> Any:

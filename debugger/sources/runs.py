@@ -17,7 +17,7 @@ from debugger.i18n import _
 from debugger.runtimes.langgraph.threads import open as threads
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, ThreadSummary
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import NO_RESUME, RunRequest, ThreadFork
+from debugger.runtimes.runtime import NO_RESUME, RunRequest, ThreadFork, ThreadRead
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources import reopen
 from debugger.sources.forks import origin_target
@@ -346,7 +346,7 @@ def open_for_app(
     if not (thread_id or "").strip():
         raise OpenError("Choose a thread.")
     try:
-        trace = threads.open_thread(url, thread_id, threads.load_app(target.strip()), newest=newest)
+        trace = threads.open_thread(url, threads.load_app(target.strip()), ThreadRead(thread_id, newest=newest))
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
     except CheckpointerError as exc:

@@ -17,6 +17,7 @@ from debugger.diagnostics.replay import Replay
 from debugger.runtimes.langgraph.threads.open import fork_from_options, list_threads, load_app, open_thread
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
 from debugger.runtimes.langgraphjs import record_js_app
+from debugger.runtimes.runtime import ThreadRead
 
 from .conftest import ROOT_MODULES, app
 
@@ -61,7 +62,7 @@ def test_an_interrupted_sqlite_thread_opens_and_its_answer_from_a_later_process_
     assert (listed.thread_id, listed.status, listed.checkpoints) == ("refund-17", "interrupted", 3)
     loaded = load_app(f"{app('interrupt_sqlite.mjs')}:graph")
     before = fingerprint(threads_file)
-    trace = open_thread(str(threads_file), "refund-17", loaded)
+    trace = open_thread(str(threads_file), loaded, ThreadRead("refund-17"))
     assert fingerprint(threads_file) == before  # read-only: not a byte of the app's file changed
     assert (trace.status, trace.thread_id) == ("interrupted", "refund-17")
     assert [i["value"] for i in trace.interrupts] == [{"ask": "Refund order 17?"}]
@@ -71,7 +72,7 @@ def test_an_interrupted_sqlite_thread_opens_and_its_answer_from_a_later_process_
     assert (call.channel, call.writer_name, call.reducer) == ("question", "prepare", "LastValue")
     answered = run_app("interrupt_sqlite.mjs", str(threads_file), monkeypatch, thread="refund-17", resume="yes")
     assert answered.status == "done"
-    again = open_thread(str(threads_file), "refund-17", loaded)
+    again = open_thread(str(threads_file), loaded, ThreadRead("refund-17"))
     assert again.status == "done" and again.run_id != trace.run_id  # a new head, a new run
     assert Replay(again).state_after(max(Replay(again).order)) == answered.output  # node's own final state
     resumed = next(c for s in again.steps for c in s.reducer_calls if c.channel == "answer")
@@ -85,7 +86,7 @@ def test_parallel_writes_subgraphs_and_messages_are_rebuilt_as_node_committed_th
     first = run_app(SAVER_APP, str(where), monkeypatch, example_input=True)
     second = run_app(SAVER_APP, str(where), monkeypatch, {"log": ["again"]})
     assert first.status == second.status == "done"
-    trace = open_thread(str(where), "t1", load_app(f"{app(SAVER_APP)}:graph"))
+    trace = open_thread(str(where), load_app(f"{app(SAVER_APP)}:graph"), ThreadRead("t1"))
     replay = Replay(trace)
     assert trace.status == "done" and replay.state_after(max(replay.order)) == second.output
     assert not [m for s in trace.steps for m in s.mismatches]  # every step matched what node stored
@@ -102,7 +103,7 @@ def test_parallel_writes_subgraphs_and_messages_are_rebuilt_as_node_committed_th
     assert [t.name for s in inner.steps for t in s.tasks if t.name != "__start__"] == ["s1"]
     trap = next(c for s in trace.steps for c in s.reducer_calls if c.writer_name == "child" and c.channel == "log")
     assert trap.after["extend"] == ["start", "a", "b", "sub-1"]  # the subgraph's whole log, appended again
-    assert open_thread(str(where), "t1", load_app(f"{app(SAVER_APP)}:graph")).run_id == trace.run_id
+    assert open_thread(str(where), load_app(f"{app(SAVER_APP)}:graph"), ThreadRead("t1")).run_id == trace.run_id
 
 
 def test_show_and_diagnose_open_a_thread_and_an_older_checkpoint_ends_it_there(
@@ -118,7 +119,7 @@ def test_show_and_diagnose_open_a_thread_and_an_older_checkpoint_ends_it_there(
     assert "subgraph" in capsys.readouterr().out.lower()  # the trap is found in the thread, as in a recording
     states = list(sqlite3.connect(where).execute("SELECT checkpoint_id FROM checkpoints WHERE checkpoint_ns = ''"))
     second = sorted(states)[1][0]  # after step 0: the input merged, a and b planned
-    early = open_thread(str(where), "t1", load_app(target), second)
+    early = open_thread(str(where), load_app(target), ThreadRead("t1", second))
     assert early.status == "running" and max(s.step for s in early.steps) == 0
 
 
@@ -129,7 +130,7 @@ def test_a_damaged_checkpoint_and_a_foreign_database_are_one_line(js_savers, tmp
         db.execute("UPDATE checkpoints SET checkpoint = X'7B6E6F74206A736F6E' WHERE checkpoint_ns = ''")
     target = f"{app(SAVER_APP)}:graph"
     with pytest.raises(CheckpointerError, match="damaged data") as refused:
-        open_thread(str(where), "t1", load_app(target))
+        open_thread(str(where), load_app(target), ThreadRead("t1"))
     assert "\n" not in str(refused.value)
     foreign = tmp_path / "other.sqlite"
     sqlite3.connect(foreign).execute("CREATE TABLE notes (t TEXT)").connection.commit()
@@ -138,7 +139,7 @@ def test_a_damaged_checkpoint_and_a_foreign_database_are_one_line(js_savers, tmp
     assert error.count("\n") == 1 and "is not a langgraph SqliteSaver database" in error
     assert "Traceback" not in error
     with pytest.raises(CheckpointerError, match="no thread 'nope'"):
-        open_thread(str(where), "nope", load_app(target))
+        open_thread(str(where), load_app(target), ThreadRead("nope"))
 
 
 @pytest.fixture(scope="module")
@@ -178,8 +179,11 @@ def test_a_langgraphjs_postgres_thread_is_listed_and_opened_read_only(js_savers,
     listed = [(t.thread_id, t.status, t.checkpoints, t.step) for t in list_threads(url)]
     assert listed == [("refund-17", "interrupted", 3, 1), ("t1", "done", 4, 2)]
     before = pg_fingerprint(url)
-    trace = open_thread(url, "t1", load_app(f"{app(SAVER_APP)}:graph"))
+    trace = open_thread(url, load_app(f"{app(SAVER_APP)}:graph"), ThreadRead("t1"))
+    newest = open_thread(url, load_app(f"{app(SAVER_APP)}:graph"), ThreadRead("t1", newest=1))  # one by one
     assert pg_fingerprint(url) == before  # read-only sessions: nothing written
+    assert [s.step for s in newest.steps] == [s.step for s in trace.steps[-2:]] and newest.status == "done"
+    assert [t.name for t in newest.steps[-1].tasks] == [t.name for t in trace.steps[-1].tasks] == ["child"]
     replay = Replay(trace)
     assert trace.status == "done" and replay.state_after(max(replay.order)) == done.output
     fan_out = next(s for s in trace.steps if [t.name for t in s.tasks] == ["a", "b"])
@@ -189,7 +193,7 @@ def test_a_langgraphjs_postgres_thread_is_listed_and_opened_read_only(js_savers,
         ("messages", "b"),
     ]
     assert not [m for s in trace.steps for m in s.mismatches]
-    waiting = open_thread(url, "refund-17", load_app(f"{app('interrupt_sqlite.mjs')}:graph"))
+    waiting = open_thread(url, load_app(f"{app('interrupt_sqlite.mjs')}:graph"), ThreadRead("refund-17"))
     assert waiting.status == "interrupted" and waiting.interrupts[0]["value"] == {"ask": "Refund order 17?"}
     with open_checkpointer(url) as checkpointer:  # what a Python app's thread reading asks first: refused
         with pytest.raises(CheckpointerError, match="LangGraph.js's PostgresSaver tables") as refused:
@@ -222,7 +226,7 @@ def test_time_travel_on_a_thread_runs_on_a_local_copy_with_an_answer_or_an_edit(
          "--out", str(tmp_path / "edit.sqlite")]
     )  # fmt: skip
     assert edit == 0, capsys.readouterr()
-    edited = open_thread(str(tmp_path / "edit.sqlite"), "t1", load_app(f"{app(SAVER_APP)}:graph"))
+    edited = open_thread(str(tmp_path / "edit.sqlite"), load_app(f"{app(SAVER_APP)}:graph"), ThreadRead("t1"))
     final = Replay(edited).state_after(max(Replay(edited).order))
     assert final["log"] == ["start", "a", "b", "edited", "start", "a", "b", "edited", "sub-1"]  # the child ran again
 
@@ -232,7 +236,8 @@ def test_a_graph_that_is_not_the_one_that_wrote_the_thread_is_a_mismatch_and_the
 ) -> None:
     where = tmp_path / "saver.sqlite"
     written = run_app(SAVER_APP, str(where), monkeypatch, example_input=True)
-    trace = open_thread(str(where), "t1", load_app(f"{app(SAVER_APP)}:changed"))  # its log reducer drops repeats
+    changed = load_app(f"{app(SAVER_APP)}:changed")  # its log reducer drops repeats
+    trace = open_thread(str(where), changed, ThreadRead("t1"))
     (mismatch,) = [(s.step, m) for s in trace.steps for m in s.mismatches]
     assert mismatch[0] == 2 and mismatch[1]["channel"] == "log"  # the child's whole log, appended again
     replay = Replay(trace)
@@ -253,7 +258,7 @@ def test_a_thread_that_failed_opens_with_langgraphjs_own_error_uncut(
     monkeypatch.setenv("STEPSCOPE_TEST_THREADS", str(where))
     config = {"configurable": {"thread_id": export}}
     recorded = record_js_app(app("thread_failures.mjs"), export, {}, config, timeout=60)
-    trace = open_thread(str(where), export, load_app(f"{app('thread_failures.mjs')}:{export}"))
+    trace = open_thread(str(where), load_app(f"{app('thread_failures.mjs')}:{export}"), ThreadRead(export))
     assert trace.status == recorded.status == "error"
     assert (trace.error["class"], trace.error["message"]) == (error_class, recorded.error["message"])
     last = trace.steps[-1]

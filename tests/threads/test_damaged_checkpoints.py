@@ -14,6 +14,7 @@ from debugger.cli import main
 from debugger.diagnostics import diagnose
 from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.langgraph.threads.savers import open_checkpointer
+from debugger.runtimes.runtime import ThreadRead
 
 
 @pytest.fixture
@@ -54,8 +55,8 @@ def _damaged_steps(trace):
 def test_the_damaged_newest_checkpoint_is_a_damaged_step_and_the_rest_reads(damaged_file):
     path, graph = damaged_file
     with open_checkpointer(str(path)) as checkpointer:
-        trace = read_thread(checkpointer, "bad", graph)
-        good = read_thread(checkpointer, "good", graph)
+        trace = read_thread(checkpointer, graph, ThreadRead("bad"))
+        good = read_thread(checkpointer, graph, ThreadRead("good"))
     assert good.status == "done", "the other threads still open"
     damaged = _damaged_steps(trace)
     assert len(damaged) == 1 and "is damaged data, not an app bug" in damaged[0][1], damaged
@@ -83,7 +84,7 @@ def test_a_damaged_checkpoint_in_the_middle_leaves_the_steps_around_it(tmp_path,
     conn.commit()
     conn.close()
     with open_checkpointer(str(path)) as checkpointer:
-        trace = read_thread(checkpointer, "t", graph)
+        trace = read_thread(checkpointer, graph, ThreadRead("t"))
     damaged = _damaged_steps(trace)
     assert len(damaged) == 1 and middle in damaged[0][1]
     assert trace.status == "done", "the thread's end is read from its newest checkpoint"
@@ -108,7 +109,7 @@ def test_a_corrupt_write_that_decodes_to_zero_is_damaged_data_not_an_app_bug(tmp
     conn.close()
     assert changed == 1
     with open_checkpointer(str(path)) as checkpointer:
-        trace = read_thread(checkpointer, "t", graph)
+        trace = read_thread(checkpointer, graph, ThreadRead("t"))
     damaged = _damaged_steps(trace)
     assert len(damaged) == 1 and "damaged data, not an app bug" in damaged[0][1] and "0" in damaged[0][1], damaged
     assert not any(c.error for s in trace.steps for c in s.reducer_calls), "no refused merge blamed on the app"

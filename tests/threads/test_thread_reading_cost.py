@@ -1,7 +1,8 @@
 """A thread costs what is shown (issue 26, 1): the app's first view decodes only the newest steps,
-`show --step N` only the steps from N on, and a whole thread decodes each stored value once: on
-PostgreSQL each `checkpoint_blobs` row and each write once, on SQLite each checkpoint row once, with every
-stored message built once however many checkpoints hold it. Counted, never timed; both backends."""
+`show --step N` only step N and the newest checkpoint (how the thread ended), and a whole thread decodes
+each stored value once: on PostgreSQL each `checkpoint_blobs` row and each write once, on SQLite each
+checkpoint row once, with every stored message built once however many checkpoints hold it. Counted,
+never timed; both backends."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from debugger.cli import main
 from debugger.runtimes.langgraph.threads import tables
 from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
+from debugger.runtimes.runtime import ThreadRead
 from debugger.sources import runs as sources
 
 pytestmark = pytest.mark.slow  # starts PostgreSQL and runs real langgraph apps: `make test`, not `make check`
@@ -107,9 +109,9 @@ class Counts:
 def test_the_first_view_decodes_only_the_newest_steps(chat, monkeypatch):
     backend, graph, _ = chat
     with open_checkpointer(backend.url) as checkpointer:
-        whole = read_thread(checkpointer, "t", graph)
+        whole = read_thread(checkpointer, graph, ThreadRead("t"))
         counts = Counts(monkeypatch)
-        newest = read_thread(checkpointer, "t", graph, newest=5)
+        newest = read_thread(checkpointer, graph, ThreadRead("t", newest=5))
     assert len(counts.checkpoints) == 6, "the 5 newest steps and the checkpoint before them, nothing else"
     assert [s.step for s in newest.steps] == [s.step for s in whole.steps[-6:]]
     assert newest.status == whole.status == "done" and newest.output == whole.output
@@ -121,21 +123,24 @@ def test_the_first_view_decodes_only_the_newest_steps(chat, monkeypatch):
         assert not mine.mismatches
 
 
-def test_show_step_n_of_a_thread_decodes_only_from_step_n_on(chat, monkeypatch, capsys):
+def test_show_step_n_of_a_thread_decodes_step_n_and_the_ending_only(chat, monkeypatch, capsys):
     backend, graph, module = chat
     args = ["show", f"{module}:graph", "--checkpointer", backend.url, "--thread", "t"]
-    assert main([*args, "--step", "3"]) == 0
-    whole = capsys.readouterr().out
-    step_lines = [line for line in whole.splitlines() if line.startswith("step 3:")]
-    assert len(step_lines) == 1
-    counts = Counts(monkeypatch)
-    last = REPLIES
-    assert main([*args, "--step", str(last)]) == 0
-    out = capsys.readouterr().out
-    assert f"step {last}: reply" in out and "step 3:" not in out
-    assert len(counts.checkpoints) <= 3, counts.checkpoints
+    assert main(args) == 0
+    whole = capsys.readouterr().out.splitlines()
+    for step in (3, REPLIES // 2, REPLIES):
+        counts = Counts(monkeypatch)
+        assert main([*args, "--step", str(step)]) == 0
+        out = capsys.readouterr().out.splitlines()
+        # step N's checkpoint, its parent's and the newest (how the thread ended); the last step's parent and newest
+        assert len(counts.checkpoints) == (3 if step < REPLIES else 2), (step, counts.checkpoints)
+        mine = [line for line in out if line.startswith("step ")]
+        assert [line.split(":")[0] for line in mine] == [f"step {step}"]
+        at = whole.index(mine[0])  # the same lines as the whole thread's show prints for that step
+        assert out[1 : 1 + len(out) - 2] == whole[at : at + len(out) - 2]
+        assert out[0].split("status")[1] == whole[0].split("status")[1] and out[-1] == whole[-1], "the thread's end"
     assert main([*args, "--step", "999"]) == 2
-    assert f"has no step 999; it has steps up to {last}." in capsys.readouterr().err
+    assert f"has no step 999; it has steps up to {REPLIES}." in capsys.readouterr().err
 
 
 def test_the_app_opens_a_thread_at_its_newest_steps_and_reads_older_ones_on_demand(chat):
@@ -151,7 +156,7 @@ def test_a_whole_thread_decodes_each_stored_value_once(chat, monkeypatch):
     backend, graph, _ = chat
     counts = Counts(monkeypatch)
     with open_checkpointer(backend.url) as checkpointer:
-        trace = read_thread(checkpointer, "t", graph)
+        trace = read_thread(checkpointer, graph, ThreadRead("t"))
     assert trace.status == "done" and not any(s.mismatches for s in trace.steps)
     if backend.kind == "postgres":
         blobs = backend.conn.execute("SELECT count(*) AS n FROM checkpoint_blobs WHERE type <> 'empty'").fetchone()["n"]
@@ -176,8 +181,9 @@ def test_a_layout_the_queries_do_not_know_is_refused_by_name(chat, monkeypatch):
     )
     with open_checkpointer(backend.url) as checkpointer:
         with pytest.raises(CheckpointerError, match="cannot be read whole: at migration X"):
-            read_thread(checkpointer, "t", graph)
-        assert read_thread(checkpointer, "t", graph, newest=3).status == "done", "through the saver's own reads"
+            read_thread(checkpointer, graph, ThreadRead("t"))
+        newest = read_thread(checkpointer, graph, ThreadRead("t", newest=3))
+        assert newest.status == "done", "through the saver's own reads"
     backend.conn.execute("ALTER TABLE checkpoint_writes DROP COLUMN task_path")
     with pytest.raises(CheckpointerError, match="checkpoint_writes has no column task_path"):
         open_checkpointer(backend.url)
@@ -208,19 +214,19 @@ def test_reopening_a_thread_costs_only_its_new_checkpoints(backend, tmp_path, mo
     config = {"configurable": {"thread_id": "t"}}
     graph.invoke({"messages": [("user", "hi")], "turns": 0, "stop": 10}, config)
     with open_checkpointer(backend.url) as checkpointer:
-        first = read_thread(checkpointer, "t", graph)
+        first = read_thread(checkpointer, graph, ThreadRead("t"))
         counts = Counts(monkeypatch)
-        again = read_thread(checkpointer, "t", graph)
+        again = read_thread(checkpointer, graph, ThreadRead("t"))
     assert not counts.checkpoints, "the same thread again: nothing decoded"
     assert tables_json(again) == tables_json(first)
     graph.invoke({"messages": [("user", "more")], "stop": 14}, config)  # the conversation goes on
     new = len(list(backend.saver.list(config))) - len(first.steps)
     with open_checkpointer(backend.url) as checkpointer:
         counts.checkpoints.clear()
-        grown = read_thread(checkpointer, "t", graph)
+        grown = read_thread(checkpointer, graph, ThreadRead("t"))
         assert len(counts.checkpoints) == new + 1, "the new checkpoints and the one they follow"
         monkeypatch.setenv("STEPSCOPE_THREAD_CACHE", "off")
-        rebuilt = read_thread(checkpointer, "t", graph)
+        rebuilt = read_thread(checkpointer, graph, ThreadRead("t"))
     assert len(counts.checkpoints) > new + 1
     assert tables_json(grown) == tables_json(rebuilt), "spliced from the cache = rebuilt from the start"
     assert grown.status == "done" and grown.steps[-1].step == rebuilt.steps[-1].step

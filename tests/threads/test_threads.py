@@ -15,6 +15,7 @@ from debugger.diagnostics.replay import Replay
 from debugger.runtimes.langgraph.recorder import recording
 from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
+from debugger.runtimes.runtime import ThreadRead
 from engine.codec import encode
 from engine.trace import RunRecord, Trace
 from engine.tracefile import from_json, to_json
@@ -94,7 +95,7 @@ def test_a_stored_thread_refolds_to_its_checkpoints_and_matches_the_live_run(bac
 
     with open_checkpointer(backend.url) as checkpointer:
         listed = {t.thread_id: t for t in checkpointer.threads()}
-        trace = read_thread(checkpointer, "thread-1", graph)
+        trace = read_thread(checkpointer, graph, ThreadRead("thread-1"))
         stored = checkpointer.history("thread-1")
 
     assert backend.fingerprint() == before, "opening a thread must never write to the app's checkpointer"
@@ -143,7 +144,7 @@ def test_a_thread_waiting_at_an_interrupt_opens_as_interrupted(backend):
     drive(graph, [{"request": "upgrade", "log": []}], "waiting")
     with open_checkpointer(backend.url) as checkpointer:
         summary = next(t for t in checkpointer.threads() if t.thread_id == "waiting")
-        trace = read_thread(checkpointer, "waiting", graph)
+        trace = read_thread(checkpointer, graph, ThreadRead("waiting"))
     assert summary.status == "interrupted"
     assert trace.status == "interrupted"
     last = trace.steps[-1]
@@ -185,7 +186,7 @@ def test_bad_checkpointers_get_clear_messages(tmp_path, pg_url):
 def test_an_unknown_thread_is_named(backend):
     graph, _ = SCENARIOS["fan_out"](backend.saver, "t")
     with open_checkpointer(backend.url) as checkpointer, pytest.raises(CheckpointerError, match="no thread 'nope'"):
-        read_thread(checkpointer, "nope", graph)
+        read_thread(checkpointer, graph, ThreadRead("nope"))
 
 
 def test_a_graph_that_is_not_the_one_that_ran_shows_as_a_finding(backend):
@@ -194,7 +195,7 @@ def test_a_graph_that_is_not_the_one_that_ran_shows_as_a_finding(backend):
     graph, _ = SCENARIOS["fan_out"](backend.saver, "t")
     changed = fan_out_graph(None, findings_reducer=lambda old, new: new)  # "the code changed since"
     with open_checkpointer(backend.url) as checkpointer:
-        trace = read_thread(checkpointer, "t", changed)
+        trace = read_thread(checkpointer, changed, ThreadRead("t"))
         stored = {
             s.metadata["step"]: s.checkpoint["channel_values"]
             for s in checkpointer.history("t")
@@ -213,7 +214,7 @@ def test_a_graph_of_another_app_is_refused_in_words(backend):
 
     SCENARIOS["agent"](backend.saver, "chat")
     with open_checkpointer(backend.url) as checkpointer:
-        trace = read_thread(checkpointer, "chat", conflict_graph(None))
+        trace = read_thread(checkpointer, conflict_graph(None), ThreadRead("chat"))
     assert [t.name for t in trace.steps[2].tasks] == ["(unknown task)"]  # stored writes of a node it does not have
     found = [f for f in diagnose(None, trace) if f.kind == "committed_mismatch"]
     assert {"messages", "branch:to:agent"} <= {f.key for f in found}

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Any
 
 from debugger.runtimes.engine.live import EngineDrivenRun
-from debugger.runtimes.runtime import PythonApps, Recorded, RunRequest, TargetError, ThreadFork
+from debugger.runtimes.runtime import PythonApps, Recorded, RunRequest, TargetError, ThreadFork, ThreadRead
 from debugger.sources.recording import record_run
 from engine import Command, CompiledStateGraph, InMemorySaver
 from engine.trace import Recorder, Trace, takes_config
@@ -112,19 +112,9 @@ class EngineRuntime(PythonApps):
             interrupt_after=graph.interrupt_after_nodes or None,
         )
 
-    def read_thread(
-        self,
-        checkpointer: Any,
-        thread_id: str,
-        graph: Any,
-        *,
-        checkpoint_id: str | None = None,
-        target: str = "",
-        newest: int | None = None,
-        from_step: int | None = None,
-    ) -> Trace:
+    def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
         """The engine's graphs write no checkpointer threads of the user's to read."""
-        raise TargetError(_NO_THREADS.format(target=target or graph.name))
+        raise TargetError(_NO_THREADS.format(target=read.target or graph.name))
 
     def fork_thread(self, fork: ThreadFork) -> Any:
         """The engine's graphs write no checkpointer threads of the user's to fork."""

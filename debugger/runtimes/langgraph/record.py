@@ -28,6 +28,7 @@ from debugger.runtimes.runtime import (
     RunRequest,
     RunSetupError,
     ThreadFork,
+    ThreadRead,
 )
 from debugger.stores.opening import local_db_path
 from engine.trace import Trace
@@ -102,27 +103,9 @@ class LangGraphRuntime(PythonApps):
         """langgraph's nodes are its own runnables: not replaced; forks use `update_state` after the step."""
         return None
 
-    def read_thread(
-        self,
-        checkpointer: Any,
-        thread_id: str,
-        graph: Any,
-        *,
-        checkpoint_id: str | None = None,
-        target: str = "",
-        newest: int | None = None,
-        from_step: int | None = None,
-    ) -> Trace:
+    def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
         """The thread's checkpoints replayed through langgraph's `apply_writes` (`threads/rebuild.py` here)."""
-        return read_thread(
-            checkpointer,
-            thread_id,
-            graph,
-            checkpoint_id=checkpoint_id,
-            target=target,
-            newest=newest,
-            from_step=from_step,
-        )
+        return read_thread(checkpointer, graph, read)
 
     def fork_thread(self, fork: ThreadFork) -> ForkResult:
         """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`threads/fork.py` here)."""

@@ -71,6 +71,9 @@ class EventReader:
         self.ending: dict[str, Any] | None = None
         """The crash, exit or stop event that ended node before the run did, if any."""
         self.version = ""
+        self.outside: list[RunRecord] = []
+        """Root-level runs after the first, outside any recorded task (a stored thread's ending, read apart
+        from the one step shown; a graph the app's own code invoked)."""
         self.ended: set[int] = set()
         """The writers whose `end` came (a stored thread's run may end `running`: tasks planned, none run)."""
 
@@ -115,8 +118,9 @@ class EventReader:
             writer = self.root = TraceWriter(record)
         elif parent_task is not None:
             writer = parent.subrun(parent_task, RunRecord(**common))
-        else:  # a graph run outside any recorded task (invoked from the app's own code): kept, not shown
+        else:  # a graph run outside any recorded task: kept apart, not shown (`outside`)
             writer = TraceWriter(RunRecord(**common))
+            self.outside.append(writer.record)
         self.runs[event["run"]] = writer
 
     def _on_task(self, event: dict[str, Any]) -> None:

@@ -32,6 +32,7 @@ from debugger.runtimes.runtime import (
     RunSetupError,
     TargetError,
     ThreadFork,
+    ThreadRead,
 )
 from debugger.stores.opening import local_db_path
 from engine.codec import decode
@@ -284,20 +285,9 @@ class LangGraphJSRuntime:
         """A node's write replaced in one step: not for JavaScript nodes."""
         return None
 
-    def read_thread(
-        self,
-        checkpointer: Any,
-        thread_id: str,
-        graph: Any,
-        *,
-        checkpoint_id: str | None = None,
-        target: str = "",
-        newest: int | None = None,
-        from_step: int | None = None,
-    ) -> Trace:
-        """The thread rebuilt in node by LangGraph.js's own planning and barrier (`threads.py`, `thread_replay.mjs`):
-        always whole (`newest` and `from_step` windows are the Python savers' reading; node replays from the start)."""
-        return read_js_thread(checkpointer, thread_id, graph, checkpoint_id=checkpoint_id, target=target)
+    def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
+        """The thread rebuilt in node by LangGraph.js's own planning and barrier (`threads.py`, `thread_replay.mjs`)."""
+        return read_js_thread(checkpointer, graph, read)
 
     def fork_thread(self, fork: ThreadFork) -> Any:
         """Time travel from a checkpoint of the thread on a local SQLite copy, run by node (`threads.py`)."""

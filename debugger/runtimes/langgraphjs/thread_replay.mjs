@@ -2,7 +2,11 @@
 // recorder.mjs), as debugger/runtimes/langgraph/threads/rebuild.py rebuilds a Python one:
 //
 //   {"app", "export", "mode": "thread", "checkpointer": {"kind": "sqlite" | "postgres", "url"},
-//    "thread_id", "checkpoint_id"?, "label"}
+//    "thread_id", "checkpoint_id"?, "label", "index"?, "newest"?, "step"?}
+//
+// Without `index` the whole thread is listed and decoded; with it (every checkpoint's [namespace, id, parent
+// id], which Python reads without decoding), only the `newest` steps or the one `step` asked for are
+// decoded, so a long thread's first view costs what it shows.
 //
 // The app's saver package (`@langchain/langgraph-checkpoint-sqlite` / `-postgres`, resolved from the app's
 // folder as node resolves it) is opened READ-ONLY (better-sqlite3's `readonly`, PostgreSQL sessions with
@@ -31,30 +35,25 @@ const GRAPH_IDS = { next: 100000 }; // apart from the ids of graphs the patches 
 
 export class ThreadRefusal extends Error {}
 
-/** Rebuilds the request's thread and emits its runs; a thread that cannot be read ends in one `fatal` line. */
+/** Rebuilds the request's thread and emits its runs; a thread that cannot be read ends in one `fatal` line.
+ * Whole (no `index`): every checkpoint listed and decoded in one pass. With `index` (every checkpoint's
+ * [namespace, id, parent id], read by Python without decoding) and `newest` or `step`: only the checkpoints
+ * that part needs are decoded, one by one (`saved`), as debugger/runtimes/langgraph/threads/reader.py does. */
 export async function replayThread({ graph, lg, ctx, request, out, appFile, packageEntry }) {
   const opened = await openSaver(request.checkpointer ?? {}, appFile, packageEntry);
   try {
     const threadId = String(request.thread_id ?? "");
     const label = String(request.label ?? "the checkpointer");
-    let tuples;
-    try {
-      tuples = [];
-      for await (const saved of opened.saver.list({ configurable: { thread_id: threadId } })) tuples.push(saved);
-    } catch (error) {
-      const why = `${error?.name ?? "Error"}: ${firstLine(error)}`;
-      throw new ThreadRefusal(
-        `thread ${JSON.stringify(threadId)} in ${label} has damaged data (${why}): it cannot be replayed; ` +
-          "`stepscope threads` lists the other threads",
-      );
-    }
-    const replay = new ThreadReplay({ graph, lg, ctx, out, saver: opened.saver, tuples, threadId, label });
-    const head = request.checkpoint_id ? String(request.checkpoint_id) : undefined;
+    const replay = new ThreadReplay({ graph, lg, ctx, out, saver: opened.saver, threadId, label });
+    if (Array.isArray(request.index)) replay.index(request.index);
+    else await replay.listAll();
+    const head = request.checkpoint_id ? String(request.checkpoint_id) : replay.newestRoot();
     if (!replay.byNs.get("")?.size)
       throw new ThreadRefusal(
         `no thread ${JSON.stringify(threadId)} in ${label}; \`stepscope threads --checkpointer ${label}\` lists them`,
       );
-    await replay.readRun([], graph, head);
+    if (request.step !== undefined && request.step !== null) await replay.readStep(graph, head, Number(request.step));
+    else await replay.readRun([], graph, head, request.newest ?? undefined);
     out.emit({ e: "result", output: null, seconds: 0, cpu_seconds: 0 });
   } finally {
     await opened.close();
@@ -96,36 +95,117 @@ export async function openSaver({ kind, url }, appFile, packageEntry) {
 }
 
 class ThreadReplay {
-  constructor({ graph, lg, ctx, out, saver, tuples, threadId, label }) {
+  constructor({ graph, lg, ctx, out, saver, threadId, label }) {
     Object.assign(this, { lg, ctx, out, saver, threadId, label, root: graph });
-    this.byNs = new Map();
-    for (const saved of tuples) {
-      const conf = saved.config.configurable;
-      const ns = conf.checkpoint_ns ?? "";
-      if (!this.byNs.has(ns)) this.byNs.set(ns, new Map());
-      this.byNs.get(ns).set(conf.checkpoint_id, saved);
+    this.byNs = new Map(); // namespace -> checkpoint id -> parent id: the thread's shape, nothing decoded
+    this.loaded = new Map(); // "namespace|id" -> the decoded checkpoint tuple
+    this.sorted = new Map(); // namespace -> its checkpoint ids, oldest first
+  }
+
+  /** Every checkpoint listed and decoded through the saver (a whole read). */
+  async listAll() {
+    try {
+      for await (const saved of this.saver.list({ configurable: { thread_id: this.threadId } })) {
+        const conf = saved.config.configurable;
+        const ns = conf.checkpoint_ns ?? "";
+        this.add(ns, conf.checkpoint_id, saved.parentConfig?.configurable?.checkpoint_id);
+        this.loaded.set(`${ns}|${conf.checkpoint_id}`, saved);
+      }
+    } catch (error) {
+      throw this.damaged(error);
     }
   }
 
-  /** The checkpoints of `ns` from the first to `head` (default: the newest), following parent links. */
-  lineage(ns, head) {
-    const byId = this.byNs.get(ns) ?? new Map();
-    if (byId.size === 0) return [];
-    const last = head ?? [...byId.keys()].sort().at(-1);
-    if (!byId.has(last))
+  /** The thread's shape from Python's read of the saver's table: [namespace, id, parent id] per checkpoint. */
+  index(keys) {
+    for (const [ns, id, parent] of keys) this.add(String(ns ?? ""), String(id), parent ?? undefined);
+  }
+
+  add(ns, id, parent) {
+    if (!this.byNs.has(ns)) this.byNs.set(ns, new Map());
+    this.byNs.get(ns).set(id, parent ?? undefined);
+  }
+
+  newestRoot() {
+    return [...(this.byNs.get("")?.keys() ?? [])].sort().at(-1);
+  }
+
+  damaged(error) {
+    const why = `${error?.name ?? "Error"}: ${firstLine(error)}`;
+    return new ThreadRefusal(
+      `thread ${JSON.stringify(this.threadId)} in ${this.label} has damaged data (${why}): it cannot be replayed; ` +
+        "`stepscope threads` lists the other threads",
+    );
+  }
+
+  /** The checkpoint tuple, decoded the first time it is asked for. SqliteSaver's `getTuple` needs the
+   * statements its `setup()` prepares, and `setup()` creates tables (never run on the app's file), so one
+   * checkpoint is read by `list`: the newest of its namespace before the id that follows it (ids sort by time). */
+  async saved(ns, id) {
+    const where = `${ns}|${id}`;
+    if (!this.loaded.has(where)) {
+      const ids = this.sortedIds(ns);
+      const next = ids[ids.indexOf(id) + 1];
+      const config = { configurable: { thread_id: this.threadId, checkpoint_ns: ns } };
+      const options = { limit: 1 };
+      if (next !== undefined) options.before = { configurable: { checkpoint_id: next } };
+      let saved;
+      try {
+        for await (const found of this.saver.list(config, options)) saved = found;
+      } catch (error) {
+        throw this.damaged(error);
+      }
+      if (saved?.config?.configurable?.checkpoint_id !== id)
+        throw new ThreadRefusal(`no checkpoint ${JSON.stringify(id)} in thread ${JSON.stringify(this.threadId)}`);
+      this.loaded.set(where, saved);
+    }
+    return this.loaded.get(where);
+  }
+
+  sortedIds(ns) {
+    if (!this.sorted.has(ns)) this.sorted.set(ns, [...(this.byNs.get(ns)?.keys() ?? [])].sort());
+    return this.sorted.get(ns);
+  }
+
+  /** The checkpoint `back` parent links before `head`, or undefined when its lineage is shorter. */
+  ancestor(ns, head, back) {
+    const parents = this.byNs.get(ns) ?? new Map();
+    let current = head;
+    for (let i = 0; i < back && current !== undefined; i++) current = parents.get(current);
+    return current !== undefined && parents.has(current) ? current : undefined;
+  }
+
+  /** The checkpoints of `ns` from the first to `head` (default: the newest), following parent links; with
+   * `newest`, only the last `newest + 1` of them (the newest steps and the state before them). */
+  async lineage(ns, head, newest) {
+    const parents = this.byNs.get(ns) ?? new Map();
+    if (parents.size === 0) return [];
+    const last = head ?? [...parents.keys()].sort().at(-1);
+    if (!parents.has(last))
       throw new ThreadRefusal(`no checkpoint ${JSON.stringify(last)} in thread ${JSON.stringify(this.threadId)}`);
+    const ids = [];
+    for (let id = last; id !== undefined && parents.has(id); id = parents.get(id)) ids.push(id);
+    ids.reverse();
+    const shown = newest === undefined ? ids : ids.slice(-(newest + 1));
     const chain = [];
-    for (let saved = byId.get(last); saved; ) {
-      chain.push(saved);
-      const parent = saved.parentConfig?.configurable?.checkpoint_id;
-      saved = parent ? byId.get(parent) : undefined;
-    }
-    return chain.reverse();
+    for (const id of shown) chain.push(await this.saved(ns, id));
+    return chain;
   }
 
-  async readRun(ns, graph, head) {
+  /** Root step `step` alone (the checkpoints before and after it), then the thread's ending as a second run
+   * from its newest checkpoint `head` (threads.py joins them): the root steps are numbered one per
+   * checkpoint along the lineage, so the head's own step says which ancestor is `step`. */
+  async readStep(graph, head, step) {
+    const last = Number((await this.saved("", head)).metadata?.step ?? -1);
+    const at = step < last ? this.ancestor("", head, last - step) : undefined;
+    if (at === undefined) return this.readRun([], graph, head, step === last ? 1 : 0);
+    await this.readRun([], graph, at, 1);
+    await this.readRun([], graph, head, 0);
+  }
+
+  async readRun(ns, graph, head, newest) {
     const nsKey = ns.join("|");
-    const chain = this.lineage(nsKey, head);
+    const chain = await this.lineage(nsKey, head, newest);
     if (chain.length === 0) return;
     await this.register(graph);
     const first = chain[0];
@@ -149,9 +229,7 @@ class ThreadReplay {
     run.commit(loop.step, first, channels);
     for (let i = 1; i < chain.length; i++) await run.stepBetween(chain[i - 1], chain[i]);
     const lastId = chain.at(-1).config.configurable.checkpoint_id;
-    const later = [...(this.byNs.get(nsKey)?.values() ?? [])].some(
-      (t) => t.parentConfig?.configurable?.checkpoint_id === lastId,
-    );
+    const later = [...(this.byNs.get(nsKey)?.values() ?? [])].includes(lastId);
     await run.finish(chain.at(-1), later);
   }
 

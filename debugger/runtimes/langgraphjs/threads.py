@@ -8,6 +8,9 @@ its writes applied through the real channels), and the events come back as a rec
 (`reader.py`), through the one trace writer. The trace has the shape a Python thread's has
 (`debugger/runtimes/langgraph/threads/rebuild.py`): the thread's id, a run id derived from the thread and
 its newest checkpoint, a step per checkpoint, a mismatch where the rebuilt value is not the stored one.
+It is read as much as it is shown, as a Python thread is (`reader.py` there): the app's first view only its
+newest steps, `show --step N` only step N and the newest checkpoint; node then gets the thread's shape
+(read here from the saver's table, nothing decoded) and decodes only the checkpoints that part needs.
 
 Time travel on such a thread (`fork_js_thread`) copies it into a local SQLite file written by the app's
 own `SqliteSaver` and runs on from the checkpoint there (`thread_fork.mjs`), never on the app's saver.
@@ -21,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from debugger.runtimes.langgraph.threads.fork import ForkResult
+from debugger.runtimes.langgraph.threads.reader import with_ending
 from debugger.runtimes.langgraph.threads.savers import Checkpointer, CheckpointerError, open_checkpointer
-from debugger.runtimes.runtime import ThreadFork
+from debugger.runtimes.runtime import ThreadFork, ThreadRead
 from engine.trace import Trace, new_run, utc_now
 
 from .process import JSAppError, NodeRun
@@ -53,16 +57,19 @@ def head_checkpoint(checkpointer: Checkpointer, thread_id: str, checkpoint_id: s
     return checkpoint_id or max(roots)
 
 
-def read_js_thread(
-    checkpointer: Checkpointer, thread_id: str, graph: Any, *, checkpoint_id: str | None = None, target: str = ""
-) -> Trace:
-    """The thread `thread_id` of `checkpointer` rebuilt by node with the app's `graph` (a `JSGraph`), up to
-    `checkpoint_id` (default: its newest). `CheckpointerError` (one line) when it cannot be."""
-    head = head_checkpoint(checkpointer, thread_id, checkpoint_id)
-    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}").hex
-    target = target or f"thread {thread_id}"
+def read_js_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> Trace:
+    """The part of thread `read.thread_id` of `checkpointer` that `read` asks for, rebuilt by node with the
+    app's `graph` (a `JSGraph`), up to `read.checkpoint_id` (default: its newest). A whole thread is listed
+    and decoded by node in one pass; for its `newest` steps or its one `step`, node is given the thread's
+    shape (every checkpoint's namespace, id and parent, read here without decoding anything) and decodes
+    only the checkpoints that part needs. `CheckpointerError` (one line) when it cannot be."""
+    thread_id = read.thread_id
+    head = head_checkpoint(checkpointer, thread_id, read.checkpoint_id)
+    shown = "" if read.whole else f"#last{read.newest}" if read.step is None else f"#step{read.step}"
+    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}{shown}").hex
+    target = read.target or f"thread {thread_id}"
     reader = EventReader(target=target, run_id=run_id)
-    request = {
+    request: dict[str, Any] = {
         "app": str(graph.app),
         "export": graph.export,
         "mode": "thread",
@@ -71,6 +78,9 @@ def read_js_thread(
         "thread_id": thread_id,
         "checkpoint_id": head,
     }
+    if not read.whole:
+        request["index"] = [[k.ns, k.checkpoint_id, k.parent_id] for k in checkpointer.keys(thread_id)]
+        request["newest" if read.step is None else "step"] = read.newest if read.step is None else read.step
     try:
         run = NodeRun(request, reader)
     except JSAppError as exc:
@@ -91,6 +101,8 @@ def read_js_thread(
 
     trace = reader.close(empty_run=empty_run)
     trace.thread_id = thread_id
+    if read.step is not None and reader.outside:  # the thread's ending, read apart from the step shown
+        return with_ending(trace, reader.outside[-1])
     return trace
 
 
@@ -145,7 +157,7 @@ def fork_js_thread(fork: ThreadFork) -> ForkResult:
     error = JSForkError(failure.get("class", "Error"), failure.get("message", "")) if failure else None
     with open_checkpointer(str(local)) as copy:
         target = f"{app.target} thread {thread_id} (fork at {fork.checkpoint_id[-8:]})"
-        trace = read_js_thread(copy, thread_id, app.graph, target=target)
+        trace = read_js_thread(copy, app.graph, ThreadRead(thread_id, target=target))
     return ForkResult(trace, local, error)
 
 

@@ -3,7 +3,7 @@
     savers.py    open a SQLite file or a postgresql:// URL read-only; list threads; read a thread's checkpoints
     status.py    a thread's status from its newest checkpoint alone (the `threads` listing)
     tables.py    the savers' tables read directly: a checkpoint, or a whole thread with each stored value decoded once
-    reader.py    which checkpoints a view decodes (the newest steps, steps N on, or all, cached) and `read_thread`
+    reader.py    which checkpoints a view decodes (the newest steps, one step, or all, cached) and `read_thread`
     damage.py    a damaged checkpoint or write as a damaged step of its thread
     rebuild.py   a thread's checkpoints, namespace by namespace, into an `engine.trace.Trace`: each stored step
                  applied again with langgraph's `apply_writes`, recorded by the live recorder's builder

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from debugger.runtimes.runtime import ThreadRead
 from engine.trace import Trace
 
 from .reader import read_thread
@@ -113,9 +114,8 @@ def fork_thread(
     finally:
         conn.close()
     with open_checkpointer(str(path)) as copy:
-        trace = read_thread(
-            copy, thread_id, app.graph, target=f"{app.target} thread {thread_id} (fork at {checkpoint_id[-8:]})"
-        )
+        target = f"{app.target} thread {thread_id} (fork at {checkpoint_id[-8:]})"
+        trace = read_thread(copy, app.graph, ThreadRead(thread_id, target=target))
     return ForkResult(trace, path, error)
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from debugger.runtimes.runtime import ThreadFork
+from debugger.runtimes.runtime import ThreadFork, ThreadRead
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.stores.urls import masked
 from engine.trace import Trace
@@ -69,27 +69,12 @@ FIRST_VIEW_STEPS = 20
 thread's first view costs what these steps cost, whatever its length."""
 
 
-def open_thread(
-    url: str,
-    thread_id: str,
-    app: App,
-    checkpoint_id: str | None = None,
-    *,
-    newest: int | None = None,
-    from_step: int | None = None,
-) -> Trace:
-    """One thread of the checkpointer at `url` as a recorded run (up to `checkpoint_id`, else its newest):
-    its last `newest` steps, or its steps from `from_step` on, or the whole thread."""
+def open_thread(url: str, app: App, read: ThreadRead) -> Trace:
+    """The part of a thread of the checkpointer at `url` that `read` asks for, as a recorded run (named after
+    the app and the thread unless `read.target` names it)."""
+    target = read.target or f"{app.target} thread {read.thread_id}"
     with open_checkpointer(url) as checkpointer:
-        return app.runtime.read_thread(
-            checkpointer,
-            thread_id,
-            app.graph,
-            checkpoint_id=checkpoint_id,
-            target=f"{app.target} thread {thread_id}",
-            newest=newest,
-            from_step=from_step,
-        )
+        return app.runtime.read_thread(checkpointer, app.graph, replace(read, target=target))
 
 
 def thread_from_options(
@@ -98,16 +83,16 @@ def thread_from_options(
     thread_id: str | None,
     checkpoint_id: str | None = None,
     *,
-    from_step: int | None = None,
+    step: int | None = None,
 ) -> Any:
     """(trace, App) of the thread `--checkpointer URL --thread ID` names, with `target` as the app's graph
-    (from step `from_step` on when given, else whole); None without `--checkpointer`."""
+    (its one step `step` and its ending when given, else whole); None without `--checkpointer`."""
     if not url:
         return None
     if not thread_id:
         raise CheckpointerError("--checkpointer needs --thread ID; `stepscope threads --checkpointer URL` lists them.")
     app = load_app(target)
-    return open_thread(url, thread_id, app, checkpoint_id, from_step=from_step), app
+    return open_thread(url, app, ThreadRead(thread_id, checkpoint_id, step=step)), app
 
 
 def checkpointer_url(given: str | None = None) -> str:

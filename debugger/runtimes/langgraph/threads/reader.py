@@ -5,7 +5,8 @@ is read without decoding anything; `ThreadReader` then decodes a checkpoint only
 several at a time where the backend reads them together for less (`Checkpointer.read_many`):
 
 - the app's first view asks for the `newest` steps only, so a long thread is on screen at once;
-- `show --step N` asks for the steps from N on (`from_step`);
+- `show --step N` asks for step N alone (`step`): the checkpoints before and after it, and the newest one,
+  which says how the thread ended;
 - a whole thread (`diagnose`, `show`) is read from the cache when it has not changed, from the cache and
   its new checkpoints when it went on (`cache.py`), else whole, each stored value decoded once
   (`Checkpointer.preload`).
@@ -17,6 +18,7 @@ import uuid
 from typing import Any
 
 from debugger.runtimes.langgraph.recorder.names import DEFAULT_NAME, describe, state_keys
+from debugger.runtimes.runtime import ThreadRead
 from engine.trace import RunRecord, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .cache import ThreadCache, splice
@@ -66,6 +68,14 @@ class ThreadReader:
             count += 1
             current = parents[current]
         return None
+
+    def ancestor(self, ns: str, head: str, back: int) -> str | None:
+        """The checkpoint `back` parent links before `head` (None when its lineage is shorter)."""
+        parents = self.parents.get(ns, {})
+        current: str | None = head
+        for _ in range(back):
+            current = parents.get(current) if current is not None else None
+        return current if current in parents else None
 
     def lineage(self, ns: str, head: str | None = None, newest: int | None = None) -> list[Any]:
         """The checkpoints from the first to `head` (default: the newest), following parent links; with
@@ -149,35 +159,25 @@ class ThreadReader:
         return record
 
 
-def read_thread(
-    checkpointer: Checkpointer,
-    thread_id: str,
-    graph: Any,
-    *,
-    checkpoint_id: str | None = None,
-    target: str = "",
-    newest: int | None = None,
-    from_step: int | None = None,
-) -> Trace:
-    """The thread `thread_id` of `checkpointer`, rebuilt with the app's `graph` (a langgraph compiled
-    graph), up to `checkpoint_id` (default: its newest checkpoint). With `newest`, only its last `newest`
-    steps are decoded and rebuilt (the first view of a long thread); with `from_step`, the steps from that
-    one on (`show --step N`). Without either, the whole thread, each stored value decoded once where the
-    backend allows (`Checkpointer.preload`)."""
+def read_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> Trace:
+    """The part of thread `read.thread_id` of `checkpointer` that `read` asks for, rebuilt with the app's
+    `graph` (a langgraph compiled graph), up to `read.checkpoint_id` (default: its newest checkpoint): its
+    last `newest` steps (the first view of a long thread), its one `step` (`show --step N`), or the whole
+    thread, each stored value decoded once where the backend allows (`Checkpointer.preload`)."""
+    thread_id = read.thread_id
     keys = checkpointer.keys(thread_id)
     roots = [k.checkpoint_id for k in keys if k.ns == ""]
     if not roots:
         raise CheckpointerError(f"thread {thread_id!r} has no checkpoint of the root graph.")
-    head = checkpoint_id or max(roots)
-    target = target or f"thread {thread_id}"
-    if newest is None and from_step is None:
+    head = read.checkpoint_id or max(roots)
+    target = read.target or f"thread {thread_id}"
+    if read.whole:
         # the cache holds threads read to their newest checkpoint, whose ending reads the same each time
-        return _read_whole(checkpointer, keys, thread_id, graph, head, target, cached=checkpoint_id is None)
+        return _read_whole(checkpointer, keys, thread_id, graph, head, target, cached=read.checkpoint_id is None)
     reader = ThreadReader(checkpointer, keys, thread_id, target)
-    if from_step is not None:
-        newest = _steps_since(reader, head, from_step)
-    shown = "" if newest is None else f"#last{newest}"
-    return _rebuilt(reader, graph, head, newest, _run_id(checkpointer, thread_id, head, shown))
+    if read.step is not None:
+        return _read_step(reader, graph, head, read.step, _run_id(checkpointer, thread_id, head, f"#step{read.step}"))
+    return _rebuilt(reader, graph, head, read.newest, _run_id(checkpointer, thread_id, head, f"#last{read.newest}"))
 
 
 def _read_whole(
@@ -212,7 +212,7 @@ def _read_whole(
 
 
 def _run_id(checkpointer: Checkpointer, thread_id: str, head: str, shown: str = "") -> str:
-    """The run id of a thread read up to `head` (the same each time it is read so)."""
+    """The run id of a thread read up to `head` (the same each time it is read so; `shown` names a part)."""
     return uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpointer.label}#{thread_id}#{head}{shown}").hex
 
 
@@ -231,10 +231,31 @@ def _rebuilt(reader: ThreadReader, graph: Any, head: str, newest: int | None, ru
     return trace
 
 
-def _steps_since(reader: ThreadReader, head: str, step: int) -> int | None:
-    """How many of the newest steps reach back to `step`: the root steps are numbered one per checkpoint
-    along the lineage, so the head's step says it (None, the whole thread, when the head cannot tell)."""
+def _read_step(reader: ThreadReader, graph: Any, head: str, step: int, run_id: str) -> Trace:
+    """Root step `step` alone (the checkpoints before and after it) and the thread's ending (its newest
+    checkpoint `head`, with the step it has pending): the root steps are numbered one per checkpoint along
+    the lineage, so the head's own step says which ancestor is `step`, with nothing else decoded. A step
+    the thread does not have gives its ending alone (its last step says how far it goes)."""
     saved = reader.saved("", head)
-    if isinstance(saved, DamagedCheckpoint):
-        return None
-    return max(1, int(saved.metadata.get("step", -1)) - step + 1)
+    if isinstance(saved, DamagedCheckpoint):  # the head cannot say its step: the whole thread, as it decodes
+        return _rebuilt(reader, graph, head, None, run_id)
+    last = int(saved.metadata.get("step", -1))
+    at = reader.ancestor("", head, last - step) if step < last else None
+    if at is None:  # step N is the head's (or the one it has pending), or not in the thread
+        return _rebuilt(reader, graph, head, 1 if step == last else 0, run_id)
+    shown = _rebuilt(reader, graph, at, 1, run_id)
+    return with_ending(shown, _rebuilt(reader, graph, head, 0, run_id))  # the head alone: nothing between decoded
+
+
+def with_ending(shown: Trace, ending: RunRecord) -> Trace:
+    """One step of a thread (`shown`, read up to that step) and how the thread ended (`ending`, read from
+    its newest checkpoint alone) as one trace: the ending's steps after the shown ones, its status, output,
+    error and interrupts the trace's (LangGraph.js's reader joins its two runs here too)."""
+    shown.steps.extend(ending.steps)
+    shown.status, shown.output, shown.error, shown.interrupts = (
+        ending.status,
+        ending.output,
+        ending.error,
+        ending.interrupts,
+    )
+    return shown
