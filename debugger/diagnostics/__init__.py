@@ -14,21 +14,44 @@ roles), and `conflicts.py`, `writes.py`, `mutation.py`, `order.py` and `start.py
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from debugger.runtimes.registry import find_runtime
 from engine.trace import RunRecord
 
-from .findings import KINDS, SEVERITIES, Finding, counts, merge
-from .recorded import diagnose_trace
-from .static import diagnose_graph
+if TYPE_CHECKING:
+    from .findings import KINDS, SEVERITIES, Finding, counts
+    from .recorded import diagnose_trace
+    from .static import diagnose_graph
 
 __all__ = ["Finding", "KINDS", "SEVERITIES", "diagnose", "diagnose_graph", "diagnose_trace", "counts", "has_errors"]
+
+_LAZY = {
+    "KINDS": "findings",
+    "SEVERITIES": "findings",
+    "Finding": "findings",
+    "counts": "findings",
+    "merge": "findings",
+    "diagnose_trace": "recorded",
+    "diagnose_graph": "static",
+}
+"""Names of the modules above, imported when first used: the package is imported for its light modules too
+(`replay`, `snapshots`, which the stores use), and the checks import the runtimes, which import the stores."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def diagnose(target_graph: Any = None, trace: RunRecord | None = None) -> list[Finding]:
     """Static findings for `target_graph` and recorded ones for `trace`, merged: a static suspicion the run
     confirmed appears once, with the run's step and values."""
+    from .findings import merge
+    from .recorded import diagnose_trace
+    from .static import diagnose_graph
+
     found: list[Finding] = []
     target_graph = _static_graph(target_graph)
     if target_graph is not None:
@@ -42,6 +65,8 @@ def _static_graph(graph: Any) -> Any:
     """The graph the static checks read: its runtime's static view (a langgraph app lends an engine-shaped
     builder, as `stepscope diagnose` does; an engine graph is itself), or None when it cannot be viewed
     statically. Anything no runtime compiled (a static view already) is read as it is."""
+    from debugger.runtimes.registry import find_runtime
+
     runtime = find_runtime(graph)
     return graph if runtime is None else runtime.static_view(graph)[0]
 

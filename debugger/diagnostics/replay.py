@@ -97,6 +97,39 @@ class StepsByNumber(Mapping[int, StepRecord]):
         return len(self.position)
 
 
+def fold_step(channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None) -> None:
+    """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes.
+
+    A step that did not commit (a refused write, a node that raised, a timeout) applies nothing, as in
+    LangGraph: its reducer calls were computed but the barrier never wrote them to the state."""
+    if not step.committed:
+        return
+    calls = step.reducer_calls if upto is None else step.reducer_calls[:upto]
+    for call in calls:
+        history = channels.setdefault(call.channel, ChannelHistory())
+        before = apply_delta(history.value, call.before)
+        if "same" not in call.before:
+            _attribute(history, before, Origin(step.step, "(outside reducers)", "", None), previous=history.value)
+            history.value = before
+        if call.error is not None:
+            continue
+        after = apply_delta(before, call.after)
+        _attribute(
+            history,
+            after,
+            Origin(step.step, call.writer_name, call.writer, call.index),
+            previous=before,
+            change=call.after,
+        )
+        history.value = after
+    if upto is None:
+        for key, change in step.state.items():
+            history = channels.setdefault(key, ChannelHistory())
+            new = apply_delta(history.value, change)
+            _attribute(history, new, Origin(step.step, "(barrier)", "", None), previous=history.value)
+            history.value = new
+
+
 class Replay:
     """Folds a run's recorded deltas forward. States after a step are cached (see `KEEP_EVERY`)."""
 
@@ -107,38 +140,8 @@ class Replay:
         self.position = self.steps.position
         self._states: dict[int, dict[str, ChannelHistory]] = {}
         self._last: tuple[int, dict[str, ChannelHistory]] | None = None
-
-    def _fold_step(self, channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None) -> None:
-        """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes.
-
-        A step that did not commit (a refused write, a node that raised, a timeout) applies nothing, as in
-        LangGraph: its reducer calls were computed but the barrier never wrote them to the state."""
-        if not step.committed:
-            return
-        calls = step.reducer_calls if upto is None else step.reducer_calls[:upto]
-        for call in calls:
-            history = channels.setdefault(call.channel, ChannelHistory())
-            before = apply_delta(history.value, call.before)
-            if "same" not in call.before:
-                _attribute(history, before, Origin(step.step, "(outside reducers)", "", None), previous=history.value)
-                history.value = before
-            if call.error is not None:
-                continue
-            after = apply_delta(before, call.after)
-            _attribute(
-                history,
-                after,
-                Origin(step.step, call.writer_name, call.writer, call.index),
-                previous=before,
-                change=call.after,
-            )
-            history.value = after
-        if upto is None:
-            for key, change in step.state.items():
-                history = channels.setdefault(key, ChannelHistory())
-                new = apply_delta(history.value, change)
-                _attribute(history, new, Origin(step.step, "(barrier)", "", None), previous=history.value)
-                history.value = new
+        self.shelf = getattr(run.steps, "snapshots", None)
+        """A stored long run's kept states (`debugger.diagnostics.snapshots.SnapshotShelf`), or None."""
 
     def histories_after(self, step: int) -> dict[str, ChannelHistory]:
         """Every channel's value and provenance after `step`'s barrier."""
@@ -162,11 +165,19 @@ class Replay:
                 start, channels = kept, self._states[self.order[kept]]
                 break
             kept -= KEEP_EVERY
+        if self.shelf is not None and index - start > KEEP_EVERY:  # a kept state nearer than what is in memory
+            found = self.shelf.nearest(index)
+            if found is not None and found[0] > start:
+                start, channels = found
         for position in range(start + 1, index + 1):
             channels = {k: ChannelHistory(v.value, list(v.origins)) for k, v in channels.items()}
-            self._fold_step(channels, self.steps[self.order[position]])
+            fold_step(channels, self.steps[self.order[position]])
             if position % KEEP_EVERY == 0:
                 self._states[self.order[position]] = channels
+            if self.shelf is not None:
+                self.shelf.offer(position, channels)
+        if self.shelf is not None:
+            self.shelf.flush()
         self._last = (index, channels)
         return channels
 
@@ -183,7 +194,7 @@ class Replay:
         index = self._index(step)
         base = self.histories_after(self.order[index - 1]) if index > 0 else {}
         channels = {k: ChannelHistory(v.value, list(v.origins)) for k, v in base.items()}
-        self._fold_step(channels, self.steps[step], upto=calls)
+        fold_step(channels, self.steps[step], upto=calls)
         return {k: h.value for k, h in channels.items() if h.value != MISSING_VALUE}
 
     def call_values(self, step: int) -> Iterator[tuple[ReducerCallRecord, Any, Any]]:
@@ -212,7 +223,7 @@ CallValues = list[tuple[ReducerCallRecord, Any, Any]]
 
 def fold_calls(values: dict[str, Any], step: StepRecord) -> CallValues:
     """`step`'s reducer calls with their values, from `values` (the encoded state before the step), which
-    becomes the state after it: a step that did not commit leaves it as it was (see `Replay._fold_step`)."""
+    becomes the state after it: a step that did not commit leaves it as it was (see `fold_step`)."""
     working = dict(values)
     rows = []
     for call in step.reducer_calls:

@@ -95,13 +95,20 @@ def parse_trace(text: str | bytes, *, source: str = "<trace>") -> Trace:
     return checked_trace(index.head, steps, source, keep_on_disk=len(data) >= STREAM_MIN_BYTES)
 
 
-def checked_trace(head: dict[str, Any], source: Any, name: str, *, keep_on_disk: bool) -> Trace:
+def checked_trace(
+    head: dict[str, Any], source: Any, name: str, *, keep_on_disk: bool, checked_when_stored: bool = False
+) -> Trace:
     """The Trace of a head and its steps (`source`, as `LazySteps` takes it: a file's, a store's rows),
     every step checked first in one pass (`StreamCheck`); the steps then stay where they are
-    (`keep_on_disk`) or are read into a list."""
+    (`keep_on_disk`) or are read into a list.
+
+    `checked_when_stored`: a run store's own rows, which every writer of the store checked (an import reads
+    its file through here; a recorder writes what it recorded). A long run's steps are then not read at
+    all: each is still checked against the schema when it is decoded (`step_from_dict`), and its head here,
+    but opening a 200,000-step run does not read 200,000 steps again to check what was checked."""
     check = StreamCheck(head, source=name)
     kept: list[StepRecord] = []
-    for position, step in enumerate(source.loads()):
+    for position, step in () if keep_on_disk and checked_when_stored else enumerate(source.loads()):
         check.step(position, step)
         if not keep_on_disk:
             kept.append(step_from_dict(step, source=name, index=position))

@@ -285,6 +285,12 @@ class LazySteps(Sequence[StepRecord]):
         """Each step's number, in order, known without decoding any step."""
         return self.source.numbers
 
+    @property
+    def snapshots(self) -> Any:
+        """The kept states of the run, where its source keeps them (`debugger.diagnostics.snapshots`):
+        `Replay` folds from the nearest one instead of from the first step."""
+        return getattr(self.source, "snapshots", None)
+
     @overload
     def __getitem__(self, position: int) -> StepRecord: ...
 

@@ -9,13 +9,16 @@ import hashlib
 import json
 import tempfile
 from array import array
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from debugger.sources.trace_stream import MAX_NESTING, nesting_depth
 from debugger.stores.protocol import first_line
 from engine.blobs import BlobPacker, PooledDecoder
 from engine.trace import StepRecord, Trace
 from engine.tracefile import TraceFileError, compose_json, composed_parts, dumps, head_dict, step_dict, step_json
+
+if TYPE_CHECKING:
+    from debugger.diagnostics.snapshots import SnapshotShelf
 
 StepRows = list[tuple[int, str]]
 """(step number, the step's JSON) of each step, in order."""
@@ -94,10 +97,17 @@ class SpooledRun:
         pooled: dict[str, Any] = {}
         self.numbers = array("q")
         self.spool = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
+        from debugger.diagnostics.snapshots import StatesToKeep  # here: debugger.diagnostics imports the stores
+
+        states = StatesToKeep(len(trace.steps))
         for step in trace.steps:
             self.spool.write(dumps(step_dict(step, packer)) + "\n")  # no indent: a step's JSON has no newline
             self.numbers.append(step.step)
             pooled.update(packer.take_fresh())
+            states.add(step)
+        self.snapshots = states.kept
+        """The run's kept states (`debugger.diagnostics.snapshots`), by position: a long run is stored
+        with them, so it opens at its last step without a fold of all its steps."""
         self.head = dumps(head_dict(trace, packer))
         pooled.update(packer.take_fresh())
         self.blobs: BlobRows = [(key, dumps(value)) for key, value in pooled.items()]
@@ -143,6 +153,8 @@ class RowSteps:
         self.numbers = numbers
         self.name = name
         self.pooled = PooledDecoder(table)
+        self.snapshots: "SnapshotShelf | None" = None
+        """The run's kept states, when its store keeps them (`LazySteps.snapshots` passes it on to `Replay`)."""
 
     def __len__(self) -> int:
         return len(self.seqs)

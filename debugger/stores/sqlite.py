@@ -36,6 +36,7 @@ try:
 except ImportError:  # pragma: no cover - not on this platform: a cut-off run stays `running`, unmarked
     fcntl = None  # type: ignore[assignment]
 
+from debugger.diagnostics.snapshots import SnapshotShelf
 from debugger.sources.trace_check import TraceFileError, checked_trace
 from debugger.sources.trace_stream import STREAM_MIN_BYTES
 from debugger.stores.protocol import (
@@ -67,7 +68,7 @@ from engine.tracefile import compose_json, to_json
 
 APPLICATION_ID = 0x53745363  # "StSc"
 
-VERSION = 2
+VERSION = 3
 
 
 def default_db_path() -> Path:
@@ -104,12 +105,23 @@ _LAYOUT_V2 = (
         PRIMARY KEY (run_id, key)
     )""",
 )
+
+_SNAPSHOTS = """CREATE TABLE run_snapshots (
+        run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, position)
+    )"""
+"""Version 3 adds the kept states of long runs (`debugger.diagnostics.snapshots`): the state after the
+step at `position` (0 is the run's first step), so a long run opens at any step without folding it
+from its start. A cache of what the steps say: written when a long run is stored, or first opened."""
 """Version 2: `runs.trace` holds a trace's head (its file form without steps), `run_steps` one row
 per superstep, `run_blobs` each large value once (`engine.blobs`). A run is written step by step as
 it is recorded and read back as one trace file (`engine.tracefile.compose_json`). Statements, not
 a script: `executescript` would commit the open transaction."""
 
 _TABLES_V2 = {"runs", "run_steps", "run_blobs"}
+_TABLES_V3 = {*_TABLES_V2, "run_snapshots"}
 
 _COLUMNS_V1 = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace"]
 
@@ -171,12 +183,15 @@ class RunStore(TraceFiles):
                 f"knows up to {VERSION}). Upgrade StepScope, or pass --db PATH to use another file."
             )
         if version == 1:
-            self._migrate_1_to_2(db)
-        elif self._columns(db) != _COLUMNS_V2 or not _TABLES_V2 <= tables:
+            self._migrate_1_to_2(db)  # into the current layout
+        elif self._columns(db) != _COLUMNS_V2 or not (_TABLES_V2 if version == 2 else _TABLES_V3) <= tables:
             raise StoreError(
                 f"{self.path} says it is a StepScope database (version {version}) but its runs table "
                 "has another shape; it was not changed. Pass --db PATH to use another file."
             )
+        elif version == 2:
+            db.execute(_SNAPSHOTS)  # its long runs keep states when they are next opened
+            self._stamp(db)
 
     @staticmethod
     def _prove_writable(db: sqlite3.Connection) -> None:
@@ -188,7 +203,7 @@ class RunStore(TraceFiles):
         db.execute("RELEASE stepscope_probe")
 
     def _create(self, db: sqlite3.Connection) -> None:
-        for statement in _LAYOUT_V2:
+        for statement in (*_LAYOUT_V2, _SNAPSHOTS):
             db.execute(statement)
         self._stamp(db)
 
@@ -294,6 +309,7 @@ class RunStore(TraceFiles):
                     ((run_id, seq, number, data) for seq, (number, data) in enumerate(run.rows())),
                 )
                 self._append(db, run_id, None, [], run.blobs)
+                db.executemany("INSERT INTO run_snapshots VALUES (?, ?, ?)", [(run_id, *s) for s in run.snapshots])
         except sqlite3.Error as exc:
             raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
         except OSError as exc:  # the spool file: no room for it
@@ -425,7 +441,7 @@ class RunStore(TraceFiles):
 
     @staticmethod
     def _remove(db: sqlite3.Connection, run_id: str) -> None:
-        for table in ("run_steps", "run_blobs", "runs"):
+        for table in ("run_snapshots", "run_steps", "run_blobs", "runs"):
             db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     @staticmethod
@@ -498,7 +514,7 @@ class RunStore(TraceFiles):
         keeps them in the database, read back a step when asked for (`RowSteps`)."""
         with self._reading() as db:
             full = self._resolve(db, run_id)
-            (head,) = db.execute("SELECT trace FROM runs WHERE run_id = ?", (full,)).fetchone()
+            head, stored_digest = db.execute("SELECT trace, digest FROM runs WHERE run_id = ?", (full,)).fetchone()
             seqs, numbers = array("q"), array("q")
             size = 0
             for seq, number, length in db.execute(
@@ -515,7 +531,10 @@ class RunStore(TraceFiles):
             if isinstance(head_data, dict):
                 head_data.pop("blobs", None)
             steps = RowSteps(lambda wanted: self._rows(full, wanted), seqs, numbers, table, name)
-            trace = checked_trace(head_data, steps, name, keep_on_disk=size >= STREAM_MIN_BYTES)
+            long_run = size >= STREAM_MIN_BYTES
+            if long_run:
+                steps.snapshots = self._shelf(full, stored_digest, len(seqs))
+            trace = checked_trace(head_data, steps, name, keep_on_disk=long_run, checked_when_stored=True)
         except (ValueError, RecursionError) as exc:  # TraceFileError, or a row that is not JSON
             raise StoreError(
                 f"{exc if isinstance(exc, TraceFileError) else f'{name} is damaged: {exc}.'} "
@@ -524,6 +543,33 @@ class RunStore(TraceFiles):
         if trace.status == "running" and not trace.error and self._cut_off(full):
             trace.error = cut_off_error()
         return trace
+
+    def _shelf(self, run_id: str, stored_digest: str, count: int) -> SnapshotShelf:
+        """The kept states of a long run (`run_snapshots`). New ones are written only while the run is the
+        one read (same digest: not replaced meanwhile), and not at all where the file cannot be written:
+        they are a cache, and the run opens without them."""
+
+        def read(position: int) -> str | None:
+            with self._reading() as db:
+                row = db.execute(
+                    "SELECT data FROM run_snapshots WHERE run_id = ? AND position = ?", (run_id, position)
+                ).fetchone()
+            return row[0] if row else None
+
+        def write(rows: list[tuple[int, str]]) -> None:
+            try:
+                with self._transaction() as db:
+                    found = db.execute("SELECT digest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+                    if found is not None and found[0] == stored_digest:
+                        db.executemany(
+                            "INSERT OR IGNORE INTO run_snapshots VALUES (?, ?, ?)", [(run_id, *r) for r in rows]
+                        )
+            except sqlite3.Error:
+                pass  # read-only, locked or full: the states are folded again next time
+
+        with self._reading() as db:
+            positions = [p for (p,) in db.execute("SELECT position FROM run_snapshots WHERE run_id = ?", (run_id,))]
+        return SnapshotShelf(positions, read, write, count)
 
     def _rows(self, run_id: str, seqs: Sequence[int]) -> list[str]:
         """The JSON of a run's step rows with sequence numbers `seqs` (ascending), in one short read."""

@@ -1,0 +1,149 @@
+"""Kept states of a long stored run: the state (each channel's encoded value and its items' origins, as
+`Replay` folds them) after chosen steps, kept by the store beside the run, so showing step N folds from
+the nearest kept state before N instead of from the run's first step. A 200,000-step run opens at its
+last step by reading one kept state; stepping back folds at most a few thousand steps.
+
+Which steps are kept (`worth_keeping`): one every `MIN_GAP` steps at most, and a state only when the run
+has gone at least half as many steps since the last kept one as the state holds items (list items, or
+one per value). So a counter loop keeps a small state every `MIN_GAP` steps, and a chat whose message
+list grows by one a step keeps its states further and further apart (each about 1.5 times as far in as
+the one before): together they hold about twice the items the run's steps added, never the whole list
+again every few steps, and stepping back from the last step of such a chat folds up to half its steps.
+The run's last step is always kept.
+
+A kept state is a cache, never the record: one that cannot be read (another format, damaged text) is
+passed over and the state is folded from the steps, as without it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from typing import Callable, Sequence
+
+from debugger.diagnostics.replay import ChannelHistory, Origin, fold_step
+from engine.trace import StepRecord
+
+FORMAT = 1
+"""The layout of a kept state's text; a state of another format is folded again, not read."""
+
+MIN_GAP = 1024
+"""Steps between two kept states at least: stepping back from a kept state folds at most this many
+steps (a few tenths of a second), and a counter loop of 200,000 steps keeps about 200 small states."""
+
+States = dict[str, ChannelHistory]
+
+
+def worth_keeping(gap: int, channels: States) -> bool:
+    """Whether the state after a step `gap` steps past the last kept one is kept (see the module)."""
+    if gap < MIN_GAP:
+        return False
+    return 2 * gap >= sum(len(history.origins) or 1 for history in channels.values())
+
+
+def pack(channels: States) -> str:
+    """A state as text: each channel's value and its origins as `[step, task, task_id, call_index]`."""
+    return json.dumps(
+        {
+            "format": FORMAT,
+            "channels": {
+                key: [history.value, [[o.step, o.task, o.task_id, o.call_index] for o in history.origins]]
+                for key, history in channels.items()
+            },
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def unpack(text: str) -> States | None:
+    """The state `pack` wrote, or None for text that is not one (another format, damaged)."""
+    try:
+        data = json.loads(text)
+        if type(data) is not dict or data.get("format") != FORMAT or type(data.get("channels")) is not dict:
+            return None
+        channels: States = {}
+        for key, (value, origins) in data["channels"].items():
+            kept = []
+            for step, task, task_id, call_index in origins:
+                if not (
+                    type(step) is int
+                    and type(task) is str
+                    and type(task_id) is str
+                    and (call_index is None or type(call_index) is int)
+                ):
+                    return None
+                kept.append(Origin(step, task, task_id, call_index))
+            channels[key] = ChannelHistory(value, kept)
+        return channels
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+class SnapshotShelf:
+    """One stored run's kept states, by position of the step in the run (0 is its first step): `nearest`
+    reads one back, `offer` and `flush` keep new ones (in one write, after a fold). The store gives the
+    three ways to reach its table; a store that cannot be written to drops what it is offered."""
+
+    def __init__(
+        self,
+        positions: Sequence[int],
+        read: Callable[[int], str | None],
+        write: Callable[[list[tuple[int, str]]], None],
+        count: int,
+    ) -> None:
+        self.positions = sorted(positions)
+        self.read = read
+        self.write = write
+        self.count = count
+        """How many steps the run has: the last one is always kept."""
+        self.pending: list[tuple[int, str]] = []
+
+    def nearest(self, position: int) -> tuple[int, States] | None:
+        """The kept state at the largest kept position up to `position`, readable, or None."""
+        at = bisect.bisect_right(self.positions, position)
+        while at > 0:
+            at -= 1
+            text = self.read(self.positions[at])
+            channels = unpack(text) if text is not None else None
+            if channels is not None:
+                return self.positions[at], channels
+        return None
+
+    def offer(self, position: int, channels: States) -> None:
+        """The state after the step at `position`, as a fold reaches it: kept when `worth_keeping`."""
+        at = bisect.bisect_left(self.positions, position)
+        if at < len(self.positions) and self.positions[at] == position:
+            return
+        previous = self.positions[at - 1] if at else -1
+        if position == self.count - 1 or worth_keeping(position - previous, channels):
+            self.positions.insert(at, position)
+            self.pending.append((position, pack(channels)))
+
+    def flush(self) -> None:
+        if self.pending:
+            pending, self.pending = self.pending, []
+            self.write(pending)
+
+
+class StatesToKeep:
+    """The kept states of a run being stored, folded as its steps go by (`add`, in order; one state held,
+    changed in place): what `SnapshotShelf.offer` would keep of a fold from its first step to its last.
+    Runs shorter than `MIN_GAP` steps keep nothing: they fold from their start at once."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.channels: States = {}
+        self.position = -1
+        self.last_kept = -1
+        self.kept: list[tuple[int, str]] = []
+
+    def add(self, step: StepRecord) -> None:
+        self.position += 1
+        if self.count < MIN_GAP:
+            return
+        fold_step(self.channels, step)
+        gap = self.position - self.last_kept
+        if self.position == self.count - 1 or worth_keeping(gap, self.channels):
+            self.last_kept = self.position
+            self.kept.append((self.position, pack(self.channels)))

@@ -1,0 +1,163 @@
+"""A long stored run keeps states (issue 26 item 2): the state after chosen steps is stored beside the run,
+so it opens at its last step, or any step, by folding from the nearest kept state, never from the first
+step. Thresholds are lowered so a run of a few hundred steps takes the long-run path."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Annotated, TypedDict
+
+import pytest
+
+import engine
+from debugger.diagnostics import snapshots
+from debugger.diagnostics.replay import Replay
+from debugger.stores import sqlite as sqlite_store
+from debugger.stores.sqlite import RunStore
+from engine.trace import Recorder
+
+
+class Chat(TypedDict):
+    n: int
+    log: Annotated[list, lambda a, b: a + b]
+
+
+def _run(steps: int) -> engine.trace.Trace:
+    """A counter and a list that grows by one item a step."""
+    g = engine.StateGraph(Chat)
+    g.add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"line {s['n']}"]})
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < steps else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"n": 0, "log": []}, {"recursion_limit": steps + 5}, hooks=recorder)
+    return recorder.trace
+
+
+@pytest.fixture
+def small_gaps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stored run is long, and states are kept at most 16 steps apart."""
+    monkeypatch.setattr(sqlite_store, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(snapshots, "MIN_GAP", 16)
+
+
+class CountingReads:
+    """Wraps a stored run's row reader: which step positions were read."""
+
+    def __init__(self, trace) -> None:
+        source = trace.steps.source
+        self.positions: list[int] = []
+        read = source.read
+        first = {seq: i for i, seq in enumerate(source.seqs)}
+
+        def counted(seqs):
+            self.positions.extend(first[s] for s in range(seqs[0], seqs[-1] + 1) if s in first)
+            return read(seqs)
+
+        source.read = counted
+
+
+def _kept(db_path) -> list[int]:
+    with sqlite3.connect(db_path) as db:
+        return [p for (p,) in db.execute("SELECT position FROM run_snapshots ORDER BY position")]
+
+
+def test_a_stored_long_run_opens_at_its_last_step_reading_no_step_before_it(tmp_path, small_gaps) -> None:
+    trace = _run(200)
+    store = RunStore(tmp_path / "runs.sqlite3")
+    store.save(trace)
+    kept = _kept(tmp_path / "runs.sqlite3")
+    assert kept[-1] == len(trace.steps) - 1  # the last step is always kept
+    loaded = store.load(trace.run_id)
+    reads = CountingReads(loaded)
+    replay = Replay(loaded)
+    assert replay.state_after(replay.order[-1]) == Replay(trace).state_after(trace.steps[-1].step)
+    assert reads.positions == []  # the kept state of the last step: no step was read at all
+    assert replay.provenance(replay.order[-1], "log") == Replay(trace).provenance(trace.steps[-1].step, "log")
+
+
+def test_every_step_of_a_stored_long_run_is_the_state_a_fold_from_the_start_gives(tmp_path, small_gaps) -> None:
+    trace = _run(120)
+    store = RunStore(tmp_path / "runs.sqlite3")
+    store.save(trace)
+    loaded = store.load(trace.run_id)
+    reads = CountingReads(loaded)
+    replay, plain = Replay(loaded), Replay(trace)
+    for number in reversed(plain.order):  # stepping back: each from the nearest kept state before it
+        assert replay.histories_after(number) == plain.histories_after(number)
+    # a fold from the start reads every step once; stepping back from kept states reads each gap again,
+    # never all the steps before each one
+    assert len(reads.positions) < 2 * len(trace.steps) + 64
+
+
+def test_a_growing_list_keeps_its_states_further_apart(tmp_path, small_gaps) -> None:
+    trace = _run(400)
+    RunStore(tmp_path / "runs.sqlite3").save(trace)
+    kept = _kept(tmp_path / "runs.sqlite3")
+    gaps = [b - a for a, b in zip(kept, kept[1:-1])]
+    assert gaps and all(gap >= 16 for gap in gaps)
+    assert gaps[-1] >= 4 * gaps[0]  # the list (one item a step) grows: kept when the steps since pay for it
+    items = sum(position + 1 for position in kept[:-1])  # the log holds one item per step so far
+    assert items <= 3 * len(trace.steps)  # not the whole list again every 16 steps
+
+
+def test_a_run_first_opened_without_kept_states_keeps_them_then(tmp_path, small_gaps) -> None:
+    trace = _run(100)
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM run_snapshots")  # as a run stored by version 2 is, once migrated
+    first = Replay(store.load(trace.run_id))
+    first.state_after(first.order[-1])
+    assert _kept(path) and _kept(path)[-1] == len(trace.steps) - 1
+    again = store.load(trace.run_id)
+    reads = CountingReads(again)
+    assert Replay(again).state_after(first.order[-1]) == first.state_after(first.order[-1])
+    assert reads.positions == []
+
+
+def test_a_damaged_kept_state_is_passed_over(tmp_path, small_gaps) -> None:
+    trace = _run(100)
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    with sqlite3.connect(path) as db:
+        db.execute('UPDATE run_snapshots SET data = \'{"format": 1, "channels": {"n": [5, [[0]]]}}\'')
+    replay = Replay(store.load(trace.run_id))
+    assert replay.state_after(replay.order[-1]) == Replay(trace).state_after(trace.steps[-1].step)
+
+
+def test_replacing_or_deleting_a_run_removes_its_kept_states(tmp_path, small_gaps) -> None:
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    trace = _run(100)
+    store.save(trace)
+    other = _run(60)
+    other.run_id = trace.run_id
+    store.save(other)
+    assert _kept(path)[-1] == len(other.steps) - 1
+    replay = Replay(store.load(trace.run_id))
+    assert replay.state_after(replay.order[-1]) == Replay(other).state_after(other.steps[-1].step)
+    store.delete(trace.run_id)
+    assert _kept(path) == []
+
+
+def test_a_version_2_database_gets_the_kept_states_table(tmp_path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    RunStore(path)
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE run_snapshots")
+        db.execute("PRAGMA user_version = 2")
+    RunStore(path).save(_run(5))
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION == 3
+        assert db.execute("SELECT count(*) FROM run_snapshots").fetchone()[0] == 0  # a short run keeps none
+
+
+def test_a_version_3_database_without_the_table_is_refused_unchanged(tmp_path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    RunStore(path)
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE run_snapshots")
+    with pytest.raises(sqlite_store.StoreError, match="another shape; it was not changed"):
+        RunStore(path)
