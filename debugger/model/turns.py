@@ -21,6 +21,7 @@ from typing import Any
 
 from debugger.diagnostics.value_text import short
 from debugger.i18n import _
+from debugger.sources.trace_stream import step_numbers
 from engine import START
 from engine.codec import TYPE
 from engine.trace import RunRecord, StepRecord
@@ -45,22 +46,27 @@ class Turn:
 
 
 def turns_of(run: RunRecord) -> tuple[Turn, ...]:
-    """The run's turns in step order (one for a run of one invoke; none for a run with no steps)."""
-    steps = sorted(run.steps, key=lambda s: s.step)
-    if not steps:
+    """The run's turns in step order (one for a run of one invoke; none for a run with no steps). The steps
+    are read once, in order, two at a time: a long run's stay where they are stored (`stepscope show`)."""
+    numbers = step_numbers(run.steps)
+    if not len(numbers):
         return ()
+    in_order = all(a <= b for a, b in zip(numbers, numbers[1:]))
+    steps = iter(run.steps if in_order else sorted(run.steps, key=lambda s: s.step))
+    first, last = min(numbers), max(numbers)
     resumed, given = _run_input(run.input)
-    starts: list[tuple[int, bool, Any]] = [(steps[0].step, resumed, given)]
-    for before, after in zip(steps, steps[1:]):
-        if before.step == steps[0].step or before.step < 0 or before.kind != "loop" or before.tasks:
-            continue
-        written = _start_writes(after)
-        if written is not None:
-            starts.append((before.step, False, written))
+    starts: list[tuple[int, bool, Any]] = [(first, resumed, given)]
+    before = next(steps)
+    for after in steps:
+        if not (before.step == first or before.step < 0 or before.kind != "loop" or before.tasks):
+            written = _start_writes(after)
+            if written is not None:
+                starts.append((before.step, False, written))
+        before = after
     ends = [step for step, _, _ in starts[1:]]
     return tuple(
-        Turn(number, first, (ends[number - 1] - 1) if number <= len(ends) else steps[-1].step, resumed, given)
-        for number, (first, resumed, given) in enumerate(starts, 1)
+        Turn(number, begin, (ends[number - 1] - 1) if number <= len(ends) else last, resumed, given)
+        for number, (begin, resumed, given) in enumerate(starts, 1)
     )
 
 
