@@ -7,10 +7,11 @@ The operations and their rules are the SQLite store's: `save`, `list`, `load`, `
 names one run (never a pattern); an import whose id is stored with other content is refused unless
 `replace`.
 
-Layout (`debugger/stores/postgres_layout.py`, `VERSION` 2, the SQLite store's design): tables named
+Layout (`debugger/stores/postgres_layout.py`, `VERSION` 3, the SQLite store's design): tables named
 `stepscope_*`, so the store may live in the same database as an app's checkpointer; the run list's
 columns and each trace's head in `stepscope_runs`, one row per superstep in `stepscope_steps`, each
-large value once in `stepscope_blobs`; a run is read back as one trace file (`compose_json`). Opening
+large value once in `stepscope_blobs`, a long run's kept states in `stepscope_snapshots`; a short run is
+read back as one trace file (`compose_json`), a long one a batch of rows at a time. Opening
 checks the layout in one transaction under an advisory lock (several processes may open a fresh
 database at once): empty gets the current layout, an older one is migrated, a newer or foreign one is
 refused with a message and left unchanged. Each operation is one short transaction, so any number of
@@ -26,10 +27,14 @@ handed over. The recording holds one connection with a session advisory lock on 
 
 from __future__ import annotations
 
+import threading
+from array import array
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from debugger.sources.trace_check import TraceFileError, parse_trace
+from debugger.diagnostics.snapshots import SnapshotShelf
+from debugger.sources.trace_check import TraceFileError, checked_trace, parse_trace
+from debugger.sources.trace_stream import STREAM_MIN_BYTES
 from debugger.stores.postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
 from debugger.stores.protocol import (
     CUT_OFF,
@@ -46,15 +51,16 @@ from debugger.stores.protocol import (
 )
 from debugger.stores.rows import (
     BlobRows,
+    RowSteps,
+    SpooledRun,
     StepRows,
-    digest,
     packed_head,
     packed_steps,
-    packed_trace,
     summary_row,
     supersteps,
 )
 from debugger.stores.urls import BadURL, checked_postgres_url, masked
+from engine.blobs import PooledDecoder
 from engine.trace import StepRecord, Trace
 from engine.tracefile import compose_json, to_json
 
@@ -64,6 +70,8 @@ _RECORDING = 0x53745263  # "StRc": (this, run key) is held by the connection rec
 _WRITING = 0x53745772  # "StWr": (this, run key) serialises whole-run writes of one id
 _RUN_KEY = "hashtext(%s) & 2147483647"
 """The second half of a run's advisory lock keys (a collision only makes a cut-off run look alive)."""
+_SAVE_BATCH = 1000
+"""Step rows sent to the server at a time when a whole run is saved: an import holds no more than these."""
 _KEEPALIVES = {"keepalives_idle": 60, "keepalives_interval": 10, "keepalives_count": 6}
 """TCP keepalives of a recording's connection, on both ends (seconds, probes)."""
 
@@ -86,6 +94,9 @@ class PostgresRunStore(TraceFiles):
             raise StoreError(str(exc)) from None
         self._recording: dict[str, Any] = {}
         """The connection of each run being recorded, by run id; it holds the run's `_RECORDING` lock."""
+        self._reading: Any = None
+        self._reader_lock = threading.Lock()
+        """Guards `_reading`: the app reads a long run's steps from the threads of several sessions."""
         self.path = masked(url)
         """Where the runs are, for messages (the URL without its password)."""
         try:
@@ -144,25 +155,41 @@ class PostgresRunStore(TraceFiles):
     # ---- operations --------------------------------------------------------------------------------
 
     def save(self, trace: Trace, *, replace: bool = True) -> str:
-        """Stores a whole `trace` under its run id, in one transaction. With `replace=False` an id stored
+        """Stores a whole `trace` under its run id, in one transaction, one step at a time (`SpooledRun`: a
+        long imported run is never held whole), with its kept states. With `replace=False` an id stored
         with other content is refused (`RunExistsError`); the same content again is a no-op."""
         run_id = checked_id(trace)
-        head, steps, blobs, text = packed_trace(trace)
-        with self._operation(f"store run {run_id}") as cur:
+        try:
+            spooled = SpooledRun(trace)
+        except OSError as exc:  # the spool file: no room for it
+            raise StoreError(f"cannot store run {run_id}: {exc.strerror or exc}.") from None
+        with spooled as run, self._operation(f"store run {run_id}") as cur:
             cur.execute(f"SELECT pg_advisory_xact_lock(%s, {_RUN_KEY})", (_WRITING, run_id))
             if not replace:
                 cur.execute("SELECT digest FROM stepscope_runs WHERE run_id = %s", (run_id,))
                 found = cur.fetchone()
                 if found is not None:
-                    if found[0] == digest(text) or self._same_run(self._text(cur, run_id), to_json(parse_trace(text))):
+                    if found[0] == run.digest or self._same_run(self._text(cur, run_id), to_json(trace)):
                         return run_id
                     raise RunExistsError(
                         f"a different run with id {run_id} is already stored in {self.path}; "
                         "pass --replace to overwrite it, or `stepscope delete` it first."
                     )
             cur.execute("DELETE FROM stepscope_runs WHERE run_id = %s", (run_id,))  # its steps and blobs go too
-            self._insert_run(cur, trace, supersteps(steps), head, digest(text))
-            insert_rows(cur, run_id, 0, steps, blobs)
+            self._insert_run(cur, trace, run.supersteps(), run.head, run.digest)
+            insert_rows(cur, run_id, None, [], run.blobs)
+            batch: StepRows = []
+            first = 0
+            for row in run.rows():
+                batch.append(row)
+                if len(batch) == _SAVE_BATCH:
+                    insert_rows(cur, run_id, first, batch, [])
+                    first, batch = first + len(batch), []
+            insert_rows(cur, run_id, first, batch, [])
+            if run.snapshots:
+                cur.executemany(
+                    "INSERT INTO stepscope_snapshots VALUES (%s, %s, %s)", [(run_id, *kept) for kept in run.snapshots]
+                )
         return run_id
 
     def _insert_run(self, cur: Any, trace: Trace, steps: int, head: str, text_digest: str) -> None:
@@ -300,23 +327,116 @@ class PostgresRunStore(TraceFiles):
         return ids[0]
 
     def load(self, run_id: str) -> Trace:
-        """The stored run, read in one snapshot (a run still being recorded reads as its steps so far).
-        A run cut off mid-way gets `CUT_OFF` as its error."""
+        """The stored run (a run still being recorded reads as its steps so far). A run cut off mid-way
+        gets `CUT_OFF` as its error. A short run is read whole in one snapshot; a long one (its steps
+        `STREAM_MIN_BYTES` or more) keeps its steps in the database, read a few hundred rows at a time
+        when asked for (`RowSteps`), with its kept states (`debugger.diagnostics.snapshots`)."""
         with self._operation("read a run") as cur:
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             full = self._resolve(cur, run_id)
-            text = self._text(cur, full)
+            cur.execute("SELECT coalesce(sum(length(data)), 0) FROM stepscope_steps WHERE run_id = %s", (full,))
+            long_run = cur.fetchone()[0] >= STREAM_MIN_BYTES
+            text = None if long_run else self._text(cur, full)
+            if long_run:
+                cur.execute("SELECT trace, digest FROM stepscope_runs WHERE run_id = %s", (full,))
+                head, stored_digest = cur.fetchone() or (None, None)
+                cur.execute("SELECT seq, step FROM stepscope_steps WHERE run_id = %s ORDER BY seq", (full,))
+                seqs, numbers = array("q"), array("q")
+                for seq, number in cur:
+                    seqs.append(seq)
+                    numbers.append(number)
+                cur.execute("SELECT key, data FROM stepscope_blobs WHERE run_id = %s", (full,))
+                blobs = cur.fetchall()
             cur.execute(f"SELECT {_CUT_OFF_SQL} FROM stepscope_runs WHERE run_id = %s", (_RECORDING, full))
             cut_off = bool((cur.fetchone() or [False])[0])
-        if text is None:  # deleted between the two statements by another process
-            raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
+        name = f"run {full} in {self.path}"
         try:
-            trace = parse_trace(text, source=f"run {full} in {self.path}")
+            if not long_run:
+                if text is None:  # deleted between the two statements by another process
+                    raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
+                trace = parse_trace(text, source=name)
+            else:
+                trace = self._long_trace(full, head, stored_digest, seqs, numbers, blobs, name)
         except TraceFileError as exc:
             raise StoreError(f"{exc} (`stepscope delete {full}` removes it)") from None
+        except (ValueError, RecursionError) as exc:  # a row that is not JSON
+            raise StoreError(f"{name} is damaged: {exc}. (`stepscope delete {full}` removes it)") from None
         if cut_off and not trace.error:
             trace.error = cut_off_error()
         return trace
+
+    def _long_trace(self, run_id, head, stored_digest, seqs, numbers, blobs, name) -> Trace:  # noqa: ANN001
+        """A long stored run whose steps stay in `stepscope_steps` (see `load`)."""
+        if head is None:
+            raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
+        table = {key: PooledDecoder({}).decode(data) for key, data in blobs}
+        head_data = PooledDecoder(table).decode(head)
+        if isinstance(head_data, dict):
+            head_data.pop("blobs", None)
+        steps = RowSteps(lambda wanted: self._rows(run_id, wanted), seqs, numbers, table, name)
+        steps.snapshots = self._shelf(run_id, stored_digest, len(seqs))
+        return checked_trace(head_data, steps, name, keep_on_disk=True, checked_when_stored=True)
+
+    @contextmanager
+    def _reader(self) -> Iterator[Any]:
+        """A cursor on this store's one reading connection (autocommit: each statement sees the rows as
+        they are), opened when first needed: a long run read a batch of rows at a time does not open a
+        connection per batch. A connection the server dropped is opened again once."""
+        with self._reader_lock:
+            for attempt in (1, 2):
+                try:
+                    if self._reading is None or self._reading.closed:
+                        self._reading = self._psycopg.connect(self.url, connect_timeout=10, autocommit=True)
+                    with self._reading.cursor() as cur:
+                        yield cur
+                    return
+                except self._psycopg.OperationalError as exc:
+                    self._reading = None
+                    if attempt == 2:
+                        raise StoreError(f"cannot read a run in {self.path}: {_reason(exc)}.") from None
+                except self._psycopg.Error as exc:
+                    raise StoreError(f"cannot read a run in {self.path}: {_reason(exc)}.") from None
+
+    def _rows(self, run_id: str, seqs: Any) -> list[str]:
+        """The JSON of a run's step rows with sequence numbers `seqs` (ascending), in one statement."""
+        if not len(seqs):
+            return []
+        with self._reader() as cur:
+            cur.execute(
+                "SELECT data FROM stepscope_steps WHERE run_id = %s AND seq BETWEEN %s AND %s ORDER BY seq",
+                (run_id, seqs[0], seqs[-1]),
+            )
+            return [data for (data,) in cur.fetchall()]
+
+    def _shelf(self, run_id: str, stored_digest: str, count: int) -> SnapshotShelf:
+        """The kept states of a long run; new ones are written only while the run is the one read (same
+        digest) and dropped where the role may not write: they are a cache."""
+
+        def read(position: int) -> str | None:
+            with self._reader() as cur:
+                cur.execute(
+                    "SELECT data FROM stepscope_snapshots WHERE run_id = %s AND position = %s", (run_id, position)
+                )
+                row = cur.fetchone()
+            return row[0] if row else None
+
+        def write(rows: list[tuple[int, str]]) -> None:
+            try:
+                with self._transaction() as cur:
+                    cur.execute("SELECT digest FROM stepscope_runs WHERE run_id = %s", (run_id,))
+                    found = cur.fetchone()
+                    if found is not None and found[0] == stored_digest:
+                        cur.executemany(
+                            "INSERT INTO stepscope_snapshots VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                            [(run_id, *row) for row in rows],
+                        )
+            except self._psycopg.Error:
+                pass  # no INSERT right, or the server is gone: the states are folded again next time
+
+        with self._reader() as cur:
+            cur.execute("SELECT position FROM stepscope_snapshots WHERE run_id = %s", (run_id,))
+            positions = [position for (position,) in cur.fetchall()]
+        return SnapshotShelf(positions, read, write, count)
 
     def delete(self, run_id: str) -> str:
         """Removes a stored run. A run another connection is still recording is refused: its recorder

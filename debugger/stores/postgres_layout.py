@@ -5,7 +5,9 @@ migrations from older layouts.
 (`VERSION`). Version 2 mirrors the SQLite store's version 2: `stepscope_runs` holds the run list's
 columns and the trace's head (its file form without steps), `stepscope_steps` one row per superstep,
 `stepscope_blobs` each large value once, so a run can be written step by step while it is recorded.
-Version 1 kept each whole trace in `stepscope_runs.trace`. `check_and_migrate` runs when a store opens.
+Version 1 kept each whole trace in `stepscope_runs.trace`; version 3 adds `stepscope_snapshots`, the kept
+states of long runs (`debugger.diagnostics.snapshots`), as SQLite's version 3 does. `check_and_migrate`
+runs when a store opens.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from debugger.stores.protocol import ENV_VAR, StoreError
 from debugger.stores.rows import BlobRows, StepRows, split_trace_text
 
 APPLICATION = "stepscope"
-VERSION = 2
+VERSION = 3
 LAYOUT_LOCK = 0x5374536352756E73  # "StScRuns": serialises layout checks across processes
 COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest", "thread_id"]
-_TABLES = ("stepscope_meta", "stepscope_runs", "stepscope_steps", "stepscope_blobs")
+_TABLES = ("stepscope_meta", "stepscope_runs", "stepscope_steps", "stepscope_blobs", "stepscope_snapshots")
 
 _RUNS = (
     """CREATE TABLE stepscope_runs (
@@ -55,7 +57,19 @@ _STEPS_AND_BLOBS = (
         PRIMARY KEY (run_id, key)
     )""",
 )
-_LAYOUT = ("CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)", *_RUNS, *_STEPS_AND_BLOBS)
+_SNAPSHOTS = """CREATE TABLE stepscope_snapshots (
+        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, position)
+    )"""
+"""The state after the step at `position` (0 is the run's first) of a long run: a cache of its steps."""
+_LAYOUT = (
+    "CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    *_RUNS,
+    *_STEPS_AND_BLOBS,
+    _SNAPSHOTS,
+)
 
 
 def _migrate_1_to_2(cur: Any) -> None:
@@ -73,7 +87,12 @@ def _migrate_1_to_2(cur: Any) -> None:
         insert_rows(cur, run_id, 0, steps, [])
 
 
-MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2}
+def _migrate_2_to_3(cur: Any) -> None:
+    """Version 3 keeps states of long runs; the runs stored before keep theirs when next opened."""
+    cur.execute(_SNAPSHOTS)
+
+
+MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2, 3: _migrate_2_to_3}
 """`MIGRATIONS[n]` takes layout n-1 to n, inside the opening transaction."""
 
 

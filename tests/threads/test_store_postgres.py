@@ -104,7 +104,7 @@ def test_newer_and_foreign_databases_are_refused_and_left_alone(pg_url):
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE stepscope_meta")
         conn.execute("CREATE TABLE stepscope_meta (x int)")
-        conn.execute("DROP TABLE stepscope_steps, stepscope_blobs, stepscope_runs")
+        conn.execute("DROP TABLE stepscope_snapshots, stepscope_steps, stepscope_blobs, stepscope_runs")
     with pytest.raises(StoreError, match="did not make"):
         PostgresRunStore(pg_url)
     with psycopg.connect(pg_url) as conn:
@@ -295,3 +295,43 @@ def test_a_version_1_store_is_migrated_and_every_run_reads_back_the_same(pg_url,
     fresh = _trace()
     store.save(fresh)
     assert to_json(store.load(fresh.run_id)) == to_json(fresh)
+
+
+def test_a_long_run_reads_its_rows_when_asked_and_opens_from_its_kept_states(pg_url, monkeypatch):
+    """The kept states of tests/test_kept_states.py on the PostgreSQL store: saved with the run, read
+    instead of a fold, written at first open where there were none, gone with the run."""
+    from debugger.diagnostics import snapshots
+    from debugger.diagnostics.replay import Replay
+    from debugger.stores import postgres
+    from tests.test_kept_states import CountingReads, _run
+
+    monkeypatch.setattr(postgres, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(snapshots, "MIN_GAP", 16)
+    store = PostgresRunStore(pg_url)
+    trace = _run(150)
+    store.save(trace)
+    with psycopg.connect(pg_url) as conn:
+        kept = [
+            p for (p,) in conn.execute("SELECT position FROM stepscope_snapshots WHERE run_id = %s", (trace.run_id,))
+        ]
+    assert len(kept) >= 3 and max(kept) == len(trace.steps) - 1
+    plain = Replay(trace)
+    loaded = store.load(trace.run_id)
+    reads = CountingReads(loaded)
+    replay = Replay(loaded)
+    assert replay.state_after(replay.order[-1]) == plain.state_after(plain.order[-1])
+    assert reads.positions == []
+    assert all(replay.histories_after(n) == plain.histories_after(n) for n in reversed(plain.order))
+    assert to_json(loaded) == to_json(trace)
+
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("DELETE FROM stepscope_snapshots")  # a run stored by layout 2
+    first = Replay(store.load(trace.run_id))
+    first.state_after(first.order[-1])
+    again = store.load(trace.run_id)
+    reads = CountingReads(again)
+    assert Replay(again).state_after(first.order[-1]) == plain.state_after(plain.order[-1])
+    assert reads.positions == []
+    store.delete(trace.run_id)
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM stepscope_snapshots").fetchone()[0] == 0
