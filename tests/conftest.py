@@ -32,13 +32,18 @@ os.environ.setdefault("STEPSCOPE_SAMPLE_DELAY", "0")
 def _runs_stay_out_of_the_users_data_folder(tmp_path_factory: pytest.TempPathFactory):
     """Runs and thread files a test makes without naming a database go to a temporary one, never to
     ~/.local/share/stepscope (a test of the default location sets its own environment)."""
-    previous = os.environ.get("STEPSCOPE_DB")
-    os.environ["STEPSCOPE_DB"] = str(tmp_path_factory.mktemp("default-store") / "runs.sqlite3")
+    given = {
+        "STEPSCOPE_DB": str(tmp_path_factory.mktemp("default-store") / "runs.sqlite3"),
+        "STEPSCOPE_FILE_CACHE": str(tmp_path_factory.mktemp("file-cache")),  # long files' saved indexes
+    }
+    previous = {name: os.environ.get(name) for name in given}
+    os.environ.update(given)
     yield
-    if previous is None:
-        os.environ.pop("STEPSCOPE_DB", None)
-    else:
-        os.environ["STEPSCOPE_DB"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 HERE = Path(__file__).parent

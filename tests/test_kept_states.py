@@ -161,3 +161,76 @@ def test_a_version_3_database_without_the_table_is_refused_unchanged(tmp_path) -
         db.execute("DROP TABLE run_snapshots")
     with pytest.raises(sqlite_store.StoreError, match="another shape; it was not changed"):
         RunStore(path)
+
+
+# ---- long trace files: indexed and checked once, their states kept in the file cache -----------------
+
+
+@pytest.fixture
+def long_files(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    from debugger.sources import trace_check
+
+    monkeypatch.setattr(trace_check, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(snapshots, "MIN_GAP", 16)
+    monkeypatch.setenv("STEPSCOPE_FILE_CACHE", str(tmp_path / "cache"))
+
+
+def _file(tmp_path, trace) -> "Path":  # noqa: F821
+    from engine.tracefile import to_json
+
+    path = tmp_path / "run.json"
+    path.write_text(to_json(trace), encoding="utf-8")
+    return path
+
+
+def test_a_long_file_opened_again_is_neither_scanned_nor_checked_nor_folded(tmp_path, long_files, monkeypatch):
+    from debugger.sources import trace_stream
+    from debugger.sources.trace_check import StreamCheck, read_trace_file
+
+    trace = _run(120)
+    path = _file(tmp_path, trace)
+    first = Replay(read_trace_file(path))
+    assert first.state_after(first.order[-1]) == Replay(trace).state_after(trace.steps[-1].step)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(trace_stream.StepIndex, "_scan", refuse)
+    monkeypatch.setattr(StreamCheck, "step", refuse)
+    monkeypatch.setattr(trace_stream.FileSteps, "load_range", refuse)
+    monkeypatch.setattr(trace_stream.FileSteps, "loads", refuse)
+    again = Replay(read_trace_file(path))
+    assert again.state_after(again.order[-1]) == first.state_after(first.order[-1])
+    assert again.provenance(again.order[-1], "log") == first.provenance(first.order[-1], "log")
+
+
+def test_a_cached_file_rewritten_with_other_bytes_of_the_same_size_is_checked_again(tmp_path, long_files):
+    from debugger.sources.trace_check import TraceFileError, read_trace_file
+
+    trace = _run(60)
+    path = _file(tmp_path, trace)
+    read_trace_file(path)
+    text = path.read_text(encoding="utf-8")
+    damaged = text.replace('"channel": "log"', '"channel": "lgo"', 1)
+    assert damaged != text and len(damaged) == len(text)
+    stat = path.stat()
+    path.write_text(damaged, encoding="utf-8")
+    import os
+
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the same size and modification time
+    with pytest.raises(TraceFileError, match="lgo"):
+        read_trace_file(path)
+
+
+def test_a_cache_turned_off_or_unwritable_leaves_the_file_opening_as_before(tmp_path, long_files, monkeypatch):
+    from debugger.sources.trace_check import read_trace_file
+
+    trace = _run(40)
+    path = _file(tmp_path, trace)
+    monkeypatch.setenv("STEPSCOPE_FILE_CACHE", "off")
+    assert list(read_trace_file(path).steps) == trace.steps
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setenv("STEPSCOPE_FILE_CACHE", str(blocked / "cache"))
+    replay = Replay(read_trace_file(path))
+    assert replay.state_after(replay.order[-1]) == Replay(trace).state_after(trace.steps[-1].step)

@@ -29,6 +29,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from debugger.sources.file_index import FileIndexCache, content_stamp
 from debugger.sources.trace_sense import SenseCheck
 from debugger.sources.trace_stream import MAX_NESTING, STREAM_MIN_BYTES, FileSteps, LazySteps, StepIndex, nesting_depth
 from engine.codec import TYPE
@@ -67,12 +68,24 @@ def read_trace_file(path: str | Path) -> Trace:
         size = path.stat().st_size
         if size > max_trace_bytes():
             raise TraceFileError(_too_big(str(path), size))
-        with path.open("rb") as handle:
-            index = StepIndex(handle.read, str(path))
+        long_file = size >= STREAM_MIN_BYTES
+        cache = FileIndexCache(path) if long_file else None  # indexed and checked once (`file_index`)
+        stamp = content_stamp(path) if cache is not None and cache.path is not None else (0, "")
+        opened_as = _stamp(path)
+        index = cache.load(stamp, str(path)) if cache is not None else None
+        indexed_before = index is not None
+        if index is None:
+            with path.open("rb") as handle:
+                index = StepIndex(handle.read, str(path))
     except OSError as exc:
         raise TraceFileError(f"cannot read {path}: {exc.strerror or exc}.") from None
     steps = FileSteps(index, lambda: path.open("rb"), lambda: _stamp(path))
-    return checked_trace(index.head, steps, str(path), keep_on_disk=size >= STREAM_MIN_BYTES)
+    trace = checked_trace(index.head, steps, str(path), keep_on_disk=long_file, checked_when_stored=indexed_before)
+    if cache is not None and steps.opened_as == opened_as:  # not changed while it was read
+        if not indexed_before:
+            cache.save(stamp, index)
+        steps.snapshots = cache.shelf(stamp, len(index))
+    return trace
 
 
 def _stamp(path: Path) -> tuple[int, int]:

@@ -168,6 +168,16 @@ class StepIndex:
         """The file's pooled large values (`engine.blobs`), put back into each step as it is decoded."""
         self.head = self._scan(_Scanner(read, source))
 
+    @classmethod
+    def restored(
+        cls, source: str, head: dict[str, Any], blobs: dict[str, Any], starts: array, ends: array, numbers: array
+    ) -> "StepIndex":
+        """The index a first pass made of the file, saved and read back (`debugger.sources.file_index`)."""
+        index = cls.__new__(cls)
+        index.source, index.head, index.blobs = source, head, blobs
+        index.starts, index.ends, index.numbers = starts, ends, numbers
+        return index
+
     def _scan(self, scanner: _Scanner) -> dict[str, Any]:
         plain = json.JSONDecoder()
         pooled = PooledDecoder(self.blobs)
@@ -229,6 +239,8 @@ class FileSteps:
         self.stamp = stamp
         self.opened_as = stamp()
         self.pooled = PooledDecoder(index.blobs)
+        self.snapshots: Any = None
+        """The run's kept states, where the file's index is saved (`debugger.sources.file_index`)."""
 
     def __len__(self) -> int:
         return len(self.index)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from debugger.sources.file_index import user_cache_folder
 from engine.trace import Trace
 from engine.tracefile import from_json, to_json
 
@@ -35,13 +36,7 @@ CACHE_ENV = "STEPSCOPE_THREAD_CACHE"
 
 def cache_folder() -> Path | None:
     """Where rebuilt threads are kept, or None when the cache is turned off."""
-    given = os.environ.get(CACHE_ENV, "").strip()
-    if given.lower() == "off":
-        return None
-    if given:
-        return Path(given).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(base) / "stepscope" / "threads"
+    return user_cache_folder(CACHE_ENV, "threads")
 
 
 @dataclass
