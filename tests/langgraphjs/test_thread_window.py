@@ -102,3 +102,47 @@ def test_a_window_reads_the_subgraphs_its_steps_ran(js_savers, tmp_path, monkeyp
     assert [t.name for s in inner.steps for t in s.tasks] == [
         t.name for s in whole.steps[-1].tasks[0].subgraphs[0].steps for t in s.tasks
     ]
+
+
+SAME_DECODING = """
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { sharingDecodes } from "%(module)s";
+
+const own = new SqliteSaver(new Database(process.argv[2], { readonly: true }));
+const shared = new SqliteSaver(new Database(process.argv[2], { readonly: true }));
+shared.serde = sharingDecodes(shared.serde);
+const config = { configurable: { thread_id: "t1" } };
+const text = (tuple) => JSON.stringify([tuple.checkpoint, tuple.metadata, tuple.pendingWrites]);
+const classes = (tuple) => (tuple.checkpoint.channel_values.messages ?? []).map((m) => m.constructor.name);
+const mine = [], theirs = [];
+for await (const tuple of shared.list(config)) mine.push(tuple);
+for await (const tuple of own.list(config)) theirs.push(tuple);
+let same = mine.length === theirs.length && mine.length > 2;
+for (let i = 0; same && i < mine.length; i++)
+  same = text(mine[i]) === text(theirs[i]) && JSON.stringify(classes(mine[i])) === JSON.stringify(classes(theirs[i]));
+// the newest two checkpoints hold the same first message: decoded once, the same object
+const shares = mine[0].checkpoint.channel_values.messages[0] === mine[1].checkpoint.channel_values.messages[0];
+console.log(JSON.stringify({ same, shares, checkpoints: mine.length }));
+"""
+
+
+def test_a_thread_decoded_sharing_its_messages_is_the_thread_the_saver_decodes(loop_thread, tmp_path):
+    """Each message of a thread is revived once (shared_decode.mjs), and every checkpoint, its metadata and
+    its pending writes decode to what the saver's own decoding gives, message classes included."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    import debugger.runtimes.langgraphjs as js
+
+    where, _ = loop_thread
+    root = Path(__file__).resolve().parents[2]
+    script = root / "node_modules" / ".stepscope-same-decoding.mjs"  # resolves the packages at the repo root
+    script.write_text(SAME_DECODING % {"module": (Path(js.__file__).parent / "shared_decode.mjs").as_uri()})
+    try:
+        out = subprocess.run(["node", str(script), str(where)], capture_output=True, text=True, timeout=120, cwd=root)
+    finally:
+        script.unlink()
+    assert out.returncode == 0, out.stderr[-600:]
+    assert json.loads(out.stdout) == {"same": True, "shares": True, "checkpoints": ITEMS + 2}

@@ -25,6 +25,7 @@ import { pathToFileURL } from "node:url";
 import { describeGraph } from "./describe.mjs";
 import { encode, encodeError } from "./codec.mjs";
 import { GRAPHS, LoopProbe, OWNERS, currentTask } from "./probe.mjs";
+import { sharingDecodes } from "./shared_decode.mjs";
 
 const NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
 const ERROR = "__error__";
@@ -80,6 +81,7 @@ export async function openSaver({ kind, url }, appFile, packageEntry) {
     });
     const saver = new module.PostgresSaver(pool);
     saver.isSetup = true;
+    saver.serde = sharingDecodes(saver.serde); // each message of the thread revived once, not once a checkpoint
     return { saver, close: () => pool.end() };
   }
   const Database = own("better-sqlite3");
@@ -91,6 +93,7 @@ export async function openSaver({ kind, url }, appFile, packageEntry) {
   }
   const saver = new module.SqliteSaver(db);
   saver.isSetup = true; // never run setup(): it creates tables
+  saver.serde = sharingDecodes(saver.serde); // each message of the thread revived once, not once a checkpoint
   return { saver, close: async () => db.close() };
 }
 
