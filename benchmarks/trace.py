@@ -270,7 +270,12 @@ def long_report(sizes: tuple[int, ...]) -> None:
                 [sys.executable, __file__, "--measure", command, ref, str(command_db), str(path)],
                 capture_output=True,
                 text=True,
-                env={**os.environ, "STEPSCOPE_FILE_CACHE": str(work / "file-cache")},  # its own, empty at first
+                # a file cache of each command's own (`show` and `diagnose` fill one too), but for `open again`,
+                # which opens the file after `open file` did
+                env={
+                    **os.environ,
+                    "STEPSCOPE_FILE_CACHE": str(work / f"cache-{steps}-{command.replace('again', 'file')}"),
+                },
             )
             if out.returncode != 0:
                 raise SystemExit(f"{command} at {steps} steps failed: {out.stderr.strip()[-400:]}")
