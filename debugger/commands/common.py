@@ -34,6 +34,8 @@ def add_command(commands: Any, name: str, handler: Handler, help: str) -> argpar
 
 def width(text: str) -> int:
     """How many terminal columns `text` takes: a Chinese character (East Asian wide or full-width) takes two."""
+    if text.isascii():  # no ASCII character is wide: the usual cell, without a lookup per character
+        return len(text)
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
