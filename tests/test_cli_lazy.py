@@ -65,12 +65,13 @@ NOT_BEFORE_A_RUN = {
     "debugger.runtimes.langgraph.threads.reader",
     "debugger.runtimes.langgraph.threads.fork",
     "debugger.runtimes.langgraphjs.threads",
-    # the app's run sources, forks, comparisons and the run's analysis
+    # the app's run sources, forks, comparisons, the run's analysis and the presenters of its merges
     "debugger.sources.runs",
     "debugger.sources.forks",
     "debugger.model.compare",
     "debugger.diagnostics.facts",
     "debugger.diagnostics.validation",
+    "debugger.model.present",
 }
 
 

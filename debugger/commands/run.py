@@ -23,9 +23,9 @@ from typing import Any
 from debugger.commands.common import add_command, run_request, table
 from debugger.commands.recovery import STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _
 from debugger.model.failures import is_interrupt
-from debugger.model.present import interrupt_line, short
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError, Runtime
 from debugger.runtimes.targets import LoadedTarget, load_target
 from debugger.sources.recording import StoreSink, timeout_from
@@ -191,6 +191,8 @@ def _recover(args: argparse.Namespace, sink: StoreSink, trace: Trace, kept: list
 
 def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str) -> None:
     """Each question the run stopped on, and the command that answers it (or why none can)."""
+    from debugger.model.present import interrupt_line  # the presenters: only for a run that stopped to ask
+
     for item in trace.interrupts:
         print(interrupt_line(item))
     if thread_id:
