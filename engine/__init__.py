@@ -5,31 +5,37 @@ observed through hooks (`engine.hooks`): each task, each write, each reducer cal
 version, which is what the StepScope debugger records and shows.
 """
 
-from .channels import BinaryOperatorAggregate, LastValue
-from .compiled import CompiledStateGraph
-from .config import get_stream_writer
-from .constants import END, START
-from .errors import EmptyInputError, GraphRecursionError, InvalidUpdateError
-from .graph import StateGraph
-from .hooks import Hooks, ReducerCall, StepCommit
-from .interrupts import interrupt
-from .managed import IsLastStep, RemainingSteps
-from .messages import (
-    REMOVE_ALL_MESSAGES,
-    AIMessage,
-    AnyMessage,
-    BaseMessage,
-    HumanMessage,
-    MessagesState,
-    RemoveMessage,
-    SystemMessage,
-    ToolMessage,
-    add_messages,
-)
-from .savers import BaseCheckpointSaver, InMemorySaver, MemorySaver
-from .sqlite_saver import SqliteSaver
-from .state_api import PregelTask, StateSnapshot
-from .types import Command, Interrupt, Overwrite, RetryPolicy, Send
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .channels import BinaryOperatorAggregate, LastValue
+    from .compiled import CompiledStateGraph
+    from .config import get_stream_writer
+    from .constants import END, START
+    from .errors import EmptyInputError, GraphRecursionError, InvalidUpdateError
+    from .graph import StateGraph
+    from .hooks import Hooks, ReducerCall, StepCommit
+    from .interrupts import interrupt
+    from .managed import IsLastStep, RemainingSteps
+    from .messages import (
+        REMOVE_ALL_MESSAGES,
+        AIMessage,
+        AnyMessage,
+        BaseMessage,
+        HumanMessage,
+        MessagesState,
+        RemoveMessage,
+        SystemMessage,
+        ToolMessage,
+        add_messages,
+    )
+    from .savers import BaseCheckpointSaver, InMemorySaver, MemorySaver
+    from .sqlite_saver import SqliteSaver
+    from .state_api import PregelTask, StateSnapshot
+    from .types import Command, Interrupt, Overwrite, RetryPolicy, Send
 
 __all__ = [
     "StateGraph",
@@ -70,3 +76,59 @@ __all__ = [
     "BinaryOperatorAggregate",
     "LastValue",
 ]
+
+_LAZY = {
+    "BinaryOperatorAggregate": "channels",
+    "LastValue": "channels",
+    "CompiledStateGraph": "compiled",
+    "get_stream_writer": "config",
+    "END": "constants",
+    "START": "constants",
+    "EmptyInputError": "errors",
+    "GraphRecursionError": "errors",
+    "InvalidUpdateError": "errors",
+    "StateGraph": "graph",
+    "Hooks": "hooks",
+    "ReducerCall": "hooks",
+    "StepCommit": "hooks",
+    "interrupt": "interrupts",
+    "IsLastStep": "managed",
+    "RemainingSteps": "managed",
+    "REMOVE_ALL_MESSAGES": "messages",
+    "AIMessage": "messages",
+    "AnyMessage": "messages",
+    "BaseMessage": "messages",
+    "HumanMessage": "messages",
+    "MessagesState": "messages",
+    "RemoveMessage": "messages",
+    "SystemMessage": "messages",
+    "ToolMessage": "messages",
+    "add_messages": "messages",
+    "BaseCheckpointSaver": "savers",
+    "InMemorySaver": "savers",
+    "MemorySaver": "savers",
+    "SqliteSaver": "sqlite_saver",
+    "PregelTask": "state_api",
+    "StateSnapshot": "state_api",
+    "Command": "types",
+    "Interrupt": "types",
+    "Overwrite": "types",
+    "RetryPolicy": "types",
+    "Send": "types",
+}
+"""Where each public name lives, imported when first used (PEP 562): the debugger imports `engine.trace`
+and friends to record any runtime's run (a langgraph app's too), and importing the package must not
+load the engine's graph builder, loop, runner and savers for that (`stepscope run` of a langgraph app
+never runs the engine; tests/test_cli_lazy.py pins it)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value  # once: later reads are plain module attributes
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

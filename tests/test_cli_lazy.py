@@ -35,3 +35,60 @@ def test_one_subcommand_imports_neither_the_others_nor_the_app_server() -> None:
     loaded = ast.literal_eval(out)  # the printed list of module names
     assert "debugger.commands.samples" in loaded
     assert not {"debugger.commands.app", "debugger.commands.app_server", "debugger.commands.diagnose"} & set(loaded)
+
+
+LOADED_BY_RUN = (
+    "import sys; from debugger import cli; cli.build_parser('run'); "
+    "import debugger.runtimes.registry, debugger.sources.recording; "
+    "print(sorted(m for m in sys.modules if m.startswith(('debugger.', 'engine.'))))"
+)
+"""What `stepscope run` has loaded before it imports the app: its command, the registry of runtimes (which
+asks each whether it claims the graph) and the recording."""
+
+NOT_BEFORE_A_RUN = {
+    # the engine's builder, loop, runner and savers: a langgraph app never runs on them (engine/__init__.py)
+    "engine.compiled",
+    "engine.graph",
+    "engine.loop",
+    "engine.runner",
+    "engine.savers",
+    "engine.state_api",
+    "engine.stepping",
+    # live runs, each runtime's (--follow imports them)
+    "debugger.live.controller",
+    "debugger.runtimes.driven",
+    "debugger.runtimes.engine.live",
+    "debugger.runtimes.langgraph.live",
+    "debugger.runtimes.langgraphjs.live",
+    # checkpointer threads: reading, rebuilding, forking them (commands/common.py, the runtimes' record.py)
+    "debugger.runtimes.langgraph.threads.open",
+    "debugger.runtimes.langgraph.threads.reader",
+    "debugger.runtimes.langgraph.threads.fork",
+    "debugger.runtimes.langgraphjs.threads",
+    # the app's run sources, forks, comparisons, the run's analysis and the presenters of its merges
+    "debugger.sources.runs",
+    "debugger.sources.forks",
+    "debugger.model.compare",
+    "debugger.diagnostics.facts",
+    "debugger.diagnostics.validation",
+    "debugger.model.present",
+}
+
+
+@pytest.mark.slow
+def test_a_run_loads_no_engine_loop_live_run_thread_reader_or_analysis_before_the_app() -> None:
+    out = subprocess.run([sys.executable, "-c", LOADED_BY_RUN], capture_output=True, text=True, check=True).stdout
+    loaded = set(ast.literal_eval(out))
+    assert "debugger.commands.run" in loaded and "debugger.runtimes.langgraph.recorder.record" in loaded
+    assert sorted(NOT_BEFORE_A_RUN & loaded) == []
+
+
+@pytest.mark.slow
+def test_the_lazy_engine_still_hands_out_every_public_name() -> None:
+    probe = (
+        "import sys, engine; assert 'engine.compiled' not in sys.modules; "
+        "from engine import *; import engine as e; "
+        "print(all(getattr(e, n) is not None for n in e.__all__), 'engine.compiled' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True"]

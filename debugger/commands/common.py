@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from debugger.commands.terminal import one_line
-from debugger.runtimes.langgraph.threads.open import thread_from_options
-from debugger.runtimes.runtime import NO_RESUME, RunRequest, RunSetupError
-from debugger.runtimes.targets import LoadedTarget
-from debugger.sources.runs import answer_value
+from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, RunRequest, RunSetupError
+
+# Every subcommand imports this module, so what only some of them use is imported where it is used:
+# the checkpointer threads' opening (`threads/open.py`, which loads every runtime) and the app's run
+# sources (`sources/runs.py`, which loads the forks, the comparison and the diagnostics). `stepscope run`
+# loads neither unless it resumes (tests/test_cli_lazy.py).
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -32,6 +34,8 @@ def add_command(commands: Any, name: str, handler: Handler, help: str) -> argpar
 
 def width(text: str) -> int:
     """How many terminal columns `text` takes: a Chinese character (East Asian wide or full-width) takes two."""
+    if text.isascii():  # no ASCII character is wide: the usual cell, without a lookup per character
+        return len(text)
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
@@ -80,6 +84,8 @@ def add_checkpointer_options(parser: argparse.ArgumentParser, *, thread: bool = 
 def thread_from_args(args: argparse.Namespace, target: str, *, step: int | None = None) -> Any:
     """(trace, App) of the thread `--checkpointer/--thread` name, with `target` as the app's graph (its one
     step `step` and how the thread ended, when given); None without."""
+    from debugger.runtimes.langgraph.threads.open import thread_from_options
+
     return thread_from_options(
         target,
         getattr(args, "checkpointer", None),
@@ -107,6 +113,8 @@ def run_request(args: argparse.Namespace, loaded: LoadedTarget) -> RunRequest:
         config["recursion_limit"] = args.recursion_limit
     graph_input = read_json_option(args.input, "--input")
     resume = getattr(args, "resume", None)
+    if resume is not None:
+        from debugger.sources.runs import answer_value  # one function of a heavy module: only to resume
     return RunRequest(
         loaded.graph,
         loaded.example_input if graph_input is None else graph_input,

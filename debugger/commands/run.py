@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from debugger.commands.common import add_command, run_request, table
-from debugger.commands.follow import follow
 from debugger.commands.recovery import STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.diagnostics.validation import rejection_note
+from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _
 from debugger.model.failures import is_interrupt
-from debugger.model.present import interrupt_line, short
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError, Runtime
 from debugger.runtimes.targets import LoadedTarget, load_target
 from debugger.sources.recording import StoreSink, timeout_from
@@ -92,6 +90,8 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
         if asked and not error:  # an interrupt() asks: not an error (what it asks is printed below the table)
             error = f"⏸ {', '.join(asked)} asked"
         if not error and isinstance(steps, Trace) and step is steps.steps[-1]:  # a value the schema refused
+            from debugger.diagnostics.validation import rejection_note  # the run's analysis: only for a whole trace
+
             error = rejection_note(steps, step.step)
         nested = sum(len(t.subgraphs) for t in step.tasks)
         tasks = ", ".join(t.name for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
@@ -127,6 +127,8 @@ def _follow(args: argparse.Namespace, loaded: LoadedTarget, request: RunRequest)
             f"--follow runs on a fresh thread without {', '.join('--' + g for g in given)}: "
             "drop --follow to continue a thread or pass a context."
         )
+    from debugger.commands.follow import follow  # the live controller: only for --follow (tests/test_cli_lazy.py)
+
     return follow(args.target, loaded.graph, request.graph_input, request.config, db=args.db, out_file=args.out)
 
 
@@ -189,6 +191,8 @@ def _recover(args: argparse.Namespace, sink: StoreSink, trace: Trace, kept: list
 
 def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str) -> None:
     """Each question the run stopped on, and the command that answers it (or why none can)."""
+    from debugger.model.present import interrupt_line  # the presenters: only for a run that stopped to ask
+
     for item in trace.interrupts:
         print(interrupt_line(item))
     if thread_id:

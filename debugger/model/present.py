@@ -10,7 +10,6 @@ import json
 import re
 from typing import Any
 
-from debugger.diagnostics.facts import APPENDING
 from debugger.diagnostics.replay import repeated_items
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS, escaped, one_line, short
 from debugger.i18n import _, ngettext
@@ -128,6 +127,8 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
         ).format(reducer=call.reducer, count=len(appended), messages=short(appended, 50))
     if call.reducer in MESSAGE_REDUCERS and is_message_list(before) and is_message_list(after):
         return _("{reducer} {changes}").format(reducer=call.reducer, changes=_message_changes(before, after))
+    from debugger.diagnostics.facts import APPENDING  # the run's analysis: not loaded by a command that shows no merge
+
     if _took_the_write(before, write, after) or (
         after == write and before in ([], "") and call.reducer not in APPENDING and call.reducer not in MESSAGE_REDUCERS
     ):

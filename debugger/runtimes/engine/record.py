@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import sys
 from typing import Any
 
-from debugger.runtimes.engine.live import EngineDrivenRun
 from debugger.runtimes.runtime import PythonApps, Recorded, RunRequest, TargetError, ThreadFork, ThreadRead
 from debugger.sources.recording import record_run
-from engine import Command, CompiledStateGraph, InMemorySaver
+from engine import Command
 from engine.trace import Recorder, Trace, takes_config
+
+# The engine's builder, loop and savers (`engine.compiled`, `engine.savers`) and its live run are imported
+# where they are used: every command asks this runtime whether it `claims` a graph, and `stepscope run` of
+# a langgraph app must not load the engine for that (tests/test_cli_lazy.py).
 
 THREAD_OPTIONS = ("config", "thread", "context", "resume")
 """The `stepscope run` options that only runtimes with threads take."""
@@ -34,8 +38,10 @@ class EngineRuntime(PythonApps):
     has_threads = False
 
     def claims(self, value: Any) -> bool:
-        """An engine `CompiledStateGraph`."""
-        return isinstance(value, CompiledStateGraph)
+        """An engine `CompiledStateGraph`. Such a graph exists only once `engine.compiled` was imported
+        (by the module that compiled it), so a module that did not is not asked to import it."""
+        compiled = sys.modules.get("engine.compiled")
+        return compiled is not None and isinstance(value, compiled.CompiledStateGraph)
 
     def records(self, trace: Trace) -> bool:
         """A trace the engine's recorder wrote (langgraph's say `source: langgraph`)."""
@@ -73,6 +79,8 @@ class EngineRuntime(PythonApps):
 
     def checkpointed_copy(self, graph: Any) -> Any:
         """The builder compiled again with an `InMemorySaver` of its own."""
+        from engine import InMemorySaver  # the engine's savers: only when a copy is asked for
+
         return graph.builder.compile(
             checkpointer=InMemorySaver(),
             name=graph.name,
@@ -124,6 +132,8 @@ class EngineRuntime(PythonApps):
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
         """`EngineDrivenRun` (`debugger/runtimes/engine/live.py`)."""
+        from debugger.runtimes.engine.live import EngineDrivenRun  # the live-run machinery: only for a live run
+
         return EngineDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
 
 

@@ -10,17 +10,14 @@ what was recorded when the limit passed is returned, status `timeout`.
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from debugger.runtimes.langgraph.live import LangGraphDrivenRun
 from debugger.runtimes.langgraph.recorder.names import is_langgraph_graph
 from debugger.runtimes.langgraph.recorder.probe import UnsupportedLangGraph
 from debugger.runtimes.langgraph.recorder.runs import RunResult, checkpointer_of, run_in_background
 from debugger.runtimes.langgraph.recorder.static_view import StaticViewError, static_view
 from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
 from debugger.runtimes.langgraph.recorder.thread_files import ThreadFileError
-from debugger.runtimes.langgraph.threads.fork import ForkResult, fork_thread
-from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.runtime import (
     NO_RESUME,
     PythonApps,
@@ -32,6 +29,12 @@ from debugger.runtimes.runtime import (
 )
 from debugger.stores.opening import local_db_path
 from engine.trace import Trace
+
+if TYPE_CHECKING:
+    from debugger.runtimes.langgraph.threads.fork import ForkResult
+
+# A live run (`live.py`) and the threads' reader and fork (`threads/`) are imported where they are used:
+# `stepscope run` records through `recorder/` alone and must not load them (tests/test_cli_lazy.py).
 
 
 class LangGraphRuntime(PythonApps):
@@ -105,16 +108,22 @@ class LangGraphRuntime(PythonApps):
 
     def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
         """The thread's checkpoints replayed through langgraph's `apply_writes` (`threads/rebuild.py` here)."""
+        from debugger.runtimes.langgraph.threads.reader import read_thread
+
         return read_thread(checkpointer, graph, read)
 
     def fork_thread(self, fork: ThreadFork) -> ForkResult:
         """The thread copied into a local `SqliteSaver` and run on from the checkpoint (`threads/fork.py` here)."""
+        from debugger.runtimes.langgraph.threads.fork import fork_thread
+
         return fork_thread(**{field.name: getattr(fork, field.name) for field in fields(fork)})
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
         """`LangGraphDrivenRun` (`debugger/runtimes/langgraph/live.py`)."""
+        from debugger.runtimes.langgraph.live import LangGraphDrivenRun
+
         return LangGraphDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
 
 

@@ -40,10 +40,12 @@ from engine.trace import Trace
 
 from . import JS_SUFFIXES, JSAppError, record_js_app
 from .copies import JSResume, JSState, checkpoint_call
-from .live import JSDrivenRun
 from .process import NodeRun
 from .reader import EventReader
-from .threads import fork_js_thread, read_js_thread
+
+# A live run (`live.py`) and time travel (`threads.py`, over the langgraph runtime's thread readers) are
+# imported where they are used: the registry asks this runtime about every target, and `stepscope run`
+# of a Python app must not load them (tests/test_cli_lazy.py).
 
 NAME = "langgraphjs"
 FORK_FOLDER_PREFIX = "stepscope-js-fork-"
@@ -287,16 +289,22 @@ class LangGraphJSRuntime:
 
     def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
         """The thread rebuilt in node by LangGraph.js's own planning and barrier (`threads.py`, `thread_replay.mjs`)."""
+        from .threads import read_js_thread
+
         return read_js_thread(checkpointer, graph, read)
 
     def fork_thread(self, fork: ThreadFork) -> Any:
         """Time travel from a checkpoint of the thread on a local SQLite copy, run by node (`threads.py`)."""
+        from .threads import fork_js_thread
+
         return fork_js_thread(fork)
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
         """A `JSDrivenRun`: one node process that runs the app one superstep (segment) at a time."""
+        from .live import JSDrivenRun
+
         return JSDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
 
 
