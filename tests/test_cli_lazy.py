@@ -72,6 +72,8 @@ NOT_BEFORE_A_RUN = {
     "debugger.diagnostics.facts",
     "debugger.diagnostics.validation",
     "debugger.model.present",
+    # the trace file schema (pydantic models): the stores import it when they read a run back
+    "debugger.sources.trace_check",
 }
 
 

@@ -11,7 +11,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from debugger.sources.trace_check import read_trace_file
 from debugger.stores.postgres import PostgresRunStore
 from debugger.stores.protocol import ENV_VAR, RunStoreProtocol, StoreError
 from debugger.stores.sqlite import RunStore
@@ -32,6 +31,8 @@ def load_trace(ref: str, db: str | Path | None = None) -> Trace:
     prefix is enough) in the run store `db`."""
     path = Path(ref)
     if path.suffix == ".json" or path.is_file():
+        from debugger.sources.trace_check import read_trace_file  # here: its schemas cost a run 0.2 s
+
         return read_trace_file(path)
     return open_store(db).load(ref)
 

@@ -33,7 +33,6 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from debugger.diagnostics.snapshots import SnapshotShelf
-from debugger.sources.trace_check import TraceFileError, checked_trace, parse_trace
 from debugger.sources.trace_stream import STREAM_MIN_BYTES
 from debugger.stores.postgres_layout import COLUMNS, LAYOUT_LOCK, VERSION, check_and_migrate, insert_rows
 from debugger.stores.protocol import (
@@ -62,7 +61,7 @@ from debugger.stores.rows import (
 from debugger.stores.urls import BadURL, checked_postgres_url, masked
 from engine.blobs import PooledDecoder
 from engine.trace import StepRecord, Trace
-from engine.tracefile import compose_json, to_json
+from engine.tracefile import TraceFileError, compose_json, to_json
 
 __all__ = ["CUT_OFF", "VERSION", "PostgresRunStore", "RunExistsError"]
 
@@ -349,6 +348,8 @@ class PostgresRunStore(TraceFiles):
                 blobs = cur.fetchall()
             cur.execute(f"SELECT {_CUT_OFF_SQL} FROM stepscope_runs WHERE run_id = %s", (_RECORDING, full))
             cut_off = bool((cur.fetchone() or [False])[0])
+        from debugger.sources.trace_check import parse_trace  # here: its schemas cost a run 0.2 s
+
         name = f"run {full} in {self.path}"
         try:
             if not long_run:
@@ -367,6 +368,8 @@ class PostgresRunStore(TraceFiles):
 
     def _long_trace(self, run_id, head, stored_digest, seqs, numbers, blobs, name) -> Trace:  # noqa: ANN001
         """A long stored run whose steps stay in `stepscope_steps` (see `load`)."""
+        from debugger.sources.trace_check import checked_trace  # as parse_trace in `load`
+
         if head is None:
             raise StoreError(f"no stored run {run_id!r} in {self.path}; `stepscope runs` lists them.")
         table = {key: PooledDecoder({}).decode(data) for key, data in blobs}

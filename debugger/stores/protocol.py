@@ -9,10 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Protocol
 
-from debugger.sources.trace_check import TraceFileError, parse_trace, read_trace_file
 from engine.codec import TYPE
 from engine.trace import StepRecord, Trace
-from engine.tracefile import to_json, write_json
+from engine.tracefile import TraceFileError, to_json, write_json
 
 ENV_VAR = "STEPSCOPE_DB"
 
@@ -126,6 +125,8 @@ class TraceFiles(ABC):
         """Stores a trace file, validated first. A different run already stored under the same id is
         refused unless `replace`; importing the same run twice is harmless."""
         try:
+            from debugger.sources.trace_check import read_trace_file  # here: its schemas cost a run 0.2 s
+
             trace = read_trace_file(path)
         except TraceFileError as exc:
             raise StoreError(str(exc)) from None
@@ -137,6 +138,8 @@ class TraceFiles(ABC):
     @staticmethod
     def _same_run(stored: str, text: str) -> bool:
         """True when a stored run (perhaps written by an older version) holds the trace `text` holds."""
+        from debugger.sources.trace_check import parse_trace  # here: its schemas cost a run 0.2 s
+
         try:
             return to_json(parse_trace(stored, source="stored run")) == text
         except TraceFileError:

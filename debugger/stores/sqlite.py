@@ -37,7 +37,6 @@ except ImportError:  # pragma: no cover - not on this platform: a cut-off run st
     fcntl = None  # type: ignore[assignment]
 
 from debugger.diagnostics.snapshots import SnapshotShelf
-from debugger.sources.trace_check import TraceFileError, checked_trace
 from debugger.sources.trace_stream import STREAM_MIN_BYTES
 from debugger.stores.protocol import (
     CUT_OFF,
@@ -64,7 +63,7 @@ from debugger.stores.rows import (
 )
 from engine.blobs import PooledDecoder
 from engine.trace import StepRecord, Trace
-from engine.tracefile import compose_json, to_json
+from engine.tracefile import TraceFileError, compose_json, to_json
 
 APPLICATION_ID = 0x53745363  # "StSc"
 
@@ -530,6 +529,8 @@ class RunStore(TraceFiles):
             head_data = PooledDecoder(table).decode(head)
             if isinstance(head_data, dict):
                 head_data.pop("blobs", None)
+            from debugger.sources.trace_check import checked_trace  # here: its schemas cost a run 0.2 s
+
             steps = RowSteps(lambda wanted: self._rows(full, wanted), seqs, numbers, table, name)
             long_run = size >= STREAM_MIN_BYTES
             if long_run:
