@@ -7,18 +7,21 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from debugger import i18n
 from debugger.i18n import N_, _
 from debugger.model import learn, step_summary
 from debugger.model.run_view import Cursor, RunView
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
-from debugger.views import panels, session, widgets
+from debugger.views import analysis_tabs, panels, session, widgets
 
 TIMELINE_COLUMNS = 41
 """A longer run's timeline shows this many supersteps around the current one."""
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
+FINDINGS_POLL = 1.0
+"""How often (seconds) the page looks whether a long run's findings, computed in the background, are ready."""
 LEGEND = N_(
     "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏸ asked (its interrupt() "
     "paused the run) · ⏹ never finished (the run stopped first) · bold edges: taken into this "
@@ -99,6 +102,8 @@ def render() -> None:
         st.caption(_(LEGEND))
     with stepper:
         _stepper(view, step)
+        if view.findings_pending:  # a long run: its 🔎 marks come when the background check is done
+            st.fragment(run_every=FINDINGS_POLL)(_findings_wait)(i18n.current())
     with side_col:
         # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
         with st.container(height=max(height, 260), border=False):
@@ -165,6 +170,17 @@ def _stepper(view: RunView, step: int) -> None:
         )
     else:
         cols[2].markdown(_("Superstep **{step}** (the only one)").format(step=step))
+
+
+def _findings_wait(language: str) -> None:
+    """Says that the run is still being checked; once its findings are ready, reruns the page, which then
+    shows them (marks, tab, summary). A fragment that reruns every `FINDINGS_POLL` seconds on its own: the
+    rest of the page is not redrawn meanwhile. It speaks the page's language, given by the run that started it."""
+    with i18n.using(language):
+        run = session.loaded_run()
+        if run is None or not run.view.view(session.cursor().scope).findings_pending:
+            st.rerun(scope="app")  # the whole page, so every part that shows findings has them
+        st.caption("⏳ " + analysis_tabs.pending_line(len(run.view.trace.steps)))
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
