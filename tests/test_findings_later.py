@@ -10,10 +10,12 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import engine
 from debugger import i18n
 from debugger.diagnostics import diagnose
 from debugger.model import background
@@ -21,6 +23,7 @@ from debugger.model import run_view as model
 from debugger.model.run_view import Scope, TraceView
 from debugger.model.turns import turns_of
 from debugger.sources import runs as sources
+from engine.trace import Recorder
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "debugger" / "app.py")
@@ -114,6 +117,36 @@ def test_a_run_on_no_thread_is_one_turn_without_reading_its_steps(tmp_path) -> N
     opened = subgraph_trap(tmp_path)
     assert not opened.trace.thread_id
     assert TraceView(opened.trace).view(Scope()).turns == turns_of(opened.trace)
+
+
+class Count(TypedDict):
+    n: int
+
+
+def loop_with_a_node_that_never_runs(steps: int = 30) -> engine.trace.Trace:
+    g = engine.StateGraph(Count)
+    g.add_node("inc", lambda s: {"n": s["n"] + 1})
+    g.add_node("never", lambda s: {"n": 0})
+    g.add_edge(engine.START, "inc")
+    g.add_conditional_edges("inc", lambda s: "inc" if s["n"] < steps else engine.END, ["inc", "never", engine.END])
+    recorder = Recorder()
+    g.compile().invoke({"n": 0}, {"recursion_limit": steps + 5}, hooks=recorder)
+    return recorder.trace
+
+
+@pytest.mark.parametrize("ends", [2, 100])
+def test_the_nodes_that_ran_before_a_step_read_from_both_ends_or_from_the_background(monkeypatch, ends) -> None:
+    trace = loop_with_a_node_that_never_runs()
+    expected = {step: view.highlight(step).visited for view in [TraceView(trace).view(Scope())] for step in view.steps}
+    monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
+    monkeypatch.setattr(model, "VISITED_ENDS", ends)
+    for on in (False, True):
+        view = TraceView(trace, background=on).view(Scope())
+        view.highlight(view.last)
+        deadline = time.monotonic() + 30
+        while view.visits_pending and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert {step: view.highlight(step).visited for step in view.steps} == expected
 
 
 # ---- the page ---------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import chain
 from typing import Any, Callable, Mapping
 
 from debugger import i18n
@@ -33,6 +34,9 @@ from debugger.model.turns import Turn, only_turn, turns_of
 from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
+
+VISITED_ENDS = 1_000
+"""How many steps at each end of a long run are read for the nodes that ran before the current step (✓)."""
 
 
 @dataclass(frozen=True)
@@ -158,8 +162,11 @@ class RunView:
         *,
         graph: Any = None,
         findings: tuple[Finding, ...] | Callable[[], tuple[Finding, ...] | None] = (),
+        background: bool = False,
     ) -> None:
         self.run = run
+        self.background = background
+        """The app's view: what a long run needs of every step is computed in a thread (`_visited`)."""
         self.facts = RunFacts(run, (), graph)
         self.replay = self.facts.replay
         self.by_step: Mapping[int, StepRecord] = self.facts.steps
@@ -308,7 +315,7 @@ class RunView:
         next_nodes = {t.name for t in self.tasks(following)} if following is not None else set()
         if following is None and self.run.status == "done" and ran:
             next_nodes = {END}
-        visited = {t.name for s in self.steps[:index] for t in self.tasks(s)} - ran
+        visited = self._visited(index) - ran
         culprits = self.culprits(step)
         failed = {t.name for t in tasks if t.id in culprits}
         paused = {t.name for t in tasks if t.error and is_interrupt(t.error)}
@@ -332,6 +339,40 @@ class RunView:
             stopped=stopped,
             paused=paused,
         )
+
+    def _visited(self, index: int) -> set[str]:
+        """The nodes that ran in the shown steps before the `index`-th. A long run's steps are read from both
+        ends until every node of the graph has been seen (a few steps, in most graphs); when some node never
+        ran, the app's view indexes every step once, in the background (the steps read stand in meanwhile)."""
+        before = self.steps[:index]
+        if len(before) <= bg.LONG_RUN_STEPS:
+            return {t.name for s in before for t in self.tasks(s)}
+        every, seen = {*self.node_names, START}, set()
+        for s in chain(before[:VISITED_ENDS], reversed(before[-VISITED_ENDS:])):
+            seen.update(t.name for t in self.tasks(s))
+            if every <= seen:
+                return seen
+        first = self._first_runs.get(i18n.DEFAULT) if self.background else self._first_run_positions()
+        return seen if first is None else {name for name, position in first.items() if position < index}
+
+    @cached_property
+    def _first_runs(self) -> bg.Background[dict[str, int]]:
+        return bg.Background(self._first_run_positions, "stepscope-visits")
+
+    def _first_run_positions(self) -> dict[str, int]:
+        """Each node that ran: the position in `steps` of the first step it ran in (one pass over the steps)."""
+        position = {number: index for index, number in enumerate(self.steps)}
+        first: dict[str, int] = {}
+        for record in self.run.steps:
+            if record.step in position:
+                for task in record.tasks:
+                    first.setdefault(task.name, position[record.step])
+        return first
+
+    @property
+    def visits_pending(self) -> bool:
+        """A long run's index of the steps its nodes first ran in is still being made in the background."""
+        return self.background and "_first_runs" in self.__dict__ and self._first_runs.pending(i18n.DEFAULT)
 
     @cached_property
     def xray(self) -> DrawableGraph:
@@ -690,7 +731,8 @@ class TraceView:
                 found = self.findings_if_ready()
                 return None if found is None else tuple(f for f in found if f.scope == labels and f.step is not None)
 
-            self._views[scope] = RunView(run, graph=self.graph if not scope.path else None, findings=mine)
+            graph = self.graph if not scope.path else None
+            self._views[scope] = RunView(run, graph=graph, findings=mine, background=self._later is not None)
         return self._views[scope]
 
     def breadcrumbs(self, scope: Scope) -> list[str]:

@@ -102,7 +102,7 @@ def render() -> None:
         st.caption(_(LEGEND))
     with stepper:
         _stepper(view, step)
-        if view.findings_pending:  # a long run: its 🔎 marks come when the background check is done
+        if view.findings_pending or view.visits_pending:  # a long run: its 🔎 and ✓ marks come later
             st.fragment(run_every=FINDINGS_POLL)(_findings_wait)(i18n.current())
     with side_col:
         # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
@@ -173,14 +173,17 @@ def _stepper(view: RunView, step: int) -> None:
 
 
 def _findings_wait(language: str) -> None:
-    """Says that the run is still being checked; once its findings are ready, reruns the page, which then
-    shows them (marks, tab, summary). A fragment that reruns every `FINDINGS_POLL` seconds on its own: the
-    rest of the page is not redrawn meanwhile. It speaks the page's language, given by the run that started it."""
+    """Says that the run is still being checked; once its findings (and the nodes that ran before each step)
+    are ready, reruns the page, which then shows them (marks, tab, summary). A fragment that reruns every
+    `FINDINGS_POLL` seconds on its own: the rest of the page is not redrawn meanwhile. It speaks the page's
+    language, given by the run that started it."""
     with i18n.using(language):
         run = session.loaded_run()
-        if run is None or not run.view.view(session.cursor().scope).findings_pending:
-            st.rerun(scope="app")  # the whole page, so every part that shows findings has them
-        st.caption("⏳ " + analysis_tabs.pending_line(len(run.view.trace.steps)))
+        view = None if run is None else run.view.view(session.cursor().scope)
+        if view is None or not (view.findings_pending or view.visits_pending):
+            st.rerun(scope="app")  # the whole page, so every part that shows them has them
+        if view.findings_pending:
+            st.caption("⏳ " + analysis_tabs.pending_line(len(run.view.trace.steps)))
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
