@@ -199,3 +199,22 @@ print("exiting")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "exiting" and "FATAL" not in done.stderr
+
+
+def test_a_long_runs_stepper_is_a_number_slider(tmp_path, monkeypatch, drawing_without_graphviz) -> None:
+    from debugger.views import step_through
+
+    db = tmp_path / "app.sqlite3"
+    monkeypatch.setenv("STEPSCOPE_DB", str(db))
+    monkeypatch.setattr(step_through, "SLIDER_OPTIONS", 2)
+    opened = sources.open_sample("subgraph_trap", db=str(db))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update({"run": opened.trace.run_id})
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.select_slider, "no option list"
+    slider = at.slider(key="step_slider")
+    view = TraceView(opened.trace).view(Scope())
+    assert (slider.min, slider.max, slider.value) == (view.first, view.last, view.first) == (0, 2, 0)
+    slider.set_value(2).run()
+    assert at.query_params["step"] == "2" and at.slider(key="step_slider").value == 2

@@ -20,6 +20,10 @@ TIMELINE_COLUMNS = 41
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
+SLIDER_OPTIONS = 2_000
+"""Up to this many steps the stepper is a select slider whose options carry the 🔎 marks; a longer run gets a
+number slider (moved to the nearest step shown): each option, formatted, is sent to the browser on every
+rerun (200,000 options cost 1.5 s of the server's time and megabytes to the browser)."""
 FINDINGS_POLL = 1.0
 """How often (seconds) the page looks whether a long run's findings, computed in the background, are ready."""
 LEGEND = N_(
@@ -157,7 +161,15 @@ def _stepper(view: RunView, step: int) -> None:
     cols[4].button(
         _("Last ⏭"), key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last
     )
-    if len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
+    if len(view.steps) > SLIDER_OPTIONS:  # a number slider: every option of a select slider goes to the browser
+        cols[2].slider(
+            _("Superstep (🔎 marks: the Findings tab)"),
+            min_value=view.first,
+            max_value=view.last,
+            key=session.STEP_SLIDER,
+            on_change=_on_slider,
+        )
+    elif len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
         # in learn mode a 🔎 would tell which step goes wrong before the learner has guessed it
         marked = set() if session.learning() else {f.step for f in view.findings}
         input_label = _("input")  # here, not in the lambda: Streamlit may format the options in another thread
