@@ -39,6 +39,7 @@ def gated(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
         return diagnose(graph, trace)
 
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
+    monkeypatch.setattr(background, "HEAD_START", 0)  # no page here to wait for
     monkeypatch.setattr(model, "diagnose", slow_diagnose)
     return release
 
@@ -97,11 +98,25 @@ def test_a_short_run_a_report_and_a_command_compute_their_findings_when_asked(tm
     assert threading.active_count() == before, "no thread was started"
 
 
+def test_the_thread_waits_for_the_page_to_be_drawn(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
+    monkeypatch.setattr(background, "HEAD_START", 30)
+    opened = subgraph_trap(tmp_path)
+    traced = TraceView(opened.trace, opened.graph, background=True)
+    assert traced.findings_pending
+    time.sleep(0.3)
+    assert traced.findings_pending, "it has not started: the page is not drawn yet"
+    traced.drawn()
+    assert ready(traced, timeout=10)
+    assert traced.findings == diagnose(opened.graph, opened.trace)
+
+
 def test_an_error_in_the_background_is_raised_where_the_findings_are_asked_for(tmp_path, monkeypatch) -> None:
     def broken(graph, trace):
         raise RuntimeError("diagnose broke")
 
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
+    monkeypatch.setattr(background, "HEAD_START", 0)
     monkeypatch.setattr(model, "diagnose", broken)
     opened = subgraph_trap(tmp_path)
     traced = TraceView(opened.trace, opened.graph, background=True)
@@ -139,6 +154,7 @@ def test_the_nodes_that_ran_before_a_step_read_from_both_ends_or_from_the_backgr
     trace = loop_with_a_node_that_never_runs()
     expected = {step: view.highlight(step).visited for view in [TraceView(trace).view(Scope())] for step in view.steps}
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
+    monkeypatch.setattr(background, "HEAD_START", 0)
     monkeypatch.setattr(model, "VISITED_ENDS", ends)
     for on in (False, True):
         view = TraceView(trace, background=on).view(Scope())
@@ -157,6 +173,7 @@ def test_the_page_says_the_run_is_being_checked_then_shows_its_findings(
 ) -> None:
     db = tmp_path / "app.sqlite3"
     monkeypatch.setenv("STEPSCOPE_DB", str(db))
+    monkeypatch.setattr(background, "HEAD_START", 30)  # the page says when it is drawn
     opened = sources.open_sample("subgraph_trap", db=str(db))
     count = len(diagnose(opened.graph, opened.trace))
     at = AppTest.from_file(APP, default_timeout=30)
@@ -171,7 +188,7 @@ def test_the_page_says_the_run_is_being_checked_then_shows_its_findings(
     marks = at.select_slider(key="step_slider")
     assert not any("🔎" in option for option in marks.options)
     gated.set()
-    assert ready(at.session_state["stepscope_run"].view)
+    assert ready(at.session_state["stepscope_run"].view, timeout=10)
     at.run()  # what the waiting fragment's rerun does, once they are ready
     assert not at.exception, at.exception
     assert not any(line in c.value for c in at.caption)

@@ -26,12 +26,21 @@ at 5,000 steps (0.2 ms a step), the most a page should wait for at its first pai
 test run is far shorter, so they keep being computed when asked."""
 
 
-class Background(Generic[T]):
-    """`compute()` run once per language in a daemon thread, started by the first `get` for it."""
+HEAD_START = 5.0
+"""At most this many seconds a thread waits for the page that started it to be drawn (`Background.after`):
+one thread runs Python at a time, and a thread reading 200,000 steps would take half of the page's time."""
 
-    def __init__(self, compute: Callable[[], T], name: str = "stepscope-background") -> None:
+
+class Background(Generic[T]):
+    """`compute()` run once per language in a daemon thread, started by the first `get` for it. With `after`,
+    the thread waits until that event is set (the page drawn), `HEAD_START` seconds at most, then computes."""
+
+    def __init__(
+        self, compute: Callable[[], T], name: str = "stepscope-background", after: threading.Event | None = None
+    ) -> None:
         self._compute = compute
         self._name = name
+        self._after = after
         self._lock = threading.Lock()
         self._done: dict[str, T] = {}
         self._failed: dict[str, BaseException] = {}
@@ -64,6 +73,8 @@ class Background(Generic[T]):
         return not self.pending(language)
 
     def _run(self, language: str) -> None:
+        if self._after is not None:
+            self._after.wait(HEAD_START)
         try:
             with i18n.using(language):
                 result = self._compute()

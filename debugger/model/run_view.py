@@ -14,6 +14,7 @@ Views render these; callbacks move the `Cursor`. Nothing here mutates a record.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import chain
@@ -162,11 +163,12 @@ class RunView:
         *,
         graph: Any = None,
         findings: tuple[Finding, ...] | Callable[[], tuple[Finding, ...] | None] = (),
-        background: bool = False,
+        background: threading.Event | None = None,
     ) -> None:
         self.run = run
         self.background = background
-        """The app's view: what a long run needs of every step is computed in a thread (`_visited`)."""
+        """In the app's view: what a long run needs of every step is computed in a thread (`_visited`), which
+        waits for this event (the page drawn) before it competes with the page."""
         self.facts = RunFacts(run, (), graph)
         self.replay = self.facts.replay
         self.by_step: Mapping[int, StepRecord] = self.facts.steps
@@ -352,12 +354,12 @@ class RunView:
             seen.update(t.name for t in self.tasks(s))
             if every <= seen:
                 return seen
-        first = self._first_runs.get(i18n.DEFAULT) if self.background else self._first_run_positions()
+        first = self._first_runs.get(i18n.DEFAULT) if self.background is not None else self._first_run_positions()
         return seen if first is None else {name for name, position in first.items() if position < index}
 
     @cached_property
     def _first_runs(self) -> bg.Background[dict[str, int]]:
-        return bg.Background(self._first_run_positions, "stepscope-visits")
+        return bg.Background(self._first_run_positions, "stepscope-visits", after=self.background)
 
     def _first_run_positions(self) -> dict[str, int]:
         """Each node that ran: the position in `steps` of the first step it ran in (one pass over the steps)."""
@@ -372,7 +374,7 @@ class RunView:
     @property
     def visits_pending(self) -> bool:
         """A long run's index of the steps its nodes first ran in is still being made in the background."""
-        return self.background and "_first_runs" in self.__dict__ and self._first_runs.pending(i18n.DEFAULT)
+        return "_first_runs" in self.__dict__ and self._first_runs.pending(i18n.DEFAULT)
 
     @cached_property
     def xray(self) -> DrawableGraph:
@@ -648,11 +650,18 @@ class TraceView:
         self._views: dict[Scope, RunView] = {}
         self.findings_by_language: dict[str, list[Finding]] = {}
         """`findings`, once computed, by the language they were written in."""
+        self._drawn = threading.Event() if background else None
+        """Set by the page once drawn (`drawn`): the threads wait for it before they compete with the page."""
         self._later: bg.Background[list[Finding]] | None = (
-            bg.Background(self._diagnose, "stepscope-findings") if background else None
+            bg.Background(self._diagnose, "stepscope-findings", after=self._drawn) if background else None
         )
         """The app's view of a run (`background=True`) computes a long run's findings in a thread of their own
         (`debugger.model.background`); a report or a command wants them all, at once."""
+
+    def drawn(self) -> None:
+        """The page is drawn: work left for the background may start now (it waits `HEAD_START` at most)."""
+        if self._drawn is not None:
+            self._drawn.set()
 
     def _diagnose(self) -> list[Finding]:
         return diagnose(self.graph, self.trace)
@@ -732,7 +741,7 @@ class TraceView:
                 return None if found is None else tuple(f for f in found if f.scope == labels and f.step is not None)
 
             graph = self.graph if not scope.path else None
-            self._views[scope] = RunView(run, graph=graph, findings=mine, background=self._later is not None)
+            self._views[scope] = RunView(run, graph=graph, findings=mine, background=self._drawn)
         return self._views[scope]
 
     def breadcrumbs(self, scope: Scope) -> list[str]:

@@ -119,6 +119,7 @@ def render() -> None:
 
     panels.render_tabs(run, view, at)
     _timeline(view, step)
+    run.view.drawn()  # a long run's findings start now: computed meanwhile, they would slow the page down
 
 
 def _lesson(run, view: RunView, at: Cursor) -> None:
