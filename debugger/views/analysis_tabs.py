@@ -81,7 +81,7 @@ def findings_panel(run: LoadedRun, at: Cursor) -> None:
             )
             return
     if run.view.findings_pending:  # a long run's, computed in the background: the page reruns when ready
-        st.info(pending_line(len(run.view.trace.steps)), icon="⏳")
+        st.info(pending_line(len(run.view.view(Scope()).steps)), icon="⏳")
         return
     found = run.view.findings
     if not found:

@@ -10,7 +10,7 @@ import streamlit as st
 from debugger import i18n
 from debugger.i18n import N_, _
 from debugger.model import learn, step_summary
-from debugger.model.run_view import Cursor, RunView
+from debugger.model.run_view import Cursor, RunView, Scope
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.views import analysis_tabs, panels, session, widgets
@@ -196,7 +196,7 @@ def _findings_wait(language: str) -> None:
         if view is None or not (view.findings_pending or view.visits_pending):
             st.rerun(scope="app")  # the whole page, so every part that shows them has them
         if view.findings_pending:
-            st.caption("⏳ " + analysis_tabs.pending_line(len(run.view.trace.steps)))
+            st.caption("⏳ " + analysis_tabs.pending_line(len(run.view.view(Scope()).steps)))
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
