@@ -235,3 +235,18 @@ def test_a_long_runs_stepper_is_a_number_slider(tmp_path, monkeypatch, drawing_w
     assert (slider.min, slider.max, slider.value) == (view.first, view.last, view.first) == (0, 2, 0)
     slider.set_value(2).run()
     assert at.query_params["step"] == "2" and at.slider(key="step_slider").value == 2
+
+
+def test_the_waiting_line_speaks_the_pages_language(tmp_path, monkeypatch, gated, drawing_without_graphviz) -> None:
+    db = tmp_path / "app.sqlite3"
+    monkeypatch.setenv("STEPSCOPE_DB", str(db))
+    opened = sources.open_sample("subgraph_trap", db=str(db))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update({"run": opened.trace.run_id, "lang": "zh", "tab": "findings"})
+    at.run()
+    assert not at.exception, at.exception
+    steps = len(TraceView(opened.trace).view(Scope()).steps)
+    assert any(c.value.startswith(f"⏳ 这次运行的 {steps:,} 个步骤还在检查问题") for c in at.caption)
+    assert any(i.value.startswith(f"这次运行的 {steps:,} 个步骤还在检查问题") for i in at.info)
+    gated.set()
+    assert ready(at.session_state["stepscope_run"].view, "zh-CN", timeout=10)
