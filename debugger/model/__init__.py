@@ -6,6 +6,7 @@ analysis (`debugger.diagnostics`), with no Streamlit and no I/O.
     present.py      one sentence per reducer call, readable values
     drawing.py      the step drawing (graphviz) with one moment highlighted
     live_page.py    what the Live run page shows of a `LiveSnapshot`
+    background.py   a long run's findings, computed in a thread the page does not wait for
     learn.py        learn mode: predict a merge before it is revealed
     what_if.py      re-fold a step's writes in another order or without one
     failures.py     what went wrong in a step, in plain words, with the fixes

@@ -14,8 +14,10 @@ Views render these; callbacks move the `Cursor`. Nothing here mutates a record.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import chain
 from typing import Any, Callable, Mapping
 
 from debugger import i18n
@@ -25,13 +27,17 @@ from debugger.diagnostics.replay import Origin
 from debugger.diagnostics.validation import VALIDATION_ERRORS, last_write, rejected_fields
 from debugger.diagnostics.writes import lost_items
 from debugger.i18n import _, ngettext
+from debugger.model import background as bg
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
 from debugger.model.present import explain_call, short
-from debugger.model.turns import Turn, turns_of
+from debugger.model.turns import Turn, only_turn, turns_of
 from engine import END, START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
+
+VISITED_ENDS = 1_000
+"""How many steps at each end of a long run are read for the nodes that ran before the current step (✓)."""
 
 
 @dataclass(frozen=True)
@@ -156,9 +162,13 @@ class RunView:
         run: RunRecord,
         *,
         graph: Any = None,
-        findings: tuple[Finding, ...] | Callable[[], tuple[Finding, ...]] = (),
+        findings: tuple[Finding, ...] | Callable[[], tuple[Finding, ...] | None] = (),
+        background: threading.Event | None = None,
     ) -> None:
         self.run = run
+        self.background = background
+        """In the app's view: what a long run needs of every step is computed in a thread (`_visited`), which
+        waits for this event (the page drawn) before it competes with the page."""
         self.facts = RunFacts(run, (), graph)
         self.replay = self.facts.replay
         self.by_step: Mapping[int, StepRecord] = self.facts.steps
@@ -173,17 +183,33 @@ class RunView:
 
     @cached_property
     def turns(self) -> tuple[Turn, ...]:
-        """The run's turns (`model/turns.py`): one per invoke or resume of its thread."""
-        return turns_of(self.run)
+        """The run's turns (`model/turns.py`): one per invoke or resume of its thread. A run on no thread
+        is one turn, known from its step numbers alone: `turns_of` reads every step (the step summary asks
+        at every step, so a long run would wait for all of them at its first paint)."""
+        if getattr(self.run, "thread_id", "") or not self.replay.order:
+            return turns_of(self.run)
+        return (only_turn(self.run, min(self.replay.order), max(self.replay.order)),)
 
-    @cached_property
+    @property
     def findings(self) -> tuple[Finding, ...]:
         """`diagnose`'s findings about this run (the ones of its scope), computed when first asked: the
         drawing and the stepper never wait for them (a new session's first paint). Kept per language: their
-        words are written in the language of whoever asks (a linked sample's view is shared by sessions)."""
+        words are written in the language of whoever asks (a linked sample's view is shared by sessions).
+        Empty while a long run's are computed in the background (`findings_pending`)."""
+        found = self._findings_if_ready()
+        return () if found is None else found
+
+    @property
+    def findings_pending(self) -> bool:
+        """The findings are still being computed in the background (a long run opened in the app)."""
+        return self._findings_if_ready() is None
+
+    def _findings_if_ready(self) -> tuple[Finding, ...] | None:
         language = i18n.current()
         if language not in self._findings_by_language:
             found = self._findings() if callable(self._findings) else self._findings
+            if found is None:  # not ready: asked again on the next run of the page
+                return None
             self._findings_by_language[language] = tuple(found)
         return self._findings_by_language[language]
 
@@ -291,7 +317,7 @@ class RunView:
         next_nodes = {t.name for t in self.tasks(following)} if following is not None else set()
         if following is None and self.run.status == "done" and ran:
             next_nodes = {END}
-        visited = {t.name for s in self.steps[:index] for t in self.tasks(s)} - ran
+        visited = self._visited(index) - ran
         culprits = self.culprits(step)
         failed = {t.name for t in tasks if t.id in culprits}
         paused = {t.name for t in tasks if t.error and is_interrupt(t.error)}
@@ -315,6 +341,40 @@ class RunView:
             stopped=stopped,
             paused=paused,
         )
+
+    def _visited(self, index: int) -> set[str]:
+        """The nodes that ran in the shown steps before the `index`-th. A long run's steps are read from both
+        ends until every node of the graph has been seen (a few steps, in most graphs); when some node never
+        ran, the app's view indexes every step once, in the background (the steps read stand in meanwhile)."""
+        before = self.steps[:index]
+        if len(before) <= bg.LONG_RUN_STEPS:
+            return {t.name for s in before for t in self.tasks(s)}
+        every, seen = {*self.node_names, START}, set()
+        for s in chain(before[:VISITED_ENDS], reversed(before[-VISITED_ENDS:])):
+            seen.update(t.name for t in self.tasks(s))
+            if every <= seen:
+                return seen
+        first = self._first_runs.get(i18n.DEFAULT) if self.background is not None else self._first_run_positions()
+        return seen if first is None else {name for name, position in first.items() if position < index}
+
+    @cached_property
+    def _first_runs(self) -> bg.Background[dict[str, int]]:
+        return bg.Background(self._first_run_positions, "stepscope-visits", after=self.background)
+
+    def _first_run_positions(self) -> dict[str, int]:
+        """Each node that ran: the position in `steps` of the first step it ran in (one pass over the steps)."""
+        position = {number: index for index, number in enumerate(self.steps)}
+        first: dict[str, int] = {}
+        for record in self.run.steps:
+            if record.step in position:
+                for task in record.tasks:
+                    first.setdefault(task.name, position[record.step])
+        return first
+
+    @property
+    def visits_pending(self) -> bool:
+        """A long run's index of the steps its nodes first ran in is still being made in the background."""
+        return "_first_runs" in self.__dict__ and self._first_runs.pending(i18n.DEFAULT)
 
     @cached_property
     def xray(self) -> DrawableGraph:
@@ -584,21 +644,53 @@ class TraceView:
     """A Trace plus the scope the user has entered; hands out `RunView`s (cached). `graph` is the live
     compiled graph when the run came from code (it lends diagnose its static checks and reducers)."""
 
-    def __init__(self, trace: Trace, graph: Any = None) -> None:
+    def __init__(self, trace: Trace, graph: Any = None, *, background: bool = False) -> None:
         self.trace = trace
         self.graph = graph
         self._views: dict[Scope, RunView] = {}
         self.findings_by_language: dict[str, list[Finding]] = {}
         """`findings`, once computed, by the language they were written in."""
+        self._drawn = threading.Event() if background else None
+        """Set by the page once drawn (`drawn`): the threads wait for it before they compete with the page."""
+        self._later: bg.Background[list[Finding]] | None = (
+            bg.Background(self._diagnose, "stepscope-findings", after=self._drawn) if background else None
+        )
+        """The app's view of a run (`background=True`) computes a long run's findings in a thread of their own
+        (`debugger.model.background`); a report or a command wants them all, at once."""
+
+    def drawn(self) -> None:
+        """The page is drawn: work left for the background may start now (it waits `HEAD_START` at most)."""
+        if self._drawn is not None:
+            self._drawn.set()
+
+    def _diagnose(self) -> list[Finding]:
+        return diagnose(self.graph, self.trace)
 
     @property
     def findings(self) -> list[Finding]:
         """`stepscope diagnose`'s findings for this run: the same call, so the same words and fixes (in the
-        current language; computed once for each)."""
+        current language; computed once for each). Empty while a long run's are still being computed."""
+        found = self.findings_if_ready()
+        return [] if found is None else found
+
+    def findings_if_ready(self) -> list[Finding] | None:
+        """The findings, or None while they are computed in the background: a long run's in the app (more
+        than `bg.LONG_RUN_STEPS` steps; the first ask starts the thread and returns at once)."""
         language = i18n.current()
         if language not in self.findings_by_language:
-            self.findings_by_language[language] = diagnose(self.graph, self.trace)
+            if self._later is None or len(self.trace.steps) <= bg.LONG_RUN_STEPS:
+                self.findings_by_language[language] = self._diagnose()
+            else:
+                found = self._later.get(language)
+                if found is None:
+                    return None
+                self.findings_by_language[language] = found
         return self.findings_by_language[language]
+
+    @property
+    def findings_pending(self) -> bool:
+        """The findings are still being computed in the background (in the current language)."""
+        return self.findings_if_ready() is None
 
     def run_at(self, scope: Scope) -> RunRecord:
         run: RunRecord = self.trace
@@ -644,10 +736,12 @@ class TraceView:
             run = self.run_at(scope)
             labels = self.labels(scope)
 
-            def mine() -> tuple[Finding, ...]:
-                return tuple(f for f in self.findings if f.scope == labels and f.step is not None)
+            def mine() -> tuple[Finding, ...] | None:
+                found = self.findings_if_ready()
+                return None if found is None else tuple(f for f in found if f.scope == labels and f.step is not None)
 
-            self._views[scope] = RunView(run, graph=self.graph if not scope.path else None, findings=mine)
+            graph = self.graph if not scope.path else None
+            self._views[scope] = RunView(run, graph=graph, findings=mine, background=self._drawn)
         return self._views[scope]
 
     def breadcrumbs(self, scope: Scope) -> list[str]:

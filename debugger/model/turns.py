@@ -99,3 +99,10 @@ def _start_writes(record: StepRecord) -> dict[str, Any] | None:
     if start is None:
         return None
     return {channel: value for channel, value in start.writes if not channel.startswith(("branch:", "join:"))}
+
+
+def only_turn(run: RunRecord, first_step: int, last_step: int) -> Turn:
+    """The one turn of a run on no checkpointer thread, from `first_step` to `last_step`: what `turns_of`
+    finds there (no later input can come in without a thread), known without reading a step."""
+    resumed, given = _run_input(run.input)
+    return Turn(1, first_step, last_step, resumed, given)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -281,13 +282,16 @@ class FileSteps:
 class LazySteps(Sequence[StepRecord]):
     """A trace's steps kept where they are stored (a file, a database's rows) and built into records
     when asked for: indexing decodes one step (the last `CACHED_STEPS` are kept), iterating decodes one
-    at a time in order. It stands where `Trace.steps` holds a list; nothing here can be changed."""
+    at a time in order. It stands where `Trace.steps` holds a list; nothing here can be changed. Two threads
+    may read it at once (the app's page, and a long run's findings computed in the background): the cache
+    and the source (one decoder) are used under a lock."""
 
     def __init__(self, source: Any, name: str) -> None:
         self.source = source
         """Has `__len__`, `numbers`, `load_range(first, last)` and `loads()`, giving steps' file forms."""
         self.name = name
         self._cache: OrderedDict[int, StepRecord] = OrderedDict()
+        self._lock = threading.RLock()
 
     def __len__(self) -> int:
         return len(self.source)
@@ -317,14 +321,18 @@ class LazySteps(Sequence[StepRecord]):
             position += count
         if not 0 <= position < count:
             raise IndexError("step index out of range")
-        step = self._cache.get(position)
-        if step is not None:
-            self._cache.move_to_end(position)
+        with self._lock:
+            step = self._cache.get(position)
+            if step is not None:
+                self._cache.move_to_end(position)
+                return step
+            last = min(position + READ_AHEAD, count)  # a reader that asks for a step mostly asks for the next one next
+            for offset, data in enumerate(self.source.load_range(position, last)):
+                built = step_from_dict(data, source=self.name, index=position + offset)
+                self._keep(position + offset, built)
+                if offset == 0:
+                    step = built
             return step
-        last = min(position + READ_AHEAD, count)  # a reader that asks for a step mostly asks for the next one next
-        for offset, data in enumerate(self.source.load_range(position, last)):
-            self._keep(position + offset, step_from_dict(data, source=self.name, index=position + offset))
-        return self._cache[position]
 
     def _keep(self, position: int, step: StepRecord) -> None:
         self._cache[position] = step
@@ -333,11 +341,17 @@ class LazySteps(Sequence[StepRecord]):
             self._cache.popitem(last=False)
 
     def __iter__(self) -> Iterator[StepRecord]:
-        for position, data in enumerate(self.source.loads()):
-            step = self._cache.get(position)
-            if step is None:  # kept: a reader going through the steps looks the current one up again by number
-                step = step_from_dict(data, source=self.name, index=position)
-                self._keep(position, step)
+        loads, position = self.source.loads(), -1
+        while True:
+            position += 1
+            with self._lock:  # one step at a time: another reader's look-ups go in between
+                data = next(loads, None)
+                if data is None:
+                    return
+                step = self._cache.get(position)
+                if step is None:  # kept: a reader going through the steps looks the current one up again by number
+                    step = step_from_dict(data, source=self.name, index=position)
+                    self._keep(position, step)
             yield step
 
     def __eq__(self, other: object) -> bool:

@@ -80,6 +80,9 @@ def findings_panel(run: LoadedRun, at: Cursor) -> None:
                 ).format(guessed=guessed, total=total)
             )
             return
+    if run.view.findings_pending:  # a long run's, computed in the background: the page reruns when ready
+        st.info(pending_line(len(run.view.view(Scope()).steps)), icon="⏳")
+        return
     found = run.view.findings
     if not found:
         st.success(_("`stepscope diagnose` finds nothing wrong in this run."))
@@ -101,6 +104,15 @@ def findings_panel(run: LoadedRun, at: Cursor) -> None:
                 on_click=_go_to_finding,
                 args=(scope, finding.step),
             )
+
+
+def pending_line(steps: int) -> str:
+    """The one line the step page shows (by the stepper, in the Findings tab) while a long run's findings
+    are still computed in the background."""
+    return _(
+        "The run's {count} steps are still being checked for problems; the findings and their 🔎 marks "
+        "appear when that is done."
+    ).format(count=f"{steps:,}")
 
 
 def finding_card(finding: Finding) -> None:

@@ -30,7 +30,9 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
         _("State"),
         _("Versions"),
         _("Errors") + (" 🛑" if errors else ""),
-        _("Findings ({count})").format(count=count) if count and not session.learning() else _("Findings"),
+        _("Findings ({count})").format(count=count)
+        if count and not session.learning()
+        else _("Findings") + (" ⏳" if run.view.findings_pending else ""),
         _("What-if"),
         _("Subgraphs"),
         _("Time travel"),

@@ -133,7 +133,7 @@ class LoadedRun(Opened):
 
     def __post_init__(self) -> None:
         if self.view is None:
-            self.view = TraceView(self.trace, self.graph)
+            self.view = TraceView(self.trace, self.graph, background=True)  # a long run: findings come later
 
     @classmethod
     def of(cls, opened: Opened) -> "LoadedRun":

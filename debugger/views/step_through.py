@@ -7,18 +7,25 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from debugger import i18n
 from debugger.i18n import N_, _
 from debugger.model import learn, step_summary
-from debugger.model.run_view import Cursor, RunView
+from debugger.model.run_view import Cursor, RunView, Scope
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
-from debugger.views import panels, session, widgets
+from debugger.views import analysis_tabs, panels, session, widgets
 
 TIMELINE_COLUMNS = 41
 """A longer run's timeline shows this many supersteps around the current one."""
 TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 """Up to this size the current column is also shaded (its header always has ▶). pandas' Styler costs about
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
+SLIDER_OPTIONS = 2_000
+"""Up to this many steps the stepper is a select slider whose options carry the 🔎 marks; a longer run gets a
+number slider (moved to the nearest step shown): each option, formatted, is sent to the browser on every
+rerun (200,000 options cost 1.5 s of the server's time and megabytes to the browser)."""
+FINDINGS_POLL = 1.0
+"""How often (seconds) the page looks whether a long run's findings, computed in the background, are ready."""
 LEGEND = N_(
     "▶ ran in this step · ▷ runs next · ✓ ran earlier · ✖ caused a failure · ⏸ asked (its interrupt() "
     "paused the run) · ⏹ never finished (the run stopped first) · bold edges: taken into this "
@@ -99,6 +106,8 @@ def render() -> None:
         st.caption(_(LEGEND))
     with stepper:
         _stepper(view, step)
+        if view.findings_pending or view.visits_pending:  # a long run: its 🔎 and ✓ marks come later
+            st.fragment(run_every=FINDINGS_POLL)(_findings_wait)(i18n.current())
     with side_col:
         # as tall as the drawing, scrolling inside: the tabs below stay in view on a 1280x800 screen
         with st.container(height=max(height, 260), border=False):
@@ -110,6 +119,7 @@ def render() -> None:
 
     panels.render_tabs(run, view, at)
     _timeline(view, step)
+    run.view.drawn()  # a long run's findings start now: computed meanwhile, they would slow the page down
 
 
 def _lesson(run, view: RunView, at: Cursor) -> None:
@@ -152,7 +162,15 @@ def _stepper(view: RunView, step: int) -> None:
     cols[4].button(
         _("Last ⏭"), key="last", on_click=_on_last, shortcut="End", width="stretch", disabled=step == view.last
     )
-    if len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
+    if len(view.steps) > SLIDER_OPTIONS:  # a number slider: every option of a select slider goes to the browser
+        cols[2].slider(
+            _("Superstep (🔎 marks: the Findings tab)"),
+            min_value=view.first,
+            max_value=view.last,
+            key=session.STEP_SLIDER,
+            on_change=_on_slider,
+        )
+    elif len(view.steps) > 1:  # after the buttons: its 🔎 marks wait for the findings, the buttons do not
         # in learn mode a 🔎 would tell which step goes wrong before the learner has guessed it
         marked = set() if session.learning() else {f.step for f in view.findings}
         input_label = _("input")  # here, not in the lambda: Streamlit may format the options in another thread
@@ -165,6 +183,20 @@ def _stepper(view: RunView, step: int) -> None:
         )
     else:
         cols[2].markdown(_("Superstep **{step}** (the only one)").format(step=step))
+
+
+def _findings_wait(language: str) -> None:
+    """Says that the run is still being checked; once its findings (and the nodes that ran before each step)
+    are ready, reruns the page, which then shows them (marks, tab, summary). A fragment that reruns every
+    `FINDINGS_POLL` seconds on its own: the rest of the page is not redrawn meanwhile. It speaks the page's
+    language, given by the run that started it."""
+    with i18n.using(language):
+        run = session.loaded_run()
+        view = None if run is None else run.view.view(session.cursor().scope)
+        if view is None or not (view.findings_pending or view.visits_pending):
+            st.rerun(scope="app")  # the whole page, so every part that shows them has them
+        if view.findings_pending:
+            st.caption("⏳ " + analysis_tabs.pending_line(len(run.view.view(Scope()).steps)))
 
 
 def _step_summary(view: RunView, at: Cursor) -> None:
