@@ -6,6 +6,8 @@ session. Printed: the wall and CPU seconds of the first `at.run()` (the step pag
 findings then take in their background thread, and a rerun once they are there (the page's own work, the
 run loaded). CPU seconds count every thread of the process. Target: the first paint under 2 s.
 
+With `--running` the run is opened in a server that has already served a page (the default lesson), as a
+user's link opens it in a running `stepscope app`: the app's own imports (about 1 s) are not counted.
 With `--alone` the background threads wait until the page is measured (`HEAD_START`), so the first paint
 is the page's own cost; without it they start once the page is drawn, or after `HEAD_START` seconds.
 
@@ -32,6 +34,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200_000)
     parser.add_argument("--alone", action="store_true", help="the background threads wait for the measurement")
+    parser.add_argument(
+        "--running", action="store_true", help="measure in a server that has served a page already (imports done)"
+    )
     args = parser.parse_args()
 
     import importlib.util
@@ -55,6 +60,10 @@ def main() -> None:
 
     if args.alone:
         background.HEAD_START = 3600.0
+    if args.running:  # a server that has served a page: the app's modules are imported, nothing of this run
+        start = time.perf_counter()
+        AppTest.from_file(str(ROOT / "debugger" / "app.py"), default_timeout=600).run()
+        print(f"(a first page of the default lesson, the app's imports: {time.perf_counter() - start:.2f} s wall)")
     at = AppTest.from_file(str(ROOT / "debugger" / "app.py"), default_timeout=3600)
     at.query_params.update({"run": run_id, "step": str(args.steps)})
     start, cpu = time.perf_counter(), time.process_time()
