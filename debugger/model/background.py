@@ -17,6 +17,7 @@ import threading
 from typing import Callable, Generic, TypeVar
 
 from debugger import i18n
+from debugger.sources.trace_stream import give_way_while_reading
 
 T = TypeVar("T")
 
@@ -75,6 +76,7 @@ class Background(Generic[T]):
     def _run(self, language: str) -> None:
         if self._after is not None:
             self._after.wait(HEAD_START)
+        give_way_while_reading()
         try:
             with i18n.using(language):
                 result = self._compute()
