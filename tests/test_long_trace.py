@@ -118,3 +118,19 @@ def test_text_in_memory_is_read_the_same_way(long_path) -> None:
     trace = _run(8)
     loaded = parse_trace(to_json(trace).encode("utf-8"), source="upload")
     assert isinstance(loaded.steps, LazySteps) and loaded == trace
+
+
+@pytest.mark.parametrize("number", ["0.002819", "12.5e-3", "1E+9", "123456789"])
+def test_a_number_cut_by_every_chunk_boundary_is_read_whole(tmp_path, monkeypatch, number) -> None:
+    """A number split anywhere by the scanner's chunks ("0." then "002819") reads as the whole number: the
+    decoder stops at a "." or an "e" it cannot end on, one character before the end of the buffer."""
+    text = to_json(_run(3))
+    data = json.loads(text)
+    data["duration"] = json.loads(number)
+    body = json.dumps(data).replace(json.dumps(data["duration"]), number)
+    assert number in body
+    for chunk in range(1, 12):
+        monkeypatch.setattr(trace_stream, "CHUNK", chunk)
+        path = tmp_path / f"run{chunk}.json"
+        path.write_text(body, encoding="utf-8")
+        assert read_trace_file(path).duration == json.loads(number)

@@ -138,7 +138,11 @@ class _Scanner:
                 )
             except RecursionError:
                 raise TraceFileError(self._too_deep()) from None
-            if end == len(self.text) and self._fill():  # a number may go on in the next chunk
+            # a number may go on in the next chunk: "12" of "1234", or "0" of "0." + "5" (the decoder stops at
+            # the "." it cannot end on, one character before the end of what is buffered)
+            number = type(found) in (int, float)
+            if (end == len(self.text) or number and end > len(self.text) - _LITERAL_TAIL) and not self.eof:
+                self._fill()  # decoded again: filling moves the buffer, so `end` is of the text before it
                 continue
             break
         if nesting_depth(self.text[self.pos : end], MAX_NESTING) + depth > MAX_NESTING:
