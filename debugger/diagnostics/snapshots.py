@@ -128,22 +128,24 @@ class SnapshotShelf:
 
 class StatesToKeep:
     """The kept states of a run being stored, folded as its steps go by (`add`, in order; one state held,
-    changed in place): what `SnapshotShelf.offer` would keep of a fold from its first step to its last.
-    Runs shorter than `MIN_GAP` steps keep nothing: they fold from their start at once."""
+    changed in place) and offered to a shelf of their own, so what is kept is what `SnapshotShelf.offer`
+    keeps of any fold (`kept`: packed as offered, so the state may change after). Runs shorter than
+    `MIN_GAP` steps keep nothing: they fold from their start at once."""
 
     def __init__(self, count: int) -> None:
         self.count = count
         self.channels: States = {}
         self.position = -1
-        self.last_kept = -1
-        self.kept: list[tuple[int, str]] = []
+        self.shelf = SnapshotShelf((), lambda position: None, lambda rows: None, count)
+
+    @property
+    def kept(self) -> list[tuple[int, str]]:
+        """(position, packed state) of each state kept so far, in order."""
+        return self.shelf.pending
 
     def add(self, step: StepRecord) -> None:
         self.position += 1
         if self.count < MIN_GAP:
             return
         fold_step(self.channels, step)
-        gap = self.position - self.last_kept
-        if self.position == self.count - 1 or worth_keeping(gap, self.channels):
-            self.last_kept = self.position
-            self.kept.append((self.position, pack(self.channels)))
+        self.shelf.offer(self.position, self.channels)

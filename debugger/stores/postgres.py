@@ -366,7 +366,16 @@ class PostgresRunStore(TraceFiles):
             trace.error = cut_off_error()
         return trace
 
-    def _long_trace(self, run_id, head, stored_digest, seqs, numbers, blobs, name) -> Trace:  # noqa: ANN001
+    def _long_trace(
+        self,
+        run_id: str,
+        head: str | None,
+        stored_digest: str,
+        seqs: array,
+        numbers: array,
+        blobs: list[tuple[str, str]],
+        name: str,
+    ) -> Trace:
         """A long stored run whose steps stay in `stepscope_steps` (see `load`)."""
         from debugger.sources.trace_check import checked_trace  # as parse_trace in `load`
 
