@@ -342,6 +342,33 @@ def test_a_counter_that_sends_its_total():
     assert "went from 1 to 3 instead of 2" in finding.explanation and finding.fix.startswith('return {"retries": 1}')
 
 
+def test_a_long_run_counter_that_sends_its_total_lists_its_first_writes(monkeypatch):
+    """Its writes are tallied as the steps go by (a long run writes its counter at every step): the finding
+    names the first one that read a total and lists the first COUNTER_EVIDENCE."""
+    from debugger.diagnostics import writes
+
+    monkeypatch.setattr(writes, "COUNTER_EVIDENCE", 5)
+
+    class Counted(TypedDict):
+        n: Annotated[int, operator.add]
+
+    g = StateGraph(Counted)
+    g.add_node("tick", lambda s: {"n": s["n"] + 1})
+    g.add_edge(START, "tick")
+    g.add_conditional_edges("tick", lambda s: "tick" if s["n"] < 2**30 else END)
+    finding = only(diagnose_trace(record(g.compile(), {"n": 0})), "read_modify_write")
+    assert (finding.node, finding.key, finding.step) == ("tick", "n", 2)
+    assert "wrote n = 1 when it was 0, 2 when it was 1, 4 when it was 3, 8 when it was 7:" in finding.explanation
+    assert "went from 1 to 3 instead of 2" in finding.explanation
+    assert [(e["step"], e["value_read"], e["wrote"]) for e in finding.evidence] == [
+        (1, 0, 1),
+        (2, 1, 2),
+        (3, 3, 4),
+        (4, 7, 8),
+        (5, 15, 16),
+    ]
+
+
 def test_add_messages_absorbs_a_whole_history_returned_again():
     def llm(state: MessagesState) -> dict:
         return {"messages": state["messages"] + [AIMessage("hi", id="ai")]}

@@ -30,7 +30,7 @@ PUSH = "__pregel_push"
 
 def list_writes(facts: RunFacts) -> list[Finding]:
     found: list[Finding] = []
-    totals: dict[tuple[str, str], list[tuple[int, Any, Any]]] = {}
+    totals: dict[tuple[str, str], CounterWrites] = {}
     for step in facts.order:
         if step < 0:
             continue
@@ -42,7 +42,7 @@ def list_writes(facts: RunFacts) -> list[Finding]:
             key, write = call.channel, call.write
             start = facts.start_value(step, key)
             if _is_number(write) and _is_number(start) and _is_number(before) and same(after, before + write):
-                totals.setdefault((call.writer_name, key), []).append((step, start, write))
+                totals.setdefault((call.writer_name, key), CounterWrites()).add(step, start, write)
                 continue
             if not isinstance(write, list):
                 continue
@@ -310,18 +310,46 @@ def _lost_update(
     )
 
 
-def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any, Any]]]) -> list[Finding]:
+COUNTER_EVIDENCE = 50
+"""The writes a "sends the total" finding lists: a long run's counter is written at every step, and its first
+writes show the pattern as well as all of them would."""
+
+
+class CounterWrites:
+    """One node's numeric writes into one additive key, tallied as the steps go by: what `_counters` needs to
+    tell a node sending the new total, kept in memory that does not grow with the run (a 200,000-step loop
+    wrote its counter 200,000 times)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.increments: set[Any] = set()
+        """`write - start` of each write, while at most one: a second one means it is not a total plus a step."""
+        self.first_read: tuple[int, Any, Any] | None = None
+        """The first write made when the value read was not 0 (a total then differs from an increment)."""
+        self.points: list[tuple[int, Any, Any]] = []
+        """The first `COUNTER_EVIDENCE` writes: (step, value read, value written)."""
+
+    def add(self, step: int, start: Any, write: Any) -> None:
+        self.count += 1
+        if len(self.increments) <= 1:
+            self.increments.add(write - start)
+        if self.first_read is None and start != 0:
+            self.first_read = (step, start, write)
+        if len(self.points) < COUNTER_EVIDENCE:
+            self.points.append((step, start, write))
+
+
+def _counters(facts: RunFacts, totals: dict[tuple[str, str], CounterWrites]) -> list[Finding]:
     """A node that sends the new total of an additive counter instead of the increment."""
     found = []
-    for (node, key), points in totals.items():
-        if len(points) < 2 or not any(start != 0 for _, start, _ in points):
+    for (node, key), writes in totals.items():
+        if writes.count < 2 or writes.first_read is None or len(writes.increments) != 1:
             continue
-        steps = {write - start for _, start, write in points}
-        if len(steps) != 1 or (increment := steps.pop()) < 1:
+        if (increment := next(iter(writes.increments))) < 1:
             continue
-        step, start, write = next(p for p in points if p[1] != 0)
+        step, start, write = writes.first_read
         reducer = facts.reducer(key)
-        seen = ", ".join(_("{wrote} when it was {read}").format(wrote=w, read=s) for _step, s, w in points[:4])
+        seen = ", ".join(_("{wrote} when it was {read}").format(wrote=w, read=s) for _step, s, w in writes.points[:4])
         explanation = _(
             "{node} wrote {key} = {seen}: each time the value it read plus {increment}, i.e. the new total. But "
             "{reducer} adds every write to the current value, so the total is counted again: in step {step} "
@@ -349,7 +377,7 @@ def _counters(facts: RunFacts, totals: dict[tuple[str, str], list[tuple[int, Any
                 node=node,
                 key=key,
                 scope=facts.scope,
-                evidence=tuple({"step": s, "value_read": v, "wrote": w} for s, v, w in points),
+                evidence=tuple({"step": s, "value_read": v, "wrote": w} for s, v, w in writes.points),
             )
         )
     return found
