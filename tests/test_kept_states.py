@@ -234,3 +234,48 @@ def test_a_cache_turned_off_or_unwritable_leaves_the_file_opening_as_before(tmp_
     monkeypatch.setenv("STEPSCOPE_FILE_CACHE", str(blocked / "cache"))
     replay = Replay(read_trace_file(path))
     assert replay.state_after(replay.order[-1]) == Replay(trace).state_after(trace.steps[-1].step)
+
+
+def test_a_file_index_is_saved_packed_and_read_back_the_same(tmp_path, long_files) -> None:
+    from array import array
+
+    from debugger.sources.file_index import packed, unpacked
+    from debugger.sources.trace_check import read_trace_file
+
+    for values in ([], [5], [-1, 0, 1, 2], [3, -2, 2**62 - 1, -(2**62) + 1, 0], list(range(0, 10**6, 733))):
+        assert list(unpacked(packed(array("q", values)))) == values
+    assert len(packed(array("q", range(0, 733 * 200_000, 733)))) < 20_000  # 1.6 MB as an array
+    trace = _run(50)
+    path = _file(tmp_path, trace)
+    first = read_trace_file(path).steps.source.index
+    again = read_trace_file(path).steps.source.index
+    assert again is not first and (again.starts, again.ends) == (first.starts, first.ends)
+    assert again.numbers == first.numbers == range(-1, len(trace.steps) - 1)  # one after another: no array
+    assert list(read_trace_file(path).steps) == trace.steps
+
+
+def test_step_numbers_that_do_not_run_one_after_another_stay_as_they_are() -> None:
+    from array import array
+
+    from debugger.sources.trace_stream import one_after_another
+
+    assert one_after_another(array("q", [-1, 0, 1])) == range(-1, 2)
+    for kept in ([], [0, 2, 3], [0, 1, 1], [3, 2]):
+        assert one_after_another(array("q", kept)) == array("q", kept)
+
+
+def test_a_long_stored_run_keeps_a_bounded_number_of_folded_states_in_memory(tmp_path, small_gaps, monkeypatch):
+    from debugger.diagnostics import replay as replay_module
+
+    monkeypatch.setattr(replay_module, "STATES_IN_MEMORY", 3)
+    trace = _run(400)
+    store = RunStore(tmp_path / "runs.sqlite3")
+    store.save(trace)
+    stored = Replay(store.load(trace.run_id))
+    whole = Replay(trace)
+    for step in stored.order:
+        assert stored.state_after(step) == whole.state_after(step)
+    assert len(stored._states) == 3 and len(whole._states) > 3  # steps in memory: every 32nd kept
+    for step in (stored.order[5], stored.order[-1], stored.order[200]):  # back again: from the shelf's states
+        assert stored.state_after(step) == whole.state_after(step)
+        assert stored.provenance(step, "log") == whole.provenance(step, "log")

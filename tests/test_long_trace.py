@@ -134,3 +134,18 @@ def test_a_number_cut_by_every_chunk_boundary_is_read_whole(tmp_path, monkeypatc
         path = tmp_path / f"run{chunk}.json"
         path.write_text(body, encoding="utf-8")
         assert read_trace_file(path).duration == json.loads(number)
+
+
+def test_asking_whether_a_long_run_has_a_step_decodes_none(tmp_path, long_path, monkeypatch) -> None:
+    from debugger.diagnostics.replay import StepsByNumber
+
+    trace = _run()
+    path = tmp_path / "run.json"
+    path.write_text(to_json(trace), encoding="utf-8")
+    steps = StepsByNumber(read_trace_file(path).steps)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a step was decoded")
+
+    monkeypatch.setattr(trace_stream.FileSteps, "load_range", refuse)
+    assert 3 in steps and -1 in steps and 10**6 not in steps and "3" not in steps

@@ -53,6 +53,12 @@ KEEP_EVERY = 32
 step by step costs one step's fold each, and memory grows with steps / KEEP_EVERY, not steps."""
 
 
+STATES_IN_MEMORY = 256
+"""For a stored long run with kept states (`Replay.shelf`), at most this many states (the latest folded,
+8,192 steps' worth) stay in memory: a 200,000-step run would keep 6,250, and the shelf has a state
+within 1,024 steps of any other. A run whose steps are all in memory keeps every KEEP_EVERY-th."""
+
+
 class Positions(Mapping[int, int]):
     """Where each step number sits in a run (`{number: index}`; a number used twice, by a state edit
     beside its superstep, names its last step). Numbered one after another, as most runs are, it is
@@ -89,6 +95,9 @@ class StepsByNumber(Mapping[int, StepRecord]):
 
     def __getitem__(self, number: int) -> StepRecord:
         return self.records[self.position[number]]
+
+    def __contains__(self, number: object) -> bool:
+        return number in self.position  # Mapping's own would decode the step to answer
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.position)
@@ -174,6 +183,8 @@ class Replay:
             fold_step(channels, self.steps[self.order[position]])
             if position % KEEP_EVERY == 0:
                 self._states[self.order[position]] = channels
+                if self.shelf is not None and len(self._states) > STATES_IN_MEMORY:
+                    del self._states[next(iter(self._states))]  # the longest kept: the shelf has one near it
             if self.shelf is not None:
                 self.shelf.offer(position, channels)
         if self.shelf is not None:
