@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import sqlite3
+import zlib
 from array import array
+from itertools import accumulate, chain
 from pathlib import Path
 
 from debugger.diagnostics.snapshots import SnapshotShelf
 from debugger.sources.trace_stream import StepIndex
 
 FILE_CACHE_ENV = "STEPSCOPE_FILE_CACHE"
-FORMAT = 1
-"""The layout of a cache file; one of another format is indexed again."""
+FORMAT = 2
+"""The layout of a cache file; one of another format is indexed again (2: the offsets and numbers `packed`)."""
 
 Stamp = tuple[int, str]
 """A file's size and the SHA-256 of its bytes (`content_stamp`)."""
@@ -60,6 +63,20 @@ def content_stamp(path: Path) -> Stamp:
     return path.stat().st_size, digest.hexdigest()
 
 
+def packed(values: array) -> bytes:
+    """A file's step offsets or numbers (`array("q")`, rising by about the same at each step) as their
+    differences, compressed: a 200,000-step file's 4.8 MB of them take a few KB, and saving them no longer
+    copies them whole into SQLite's row (12 MB more at the peak of a long file's first open)."""
+    return zlib.compress(array("q", map(operator.sub, values, chain((0,), values))), 1)
+
+
+def unpacked(data: bytes) -> array:
+    """The `array("q")` that `packed` was given."""
+    differences = array("q")
+    differences.frombytes(zlib.decompress(data))
+    return array("q", accumulate(differences))
+
+
 class FileIndexCache:
     """The saved index of one trace file (see the module)."""
 
@@ -92,14 +109,11 @@ class FileIndexCache:
                 db.close()
             if row is None or row[0] != FORMAT or row[1] != self.real or (row[2], row[3]) != stamp:
                 return None
-            starts, ends, numbers = array("q"), array("q"), array("q")
-            starts.frombytes(row[6])
-            ends.frombytes(row[7])
-            numbers.frombytes(row[8])
+            starts, ends, numbers = unpacked(row[6]), unpacked(row[7]), unpacked(row[8])
             if not len(starts) == len(ends) == len(numbers):
                 return None
             return StepIndex.restored(source, json.loads(row[4]), json.loads(row[5]), starts, ends, numbers)
-        except (sqlite3.Error, OSError, ValueError, TypeError):
+        except (sqlite3.Error, OSError, ValueError, TypeError, zlib.error):
             return None
 
     def save(self, stamp: Stamp, index: StepIndex) -> None:
@@ -119,9 +133,9 @@ class FileIndexCache:
                         *stamp,
                         json.dumps(index.head, ensure_ascii=False),
                         json.dumps(index.blobs, ensure_ascii=False),
-                        index.starts.tobytes(),
-                        index.ends.tobytes(),
-                        index.numbers.tobytes(),
+                        packed(index.starts),
+                        packed(index.ends),
+                        packed(index.numbers),
                     ),
                 )
                 db.execute("COMMIT")
