@@ -149,3 +149,24 @@ def test_asking_whether_a_long_run_has_a_step_decodes_none(tmp_path, long_path, 
 
     monkeypatch.setattr(trace_stream.FileSteps, "load_range", refuse)
     assert 3 in steps and -1 in steps and 10**6 not in steps and "3" not in steps
+
+
+def test_a_damaged_step_row_of_a_stored_long_run_says_how_to_remove_it_when_read(tmp_path, long_path) -> None:
+    import sqlite3
+
+    trace = _run()
+    path = tmp_path / "runs.sqlite3"
+    RunStore(path).save(trace)
+    with sqlite3.connect(path) as db:  # one row's JSON cut short, one row's schema broken
+        (first,) = db.execute("SELECT MIN(seq) FROM run_steps WHERE run_id = ?", (trace.run_id,)).fetchone()
+        db.execute("UPDATE run_steps SET data = substr(data, 1, 20) WHERE seq = ?", (first + 5,))
+        db.execute("UPDATE run_steps SET data = replace(data, '\"tasks\"', '\"tusks\"') WHERE seq = ?", (first + 9,))
+    loaded = RunStore(path).load(trace.run_id)  # the rows were checked when stored: opening reads none
+    assert loaded.steps[0] == trace.steps[0]
+    for position in (5, 9):
+        with pytest.raises(TraceFileError) as raised:
+            loaded.steps[position]
+        message = str(raised.value)
+        assert (f"step {position}:" in message or f"steps[{position}]" in message) and "\n" not in message
+        assert message.endswith(f"(`stepscope delete {trace.run_id}` removes it)")
+    assert loaded.steps[12] == trace.steps[12]

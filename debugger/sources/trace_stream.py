@@ -360,13 +360,33 @@ class LazySteps(Sequence[StepRecord]):
                 self._cache.move_to_end(position)
                 return step
             last = min(position + READ_AHEAD, count)  # a reader that asks for a step mostly asks for the next one next
-            for offset, data in enumerate(self.source.load_range(position, last)):
-                built = step_from_dict(data, source=self.name, index=position + offset)
+            try:
+                loaded = self.source.load_range(position, last)
+            except TraceFileError:  # a damaged step read ahead is not this one: it says so when asked for
+                loaded = self.source.load_range(position, position + 1)
+            for offset, data in enumerate(loaded):
+                try:
+                    built = self._built(data, position + offset)
+                except TraceFileError:
+                    if offset == 0:
+                        raise
+                    break
                 self._keep(position + offset, built)
                 if offset == 0:
                     step = built
         _gave_way()
         return step
+
+    def _built(self, data: dict[str, Any], position: int) -> StepRecord:
+        """The record of one step's file form; a damaged one's line ends with what its source says to do
+        (a stored run's: delete it), as the same damage found when the run was opened would."""
+        try:
+            return step_from_dict(data, source=self.name, index=position)
+        except TraceFileError as exc:
+            fix = getattr(self.source, "fix", "")
+            if not fix:
+                raise
+            raise TraceFileError(f"{exc} {fix}") from None
 
     def _keep(self, position: int, step: StepRecord) -> None:
         self._cache[position] = step
@@ -384,7 +404,7 @@ class LazySteps(Sequence[StepRecord]):
                     return
                 step = self._cache.get(position)
                 if step is None:  # kept: a reader going through the steps looks the current one up again by number
-                    step = step_from_dict(data, source=self.name, index=position)
+                    step = self._built(data, position)
                     self._keep(position, step)
             _gave_way()
             yield step

@@ -155,17 +155,22 @@ class RowSteps:
         self.pooled = PooledDecoder(table)
         self.snapshots: "SnapshotShelf | None" = None
         """The run's kept states, when its store keeps them (`LazySteps.snapshots` passes it on to `Replay`)."""
+        self.fix = ""
+        """What to do about a damaged step row, said after the problem (`LazySteps` adds it to the schema's too)."""
 
     def __len__(self) -> int:
         return len(self.seqs)
 
     def _decode(self, text: str, position: int) -> dict[str, Any]:
         if nesting_depth(text, MAX_NESTING) + 2 > MAX_NESTING:
-            raise TraceFileError(f"{self.name}: step {position} is nested more than {MAX_NESTING} levels deep.")
+            raise TraceFileError(
+                f"{self.name}: step {position} is nested more than {MAX_NESTING} levels deep. {self.fix}".rstrip()
+            )
         try:
             return self.pooled.decode(text)
         except (ValueError, RecursionError) as exc:
-            raise TraceFileError(f"{self.name} cannot be parsed at step {position}: {exc}.") from None
+            problem = f"{self.name} cannot be parsed at step {position}: {exc}."
+            raise TraceFileError(f"{problem} {self.fix}".rstrip()) from None
 
     def _batch(self, first: int, last: int) -> list[str]:
         wanted = self.seqs[first:last]
