@@ -116,6 +116,27 @@ def test_a_run_first_opened_without_kept_states_keeps_them_then(tmp_path, small_
     assert reads.positions == []
 
 
+def test_a_long_run_recorded_into_the_store_keeps_its_states_when_it_ends(tmp_path, small_gaps) -> None:
+    from debugger.sources.recording import StoreSink
+
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    sink = StoreSink(store)
+    g = engine.StateGraph(Chat)
+    g.add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"line {s['n']}"]})
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < 150 else engine.END)
+    recorder = Recorder(sink=sink)
+    g.compile().invoke({"n": 0, "log": []}, {"recursion_limit": 160}, hooks=recorder)
+    sink.finish(recorder.trace)
+    stored = store.load(recorder.trace.run_id)
+    assert _kept(path) and _kept(path)[-1] == len(stored.steps) - 1  # before anyone opened it
+    reads = CountingReads(stored)
+    replay = Replay(stored)
+    assert replay.state_after(replay.order[-1])["n"] == 150
+    assert reads.positions == []  # its first open reads the last kept state, no step
+
+
 def test_a_damaged_kept_state_is_passed_over(tmp_path, small_gaps) -> None:
     trace = _run(100)
     path = tmp_path / "runs.sqlite3"

@@ -143,6 +143,7 @@ class StoreSink:
                     self.store.finish_run(trace)
                     if self.keep_stored:
                         self.stored.extend(steps)
+                    self.store.keep_states(trace.run_id)
                     return
                 except StoreError as exc:
                     self.error = exc

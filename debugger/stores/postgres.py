@@ -325,6 +325,15 @@ class PostgresRunStore(TraceFiles):
             raise StoreError(f"{run_id!r} is the start of several run ids; give more of the id.")
         return ids[0]
 
+    @staticmethod
+    def _sum_of_lengths(cur: Any, run_id: str) -> int:
+        cur.execute("SELECT coalesce(sum(length(data)), 0) FROM stepscope_steps WHERE run_id = %s", (run_id,))
+        return cur.fetchone()[0]
+
+    def _is_long(self, run_id: str) -> bool:
+        with self._operation("read a run") as cur:
+            return self._sum_of_lengths(cur, run_id) >= STREAM_MIN_BYTES
+
     def load(self, run_id: str) -> Trace:
         """The stored run (a run still being recorded reads as its steps so far). A run cut off mid-way
         gets `CUT_OFF` as its error. A short run is read whole in one snapshot; a long one (its steps
@@ -333,8 +342,7 @@ class PostgresRunStore(TraceFiles):
         with self._operation("read a run") as cur:
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             full = self._resolve(cur, run_id)
-            cur.execute("SELECT coalesce(sum(length(data)), 0) FROM stepscope_steps WHERE run_id = %s", (full,))
-            long_run = cur.fetchone()[0] >= STREAM_MIN_BYTES
+            long_run = self._sum_of_lengths(cur, full) >= STREAM_MIN_BYTES
             text = None if long_run else self._text(cur, full)
             if long_run:
                 cur.execute("SELECT trace, digest FROM stepscope_runs WHERE run_id = %s", (full,))

@@ -62,6 +62,9 @@ class RunStoreProtocol(Protocol):
     def finish_run(self, trace: Trace) -> None:
         """Closes a recorded run with its final status, output and error."""
 
+    def keep_states(self, run_id: str) -> None:
+        """Folds a long stored run once so its kept states are stored (`TraceFiles.keep_states`)."""
+
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
         """The stored runs, newest first, optionally of one graph or one status."""
 
@@ -76,6 +79,10 @@ class RunStoreProtocol(Protocol):
 
     def delete(self, run_id: str) -> str:
         """Removes a run; returns its full id."""
+
+    @abstractmethod
+    def _is_long(self, run_id: str) -> bool:
+        """Whether a stored run is long: its step rows, together, `STREAM_MIN_BYTES` or more (as `load` decides)."""
 
     def export_text(self, run_id: str) -> str:
         """A stored run as the text of a trace file."""
@@ -106,6 +113,10 @@ class TraceFiles(ABC):
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
         """The stored runs, newest first."""
 
+    @abstractmethod
+    def _is_long(self, run_id: str) -> bool:
+        """Whether a stored run is long: its step rows, together, `STREAM_MIN_BYTES` or more (as `load` decides)."""
+
     def export_text(self, run_id: str) -> str:
         """A stored run as the text of a trace file (what `export` writes and the app downloads)."""
         return to_json(self.load(run_id), indent=1)
@@ -131,6 +142,23 @@ class TraceFiles(ABC):
         except TraceFileError as exc:
             raise StoreError(str(exc)) from None
         return self.save(trace, replace=replace)
+
+    def keep_states(self, run_id: str) -> None:
+        """Folds a long stored run once to its last step, so the store keeps its states
+        (`debugger.diagnostics.snapshots`) now rather than at the run's first open: a recorder calls it when
+        its run ends (a 200,000-step run's first open in the app folded every step, its later ones none). A
+        short run keeps no states and is not read; a run that cannot be read is left to its first open to say so."""
+        from debugger.diagnostics.replay import Replay  # here: debugger.diagnostics imports the stores
+
+        try:
+            if not self._is_long(run_id):  # read whole at open: nothing to keep
+                return
+            trace = self.load(run_id)
+            if getattr(trace.steps, "snapshots", None) is not None and len(trace.steps):
+                replay = Replay(trace)
+                replay.histories_after(replay.order[-1])
+        except (StoreError, TraceFileError):
+            pass
 
     def __iter__(self) -> Iterator[RunSummary]:
         return iter(self.list())

@@ -573,6 +573,13 @@ class RunStore(TraceFiles):
             positions = [p for (p,) in db.execute("SELECT position FROM run_snapshots WHERE run_id = ?", (run_id,))]
         return SnapshotShelf(positions, read, write, count)
 
+    def _is_long(self, run_id: str) -> bool:
+        with self._reading() as db:
+            (size,) = db.execute(
+                "SELECT coalesce(sum(length(data)), 0) FROM run_steps WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        return size >= STREAM_MIN_BYTES
+
     def _rows(self, run_id: str, seqs: Sequence[int]) -> list[str]:
         """The JSON of a run's step rows with sequence numbers `seqs` (ascending), in one short read."""
         if not len(seqs):

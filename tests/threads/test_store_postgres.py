@@ -335,3 +335,25 @@ def test_a_long_run_reads_its_rows_when_asked_and_opens_from_its_kept_states(pg_
     store.delete(trace.run_id)
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM stepscope_snapshots").fetchone()[0] == 0
+
+    import engine
+    from debugger.sources.recording import StoreSink
+    from engine.trace import Recorder
+    from tests.test_kept_states import Chat
+
+    g = engine.StateGraph(Chat)  # recorded into the store as it goes: its states are kept when it ends
+    g.add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"line {s['n']}"]})
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < 120 else engine.END)
+    sink = StoreSink(store)
+    recorder = Recorder(sink=sink)
+    g.compile().invoke({"n": 0, "log": []}, {"recursion_limit": 130}, hooks=recorder)
+    sink.finish(recorder.trace)
+    run_id = recorder.trace.run_id
+    with psycopg.connect(pg_url) as conn:
+        kept = [p for (p,) in conn.execute("SELECT position FROM stepscope_snapshots WHERE run_id = %s", (run_id,))]
+    stored = store.load(run_id)
+    assert kept and max(kept) == len(stored.steps) - 1
+    reads = CountingReads(stored)
+    assert Replay(stored).state_after(stored.steps.numbers[-1])["n"] == 120
+    assert reads.positions == []
