@@ -59,7 +59,7 @@ from benchmarks.first_paint import measure as first_paint  # noqa: E402
 from benchmarks.live_ui import live_click_times  # noqa: E402
 from benchmarks.live_ui import report as live_report
 from benchmarks.live_ui import write_workload as write_live_workload
-from debugger.model.run_view import Scope  # noqa: E402
+from debugger.model.trace_view import Scope  # noqa: E402
 from engine import END, START, StateGraph  # noqa: E402
 
 APP = str(ROOT / "debugger" / "app.py")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from debugger.model import run_view as model
+from debugger.model.trace_view import Scope
 from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
 from debugger.views import session
@@ -457,7 +457,7 @@ def test_a_link_to_a_stored_run_opens_it(fresh_store):
 
 def test_what_if_works_on_a_trace_without_its_code():
     from debugger.model import what_if as whatif
-    from debugger.model.run_view import Scope, TraceView
+    from debugger.model.trace_view import Scope, TraceView
 
     view = TraceView(sources.open_sample("fan_out_search", store=False).trace).view(Scope())  # no live graph
     offer = whatif.offer(view, 2, "results")
@@ -725,6 +725,6 @@ def test_the_findings_tab_shows_what_stepscope_diagnose_finds(name, capsys):
         assert panel.success[0].value == "`stepscope diagnose` finds nothing wrong in this run."
     for step in {f["step"] for f in expected if f["step"] is not None and not f["scope"]}:
         errors = [f for f in expected if f["step"] == step and f["severity"] == "error" and not f["scope"]]
-        failing = at.session_state["stepscope_run"].view.view(model.Scope())
+        failing = at.session_state["stepscope_run"].view.view(Scope())
         for report, finding in zip(failing.errors(step), errors if not failing.committed(step) else []):
             assert (report.title, report.explanation) == (finding["title"], finding["explanation"])

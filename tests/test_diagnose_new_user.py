@@ -152,7 +152,7 @@ def pydantic_graph():
 
 def test_a_write_the_pydantic_state_rejects_is_named_by_the_node_that_wrote_it():
     from debugger.commands.run import superstep_rows
-    from debugger.model.run_view import Scope, TraceView
+    from debugger.model.trace_view import Scope, TraceView
 
     graph = pydantic_graph()
     trace = run(graph, {"count": 1})

@@ -18,9 +18,8 @@ from streamlit.testing.v1 import AppTest
 import engine
 from debugger import i18n
 from debugger.diagnostics import diagnose
-from debugger.model import background
-from debugger.model import run_view as model
-from debugger.model.run_view import Scope, TraceView
+from debugger.model import background, run_view, trace_view
+from debugger.model.trace_view import Scope, TraceView
 from debugger.model.turns import turns_of
 from debugger.sources import runs as sources
 from engine.trace import Recorder
@@ -40,7 +39,7 @@ def gated(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
     monkeypatch.setattr(background, "HEAD_START", 0)  # no page here to wait for
-    monkeypatch.setattr(model, "diagnose", slow_diagnose)
+    monkeypatch.setattr(trace_view, "diagnose", slow_diagnose)
     return release
 
 
@@ -117,7 +116,7 @@ def test_an_error_in_the_background_is_raised_where_the_findings_are_asked_for(t
 
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
     monkeypatch.setattr(background, "HEAD_START", 0)
-    monkeypatch.setattr(model, "diagnose", broken)
+    monkeypatch.setattr(trace_view, "diagnose", broken)
     opened = subgraph_trap(tmp_path)
     traced = TraceView(opened.trace, opened.graph, background=True)
     assert traced.findings_pending
@@ -155,7 +154,7 @@ def test_the_nodes_that_ran_before_a_step_read_from_both_ends_or_from_the_backgr
     expected = {step: view.highlight(step).visited for view in [TraceView(trace).view(Scope())] for step in view.steps}
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
     monkeypatch.setattr(background, "HEAD_START", 0)
-    monkeypatch.setattr(model, "VISITED_ENDS", ends)
+    monkeypatch.setattr(run_view, "VISITED_ENDS", ends)
     for on in (False, True):
         view = TraceView(trace, background=on).view(Scope())
         view.highlight(view.last)
@@ -202,11 +201,11 @@ def test_the_page_says_the_run_is_being_checked_then_shows_its_findings(
 def test_the_interpreter_exits_cleanly_while_the_findings_are_computed(tmp_path) -> None:
     script = f"""
 import time
-from debugger.model import background, run_view
-from debugger.model.run_view import TraceView
+from debugger.model import background, trace_view
+from debugger.model.trace_view import TraceView
 from debugger.sources import runs
 background.LONG_RUN_STEPS = 0
-run_view.diagnose = lambda graph, trace: [time.sleep(0.001) or list(trace.steps) for _ in range(100_000)]
+trace_view.diagnose = lambda graph, trace: [time.sleep(0.001) or list(trace.steps) for _ in range(100_000)]
 opened = runs.open_sample("subgraph_trap", db={str(tmp_path / "runs.sqlite3")!r})
 view = TraceView(opened.trace, opened.graph, background=True)
 assert view.findings_pending

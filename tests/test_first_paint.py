@@ -8,7 +8,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from debugger.model.run_view import Scope, TraceView
+from debugger.model.trace_view import Scope, TraceView
 from debugger.sources.runs import open_sample
 from debugger.views import session
 from tests.test_app import APP, plain, tab

@@ -9,7 +9,7 @@ import pytest
 
 from debugger.diagnostics.generated_ids import distinguishing, is_generated, same_up_to_generated_ids
 from debugger.diagnostics.replay import Replay
-from debugger.model.run_view import Scope, TraceView
+from debugger.model.trace_view import Scope, TraceView
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import RunRequest
 from debugger.runtimes.targets import load_target

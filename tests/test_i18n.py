@@ -12,7 +12,7 @@ import pytest
 from debugger import cli, i18n
 from debugger.i18n import _, build
 from debugger.i18n.extract import js_lesson_texts, lesson_texts
-from debugger.model.run_view import Scope, TraceView
+from debugger.model.trace_view import Scope, TraceView
 from debugger.sources import runs as sources
 from sample_graphs.gallery import JS_LESSON_DIR, list_samples
 
@@ -213,7 +213,7 @@ def test_every_samples_sentences_format_in_chinese():
     """Every merge sentence, step summary line and finding of every sample, made in Chinese: a translation
     that named a value the code does not give would raise here (KeyError in `.format`)."""
     from debugger.model import step_summary
-    from debugger.model.run_view import Cursor
+    from debugger.model.trace_view import Cursor
 
     with i18n.using("zh-CN"):
         for info in list_samples():

@@ -11,7 +11,7 @@ from debugger.live import start_live_run
 from debugger.live.status import LiveSnapshot
 from debugger.model import live_page
 from debugger.model.drawing import Highlight
-from debugger.model.run_view import Scope, TraceView
+from debugger.model.trace_view import Scope, TraceView
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import RunRequest
 from engine import END, START, InMemorySaver, StateGraph, interrupt

@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debugger.model import learn
-from debugger.model.run_view import Cursor, Scope, TraceView
 from debugger.model.step_summary import summary
+from debugger.model.trace_view import Cursor, Scope, TraceView
 from debugger.sources import runs as sources
 from debugger.views import session
 from tests.test_app import APP, plain, tab

@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debugger.live.ending import stopped_step
-from debugger.model.run_view import Scope, TraceView
+from debugger.model.trace_view import Scope, TraceView
 from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
 from tests.test_app import APP, node_state

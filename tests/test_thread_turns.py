@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from debugger.cli import main
-from debugger.model.run_view import Cursor, Scope, TraceView
 from debugger.model.step_summary import summary
+from debugger.model.trace_view import Cursor, Scope, TraceView
 from debugger.model.turns import turn_label, turns_of
 from debugger.runtimes.langgraph.threads.savers import open_checkpointer
 from debugger.runtimes.registry import runtime_of

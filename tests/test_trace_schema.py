@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from debugger import cli
-from debugger.model.run_view import Scope, TraceView
+from debugger.model.trace_view import Scope, TraceView
 from debugger.sources.runs import OpenError, open_upload
 from debugger.sources.trace_check import (
     MAX_NESTING,

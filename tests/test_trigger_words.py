@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from debugger.model.run_view import Scope, TraceView
+from debugger.model.trace_view import Scope, TraceView
 from debugger.sources import runs as sources
 
 

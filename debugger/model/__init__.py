@@ -1,7 +1,8 @@
 """The pure view-model: everything a page or the CLI shows of a run, computed from a Trace and its
 analysis (`debugger.diagnostics`), with no Streamlit and no I/O.
 
-    run_view.py     `TraceView`/`RunView`: a run's steps, cursor, merges, diffs, triggers, findings
+    trace_view.py   `TraceView`: the whole trace, its findings, the scope entered and the `Cursor`
+    run_view.py     `RunView`: one run's steps, merges, diffs, triggers, findings at a step
     step_summary.py the plain-words summary of one superstep (what ran, why, what was lost)
     present.py      one sentence per reducer call, readable values
     drawing.py      the step drawing (graphviz) with one moment highlighted

@@ -24,7 +24,7 @@ import graphviz
 
 from debugger.model.drawing import to_dot
 from debugger.model.report_data import report_data
-from debugger.model.run_view import Cursor, TraceView
+from debugger.model.trace_view import Cursor, TraceView
 from engine.trace import Trace
 
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from debugger.diagnostics.value_text import short
 from debugger.model.drawing import Highlight, dot_node_id
-from debugger.model.run_view import Cursor, RunView, Scope, TraceView
+from debugger.model.run_view import RunView
 from debugger.model.step_summary import summary
+from debugger.model.trace_view import Cursor, Scope, TraceView
 from engine.draw import DrawableGraph
 from engine.trace import RunRecord, Trace
 

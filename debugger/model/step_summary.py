@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from debugger.i18n import _, ngettext
 from debugger.model import run_status
 from debugger.model.present import code, md, short
-from debugger.model.run_view import Cursor, RunView
+from debugger.model.run_view import RunView
+from debugger.model.trace_view import Cursor
 from debugger.model.turns import Turn, turn_at
 from engine import START
 

@@ -10,7 +10,8 @@ from debugger.diagnostics.findings import KINDS
 from debugger.i18n import _
 from debugger.model import learn, step_summary
 from debugger.model import what_if as whatif
-from debugger.model.run_view import Cursor, RunView, Scope
+from debugger.model.run_view import RunView
+from debugger.model.trace_view import Cursor, Scope
 from debugger.views import session, widgets
 from debugger.views.session import LoadedRun
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger.i18n import _
-from debugger.model.run_view import Scope
+from debugger.model.trace_view import Scope
 from debugger.runtimes.langgraph.threads.open import checkpointer_url
 from debugger.sources import runs as sources
 from debugger.views import session, widgets

@@ -12,7 +12,8 @@ import streamlit as st
 from debugger.i18n import N_, _, ngettext
 from debugger.model import learn, run_status, step_summary
 from debugger.model.failures import is_interrupt
-from debugger.model.run_view import Cursor, RunView
+from debugger.model.run_view import RunView
+from debugger.model.trace_view import Cursor
 from debugger.views import analysis_tabs as findings
 from debugger.views import exercise, session, time_travel, widgets
 from debugger.views.session import LoadedRun

@@ -18,7 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from debugger import i18n
 from debugger.model.playground import LINK_KEYS as PLAYGROUND_KEYS
-from debugger.model.run_view import Cursor, Scope, TraceView
+from debugger.model.trace_view import Cursor, Scope, TraceView
 from debugger.sources import reopen
 from debugger.sources.runs import Opened
 

@@ -9,7 +9,7 @@ import streamlit as st
 from debugger import i18n
 from debugger.i18n import N_, _
 from debugger.model import run_status
-from debugger.model.run_view import Cursor, Scope
+from debugger.model.trace_view import Cursor, Scope
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store

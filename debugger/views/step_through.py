@@ -10,7 +10,8 @@ import streamlit as st
 from debugger import i18n
 from debugger.i18n import N_, _
 from debugger.model import learn, step_summary
-from debugger.model.run_view import Cursor, RunView, Scope
+from debugger.model.run_view import RunView
+from debugger.model.trace_view import Cursor, Scope
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.views import analysis_tabs, panels, session, widgets

@@ -10,7 +10,7 @@ import streamlit as st
 
 from debugger.i18n import _
 from debugger.model import run_status
-from debugger.model.run_view import Cursor, Scope
+from debugger.model.trace_view import Cursor, Scope
 from debugger.model.turns import turn_at, turn_label
 from debugger.runtimes.registry import runtime_of_trace
 from debugger.sources import runs as sources

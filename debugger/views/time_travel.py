@@ -11,7 +11,7 @@ import streamlit as st
 
 from debugger.i18n import N_, _
 from debugger.model import run_status
-from debugger.model.run_view import Cursor
+from debugger.model.trace_view import Cursor
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.views import checkpointer_form as checkpointer_threads
