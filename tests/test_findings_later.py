@@ -97,6 +97,32 @@ def test_a_short_run_a_report_and_a_command_compute_their_findings_when_asked(tm
     assert threading.active_count() == before, "no thread was started"
 
 
+def test_sessions_that_open_the_same_long_stored_run_share_its_findings(tmp_path, gated, monkeypatch) -> None:
+    from debugger.stores import sqlite as sqlite_store
+    from debugger.stores.sqlite import RunStore
+
+    monkeypatch.setattr(sqlite_store, "STREAM_MIN_BYTES", 0)  # stored as a long run: its steps stay in rows
+    monkeypatch.setattr(background, "_shared", type(background._shared)())
+    calls = []
+    counted = trace_view.diagnose
+    monkeypatch.setattr(trace_view, "diagnose", lambda graph, trace: calls.append(1) or counted(graph, trace))
+    opened = subgraph_trap(tmp_path)
+    store = RunStore(tmp_path / "long.sqlite3")
+    store.save(opened.trace)
+    first, second = (TraceView(store.load(opened.trace.run_id), background=True) for _ in range(2))
+    assert first.trace is not second.trace and first.findings_pending and second.findings_pending
+    gated.set()
+    assert ready(first) and ready(second)
+    assert first.findings == second.findings == diagnose(None, opened.trace) and calls == [1]
+    store.save(opened.trace, replace=True)  # the same run stored again: the same content, still shared
+    assert ready(TraceView(store.load(opened.trace.run_id), background=True)) and calls == [1]
+    with_graph = TraceView(store.load(opened.trace.run_id), opened.graph, background=True)  # its own live graph
+    assert ready(with_graph) and calls == [1, 1]
+    other = RunStore(tmp_path / "other.sqlite3")  # another store's run of the same id is another run
+    other.save(opened.trace)
+    assert ready(TraceView(other.load(opened.trace.run_id), background=True)) and calls == [1, 1, 1]
+
+
 def test_the_thread_waits_for_the_page_to_be_drawn(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
     monkeypatch.setattr(background, "HEAD_START", 30)

@@ -14,7 +14,8 @@ It is a daemon, so an interpreter that exits (a test session, a stopped server) 
 from __future__ import annotations
 
 import threading
-from typing import Callable, Generic, TypeVar
+from collections import OrderedDict
+from typing import Callable, Generic, Hashable, TypeVar
 
 from debugger import i18n
 from debugger.sources.trace_stream import give_way_while_reading
@@ -86,3 +87,29 @@ class Background(Generic[T]):
             return
         with self._lock:
             self._done[language] = result
+
+
+SHARED_RUNS = 4
+"""How many long runs' findings a server keeps for every session that opens them (`shared`)."""
+
+_shared: OrderedDict[Hashable, Background] = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def shared(key: Hashable | None, make: Callable[[], Background[T]]) -> Background[T]:
+    """The one `Background` of a run for every session of this server that opens it: `key` says which run it
+    is (`debugger.sources.trace_stream.LazySteps.identity`: the file or stored run and its content), and the
+    first session's `make()` is kept for the others, so two tabs on a 200,000-step run compute its findings
+    once, not twice at once. A run without a key (in memory, or opened from code with its own live graph) gets
+    a `Background` of its own. The `SHARED_RUNS` most recently opened are kept."""
+    if key is None:
+        return make()
+    with _shared_lock:
+        found = _shared.get(key)
+        if found is None:
+            found = _shared[key] = make()
+            if len(_shared) > SHARED_RUNS:
+                _shared.popitem(last=False)
+        else:
+            _shared.move_to_end(key)
+        return found

@@ -54,7 +54,12 @@ class TraceView:
         self._drawn = threading.Event() if background else None
         """Set by the page once drawn (`drawn`): the threads wait for it before they compete with the page."""
         self._later: bg.Background[list[Finding]] | None = (
-            bg.Background(self._diagnose, "stepscope-findings", after=self._drawn) if background else None
+            bg.shared(
+                getattr(trace.steps, "identity", None) if graph is None else None,  # a live graph is this session's
+                lambda: bg.Background(self._diagnose, "stepscope-findings", after=self._drawn),
+            )
+            if background
+            else None
         )
         """The app's view of a run (`background=True`) computes a long run's findings in a thread of their own
         (`debugger.model.background`); a report or a command wants them all, at once."""

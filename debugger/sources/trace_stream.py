@@ -259,6 +259,8 @@ class FileSteps:
         self.pooled = PooledDecoder(index.blobs)
         self.snapshots: Any = None
         """The run's kept states, where the file's index is saved (`debugger.sources.file_index`)."""
+        self.identity = None if self.opened_as is None else (index.source, self.opened_as)
+        """The file as it was opened (`LazySteps.identity`); None for text in memory."""
 
     def __len__(self) -> int:
         return len(self.index)
@@ -333,6 +335,13 @@ class LazySteps(Sequence[StepRecord]):
     def numbers(self) -> Sequence[int]:
         """Each step's number, in order, known without decoding any step."""
         return self.source.numbers
+
+    @property
+    def identity(self) -> Any:
+        """What run these steps are, the same for every open of the same content (a file's path, size and
+        modification time; a stored run's id, digest and step count), or None: sessions of one server share
+        what they compute of it (`debugger.model.background.shared`)."""
+        return getattr(self.source, "identity", None)
 
     @property
     def snapshots(self) -> Any:

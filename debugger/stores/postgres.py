@@ -395,6 +395,7 @@ class PostgresRunStore(TraceFiles):
             head_data.pop("blobs", None)
         steps = RowSteps(lambda wanted: self._rows(run_id, wanted), seqs, numbers, table, name)
         steps.fix = f"(`stepscope delete {run_id}` removes it)"
+        steps.identity = (name, stored_digest, len(seqs))
         steps.snapshots = self._shelf(run_id, stored_digest, len(seqs))
         return checked_trace(head_data, steps, name, keep_on_disk=True, checked_when_stored=True)
 

@@ -155,6 +155,8 @@ class RowSteps:
         self.pooled = PooledDecoder(table)
         self.snapshots: "SnapshotShelf | None" = None
         """The run's kept states, when its store keeps them (`LazySteps.snapshots` passes it on to `Replay`)."""
+        self.identity: Any = None
+        """The stored run as read (`LazySteps.identity`), set by its store."""
         self.fix = ""
         """What to do about a damaged step row, said after the problem (`LazySteps` adds it to the schema's too)."""
 

@@ -535,6 +535,7 @@ class RunStore(TraceFiles):
             long_run = size >= STREAM_MIN_BYTES
             if long_run:  # its steps are read later, outside this `except`: each damaged one says the fix itself
                 steps.fix = f"(`stepscope delete {full}` removes it)"
+                steps.identity = (name, stored_digest, len(seqs))
                 steps.snapshots = self._shelf(full, stored_digest, len(seqs))
             trace = checked_trace(head_data, steps, name, keep_on_disk=long_run, checked_when_stored=True)
         except (ValueError, RecursionError) as exc:  # TraceFileError, or a row that is not JSON
