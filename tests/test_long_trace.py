@@ -170,3 +170,24 @@ def test_a_damaged_step_row_of_a_stored_long_run_says_how_to_remove_it_when_read
         assert (f"step {position}:" in message or f"steps[{position}]" in message) and "\n" not in message
         assert message.endswith(f"(`stepscope delete {trace.run_id}` removes it)")
     assert loaded.steps[12] == trace.steps[12]
+
+
+def test_a_stored_long_runs_step_layout_is_read_by_one_aggregate_when_its_rows_run_one_after_another(
+    tmp_path, long_path
+) -> None:
+    import copy
+
+    trace = _run()
+    store = RunStore(tmp_path / "runs.sqlite3")
+    store.save(trace)
+    loaded = store.load(trace.run_id)
+    source = loaded.steps.source
+    assert isinstance(source.seqs, range) and source.numbers == range(-1, len(trace.steps) - 1)
+    assert list(loaded.steps) == trace.steps
+    edited = copy.deepcopy(trace)  # a state edit beside its superstep: a step number used twice
+    edited.run_id = "edited-run"
+    edited.steps.insert(6, copy.deepcopy(edited.steps[5]))
+    store.save(edited)
+    again = store.load("edited-run")
+    assert not isinstance(again.steps.source.numbers, range)
+    assert list(again.steps.numbers) == [s.step for s in edited.steps] and list(again.steps) == edited.steps

@@ -67,7 +67,9 @@ class Positions(Mapping[int, int]):
     def __init__(self, order: Sequence[int]) -> None:
         self.first = order[0] if len(order) else 0
         self.count = len(order)
-        consecutive = all(number == self.first + index for index, number in enumerate(order))
+        consecutive = (isinstance(order, range) and order.step == 1) or all(
+            number == self.first + index for index, number in enumerate(order)
+        )
         self.table = None if consecutive else {number: index for index, number in enumerate(order)}
 
     def __getitem__(self, number: int) -> int:

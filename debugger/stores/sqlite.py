@@ -514,14 +514,7 @@ class RunStore(TraceFiles):
         with self._reading() as db:
             full = self._resolve(db, run_id)
             head, stored_digest = db.execute("SELECT trace, digest FROM runs WHERE run_id = ?", (full,)).fetchone()
-            seqs, numbers = array("q"), array("q")
-            size = 0
-            for seq, number, length in db.execute(
-                "SELECT seq, step, length(data) FROM run_steps WHERE run_id = ? ORDER BY seq", (full,)
-            ):
-                seqs.append(seq)
-                numbers.append(number if type(number) is int else -2)
-                size += length or 0
+            seqs, numbers, long_run = self._step_layout(db, full)
             blobs = list(db.execute("SELECT key, data FROM run_blobs WHERE run_id = ?", (full,)))
         name = f"run {full} in {self.path}"
         try:
@@ -532,7 +525,6 @@ class RunStore(TraceFiles):
             from debugger.sources.trace_check import checked_trace  # here: its schemas cost a run 0.2 s
 
             steps = RowSteps(lambda wanted: self._rows(full, wanted), seqs, numbers, table, name)
-            long_run = size >= STREAM_MIN_BYTES
             if long_run:  # its steps are read later, outside this `except`: each damaged one says the fix itself
                 steps.fix = f"(`stepscope delete {full}` removes it)"
                 steps.identity = (name, stored_digest, len(seqs))
@@ -546,6 +538,32 @@ class RunStore(TraceFiles):
         if trace.status == "running" and not trace.error and self._cut_off(full):
             trace.error = cut_off_error()
         return trace
+
+    @staticmethod
+    def _step_layout(db: sqlite3.Connection, run_id: str) -> tuple[Sequence[int], Sequence[int], bool]:
+        """A stored run's step rows in order: their sequence numbers, their step numbers, and whether the run
+        is long (`STREAM_MIN_BYTES` of rows or more; a run with kept states is). Rows numbered one after
+        another, as a recorder writes them, are found so by one aggregate and given as ranges: reading the
+        200,000 rows of a long run one by one with their lengths took 0.4 s of its 0.5 s first paint."""
+        count, first, last, low, high = db.execute(
+            "SELECT count(*), min(seq), max(seq), min(step - seq), max(step - seq) FROM run_steps WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        kept = db.execute("SELECT 1 FROM run_snapshots WHERE run_id = ? LIMIT 1", (run_id,)).fetchone() is not None
+        if kept:
+            long_run = True
+        else:
+            (size,) = db.execute(
+                "SELECT coalesce(sum(length(CAST(data AS BLOB))), 0) FROM run_steps WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            long_run = size >= STREAM_MIN_BYTES
+        if count and last - first + 1 == count and type(low) is int and low == high:  # step = seq + low, each row
+            return range(first, last + 1), range(first + low, last + low + 1), long_run
+        seqs, numbers = array("q"), array("q")
+        for seq, number in db.execute("SELECT seq, step FROM run_steps WHERE run_id = ? ORDER BY seq", (run_id,)):
+            seqs.append(seq)
+            numbers.append(number if type(number) is int else -2)
+        return seqs, numbers, long_run
 
     def _shelf(self, run_id: str, stored_digest: str, count: int) -> SnapshotShelf:
         """The kept states of a long run (`run_snapshots`). New ones are written only while the run is the
@@ -577,7 +595,7 @@ class RunStore(TraceFiles):
     def _is_long(self, run_id: str) -> bool:
         with self._reading() as db:
             (size,) = db.execute(
-                "SELECT coalesce(sum(length(data)), 0) FROM run_steps WHERE run_id = ?", (run_id,)
+                "SELECT coalesce(sum(length(CAST(data AS BLOB))), 0) FROM run_steps WHERE run_id = ?", (run_id,)
             ).fetchone()
         return size >= STREAM_MIN_BYTES
 
