@@ -191,3 +191,18 @@ def test_a_stored_long_runs_step_layout_is_read_by_one_aggregate_when_its_rows_r
     again = store.load("edited-run")
     assert not isinstance(again.steps.source.numbers, range)
     assert list(again.steps.numbers) == [s.step for s in edited.steps] and list(again.steps) == edited.steps
+
+
+def test_a_long_runs_shown_steps_are_a_range_and_answer_as_the_list_would(tmp_path, long_path) -> None:
+    from debugger.model.run_view import RunView
+
+    trace = _run()
+    store = RunStore(tmp_path / "runs.sqlite3")
+    store.save(trace)
+    ranged, listed = RunView(store.load(trace.run_id)), RunView(trace)
+    assert isinstance(ranged.steps, range) and isinstance(listed.steps, list)
+    assert list(ranged.steps) == listed.steps and ranged.steps[0] == 0  # the input step changed no state
+    for step in (-5, -1, 0, 3, ranged.last - 1, ranged.last, ranged.last + 3):
+        assert ranged.next_triggers(step) == listed.next_triggers(step)
+        assert ranged.clamp(step) == listed.clamp(step) and ranged.neighbour(step, 1) == listed.neighbour(step, 1)
+    assert ranged._first_run_positions() == listed._first_run_positions()

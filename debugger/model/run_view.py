@@ -19,12 +19,12 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from debugger import i18n
 from debugger.diagnostics import Finding
 from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFacts, same
-from debugger.diagnostics.replay import Origin
+from debugger.diagnostics.replay import Origin, Positions
 from debugger.diagnostics.validation import VALIDATION_ERRORS, last_write, rejected_fields
 from debugger.diagnostics.writes import lost_items
 from debugger.i18n import _, ngettext
@@ -151,11 +151,11 @@ class RunView:
         self.by_step: Mapping[int, StepRecord] = self.facts.steps
         self._findings = findings
         self._findings_by_language: dict[str, tuple[Finding, ...]] = {}
-        self.steps: list[int] = [
-            number for index, number in enumerate(self.replay.order) if number >= 0 or run.steps[index].reducer_calls
-        ]
+        self.steps: Sequence[int] = _worth_showing(self.replay.order, run)
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input). Only the
         numbers are read: a long trace's steps stay on disk until shown."""
+        self._positions = Positions(self.steps)
+        """Where each shown step is in `steps` (arithmetic for a range)."""
         self._merges: dict[tuple[int, str], list[MergeCall]] = {}
 
     @cached_property
@@ -340,7 +340,7 @@ class RunView:
 
     def _first_run_positions(self) -> dict[str, int]:
         """Each node that ran: the position in `steps` of the first step it ran in (one pass over the steps)."""
-        position = {number: index for index, number in enumerate(self.steps)}
+        position = self._positions
         first: dict[str, int] = {}
         for record in self.run.steps:
             if record.step in position:
@@ -406,8 +406,10 @@ class RunView:
         return [Trigger(self.label(t), tuple(self.facts.reasons(step, t))) for t in self.tasks(step)]
 
     def next_triggers(self, step: int) -> list[Trigger]:
-        following = [s for s in self.steps if s > step]
-        return self.triggers(following[0]) if following else []
+        if isinstance(self.steps, range):
+            following = max(step + 1, self.steps.start)
+            return self.triggers(following) if following in self.steps else []
+        return next((self.triggers(s) for s in self.steps if s > step), [])
 
     # ---- timeline ---------------------------------------------------------------------------------
 
@@ -597,6 +599,16 @@ class RunView:
 
     def subgraph_runs(self, step: int) -> list[tuple[TaskRecord, int, RunRecord]]:
         return [(task, i, run) for task in self.tasks(step) for i, run in enumerate(task.subgraphs)]
+
+
+def _worth_showing(order: Sequence[int], run: RunRecord) -> Sequence[int]:
+    """`RunView.steps`: a range for a run numbered one after another (a 200,000-step run's numbers as a list
+    took 8 MB, and each look-up in it a pass over them), reading at most the input step's record."""
+    if isinstance(order, range) and order.step == 1 and order.start >= -1:
+        if order.start == -1 and len(order) and not run.steps[0].reducer_calls:
+            return range(0, order.stop)
+        return order
+    return [number for index, number in enumerate(order) if number >= 0 or run.steps[index].reducer_calls]
 
 
 def _role_words(role: dict[str, Any], channel: str) -> str:
