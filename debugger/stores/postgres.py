@@ -30,7 +30,7 @@ from __future__ import annotations
 import threading
 from array import array
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from debugger.diagnostics.snapshots import SnapshotShelf
 from debugger.sources.trace_stream import STREAM_MIN_BYTES
@@ -326,6 +326,26 @@ class PostgresRunStore(TraceFiles):
         return ids[0]
 
     @staticmethod
+    def _step_layout(cur: Any, run_id: str) -> tuple[Sequence[int], Sequence[int]]:
+        """A long run's step rows in order: their sequence and step numbers, as ranges when one aggregate
+        finds them one after another (as a recorder writes them), else read row by row (the SQLite store's
+        `_step_layout`)."""
+        cur.execute(
+            "SELECT count(*), min(seq), max(seq), min(step - seq), max(step - seq) FROM stepscope_steps "
+            "WHERE run_id = %s",
+            (run_id,),
+        )
+        count, first, last, low, high = cur.fetchone()
+        if count and last - first + 1 == count and low is not None and low == high:
+            return range(first, last + 1), range(first + low, last + low + 1)
+        cur.execute("SELECT seq, step FROM stepscope_steps WHERE run_id = %s ORDER BY seq", (run_id,))
+        seqs, numbers = array("q"), array("q")
+        for seq, number in cur:
+            seqs.append(seq)
+            numbers.append(number)
+        return seqs, numbers
+
+    @staticmethod
     def _sum_of_lengths(cur: Any, run_id: str) -> int:
         cur.execute("SELECT coalesce(sum(length(data)), 0) FROM stepscope_steps WHERE run_id = %s", (run_id,))
         return cur.fetchone()[0]
@@ -347,11 +367,7 @@ class PostgresRunStore(TraceFiles):
             if long_run:
                 cur.execute("SELECT trace, digest FROM stepscope_runs WHERE run_id = %s", (full,))
                 head, stored_digest = cur.fetchone() or (None, None)
-                cur.execute("SELECT seq, step FROM stepscope_steps WHERE run_id = %s ORDER BY seq", (full,))
-                seqs, numbers = array("q"), array("q")
-                for seq, number in cur:
-                    seqs.append(seq)
-                    numbers.append(number)
+                seqs, numbers = self._step_layout(cur, full)
                 cur.execute("SELECT key, data FROM stepscope_blobs WHERE run_id = %s", (full,))
                 blobs = cur.fetchall()
             cur.execute(f"SELECT {_CUT_OFF_SQL} FROM stepscope_runs WHERE run_id = %s", (_RECORDING, full))
@@ -379,8 +395,8 @@ class PostgresRunStore(TraceFiles):
         run_id: str,
         head: str | None,
         stored_digest: str,
-        seqs: array,
-        numbers: array,
+        seqs: Sequence[int],
+        numbers: Sequence[int],
         blobs: list[tuple[str, str]],
         name: str,
     ) -> Trace:

@@ -317,6 +317,7 @@ def test_a_long_run_reads_its_rows_when_asked_and_opens_from_its_kept_states(pg_
     assert len(kept) >= 3 and max(kept) == len(trace.steps) - 1
     plain = Replay(trace)
     loaded = store.load(trace.run_id)
+    assert isinstance(loaded.steps.source.seqs, range) and list(loaded.steps.numbers) == [s.step for s in trace.steps]
     reads = CountingReads(loaded)
     replay = Replay(loaded)
     assert replay.state_after(replay.order[-1]) == plain.state_after(plain.order[-1])
