@@ -455,6 +455,19 @@ def test_a_link_to_a_stored_run_opens_it(fresh_store):
     assert "Re-folded with the graph's reducer" in plain(tab(at, "What-if").caption[-1].value)
 
 
+def test_the_stored_run_picker_names_the_run_a_link_opened(fresh_store):
+    older = sources.open_sample("fan_out_search", db=str(fresh_store)).trace.run_id
+    newer = sources.open_sample("subgraph_trap", db=str(fresh_store)).trace.run_id
+    at = start(run=older, step="1")
+    at.radio(key="open_kind").set_value("Stored run").run()
+    choice = at.selectbox(key="stored_choice")
+    assert choice.options[0] != choice.value and choice.value == older  # the newest is listed first
+    choice.select(newer).run()  # the user's own choice stays until another run is opened
+    assert at.selectbox(key="stored_choice").value == newer and url(at)["run"] == older
+    click(at, "open_stored")
+    assert url(at)["run"] == newer and at.selectbox(key="stored_choice").value == newer
+
+
 def test_what_if_works_on_a_trace_without_its_code():
     from debugger.model import what_if as whatif
     from debugger.model.trace_view import Scope, TraceView

@@ -244,6 +244,12 @@ def render() -> None:
                     r.run_id: f"{r.target or r.graph} · {run_status.label(r.status, r.error)} · {r.started_at[:19]}"
                     for r in stored
                 }
+                shown = run.trace.run_id if run is not None else None
+                if shown in labels and st.session_state.get(session.STORED_PICKED_FOR) != shown:
+                    # the run on screen (a link opened it, or the Open button), once per run opened: a choice
+                    # the user makes afterwards stays, and the picker never names another run than the page
+                    st.session_state[session.STORED_CHOICE] = shown
+                    st.session_state[session.STORED_PICKED_FOR] = shown
                 st.selectbox(_("Run"), list(labels), format_func=labels.get, key=session.STORED_CHOICE)
                 st.button(_("Open"), key="open_stored", on_click=_on_stored)
             else:
