@@ -6,7 +6,7 @@ Run: `.venv/bin/python benchmarks/trace_snapshot.py OUT_DIR [--compare OLD_DIR]`
 
 Each graph is recorded four ways: the Trace read once at the end (events built late), read after every
 step (built as they come), with a checkpointer (checkpoint events), and with a sink that takes each
-finished step (built at once). The clock, run id, message ids and checkpoint ids are injected;
+finished step (built at once). The clock, run id, message ids (`uuid.uuid4`) and checkpoint ids are injected;
 durations are the only thing zeroed (they differ in every run).
 """
 
@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workloads import build_fan, build_loop, build_messages  # noqa: E402
 
 import engine  # noqa: E402
-from engine.messages import set_id_factory  # noqa: E402
 from engine.trace import Recorder  # noqa: E402
 from engine.tracefile import to_json  # noqa: E402
 from sample_graphs.gallery import SAMPLES, load_sample  # noqa: E402
 
+_UUID4 = uuid.uuid4
 CLOCK = "2026-01-01T00:00:00+00:00"
 _DURATION = re.compile(r'"(duration|retry_in)": [0-9.e-]+')
 
@@ -87,7 +87,7 @@ def get_backend(name: str) -> Any:
 
 def record(graph: Any, given: Any, config: dict, way: str) -> str:
     ids = itertools.count()
-    set_id_factory(lambda: str(uuid.UUID(int=next(ids))))
+    uuid.uuid4 = lambda: uuid.UUID(int=next(ids))  # the ids `add_messages` gives (engine.messages)
     sink = Keep() if way == "sink" else None
     recorder = (Reading if way == "read" else Recorder)(target="t", run_id="r", clock=lambda: CLOCK, sink=sink)
     if given is None:  # a differential case: built afresh (some nodes count their calls)
@@ -114,7 +114,7 @@ def record(graph: Any, given: Any, config: dict, way: str) -> str:
     else:
         error = ""
     finally:
-        set_id_factory(None)
+        uuid.uuid4 = _UUID4
     trace = recorder.trace
     if trace is None:
         return error + "no run\n"

@@ -29,6 +29,11 @@ class RecordedValues:
         self.shared_pairs: dict[tuple[Any, ...], list[list[Any]]] = {}
         self.flat_shared: dict[tuple[Any, ...], list[list[Any]]] = {}
         self.views: dict[tuple[str, ...], dict[str, list[str]]] = {}
+        self.task_names: dict[tuple[Any, ...], tuple[list[str], list[str], list[str]]] = {}
+        """Per pulled task's `(path, triggers, fired)`, their `interned` lists (one lookup per task)."""
+        self.finished_pairs: dict[tuple[Any, ...], tuple[list[list[Any]], list[list[Any]] | None]] = {}
+        """A finished task's scalar writes and routes as one flat tuple (with their types), and their
+        `flat_pairs` (routes None when it chose none): a loop's task does the same every step."""
 
     def encode(self, value: Any, _depth: int = 0) -> Any:
         """`encode`, sharing one encoding per object within a step: a node's return value, its write
