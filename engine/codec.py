@@ -33,7 +33,7 @@ import traceback
 from typing import Any, Callable
 
 from .channels import MISSING
-from .messages import BaseMessage, message_to_dict, messages_from_dict
+from .messages import _UNCOPIED, BaseMessage, _copy_containers, message_to_dict, messages_from_dict
 from .types import Command, Overwrite, Send
 
 TYPE = "$type"
@@ -155,6 +155,15 @@ def _encode_container(value: Any, depth: int, active: set[int]) -> Any:
     return _as_repr(value)
 
 
+def encode_own_message(message: BaseMessage, _depth: int = 0) -> Any:
+    """`encode(message, _depth)` of one of the engine's messages (a shallow depth: no cut), without
+    walking `encode`'s list of kinds first (a chat's trace encodes every message it records)."""
+    try:
+        return {TYPE: "message", "message": encode_message(message, _depth + 1, {id(message)})}
+    except Exception:  # as `encode` records it
+        return encode(message, _depth)
+
+
 def _is_foreign(value: Any, name: str) -> bool:
     """langgraph's own `Send`, `Command` or `Overwrite` (a recorded langgraph run), by class name:
     recorded with the engine's tags, so the debugger reads both alike. The engine never imports langgraph."""
@@ -186,6 +195,12 @@ def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | Non
     """`message_to_dict`'s shape, keeping only fields that differ from their defaults (content and a
     tool message's tool_call_id always stay): a trace of a long chat is mostly its messages."""
     if isinstance(message, BaseMessage):  # the engine's own: its fields as `model_dump` orders them, uncopied
+        values = vars(message)
+        names = _FIELD_NAMES.get(type(message))
+        if names is None:
+            names = _FIELD_NAMES[type(message)] = tuple(message._fields)
+        if tuple(values)[: len(names)] == names:  # fields first, then extras: `dump_items`' order, not copied
+            return {"type": message.type, "data": _kept_fields(values, depth, _active)}
         kind, items = message.type, message.dump_items()
     else:
         data = message_to_dict(message)
@@ -203,6 +218,31 @@ def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | Non
 
 
 _ALWAYS_KEPT = frozenset(("content", "tool_call_id"))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Per message class, its declared fields in order (`BaseMessage._fields`)."""
+
+
+def _kept_fields(values: dict[str, Any], depth: int, _active: set[int] | None) -> dict[str, Any]:
+    """`encode_message`'s fields of one of the engine's messages, from its `vars` (in `dump_items`'
+    order): the same, without building the list of copied items first (a chat's trace encodes every
+    message it records, and its fields are mostly strings, None and empty lists and dicts)."""
+    kept = {}
+    for key, value in values.items():
+        kind = type(value)
+        if kind is str:
+            if key in _ALWAYS_KEPT or (value != "success" and key != "type"):
+                kept[key] = value
+        elif value is None or ((kind is dict or kind is list) and not value):  # a default: left out
+            if key in _ALWAYS_KEPT:
+                kept[key] = encode(value, depth, _active)
+        else:
+            if kind not in _UNCOPIED:
+                value = _copy_containers(value)  # as `dump_items` gives it (a tuple in it becomes a list)
+            if key in _ALWAYS_KEPT or (
+                key != "type" and value not in _EMPTY_FIELD_VALUES and value != {} and value != []
+            ):
+                kept[key] = encode(value, depth, _active)
+    return kept
 
 
 def _builtin(value: Any) -> Any:

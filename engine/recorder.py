@@ -216,8 +216,9 @@ class Recorder(Hooks):
             if lazy:  # values copied for events kept earlier in this step are recorded as those copies
                 stand_in = builder.stand_in
                 result = result if result is SAME_AS_WRITES else stand_in(result, step)
-                writes = [(channel, stand_in(value, step)) for channel, value in writes]
-                routes = [(name, stand_in(value, step)) for name, value in routes]
+                frozen = FROZEN
+                writes = [(c, v if type(v) in frozen else stand_in(v, step)) for c, v in writes]
+                routes = [(n, v if type(v) in frozen else stand_in(v, step)) for n, v in routes]
             builder.now((build_finished, task.id, result, writes, routes, task.duration, task.error, task.attempts))
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
@@ -304,7 +305,11 @@ class Recorder(Hooks):
                 at_once = before is THAWED or write is THAWED or after is THAWED
                 if not at_once and type(after) is list and call.reducer == "operator.add":
                     builder.grown[channel] = call.after  # the next call may build on it (see above)
-            if at_once:
+            if at_once and error is None:  # each value as `stand_in` gives it (its copy was found above)
+                before = call.before if before is THAWED else before
+                write = call.write if write is THAWED else write
+                after = call.after if after is THAWED else after
+            elif at_once:
                 stand_in = builder.stand_in
                 before, write, after = (
                     stand_in(call.before, step),

@@ -7,7 +7,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Iterable
 
-from .codec import BIG_INT, RESERVED, DeltaTracker, encode
+from .codec import BIG_INT, RESERVED, DeltaTracker, encode, encode_own_message
+from .messages import BaseMessage
 from .records import VIEW, fields_of
 
 _SCALARS = (int, str, float, bool, type(None))
@@ -51,6 +52,8 @@ class RecordedValues:
             encoded: Any = [self.encode(item, _depth + 1) for item in value]
         elif kind is dict and value.keys().isdisjoint(RESERVED) and all(type(k) is str for k in value):
             encoded = {k: self.encode(v, _depth + 1) for k, v in value.items()}
+        elif isinstance(value, BaseMessage):
+            encoded = encode_own_message(value, _depth)
         else:
             encoded = encode(value, _depth)
         self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
