@@ -172,7 +172,24 @@ def build_planned(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     else:
         kept_path, kept_triggers, kept_fired = list(path), writer.interned(triggers), writer.interned(fired)
     # the engine makes each task's `seen_versions` afresh and never changes it: kept as it is
-    task = TaskRecord(task_id, name, kept_path, kept_triggers, kept_fired, seen_versions, recorded)
+    # every field given (in order), so no default factory is called
+    task = TaskRecord(
+        task_id,
+        name,
+        kept_path,
+        kept_triggers,
+        kept_fired,
+        seen_versions,
+        recorded,
+        None,
+        [],
+        [],
+        0.0,
+        None,
+        [],
+        [],
+        {},
+    )
     record = writer.step
     if record is None or record.step != step:
         record = writer.open_step(step)
