@@ -25,6 +25,7 @@ from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 from .records import SAME_AS_WRITES, RunRecord, Trace, describe, utc_now
 from .trace_events import (
     FROZEN,
+    NO_CHANGES,
     THAWED,
     Encode,
     RunEvents,
@@ -381,7 +382,7 @@ class Recorder(Hooks):
             commit.kind,
             updated,
             commit.versions,
-            changes,
+            changes or NO_CHANGES,  # one empty dict for every step without changes: fewer objects kept
             tuple(recorded) if recorded else (),
         )
         builder.now(event) if at_once else builder.pending.append(event)

@@ -149,6 +149,10 @@ def message_channels(graph: Any) -> frozenset[str]:
     return frozenset(key for key, channel in channels.items() if getattr(channel, "operator", None) is add_messages)
 
 
+NO_CHANGES: dict[str, Any] = {}
+"""The changed values of a commit whose changes its reducer calls recorded (shared: never changed)."""
+
+
 # ---- building events on the writer (with its lock held) ------------------------------------------
 # Each event holds the values as they were when it came: the originals (built at once) or shallow
 # copies of flat values (built later), which hold the very same items; identity checks were made as
@@ -171,7 +175,6 @@ def build_planned(writer: TraceWriter, event: tuple[Any, ...]) -> None:
         kept_path, kept_triggers, kept_fired = names
     else:
         kept_path, kept_triggers, kept_fired = list(path), writer.interned(triggers), writer.interned(fired)
-    # the engine makes each task's `seen_versions` afresh and never changes it: kept as it is
     # every field given (in order), so no default factory is called
     task = TaskRecord(
         task_id,
@@ -204,14 +207,22 @@ def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     # `same_as_writes` was checked as the event came
     task = writer.tasks_by_id[event[1]]
     tail = event[4:]  # the number of writes, then the names and values: a loop has the same every step
-    types = tuple(map(type, tail))  # they keep 1, 1.0 and True apart
-    scalars = _SCALAR_TYPES.issuperset(types)
-    found = writer.finished_pairs.get((tail, types)) if scalars else None
-    if found is None:
-        end = 1 + 2 * tail[0]
-        found = (writer.flat_pairs(tail[1:end]), writer.flat_pairs(tail[end:]) if len(tail) > end else None)
-        if scalars and all(type(value) in _SCALAR_TYPES for pairs in found if pairs for _, value in pairs):
-            writer.finished_pairs[(tail, types)] = found  # as `flat_pairs` shares them (not a huge int)
+    last = writer.last_finished.get(task.name)  # the node's last task's, when the very same objects
+    if last is not None and len(last[0]) == len(tail) and all(map(operator.is_, tail, last[0])):
+        found = last[1]
+    else:
+        types = tuple(map(type, tail))  # they keep 1, 1.0 and True apart
+        scalars = _SCALAR_TYPES.issuperset(types)
+        found = writer.finished_pairs.get((tail, types)) if scalars else None
+        if found is None:
+            end = 1 + 2 * tail[0]
+            found = (writer.flat_pairs(tail[1:end]), writer.flat_pairs(tail[end:]) if len(tail) > end else None)
+            if scalars and all(type(value) in _SCALAR_TYPES for pairs in found if pairs for _, value in pairs):
+                writer.finished_pairs[(tail, types)] = found  # as `flat_pairs` shares them (not a huge int)
+            else:
+                found = (found[0], found[1], None)  # not shared: never taken for the next task's
+        if len(found) == 2:
+            writer.last_finished[task.name] = (tail, found)
     task.writes = found[0]
     if found[1] is not None:
         task.routes = found[1]
