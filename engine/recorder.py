@@ -186,33 +186,30 @@ class Recorder(Hooks):
                 kept = result
                 if result is not SAME_AS_WRITES and type(result) not in FROZEN:
                     kept = builder.freeze(result, step)
-                if kept is not THAWED:
-                    # the usual task: every value written or chosen is a number or a string, kept as it is
-                    event = (
-                        build_finished_flat,
-                        task.id,
-                        kept,
-                        task.duration,
-                        len(writes),
-                        *chain.from_iterable(writes),
-                        *chain.from_iterable(routes),
-                    )
-                    if FROZEN.issuperset(map(type, event[6::2])):
-                        pending.append(event)
-                        continue
                 # One flat tuple, `(kind, id, result, duration, number of writes, channel, value, ...,
                 # router, choice, ...)`: the task's own lists and pairs are let go.
-                event = [build_finished_flat, task.id, kept, task.duration, len(writes)]
-                for name, value in (*writes, *routes):
-                    if type(value) not in FROZEN:
-                        value = builder.freeze(value, step)
-                        if value is THAWED:
-                            kept = THAWED
-                            break
-                    event.append(name)
-                    event.append(value)
+                event = (
+                    build_finished_flat,
+                    task.id,
+                    kept,
+                    task.duration,
+                    len(writes),
+                    *chain.from_iterable(writes),
+                    *chain.from_iterable(routes),
+                )
+                if not FROZEN.issuperset(map(type, event[6::2])):  # not only numbers and strings: copied
+                    flat = list(event)
+                    for index in range(6, len(flat), 2):
+                        value = flat[index]
+                        if type(value) not in FROZEN:
+                            value = builder.freeze(value, step)
+                            if value is THAWED:
+                                kept = THAWED
+                                break
+                            flat[index] = value
+                    event = tuple(flat)
                 if kept is not THAWED:
-                    pending.append(tuple(event))
+                    pending.append(event)
                     continue
             if lazy:  # values copied for events kept earlier in this step are recorded as those copies
                 stand_in = builder.stand_in

@@ -219,9 +219,7 @@ def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
             found = (writer.flat_pairs(tail[1:end]), writer.flat_pairs(tail[end:]) if len(tail) > end else None)
             if scalars and all(type(value) in _SCALAR_TYPES for pairs in found if pairs for _, value in pairs):
                 writer.finished_pairs[(tail, types)] = found  # as `flat_pairs` shares them (not a huge int)
-            else:
-                found = (found[0], found[1], None)  # not shared: never taken for the next task's
-        if len(found) == 2:
+        if scalars and found is writer.finished_pairs.get((tail, types)):
             writer.last_finished[task.name] = (tail, found)
     task.writes = found[0]
     if found[1] is not None:
