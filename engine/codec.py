@@ -200,13 +200,12 @@ def encode_message(message: BaseMessage, depth: int = 0, _active: set[int] | Non
         if known is None:
             known = _FIELD_NAMES[type(message)] = _field_names(type(message))
         names, by_name = known
-        values = _declared_fields(message, names) if by_name else None
-        if values is None:
-            values = vars(message)
-            if tuple(values)[: len(names)] != names:  # not fields first, then extras: `dump_items` reorders
-                values = None
-        if values is not None:  # read in `dump_items`' order, not copied first
-            return {"type": message.type, "data": _kept_fields(values, depth, _active)}
+        kept = _kept_declared(message, names, depth, _active) if by_name else None
+        if kept is not None:
+            return {"type": message.type, "data": kept}
+        values = vars(message)
+        if tuple(values)[: len(names)] == names:  # fields first, then extras: `dump_items`' order, not copied
+            return {"type": message.type, "data": _kept_fields(values.items(), depth, _active)}
         kind, items = message.type, message.dump_items()
     else:
         data = message_to_dict(message)
@@ -260,30 +259,28 @@ def _field_names(cls: type) -> tuple[tuple[str, ...], bool]:
     return names, by_name
 
 
-def _declared_fields(message: BaseMessage, names: tuple[str, ...]) -> dict[str, Any] | None:
-    """The message's attributes as `vars(message)` holds them, read by name, when it has exactly its
-    declared fields (the usual message: no extras); else None. `vars` would make CPython build the
-    message's `__dict__`, after which every read of its attributes is slower: `add_messages` reads
-    each message's id every step, so a 500-step chat recorded that way ran 5 ms (a quarter of its
+def _kept_declared(
+    message: BaseMessage, names: tuple[str, ...], depth: int, _active: set[int] | None
+) -> dict[str, Any] | None:
+    """`_kept_fields` of the message's attributes read by name, when it has exactly its declared
+    fields (the usual message: no extras); else None. `vars` would make CPython build the message's
+    `__dict__`, after which every read of its attributes is slower: `add_messages` reads each
+    message's id every step, so a 500-step chat recorded that way ran 5 ms (a quarter of its
     recording) slower. An object without a made `__dict__` has as many `gc.get_referents` as
     attributes, plus its class; a message whose `__dict__` was made has fewer (then `vars` is free)."""
     if len(gc.get_referents(message)) != len(names) + 1:
         return None
-    values = {}
-    for name in names:
-        value = getattr(message, name, _ABSENT)
-        if value is _ABSENT:
-            return None
-        values[name] = value
-    return values
+    kept = _kept_fields([(name, getattr(message, name, _ABSENT)) for name in names], depth, _active)
+    return None if kept is _ABSENT else kept
 
 
-def _kept_fields(values: dict[str, Any], depth: int, _active: set[int] | None) -> dict[str, Any]:
-    """`encode_message`'s fields of one of the engine's messages, from its `vars` (in `dump_items`'
-    order): the same, without building the list of copied items first (a chat's trace encodes every
-    message it records, and its fields are mostly strings, None and empty lists and dicts)."""
+def _kept_fields(items: Any, depth: int, _active: set[int] | None) -> Any:
+    """`encode_message`'s fields of one of the engine's messages, from its `(name, value)` pairs in
+    `dump_items`' order: the same, without building the list of copied items first (a chat's trace
+    encodes every message it records, and its fields are mostly strings, None and empty lists and
+    dicts). `_ABSENT` when a value is `_ABSENT` (a declared field the message does not have)."""
     kept = {}
-    for key, value in values.items():
+    for key, value in items:
         kind = type(value)
         if kind is str:
             if key in _ALWAYS_KEPT or (value != "success" and key != "type"):
@@ -291,6 +288,8 @@ def _kept_fields(values: dict[str, Any], depth: int, _active: set[int] | None) -
         elif value is None or ((kind is dict or kind is list) and not value):  # a default: left out
             if key in _ALWAYS_KEPT:
                 kept[key] = encode(value, depth, _active)
+        elif value is _ABSENT:
+            return _ABSENT
         else:
             if kind not in _UNCOPIED:
                 value = _copy_containers(value)  # as `dump_items` gives it (a tuple in it becomes a list)
