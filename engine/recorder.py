@@ -340,13 +340,15 @@ class Recorder(Hooks):
         builder = self.builders[ns]
         state = commit.read(None)
         latest = builder.latest
-        reduced = builder.reduced if builder.reduced_step == commit.step else {}  # values made at this barrier
-        changes: dict[str, Any] = {}
+        reduced = builder.reduced if builder.reduced_step == commit.step else NO_CHANGES  # made at this barrier
+        changes: dict[str, Any] = NO_CHANGES  # a dict of its own once a key changed
         recorded: list[str] = []  # keys whose value is the object recorded last (changed in place?)
         for key, value in state.items():
             previous = latest.get(key, THAWED)
             if previous is value and (type(value) in IMMUTABLE or reduced.get(key) is value):
                 continue  # the usual key: what was recorded last (or what a reducer just made)
+            if changes is NO_CHANGES:
+                changes = {}
             if previous is not value:
                 latest[key] = value
             else:  # the recorded object: a node may have changed it in place
@@ -357,6 +359,8 @@ class Recorder(Hooks):
             for key in commit.state_keys:
                 if key not in state and latest.get(key, THAWED) is not MISSING:
                     latest[key] = MISSING
+                    if changes is NO_CHANGES:
+                        changes = {}
                     changes[key] = MISSING
                     builder.merged.pop(key, None)
         at_once = not builder.lazy
@@ -379,7 +383,7 @@ class Recorder(Hooks):
             commit.kind,
             updated,
             commit.versions,
-            changes or NO_CHANGES,  # one empty dict for every step without changes: fewer objects kept
+            changes,  # NO_CHANGES (one empty dict) for every step without changes: fewer objects kept
             tuple(recorded) if recorded else (),
         )
         builder.now(event) if at_once else builder.pending.append(event)
