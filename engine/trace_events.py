@@ -149,6 +149,7 @@ def message_channels(graph: Any) -> frozenset[str]:
     return frozenset(key for key, channel in channels.items() if getattr(channel, "operator", None) is add_messages)
 
 
+_is = operator.is_
 NO_CHANGES: dict[str, Any] = {}
 """The changed values of a commit whose changes its reducer calls recorded (shared: never changed)."""
 
@@ -217,7 +218,7 @@ def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
         )
     else:
         last = writer.last_finished.get(task.name)  # the node's last task's, when the very same objects
-        if last is not None and len(last[0]) == len(tail) and all(map(operator.is_, tail, last[0])):
+        if last is not None and len(last[0]) == len(tail) and all(map(_is, tail, last[0])):
             found = last[1]
         else:
             found = writer.finished_pairs.get((tail, types))
@@ -298,7 +299,7 @@ def build_reduced(writer: TraceWriter, event: tuple[Any, ...]) -> None:
         record = writer.open_step(step)
     encode_shared = writer.encode
     kind = type(after)
-    if kind is str or kind is bool or after is None or (kind is int and -BIG_INT < after < BIG_INT):
+    if (kind is int and -BIG_INT < after < BIG_INT) or kind is str or kind is bool or after is None:
         if after is tracker.raw:  # `DeltaTracker.delta` of a scalar, as it answers
             after_delta: dict[str, Any] = SAME
         else:
@@ -310,7 +311,7 @@ def build_reduced(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     else:
         after_delta = tracker.delta(after, encode_shared)
     kind = type(write)
-    if not (kind is str or kind is bool or write is None or (kind is int and -BIG_INT < write < BIG_INT)):
+    if not ((kind is int and -BIG_INT < write < BIG_INT) or kind is str or kind is bool or write is None):
         write = encode_shared(write)
     record.reducer_calls.append(
         ReducerCallRecord(index, channel, reducer, writer_id, writer_name, write, SAME, after_delta)
