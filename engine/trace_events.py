@@ -209,26 +209,16 @@ def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     # `same_as_writes` was checked as the event came
     task = writer.tasks_by_id[event[1]]
     tail = event[4:]  # the number of writes, then the names and values: a loop has the same every step
-    types = tuple(map(type, tail))  # they keep 1, 1.0 and True apart
-    if not _SCALAR_TYPES.issuperset(types):  # copied lists or dicts among them: encoded afresh
-        end = 1 + 2 * tail[0]
-        found: tuple[Any, ...] = (
-            writer.flat_pairs(tail[1:end]),
-            writer.flat_pairs(tail[end:]) if len(tail) > end else None,
-        )
+    last = writer.last_finished.get(task.name)  # the node's last task's, when the very same objects
+    if last is not None and len(last[0]) == len(tail) and all(map(_is, tail, last[0])):
+        found = last[1]
     else:
-        last = writer.last_finished.get(task.name)  # the node's last task's, when the very same objects
-        if last is not None and len(last[0]) == len(tail) and all(map(_is, tail, last[0])):
-            found = last[1]
-        else:
-            found = writer.finished_pairs.get((tail, types))
-            if found is None:
-                end = 1 + 2 * tail[0]
-                found = (writer.flat_pairs(tail[1:end]), writer.flat_pairs(tail[end:]) if len(tail) > end else None)
-                if all(type(value) in _SCALAR_TYPES for pairs in found if pairs for _, value in pairs):
-                    writer.finished_pairs[(tail, types)] = found  # as `flat_pairs` shares them (not a huge int)
-            if found is writer.finished_pairs.get((tail, types)):
-                writer.last_finished[task.name] = (tail, found)
+        end = 1 + 2 * tail[0]
+        found = (writer.flat_pairs(tail[1:end]), writer.flat_pairs(tail[end:]) if len(tail) > end else None)
+        if _SCALAR_TYPES.issuperset(map(type, tail)) and all(
+            type(value) in _SCALAR_TYPES for pairs in found if pairs for _, value in pairs
+        ):  # lists `flat_pairs` shares (not a huge int): the same for the same objects next time
+            writer.last_finished[task.name] = (tail, found)
     task.writes = found[0]
     if found[1] is not None:
         task.routes = found[1]

@@ -33,10 +33,8 @@ class RecordedValues:
         self.task_names: dict[tuple[Any, ...], tuple[list[str], list[str], list[str]]] = {}
         """Per pulled task's `(path, triggers, fired)`, their `interned` lists (one lookup per task)."""
         self.last_finished: dict[str, tuple[tuple[Any, ...], Any]] = {}
-        """Per node, its last finished task's flat writes and routes and their `finished_pairs`."""
-        self.finished_pairs: dict[tuple[Any, ...], tuple[list[list[Any]], list[list[Any]] | None]] = {}
-        """A finished task's scalar writes and routes as one flat tuple (with their types), and their
-        `flat_pairs` (routes None when it chose none): a loop's task does the same every step."""
+        """Per node, its last finished task's flat writes and routes (numbers and strings) and their
+        `flat_pairs`: a loop's next task has the very same objects."""
 
     def encode(self, value: Any, _depth: int = 0) -> Any:
         """`encode`, sharing one encoding per object within a step: a node's return value, its write
