@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import threading
 import uuid
+from itertools import chain
 from typing import Any, Callable, Protocol, Sequence
 
 from .algo import Task
 from .channels import MISSING
+from .constants import PULL, START
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
-from .records import SAME_AS_WRITES, RunRecord, Trace, describe, same_as_writes, utc_now
+from .records import SAME_AS_WRITES, RunRecord, Trace, describe, utc_now
 from .trace_events import (
     FROZEN,
+    NO_CHANGES,
     THAWED,
     Encode,
     RunEvents,
@@ -123,8 +126,19 @@ class Recorder(Hooks):
         lazy = builder.lazy
         pending = builder.pending
         shared = builder.shared
+        latest = builder.latest
         for task in tasks:
-            marker: Any = builder.view_of(task)
+            value = task.input
+            marker: Any = None
+            if type(value) is not dict:
+                marker = builder.view_of(task)
+            elif task.path[0] == PULL and task.name != START:  # `view_of` of a dict, written out
+                for key, item in value.items():
+                    if latest.get(key, THAWED) is not item:
+                        break
+                else:
+                    keys = tuple(value)
+                    marker = builder.views.setdefault(keys, keys)
             at_once = not lazy
             if marker is None:
                 value = task.input
@@ -157,8 +171,15 @@ class Recorder(Hooks):
         for task in tasks:
             result = task.result
             writes = task.writes
-            if type(result) is dict and same_as_writes(result, writes):
-                result = SAME_AS_WRITES
+            if type(result) is dict and len(writes) >= len(result):  # `same_as_writes`, written out
+                index = 0
+                for key, value in result.items():
+                    channel, written = writes[index]
+                    if value is not written or key != channel:
+                        break
+                    index += 1
+                else:
+                    result = SAME_AS_WRITES
             routes = task.routes
             if lazy and task.error is None and not task.attempts:
                 # A task's lists are replaced, never changed, once it finished: only their values can change.
@@ -167,23 +188,35 @@ class Recorder(Hooks):
                     kept = builder.freeze(result, step)
                 # One flat tuple, `(kind, id, result, duration, number of writes, channel, value, ...,
                 # router, choice, ...)`: the task's own lists and pairs are let go.
-                event = [build_finished_flat, task.id, kept, task.duration, len(writes)]
-                for name, value in (*writes, *routes):
-                    if type(value) not in FROZEN:
-                        value = builder.freeze(value, step)
-                        if value is THAWED:
-                            kept = THAWED
-                            break
-                    event.append(name)
-                    event.append(value)
+                event = (
+                    build_finished_flat,
+                    task.id,
+                    kept,
+                    task.duration,
+                    len(writes),
+                    *chain.from_iterable(writes),
+                    *chain.from_iterable(routes),
+                )
+                if not FROZEN.issuperset(map(type, event[6::2])):  # not only numbers and strings: copied
+                    flat = list(event)
+                    for index in range(6, len(flat), 2):
+                        value = flat[index]
+                        if type(value) not in FROZEN:
+                            value = builder.freeze(value, step)
+                            if value is THAWED:
+                                kept = THAWED
+                                break
+                            flat[index] = value
+                    event = tuple(flat)
                 if kept is not THAWED:
-                    pending.append(tuple(event))
+                    pending.append(event)
                     continue
             if lazy:  # values copied for events kept earlier in this step are recorded as those copies
                 stand_in = builder.stand_in
                 result = result if result is SAME_AS_WRITES else stand_in(result, step)
-                writes = [(channel, stand_in(value, step)) for channel, value in writes]
-                routes = [(name, stand_in(value, step)) for name, value in routes]
+                frozen = FROZEN
+                writes = [(c, v if type(v) in frozen else stand_in(v, step)) for c, v in writes]
+                routes = [(n, v if type(v) in frozen else stand_in(v, step)) for n, v in routes]
             builder.now((build_finished, task.id, result, writes, routes, task.duration, task.error, task.attempts))
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
@@ -192,6 +225,38 @@ class Recorder(Hooks):
         channel = call.channel
         before, write, after, error = call.before, call.write, call.after, call.error
         same = before is latest.get(channel, MISSING)  # as the builder's tracker will have it
+        if (
+            error is None
+            and type(before) in FROZEN
+            and type(write) in FROZEN
+            and type(after) in FROZEN
+            and builder.lazy
+            and channel not in builder.message_channels
+        ):  # the usual call of a counter or a plain key: every value kept as it is (as below, written out)
+            latest[channel] = after
+            step = call.step
+            if builder.reduced_step != step:
+                builder.reduced.clear()
+                builder.reduced_step = step
+            builder.reduced[channel] = after
+            builder.pending.append(
+                (
+                    build_reduced,
+                    step,
+                    channel,
+                    call.reducer,
+                    call.writer,
+                    call.writer_name,
+                    call.index,
+                    same,
+                    before,
+                    write,
+                    after,
+                    None,
+                    None,
+                )
+            )
+            return
         latest[channel] = after if error is None else before
         if error is None:
             if builder.reduced_step != call.step:
@@ -238,7 +303,11 @@ class Recorder(Hooks):
                 at_once = before is THAWED or write is THAWED or after is THAWED
                 if not at_once and type(after) is list and call.reducer == "operator.add":
                     builder.grown[channel] = call.after  # the next call may build on it (see above)
-            if at_once:
+            if at_once and error is None:  # each value as `stand_in` gives it (its copy was found above)
+                before = call.before if before is THAWED else before
+                write = call.write if write is THAWED else write
+                after = call.after if after is THAWED else after
+            elif at_once:
                 stand_in = builder.stand_in
                 before, write, after = (
                     stand_in(call.before, step),
@@ -271,25 +340,27 @@ class Recorder(Hooks):
         builder = self.builders[ns]
         state = commit.read(None)
         latest = builder.latest
-        reduced = builder.reduced if builder.reduced_step == commit.step else {}  # values made at this barrier
-        changes: dict[str, Any] = {}
+        reduced = builder.reduced if builder.reduced_step == commit.step else NO_CHANGES  # made at this barrier
+        changes: dict[str, Any] = NO_CHANGES  # a dict of its own once a key changed
         recorded: list[str] = []  # keys whose value is the object recorded last (changed in place?)
         for key, value in state.items():
             previous = latest.get(key, THAWED)
+            if previous is value and (type(value) in IMMUTABLE or reduced.get(key) is value):
+                continue  # the usual key: what was recorded last (or what a reducer just made)
+            if changes is NO_CHANGES:
+                changes = {}
             if previous is not value:
                 latest[key] = value
-                changes[key] = value
-            elif type(value) not in IMMUTABLE and reduced.get(key) is not value:
-                # the recorded object: a node may have changed it in place (not one a reducer just made)
-                changes[key] = value
+            else:  # the recorded object: a node may have changed it in place
                 recorded.append(key)
-            else:
-                continue
+            changes[key] = value
             builder.merged.pop(key, None)  # recorded by the commit: no longer what `add_messages` made
         if len(state) != len(commit.state_keys):  # keys without a value
             for key in commit.state_keys:
                 if key not in state and latest.get(key, THAWED) is not MISSING:
                     latest[key] = MISSING
+                    if changes is NO_CHANGES:
+                        changes = {}
                     changes[key] = MISSING
                     builder.merged.pop(key, None)
         at_once = not builder.lazy
@@ -306,7 +377,15 @@ class Recorder(Hooks):
                 stand_in = builder.stand_in
                 changes = {key: stand_in(state.get(key, MISSING), step) for key in changes}
         updated = builder.shared.setdefault(commit.updated_channels, commit.updated_channels)
-        event = (build_committed, commit.step, commit.kind, updated, commit.versions, changes, tuple(recorded))
+        event = (
+            build_committed,
+            commit.step,
+            commit.kind,
+            updated,
+            commit.versions,
+            changes,  # NO_CHANGES (one empty dict) for every step without changes: fewer objects kept
+            tuple(recorded) if recorded else (),
+        )
         builder.now(event) if at_once else builder.pending.append(event)
 
     def checkpoint_saved(self, *, ns: tuple[str, ...], step: int, config: Any, metadata: Any) -> None:

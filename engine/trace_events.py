@@ -16,10 +16,11 @@ from typing import Any
 
 from .algo import Task
 from .channels import MISSING
-from .codec import MISSING_ENCODED, encode, encode_error
+from .codec import BIG_INT, MISSING_ENCODED, encode, encode_error
 from .constants import PULL, START
 from .messages import BaseMessage, add_messages
 from .records import SAME, SAME_AS_WRITES, ReducerCallRecord, TaskRecord, fields_of
+from .trace_values import _SCALAR_TYPES, IMMUTABLE, unchanged_list
 from .trace_writer import TraceWriter
 
 
@@ -148,6 +149,11 @@ def message_channels(graph: Any) -> frozenset[str]:
     return frozenset(key for key, channel in channels.items() if getattr(channel, "operator", None) is add_messages)
 
 
+_is = operator.is_
+NO_CHANGES: dict[str, Any] = {}
+"""The changed values of a commit whose changes its reducer calls recorded (shared: never changed)."""
+
+
 # ---- building events on the writer (with its lock held) ------------------------------------------
 # Each event holds the values as they were when it came: the originals (built at once) or shallow
 # copies of flat values (built later), which hold the very same items; identity checks were made as
@@ -155,28 +161,70 @@ def message_channels(graph: Any) -> frozenset[str]:
 
 
 def build_planned(writer: TraceWriter, event: tuple[Any, ...]) -> None:
-    """`(build_planned, step, id, name, path, triggers, fired, view keys or Encode, seen versions)`."""
+    """`(build_planned, step, id, name, path, triggers, fired, view keys or Encode, seen versions)`.
+    (`TraceWriter.plan_task`, written out: this runs for every task of a recorded run.)"""
     _, step, task_id, name, path, triggers, fired, marker, seen_versions = event
-    recorded = writer.view(marker) if type(marker) is tuple else encode(marker.value)
-    interned = writer.interned  # name lists, shared run-wide: a pull task's path is two names too
-    kept_path = interned(path) if path[0] == PULL else list(path)
-    writer.add_task(
-        step, TaskRecord(task_id, name, kept_path, interned(triggers), interned(fired), dict(seen_versions), recorded)
+    if type(marker) is tuple:
+        recorded = writer.views.get(marker) or writer.view(marker)
+    else:
+        recorded = encode(marker.value)
+    if path[0] == PULL:  # name lists, shared run-wide (a pull task's path is two names too): one lookup
+        key = (path, triggers, fired)
+        names = writer.task_names.get(key)
+        if names is None:
+            interned = writer.interned
+            names = writer.task_names[key] = (interned(path), interned(triggers), interned(fired))
+        kept_path, kept_triggers, kept_fired = names
+    else:
+        kept_path, kept_triggers, kept_fired = list(path), writer.interned(triggers), writer.interned(fired)
+    # every field given (in order), so no default factory is called
+    task = TaskRecord(
+        task_id,
+        name,
+        kept_path,
+        kept_triggers,
+        kept_fired,
+        seen_versions,
+        recorded,
+        None,
+        [],
+        [],
+        0.0,
+        None,
+        [],
+        [],
+        {},
     )
+    record = writer.step
+    if record is None or record.step != step:
+        record = writer.open_step(step)
+    record.tasks.append(task)
+    writer.tasks_by_id[task_id] = task
 
 
 def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     """`(build_finished_flat, id, result, duration, number of writes, channel, value, ..., router, choice, ...)`:
     a task that finished without an error or a retry."""
-    _, task_id, result, duration, count = event[:5]
-    end = 5 + 2 * count
     # `TraceWriter.task_done`, for values that cannot be an error, an attempt or an encoded value;
     # `same_as_writes` was checked as the event came
-    task = writer.tasks_by_id[task_id]
-    task.writes = writer.flat_pairs(event[5:end])
+    task = writer.tasks_by_id[event[1]]
+    tail = event[4:]  # the number of writes, then the names and values: a loop has the same every step
+    last = writer.last_finished.get(task.name)  # the node's last task's, when the very same objects
+    if last is not None and len(last[0]) == len(tail) and all(map(_is, tail, last[0])):
+        found = last[1]
+    else:
+        end = 1 + 2 * tail[0]
+        found = (writer.flat_pairs(tail[1:end]), writer.flat_pairs(tail[end:]) if len(tail) > end else None)
+        if _SCALAR_TYPES.issuperset(map(type, tail)) and all(
+            type(value) in _SCALAR_TYPES for pairs in found if pairs for _, value in pairs
+        ):  # lists `flat_pairs` shares (not a huge int): the same for the same objects next time
+            writer.last_finished[task.name] = (tail, found)
+    task.writes = found[0]
+    if found[1] is not None:
+        task.routes = found[1]
+    result = event[2]
     task.result = result if result is SAME_AS_WRITES else writer.encode(result)
-    if len(event) > end:
-        task.routes = writer.flat_pairs(event[end:])
+    duration = event[3]
     if duration is not None:
         task.duration = round(duration, 6)
 
@@ -211,19 +259,52 @@ def build_reduced(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     """`(build_reduced, step, channel, reducer, writer id, writer name, index, before is the recorded
     object, before, write, after, error, appended items or None)`."""
     _, step, channel, reducer, writer_id, writer_name, index, same, before, write, after, error, appended = event
-    writer.add_call(
-        step,
-        channel,
-        reducer,
-        writer_id,
-        writer_name,
-        before,
-        write,
-        after,
-        error,
-        index=index,
-        before_is_recorded=same,
-        appended=appended,
+    tracker = writer.trackers.get(channel)
+    if (
+        error is not None
+        or not same
+        or tracker is None
+        or writer.check_commits
+        or (type(before) not in IMMUTABLE and not unchanged_list(before, tracker.items))
+    ):
+        writer.add_call(
+            step,
+            channel,
+            reducer,
+            writer_id,
+            writer_name,
+            before,
+            write,
+            after,
+            error,
+            index=index,
+            before_is_recorded=same,
+            appended=appended,
+        )
+        return
+    # `TraceWriter.add_call` when `before` is what was recorded last, untouched since (the usual
+    # call), written out: this runs for every reducer call of a recorded run
+    record = writer.step
+    if record is None or record.step != step:
+        record = writer.open_step(step)
+    encode_shared = writer.encode
+    kind = type(after)
+    if (kind is int and -BIG_INT < after < BIG_INT) or kind is str or kind is bool or after is None:
+        if after is tracker.raw:  # `DeltaTracker.delta` of a scalar, as it answers
+            after_delta: dict[str, Any] = SAME
+        else:
+            tracker.encoded = tracker.raw = after
+            tracker.items = None
+            after_delta = {"set": after}
+    elif appended is not None:
+        after_delta = tracker.extend(after, appended, encode_shared)
+    else:
+        after_delta = tracker.delta(after, encode_shared)
+    kind = type(write)
+    if not ((kind is int and -BIG_INT < write < BIG_INT) or kind is str or kind is bool or write is None):
+        write = encode_shared(write)
+    record.reducer_calls.append(
+        ReducerCallRecord(index, channel, reducer, writer_id, writer_name, write, SAME, after_delta)
     )
 
 
@@ -248,8 +329,28 @@ def build_reduced_grown(writer: TraceWriter, event: tuple[Any, ...]) -> None:
 def build_committed(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     """`(build_committed, step, kind, updated channels, versions, changed values, unchanged keys)`."""
     _, step, kind, updated, versions, changes, recorded = event
-    # the engine's commit kinds are `input`, `loop` and `update`; a trace tells only an edit apart
-    writer.commit(step, changes, versions, updated, kind="update" if kind == "update" else "loop", recorded=recorded)
+    if changes or kind == "update" or writer.check_commits or type(updated) is not frozenset or versions is None:
+        # the engine's commit kinds are `input`, `loop` and `update`; a trace tells only an edit apart
+        kind = "update" if kind == "update" else "loop"
+        writer.commit(step, changes, versions, updated, kind=kind, recorded=recorded)
+        return
+    # `TraceWriter.commit` of a barrier whose every change its reducer calls recorded (the usual
+    # one), written out: this runs for every step of a recorded run
+    record = writer.step
+    if record is None or record.step != step:
+        record = writer.open_step(step)
+    record.committed = True
+    names = writer.sorted_names.get(updated)
+    if names is None:
+        names = writer.sorted_names[updated] = writer.interned(sorted(updated))
+    record.updated_channels = names
+    previous = writer.versions
+    changed = {}
+    for channel, version in versions.items():
+        if previous.get(channel) != version:
+            changed[channel] = version
+    record.versions = changed
+    writer.versions = versions
 
 
 def build_checkpointed(writer: TraceWriter, event: tuple[Any, ...]) -> None:

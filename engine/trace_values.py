@@ -7,7 +7,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Iterable
 
-from .codec import BIG_INT, RESERVED, DeltaTracker, encode
+from .codec import BIG_INT, RESERVED, DeltaTracker, encode, encode_own_message
+from .messages import BaseMessage
 from .records import VIEW, fields_of
 
 _SCALARS = (int, str, float, bool, type(None))
@@ -29,6 +30,11 @@ class RecordedValues:
         self.shared_pairs: dict[tuple[Any, ...], list[list[Any]]] = {}
         self.flat_shared: dict[tuple[Any, ...], list[list[Any]]] = {}
         self.views: dict[tuple[str, ...], dict[str, list[str]]] = {}
+        self.task_names: dict[tuple[Any, ...], tuple[list[str], list[str], list[str]]] = {}
+        """Per pulled task's `(path, triggers, fired)`, their `interned` lists (one lookup per task)."""
+        self.last_finished: dict[str, tuple[tuple[Any, ...], Any]] = {}
+        """Per node, its last finished task's flat writes and routes (numbers and strings) and their
+        `flat_pairs`: a loop's next task has the very same objects."""
 
     def encode(self, value: Any, _depth: int = 0) -> Any:
         """`encode`, sharing one encoding per object within a step: a node's return value, its write
@@ -46,6 +52,8 @@ class RecordedValues:
             encoded: Any = [self.encode(item, _depth + 1) for item in value]
         elif kind is dict and value.keys().isdisjoint(RESERVED) and all(type(k) is str for k in value):
             encoded = {k: self.encode(v, _depth + 1) for k, v in value.items()}
+        elif isinstance(value, BaseMessage):
+            encoded = encode_own_message(value, _depth)
         else:
             encoded = encode(value, _depth)
         self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused

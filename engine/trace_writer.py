@@ -177,7 +177,8 @@ class TraceWriter(RecordedValues):
             if self.sink is not None and self.record.steps:
                 self.sink.flush(self.record)  # the previous step is final: hand it over, hold no more of it
                 self.tasks_by_id.clear()
-            record = self.step = StepRecord(step, kind=kind)
+            # every field given (in order), so no default factory is called: a step opens per superstep
+            record = self.step = StepRecord(step, [], [], {}, [], {}, False, None, None, [], kind)
             self.record.steps.append(record)
             self.memo.clear()
             self.last_after.clear()

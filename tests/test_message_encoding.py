@@ -4,10 +4,12 @@ order read off the instance) must give what the plain definition gives, on odd m
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
 
+from engine import codec
 from engine.codec import _EMPTY_FIELD_VALUES, encode, encode_message
 from engine.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 
@@ -37,6 +39,25 @@ def _extra_then_id() -> BaseMessage:
     return message
 
 
+def _extra_set_later() -> BaseMessage:
+    message = AIMessage(content="x")
+    message.late = {"a": (1,)}  # set by name: its `__dict__` may never have been made
+    return message
+
+
+def _field_deleted() -> BaseMessage:
+    message = AIMessage(content="x", name="n")
+    del message.name
+    return message
+
+
+def _field_deleted_and_set_again_by_name() -> BaseMessage:
+    message = AIMessage(content="x")
+    del message.name
+    message.name = "late"
+    return message
+
+
 ODD = [
     lambda: AIMessage(content="success", name="success", id="x"),
     lambda: ToolMessage(content="", tool_call_id="success", status="success"),
@@ -49,6 +70,9 @@ ODD = [
     lambda: RemoveMessage(id="r"),
     _field_deleted_and_set_again,
     _extra_then_id,
+    _extra_set_later,
+    _field_deleted,
+    _field_deleted_and_set_again_by_name,
 ]
 
 
@@ -58,3 +82,16 @@ def test_a_message_is_encoded_as_its_dump_without_empty_fields(make: Any) -> Non
     assert encode_message(message) == plainly(message)
     assert list(encode_message(message)["data"]) == list(plainly(message)["data"])  # in the dump's order
     assert [key for key, _ in message.dump_items()] == list(message.model_dump())
+
+
+@pytest.mark.skipif(not codec._BY_REFERENTS, reason="this Python's gc.get_referents does not count attributes")
+def test_encoding_a_message_leaves_its_attributes_where_python_keeps_them() -> None:
+    """`vars()` would make CPython build the message's `__dict__`, which makes every later read of its
+    attributes slower (`add_messages` reads every message's id every step). A message whose dict was
+    never made has one referent per attribute, plus its class."""
+    message = AIMessage(content="x", id="1")
+    encode(message)
+    encode_message(message)
+    assert len(gc.get_referents(message)) == len(message._fields) + 1
+    vars(message)
+    assert len(gc.get_referents(message)) != len(message._fields) + 1  # the check itself tells them apart

@@ -140,3 +140,17 @@ def test_edits_add_an_update_step_and_join_a_runs_segments() -> None:
     assert joined.status == "done" and joined.run_id == "live"
     assert edit.reducer_calls[0].writer == "edit:add" and edit.reducer_calls[0].after == {"set": [0, 9]}
     assert stepscope_error("RunCancelled", "stopped")["class"] == "RunCancelled"
+
+
+def test_records_built_with_every_field_given_hold_the_defaults() -> None:
+    """`open_step` and the Recorder's `build_planned` give every field in order (no default factory is
+    called): a field added to `StepRecord` or `TaskRecord` must be given there too."""
+    from engine.records import StepRecord, TaskRecord
+    from engine.trace_events import Encode, build_planned
+
+    writer = _writer()
+    assert writer.open_step(3) == StepRecord(3)
+    assert writer.open_step(4, "update") == StepRecord(4, kind="update")
+    event = (build_planned, 4, "t1", "add", ("__pregel_pull", "add"), ("a",), ("a",), Encode(1), {"a": 1})
+    build_planned(writer, event)
+    assert writer.tasks_by_id["t1"] == TaskRecord("t1", "add", ["__pregel_pull", "add"], ["a"], ["a"], {"a": 1}, 1)
