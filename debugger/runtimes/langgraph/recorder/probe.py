@@ -19,21 +19,35 @@ import time
 import weakref
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import chain
 from typing import Any, Callable, Iterator, Mapping
 
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode, encode_error
-from engine.trace import TaskRecord, TraceWriter, new_run, plain_config, stepscope_error, utc_now
+from engine.trace import (
+    SAME_AS_WRITES,
+    TaskRecord,
+    TraceWriter,
+    new_run,
+    plain_config,
+    same_as_writes,
+    stepscope_error,
+    utc_now,
+)
 
 from .names import DEFAULT_NAME, describe, state_keys
 from .superstep import (
+    Appends,
     _get,
+    _lg_missing,
+    add_call,
     call_sink,
-    commit,
+    folds_of,
     observe_update,
     plan_task,
     reducer_name_of,
     single_plain_write,
+    version_number,
     writes_by_channel,
 )
 
@@ -45,6 +59,8 @@ _BY_CHANNELS: dict[int, "LoopProbe"] = {}
 _GRAPHS: dict[int, "weakref.ref[Any]"] = {}
 """id(pregel.nodes) -> the compiled graph, for the loops it starts (registered while recording)."""
 _PROBE_ATTR = "_stepscope_probe"
+_NOTHING: Mapping[str, Any] = {}
+_INT = frozenset((int,))
 
 
 class UnsupportedLangGraph(Exception):
@@ -54,12 +70,26 @@ class UnsupportedLangGraph(Exception):
 # ---- one task ------------------------------------------------------------------------------------
 
 
-class TaskProbe:
-    """What one task did, as its wrapped runnable saw it (across retry attempts)."""
+class ObservedProc:
+    """A task's runnable, watched, and what it saw (across retry attempts): langgraph calls
+    `invoke`/`ainvoke`/`astream` on it per attempt; everything else is the runnable's own. One object
+    per task (the watcher and its findings), as one is made for every task of every recorded step."""
 
-    __slots__ = ("record", "loop", "result", "has_result", "error", "attempts", "routes", "started", "duration")
+    __slots__ = (
+        "proc",
+        "record",
+        "loop",
+        "result",
+        "has_result",
+        "error",
+        "attempts",
+        "routes",
+        "started",
+        "duration",
+    )
 
-    def __init__(self, record: TaskRecord, loop: "LoopProbe") -> None:
+    def __init__(self, proc: Any, record: TaskRecord, loop: "LoopProbe") -> None:
+        self.proc = proc
         self.record = record
         self.loop = loop
         self.result: Any = None
@@ -88,47 +118,39 @@ class TaskProbe:
                 {"attempt": len(self.attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)}
             )
 
-
-class ObservedProc:
-    """A task's runnable, watched: langgraph calls `invoke`/`ainvoke`/`astream` on it per attempt."""
-
-    __slots__ = ("proc", "probe")
-
-    def __init__(self, proc: Any, probe: TaskProbe) -> None:
-        self.proc = proc
-        self.probe = probe
-
     @contextmanager
     def _watched(self) -> Iterator[None]:
         """The task's run as its probe sees it: begun, failed with what it raised, and ended."""
-        token = self.probe.begin()
+        token = self.begin()
         try:
             yield
         except BaseException as exc:
-            self.probe.failed(exc)
+            self.failed(exc)
             raise
         finally:
             _TASK.reset(token)
 
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        # `_watched` written out: this runs once per task of every recorded step, and a generator-based
-        # context manager costs more than the rest of the watching
-        probe = self.probe
-        token = probe.begin()
+        # `_watched`, `begin` and `returned` written out: this runs once per task of every recorded
+        # step, and a generator-based context manager costs more than the rest of the watching
+        self.routes = []
+        token = _TASK.set(self)
+        self.started = started = time.perf_counter()
         try:
             result = self.proc.invoke(input, config, **kwargs)
         except BaseException as exc:
-            probe.failed(exc)
+            self.failed(exc)
             raise
         finally:
             _TASK.reset(token)
-        probe.returned(result)
+        self.duration += time.perf_counter() - started
+        self.result, self.has_result, self.error = result, True, None
         return result
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
         with self._watched():
             result = await self.proc.ainvoke(input, config, **kwargs)
-        self.probe.returned(result)
+        self.returned(result)
         return result
 
     async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
@@ -137,10 +159,14 @@ class ObservedProc:
             async for chunk in self.proc.astream(input, config, **kwargs):
                 chunks.append(chunk)
                 yield chunk
-        self.probe.returned(chunks[0] if len(chunks) == 1 else chunks)
+        self.returned(chunks[0] if len(chunks) == 1 else chunks)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.proc, name)
+
+
+TaskProbe = ObservedProc
+"""What one task did, as its wrapped runnable saw it (the same object)."""
 
 
 # ---- one loop (one run of one graph) -------------------------------------------------------------
@@ -192,6 +218,9 @@ class LoopProbe:
         self.task_records: dict[str, TaskRecord] = {}
         self.task_probes: dict[str, TaskProbe] = {}
         self.first_step: int | None = None
+        self.folds = folds_of(loop.channels, self.keys)
+        """The state keys whose reducer appends (`superstep.add_call`)."""
+        self.appends = [(key, fold) for key, fold in self.folds.items() if isinstance(fold, Appends)]
         with session.lock:
             session.loops[self.ns] = self
         _BY_CHANNELS[id(loop.channels)] = self
@@ -203,21 +232,19 @@ class LoopProbe:
         """Records the tasks a tick planned (once each) and wraps each one's runnable to watch it."""
         checkpoint = loop.checkpoint
         versions = checkpoint["channel_versions"]
-        for task_id, task in list(loop.tasks.items()):
-            if task_id in self.task_records:
+        seen = checkpoint["versions_seen"]
+        records = self.task_records
+        run, step, managed = self.run, loop.step, self.managed
+        for task_id, task in loop.tasks.items():
+            if task_id in records:
                 continue
-            record = self._task_record(loop.step, task, versions, checkpoint["versions_seen"].get(task.name, {}))
+            record = records[task_id] = plan_task(run, step, task, versions, seen.get(task.name, _NOTHING), managed)
             if task.writes:  # finished before an interrupt: langgraph reapplies its saved writes
                 continue
-            probe = self.task_probes[task_id] = TaskProbe(record, self)
             # The task is this step's own (frozen) object: its runnable is swapped in place, which is
             # cheaper than a copy and keeps every reference langgraph holds to it valid.
-            object.__setattr__(task, "proc", ObservedProc(task.proc, probe))
-
-    def _task_record(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
-        record = plan_task(self.run, step, task, versions, seen, self.managed)
-        self.task_records[task.id] = record
-        return record
+            probe = self.task_probes[task_id] = ObservedProc(task.proc, record, self)
+            object.__setattr__(task, "proc", probe)
 
     def settle(self, tasks: Any, committed: bool) -> None:
         """Fills in what each task of the step did (once per task)."""
@@ -229,6 +256,9 @@ class LoopProbe:
             probe = self.task_probes.get(task_id)
             if probe is not None and probe.error is None:
                 del self.task_probes[task_id]  # keep only what `_interrupt` may need: raw results are not kept alive
+                if probe.has_result and not probe.attempts:
+                    self._returned(record, task.writes, probe)
+                    continue
             writes = list(task.writes)
             if probe is None:  # writes restored from a checkpoint, or a task pushed mid-step
                 self.run.task_done(record, writes=writes)
@@ -252,6 +282,21 @@ class LoopProbe:
                 attempts=attempts,
             )
 
+    def _returned(self, record: TaskRecord, writes: Any, probe: TaskProbe) -> None:
+        """`TraceWriter.task_done` of a task that returned at its first attempt (the usual task), as the
+        engine's events build one (`engine.trace_events.build_finished_flat`): writes that are a few
+        scalars met before are one lookup; no error, no attempts."""
+        run = self.run
+        record.writes = run.flat_pairs(tuple(chain.from_iterable(writes)))
+        result = probe.result
+        if type(result) is dict and same_as_writes(result, writes):
+            record.result = SAME_AS_WRITES
+        else:
+            record.result = run.encode(result)
+        if probe.routes:
+            record.routes = run.flat_pairs(tuple(chain.from_iterable(probe.routes)))
+        record.duration = round(probe.duration, 6)
+
     # ---- the barrier -------------------------------------------------------------------------
 
     def barrier(
@@ -268,55 +313,84 @@ class LoopProbe:
         tasks = list(tasks)
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
-        sink = call_sink(self.run, step)
-
-        def apply_to(on: Mapping[str, Any]) -> set[str]:
-            return apply(checkpoint, on, tasks, get_next_version, trigger_to_nodes)
-
-        if grouped and all(
-            len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()
-        ):
-            updated = self._single_writes(apply_to, channels, grouped, sink)
+        single = True  # one plain write per key (a loop, not a generator: this runs every step)
+        for key, pairs in grouped.items():
+            if len(pairs) != 1 or not single_plain_write(channels[key], pairs[0][0]):
+                single = False
+                break
+        if not grouped:
+            self.run.open_step(step)
+            updated = apply(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+        elif single:
+            self.run.open_step(step)
+            updated = self._single_writes(
+                apply, (checkpoint, channels, tasks, get_next_version, trigger_to_nodes), channels, grouped, step
+            )
         else:
-            updated = apply_to(_ObservedChannels(channels, grouped, sink) if grouped else channels)
+            observed = _ObservedChannels(channels, grouped, call_sink(self.run, step, self.folds))
+            updated = apply(checkpoint, observed, tasks, get_next_version, trigger_to_nodes)
         self.commit(step, channels, checkpoint["channel_versions"], updated)
         return updated
 
     def commit(self, step: int, channels: Mapping[str, Any], versions: Mapping[str, Any], updated: Any) -> None:
-        """The state keys' values langgraph committed after `step`, checked against the recorded calls."""
-        commit(self.run, step, self.keys, {k: _get(channels[k]) for k in self.keys}, versions, updated or ())
+        """The state keys' values langgraph committed after `step`, checked against the recorded calls
+        (`superstep.commit`, with a plain key's value read from its channel without a `get()`)."""
+        lg_missing = _lg_missing()
+        values = {}
+        for key in self.keys:
+            channel = channels[key]
+            if type(channel) in _PLAIN_CHANNELS or _is_plain_channel(channel):
+                value = channel.value
+                values[key] = ENGINE_MISSING if value is lg_missing else value
+            else:
+                values[key] = _get(channel)
+        for key, fold in self.appends:
+            fold.committed(values[key])
+        numbers = dict(versions)
+        if not _INT.issuperset(map(type, numbers.values())):  # a saver's "0000…0042.0.123" strings
+            numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
+        self.run.commit(step, values, numbers, frozenset(updated) if updated else ())
 
     def _single_writes(
         self,
-        apply_to: Callable[[Mapping[str, Any]], set[str]],
+        apply: Callable[..., set[str]],
+        args: tuple[Any, ...],
         channels: Mapping[str, Any],
         grouped: dict[str, list[tuple[Any, Any]]],
-        sink: Any,
+        step: int,
     ) -> set[str]:
         """The usual step: one plain write per key, so each key's reducer runs once, on the value before
         and giving the value after; read around langgraph's own barrier, with no wrapper in its way.
         A reducer that raises is found in the traceback (the `update` frame of its channel)."""
-        before = {key: channels[key].value for key in grouped}
-
-        def report(key: str, write: Any, task: Any, after: Any, error: BaseException | None) -> None:
-            writer = getattr(task, "id", None) or task.name
-            sink(key, reducer_name_of(channels[key]), writer, task.name, before[key], write, after, error)
-
+        calls = [(key, channels[key], write, task) for key, [(write, task)] in grouped.items()]
+        befores = [channel.value for _, channel, _, _ in calls]
         try:
-            updated = apply_to(channels)
-        except Exception as exc:
-            failed = _failed_channel(exc, {id(channels[key]): key for key in grouped})
-            for key, [(write, task)] in grouped.items():
+            updated = apply(*args)
+        except Exception as exc:  # noqa: BLE001 - recorded, then raised again
+            failed = _failed_channel(exc, {id(channel): key for key, channel, _, _ in calls})
+            for (key, channel, write, task), before in zip(calls, befores):
                 if key == failed or failed is None:
-                    report(key, write, task, ENGINE_MISSING, exc)
+                    self._call(step, key, channel, write, task, before, ENGINE_MISSING, exc)
                     if failed is not None:
                         break
                 else:
-                    report(key, write, task, channels[key].value, None)
+                    self._call(step, key, channel, write, task, before, channel.value, None)
             raise
-        for key, [(write, task)] in grouped.items():
-            report(key, write, task, channels[key].value, None)
+        run, folds = self.run, self.folds
+        for (key, channel, write, task), before in zip(calls, befores):
+            writer = getattr(task, "id", None) or task.name
+            add_call(
+                run, step, key, reducer_name_of(channel), writer, task.name, before, write, channel.value, None, folds
+            )
         return updated
+
+    def _call(
+        self, step: int, key: str, channel: Any, write: Any, task: Any, before: Any, after: Any, error: Any
+    ) -> None:
+        writer = getattr(task, "id", None) or task.name
+        add_call(
+            self.run, step, key, reducer_name_of(channel), writer, task.name, before, write, after, error, self.folds
+        )
 
     # ---- the end -----------------------------------------------------------------------------
 
@@ -448,6 +522,18 @@ class _ChannelProbe:
 
 
 # ---- helpers -------------------------------------------------------------------------------------
+
+_PLAIN_CHANNELS: set[type] = set()
+"""Channel classes whose `get()` is their `value`, or langgraph's empty marker raised as EmptyChannelError."""
+
+
+def _is_plain_channel(channel: Any) -> bool:
+    if type(channel).__name__ in ("LastValue", "BinaryOperatorAggregate") and type(channel).__module__.startswith(
+        "langgraph.channels."
+    ):
+        _PLAIN_CHANNELS.add(type(channel))
+        return True
+    return False
 
 
 def _failed_channel(error: BaseException, watched: dict[int, str]) -> str | None:

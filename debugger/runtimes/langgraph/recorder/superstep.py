@@ -27,6 +27,8 @@ The writer's `commit` compares each state key's committed value with what the re
 
 from __future__ import annotations
 
+from operator import add as _list_add
+from operator import is_ as _is
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.codec import MISSING as ENGINE_MISSING
@@ -66,9 +68,10 @@ def version_number(version: Any) -> int:
         return 0
 
 
-def call_sink(writer: TraceWriter, step: int) -> CallSink:
+def call_sink(writer: TraceWriter, step: int, folds: Mapping[str, str] | None = None) -> CallSink:
     """The sink `merge`/`refold`/`observe_update` report `step`'s reducer calls to: each becomes
-    `writer.add_call`, langgraph's empty-channel marker recorded as an empty channel."""
+    `writer.add_call`, langgraph's empty-channel marker recorded as an empty channel. `folds`
+    (`folds_of`): the state keys whose reducer is known to append (see `add_call`)."""
     writer.open_step(step)
 
     def sink(
@@ -81,11 +84,128 @@ def call_sink(writer: TraceWriter, step: int) -> CallSink:
         after: Any,
         error: BaseException | None,
     ) -> None:
-        writer.add_call(
-            step, channel, reducer, writer_id, writer_name, _engine_value(before), write, _engine_value(after), error
-        )
+        add_call(writer, step, channel, reducer, writer_id, writer_name, before, write, after, error, folds)
 
     return sink
+
+
+def add_call(
+    writer: TraceWriter,
+    step: int,
+    channel: str,
+    reducer: str,
+    writer_id: str,
+    writer_name: str,
+    before: Any,
+    write: Any,
+    after: Any,
+    error: BaseException | None,
+    folds: Mapping[str, str] | None = None,
+) -> None:
+    """`writer.add_call` of one reducer call (raw values, langgraph's empty marker as the engine's),
+    telling the writer what is known without looking at the long list again: `before` is the object
+    it recorded last (then only an in-place change is looked for), and, for a reducer that only
+    appended (`folds`: `operator.add` of two lists; langgraph's `add_messages` that appended its
+    write's messages to a list it made itself, `Appends`), the items it appended. The records are
+    the same as without the hints: the writer still checks that `before` is unchanged since recorded."""
+    lg_missing = _LG_MISSING if _LG_MISSING is not None else _lg_missing()
+    if before is lg_missing:
+        before = ENGINE_MISSING
+    if after is lg_missing:
+        after = ENGINE_MISSING
+    tracker = writer.trackers.get(channel)
+    same = tracker is not None and tracker.raw is before
+    appended = None
+    if folds:
+        fold = folds.get(channel)
+        if fold is ADD:
+            if same and error is None and type(before) is list and type(write) is list and type(after) is list:
+                appended = write  # list + list: the items of `before`, then the write's
+        elif fold is not None:
+            appended = fold.appended(before, write, after if error is None else None)
+            if not same:
+                appended = None
+    writer.add_call(
+        step,
+        channel,
+        reducer,
+        writer_id,
+        writer_name,
+        before,
+        write,
+        after,
+        error,
+        before_is_recorded=same,
+        appended=appended,
+    )
+
+
+ADD = "operator.add"
+"""`folds_of`'s mark of a key whose reducer is `operator.add`."""
+
+
+class Appends:
+    """A state key whose reducer is langgraph's own `add_messages` (without a `format`, which rebuilds
+    every message): the list its last call made from a plain write (a message or a list), in which
+    every item is a message (`add_messages` converts them). Called on such a list, `add_messages`
+    keeps its items as they are and appends the write's messages, or replaces and removes by id."""
+
+    __slots__ = ("made",)
+
+    def __init__(self) -> None:
+        self.made: Any = None
+
+    def appended(self, before: Any, write: Any, after: Any) -> list[Any] | None:
+        """The messages a call appended, when it did nothing else: `before` is the list the last call
+        made, `after` holds as many more items as the write has, and those are the write's own objects
+        (so nothing was replaced or removed: the counts would not add up). None otherwise (and for a
+        call that failed: `after` None)."""
+        made, self.made = self.made, None
+        if type(after) is not list:
+            return None
+        if type(write) is list:
+            items = write
+        elif _is_message(write):
+            items = [write]
+        else:
+            return None
+        self.made = after
+        start = len(after) - len(items)
+        if made is not before or start != len(before) or not all(map(_is, after[start:], items)):
+            return None
+        return items
+
+    def committed(self, value: Any) -> None:
+        """The key's committed value: what the last call made, or else anything (forgotten)."""
+        if value is not self.made:
+            self.made = None
+
+
+_MESSAGE_CLASS: Any = None
+
+
+def _is_message(value: Any) -> bool:
+    global _MESSAGE_CLASS
+    if _MESSAGE_CLASS is None:
+        from langchain_core.messages import BaseMessage
+
+        _MESSAGE_CLASS = BaseMessage
+    return isinstance(value, _MESSAGE_CLASS)
+
+
+def folds_of(channels: Mapping[str, Any], state_keys: Iterable[str]) -> dict[str, Any]:
+    """`{key: ADD or Appends()}` for the state keys whose reducer only appends in the usual call:
+    `operator.add`, and langgraph's own `add_messages` (see `Appends`)."""
+    from langgraph.graph.message import add_messages
+
+    folds: dict[str, Any] = {}
+    for key in state_keys:
+        reducer = getattr(channels.get(key), "operator", None)
+        if reducer is _list_add:
+            folds[key] = ADD
+        elif reducer is add_messages:
+            folds[key] = Appends()
+    return folds
 
 
 def commit(
@@ -120,26 +240,31 @@ def plan_task(
     """Records a task langgraph planned (its `id`, `name`, `path`, `triggers`, `input`): which of its
     triggers fired (newer than the versions it had `seen`), and its input as a view of the recorded
     state when it is one. `managed`: the loop's managed values, recorded apart from the state."""
-    pull = bool(task.path) and task.path[0] == "__pregel_pull"
-    triggers = tuple(task.triggers)
-    fired = (
-        tuple(c for c in triggers if c in versions and (c not in seen or seen[c] < versions[c])) if pull else triggers
-    )
+    path = task.path
+    pull = bool(path) and path[0] == "__pregel_pull"
+    triggers = task.triggers
+    fired = [c for c in triggers if c in versions and (c not in seen or seen[c] < versions[c])] if pull else triggers
+    seen_versions = {}
+    for channel in fired:
+        if channel in versions:
+            version = versions[channel]
+            seen_versions[channel] = version if type(version) is int else version_number(version)
     value = task.input
     recorded_managed = {}
     if managed and isinstance(value, dict):
         recorded_managed = {k: encode(value[k]) for k in managed if k in value}
-    return writer.plan_task(
-        step,
-        id=task.id,
-        name=task.name,
-        path=writer.interned(task.path) if pull else plain_path(task.path),
-        triggers=triggers,
-        fired=fired,
-        seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
-        input=writer.input_view(value, managed) if pull and task.name != "__start__" else writer.encode(value),
+    interned = writer.interned  # name lists, shared run-wide
+    record = TaskRecord(
+        task.id,
+        task.name,
+        interned(path) if pull else plain_path(path),
+        interned(triggers),
+        interned(fired),
+        seen_versions,
+        writer.input_view(value, managed) if pull and task.name != "__start__" else writer.encode(value),
         managed=recorded_managed,
     )
+    return writer.add_task(step, record)  # `writer.plan_task`, its lists made here
 
 
 def plain_path(path: Any) -> list[Any]:
@@ -251,7 +376,9 @@ def reducer_name_of(channel: Any) -> str:
 def single_plain_write(channel: Any, write: Any) -> bool:
     """True when `channel.update([write])` makes exactly one reducer call (or none, for a plain key)
     turning the value before into the value after: a reducer key with a value and no Overwrite, or a plain key."""
-    kind = type(channel).__name__
+    kind = _KINDS.get(type(channel))
+    if kind is None:
+        kind = _KINDS[type(channel)] = type(channel).__name__
     if kind == "LastValue":
         return True
     if kind != "BinaryOperatorAggregate":
@@ -260,6 +387,10 @@ def single_plain_write(channel: Any, write: Any) -> bool:
     if _get_overwrite is None:
         from langgraph.channels.binop import _get_overwrite
     return channel.value is not _lg_missing() and not _get_overwrite(write)[0]
+
+
+_KINDS: dict[type, str] = {}
+"""Channel classes by name (a class lives as long as langgraph)."""
 
 
 class UnrecordableChannel(Exception):
