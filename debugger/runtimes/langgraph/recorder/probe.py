@@ -133,7 +133,8 @@ class ObservedProc:
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
         # `_watched`, `begin` and `returned` written out: this runs once per task of every recorded
         # step, and a generator-based context manager costs more than the rest of the watching
-        self.routes = []
+        if self.routes:  # a failed attempt's
+            self.routes = []
         token = _TASK.set(self)
         self.started = started = time.perf_counter()
         try:
@@ -218,6 +219,8 @@ class LoopProbe:
         self.task_records: dict[str, TaskRecord] = {}
         self.task_probes: dict[str, TaskProbe] = {}
         self.first_step: int | None = None
+        self.shapes: dict[str, tuple[Any, Any, list[str], list[str]]] = {}
+        """Per node: its task path and triggers as langgraph gives them, and their recorded lists."""
         self.folds = folds_of(loop.channels, self.keys)
         """The state keys whose reducer appends (`superstep.add_call`)."""
         self.appends = [(key, fold) for key, fold in self.folds.items() if isinstance(fold, Appends)]
@@ -238,13 +241,42 @@ class LoopProbe:
         for task_id, task in loop.tasks.items():
             if task_id in records:
                 continue
-            record = records[task_id] = plan_task(run, step, task, versions, seen.get(task.name, _NOTHING), managed)
+            path = task.path
+            if not managed and len(path) == 2 and path[0] == "__pregel_pull" and task.name != "__start__":
+                record = records[task_id] = self._plan_pull(step, task, versions, seen.get(task.name, _NOTHING))
+            else:
+                record = records[task_id] = plan_task(run, step, task, versions, seen.get(task.name, _NOTHING), managed)
             if task.writes:  # finished before an interrupt: langgraph reapplies its saved writes
                 continue
             # The task is this step's own (frozen) object: its runnable is swapped in place, which is
             # cheaper than a copy and keeps every reference langgraph holds to it valid.
             probe = self.task_probes[task_id] = ObservedProc(task.proc, record, self)
             object.__setattr__(task, "proc", probe)
+
+    def _plan_pull(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
+        """`superstep.plan_task` of a node's task (no managed values): a node's path and triggers are
+        the same every step, so their recorded lists are found once per node (`shapes`), and a task
+        whose every trigger fired shares its triggers' list, as `TraceWriter.interned` would give."""
+        run = self.run
+        path, triggers = task.path, task.triggers
+        shape = self.shapes.get(task.name)
+        if shape is None or shape[0] != path or shape[1] != triggers:
+            shape = self.shapes[task.name] = (path, triggers, run.interned(path), run.interned(triggers))
+        fired = [c for c in triggers if c in versions and (c not in seen or seen[c] < versions[c])]
+        seen_versions = {}
+        for channel in fired:
+            version = versions[channel]
+            seen_versions[channel] = version if type(version) is int else version_number(version)
+        record = TaskRecord(
+            task.id,
+            task.name,
+            shape[2],
+            shape[3],
+            shape[3] if len(fired) == len(triggers) else run.interned(fired),
+            seen_versions,
+            run.input_view(task.input),
+        )
+        return run.add_task(step, record)
 
     def settle(self, tasks: Any, committed: bool) -> None:
         """Fills in what each task of the step did (once per task)."""
@@ -311,6 +343,13 @@ class LoopProbe:
     ) -> set[str]:
         """The step's barrier: langgraph's own `apply_writes`, every write to a state key recorded, then the commit."""
         tasks = list(tasks)
+        args = (checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+        if len(tasks) == 1:
+            calls = self._lone_task(tasks[0], channels, step)
+            if calls is not None:
+                updated = self._single_writes(apply, args, calls, step)
+                self.commit(step, channels, checkpoint["channel_versions"], updated)
+                return updated
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
         single = True  # one plain write per key (a loop, not a generator: this runs every step)
@@ -320,12 +359,11 @@ class LoopProbe:
                 break
         if not grouped:
             self.run.open_step(step)
-            updated = apply(checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+            updated = apply(*args)
         elif single:
             self.run.open_step(step)
-            updated = self._single_writes(
-                apply, (checkpoint, channels, tasks, get_next_version, trigger_to_nodes), channels, grouped, step
-            )
+            calls = [(key, channels[key], write, task) for key, [(write, task)] in grouped.items()]
+            updated = self._single_writes(apply, args, calls, step)
         else:
             observed = _ObservedChannels(channels, grouped, call_sink(self.run, step, self.folds))
             updated = apply(checkpoint, observed, tasks, get_next_version, trigger_to_nodes)
@@ -351,46 +389,63 @@ class LoopProbe:
             numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
         self.run.commit(step, values, numbers, frozenset(updated) if updated else ())
 
+    def _lone_task(self, task: Any, channels: Mapping[str, Any], step: int) -> list[tuple[str, Any, Any, Any]] | None:
+        """The usual step of a loop, settled at once: one task, which returned at its first attempt, and
+        wrote each state key at most once, plainly (`single_plain_write`). Its `_single_writes` calls
+        (`(key, channel, write, task)`, in the order of its writes, as `writes_by_channel` gives them),
+        or None for any other step (`settle` and the rest of `barrier` then take it)."""
+        task_id = getattr(task, "id", None)
+        probe = self.task_probes.get(task_id) if task_id else None
+        if probe is None or probe.error is not None or not probe.has_result or probe.attempts:
+            return None
+        key_set = self.key_set
+        calls = []
+        for key, write in task.writes:
+            if key in key_set:
+                channel = channels[key]
+                if not single_plain_write(channel, write):
+                    return None
+                calls.append((key, channel, write, task))
+        if len(calls) > 1 and len({call[0] for call in calls}) != len(calls):
+            return None  # a key written twice: its writes meet in one `update`
+        record = self.task_records.pop(task_id, None)
+        if record is None:
+            return None
+        del self.task_probes[task_id]
+        self._returned(record, task.writes, probe)
+        self.run.open_step(step)
+        return calls
+
     def _single_writes(
-        self,
-        apply: Callable[..., set[str]],
-        args: tuple[Any, ...],
-        channels: Mapping[str, Any],
-        grouped: dict[str, list[tuple[Any, Any]]],
-        step: int,
+        self, apply: Callable[..., set[str]], args: tuple[Any, ...], calls: list[tuple[str, Any, Any, Any]], step: int
     ) -> set[str]:
-        """The usual step: one plain write per key, so each key's reducer runs once, on the value before
-        and giving the value after; read around langgraph's own barrier, with no wrapper in its way.
-        A reducer that raises is found in the traceback (the `update` frame of its channel)."""
-        calls = [(key, channels[key], write, task) for key, [(write, task)] in grouped.items()]
+        """The usual step: one plain write per key (`calls`: `(key, channel, write, task)`), so each
+        key's reducer runs once, on the value before and giving the value after; read around
+        langgraph's own barrier, with no wrapper in its way. A reducer that raises is found in the
+        traceback (the `update` frame of its channel)."""
         befores = [channel.value for _, channel, _, _ in calls]
+        run, folds = self.run, self.folds
         try:
             updated = apply(*args)
         except Exception as exc:  # noqa: BLE001 - recorded, then raised again
             failed = _failed_channel(exc, {id(channel): key for key, channel, _, _ in calls})
             for (key, channel, write, task), before in zip(calls, befores):
-                if key == failed or failed is None:
-                    self._call(step, key, channel, write, task, before, ENGINE_MISSING, exc)
-                    if failed is not None:
-                        break
-                else:
-                    self._call(step, key, channel, write, task, before, channel.value, None)
+                refused = key == failed or failed is None
+                writer = getattr(task, "id", None) or task.name
+                after = ENGINE_MISSING if refused else channel.value
+                add_call(
+                    run, step, key, reducer_name_of(channel), writer, task.name, before, write, after,
+                    exc if refused else None, folds,
+                )  # fmt: skip
+                if refused and failed is not None:
+                    break
             raise
-        run, folds = self.run, self.folds
         for (key, channel, write, task), before in zip(calls, befores):
             writer = getattr(task, "id", None) or task.name
             add_call(
                 run, step, key, reducer_name_of(channel), writer, task.name, before, write, channel.value, None, folds
             )
         return updated
-
-    def _call(
-        self, step: int, key: str, channel: Any, write: Any, task: Any, before: Any, after: Any, error: Any
-    ) -> None:
-        writer = getattr(task, "id", None) or task.name
-        add_call(
-            self.run, step, key, reducer_name_of(channel), writer, task.name, before, write, after, error, self.folds
-        )
 
     # ---- the end -----------------------------------------------------------------------------
 
