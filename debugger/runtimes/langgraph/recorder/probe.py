@@ -61,6 +61,7 @@ _GRAPHS: dict[int, "weakref.ref[Any]"] = {}
 _PROBE_ATTR = "_stepscope_probe"
 _NOTHING: Mapping[str, Any] = {}
 _INT = frozenset((int,))
+_UNSEEN = object()
 
 
 class UnsupportedLangGraph(Exception):
@@ -75,30 +76,20 @@ class ObservedProc:
     `invoke`/`ainvoke`/`astream` on it per attempt; everything else is the runnable's own. One object
     per task (the watcher and its findings), as one is made for every task of every recorded step."""
 
-    __slots__ = (
-        "proc",
-        "record",
-        "loop",
-        "result",
-        "has_result",
-        "error",
-        "attempts",
-        "routes",
-        "started",
-        "duration",
-    )
+    # What most tasks keep as it starts, as class attributes: a task sets only what it changes
+    # (one object per task of every recorded step, made while the run's caller waits).
+    result: Any = None
+    has_result = False
+    error: BaseException | None = None
+    attempts: list[dict[str, Any]] | tuple[()] = ()
+    started = 0.0
+    duration = 0.0
 
     def __init__(self, proc: Any, record: TaskRecord, loop: "LoopProbe") -> None:
         self.proc = proc
         self.record = record
         self.loop = loop
-        self.result: Any = None
-        self.has_result = False
-        self.error: BaseException | None = None
-        self.attempts: list[dict[str, Any]] = []
-        self.routes: list[list[Any]] = []
-        self.started = 0.0
-        self.duration = 0.0
+        self.routes: list[tuple[str, Any]] = []
 
     def begin(self) -> Any:
         self.routes = []
@@ -114,9 +105,8 @@ class ObservedProc:
         self.duration += elapsed
         self.error = error
         if not _is_bubble_up(error):
-            self.attempts.append(
-                {"attempt": len(self.attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)}
-            )
+            attempts = self.attempts = list(self.attempts)
+            attempts.append({"attempt": len(attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)})
 
     @contextmanager
     def _watched(self) -> Iterator[None]:
@@ -219,6 +209,8 @@ class LoopProbe:
         self.task_records: dict[str, TaskRecord] = {}
         self.task_probes: dict[str, TaskProbe] = {}
         self.first_step: int | None = None
+        self.reducers: dict[str, tuple[Any, str]] = {}
+        """Per state key: its channel and its reducer's name (`reducer_name_of`)."""
         self.shapes: dict[str, tuple[Any, Any, list[str], list[str]]] = {}
         """Per node: its task path and triggers as langgraph gives them, and their recorded lists."""
         self.folds = folds_of(loop.channels, self.keys)
@@ -262,11 +254,13 @@ class LoopProbe:
         shape = self.shapes.get(task.name)
         if shape is None or shape[0] != path or shape[1] != triggers:
             shape = self.shapes[task.name] = (path, triggers, run.interned(path), run.interned(triggers))
-        fired = [c for c in triggers if c in versions and (c not in seen or seen[c] < versions[c])]
+        fired = []
         seen_versions = {}
-        for channel in fired:
-            version = versions[channel]
-            seen_versions[channel] = version if type(version) is int else version_number(version)
+        for channel in triggers:  # the triggers newer than what the node had seen, and their versions
+            version = versions.get(channel, _UNSEEN)
+            if version is not _UNSEEN and (channel not in seen or seen[channel] < version):
+                fired.append(channel)
+                seen_versions[channel] = version if type(version) is int else version_number(version)
         record = TaskRecord(
             task.id,
             task.name,
@@ -300,7 +294,7 @@ class LoopProbe:
             if error is not None and type(error).__name__ == "ParentCommand" and committed:
                 # a subgraph's Command(graph=PARENT) addressed to this graph: it is this task's return value
                 result, has_result, error = error.args[0], True, None
-            attempts = probe.attempts
+            attempts = list(probe.attempts)
             if error is not None and attempts and not _is_bubble_up(error):
                 attempts = attempts[:-1]  # the last attempt's error is the task's error
             self.run.task_done(
@@ -362,7 +356,7 @@ class LoopProbe:
             updated = apply(*args)
         elif single:
             self.run.open_step(step)
-            calls = [(key, channels[key], write, task) for key, [(write, task)] in grouped.items()]
+            calls = [(key, channels[key], write, task, channels[key].value) for key, [(write, task)] in grouped.items()]
             updated = self._single_writes(apply, args, calls, step)
         else:
             observed = _ObservedChannels(channels, grouped, call_sink(self.run, step, self.folds))
@@ -389,10 +383,10 @@ class LoopProbe:
             numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
         self.run.commit(step, values, numbers, frozenset(updated) if updated else ())
 
-    def _lone_task(self, task: Any, channels: Mapping[str, Any], step: int) -> list[tuple[str, Any, Any, Any]] | None:
+    def _lone_task(self, task: Any, channels: Mapping[str, Any], step: int) -> list[tuple[Any, ...]] | None:
         """The usual step of a loop, settled at once: one task, which returned at its first attempt, and
         wrote each state key at most once, plainly (`single_plain_write`). Its `_single_writes` calls
-        (`(key, channel, write, task)`, in the order of its writes, as `writes_by_channel` gives them),
+        (`(key, channel, write, task, value before)`, in the order of its writes, as `writes_by_channel` gives them),
         or None for any other step (`settle` and the rest of `barrier` then take it)."""
         task_id = getattr(task, "id", None)
         probe = self.task_probes.get(task_id) if task_id else None
@@ -405,7 +399,7 @@ class LoopProbe:
                 channel = channels[key]
                 if not single_plain_write(channel, write):
                     return None
-                calls.append((key, channel, write, task))
+                calls.append((key, channel, write, task, channel.value))
         if len(calls) > 1 and len({call[0] for call in calls}) != len(calls):
             return None  # a key written twice: its writes meet in one `update`
         record = self.task_records.pop(task_id, None)
@@ -417,19 +411,18 @@ class LoopProbe:
         return calls
 
     def _single_writes(
-        self, apply: Callable[..., set[str]], args: tuple[Any, ...], calls: list[tuple[str, Any, Any, Any]], step: int
+        self, apply: Callable[..., set[str]], args: tuple[Any, ...], calls: list[tuple[Any, ...]], step: int
     ) -> set[str]:
-        """The usual step: one plain write per key (`calls`: `(key, channel, write, task)`), so each
-        key's reducer runs once, on the value before and giving the value after; read around
-        langgraph's own barrier, with no wrapper in its way. A reducer that raises is found in the
-        traceback (the `update` frame of its channel)."""
-        befores = [channel.value for _, channel, _, _ in calls]
-        run, folds = self.run, self.folds
+        """The usual step: one plain write per key (`calls`: `(key, channel, write, task, value
+        before)`), so each key's reducer runs once, on the value before and giving the value after;
+        read around langgraph's own barrier, with no wrapper in its way. A reducer that raises is
+        found in the traceback (the `update` frame of its channel)."""
+        run, folds, reducers = self.run, self.folds, self.reducers
         try:
             updated = apply(*args)
         except Exception as exc:  # noqa: BLE001 - recorded, then raised again
-            failed = _failed_channel(exc, {id(channel): key for key, channel, _, _ in calls})
-            for (key, channel, write, task), before in zip(calls, befores):
+            failed = _failed_channel(exc, {id(channel): key for key, channel, _, _, _ in calls})
+            for key, channel, write, task, before in calls:
                 refused = key == failed or failed is None
                 writer = getattr(task, "id", None) or task.name
                 after = ENGINE_MISSING if refused else channel.value
@@ -440,11 +433,12 @@ class LoopProbe:
                 if refused and failed is not None:
                     break
             raise
-        for (key, channel, write, task), before in zip(calls, befores):
+        for key, channel, write, task, before in calls:
+            reducer = reducers.get(key)
+            if reducer is None or reducer[0] is not channel:
+                reducer = reducers[key] = (channel, reducer_name_of(channel))
             writer = getattr(task, "id", None) or task.name
-            add_call(
-                run, step, key, reducer_name_of(channel), writer, task.name, before, write, channel.value, None, folds
-            )
+            add_call(run, step, key, reducer[1], writer, task.name, before, write, channel.value, None, folds)
         return updated
 
     # ---- the end -----------------------------------------------------------------------------
