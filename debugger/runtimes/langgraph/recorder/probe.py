@@ -4,8 +4,8 @@
 started it, found by its checkpoint namespace): the state it starts from, the tasks each tick plans,
 each step's barrier (every state key's `update` observed, `superstep.observe_update`, then the
 committed state checked against the recorded calls), checkpoints, and the end (status, output,
-error, interrupts). `ObservedProc` wraps a task's runnable to see its raw return value, its error
-and every failed attempt under a RetryPolicy; `TaskProbe` holds what it saw. Every value is
+error, interrupts). `watched.ObservedProc` wraps a task's runnable to see its raw return value, its
+error and every failed attempt under a RetryPolicy, and holds what it saw. Every value is
 langgraph's own object; nothing is re-implemented.
 
 Which loop an `apply_writes` call belongs to is found by its `channels` mapping (one per loop), so
@@ -15,15 +15,13 @@ parallel subgraphs and async runs sharing a thread cannot be confused.
 from __future__ import annotations
 
 import asyncio
-import time
 import weakref
-from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import chain
 from typing import Any, Callable, Iterator, Mapping
 
 from engine.codec import MISSING as ENGINE_MISSING
-from engine.codec import encode, encode_error
+from engine.codec import encode
 from engine.trace import (
     SAME_AS_WRITES,
     TaskRecord,
@@ -35,14 +33,11 @@ from engine.trace import (
     utc_now,
 )
 
+from .calls import Appends, add_call, folds_of, lg_missing
 from .names import DEFAULT_NAME, describe, state_keys
 from .superstep import (
-    Appends,
     _get,
-    _lg_missing,
-    add_call,
     call_sink,
-    folds_of,
     observe_update,
     plan_task,
     reducer_name_of,
@@ -50,10 +45,10 @@ from .superstep import (
     version_number,
     writes_by_channel,
 )
+from .watched import ObservedProc, _is_bubble_up
 
 ACTIVE: ContextVar[Any] = ContextVar("stepscope_langgraph_session", default=None)
 """The recording session (`record.Session`) runs started in this context report to."""
-_TASK: ContextVar["TaskProbe | None"] = ContextVar("stepscope_langgraph_task", default=None)
 _BY_CHANNELS: dict[int, "LoopProbe"] = {}
 """id(loop.channels) -> the probe of that loop, while it runs."""
 _GRAPHS: dict[int, "weakref.ref[Any]"] = {}
@@ -66,98 +61,6 @@ _UNSEEN = object()
 
 class UnsupportedLangGraph(Exception):
     """This langgraph cannot be watched (its internals are not the ones StepScope knows)."""
-
-
-# ---- one task ------------------------------------------------------------------------------------
-
-
-class ObservedProc:
-    """A task's runnable, watched, and what it saw (across retry attempts): langgraph calls
-    `invoke`/`ainvoke`/`astream` on it per attempt; everything else is the runnable's own. One object
-    per task (the watcher and its findings), as one is made for every task of every recorded step."""
-
-    # What most tasks keep as it starts, as class attributes: a task sets only what it changes
-    # (one object per task of every recorded step, made while the run's caller waits).
-    result: Any = None
-    has_result = False
-    error: BaseException | None = None
-    attempts: list[dict[str, Any]] | tuple[()] = ()
-    started = 0.0
-    duration = 0.0
-
-    def __init__(self, proc: Any, record: TaskRecord, loop: "LoopProbe") -> None:
-        self.proc = proc
-        self.record = record
-        self.loop = loop
-        self.routes: list[tuple[str, Any]] = []
-
-    def begin(self) -> Any:
-        self.routes = []
-        self.started = time.perf_counter()
-        return _TASK.set(self)
-
-    def returned(self, result: Any) -> None:
-        self.duration += time.perf_counter() - self.started
-        self.result, self.has_result, self.error = result, True, None
-
-    def failed(self, error: BaseException) -> None:
-        elapsed = time.perf_counter() - self.started
-        self.duration += elapsed
-        self.error = error
-        if not _is_bubble_up(error):
-            attempts = self.attempts = list(self.attempts)
-            attempts.append({"attempt": len(attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)})
-
-    @contextmanager
-    def _watched(self) -> Iterator[None]:
-        """The task's run as its probe sees it: begun, failed with what it raised, and ended."""
-        token = self.begin()
-        try:
-            yield
-        except BaseException as exc:
-            self.failed(exc)
-            raise
-        finally:
-            _TASK.reset(token)
-
-    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        # `_watched`, `begin` and `returned` written out: this runs once per task of every recorded
-        # step, and a generator-based context manager costs more than the rest of the watching
-        if self.routes:  # a failed attempt's
-            self.routes = []
-        token = _TASK.set(self)
-        self.started = started = time.perf_counter()
-        try:
-            result = self.proc.invoke(input, config, **kwargs)
-        except BaseException as exc:
-            self.failed(exc)
-            raise
-        finally:
-            _TASK.reset(token)
-        self.duration += time.perf_counter() - started
-        self.result, self.has_result, self.error = result, True, None
-        return result
-
-    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        with self._watched():
-            result = await self.proc.ainvoke(input, config, **kwargs)
-        self.returned(result)
-        return result
-
-    async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        chunks = []
-        with self._watched():
-            async for chunk in self.proc.astream(input, config, **kwargs):
-                chunks.append(chunk)
-                yield chunk
-        self.returned(chunks[0] if len(chunks) == 1 else chunks)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.proc, name)
-
-
-TaskProbe = ObservedProc
-"""What one task did, as its wrapped runnable saw it (the same object)."""
 
 
 # ---- one loop (one run of one graph) -------------------------------------------------------------
@@ -207,7 +110,7 @@ class LoopProbe:
         self.record = record
         self.is_trace = parent_task is None
         self.task_records: dict[str, TaskRecord] = {}
-        self.task_probes: dict[str, TaskProbe] = {}
+        self.task_probes: dict[str, ObservedProc] = {}
         self.first_step: int | None = None
         self.reducers: dict[str, tuple[Any, str]] = {}
         """Per state key: its channel and its reducer's name (`reducer_name_of`)."""
@@ -308,7 +211,7 @@ class LoopProbe:
                 attempts=attempts,
             )
 
-    def _returned(self, record: TaskRecord, writes: Any, probe: TaskProbe) -> None:
+    def _returned(self, record: TaskRecord, writes: Any, probe: ObservedProc) -> None:
         """`TraceWriter.task_done` of a task that returned at its first attempt (the usual task), as the
         engine's events build one (`engine.trace_events.build_finished_flat`): writes that are a few
         scalars met before are one lookup; no error, no attempts."""
@@ -367,13 +270,13 @@ class LoopProbe:
     def commit(self, step: int, channels: Mapping[str, Any], versions: Mapping[str, Any], updated: Any) -> None:
         """The state keys' values langgraph committed after `step`, checked against the recorded calls
         (`superstep.commit`, with a plain key's value read from its channel without a `get()`)."""
-        lg_missing = _lg_missing()
+        missing = lg_missing()
         values = {}
         for key in self.keys:
             channel = channels[key]
             if type(channel) in _PLAIN_CHANNELS or _is_plain_channel(channel):
                 value = channel.value
-                values[key] = ENGINE_MISSING if value is lg_missing else value
+                values[key] = ENGINE_MISSING if value is missing else value
             else:
                 values[key] = _get(channel)
         for key, fold in self.appends:
@@ -596,10 +499,6 @@ def _failed_channel(error: BaseException, watched: dict[int, str]) -> str | None
                 return key
         tb = tb.tb_next
     return None
-
-
-def _is_bubble_up(error: BaseException) -> bool:
-    return any(cls.__name__ == "GraphBubbleUp" for cls in type(error).__mro__)
 
 
 def _recursion_error(limit: Any) -> BaseException:

@@ -27,28 +27,14 @@ The writer's `commit` compares each state key's committed value with what the re
 
 from __future__ import annotations
 
-from operator import add as _list_add
-from operator import is_ as _is
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
 from engine.trace import StepRecord, TaskRecord, TraceWriter
 
+from .calls import add_call, lg_missing
 from .names import reducer_name
-
-_LG_MISSING: Any = None
-
-
-def _lg_missing() -> Any:
-    """langgraph's empty-channel marker (imported on first use: importing this module imports no langgraph)."""
-    global _LG_MISSING
-    if _LG_MISSING is None:
-        from langgraph._internal._typing import MISSING
-
-        _LG_MISSING = MISSING
-    return _LG_MISSING
-
 
 CallSink = Callable[[str, str, str, str, Any, Any, Any, "BaseException | None"], None]
 """sink(channel, reducer, writer_id, writer_name, before, write, after, error)."""
@@ -71,7 +57,7 @@ def version_number(version: Any) -> int:
 def call_sink(writer: TraceWriter, step: int, folds: Mapping[str, str] | None = None) -> CallSink:
     """The sink `merge`/`refold`/`observe_update` report `step`'s reducer calls to: each becomes
     `writer.add_call`, langgraph's empty-channel marker recorded as an empty channel. `folds`
-    (`folds_of`): the state keys whose reducer is known to append (see `add_call`)."""
+    (`calls.folds_of`): the state keys whose reducer is known to append (see `calls.add_call`)."""
     writer.open_step(step)
 
     def sink(
@@ -89,125 +75,6 @@ def call_sink(writer: TraceWriter, step: int, folds: Mapping[str, str] | None = 
     return sink
 
 
-def add_call(
-    writer: TraceWriter,
-    step: int,
-    channel: str,
-    reducer: str,
-    writer_id: str,
-    writer_name: str,
-    before: Any,
-    write: Any,
-    after: Any,
-    error: BaseException | None,
-    folds: Mapping[str, str] | None = None,
-) -> None:
-    """`writer.add_call` of one reducer call (raw values, langgraph's empty marker as the engine's),
-    telling the writer what is known without looking at the long list again: `before` is the object
-    it recorded last (then only an in-place change is looked for), and, for a reducer that only
-    appended (`folds`: `operator.add` of two lists; langgraph's `add_messages` that appended its
-    write's messages to a list it made itself, `Appends`), the items it appended. The records are
-    the same as without the hints: the writer still checks that `before` is unchanged since recorded."""
-    lg_missing = _LG_MISSING if _LG_MISSING is not None else _lg_missing()
-    if before is lg_missing:
-        before = ENGINE_MISSING
-    if after is lg_missing:
-        after = ENGINE_MISSING
-    tracker = writer.trackers.get(channel)
-    same = tracker is not None and tracker.raw is before
-    appended = None
-    if folds:
-        fold = folds.get(channel)
-        if fold is ADD:
-            if same and error is None and type(before) is list and type(write) is list and type(after) is list:
-                appended = write  # list + list: the items of `before`, then the write's
-        elif fold is not None:
-            appended = fold.appended(before, write, after if error is None else None)
-            if not same:
-                appended = None
-    writer.add_call(
-        step,
-        channel,
-        reducer,
-        writer_id,
-        writer_name,
-        before,
-        write,
-        after,
-        error,
-        before_is_recorded=same,
-        appended=appended,
-    )
-
-
-ADD = "operator.add"
-"""`folds_of`'s mark of a key whose reducer is `operator.add`."""
-
-
-class Appends:
-    """A state key whose reducer is langgraph's own `add_messages` (without a `format`, which rebuilds
-    every message): the list its last call made from a plain write (a message or a list), in which
-    every item is a message (`add_messages` converts them). Called on such a list, `add_messages`
-    keeps its items as they are and appends the write's messages, or replaces and removes by id."""
-
-    __slots__ = ("made",)
-
-    def __init__(self) -> None:
-        self.made: Any = None
-
-    def appended(self, before: Any, write: Any, after: Any) -> list[Any] | None:
-        """The messages a call appended, when it did nothing else: `before` is the list the last call
-        made, `after` holds as many more items as the write has, and those are the write's own objects
-        (so nothing was replaced or removed: the counts would not add up). None otherwise (and for a
-        call that failed: `after` None)."""
-        made, self.made = self.made, None
-        if type(after) is not list:
-            return None
-        if type(write) is list:
-            items = write
-        elif _is_message(write):
-            items = [write]
-        else:
-            return None
-        self.made = after
-        start = len(after) - len(items)
-        if made is not before or start != len(before) or not all(map(_is, after[start:], items)):
-            return None
-        return items
-
-    def committed(self, value: Any) -> None:
-        """The key's committed value: what the last call made, or else anything (forgotten)."""
-        if value is not self.made:
-            self.made = None
-
-
-_MESSAGE_CLASS: Any = None
-
-
-def _is_message(value: Any) -> bool:
-    global _MESSAGE_CLASS
-    if _MESSAGE_CLASS is None:
-        from langchain_core.messages import BaseMessage
-
-        _MESSAGE_CLASS = BaseMessage
-    return isinstance(value, _MESSAGE_CLASS)
-
-
-def folds_of(channels: Mapping[str, Any], state_keys: Iterable[str]) -> dict[str, Any]:
-    """`{key: ADD or Appends()}` for the state keys whose reducer only appends in the usual call:
-    `operator.add`, and langgraph's own `add_messages` (see `Appends`)."""
-    from langgraph.graph.message import add_messages
-
-    folds: dict[str, Any] = {}
-    for key in state_keys:
-        reducer = getattr(channels.get(key), "operator", None)
-        if reducer is _list_add:
-            folds[key] = ADD
-        elif reducer is add_messages:
-            folds[key] = Appends()
-    return folds
-
-
 def commit(
     writer: TraceWriter,
     step: int,
@@ -218,11 +85,11 @@ def commit(
 ) -> StepRecord:
     """`writer.commit` of the state langgraph committed after `step`: every state key (a key left out,
     or holding langgraph's empty marker, is an empty channel), versions as integers (`version_number`)."""
-    lg_missing = _lg_missing()
+    missing = lg_missing()
     values = {}
     for key in state_keys:
         value = committed.get(key, ENGINE_MISSING)
-        values[key] = ENGINE_MISSING if value is lg_missing else value
+        values[key] = ENGINE_MISSING if value is missing else value
     numbers = None
     if versions is not None:
         numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
@@ -386,7 +253,7 @@ def single_plain_write(channel: Any, write: Any) -> bool:
     global _get_overwrite
     if _get_overwrite is None:
         from langgraph.channels.binop import _get_overwrite
-    return channel.value is not _lg_missing() and not _get_overwrite(write)[0]
+    return channel.value is not lg_missing() and not _get_overwrite(write)[0]
 
 
 _KINDS: dict[type, str] = {}
@@ -417,7 +284,7 @@ def _observe_binop(
     if _get_overwrite is None:
         from langgraph.channels.binop import _get_overwrite
     current = channel.value
-    if len(values) == 1 and current is not _lg_missing() and not _get_overwrite(values[0])[0]:
+    if len(values) == 1 and current is not lg_missing() and not _get_overwrite(values[0])[0]:
         # one plain write into a value: exactly one operator call, whose arguments and result are
         # the values before and after (the usual step; no wrapper needed)
         try:
@@ -448,7 +315,7 @@ def _observe_binop(
     seen_overwrite = False
     made = iter(calls)
     for index, (write, (writer_id, writer_name)) in enumerate(zip(values, writers)):
-        if index == 0 and current is _lg_missing():
+        if index == 0 and current is lg_missing():
             sink(key, name, writer_id, writer_name, ENGINE_MISSING, write, write, None)
             current = write
             done = 1
@@ -511,4 +378,4 @@ def _get(channel: Any) -> Any:
 
 def _engine_value(value: Any) -> Any:
     """langgraph's MISSING marker as the engine's, so it is recorded as an empty channel."""
-    return ENGINE_MISSING if value is _lg_missing() else value
+    return ENGINE_MISSING if value is lg_missing() else value
