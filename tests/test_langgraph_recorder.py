@@ -18,11 +18,11 @@ import pytest
 pytest.importorskip("langgraph")
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage  # noqa: E402
 from langchain_core.tools import tool  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.errors import InvalidUpdateError  # noqa: E402
-from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.graph import END, START, StateGraph, add_messages  # noqa: E402
 from langgraph.managed import RemainingSteps  # noqa: E402
 from langgraph.prebuilt import create_react_agent  # noqa: E402
 from langgraph.runtime import Runtime  # noqa: E402
@@ -594,3 +594,63 @@ def test_a_langgraph_run_that_overruns_the_apps_wait_ends_with_the_timeout_statu
     assert trace.status == "timeout" and trace.error["class"] == "RunTimeout"
     assert "did not finish within 0.5 s" in trace.error["message"]
     assert Replay(trace).state_after(1) == {"log": ["quick"]}
+
+
+class Chat(TypedDict):
+    messages: Annotated[list, add_messages]
+    log: Annotated[list, operator.add]
+
+
+def chat_edits():
+    """Each node changes the two lists another way: appends (a list, one message), in place, replaces
+    and removes by id, coerced tuples and strings: what a reducer call records is what it did."""
+
+    def sneak(state: Chat):
+        state["messages"].append(HumanMessage("sneaked", id="s1"))  # in place, then a plain append
+        state["log"].append("sneaked")
+        return {"messages": [AIMessage("three", id="m3")], "log": ["sneak"]}
+
+    steps = [
+        ("say", lambda s: {"messages": [AIMessage("one", id="m1")], "log": ["say"]}),
+        ("again", lambda s: {"messages": AIMessage("two", id="m2"), "log": ["again"]}),
+        ("sneak", sneak),
+        ("fix", lambda s: {"messages": [AIMessage("two, fixed", id="m2")]}),
+        ("drop", lambda s: {"messages": [RemoveMessage(id="m1")], "log": []}),
+        ("coerce", lambda s: {"messages": [("user", "a tuple"), "a string"]}),
+        ("last", lambda s: {"messages": [AIMessage("four", id="m4")], "log": ["last"]}),
+    ]
+    graph = StateGraph(Chat)
+    previous = START
+    for name, node in steps:
+        graph.add_node(name, node)
+        graph.add_edge(previous, name)
+        previous = name
+    return graph.compile()
+
+
+def test_appending_reducers_record_each_kind_of_change_to_their_lists():
+    # (recorded against langgraph alone, not a checkpointer's history: the in-place appends of `sneak`
+    # also reach the checkpoint langgraph saved a step earlier, which held the same lists)
+    graph_input = {"messages": [HumanMessage("hi", id="h1")], "log": []}
+    alone = outcome(lambda: chat_edits().invoke(copy.deepcopy(graph_input)))
+    (status, final), trace = recorded_outcome(chat_edits, graph_input)
+    assert (status, final) == alone and status == "ok"
+    assert all(not step.mismatches for step in trace.steps)
+    assert strip_ids(Replay(trace).state_after(trace.steps[-1].step)) == final
+    assert [m["message"]["data"]["content"] for m in final["messages"]] == [
+        "hi", "two, fixed", "sneaked", "three", "a tuple", "a string", "four"
+    ]  # fmt: skip
+    assert final["log"] == ["say", "again", "sneaked", "sneak", "last"]
+
+    def calls(node: str) -> dict[str, tuple[Any, Any]]:
+        step = next(s for s in trace.steps if [t.name for t in s.tasks] == [node])
+        return {c.channel: (c.before, c.after) for c in step.reducer_calls}
+
+    appended = {"extend": [encode(AIMessage("two", id="m2"))]}
+    assert calls("again") == {"messages": ({"same": True}, appended), "log": ({"same": True}, {"extend": ["again"]})}
+    sneaked = calls("sneak")  # the in-place appends are shown as changes before the reducer ran
+    assert sneaked["messages"][0] == {"extend": [encode(HumanMessage("sneaked", id="s1"))]}
+    assert sneaked["log"] == ({"extend": ["sneaked"]}, {"extend": ["sneak"]})
+    assert "splice" in calls("fix")["messages"][1] and "splice" in calls("drop")["messages"][1]
+    assert calls("drop")["log"] == ({"same": True}, {"same": True})
+    assert calls("last")["messages"] == ({"same": True}, {"extend": [encode(AIMessage("four", id="m4"))]})

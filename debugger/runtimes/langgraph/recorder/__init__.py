@@ -4,12 +4,13 @@
     recording(db=...)          a context manager: every langgraph run inside it is recorded
     superstep                  langgraph supersteps as the trace writer takes them, whatever the source (live or stored)
 
-Modules: `patches.py` (the hooks in langgraph's loop), `probe.py` (what they record, per loop and
-task), `superstep.py` (langgraph's tasks, merge and commit as the trace writer takes them, one write
-at a time), `names.py` (describing a langgraph graph), `record.py` (sessions and the one-liner),
-`runs.py` (a recorded run on a thread, as the langgraph runtime starts it: `debugger/runtimes/langgraph/`),
-`thread_files.py` (InMemorySaver threads kept on disk), `static_view.py` (the structure the checks before
-running read).
+Modules: `patches.py` (the hooks in langgraph's loop), `probe.py` (what they record, per loop),
+`watched.py` (a task's runnable, watched), `superstep.py` (langgraph's tasks, merge and commit as the
+trace writer takes them, one write at a time), `calls.py` (one reducer call, with what spares the
+writer comparing a long list again), `names.py` (describing a langgraph graph), `record.py` (sessions
+and the one-liner), `runs.py` (a recorded run on a thread, as the langgraph runtime starts it:
+`debugger/runtimes/langgraph/`), `thread_files.py` (InMemorySaver threads kept on disk),
+`static_view.py` (the structure the checks before running read).
 Importing this package does not import langgraph; recording does.
 """
 

@@ -6,7 +6,7 @@ the few places where those happen, and only runs started inside a recording sess
 are observed: every other run goes straight through after one lookup.
 
     PregelLoop._first           the run starts: a LoopProbe; the state it starts from; the input's writes
-    PregelLoop.tick             the tasks planned; each task's runnable wrapped (`probe.ObservedProc`)
+    PregelLoop.tick             the tasks planned; each task's runnable wrapped (`watched.ObservedProc`)
     apply_writes (in _loop)     the barrier, observed (`LoopProbe.barrier`)
     PregelLoop._put_checkpoint  checkpoint id and parent of each step
     __exit__ / __aexit__        status, output, error, interrupts; the unfinished step's tasks
@@ -20,8 +20,9 @@ import threading
 import weakref
 from typing import Any
 
-from .probe import _BY_CHANNELS, _GRAPHS, _PROBE_ATTR, _TASK, ACTIVE, LoopProbe, UnsupportedLangGraph
+from .probe import _BY_CHANNELS, _GRAPHS, _PROBE_ATTR, ACTIVE, LoopProbe, UnsupportedLangGraph
 from .superstep import check_recordable
+from .watched import _TASK
 
 _INSTALLED = False
 _INSTALL_LOCK = threading.Lock()

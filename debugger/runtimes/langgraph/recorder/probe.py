@@ -4,8 +4,8 @@
 started it, found by its checkpoint namespace): the state it starts from, the tasks each tick plans,
 each step's barrier (every state key's `update` observed, `superstep.observe_update`, then the
 committed state checked against the recorded calls), checkpoints, and the end (status, output,
-error, interrupts). `ObservedProc` wraps a task's runnable to see its raw return value, its error
-and every failed attempt under a RetryPolicy; `TaskProbe` holds what it saw. Every value is
+error, interrupts). `watched.ObservedProc` wraps a task's runnable to see its raw return value, its
+error and every failed attempt under a RetryPolicy, and holds what it saw. Every value is
 langgraph's own object; nothing is re-implemented.
 
 Which loop an `apply_writes` call belongs to is found by its `channels` mapping (one per loop), so
@@ -15,132 +15,52 @@ parallel subgraphs and async runs sharing a thread cannot be confused.
 from __future__ import annotations
 
 import asyncio
-import time
 import weakref
-from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import chain
 from typing import Any, Callable, Iterator, Mapping
 
 from engine.codec import MISSING as ENGINE_MISSING
-from engine.codec import encode, encode_error
-from engine.trace import TaskRecord, TraceWriter, new_run, plain_config, stepscope_error, utc_now
+from engine.codec import encode
+from engine.trace import (
+    SAME_AS_WRITES,
+    TaskRecord,
+    TraceWriter,
+    new_run,
+    plain_config,
+    same_as_writes,
+    stepscope_error,
+    utc_now,
+)
 
+from .calls import Appends, add_call, folds_of, lg_missing
 from .names import DEFAULT_NAME, describe, state_keys
 from .superstep import (
     _get,
     call_sink,
-    commit,
     observe_update,
     plan_task,
     reducer_name_of,
     single_plain_write,
+    version_number,
     writes_by_channel,
 )
+from .watched import ObservedProc, _is_bubble_up
 
 ACTIVE: ContextVar[Any] = ContextVar("stepscope_langgraph_session", default=None)
 """The recording session (`record.Session`) runs started in this context report to."""
-_TASK: ContextVar["TaskProbe | None"] = ContextVar("stepscope_langgraph_task", default=None)
 _BY_CHANNELS: dict[int, "LoopProbe"] = {}
 """id(loop.channels) -> the probe of that loop, while it runs."""
 _GRAPHS: dict[int, "weakref.ref[Any]"] = {}
 """id(pregel.nodes) -> the compiled graph, for the loops it starts (registered while recording)."""
 _PROBE_ATTR = "_stepscope_probe"
+_NOTHING: Mapping[str, Any] = {}
+_INT = frozenset((int,))
+_UNSEEN = object()
 
 
 class UnsupportedLangGraph(Exception):
     """This langgraph cannot be watched (its internals are not the ones StepScope knows)."""
-
-
-# ---- one task ------------------------------------------------------------------------------------
-
-
-class TaskProbe:
-    """What one task did, as its wrapped runnable saw it (across retry attempts)."""
-
-    __slots__ = ("record", "loop", "result", "has_result", "error", "attempts", "routes", "started", "duration")
-
-    def __init__(self, record: TaskRecord, loop: "LoopProbe") -> None:
-        self.record = record
-        self.loop = loop
-        self.result: Any = None
-        self.has_result = False
-        self.error: BaseException | None = None
-        self.attempts: list[dict[str, Any]] = []
-        self.routes: list[list[Any]] = []
-        self.started = 0.0
-        self.duration = 0.0
-
-    def begin(self) -> Any:
-        self.routes = []
-        self.started = time.perf_counter()
-        return _TASK.set(self)
-
-    def returned(self, result: Any) -> None:
-        self.duration += time.perf_counter() - self.started
-        self.result, self.has_result, self.error = result, True, None
-
-    def failed(self, error: BaseException) -> None:
-        elapsed = time.perf_counter() - self.started
-        self.duration += elapsed
-        self.error = error
-        if not _is_bubble_up(error):
-            self.attempts.append(
-                {"attempt": len(self.attempts) + 1, "error": encode_error(error), "duration": round(elapsed, 6)}
-            )
-
-
-class ObservedProc:
-    """A task's runnable, watched: langgraph calls `invoke`/`ainvoke`/`astream` on it per attempt."""
-
-    __slots__ = ("proc", "probe")
-
-    def __init__(self, proc: Any, probe: TaskProbe) -> None:
-        self.proc = proc
-        self.probe = probe
-
-    @contextmanager
-    def _watched(self) -> Iterator[None]:
-        """The task's run as its probe sees it: begun, failed with what it raised, and ended."""
-        token = self.probe.begin()
-        try:
-            yield
-        except BaseException as exc:
-            self.probe.failed(exc)
-            raise
-        finally:
-            _TASK.reset(token)
-
-    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        # `_watched` written out: this runs once per task of every recorded step, and a generator-based
-        # context manager costs more than the rest of the watching
-        probe = self.probe
-        token = probe.begin()
-        try:
-            result = self.proc.invoke(input, config, **kwargs)
-        except BaseException as exc:
-            probe.failed(exc)
-            raise
-        finally:
-            _TASK.reset(token)
-        probe.returned(result)
-        return result
-
-    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        with self._watched():
-            result = await self.proc.ainvoke(input, config, **kwargs)
-        self.probe.returned(result)
-        return result
-
-    async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        chunks = []
-        with self._watched():
-            async for chunk in self.proc.astream(input, config, **kwargs):
-                chunks.append(chunk)
-                yield chunk
-        self.probe.returned(chunks[0] if len(chunks) == 1 else chunks)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.proc, name)
 
 
 # ---- one loop (one run of one graph) -------------------------------------------------------------
@@ -190,8 +110,15 @@ class LoopProbe:
         self.record = record
         self.is_trace = parent_task is None
         self.task_records: dict[str, TaskRecord] = {}
-        self.task_probes: dict[str, TaskProbe] = {}
+        self.task_probes: dict[str, ObservedProc] = {}
         self.first_step: int | None = None
+        self.reducers: dict[str, tuple[Any, str]] = {}
+        """Per state key: its channel and its reducer's name (`reducer_name_of`)."""
+        self.shapes: dict[str, tuple[Any, Any, list[str], list[str]]] = {}
+        """Per node: its task path and triggers as langgraph gives them, and their recorded lists."""
+        self.folds = folds_of(loop.channels, self.keys)
+        """The state keys whose reducer appends (`superstep.add_call`)."""
+        self.appends = [(key, fold) for key, fold in self.folds.items() if isinstance(fold, Appends)]
         with session.lock:
             session.loops[self.ns] = self
         _BY_CHANNELS[id(loop.channels)] = self
@@ -203,21 +130,50 @@ class LoopProbe:
         """Records the tasks a tick planned (once each) and wraps each one's runnable to watch it."""
         checkpoint = loop.checkpoint
         versions = checkpoint["channel_versions"]
-        for task_id, task in list(loop.tasks.items()):
-            if task_id in self.task_records:
+        seen = checkpoint["versions_seen"]
+        records = self.task_records
+        run, step, managed = self.run, loop.step, self.managed
+        for task_id, task in loop.tasks.items():
+            if task_id in records:
                 continue
-            record = self._task_record(loop.step, task, versions, checkpoint["versions_seen"].get(task.name, {}))
+            path = task.path
+            if not managed and len(path) == 2 and path[0] == "__pregel_pull" and task.name != "__start__":
+                record = records[task_id] = self._plan_pull(step, task, versions, seen.get(task.name, _NOTHING))
+            else:
+                record = records[task_id] = plan_task(run, step, task, versions, seen.get(task.name, _NOTHING), managed)
             if task.writes:  # finished before an interrupt: langgraph reapplies its saved writes
                 continue
-            probe = self.task_probes[task_id] = TaskProbe(record, self)
             # The task is this step's own (frozen) object: its runnable is swapped in place, which is
             # cheaper than a copy and keeps every reference langgraph holds to it valid.
-            object.__setattr__(task, "proc", ObservedProc(task.proc, probe))
+            probe = self.task_probes[task_id] = ObservedProc(task.proc, record, self)
+            object.__setattr__(task, "proc", probe)
 
-    def _task_record(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
-        record = plan_task(self.run, step, task, versions, seen, self.managed)
-        self.task_records[task.id] = record
-        return record
+    def _plan_pull(self, step: int, task: Any, versions: Mapping[str, Any], seen: Mapping[str, Any]) -> TaskRecord:
+        """`superstep.plan_task` of a node's task (no managed values): a node's path and triggers are
+        the same every step, so their recorded lists are found once per node (`shapes`), and a task
+        whose every trigger fired shares its triggers' list, as `TraceWriter.interned` would give."""
+        run = self.run
+        path, triggers = task.path, task.triggers
+        shape = self.shapes.get(task.name)
+        if shape is None or shape[0] != path or shape[1] != triggers:
+            shape = self.shapes[task.name] = (path, triggers, run.interned(path), run.interned(triggers))
+        fired = []
+        seen_versions = {}
+        for channel in triggers:  # the triggers newer than what the node had seen, and their versions
+            version = versions.get(channel, _UNSEEN)
+            if version is not _UNSEEN and (channel not in seen or seen[channel] < version):
+                fired.append(channel)
+                seen_versions[channel] = version if type(version) is int else version_number(version)
+        record = TaskRecord(
+            task.id,
+            task.name,
+            shape[2],
+            shape[3],
+            shape[3] if len(fired) == len(triggers) else run.interned(fired),
+            seen_versions,
+            run.input_view(task.input),
+        )
+        return run.add_task(step, record)
 
     def settle(self, tasks: Any, committed: bool) -> None:
         """Fills in what each task of the step did (once per task)."""
@@ -229,6 +185,9 @@ class LoopProbe:
             probe = self.task_probes.get(task_id)
             if probe is not None and probe.error is None:
                 del self.task_probes[task_id]  # keep only what `_interrupt` may need: raw results are not kept alive
+                if probe.has_result and not probe.attempts:
+                    self._returned(record, task.writes, probe)
+                    continue
             writes = list(task.writes)
             if probe is None:  # writes restored from a checkpoint, or a task pushed mid-step
                 self.run.task_done(record, writes=writes)
@@ -238,7 +197,7 @@ class LoopProbe:
             if error is not None and type(error).__name__ == "ParentCommand" and committed:
                 # a subgraph's Command(graph=PARENT) addressed to this graph: it is this task's return value
                 result, has_result, error = error.args[0], True, None
-            attempts = probe.attempts
+            attempts = list(probe.attempts)
             if error is not None and attempts and not _is_bubble_up(error):
                 attempts = attempts[:-1]  # the last attempt's error is the task's error
             self.run.task_done(
@@ -251,6 +210,21 @@ class LoopProbe:
                 duration=probe.duration,
                 attempts=attempts,
             )
+
+    def _returned(self, record: TaskRecord, writes: Any, probe: ObservedProc) -> None:
+        """`TraceWriter.task_done` of a task that returned at its first attempt (the usual task), as the
+        engine's events build one (`engine.trace_events.build_finished_flat`): writes that are a few
+        scalars met before are one lookup; no error, no attempts."""
+        run = self.run
+        record.writes = run.flat_pairs(tuple(chain.from_iterable(writes)))
+        result = probe.result
+        if type(result) is dict and same_as_writes(result, writes):
+            record.result = SAME_AS_WRITES
+        else:
+            record.result = run.encode(result)
+        if probe.routes:
+            record.routes = run.flat_pairs(tuple(chain.from_iterable(probe.routes)))
+        record.duration = round(probe.duration, 6)
 
     # ---- the barrier -------------------------------------------------------------------------
 
@@ -266,56 +240,108 @@ class LoopProbe:
     ) -> set[str]:
         """The step's barrier: langgraph's own `apply_writes`, every write to a state key recorded, then the commit."""
         tasks = list(tasks)
+        args = (checkpoint, channels, tasks, get_next_version, trigger_to_nodes)
+        if len(tasks) == 1:
+            calls = self._lone_task(tasks[0], channels, step)
+            if calls is not None:
+                updated = self._single_writes(apply, args, calls, step)
+                self.commit(step, channels, checkpoint["channel_versions"], updated)
+                return updated
         self.settle(tasks, committed=True)
         grouped = writes_by_channel(tasks, self.key_set)
-        sink = call_sink(self.run, step)
-
-        def apply_to(on: Mapping[str, Any]) -> set[str]:
-            return apply(checkpoint, on, tasks, get_next_version, trigger_to_nodes)
-
-        if grouped and all(
-            len(pairs) == 1 and single_plain_write(channels[key], pairs[0][0]) for key, pairs in grouped.items()
-        ):
-            updated = self._single_writes(apply_to, channels, grouped, sink)
+        single = True  # one plain write per key (a loop, not a generator: this runs every step)
+        for key, pairs in grouped.items():
+            if len(pairs) != 1 or not single_plain_write(channels[key], pairs[0][0]):
+                single = False
+                break
+        if not grouped:
+            self.run.open_step(step)
+            updated = apply(*args)
+        elif single:
+            self.run.open_step(step)
+            calls = [(key, channels[key], write, task, channels[key].value) for key, [(write, task)] in grouped.items()]
+            updated = self._single_writes(apply, args, calls, step)
         else:
-            updated = apply_to(_ObservedChannels(channels, grouped, sink) if grouped else channels)
+            observed = _ObservedChannels(channels, grouped, call_sink(self.run, step, self.folds))
+            updated = apply(checkpoint, observed, tasks, get_next_version, trigger_to_nodes)
         self.commit(step, channels, checkpoint["channel_versions"], updated)
         return updated
 
     def commit(self, step: int, channels: Mapping[str, Any], versions: Mapping[str, Any], updated: Any) -> None:
-        """The state keys' values langgraph committed after `step`, checked against the recorded calls."""
-        commit(self.run, step, self.keys, {k: _get(channels[k]) for k in self.keys}, versions, updated or ())
+        """The state keys' values langgraph committed after `step`, checked against the recorded calls
+        (`superstep.commit`, with a plain key's value read from its channel without a `get()`)."""
+        missing = lg_missing()
+        values = {}
+        for key in self.keys:
+            channel = channels[key]
+            if type(channel) in _PLAIN_CHANNELS or _is_plain_channel(channel):
+                value = channel.value
+                values[key] = ENGINE_MISSING if value is missing else value
+            else:
+                values[key] = _get(channel)
+        for key, fold in self.appends:
+            fold.committed(values[key])
+        numbers = dict(versions)
+        if not _INT.issuperset(map(type, numbers.values())):  # a saver's "0000…0042.0.123" strings
+            numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
+        self.run.commit(step, values, numbers, frozenset(updated) if updated else ())
+
+    def _lone_task(self, task: Any, channels: Mapping[str, Any], step: int) -> list[tuple[Any, ...]] | None:
+        """The usual step of a loop, settled at once: one task, which returned at its first attempt, and
+        wrote each state key at most once, plainly (`single_plain_write`). Its `_single_writes` calls
+        (`(key, channel, write, task, value before)`, in the order of its writes, as `writes_by_channel` gives them),
+        or None for any other step (`settle` and the rest of `barrier` then take it)."""
+        task_id = getattr(task, "id", None)
+        probe = self.task_probes.get(task_id) if task_id else None
+        if probe is None or probe.error is not None or not probe.has_result or probe.attempts:
+            return None
+        key_set = self.key_set
+        calls = []
+        for key, write in task.writes:
+            if key in key_set:
+                channel = channels[key]
+                if not single_plain_write(channel, write):
+                    return None
+                calls.append((key, channel, write, task, channel.value))
+        if len(calls) > 1 and len({call[0] for call in calls}) != len(calls):
+            return None  # a key written twice: its writes meet in one `update`
+        record = self.task_records.pop(task_id, None)
+        if record is None:
+            return None
+        del self.task_probes[task_id]
+        self._returned(record, task.writes, probe)
+        self.run.open_step(step)
+        return calls
 
     def _single_writes(
-        self,
-        apply_to: Callable[[Mapping[str, Any]], set[str]],
-        channels: Mapping[str, Any],
-        grouped: dict[str, list[tuple[Any, Any]]],
-        sink: Any,
+        self, apply: Callable[..., set[str]], args: tuple[Any, ...], calls: list[tuple[Any, ...]], step: int
     ) -> set[str]:
-        """The usual step: one plain write per key, so each key's reducer runs once, on the value before
-        and giving the value after; read around langgraph's own barrier, with no wrapper in its way.
-        A reducer that raises is found in the traceback (the `update` frame of its channel)."""
-        before = {key: channels[key].value for key in grouped}
-
-        def report(key: str, write: Any, task: Any, after: Any, error: BaseException | None) -> None:
-            writer = getattr(task, "id", None) or task.name
-            sink(key, reducer_name_of(channels[key]), writer, task.name, before[key], write, after, error)
-
+        """The usual step: one plain write per key (`calls`: `(key, channel, write, task, value
+        before)`), so each key's reducer runs once, on the value before and giving the value after;
+        read around langgraph's own barrier, with no wrapper in its way. A reducer that raises is
+        found in the traceback (the `update` frame of its channel)."""
+        run, folds, reducers = self.run, self.folds, self.reducers
         try:
-            updated = apply_to(channels)
-        except Exception as exc:
-            failed = _failed_channel(exc, {id(channels[key]): key for key in grouped})
-            for key, [(write, task)] in grouped.items():
-                if key == failed or failed is None:
-                    report(key, write, task, ENGINE_MISSING, exc)
-                    if failed is not None:
-                        break
-                else:
-                    report(key, write, task, channels[key].value, None)
+            updated = apply(*args)
+        except Exception as exc:  # noqa: BLE001 - recorded, then raised again
+            failed = _failed_channel(exc, {id(channel): key for key, channel, _, _, _ in calls})
+            for key, channel, write, task, before in calls:
+                refused = key == failed or failed is None
+                writer = getattr(task, "id", None) or task.name
+                after = ENGINE_MISSING if refused else channel.value
+                add_call(
+                    run, step, key, reducer_name_of(channel), writer, task.name, before, write, after,
+                    exc if refused else None, folds,
+                )  # fmt: skip
+                if refused and failed is not None:
+                    break
             raise
-        for key, [(write, task)] in grouped.items():
-            report(key, write, task, channels[key].value, None)
+        for key, channel, write, task, before in calls:
+            reducer = reducers.get(key)
+            if reducer is None or reducer[0] is not channel:
+                reducer = reducers[key] = (channel, reducer_name_of(channel))
+            writer = getattr(task, "id", None) or task.name
+            add_call(run, step, key, reducer[1], writer, task.name, before, write, channel.value, None, folds)
         return updated
 
     # ---- the end -----------------------------------------------------------------------------
@@ -449,6 +475,18 @@ class _ChannelProbe:
 
 # ---- helpers -------------------------------------------------------------------------------------
 
+_PLAIN_CHANNELS: set[type] = set()
+"""Channel classes whose `get()` is their `value`, or langgraph's empty marker raised as EmptyChannelError."""
+
+
+def _is_plain_channel(channel: Any) -> bool:
+    if type(channel).__name__ in ("LastValue", "BinaryOperatorAggregate") and type(channel).__module__.startswith(
+        "langgraph.channels."
+    ):
+        _PLAIN_CHANNELS.add(type(channel))
+        return True
+    return False
+
 
 def _failed_channel(error: BaseException, watched: dict[int, str]) -> str | None:
     """The state key whose channel's `update` raised `error` (from the traceback's frames)."""
@@ -461,10 +499,6 @@ def _failed_channel(error: BaseException, watched: dict[int, str]) -> str | None
                 return key
         tb = tb.tb_next
     return None
-
-
-def _is_bubble_up(error: BaseException) -> bool:
-    return any(cls.__name__ == "GraphBubbleUp" for cls in type(error).__mro__)
 
 
 def _recursion_error(limit: Any) -> BaseException:

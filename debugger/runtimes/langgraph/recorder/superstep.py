@@ -33,20 +33,8 @@ from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
 from engine.trace import StepRecord, TaskRecord, TraceWriter
 
+from .calls import add_call, lg_missing
 from .names import reducer_name
-
-_LG_MISSING: Any = None
-
-
-def _lg_missing() -> Any:
-    """langgraph's empty-channel marker (imported on first use: importing this module imports no langgraph)."""
-    global _LG_MISSING
-    if _LG_MISSING is None:
-        from langgraph._internal._typing import MISSING
-
-        _LG_MISSING = MISSING
-    return _LG_MISSING
-
 
 CallSink = Callable[[str, str, str, str, Any, Any, Any, "BaseException | None"], None]
 """sink(channel, reducer, writer_id, writer_name, before, write, after, error)."""
@@ -66,9 +54,10 @@ def version_number(version: Any) -> int:
         return 0
 
 
-def call_sink(writer: TraceWriter, step: int) -> CallSink:
+def call_sink(writer: TraceWriter, step: int, folds: Mapping[str, str] | None = None) -> CallSink:
     """The sink `merge`/`refold`/`observe_update` report `step`'s reducer calls to: each becomes
-    `writer.add_call`, langgraph's empty-channel marker recorded as an empty channel."""
+    `writer.add_call`, langgraph's empty-channel marker recorded as an empty channel. `folds`
+    (`calls.folds_of`): the state keys whose reducer is known to append (see `calls.add_call`)."""
     writer.open_step(step)
 
     def sink(
@@ -81,9 +70,7 @@ def call_sink(writer: TraceWriter, step: int) -> CallSink:
         after: Any,
         error: BaseException | None,
     ) -> None:
-        writer.add_call(
-            step, channel, reducer, writer_id, writer_name, _engine_value(before), write, _engine_value(after), error
-        )
+        add_call(writer, step, channel, reducer, writer_id, writer_name, before, write, after, error, folds)
 
     return sink
 
@@ -98,11 +85,11 @@ def commit(
 ) -> StepRecord:
     """`writer.commit` of the state langgraph committed after `step`: every state key (a key left out,
     or holding langgraph's empty marker, is an empty channel), versions as integers (`version_number`)."""
-    lg_missing = _lg_missing()
+    missing = lg_missing()
     values = {}
     for key in state_keys:
         value = committed.get(key, ENGINE_MISSING)
-        values[key] = ENGINE_MISSING if value is lg_missing else value
+        values[key] = ENGINE_MISSING if value is missing else value
     numbers = None
     if versions is not None:
         numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
@@ -120,26 +107,31 @@ def plan_task(
     """Records a task langgraph planned (its `id`, `name`, `path`, `triggers`, `input`): which of its
     triggers fired (newer than the versions it had `seen`), and its input as a view of the recorded
     state when it is one. `managed`: the loop's managed values, recorded apart from the state."""
-    pull = bool(task.path) and task.path[0] == "__pregel_pull"
-    triggers = tuple(task.triggers)
-    fired = (
-        tuple(c for c in triggers if c in versions and (c not in seen or seen[c] < versions[c])) if pull else triggers
-    )
+    path = task.path
+    pull = bool(path) and path[0] == "__pregel_pull"
+    triggers = task.triggers
+    fired = [c for c in triggers if c in versions and (c not in seen or seen[c] < versions[c])] if pull else triggers
+    seen_versions = {}
+    for channel in fired:
+        if channel in versions:
+            version = versions[channel]
+            seen_versions[channel] = version if type(version) is int else version_number(version)
     value = task.input
     recorded_managed = {}
     if managed and isinstance(value, dict):
         recorded_managed = {k: encode(value[k]) for k in managed if k in value}
-    return writer.plan_task(
-        step,
-        id=task.id,
-        name=task.name,
-        path=writer.interned(task.path) if pull else plain_path(task.path),
-        triggers=triggers,
-        fired=fired,
-        seen_versions={c: version_number(versions[c]) for c in fired if c in versions},
-        input=writer.input_view(value, managed) if pull and task.name != "__start__" else writer.encode(value),
+    interned = writer.interned  # name lists, shared run-wide
+    record = TaskRecord(
+        task.id,
+        task.name,
+        interned(path) if pull else plain_path(path),
+        interned(triggers),
+        interned(fired),
+        seen_versions,
+        writer.input_view(value, managed) if pull and task.name != "__start__" else writer.encode(value),
         managed=recorded_managed,
     )
+    return writer.add_task(step, record)  # `writer.plan_task`, its lists made here
 
 
 def plain_path(path: Any) -> list[Any]:
@@ -251,7 +243,9 @@ def reducer_name_of(channel: Any) -> str:
 def single_plain_write(channel: Any, write: Any) -> bool:
     """True when `channel.update([write])` makes exactly one reducer call (or none, for a plain key)
     turning the value before into the value after: a reducer key with a value and no Overwrite, or a plain key."""
-    kind = type(channel).__name__
+    kind = _KINDS.get(type(channel))
+    if kind is None:
+        kind = _KINDS[type(channel)] = type(channel).__name__
     if kind == "LastValue":
         return True
     if kind != "BinaryOperatorAggregate":
@@ -259,7 +253,11 @@ def single_plain_write(channel: Any, write: Any) -> bool:
     global _get_overwrite
     if _get_overwrite is None:
         from langgraph.channels.binop import _get_overwrite
-    return channel.value is not _lg_missing() and not _get_overwrite(write)[0]
+    return channel.value is not lg_missing() and not _get_overwrite(write)[0]
+
+
+_KINDS: dict[type, str] = {}
+"""Channel classes by name (a class lives as long as langgraph)."""
 
 
 class UnrecordableChannel(Exception):
@@ -286,7 +284,7 @@ def _observe_binop(
     if _get_overwrite is None:
         from langgraph.channels.binop import _get_overwrite
     current = channel.value
-    if len(values) == 1 and current is not _lg_missing() and not _get_overwrite(values[0])[0]:
+    if len(values) == 1 and current is not lg_missing() and not _get_overwrite(values[0])[0]:
         # one plain write into a value: exactly one operator call, whose arguments and result are
         # the values before and after (the usual step; no wrapper needed)
         try:
@@ -317,7 +315,7 @@ def _observe_binop(
     seen_overwrite = False
     made = iter(calls)
     for index, (write, (writer_id, writer_name)) in enumerate(zip(values, writers)):
-        if index == 0 and current is _lg_missing():
+        if index == 0 and current is lg_missing():
             sink(key, name, writer_id, writer_name, ENGINE_MISSING, write, write, None)
             current = write
             done = 1
@@ -380,4 +378,4 @@ def _get(channel: Any) -> Any:
 
 def _engine_value(value: Any) -> Any:
     """langgraph's MISSING marker as the engine's, so it is recorded as an empty channel."""
-    return ENGINE_MISSING if value is _lg_missing() else value
+    return ENGINE_MISSING if value is lg_missing() else value
