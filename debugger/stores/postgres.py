@@ -28,7 +28,6 @@ handed over. The recording holds one connection with a session advisory lock on 
 from __future__ import annotations
 
 import threading
-from array import array
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
@@ -49,12 +48,14 @@ from debugger.stores.protocol import (
     recording_now,
 )
 from debugger.stores.rows import (
+    LAYOUT_COLUMNS,
     BlobRows,
     RowSteps,
     SpooledRun,
     StepRows,
     packed_head,
     packed_steps,
+    step_layout,
     summary_row,
     supersteps,
 )
@@ -327,23 +328,14 @@ class PostgresRunStore(TraceFiles):
 
     @staticmethod
     def _step_layout(cur: Any, run_id: str) -> tuple[Sequence[int], Sequence[int]]:
-        """A long run's step rows in order: their sequence and step numbers, as ranges when one aggregate
-        finds them one after another (as a recorder writes them), else read row by row (the SQLite store's
-        `_step_layout`)."""
-        cur.execute(
-            "SELECT count(*), min(seq), max(seq), min(step - seq), max(step - seq) FROM stepscope_steps "
-            "WHERE run_id = %s",
-            (run_id,),
-        )
-        count, first, last, low, high = cur.fetchone()
-        if count and last - first + 1 == count and low is not None and low == high:
-            return range(first, last + 1), range(first + low, last + low + 1)
-        cur.execute("SELECT seq, step FROM stepscope_steps WHERE run_id = %s ORDER BY seq", (run_id,))
-        seqs, numbers = array("q"), array("q")
-        for seq, number in cur:
-            seqs.append(seq)
-            numbers.append(number)
-        return seqs, numbers
+        cur.execute(f"SELECT {LAYOUT_COLUMNS} FROM stepscope_steps WHERE run_id = %s", (run_id,))
+        aggregate = cur.fetchone()
+
+        def rows() -> Any:
+            cur.execute("SELECT seq, step FROM stepscope_steps WHERE run_id = %s ORDER BY seq", (run_id,))
+            return cur
+
+        return step_layout(aggregate, rows)
 
     @staticmethod
     def _sum_of_lengths(cur: Any, run_id: str) -> int:

@@ -80,10 +80,6 @@ class RunStoreProtocol(Protocol):
     def delete(self, run_id: str) -> str:
         """Removes a run; returns its full id."""
 
-    @abstractmethod
-    def _is_long(self, run_id: str) -> bool:
-        """Whether a stored run is long: its step rows, together, `STREAM_MIN_BYTES` or more (as `load` decides)."""
-
     def export_text(self, run_id: str) -> str:
         """A stored run as the text of a trace file."""
 

@@ -9,7 +9,7 @@ import hashlib
 import json
 import tempfile
 from array import array
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from debugger.sources.trace_stream import MAX_NESTING, nesting_depth
 from debugger.stores.protocol import first_line
@@ -131,6 +131,27 @@ class SpooledRun:
 
     def __exit__(self, *exc: object) -> None:
         self.spool.close()
+
+
+LAYOUT_COLUMNS = "count(*), min(seq), max(seq), min(step - seq), max(step - seq)"
+"""What `step_layout` is given of a run's step rows, in one aggregate query of each store."""
+
+
+def step_layout(
+    aggregate: tuple[Any, ...], rows: Callable[[], Iterable[tuple[int, Any]]]
+) -> tuple[Sequence[int], Sequence[int]]:
+    """A stored run's step rows in order: their sequence numbers and step numbers. Rows numbered one after
+    another, as a recorder writes them, are known so from the `LAYOUT_COLUMNS` aggregate and given as ranges:
+    reading the 200,000 rows of a long run one by one took most of its first paint. Other runs (a step number
+    used twice, by a state edit) are read row by row: `rows()` gives (seq, step) in order of seq."""
+    count, first, last, low, high = aggregate
+    if count and last - first + 1 == count and type(low) is int and low == high:  # step = seq + low, each row
+        return range(first, last + 1), range(first + low, last + low + 1)
+    seqs, numbers = array("q"), array("q")
+    for seq, number in rows():
+        seqs.append(seq)
+        numbers.append(number if type(number) is int else -2)
+    return seqs, numbers
 
 
 class RowSteps:

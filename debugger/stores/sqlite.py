@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from array import array
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -52,12 +51,14 @@ from debugger.stores.protocol import (
     recording_now,
 )
 from debugger.stores.rows import (
+    LAYOUT_COLUMNS,
     RowSteps,
     SpooledRun,
     digest,
     packed_head,
     packed_steps,
     split_trace_text,
+    step_layout,
     summary_row,
     supersteps,
 )
@@ -514,7 +515,11 @@ class RunStore(TraceFiles):
         with self._reading() as db:
             full = self._resolve(db, run_id)
             head, stored_digest = db.execute("SELECT trace, digest FROM runs WHERE run_id = ?", (full,)).fetchone()
-            seqs, numbers, long_run = self._step_layout(db, full)
+            seqs, numbers = step_layout(
+                db.execute(f"SELECT {LAYOUT_COLUMNS} FROM run_steps WHERE run_id = ?", (full,)).fetchone(),
+                lambda: db.execute("SELECT seq, step FROM run_steps WHERE run_id = ? ORDER BY seq", (full,)),
+            )
+            long_run = self._long(db, full)
             blobs = list(db.execute("SELECT key, data FROM run_blobs WHERE run_id = ?", (full,)))
         name = f"run {full} in {self.path}"
         try:
@@ -540,30 +545,14 @@ class RunStore(TraceFiles):
         return trace
 
     @staticmethod
-    def _step_layout(db: sqlite3.Connection, run_id: str) -> tuple[Sequence[int], Sequence[int], bool]:
-        """A stored run's step rows in order: their sequence numbers, their step numbers, and whether the run
-        is long (`STREAM_MIN_BYTES` of rows or more; a run with kept states is). Rows numbered one after
-        another, as a recorder writes them, are found so by one aggregate and given as ranges: reading the
-        200,000 rows of a long run one by one with their lengths took 0.4 s of its 0.5 s first paint."""
-        count, first, last, low, high = db.execute(
-            "SELECT count(*), min(seq), max(seq), min(step - seq), max(step - seq) FROM run_steps WHERE run_id = ?",
-            (run_id,),
+    def _long(db: sqlite3.Connection, run_id: str) -> bool:
+        """`STREAM_MIN_BYTES` of step rows or more; a run with kept states is long without summing them."""
+        if db.execute("SELECT 1 FROM run_snapshots WHERE run_id = ? LIMIT 1", (run_id,)).fetchone() is not None:
+            return True
+        (size,) = db.execute(
+            "SELECT coalesce(sum(length(CAST(data AS BLOB))), 0) FROM run_steps WHERE run_id = ?", (run_id,)
         ).fetchone()
-        kept = db.execute("SELECT 1 FROM run_snapshots WHERE run_id = ? LIMIT 1", (run_id,)).fetchone() is not None
-        if kept:
-            long_run = True
-        else:
-            (size,) = db.execute(
-                "SELECT coalesce(sum(length(CAST(data AS BLOB))), 0) FROM run_steps WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            long_run = size >= STREAM_MIN_BYTES
-        if count and last - first + 1 == count and type(low) is int and low == high:  # step = seq + low, each row
-            return range(first, last + 1), range(first + low, last + low + 1), long_run
-        seqs, numbers = array("q"), array("q")
-        for seq, number in db.execute("SELECT seq, step FROM run_steps WHERE run_id = ? ORDER BY seq", (run_id,)):
-            seqs.append(seq)
-            numbers.append(number if type(number) is int else -2)
-        return seqs, numbers, long_run
+        return size >= STREAM_MIN_BYTES
 
     def _shelf(self, run_id: str, stored_digest: str, count: int) -> SnapshotShelf:
         """The kept states of a long run (`run_snapshots`). New ones are written only while the run is the
@@ -594,10 +583,7 @@ class RunStore(TraceFiles):
 
     def _is_long(self, run_id: str) -> bool:
         with self._reading() as db:
-            (size,) = db.execute(
-                "SELECT coalesce(sum(length(CAST(data AS BLOB))), 0) FROM run_steps WHERE run_id = ?", (run_id,)
-            ).fetchone()
-        return size >= STREAM_MIN_BYTES
+            return self._long(db, run_id)
 
     def _rows(self, run_id: str, seqs: Sequence[int]) -> list[str]:
         """The JSON of a run's step rows with sequence numbers `seqs` (ascending), in one short read."""
