@@ -47,13 +47,20 @@ def command(args: argparse.Namespace) -> int:
             raise StoreError(
                 f"the run has no state key {args.channel!r}; its keys are: {', '.join(sorted(known)) or '(none)'}."
             )
-    print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {run_status.label(trace.status, trace.error)}")
+    damage = _thread_damage(args, trace) if thread else None
+    unknown_end = damage is not None and _ends_damaged(trace)
+    status = "unknown: a damaged checkpoint" if unknown_end else run_status.label(trace.status, trace.error)
+    print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {status}")
     starts = {turn.first_step: turn for turn in turns_of(trace) if turn.number > 1 or turn.first_step > 0}
     for step, calls in walk_calls(trace.steps):
         if args.step is None or step.step == args.step:
             if step.step in starts:  # a turn of the thread begins: its new input (or answer) before its steps
                 print(f"-- {turn_label(starts[step.step])}")
             _print_step(step, calls, args.channel)
+            if any(m.get("damaged") for m in step.mismatches):  # said in full on stderr as the command ends
+                print(f"step {step.step}: cannot be replayed: the data stored for it is damaged")
+    if unknown_end:  # how the app ended is in the damaged checkpoint: no ending line stands in for it
+        raise damage
     if trace.status == "interrupted" and trace.interrupts:  # it asked, it did not fail: what it asks, not a repr
         for item in trace.interrupts:
             print(f"paused: {item.get('node') or 'a node'} asks {json.dumps(item.get('value'), ensure_ascii=False)}")
@@ -61,7 +68,24 @@ def command(args: argparse.Namespace) -> int:
         print(f"error: {trace.error['class']}: {trace.error['message']}")
     last = order[-1] if len(order) else None
     print(run_status.ending(trace.status, trace.error, after=f"step {last}" if last is not None else ""))
+    if damage is not None:  # the app's ending is known, but a step between could not be read
+        raise damage
     return 0
+
+
+def _thread_damage(args: argparse.Namespace, trace: Any) -> Exception | None:
+    """The one-line refusal (`DamagedThread`) for a thread read with damaged steps, or None: the file is at
+    fault, not the app, so it ends `show` with exit 2 after the steps that read."""
+    from debugger.runtimes.langgraph.threads.damage import damage_in, damaged_thread
+    from debugger.stores.urls import masked
+
+    found = damage_in(trace)
+    return damaged_thread(masked(args.checkpointer), args.thread, *found) if found else None
+
+
+def _ends_damaged(trace: Any) -> bool:
+    """Whether the thread's newest checkpoint is the damaged one: then how the app's run ended is unknown."""
+    return bool(trace.error) and trace.error.get("class") == "DamagedData"
 
 
 def _print_step(step: Any, values: CallValues, channel: str | None) -> None:

@@ -86,7 +86,8 @@ class FileIndexCache:
         self.path = None if folder is None else folder / f"{hashlib.sha256(self.real.encode()).hexdigest()}.sqlite3"
 
     def _connect(self) -> sqlite3.Connection:
-        assert self.path is not None
+        if self.path is None:  # an OSError, which every caller already takes as "no saved index"
+            raise FileNotFoundError(f"no cache folder for file indexes (${FILE_CACHE_ENV}=off)")
         if not self.path.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))

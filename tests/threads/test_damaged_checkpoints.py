@@ -89,8 +89,11 @@ def test_a_damaged_checkpoint_in_the_middle_leaves_the_steps_around_it(tmp_path,
     assert len(damaged) == 1 and middle in damaged[0][1]
     assert trace.status == "done", "the thread's end is read from its newest checkpoint"
     assert any(s.step > damaged[0][0] for s in trace.steps), "steps after the damaged one are shown"
-    assert main(["show", f"{_app_file(tmp_path)}:graph", "--checkpointer", str(path), "--thread", "t"]) == 0
-    assert "Traceback" not in capsys.readouterr().err
+    assert main(["show", f"{_app_file(tmp_path)}:graph", "--checkpointer", str(path), "--thread", "t"]) == 2
+    out, err = capsys.readouterr()
+    assert "The run finished (done)." in out, "the app's ending is read from the newest checkpoint"
+    assert f"step {damaged[0][0]}: cannot be replayed" in out
+    _assert_one_line_naming(err, path, "t", middle)
 
 
 def test_a_corrupt_write_that_decodes_to_zero_is_damaged_data_not_an_app_bug(tmp_path):
@@ -117,6 +120,87 @@ def test_a_corrupt_write_that_decodes_to_zero_is_damaged_data_not_an_app_bug(tmp
     assert kinds == ["damaged_data"], kinds
 
 
+def _assert_one_line_naming(err, path, thread, checkpoint_id):
+    """The refusal of a damaged thread: one line naming the file, the thread, the checkpoint and the fix."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: the checkpointer {path} is damaged: thread {thread!r}"), err
+    assert checkpoint_id in lines[0] and "delete_thread" in lines[0] and "backup" in lines[0], err
+
+
+def _corrupt_root(path, thread, which, blob):
+    """Overwrites the root checkpoints of `thread` at positions `which` (oldest first) with `blob`; their ids."""
+    conn = sqlite3.connect(path)
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY 1", (thread,)
+        )
+    ]
+    for i in which:
+        conn.execute("UPDATE checkpoints SET checkpoint = ? WHERE checkpoint_id = ?", (blob, ids[i]))
+    conn.commit()
+    conn.close()
+    return [ids[i] for i in which]
+
+
+@pytest.fixture
+def fan_file(tmp_path):
+    """Thread `t` of the fan-out app, two turns, in a SqliteSaver file; and `show`'s target for it."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path / "app.sqlite"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    fan_out_app(saver, "t")
+    conn.close()
+    return path, f"{_app_file(tmp_path)}:graph"
+
+
+def _show(target, path, *more):
+    return main(["show", target, "--checkpointer", str(path), "--thread", "t", *more])
+
+
+@pytest.mark.parametrize("blob", [b"\xc1\xc1\xc1", b"\x00\xff\x00\xff"], ids=["undecodable", "decodes-to-0"])
+def test_show_of_a_step_with_a_damaged_newest_checkpoint_is_exit_2_never_a_run_status(fan_file, capsys, blob):
+    path, target = fan_file
+    (newest,) = _corrupt_root(path, "t", [-1], blob)
+    assert _show(target, path, "--step", "1") == 2
+    out, err = capsys.readouterr()
+    assert "step 1:" in out, "the step asked for still reads"
+    assert "The run failed" not in out and "DamagedData" not in out, "the file failed, not the app"
+    _assert_one_line_naming(err, path, "t", newest)
+    assert _show(target, path) == 2
+    out, err = capsys.readouterr()
+    assert "status unknown: a damaged checkpoint" in out and "The run " not in out, out
+    _assert_one_line_naming(err, path, "t", newest)
+
+
+def test_a_thread_damaged_everywhere_is_one_line_not_an_assertion(fan_file, capsys):
+    path, target = fan_file
+    with sqlite3.connect(path) as conn:
+        count = conn.execute(
+            "SELECT COUNT(*) FROM checkpoints WHERE thread_id = 't' AND checkpoint_ns = ''"
+        ).fetchone()[0]
+    ids = _corrupt_root(path, "t", range(count), b"\xc1")
+    for more in ([], ["--step", "1"], ["--step", "0"]):
+        assert _show(target, path, *more) == 2, more
+        out, err = capsys.readouterr()
+        _assert_one_line_naming(err, path, "t", ids[-1])
+        assert f"{count - 1} more damaged" in err
+
+
+def test_a_damaged_first_checkpoint_is_named_too(fan_file, capsys):
+    path, target = fan_file
+    (first,) = _corrupt_root(path, "t", [0], b"\xc1")
+    assert _show(target, path) == 2
+    out, err = capsys.readouterr()
+    assert "step -1: cannot be replayed" in out and "step 1:" in out, out
+    _assert_one_line_naming(err, path, "t", first)
+    assert _show(target, path, "--step", "2") == 0, "a step whose checkpoints decode is shown as it is"
+    assert "The run finished (done)." in capsys.readouterr().out
+
+
 def _app_file(tmp_path):
     """A module whose `graph` is the fan-out app's graph (for `show`)."""
     module = tmp_path / "fan_app.py"
@@ -125,3 +209,71 @@ def _app_file(tmp_path):
         "graph = fan_out_graph(MemorySaver())\n"
     )
     return module
+
+
+def test_no_assert_statement_in_the_shipped_code():
+    """`python -O` strips `assert`: control flow in one would change what StepScope does under -O."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found = [
+        f"{path.relative_to(root)}:{node.lineno}"
+        for folder in ("engine", "debugger")
+        for path in sorted((root / folder).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assert)
+    ]
+    assert not found, f"replace each with an explicit check raising a named error: {found}"
+
+
+@pytest.mark.slow
+def test_python_dash_o_shows_the_same(fan_file, tmp_path):
+    """`show` of a whole thread, of one step, and of a damaged thread, in `python` and `python -O` processes:
+    the same output and exit codes (nothing rests on an `assert`)."""
+    import os
+    import subprocess
+    import sys
+
+    path, target = fan_file
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_bytes(path.read_bytes())
+    _corrupt_root(damaged, "t", [-1], b"\xc1")
+    env = {**os.environ, "STEPSCOPE_THREAD_CACHE": "off", "PYTHONPATH": os.pathsep.join(sys.path)}
+    for file, more in ((path, []), (path, ["--step", "1"]), (damaged, []), (damaged, ["--step", "2"])):
+        command = ["-m", "debugger.cli", "show", target, "--checkpointer", str(file), "--thread", "t", *more]
+        plain, optimized = (
+            subprocess.run([sys.executable, *flags, *command], capture_output=True, text=True, env=env, cwd=tmp_path)
+            for flags in ([], ["-O"])
+        )
+        assert (optimized.returncode, optimized.stdout, optimized.stderr) == (
+            plain.returncode,
+            plain.stdout,
+            plain.stderr,
+        ), (file.name, more)
+        assert plain.returncode == (2 if file == damaged else 0), plain.stderr
+        assert "Traceback" not in plain.stderr
+
+
+@pytest.mark.slow
+def test_a_damaged_postgres_blob_is_the_same_one_line(pg_url, tmp_path, capsys):
+    """PostgresSaver keeps channel values in `checkpoint_blobs`: one overwritten there damages every
+    checkpoint that names it, and `show` refuses as for a SQLite file, naming the database (masked)."""
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with psycopg.connect(pg_url, autocommit=True, prepare_threshold=0) as conn:
+        saver = PostgresSaver(conn)
+        saver.setup()
+        fan_out_app(saver, "t")
+        ids = [r[0] for r in conn.execute("SELECT checkpoint_id FROM checkpoints WHERE thread_id = 't'")]
+        changed = conn.execute(
+            "UPDATE checkpoint_blobs SET blob = '\\xc1'::bytea WHERE thread_id = 't' AND channel = 'findings'"
+        ).rowcount
+    assert changed >= 1
+    assert main(["show", f"{_app_file(tmp_path)}:graph", "--checkpointer", pg_url, "--thread", "t"]) == 2
+    out, err = capsys.readouterr()
+    assert "The run failed" not in out and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "is damaged: thread 't'" in lines[0] and "delete_thread" in lines[0], err
+    assert any(f"checkpoint {i}" in lines[0] for i in ids), err

@@ -9,7 +9,9 @@ Two kinds, both the stored bytes' fault and never the app's:
   taken out of the step, which says what was written instead.
 
 Each is a `StepRecord.mismatches` entry with `damaged` set (`TraceWriter.mark_damaged`), which
-`stepscope diagnose` reports as `damaged_data` (`debugger/diagnostics/mismatch.py`).
+`stepscope diagnose` reports as `damaged_data` (`debugger/diagnostics/mismatch.py`). The app shows such
+steps; `stepscope show` prints the steps that read and then refuses in one line (`DamagedThread`, exit 2):
+the file is at fault, so no run status of the app stands in for what could not be read.
 """
 
 from __future__ import annotations
@@ -18,11 +20,54 @@ from typing import Any
 
 from engine.trace import TraceWriter
 
-from .tables import DamagedCheckpoint
+from .savers import CheckpointerError
+from .tables import DAMAGED, DamagedCheckpoint
 
 
 class DamagedData(Exception):
     """The thread's newest checkpoint cannot be decoded: how the rebuilt run ends."""
+
+
+class DamagedThread(CheckpointerError):
+    """What was asked of a thread cannot be read: the checkpointer's stored bytes are damaged there."""
+
+
+def damaged_thread(label: str, thread_id: str, where: str, more: int = 0) -> DamagedThread:
+    """The refusal for thread `thread_id` of the checkpointer `label`, damaged at `where` (which names the
+    checkpoint and what its decoder said), with `more` other damaged steps read; says how to fix it."""
+    others = f" ({more} more damaged in what was read)" if more else ""
+    return DamagedThread(
+        f"the checkpointer {label} is damaged: thread {thread_id!r}, {where}{others}. Restore the file (or "
+        f"database) from a backup, or delete the thread (the app's saver.delete_thread({thread_id!r})); "
+        f"`stepscope threads --checkpointer {label}` lists the other threads."
+    )
+
+
+def nothing_decodes(label: str, thread_id: str, chain: list[DamagedCheckpoint]) -> DamagedThread:
+    """The refusal for a lineage of checkpoints (`chain`, oldest first) none of which decodes."""
+    where = chain[-1].config["configurable"]
+    sub = f" (subgraph {where['checkpoint_ns']})" if where["checkpoint_ns"] else ""
+    reason = chain[-1].reason.removeprefix(DAMAGED)
+    return damaged_thread(
+        label, thread_id, f"checkpoint {where['checkpoint_id']}{sub} cannot be decoded ({reason})", len(chain) - 1
+    )
+
+
+def damage_in(trace: Any) -> tuple[str, int] | None:
+    """The first damaged step of a rebuilt thread (`trace`, its subgraphs' runs too) in words, and how many
+    more there are; None when everything read decoded."""
+    found = [
+        f"step {step.step}: {m['damaged']}" for step in _steps_of(trace) for m in step.mismatches if m.get("damaged")
+    ]
+    return (found[0], len(found) - 1) if found else None
+
+
+def _steps_of(run: Any) -> Any:
+    for step in run.steps:
+        yield step
+        for task in step.tasks:
+            for sub in task.subgraphs:
+                yield from _steps_of(sub)
 
 
 def mark_damaged_checkpoint(writer: TraceWriter, step: int, child: DamagedCheckpoint) -> None:

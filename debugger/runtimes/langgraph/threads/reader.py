@@ -22,7 +22,7 @@ from debugger.runtimes.runtime import ThreadRead
 from engine.trace import RunRecord, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .cache import ThreadCache, splice
-from .damage import DamagedData
+from .damage import DamagedData, mark_damaged_checkpoint, nothing_decodes
 from .rebuild import RunRebuild
 from .savers import Checkpointer, CheckpointerError
 from .tables import CheckpointKey, DamagedCheckpoint
@@ -115,8 +115,12 @@ class ThreadReader:
         from langgraph.pregel._checkpoint import channels_from_checkpoint
 
         chain = self.lineage("|".join(ns), head, newest)
-        while chain and isinstance(chain[0], DamagedCheckpoint):  # start at the first checkpoint that decodes
-            chain = chain[1:]
+        if chain and all(isinstance(saved, DamagedCheckpoint) for saved in chain):  # nothing to start from
+            raise nothing_decodes(self.checkpointer.label, self.thread_id, chain)
+        skipped = 0
+        while chain[skipped:] and isinstance(chain[skipped], DamagedCheckpoint):  # start at the first that decodes
+            skipped += 1
+        lost, chain = chain[:skipped], chain[skipped:]
         if not chain:
             return None
         first = chain[0]
@@ -142,7 +146,10 @@ class ThreadReader:
         run.channels, run.managed = channels_from_checkpoint(
             graph.channels, first.checkpoint, saver=self.saver, config=first.config
         )
-        run.commit(int(first.metadata.get("step", -1)), first)
+        first_step = int(first.metadata.get("step", -1))
+        for back, child in enumerate(lost):  # the checkpoints before the first that decodes: damaged steps
+            mark_damaged_checkpoint(writer, first_step - len(lost) + back, child)
+        run.commit(first_step, first)
         for parent, child in zip(chain, chain[1:]):
             if isinstance(child, DamagedCheckpoint):
                 run.damaged_step(parent, child)
@@ -227,7 +234,8 @@ def _rebuilt(reader: ThreadReader, graph: Any, head: str, newest: int | None, ru
             f"thread {reader.thread_id!r} could not be rebuilt with this graph ({type(exc).__name__}: {exc}). Give "
             "the graph module of the app version that wrote the thread."
         ) from None
-    assert isinstance(trace, Trace)
+    if not isinstance(trace, Trace):  # a root without checkpoints: `read_thread` refuses it before this
+        raise CheckpointerError(f"thread {reader.thread_id!r} has no checkpoint of the root graph.")
     return trace
 
 

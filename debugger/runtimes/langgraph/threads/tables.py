@@ -54,9 +54,13 @@ DECODE_ERRORS = (ValueError, TypeError, EOFError, KeyError, AttributeError, Inde
 damaged blob, a truncated row. Caught only around decoding a checkpoint."""
 
 
+DAMAGED = "damaged checkpoint: "
+"""How `damaged` begins: a refusal that says so already takes it off."""
+
+
 def damaged(exc: BaseException) -> str:
     """A decoding failure in words, for a thread's status or a refusal."""
-    return f"damaged checkpoint: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+    return f"{DAMAGED}{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
 
 
 def damaged_at(thread_id: str, key: CheckpointKey, reason: str) -> DamagedCheckpoint:
@@ -206,7 +210,7 @@ def _postgres_tuple(decoder: "SharedDecoder", blobs: "_BlobReader", thread_id: s
     """A checkpoint row, its blobs and its writes as the saver's `_load_checkpoint_tuple` builds them."""
     from langgraph.checkpoint.base import CheckpointTuple, writes_sort_key  # langgraph is optional: loaded on use
 
-    ns, checkpoint_id, checkpoint = row["checkpoint_ns"], row["checkpoint_id"], row["checkpoint"]
+    ns, checkpoint_id, checkpoint = row["checkpoint_ns"], row["checkpoint_id"], _shaped("checkpoint", row["checkpoint"])
     values = dict(checkpoint.get("channel_values") or {})
     for channel, version in (checkpoint.get("channel_versions") or {}).items():
         blobs.add_to(values, ns, channel, str(version))
@@ -219,7 +223,8 @@ def _postgres_tuple(decoder: "SharedDecoder", blobs: "_BlobReader", thread_id: s
     parent_config = (
         {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": parent}} if parent else None
     )
-    return CheckpointTuple(config, {**checkpoint, "channel_values": values}, row["metadata"], parent_config, pending)
+    metadata = _shaped("metadata", row["metadata"])
+    return CheckpointTuple(config, {**checkpoint, "channel_values": values}, metadata, parent_config, pending)
 
 
 class _BlobReader:
@@ -359,8 +364,16 @@ def _sqlite_tuple(decoder: SharedDecoder, thread_id: str, row: Any, writes: list
     )
     return CheckpointTuple(
         config,
-        decoder.shared(kind, blob),
-        json.loads(metadata) if metadata is not None else {},
+        _shaped("checkpoint", decoder.shared(kind, blob)),
+        _shaped("metadata", json.loads(metadata) if metadata is not None else {}),
         parent_config,
         pending,
     )
+
+
+def _shaped(what: str, value: Any) -> Any:
+    """`value` when it is the object a saver stores as `what`; bytes that decode to something else (a
+    blob overwritten with `00`, which msgpack reads as the number 0) are damaged like any undecodable ones."""
+    if not isinstance(value, dict) or not isinstance(value.get("channel_values", {}), dict):
+        raise ValueError(f"its {what} decodes to {type(value).__name__} {str(value)[:40]}, not a {what} object")
+    return value
