@@ -41,6 +41,9 @@ def _stopped_while_starting(signum: int, frame: object) -> None:
 # and keeps what it recorded. Only in the `stepscope` process, never on import.
 if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "stepscope":
     signal.signal(signal.SIGINT, _stopped_while_starting)
+    # past a file-size limit (`ulimit -f`) a write fails with EFBIG, which says so and removes the half file
+    # (`commands/files.py`), where SIGXFSZ would kill the process mid-write
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 import argparse
 import json

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from debugger.commands.common import add_command
+from debugger.commands.files import not_written, write_whole
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.model.html_report import ReportError, html_report
 from debugger.stores.opening import load_trace, open_store
@@ -33,8 +34,8 @@ def command(args: argparse.Namespace) -> int:
         page = html_report(load_trace(args.run, args.db))
         path = Path(args.html)
         try:
-            path.write_text(page, encoding="utf-8")
+            write_whole(path, page)
         except OSError as exc:
-            raise ReportError(f"cannot write {path}: {exc.strerror or exc}.") from None
+            raise ReportError(not_written(path, exc) + ".") from None
         print(f"{path} ({len(page.encode('utf-8')) / 1024:.0f} KB): open it in any browser; it loads nothing.")
     return 0

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from debugger.commands.recovery import STORE_FAILED, recover
+from debugger.commands.files import not_written, write_whole
+from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.live.controller import LiveRun, LiveRunError, start_live_run
 from debugger.live.status import LiveSnapshot
 from debugger.model.failures import is_stopped
@@ -84,7 +85,7 @@ def follow(
     out: TextIO | None = None,
 ) -> int:
     """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 3 the run
-    database failed, 130 Ctrl-C)."""
+    database failed, 4 the --out file could not be written, 130 Ctrl-C)."""
     out = out or sys.stdout
     try:
         live: LiveRun = start_live_run(graph, graph_input, config, target=target, db=db, ask=False)
@@ -103,14 +104,14 @@ def follow(
     except KeyboardInterrupt:
         snap = live.stop()
         printer.show(snap)
-        _finish(snap, out_file, out)
+        written = _finish(snap, out_file, out)
         print(f"stopped by Ctrl-C. {snap.message}", file=out)
-        if _lost(live, snap, out_file):
+        if _lost(live, snap, written):
             return STORE_FAILED
         print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
         return 130
-    _finish(snap, out_file, out)
-    if _lost(live, snap, out_file):
+    written = _finish(snap, out_file, out)
+    if _lost(live, snap, written):
         return STORE_FAILED
     if snap.status == "interrupted" and snap.trace is not None and snap.trace.interrupts:
         for item in snap.trace.interrupts:
@@ -127,7 +128,7 @@ def follow(
         print(
             f"final state: {short(snap.trace.output if snap.trace.output is not None else encode(None), 400)}", file=out
         )
-    return 0
+    return OUT_FAILED if out_file and written is None else 0
 
 
 def _lost(live: LiveRun, snap: LiveSnapshot, out_file: str | None) -> bool:
@@ -139,10 +140,14 @@ def _lost(live: LiveRun, snap: LiveSnapshot, out_file: str | None) -> bool:
     return True
 
 
-def _finish(snap: LiveSnapshot, out_file: str | None, out: TextIO) -> None:
+def _finish(snap: LiveSnapshot, out_file: str | None, out: TextIO) -> str | None:
+    """Writes `--out` (whole or not at all) and prints the status line; the file written, or None."""
+    written = None
     if out_file and snap.trace is not None:
-        Path(out_file).write_text(to_json(snap.trace, indent=1), encoding="utf-8")
+        try:
+            write_whole(out_file, to_json(snap.trace, indent=1))
+            written = out_file
+        except OSError as exc:
+            print(f"error: {not_written(out_file, exc)}.", file=sys.stderr)
     where = f"   stored in {snap.stored}" if snap.stored else "   NOT stored"
-    print(
-        f"status: {snap.status}   run: {snap.run_id}" + (f"   trace: {out_file}" if out_file else "") + where, file=out
-    )
+    print(f"status: {snap.status}   run: {snap.run_id}" + (f"   trace: {written}" if written else "") + where, file=out)

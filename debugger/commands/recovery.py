@@ -7,12 +7,12 @@ be lost in silence. The exit code is `STORE_FAILED`, documented in `stepscope ru
 
 from __future__ import annotations
 
-import contextlib
 import shlex
 import sys
 import tempfile
 from pathlib import Path
 
+from debugger.commands.files import write_whole
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from engine.trace import Trace
 from engine.tracefile import to_json
@@ -20,6 +20,10 @@ from engine.tracefile import to_json
 STORE_FAILED = 3
 """Exit code of a run the store failed to keep after it started: its whole trace is in a file that
 `stepscope import` stores."""
+
+OUT_FAILED = 4
+"""Exit code of a run that ended and is stored, whose `--out` file could not be written (nothing was left
+at that path, or the file there is as it was)."""
 
 
 def recover(trace: Trace, cause: object, *, written: str | None, db: str | None, beside: Path | None) -> None:
@@ -50,10 +54,8 @@ def keep_file(trace: Trace, folders: list[Path]) -> Path | None:
     for folder in [*folders, Path.cwd(), Path(tempfile.gettempdir())]:
         path = folder / f"stepscope-unstored-{trace.run_id[:12]}.json"
         try:
-            path.write_text(text, encoding="utf-8")
+            write_whole(path, text)  # a half-written copy (the disk filled) must not pass for the run
         except OSError:
-            with contextlib.suppress(OSError):  # a half-written copy (the disk filled) must not pass for the run
-                path.unlink(missing_ok=True)
             continue
         return path.resolve()
     return None

@@ -17,11 +17,11 @@ import argparse
 import shlex
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from debugger.commands.common import add_command, run_request, table
-from debugger.commands.recovery import STORE_FAILED, recover
+from debugger.commands.files import not_written, write_whole
+from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _
@@ -41,7 +41,8 @@ RUN_HEADERS = [N_("step"), N_("tasks"), N_("keys written"), N_("reducer calls"),
 EXIT_CODES = (
     "exit codes: 0 the run ended (or stopped at an interrupt), 1 the graph failed, 2 it failed before its "
     f"first superstep, {STORE_FAILED} the run database failed during the run (the whole trace is then written "
-    "to --out or a kept file, and the command that stores it is printed), 130 the run was stopped before it ended"
+    f"to --out or a kept file, and the command that stores it is printed), {OUT_FAILED} the run is stored but "
+    "the --out file could not be written (none is left half-written), 130 the run was stopped before it ended"
 )
 
 
@@ -114,8 +115,12 @@ def command(args: argparse.Namespace) -> int:
     # give them back, and the kept file must hold the whole run
     sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)), keep_stored=True)
     recorded = loaded.runtime.record(replace(request, timeout=timeout, sink=sink, db=args.db))
-    kept = _write_out(args.out, sink, recorded.trace)
-    return _report(args, loaded.runtime, recorded, sink, rows, kept)
+    kept, problem = _write_out(args.out, sink, recorded.trace)
+    code = _report(args, loaded.runtime, recorded, sink, rows, kept)
+    if problem is None:
+        return code
+    print(f"error: {problem}.", file=sys.stderr)  # said last, so it is the line the user sees
+    return code or OUT_FAILED
 
 
 def _follow(args: argparse.Namespace, loaded: LoadedTarget, request: RunRequest) -> int:
@@ -132,16 +137,18 @@ def _follow(args: argparse.Namespace, loaded: LoadedTarget, request: RunRequest)
     return follow(args.target, loaded.graph, request.graph_input, request.config, db=args.db, out_file=args.out)
 
 
-def _write_out(out: str | None, sink: StoreSink, trace: Trace) -> list[str]:
-    """`--out`: the whole run as a JSON trace file; what the status line then names."""
+def _write_out(out: str | None, sink: StoreSink, trace: Trace) -> tuple[list[str], str | None]:
+    """`--out`: the whole run as a JSON trace file, whole or not at all; what the status line then names,
+    and why the file was not written (None when it was, or was not asked for)."""
     if not out:
-        return []
+        return [], None
     try:
-        Path(out).write_text(to_json(sink.whole_trace(trace), indent=1), encoding="utf-8")
-    except (OSError, StoreError, TraceFileError) as exc:
-        print(f"error: cannot write {out}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
-        return []
-    return [f"trace: {out}"]
+        write_whole(out, to_json(sink.whole_trace(trace), indent=1))
+    except OSError as exc:
+        return [], not_written(out, exc)
+    except (StoreError, TraceFileError) as exc:
+        return [], f"cannot write {out}: {exc}"
+    return [f"trace: {out}"], None
 
 
 def _report(

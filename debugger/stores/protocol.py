@@ -120,12 +120,14 @@ class TraceFiles(ABC):
     def export(self, run_id: str, path: str | Path) -> Path:
         """Writes a stored run to a trace file one step at a time (`engine.tracefile.write_json`), so a
         long run is never held whole."""
+        from debugger.commands.files import not_written, whole_file  # files at a user's path: whole or none
+
         trace = self.load(run_id)
         try:
-            with Path(path).open("w", encoding="utf-8") as out:
+            with whole_file(path) as out:
                 write_json(trace, out)
         except OSError as exc:
-            raise StoreError(f"cannot write {path}: {exc.strerror}.") from None
+            raise StoreError(not_written(path, exc) + ".") from None
         return Path(path)
 
     def import_file(self, path: str | Path, *, replace: bool = False) -> str:

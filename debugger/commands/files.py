@@ -1,0 +1,71 @@
+"""Files written at a user's path (`run --out`, `export`, the kept copy of an unstored run): whole or not at all.
+
+Each is written to a temporary name in the same folder, flushed and synced, then renamed over the path
+(`os.replace`, atomic on one file system). A write that fails part-way (a full disk, a file-size limit,
+Ctrl-C) removes the temporary file and leaves the path as it was: no half file a later `import` or a
+browser could take for the run, and an older file of that name untouched. A symlink at the path is
+written through (its target is replaced), as a plain `open(path, "w")` would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import Iterator, TextIO
+
+
+@contextlib.contextmanager
+def whole_file(path: str | Path) -> Iterator[TextIO]:
+    """A text file to write that appears at `path` only once all of it is written (see the module);
+    OSError when it cannot be, with `path` as it was."""
+    target = Path(os.path.realpath(path))
+    if target.exists() and not os.access(target, os.W_OK):  # as `open(path, "w")` refuses it: no rename around that
+        raise PermissionError(13, "Permission denied", str(path))
+    temporary = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    mode = _mode_of(target)
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            if mode is not None:  # the old file's permissions, not those the umask leaves a new one
+                os.fchmod(out.fileno(), mode)
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_folder(target.parent)
+
+
+def write_whole(path: str | Path, text: str) -> None:
+    """Writes `text` (UTF-8) to `path` whole or not at all (`whole_file`)."""
+    with whole_file(path) as out:
+        out.write(text)
+
+
+def not_written(path: str | Path, exc: OSError) -> str:
+    """Why `path` was not written, in one line, and that nothing of it was left there."""
+    kept = "the file there is as it was" if Path(path).exists() else "nothing was left there"
+    return f"cannot write {path}: {exc.strerror or exc} ({kept}). Free space or choose another path, then try again"
+
+
+def _mode_of(target: Path) -> int | None:
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:  # no file yet
+        return None
+
+
+def _sync_folder(folder: Path) -> None:
+    """The rename itself reaches the disk (a crash just after cannot bring the old name back)."""
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
