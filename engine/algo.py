@@ -135,7 +135,7 @@ def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...], ch
         parts = _ID_PARTS[(ns, name, path)] = (f"{'|'.join(ns)}#", f"#{name}#{path!r}")
     key = f"{parts[0]}{step}{parts[1]}#{checkpoint_id}" if checkpoint_id else f"{parts[0]}{step}{parts[1]}"
     hasher = _HASHER.copy()  # cheaper than making one: this runs for every task
-    hasher.update(key.encode())
+    hasher.update(key.encode("utf-8", "surrogatepass"))  # a name may hold a lone surrogate (a decoded file name)
     h = hasher.hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 

@@ -1,4 +1,4 @@
-"""debugger.model.drawing: the step drawing, built with `graphviz.Digraph`, checked with Debian's `dot`.
+"""debugger.model.drawing: the step drawing, written by `dot_text.DotGraph`, checked with Debian's `dot`.
 
 The drawings come from tests/test_draw.py's graph catalogue (`ours(name)`: the engine's `get_graph()`
 of each graph there); the highlight is what the debugger adds.

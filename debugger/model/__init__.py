@@ -6,6 +6,7 @@ analysis (`debugger.diagnostics`), with no Streamlit and no I/O.
     step_summary.py the plain-words summary of one superstep (what ran, why, what was lost)
     present.py      one sentence per reducer call, readable values
     drawing.py      the step drawing (graphviz) with one moment highlighted
+    dot_text.py     the one way run text enters DOT: quoted, escaped, never an attribute or markup
     live_page.py    what the Live run page shows of a `LiveSnapshot`
     background.py   a long run's findings, computed in a thread the page does not wait for
     learn.py        learn mode: predict a merge before it is revealed

@@ -1,5 +1,6 @@
 """The step drawing: a recorded graph (`engine.draw.DrawableGraph`) with one moment of a run
-highlighted, built with `graphviz.Digraph`, so quoting and escaping are the library's.
+highlighted, written as DOT by `dot_text.DotGraph`: every text from the run (ids, names, notes, labels,
+tooltips) is quoted and escaped there, so none of it becomes an attribute, a link or markup.
 
 The engine only knows LangGraph's own drawing API (`get_graph()`, `draw_mermaid()`); what a step
 looks like (which nodes ran, which run next, which failed, which edges were just followed) is the
@@ -15,8 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import graphviz
-
+from debugger.model.dot_text import DotGraph, Markup, html_text
 from engine import END, START
 from engine.draw import DrawableGraph, DrawNode, graph_of
 
@@ -77,17 +77,6 @@ def dot_node_id(node_id: str) -> str:
     return "node_" + "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else f"-{ord(ch):x}-" for ch in node_id)
 
 
-def _html(text: Any) -> str:
-    return (
-        str(text)
-        .replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("\n", "<br/>")
-    )
-
-
 def _node_attributes(node: DrawNode, highlight: Highlight) -> dict[str, str]:
     """A node whose marker sits in a fixed-size cell (balanced by an empty one), so its size never changes."""
     state, style = highlight.state_of(node.id), ["rounded", "filled"]
@@ -107,23 +96,21 @@ def _node_attributes(node: DrawNode, highlight: Highlight) -> dict[str, str]:
     notes = [f"{k} = {v}" for k, v in (node.metadata or {}).items()]
     if node.id in highlight.labels:
         notes.append(highlight.labels[node.id])
-    rows = "".join(f'<tr><td colspan="3"><font point-size="10">{_html(note)}</font></td></tr>' for note in notes)
-    attributes["label"] = (
-        f'<<table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>{cell.format(marker)}'
-        f"<td>{_html(node.name.split(':')[-1])}</td>{cell.format('')}</tr>{rows}</table>>"
+    rows = "".join(f'<tr><td colspan="3"><font point-size="10">{html_text(note)}</font></td></tr>' for note in notes)
+    attributes["label"] = Markup(
+        f'<table border="0" cellborder="0" cellspacing="0" cellpadding="0"><tr>{cell.format(marker)}'
+        f"<td>{html_text(node.name.split(':')[-1])}</td>{cell.format('')}</tr>{rows}</table>"
     )
     return attributes
 
 
-def digraph(
-    drawable: DrawableGraph | Any, *, highlight: Highlight | None = None, xray: bool | int = False
-) -> graphviz.Digraph:
-    """The drawing as a `graphviz.Digraph`, in LangGraph's conventions: START and END as stadiums (END
+def digraph(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None, xray: bool | int = False) -> DotGraph:
+    """The drawing as a `DotGraph`, in LangGraph's conventions: START and END as stadiums (END
     doubled), conditional edges dashed, xray subgraphs as nested `cluster_` clusters (collapsible in the
     page). `xray` applies when given a compiled graph. A highlight restyles nodes and edges, never resizes them."""
     graph = drawable if isinstance(drawable, DrawableGraph) else graph_of(drawable, xray=xray)
     highlight = highlight or Highlight()
-    dot = graphviz.Digraph("stepscope")
+    dot = DotGraph("stepscope")
     dot.attr("graph", rankdir="TB", fontname=_FONT, fontsize="12")
     dot.attr(
         "node", shape="box", style="rounded,filled", fillcolor="#f2f0ff", color="#444444", fontname=_FONT, fontsize="14"
@@ -137,12 +124,12 @@ def digraph(
             dot.node(dot_node_id(node.id), **_node_attributes(node, highlight))
     prefixes = sorted({prefix.rsplit(":", depth)[0] for prefix in members for depth in range(prefix.count(":") + 1)})
 
-    def add_cluster(parent: graphviz.Digraph, prefix: str) -> None:
+    def add_cluster(parent: DotGraph, prefix: str) -> None:
         name = "cluster_" + dot_node_id(prefix)[5:]
         with parent.subgraph(name=name) as cluster:
             cluster.attr(
                 id=name,
-                label=f"<{_html(prefix.rsplit(':', 1)[-1])}>",
+                label=Markup(html_text(prefix.rsplit(":", 1)[-1])),
                 style="rounded,dashed",
                 color="gray50",
                 fontcolor="gray30",
@@ -171,7 +158,7 @@ def digraph(
         if taken:
             attributes.update(penwidth="3", color="#b36b00")
         if edge.data is not None:
-            attributes["label"] = f"<&nbsp;{_html(edge.data)}&nbsp;>"
+            attributes["label"] = Markup(f"&nbsp;{html_text(edge.data)}&nbsp;")
         dot.edge(dot_node_id(edge.source), dot_node_id(edge.target), **attributes)
     return dot
 

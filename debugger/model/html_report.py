@@ -22,6 +22,7 @@ from typing import Any
 
 import graphviz
 
+from debugger.model.dot_text import visible
 from debugger.model.drawing import to_dot
 from debugger.model.report_data import report_data
 from debugger.model.trace_view import Cursor, TraceView
@@ -51,13 +52,15 @@ def drawing_svg(dot: str) -> str:
     return svg[svg.index("<svg") :]
 
 
+_NOT_IN_SCRIPT = re.compile("[<>&\u2028\u2029\ud800-\udfff]")
+
+
 def json_for_script(data: Any) -> str:
-    """JSON that cannot end the `<script>` it sits in, nor start markup: `<`, `>`, `&` and the two line
-    separators JavaScript once read as newlines are written as `\\u` escapes."""
+    """JSON that cannot end the `<script>` it sits in, nor start markup: `<`, `>`, `&`, the two line
+    separators JavaScript once read as newlines and lone surrogates (which no UTF-8 file can hold; the
+    escape reads back as the same string) are written as `\\u` escapes."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-    for char in "<>&\u2028\u2029":
-        text = text.replace(char, f"\\u{ord(char):04x}")
-    return text
+    return _NOT_IN_SCRIPT.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def html_report(trace: Trace, graph: Any = None) -> str:
@@ -73,7 +76,7 @@ def html_report(trace: Trace, graph: Any = None) -> str:
 
 
 def _text(value: str) -> str:
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return visible(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 STYLE = """
