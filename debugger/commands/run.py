@@ -194,6 +194,8 @@ def _recover(args: argparse.Namespace, sink: StoreSink, trace: Trace, kept: list
     """The store failed during the run: every step was kept (`keep_stored`), so the file holds it whole."""
     beside = sink.store.path.parent if isinstance(sink.store, RunStore) else None
     recover(sink.whole_trace(trace), sink.error, written=args.out if kept else None, db=args.db, beside=beside)
+    if sink.unmarked is not None:  # a disk so full it refused even the one-row note of where the run stops
+        print(f"error: and the stored part could not be marked with where it stops: {sink.unmarked}", file=sys.stderr)
 
 
 def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str) -> None:

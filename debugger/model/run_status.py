@@ -50,6 +50,13 @@ def is_cut_off(status: str, error: Any = None) -> bool:
     return status == "running" and (kind == CUT_OFF_CLASS or message.startswith("Cut off"))
 
 
+def stored_reason(error: Any) -> str:
+    """The first line of a cut-off run's error when its store said why the recording stopped ("Cut off at
+    step 14: the disk filled ..."); "" for the words every cut-off run gets ("Cut off: the process ...")."""
+    line = _error_text(error)[1].strip().split("\n", 1)[0]
+    return line if line.startswith("Cut off ") else ""
+
+
 def label(status: str, error: Any = None) -> str:
     """The status as one or two words for lists and badges (`cut off`, not `running`)."""
     if status == "running":
@@ -73,6 +80,8 @@ def ending(status: str, error: Any = None, *, after: str = "") -> str:
             if after
             else _("nothing after its last recorded step is known")
         )
+        if stored_reason(error):  # the store knows why it stopped (a full disk): its words, not a guess
+            return stored_reason(error)
         if is_cut_off(status, error):
             return _(
                 "Cut off{where}: the process recording this run ended before the run did (killed, crashed or "
@@ -106,6 +115,8 @@ def note(status: str, error: Any = None, *, after: str = "") -> str:
     where its recording stops."""
     where = f" after {after}" if after else ""
     if status == "running":
+        if stored_reason(error):
+            return stored_reason(error)
         if is_cut_off(status, error):
             return f"Cut off{where}: the recording process ended; nothing after is known."
         return f"Recording stops{where}: cut off or still recording; nothing after is known."

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from debugger.stores.protocol import StoreError
+from debugger.stores.protocol import StoreError, StoreFull, cut_off_for_disk
 from engine.trace import (
     Recorder,
     RunRecord,
@@ -110,6 +110,10 @@ class StoreSink:
         self.closed = False
         self.started = False
         self.error: Exception | None = None
+        self.cut_at: int | None = None
+        """The first step the database did not take (None: it failed on the run's end, or never)."""
+        self.unmarked: StoreError | None = None
+        """Why the stored run could not be told why it stops (a full disk refusing even that), or None."""
         self.kept: list[StepRecord] = []
         self.handed = 0
         """Supersteps (not the input step) handed over so far: a stopped run's message counts them too."""
@@ -146,8 +150,9 @@ class StoreSink:
                     self.store.keep_states(trace.run_id)
                     return
                 except StoreError as exc:
-                    self.error = exc
+                    self._stopped_storing(exc, steps)
             self.kept.extend(steps)
+            self._say_why_cut_off(trace)
 
     def _store(self, record: RunRecord, steps: list[StepRecord]) -> None:
         if self.on_steps is not None:
@@ -162,8 +167,23 @@ class StoreSink:
                     self.stored.extend(steps)
                 return
             except StoreError as exc:  # a database that fails mid-run must not stop or lose the run
-                self.error = exc
+                self._stopped_storing(exc, steps)
         self.kept.extend(steps)
+
+    def _stopped_storing(self, exc: StoreError, steps: list[StepRecord]) -> None:
+        """The store refused `steps`: they and the rest are kept in memory; where it stopped is noted."""
+        self.error = exc
+        self.cut_at = steps[0].step if steps else None
+
+    def _say_why_cut_off(self, trace: Trace) -> None:
+        """A database that filled mid-run: the stored run says at which step and what it kept (not that its
+        process ended, which is what a stopped recording reads as otherwise)."""
+        if not (self.started and isinstance(self.error, StoreFull)):
+            return
+        try:
+            self.store.mark_cut_off(trace.run_id, cut_off_for_disk(self.cut_at, self.error.reason, trace.target))
+        except StoreError as exc:
+            self.unmarked = exc
 
     def whole_trace(self, trace: Trace) -> Trace:
         """The run with every step: from the database when it held up, else what it kept plus memory."""

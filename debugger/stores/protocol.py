@@ -42,6 +42,14 @@ class StoreError(Exception):
     """A database that cannot be used or a run that is not there; the message says what to do."""
 
 
+class StoreFull(StoreError):
+    """The database could not grow: its disk is full (or a file-size limit was reached). What was stored
+    before stays; `StoreSink` says so in the run's stored status (`cut_off_for_disk`)."""
+
+    reason: str = ""
+    """What the database said (`database or disk is full`)."""
+
+
 class RunExistsError(StoreError):
     """An import whose run id is already stored with other content."""
 
@@ -172,16 +180,33 @@ class TraceFiles(ABC):
             return False
 
 
-def cut_off_error() -> dict[str, Any]:
-    """The error of a run whose recording process ended before the run did."""
+def cut_off_error(message: str = "") -> dict[str, Any]:
+    """The error of a run whose recording stopped before the run did: its process ended (`CUT_OFF`), or
+    the store said why when it stopped storing it (`message`, e.g. `cut_off_for_disk`'s)."""
     return {
         TYPE: "error",
         "class": "RunCutOff",
         "module": "stepscope",
-        "message": CUT_OFF,
+        "message": message or CUT_OFF,
         "notes": [],
         "traceback": "",
     }
+
+
+def cut_off_for_disk(step: int | None, reason: str, target: str) -> str:
+    """The stored status of a run whose database filled while it was recorded: at `step` (None: as its
+    end was stored, after every step), what the database kept, and how to fix it, in one line."""
+    kept = (
+        f"the steps before {step} are kept here, step {step} and later are not"
+        if step is not None
+        else "every step is kept here, the run's end (status, final state) is not"
+    )
+    where = f"at step {step}" if step is not None else "as the run ended"
+    again = f"`stepscope run {target}`" if target else "`stepscope run`"
+    return (
+        f"Cut off {where}: the disk filled ({reason}) while the run was stored, so {kept}; the run itself "
+        f"went on to its end. Free space on the database's disk, then {again} again."
+    )
 
 
 def recording_now(run_id: str) -> str:

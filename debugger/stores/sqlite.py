@@ -44,6 +44,7 @@ from debugger.stores.protocol import (
     RunExistsError,
     RunSummary,
     StoreError,
+    StoreFull,
     TraceFiles,
     checked_id,
     cut_off_error,
@@ -263,7 +264,8 @@ class RunStore(TraceFiles):
             try:
                 yield db
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite has rolled back itself on a full disk: the error is that one
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
         finally:
@@ -331,7 +333,7 @@ class RunStore(TraceFiles):
                 self._append(db, run_id, None, [], blobs)
         except sqlite3.Error as exc:
             self._let_go(run_id)
-            raise StoreError(f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
+            raise _failed(exc, f"cannot store run {run_id} in {self.path}: {_reason(exc)}.") from None
 
     def append_steps(self, run_id: str, steps: list[StepRecord]) -> None:
         """Adds finished supersteps to a started run, after those already stored."""
@@ -347,7 +349,7 @@ class RunStore(TraceFiles):
                 self._append(db, run_id, count, rows, blobs)
                 db.execute("UPDATE runs SET steps = steps + ? WHERE run_id = ?", (supersteps(rows), run_id))
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot store the steps of run {run_id} in {self.path}: {_reason(exc)}.") from None
+            raise _failed(exc, f"cannot store the steps of run {run_id} in {self.path}: {_reason(exc)}.") from None
 
     def finish_run(self, trace: Trace) -> None:
         """Stores the final head of a started run (status, output, error); its steps stay as stored,
@@ -366,9 +368,20 @@ class RunStore(TraceFiles):
                     (*summary[1:5], summary[6], head, trace.run_id),
                 )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot store run {trace.run_id} in {self.path}: {_reason(exc)}.") from None
+            raise _failed(exc, f"cannot store run {trace.run_id} in {self.path}: {_reason(exc)}.") from None
         finally:
             self._let_go(trace.run_id)
+
+    def mark_cut_off(self, run_id: str, message: str) -> None:
+        """Says why a started run's recording stopped (`message`, one line) where its status is read: a
+        one-row update, which a full disk still takes once the failed transaction has given its pages back."""
+        try:
+            with self._transaction() as db:
+                db.execute("UPDATE runs SET error = ? WHERE run_id = ? AND status = 'running'", (message, run_id))
+        except sqlite3.Error as exc:
+            raise _failed(exc, f"cannot mark run {run_id} cut off in {self.path}: {_reason(exc)}.") from None
+        finally:
+            self._let_go(run_id)
 
     # ---- is a `running` run still being recorded? -------------------------------------------------
 
@@ -468,7 +481,11 @@ class RunStore(TraceFiles):
         with self._reading() as db:
             rows = list(db.execute(query, (*args, limit)))
         cut = first_line(CUT_OFF)  # a cut-off run stays `running` (so `--status running` finds it)
-        return [RunSummary(*row[:6], cut if row[4] == "running" and self._cut_off(row[0]) else row[6]) for row in rows]
+        # a run whose store said why it stopped keeps those words (`mark_cut_off`)
+        return [
+            RunSummary(*row[:6], (row[6] or cut) if row[4] == "running" and self._cut_off(row[0]) else row[6])
+            for row in rows
+        ]
 
     def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
         """(run id, started at, status) of the stored runs of one thread of one target, oldest first."""
@@ -514,7 +531,9 @@ class RunStore(TraceFiles):
         keeps them in the database, read back a step when asked for (`RowSteps`)."""
         with self._reading() as db:
             full = self._resolve(db, run_id)
-            head, stored_digest = db.execute("SELECT trace, digest FROM runs WHERE run_id = ?", (full,)).fetchone()
+            head, stored_digest, why = db.execute(
+                "SELECT trace, digest, error FROM runs WHERE run_id = ?", (full,)
+            ).fetchone()
             seqs, numbers = step_layout(
                 db.execute(f"SELECT {LAYOUT_COLUMNS} FROM run_steps WHERE run_id = ?", (full,)).fetchone(),
                 lambda: db.execute("SELECT seq, step FROM run_steps WHERE run_id = ? ORDER BY seq", (full,)),
@@ -541,7 +560,7 @@ class RunStore(TraceFiles):
                 f"(`stepscope delete {full}` removes it)"
             ) from None
         if trace.status == "running" and not trace.error and self._cut_off(full):
-            trace.error = cut_off_error()
+            trace.error = cut_off_error(why)
         return trace
 
     @staticmethod
@@ -613,6 +632,17 @@ class RunStore(TraceFiles):
         if full not in self._recording:  # what a cut-off recording left behind
             self._lock_file(full).unlink(missing_ok=True)
         return full
+
+
+def _failed(exc: sqlite3.Error, message: str) -> StoreError:
+    """The store's error for `exc`: `StoreFull` where the file could not grow (SQLite's "database or disk
+    is full"; "disk I/O error" on a write, which is what a file-size limit gives)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name not in ("SQLITE_FULL", "SQLITE_IOERR_WRITE") and "database or disk is full" not in str(exc):
+        return StoreError(message)
+    error = StoreFull(message)
+    error.reason = _reason(exc)
+    return error
 
 
 def _reason(exc: BaseException) -> str:
