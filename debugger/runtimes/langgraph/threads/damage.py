@@ -25,7 +25,19 @@ from .tables import DAMAGED, DamagedCheckpoint
 
 
 class DamagedData(Exception):
-    """The thread's newest checkpoint cannot be decoded: how the rebuilt run ends."""
+    """The thread's newest checkpoint cannot be decoded: how the rebuilt run ends (status `running`, as a
+    run whose end is not known: never a failure of the app, which may well have finished)."""
+
+
+def damaged_ending(step: int, child: DamagedCheckpoint) -> str:
+    """The ending of a thread whose newest checkpoint (`child`, step `step`) cannot be decoded: cut off there
+    (`run_status.stored_reason` shows these words)."""
+    checkpoint_id = child.config["configurable"]["checkpoint_id"]
+    return (
+        f"Cut off at step {step}: its checkpoint {checkpoint_id} cannot be decoded "
+        f"({child.reason.removeprefix(DAMAGED)}), so how the run ended is not known; the checkpointer's "
+        "stored bytes are damaged there, the app is not at fault"
+    )
 
 
 class DamagedThread(CheckpointerError):

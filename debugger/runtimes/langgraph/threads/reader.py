@@ -22,7 +22,7 @@ from debugger.runtimes.runtime import ThreadRead
 from engine.trace import RunRecord, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .cache import ThreadCache, splice
-from .damage import DamagedData, mark_damaged_checkpoint, nothing_decodes
+from .damage import DamagedData, damaged_ending, mark_damaged_checkpoint, nothing_decodes
 from .rebuild import RunRebuild
 from .savers import Checkpointer, CheckpointerError
 from .tables import CheckpointKey, DamagedCheckpoint
@@ -159,8 +159,8 @@ class ThreadReader:
                 run.step_between(parent, child)
         last = chain[-1].config["configurable"]["checkpoint_id"]
         later = last in self.parents.get("|".join(ns), {}).values()
-        if isinstance(chain[-1], DamagedCheckpoint):
-            run.writer.finish("error", run.output(), DamagedData(chain[-1].reason))
+        if isinstance(chain[-1], DamagedCheckpoint):  # how the app's run went on is in the bytes that are damaged
+            run.writer.finish("running", run.output(), DamagedData(damaged_ending(run.last_step, chain[-1])))
         else:
             run.finish(chain[-1], stop_here=later)
         return record
