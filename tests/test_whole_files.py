@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +120,10 @@ def test_run_out_and_export_under_a_file_size_limit_leave_no_truncated_file(tmp_
     assert not [n for n in names if n.endswith(".tmp")], names
     whole = _stepscope(tmp_path, ["export", run_id, str(out), "--db", db])
     assert whole.returncode == 0 and json.loads(out.read_text())["run_id"] == run_id, "without the limit it writes"
+
+
+def test_a_path_that_is_no_file_is_written_as_it_is(tmp_path):
+    """`--out /dev/stdout` or a named pipe: nothing to swap, and a rename would replace the device."""
+    write_whole(os.devnull, "the run")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode), "still the device"
+    assert not list(Path(os.devnull).parent.glob(".null.*.tmp")), "no temporary file beside it"

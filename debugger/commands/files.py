@@ -4,7 +4,8 @@ Each is written to a temporary name in the same folder, flushed and synced, then
 (`os.replace`, atomic on one file system). A write that fails part-way (a full disk, a file-size limit,
 Ctrl-C) removes the temporary file and leaves the path as it was: no half file a later `import` or a
 browser could take for the run, and an older file of that name untouched. A symlink at the path is
-written through (its target is replaced), as a plain `open(path, "w")` would.
+written through (its target is replaced), as a plain `open(path, "w")` would; a path that is no file
+(`/dev/stdout`, a named pipe) is written as it is, having no content to keep.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from typing import Iterator, TextIO
 def whole_file(path: str | Path) -> Iterator[TextIO]:
     """A text file to write that appears at `path` only once all of it is written (see the module);
     OSError when it cannot be, with `path` as it was."""
+    if _is_stream(path):  # /dev/stdout, a pipe: no file to swap
+        with open(path, "w", encoding="utf-8", newline="") as stream:
+            yield stream
+        return
     target = Path(os.path.realpath(path))
     if target.exists() and not os.access(target, os.W_OK):  # as `open(path, "w")` refuses it: no rename around that
         raise PermissionError(13, "Permission denied", str(path))
@@ -52,6 +57,15 @@ def not_written(path: str | Path, exc: OSError) -> str:
     """Why `path` was not written, in one line, and that nothing of it was left there."""
     kept = "the file there is as it was" if Path(path).exists() else "nothing was left there"
     return f"cannot write {path}: {exc.strerror or exc} ({kept}). Free space or choose another path, then try again"
+
+
+def _is_stream(path: str | Path) -> bool:
+    """Whether `path` (followed through links) is there and is neither a file nor a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _mode_of(target: Path) -> int | None:
