@@ -29,7 +29,7 @@ def whole_file(path: str | Path) -> Iterator[TextIO]:
     target = Path(os.path.realpath(path))
     if target.exists() and not os.access(target, os.W_OK):  # as `open(path, "w")` refuses it: no rename around that
         raise PermissionError(13, "Permission denied", str(path))
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
+    temporary = beside(target)
     mode = _mode_of(target)
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
     try:
@@ -45,6 +45,11 @@ def whole_file(path: str | Path) -> Iterator[TextIO]:
             os.unlink(temporary)
         raise
     _sync_folder(target.parent)
+
+
+def beside(target: Path) -> Path:
+    """A new temporary name in `target`'s folder (same file system, so a rename moves it into place)."""
+    return target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp"
 
 
 def write_whole(path: str | Path, text: str) -> None:

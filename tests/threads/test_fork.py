@@ -60,3 +60,33 @@ def test_fork_an_earlier_step_with_an_edit(backend, tmp_path):
         fork_thread(backend.url, "research", App("app", graph), after_plan, local=tmp_path / "fork.sqlite")
     with pytest.raises(CheckpointerError, match="no checkpoint 'nope'"):
         fork_thread(backend.url, "research", App("app", graph), "nope", local=tmp_path / "other.sqlite")
+
+
+def test_a_fork_copy_that_fails_midway_leaves_no_file(tmp_path, monkeypatch):
+    """The local copy is whole or not there: a copy the disk refuses part-way (SQLite's own error after
+    some checkpoints were written) leaves no file at --out and no temporary file beside it."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from debugger.runtimes.langgraph.threads import fork
+
+    source = tmp_path / "app.sqlite"
+    conn = sqlite3.connect(source, check_same_thread=False)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    graph, _ = SCENARIOS["fan_out"](saver, "t")
+    conn.close()
+    copy = fork._copy_into
+
+    def fills_up(path, *args):
+        copy(path, *args)
+        assert path.stat().st_size > 0, "the copy was under way"
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(fork, "_copy_into", fills_up)
+    head = _root_checkpoints(str(source), "t")[-1].config["configurable"]["checkpoint_id"]
+    local = tmp_path / "out" / "fork.sqlite"
+    with pytest.raises(CheckpointerError, match="database or disk is full; nothing was left there"):
+        fork.copy_thread(str(source), "t", head, local)
+    assert list(local.parent.iterdir()) == []

@@ -14,6 +14,8 @@ the fork can be opened again (`stepscope show ... --checkpointer LOCAL --thread 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import tempfile
 from dataclasses import dataclass
@@ -39,9 +41,7 @@ class ForkResult:
 
 def copy_thread(url: str, thread_id: str, checkpoint_id: str, local: Path) -> None:
     """The thread's checkpoints up to `checkpoint_id` (root namespace id, time order for the others)
-    into a fresh SqliteSaver file at `local`."""
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
+    into a fresh SqliteSaver file at `local`, written beside it and renamed into place once whole."""
     with open_checkpointer(url) as production:
         tuples = production.history(thread_id)
     roots = {
@@ -54,8 +54,24 @@ def copy_thread(url: str, thread_id: str, checkpoint_id: str, local: Path) -> No
         )
     if local.exists():
         raise CheckpointerError(f"{local} exists already: choose a new file for the fork.")
+    from debugger.commands.files import beside  # the copy is whole or not there, as every file at a user's path
+
     local.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(local, check_same_thread=False)
+    temporary = beside(local)
+    try:
+        _copy_into(temporary, tuples, thread_id, checkpoint_id)
+        os.replace(temporary, local)
+    except (sqlite3.Error, OSError) as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise CheckpointerError(f"cannot write the fork's copy {local}: {exc}; nothing was left there.") from None
+
+
+def _copy_into(path: Path, tuples: list[Any], thread_id: str, checkpoint_id: str) -> None:
+    """The checkpoints of `tuples` up to `checkpoint_id` into a fresh SqliteSaver file at `path`."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(path, check_same_thread=False)
     try:
         saver = SqliteSaver(conn)
         saver.setup()
