@@ -230,8 +230,8 @@ def test_no_assert_statement_in_the_shipped_code():
 
 @pytest.mark.slow
 def test_python_dash_o_shows_the_same(fan_file, tmp_path):
-    """`show` of a whole thread, of one step, and of a damaged thread, in `python` and `python -O` processes:
-    the same output and exit codes (nothing rests on an `assert`)."""
+    """`show` of a whole thread, of one step, of a damaged thread, of a trace file, and `diagnose`, in `python`
+    and `python -O` processes: the same output and exit codes (nothing rests on an `assert`)."""
     import os
     import subprocess
     import sys
@@ -240,19 +240,32 @@ def test_python_dash_o_shows_the_same(fan_file, tmp_path):
     damaged = tmp_path / "damaged.sqlite"
     damaged.write_bytes(path.read_bytes())
     _corrupt_root(damaged, "t", [-1], b"\xc1")
+    db, trace_file = str(tmp_path / "runs.db"), str(tmp_path / "trap.json")
+    assert main(["run", "subgraph_trap", "--db", db, "--out", trace_file]) == 0
     env = {**os.environ, "STEPSCOPE_THREAD_CACHE": "off", "PYTHONPATH": os.pathsep.join(sys.path)}
-    for file, more in ((path, []), (path, ["--step", "1"]), (damaged, []), (damaged, ["--step", "2"])):
-        command = ["-m", "debugger.cli", "show", target, "--checkpointer", str(file), "--thread", "t", *more]
+    thread = ["--thread", "t"]
+    cases = [
+        (["show", target, "--checkpointer", str(path), *thread], 0),
+        (["show", target, "--checkpointer", str(path), *thread, "--step", "1"], 0),
+        (["show", target, "--checkpointer", str(damaged), *thread], 2),
+        (["show", target, "--checkpointer", str(damaged), *thread, "--step", "2"], 2),
+        (["show", trace_file], 0),
+        (["diagnose", trace_file], 1),  # the sample's trap is an error-level finding
+        (["show", trace_file, "--step", "99"], 2),
+    ]
+    for args, expected in cases:
         plain, optimized = (
-            subprocess.run([sys.executable, *flags, *command], capture_output=True, text=True, env=env, cwd=tmp_path)
+            subprocess.run(
+                [sys.executable, *flags, "-m", "debugger.cli", *args], capture_output=True, text=True, env=env
+            )
             for flags in ([], ["-O"])
         )
         assert (optimized.returncode, optimized.stdout, optimized.stderr) == (
             plain.returncode,
             plain.stdout,
             plain.stderr,
-        ), (file.name, more)
-        assert plain.returncode == (2 if file == damaged else 0), plain.stderr
+        ), args
+        assert plain.returncode == expected, (args, plain.stderr)
         assert "Traceback" not in plain.stderr
 
 
