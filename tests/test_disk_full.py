@@ -16,6 +16,7 @@ from debugger.stores.sqlite import RunStore
 
 APP = """
 import operator
+import os
 from typing import Annotated, TypedDict
 from engine import END, START, StateGraph
 
@@ -24,7 +25,7 @@ class State(TypedDict):
     n: int
 
 def step(state):
-    return {"items": [f"{state['n']}-" + "x" * 150_000], "n": state["n"] + 1}
+    return {"items": [os.urandom(150_000).hex()], "n": state["n"] + 1}  # 300 KB no store compresses away
 
 builder = StateGraph(State)
 builder.add_node("step", step)

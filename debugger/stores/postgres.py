@@ -41,6 +41,7 @@ from debugger.stores.protocol import (
     RunExistsError,
     RunSummary,
     StoreError,
+    StoreFull,
     TraceFiles,
     checked_id,
     cut_off_error,
@@ -123,7 +124,7 @@ class PostgresRunStore(TraceFiles):
             with self._transaction() as cur:
                 yield cur
         except self._psycopg.Error as exc:
-            raise StoreError(f"cannot {what} in {self.path}: {_reason(exc)}.") from None
+            raise _failed(exc, f"cannot {what} in {self.path}: {_reason(exc)}.") from None
 
     @contextmanager
     def _recording_transaction(self, run_id: str, what: str) -> Iterator[Any]:
@@ -139,7 +140,7 @@ class PostgresRunStore(TraceFiles):
                 yield cur
         except self._psycopg.Error as exc:
             self._stop_recording(run_id)
-            raise StoreError(f"cannot {what} in {self.path}: {_reason(exc)}.") from None
+            raise _failed(exc, f"cannot {what} in {self.path}: {_reason(exc)}.") from None
         except BaseException:
             self._stop_recording(run_id)
             raise
@@ -248,6 +249,14 @@ class PostgresRunStore(TraceFiles):
         finally:
             self._stop_recording(run_id)
 
+    def mark_cut_off(self, run_id: str, message: str) -> None:
+        """Says why a started run's recording stopped (`message`, one line) where its status is read."""
+        self._stop_recording(run_id)
+        with self._operation(f"mark run {run_id} cut off") as cur:
+            cur.execute(
+                "UPDATE stepscope_runs SET error = %s WHERE run_id = %s AND status = 'running'", (message, run_id)
+            )
+
     def _append(self, cur: Any, run_id: str, rows: StepRows, blobs: BlobRows) -> None:
         cur.execute("SELECT steps FROM stepscope_runs WHERE run_id = %s FOR UPDATE", (run_id,))
         if cur.fetchone() is None:
@@ -287,7 +296,10 @@ class PostgresRunStore(TraceFiles):
         query += " ORDER BY started_at DESC, saved DESC LIMIT %s"
         with self._operation("list runs") as cur:
             cur.execute(query, (*args, limit))
-            return [RunSummary(*row[:6], first_line(CUT_OFF) if row[7] else row[6]) for row in cur.fetchall()]
+            # a run whose store said why it stopped keeps those words (`mark_cut_off`)
+            return [
+                RunSummary(*row[:6], (row[6] or first_line(CUT_OFF)) if row[7] else row[6]) for row in cur.fetchall()
+            ]
 
     def thread_runs(self, target: str, thread_id: str) -> list[tuple[str, str, str]]:
         """(run id, started at, status) of the stored runs of one thread of one target, oldest first."""
@@ -362,8 +374,8 @@ class PostgresRunStore(TraceFiles):
                 seqs, numbers = self._step_layout(cur, full)
                 cur.execute("SELECT key, data FROM stepscope_blobs WHERE run_id = %s", (full,))
                 blobs = cur.fetchall()
-            cur.execute(f"SELECT {_CUT_OFF_SQL} FROM stepscope_runs WHERE run_id = %s", (_RECORDING, full))
-            cut_off = bool((cur.fetchone() or [False])[0])
+            cur.execute(f"SELECT {_CUT_OFF_SQL}, error FROM stepscope_runs WHERE run_id = %s", (_RECORDING, full))
+            cut_off, why = cur.fetchone() or (False, "")
         from debugger.sources.trace_check import parse_trace  # here: its schemas cost a run 0.2 s
 
         name = f"run {full} in {self.path}"
@@ -379,7 +391,7 @@ class PostgresRunStore(TraceFiles):
         except (ValueError, RecursionError) as exc:  # a row that is not JSON
             raise StoreError(f"{name} is damaged: {exc}. (`stepscope delete {full}` removes it)") from None
         if cut_off and not trace.error:
-            trace.error = cut_off_error()
+            trace.error = cut_off_error(why)
         return trace
 
     def _long_trace(
@@ -488,6 +500,15 @@ _CUT_OFF_SQL = f"""(status = 'running' AND NOT EXISTS (
     AND l.objid = ({_RUN_KEY.replace("%s", "run_id")})::oid
     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))"""
 """True for a `running` run whose recording connection is gone (takes `_RECORDING` as its parameter)."""
+
+
+def _failed(exc: BaseException, message: str) -> StoreError:
+    """The store's error for `exc`: `StoreFull` for the server's disk full (SQLSTATE 53100)."""
+    if getattr(exc, "sqlstate", None) != "53100":
+        return StoreError(message)
+    error = StoreFull(message)
+    error.reason = _reason(exc)
+    return error
 
 
 def _reason(exc: BaseException) -> str:
