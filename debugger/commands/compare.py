@@ -14,7 +14,7 @@ from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command
 from debugger.commands.diagnose import diagnosis_subject
-from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.commands.terminal import print_block  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.value_text import one_line, short
 from debugger.i18n import _
 from debugger.model.compare import ABSENT, IDS_NOTE, Row, RunComparison, StepDiff, compare_runs
@@ -52,9 +52,9 @@ def command(args: argparse.Namespace) -> int:
     )
     comparison = compare_runs(trace_a, trace_b)
     if args.json:
-        print(json.dumps(to_data(comparison, label_a, label_b), ensure_ascii=False, indent=1, default=repr))
+        print_block(json.dumps(to_data(comparison, label_a, label_b), ensure_ascii=False, indent=1, default=repr))
     else:
-        print(render(comparison, label_a, label_b, every_row=args.all))
+        print_block(render(comparison, label_a, label_b, every_row=args.all))
     return 0 if comparison.agree else 1
 
 
@@ -105,7 +105,7 @@ def render(comparison: RunComparison, label_a: str, label_b: str, *, every_row: 
         lines.extend(f"  - {c.sentence()}" for c in run_wide)
     else:
         lines.append(_("findings: the same in both runs"))
-    return "\n".join(lines)
+    return "\n".join(map(one_line, lines))  # a name or value holding a newline cannot start a line
 
 
 MARKS = {"same": "=", "same but ids": "≈", "differs": "✱", "only in A": "<", "only in B": ">"}

@@ -16,6 +16,7 @@ from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command, run_request, thread_from_args
 from debugger.commands.diagnose_text import render, to_data
+from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics import diagnose, has_errors
 from debugger.model import run_status
@@ -68,9 +69,9 @@ def command(args: argparse.Namespace) -> int:
     if args.json:
         data = to_data(findings, subject, status)
         data["ending"] = ending
-        print(json.dumps(data, ensure_ascii=False, indent=1, default=repr))
+        print_block(json.dumps(data, ensure_ascii=False, indent=1, default=repr))
     else:
-        print(render(findings, subject, run_status.label(status, trace.error) if trace is not None else None))
+        print_block(render(findings, subject, run_status.label(status, trace.error) if trace is not None else None))
         if ending and trace is not None and trace.status != "done":
             print(ending)
     return 1 if has_errors(findings) else 0

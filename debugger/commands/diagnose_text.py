@@ -6,6 +6,7 @@ import textwrap
 from typing import Any, Iterable
 
 from debugger.diagnostics.findings import SEVERITIES, Finding, counts
+from debugger.diagnostics.value_text import one_line
 from debugger.i18n import _
 
 WIDTH = 100
@@ -27,13 +28,13 @@ def render(findings: list[Finding], subject: str, status: str | None = None) -> 
         lines += ["", f"{severity.upper()}S ({len(group)})" if len(group) != 1 else severity.upper()]
         for finding in group:
             lines += _finding_lines(finding)
-    return "\n".join(lines)
+    return "\n".join(map(one_line, lines))  # a name or value holding a newline cannot start a line
 
 
 def _finding_lines(finding: Finding) -> list[str]:
     lines = [f"  [{finding.kind}] {finding.title}", "    " + _("where: {where}").format(where=finding.where())]
-    lines += textwrap.wrap(finding.explanation, WIDTH, initial_indent="    ", subsequent_indent="    ")
-    shown = [text for text in map(evidence_line, finding.evidence) if text][:MAX_EVIDENCE]
+    lines += textwrap.wrap(one_line(finding.explanation), WIDTH, initial_indent="    ", subsequent_indent="    ")
+    shown = [one_line(text) for text in map(evidence_line, finding.evidence) if text][:MAX_EVIDENCE]
     if shown:
         lines.append("    " + _("seen:"))
         lines += [

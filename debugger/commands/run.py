@@ -22,6 +22,7 @@ from typing import Any
 from debugger.commands.common import add_command, run_request, table
 from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
+from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _
@@ -170,7 +171,7 @@ def _report(
         print(f"error: the run failed before its first superstep: {type(error).__name__}: {error}", file=sys.stderr)
         print(f"run: {trace.run_id} (stored, with no steps)")
         return 2
-    print(table(rows, [_(h) for h in RUN_HEADERS]))
+    print_block(table(rows, [_(h) for h in RUN_HEADERS]))
     if sink.error is None:
         kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}"]
     print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))

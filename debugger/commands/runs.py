@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from debugger.commands.common import add_command, table
+from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.i18n import _
 from debugger.model import run_status
@@ -43,7 +44,7 @@ def command(args: argparse.Namespace) -> int:
         for r in runs
     ]
     headers = [_("run"), _("graph"), _("target"), _("started (UTC)"), _("status"), _("steps"), _("error")]
-    print(table(rows, headers))
+    print_block(table(rows, headers))
     return 0
 
 

@@ -1,12 +1,13 @@
-"""Text for a terminal: nothing from a trace may steer it.
+"""Text for a terminal: nothing from a trace may steer it, nor start a line of its own.
 
-Trace fields (node names, error messages, values) come from other people's code and files; printed
-raw, an escape sequence in them could recolour, clear or retitle the user's terminal, or hide text.
-`safe` shows every control character (C0, DEL, C1, bidirectional overrides) and every lone surrogate
-as a visible escape, keeping newlines and tabs. `safe_print` is `print` through that filter.
-`one_line` is for a piece of data inside a line (a run id, a node name, a table cell): it escapes
-newlines, carriage returns and tabs too, so data can never start a line of its own (an imported
-trace whose run id holds a newline could otherwise forge a row of `stepscope runs`).
+Trace fields (node names, run ids, error messages, values) come from other people's code and files;
+printed raw, an escape sequence in them could recolour, clear or retitle the user's terminal, or hide
+text, and a newline could forge a line (an imported trace whose run id held one forged a row of
+`stepscope import`'s answer). Every command prints through this module, and `print` in a command is
+`safe_print`: what one call prints is one line, every control character in it (newline, carriage return,
+tab, ESC, C0, DEL, C1, bidirectional overrides) and every lone surrogate shown as a visible escape.
+A block the command lays out in lines itself (a table whose cells went through `one_line`, a report,
+indented JSON) is printed with `print_block`, which keeps its newlines and escapes the rest.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from debugger.diagnostics.value_text import escaped, one_line
 
-__all__ = ["one_line", "safe", "safe_print"]
+__all__ = ["one_line", "print_block", "safe", "safe_print"]
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -28,4 +29,19 @@ def safe(text: str) -> str:
 
 
 def safe_print(*values: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:
-    print(safe(sep.join(str(v) for v in values)), end=end, file=file if file is not None else sys.stdout, flush=flush)
+    """`print` of one line: a newline (or any control character) inside the values shows as an escape."""
+    _write(one_line(sep.join(str(v) for v in values)), end, file, flush)
+
+
+def print_block(text: str, *, file: Any = None, flush: bool = False) -> None:
+    """Lines the command laid out itself (data inside already through `one_line`): newlines and tabs kept."""
+    _write(safe(text), "\n", file, flush)
+
+
+def _write(text: str, end: str, file: Any, flush: bool) -> None:
+    out = file if file is not None else sys.stdout
+    try:
+        print(text, end=end, file=out, flush=flush)
+    except UnicodeEncodeError:  # a terminal that cannot show a character (LANG=C): its escape instead
+        encoding = getattr(out, "encoding", None) or "ascii"
+        print(text.encode(encoding, "backslashreplace").decode(encoding), end=end, file=out, flush=flush)

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command, table
+from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.i18n import N_, _
 from debugger.runtimes.langgraph.threads.open import list_threads
@@ -39,5 +40,5 @@ def command(args: argparse.Namespace) -> int:
         ]
         for t in threads
     ]
-    print(table(rows, [_(h) for h in HEADERS]))
+    print_block(table(rows, [_(h) for h in HEADERS]))
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tempfile
 from array import array
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
@@ -67,13 +68,23 @@ def summary_row(trace: Trace, steps: int) -> tuple[str, str, str, str, str, int,
     """The run list's columns: id, graph, target, started, status, steps, first line of the error."""
     return (
         trace.run_id,
-        str(trace.graph.get("name", "")),
-        trace.target,
+        column_text(trace.graph.get("name", "")),
+        column_text(trace.target),
         trace.started_at,
         trace.status,
         steps,
-        first_line(str((trace.error or {}).get("message", ""))),
+        column_text(first_line(str((trace.error or {}).get("message", "")))),
     )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def column_text(value: object) -> str:
+    """Text a database column can hold: a lone surrogate (half an emoji, a name decoded with
+    `surrogateescape`), which no UTF-8 text can, as its escape `\\ud800`, as the terminal shows it. The
+    trace's JSON keeps the value itself (`engine.tracefile.dumps` writes it as a JSON escape)."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", str(value))
 
 
 def split_trace_text(text: str) -> tuple[str, list[tuple[int, str]]]:
