@@ -167,6 +167,13 @@ def test_a_node_that_throws_a_string_keeps_the_string_and_langgraph_js_own_error
     assert decode(trace.output) == {"n": 1}  # the state its last barrier committed
 
 
+def test_a_thrown_plain_object_is_stored_as_its_json_and_called_not_an_error(langgraph_js):
+    trace = record_js_app(app("throws_object.mjs"), "graph", {}, None, timeout=60)
+    bad = next(t for s in trace.steps for t in s.tasks if t.name == "bad")
+    assert (bad.error["class"], bad.error["message"]) == ("object", '{"code":42,"reason":"card declined"}')
+    assert bad.error["notes"] == ["a thrown object, not an Error"]
+
+
 def test_a_throwing_conditional_edge_fails_the_task_it_leaves(langgraph_js):
     trace = record_js_app(app("throwing_branch.mjs"), "graph", {}, None, timeout=60)
     first = next(t for s in trace.steps for t in s.tasks if t.name == "first")

@@ -21,6 +21,8 @@
 // DeltaTracker mirrors engine/codec.py's: items are compared by identity against the last recorded
 // value, so a list that only grew costs what was added, not its whole length.
 
+import { inspect } from "node:util";
+
 export const TYPE = "$type";
 const RESERVED = new Set(["$type", "$blob", "$blobs"]);
 export const MAX_DEPTH = 60;
@@ -160,24 +162,20 @@ function encodeMessage(message, inner) {
 }
 
 /** An error (or anything thrown) with its own name, message uncut and stack, as the trace schema's error
- * record: LangGraph.js's `lc_error_code` and an AggregateError's errors are kept as notes (the record has
- * no fields of its own for them), a thrown bare value as class "string" (or its typeof) with its text. */
+ * record: LangGraph.js's `lc_error_code`, an AggregateError's errors and an Error's own extra fields are kept as
+ * notes (the record has no fields of its own for them). A thrown non-Error (`throw {code: 42}`) is recorded with
+ * its kind as class, its JSON (util.inspect's text where JSON fails: a cycle, a BigInt, a Symbol) as message and
+ * the note "a thrown object, not an Error", where String() had made it "[object Object]". */
 export function encodeError(error) {
-  if (!(error instanceof Error) && (typeof error !== "object" || error === null || !("message" in error))) {
-    return {
-      [TYPE]: "error",
-      class: typeof error === "string" ? "string" : typeof error,
-      module: "js",
-      message: typeof error === "string" ? error : safeString(error),
-      notes: ["thrown as a bare value, not an Error"],
-      traceback: "",
-    };
-  }
+  if (!(error instanceof Error)) return encodeThrown(error);
   const notes = [];
   if (error.lc_error_code !== undefined) notes.push(`lc_error_code: ${error.lc_error_code}`);
   if (Array.isArray(error.errors)) {
     for (const inner of error.errors)
-      notes.push(`${inner?.name ?? typeof inner}: ${inner?.message ?? safeString(inner)}`);
+      notes.push(`${inner?.name ?? typeof inner}: ${inner?.message ?? thrownText(inner)}`);
+  }
+  for (const key of Object.keys(error)) {
+    if (!ERROR_OWN.has(key)) notes.push(`${key}: ${thrownText(error[key])}`);
   }
   return {
     [TYPE]: "error",
@@ -187,6 +185,51 @@ export function encodeError(error) {
     notes,
     traceback: typeof error.stack === "string" ? error.stack : "",
   };
+}
+
+// Fields every Error (or LangGraph.js's) has, already in the record or its notes.
+const ERROR_OWN = new Set(["name", "message", "stack", "lc_error_code", "errors", "cause", "pregelTaskId"]);
+
+function encodeThrown(value) {
+  const kind = thrownKind(value);
+  return {
+    [TYPE]: "error",
+    class: kind,
+    module: "js",
+    message: typeof value === "string" ? value : thrownText(withoutTaskId(value)),
+    notes: [`a thrown ${kind}, not an Error`],
+    traceback: "",
+  };
+}
+
+/** The value as the node threw it: LangGraph.js stamps its own pregelTaskId on a thrown object. */
+function withoutTaskId(value) {
+  if (value === null || typeof value !== "object" || !Object.hasOwn(value, "pregelTaskId")) return value;
+  const { pregelTaskId: _, ...own } = value;
+  return own;
+}
+
+function thrownKind(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value !== "object") return typeof value;
+  const name = className(value);
+  return name === "Object" ? "object" : `${name} object`;
+}
+
+/** JSON where it says all of the value, else util.inspect's text (cycles, BigInt, Symbol, undefined). */
+function thrownText(value) {
+  try {
+    const json = JSON.stringify(value);
+    if (typeof json === "string" && typeof value !== "symbol") return json;
+  } catch {
+    // a cycle or a BigInt: inspect tells them
+  }
+  try {
+    return inspect(value, { depth: 6, breakLength: Infinity });
+  } catch {
+    return safeString(value);
+  }
 }
 
 function safeString(value) {
