@@ -36,7 +36,7 @@ BARE = ROOT / "benchmarks" / "bare_graph_page.py"
 CHROMIUM = "/usr/bin/chromium"
 BARE_GRAPH = '[data-testid="stGraphVizChart"] svg g.node'
 STEPSCOPE_GRAPH = ".stepscope-graph svg g.stepscope-node"
-STEPSCOPE_NEXT = ".st-key-next button:not([disabled])"
+STEPSCOPE_NEXT = "button[data-move=next]:not([disabled])"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
 
 

@@ -2,12 +2,13 @@
 
 For each of the three runs it prints:
 
-1. **server**: the time of one step change on the server, measured with Streamlit's AppTest (a Next
-   or Prev click plus the whole script rerun it causes; median over `--clicks` clicks). AppTest
-   runs the app in this process, so this is the Python side only: view-model, DOT, tables.
-2. **browser**: the time from a Next/Prev click in chromium (Debian's, via Playwright) until the new
-   graph is drawn: a fresh SVG in the chart with its `ran` node (median over `--browser-steps`).
-   This includes the websocket round trip, the rerun (with Graphviz's layout on the server) and React.
+1. **server**: the page's rerun after the stepper reported a step, measured with Streamlit's AppTest
+   (the tabs below the stepper follow; median over `--clicks` steps). AppTest runs the app in this
+   process, so this is the Python side only: view-model and tables. The user does not wait for it.
+2. **page: key->drawn**: in chromium (Debian's, via Playwright), from an arrow key to the new step
+   drawn by the page's stepper (its nodes restyled, its summary set, the frame painted; median over
+   `--browser-steps`). The stepper steps in the browser: no server round trip.
+3. **HTML file**: the same, in the run's one-file HTML export opened from file:// (the same stepper).
 
 and each one's ratio to the 6-node case, plus the time to open each run (record it, store it,
 draw its first step), and the time to the first drawn graph when a sample's link is opened in a new
@@ -38,9 +39,11 @@ import argparse
 import contextlib
 import cProfile
 import io
+import json
 import operator
 import os
 import pstats
+import re
 import signal
 import socket
 import statistics
@@ -145,11 +148,30 @@ def write_workloads(folder: Path) -> dict[str, str]:
 # ---- server side: AppTest -----------------------------------------------------------------------------
 
 
+def _stepper_at(at) -> tuple[int, int]:
+    """(index, count) of the step the page's stepper shows."""
+    data = json.loads(at.get("bidi_component")[0].proto.json)
+    return data["at"], data["count"]
+
+
 def _step_key(at, direction: str) -> str:
     """Next while there is a next step, then Prev back down (a 4-step run cannot take 20 Nexts)."""
-    if at.button(key=direction).disabled:
+    index, count = _stepper_at(at)
+    if (direction == "next" and index >= count - 1) or (direction == "prev" and index <= 0):
         direction = "prev" if direction == "next" else "next"
     return direction
+
+
+_moves = iter(range(1, 10**9))
+
+
+def _report_step(at, direction: str) -> None:
+    """What the stepper's script does after a press: it reports the step, and the page reruns for it."""
+    view = at.session_state["stepscope_run"].view.view(Scope())
+    index, _ = _stepper_at(at)
+    step = view.steps[index + (1 if direction == "next" else -1)]
+    at.session_state["stepscope_stepper"] = {"move": {"step": step, "seq": next(_moves)}}
+    at.run()
 
 
 @contextlib.contextmanager
@@ -195,14 +217,14 @@ def server_times(target: str, clicks: int, profile: bool) -> tuple[float, list[f
     view = at.session_state["stepscope_run"].view.view(Scope())
     shape = (len(view.drawing.nodes), len([s for s in view.steps if s >= 0]))
     direction = _step_key(at, "next")
-    at.button(key=direction).click().run()  # warm: the first step change fills the view caches
+    _report_step(at, direction)  # warm: the first step change fills the view caches
     profiler = cProfile.Profile() if profile else None
     times = []
     with _profiling_script_runs(profiler):
         for _ in range(clicks):
             key = direction = _step_key(at, direction)
             started = time.perf_counter()
-            at.button(key=key).click().run()
+            _report_step(at, key)
             times.append(time.perf_counter() - started)
             if at.exception:
                 raise SystemExit(f"the app failed stepping {target}: {at.exception}")
@@ -217,23 +239,65 @@ def server_times(target: str, clicks: int, profile: bool) -> tuple[float, list[f
 # ---- browser side: Playwright + chromium --------------------------------------------------------------
 
 REDRAW_JS = """
-(key) => new Promise((resolve, reject) => {
-  const charts = '.stepscope-graph svg';
-  document.querySelectorAll(charts).forEach(svg => svg.setAttribute('data-old', '1'));
+(key) => new Promise((resolve) => {
+  // the stepper's root, in the page's shadow root or in the HTML file's body
+  const host = document.querySelector('[data-testid="stBidiComponentIsolated"]');
+  const scope = host ? host.shadowRoot : document;
+  const root = scope.querySelector('.stepscope-stepper').parentElement;
+  const before = root.dataset.step;
   const started = performance.now();
-  document.querySelector(`.st-key-${key} button`).click();
-  const check = () => {
-    if (document.querySelector(`${charts}:not([data-old]) g.stepscope-node.ran`)) {
-      resolve(performance.now() - started);
-    } else if (performance.now() - started > 120000) {
-      reject(new Error('no redraw within 120 s'));
-    } else {
-      requestAnimationFrame(check);
-    }
-  };
+  document.dispatchEvent(new KeyboardEvent('keydown', {key: key, bubbles: true}));
+  // drawn: the step changed and the browser has painted the frame after it
+  const check = () => root.dataset.step !== before && root.dataset.ready === '1'
+    ? requestAnimationFrame(() => resolve(performance.now() - started)) : requestAnimationFrame(check);
   check();
 })
 """
+STEPPER_AT = """() => { const host = document.querySelector('[data-testid="stBidiComponentIsolated"]');
+  const s = (host ? host.shadowRoot : document).querySelector('.stepscope-stepper .at');
+  return s ? s.textContent : ''; }"""
+
+
+def _press_times(page, steps: int) -> list[float]:
+    """Seconds from each ArrowRight (ArrowLeft once at the end) to the new step drawn; the first not counted."""
+    key, times = "ArrowRight", []
+    for _ in range(steps + 1):
+        text = page.evaluate(STEPPER_AT)
+        match = re.search(r"\((\d+) \D+ (\d+)\)", text)
+        if match and key == "ArrowRight" and match.group(1) == match.group(2):
+            key = "ArrowLeft"
+        elif match and key == "ArrowLeft" and match.group(1) == "1":
+            key = "ArrowRight"
+        times.append(page.evaluate(REDRAW_JS, key) / 1000)
+    return times[1:]
+
+
+def html_times(targets: dict[str, str], steps: int, folder: Path) -> dict[str, list[float]]:
+    """name -> key-press-to-drawn seconds in the run's one-file HTML export, opened from file://."""
+    from playwright.sync_api import sync_playwright
+
+    from debugger.model.html_report import html_report
+    from debugger.runtimes.targets import load_target
+    from engine.trace import Recorder
+
+    out = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        for name, target in targets.items():
+            loaded = load_target(target)
+            recorder = Recorder()
+            loaded.graph.invoke(loaded.example_input, loaded.example_config, hooks=recorder)
+            path = folder / f"{name}.html"
+            path.write_text(html_report(recorder.trace), encoding="utf-8")
+            page = browser.new_page(viewport={"width": 1400, "height": 1800})
+            page.goto(path.as_uri())
+            page.locator(".stepscope-stepper .at").wait_for()
+            out[name] = _press_times(page, steps)
+            page.close()
+        browser.close()
+    return out
+
+
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
@@ -324,22 +388,15 @@ def browser_times(url: str, targets: dict[str, str], steps: int) -> dict[str, tu
             page.locator(".st-key-file_target input").fill(target)
             page.locator(".st-key-file_target input").press("Enter")
             page.locator(IDLE).wait_for(timeout=120_000)
-            page.evaluate(
-                "() => document.querySelectorAll('.stepscope-graph svg')"
-                ".forEach(svg => svg.setAttribute('data-old', '1'))"
-            )
             started = time.perf_counter()
             page.locator(".st-key-open_file button").click()
-            page.locator(".stepscope-graph svg:not([data-old]) g.stepscope-node.ran").first.wait_for(timeout=120_000)
-            opened = time.perf_counter() - started
             page.locator(IDLE).wait_for(timeout=120_000)
-            direction, times = "next", []
-            for _ in range(steps + 1):  # the first step change warms the server's caches: not counted
-                if page.locator(f".st-key-{direction} button").is_disabled():
-                    direction = "prev" if direction == "next" else "next"
-                times.append(page.evaluate(REDRAW_JS, direction) / 1000)
-                page.locator(IDLE).wait_for(timeout=120_000)
-            out[name] = (opened, times[1:])
+            page.locator(".stepscope-graph svg g.stepscope-node.ran").first.wait_for(timeout=120_000)
+            opened = time.perf_counter() - started
+            page.mouse.click(5, 5)
+            times = _press_times(page, steps)
+            page.locator(IDLE).wait_for(timeout=120_000)  # the page's rerun after the last report
+            out[name] = (opened, times)
             page.close()
         browser.close()
     return out
@@ -376,6 +433,7 @@ def main() -> None:
                 print(f"\n---- cProfile of {args.clicks} step changes, {name} ----\n{profile}")
 
         browser: dict[str, tuple[float, float]] = {}
+        html_file: dict[str, float] = {}
         live = None
         if not args.no_browser:
             if not os.path.exists(CHROMIUM):
@@ -394,11 +452,14 @@ def main() -> None:
                 finally:
                     stop_server(proc)
                 browser = {n: (load, statistics.median(times)) for n, (load, times) in measured.items()}
+                html_file = {
+                    n: statistics.median(t) for n, t in html_times(targets, args.browser_steps, Path(folder)).items()
+                }
 
     print(f"\nstep change, median of {args.clicks} (server) and {args.browser_steps} (browser) clicks; ratio to small")
     print(
-        f"{'run':30} {'server (AppTest)':>17} {'ratio':>6} {'browser redraw':>15} {'ratio':>6}"
-        f"   {'open: server':>12} {'browser':>8}"
+        f"{'run':30} {'server (AppTest)':>17} {'ratio':>6} {'page: key->drawn':>17} {'ratio':>6}"
+        f" {'HTML file':>10}   {'open: server':>12} {'browser':>8}"
     )
     base_server = server["small"][1]
     base_browser = browser.get("small", (0, 0))[1]
@@ -406,9 +467,10 @@ def main() -> None:
         first, step = server[name]
         line = f"{f'{name} ({nodes} nodes, {steps} steps)':30} {ms(step):>17} {step / base_server:6.1f}"
         if name in browser:
-            line += f" {ms(browser[name][1]):>15} {browser[name][1] / base_browser:6.1f}"
+            line += f" {ms(browser[name][1]):>17} {browser[name][1] / base_browser:6.1f}"
+            line += f" {ms(html_file[name]):>10}" if name in html_file else f" {'-':>10}"
         else:
-            line += f" {'-':>15} {'-':>6}"
+            line += f" {'-':>17} {'-':>6} {'-':>10}"
         line += f"   {first:11.2f}s" + (f" {browser[name][0]:7.2f}s" if name in browser else "")
         print(line)
     if browser:

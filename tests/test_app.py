@@ -24,6 +24,7 @@ from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
 from debugger.views import session
 from engine.tracefile import to_json
+from tests import stepper_shown
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "debugger" / "app.py")
@@ -42,7 +43,11 @@ def start(**params: str) -> AppTest:
 
 
 def click(at: AppTest, key: str) -> AppTest:
-    at.button(key=key).click().run()
+    """Clicks the page's button `key`; the stepper's own (first, prev, next, last) as its script reports them."""
+    if key in stepper_shown.MOVES:
+        stepper_shown.press(at, key)
+    else:
+        at.button(key=key).click().run()
     assert not at.exception, at.exception
     return at
 
@@ -52,26 +57,17 @@ def url(at: AppTest) -> dict[str, str]:
 
 
 def drawing(at: AppTest) -> str:
-    """The step drawing's SVG (laid out by Graphviz on the server), entities decoded."""
-    charts = [h for h in at.get("html") if 'class="stepscope-graph"' in h.proto.body]
-    assert len(charts) == 1, "exactly one graph on the page"
-    carried = re.search(r"canvas\.innerHTML = (\".*?\");\n", charts[0].proto.body).group(1)
-    return html.unescape(json.loads(carried))  # the page's script puts this SVG in the frame
+    """The step drawing's SVG (laid out by Graphviz on the server, once for the run), entities decoded."""
+    return html.unescape(stepper_shown.model(at)["svg"])
 
 
 def node_state(at: AppTest, node: str) -> str:
-    """The highlight state the drawing gave the node: ran, next, visited, failed or idle."""
-    return re.search(rf'<g id="node_{re.escape(node)}" class="node stepscope-node (\w+)"', drawing(at)).group(1)
+    """The highlight state the stepper gives the node at the step shown: ran, next, visited, failed or idle."""
+    return stepper_shown.node_states(at).get(node, "idle")
 
 
 def ran_nodes(at: AppTest) -> list[str]:
-    return re.findall(r'<g id="node_([\w-]+)" class="node stepscope-node ran"', drawing(at))
-
-
-def node_svg(at: AppTest, node: str) -> str:
-    svg = drawing(at)
-    start = svg.index(f'<g id="node_{node}"')
-    return svg[start : svg.index("</g>", start)]
+    return [node for node, state in stepper_shown.node_states(at).items() if state == "ran"]
 
 
 def tab(at: AppTest, name: str):
@@ -116,20 +112,11 @@ def test_opens_the_default_sample_at_its_first_step(fresh_store):
     at = start()
     assert url(at) == {"sample": "subgraph_trap", "step": "0"}
     assert plain(at.title[0].value) == "A subgraph re-appends its parent's list"
-    assert at.subheader[0].value == "Superstep 0"
-    assert "In step 0, **\\_\\_start\\_\\_** ran." in [m.value for m in at.markdown], (
-        "escaped, or it shows as bold 'start'"
-    )
+    assert stepper_shown.summary(at)[:2] == [("heading", "Superstep 0"), ("text", "In step 0, __start__ ran.")]
     assert ran_nodes(at) == ["__start__"]
     assert node_state(at, "p1") == "next"
-    assert at.button(key="prev").disabled and at.button(key="first").disabled
-    assert not at.button(key="next").disabled
-    assert [b.proto.shortcut for b in (at.button(key=k) for k in ("first", "prev", "next", "last"))] == [
-        "home",
-        "left",
-        "right",
-        "end",
-    ]
+    assert not stepper_shown.can(at, "prev") and not stepper_shown.can(at, "first")
+    assert stepper_shown.can(at, "next")
     sidebar = texts(at.sidebar)
     assert any("`done` · 3 steps" in text for text in sidebar)
     assert RunStore(str(fresh_store)).list() == [], "a sample opened by its link is not stored: the link reproduces it"
@@ -141,19 +128,19 @@ def test_next_prev_first_last_move_the_step_and_the_url():
     assert url(at)["step"] == "1" and ran_nodes(at) == ["p1"]
     click(at, "next")
     assert url(at)["step"] == "2" and ran_nodes(at) == ["child-3a-s1"]
-    assert at.button(key="next").disabled and at.button(key="last").disabled
+    assert not stepper_shown.can(at, "next") and not stepper_shown.can(at, "last")
     click(at, "prev")
     assert url(at)["step"] == "1"
     click(at, "last")
     assert url(at)["step"] == "2"
     click(at, "first")
     assert url(at) == {"sample": "subgraph_trap", "step": "0"}
-    assert at.select_slider(key="step_slider").value == 0
+    assert stepper_shown.model(at)["at_step"] == 0
 
 
 def test_the_slider_moves_the_step():
     at = start()
-    at.select_slider(key="step_slider").set_value(2).run()
+    stepper_shown.move(at, 2)
     assert url(at)["step"] == "2"
     assert ran_nodes(at) == ["child-3a-s1"]
 
@@ -161,27 +148,27 @@ def test_the_slider_moves_the_step():
 def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
     at = start(sample="subgraph_trap", step="2")
     svg = drawing(at)
-    # the subgraph node is drawn as a cluster of its own nodes: its inner node `s1` is marked
-    child = node_svg(at, "child-3a-s1")
-    assert "▶" in child and 'fill="#ffd45e"' in child and 'stroke-width="3"' in child
-    assert node_state(at, "p1") == "visited" and "✓" in node_svg(at, "p1")
+    # the subgraph node is drawn as a cluster of its own nodes: its inner node `s1` is marked (the browser
+    # colours and marks a state: tests/e2e/test_html_report_browser.py, test_browser.py)
+    assert node_state(at, "child-3a-s1") == "ran"
+    assert node_state(at, "p1") == "visited"
     assert node_state(at, "__start__") == "visited"
     assert node_state(at, "__end__") == "next"
-    assert '<g id="edge_p1-to-child-3a-s1" class="edge stepscope-edge taken">' in svg
+    assert stepper_shown.shown_step(at)["edges"] == ["edge_p1-to-child-3a-s1"]
     assert '<g id="cluster_child" class="cluster">' in svg
-    assert '<g id="edge___start__-to-p1" class="edge stepscope-edge idle">' in svg
+    assert '<g id="edge___start__-to-p1" class="edge stepscope-edge idle">' in svg, "one drawing, idle as laid out"
 
 
 def test_step_summary_names_the_task_its_trigger_and_the_duplicate():
     at = start(sample="subgraph_trap", step="2")
-    summary = texts(at.main)
+    summary = stepper_shown.summary(at)
     # the drawing marks the subgraph's own node s1 inside the child box: the summary names both
-    assert "In step 2, **child** ran (a subgraph: inside **child**, **s1** ran)." in summary
-    assert "- child runs because p1 finished (edge p1 → child)" in summary
-    assert "**Next:** nothing. The run finished (done)." in summary
+    assert ("text", "In step 2, child ran (a subgraph: inside child, s1 ran).") in summary
+    assert ("bullet", "child runs because p1 finished (edge p1 → child)") in summary
+    assert ("text", "Next: nothing. The run finished (done).") in summary
     assert any(
-        plain(w.value).startswith("`log` now holds items twice: operator.add appended ['parent', 'sub-1']")
-        for w in at.warning
+        kind == "warning" and text.startswith("log now holds items twice: operator.add appended ['parent', 'sub-1']")
+        for kind, text in summary
     )
 
 
@@ -302,8 +289,8 @@ def test_errors_tab_on_a_concurrent_update_shows_both_writers_and_the_fixes():
     assert any(plain(line).startswith("**Caused by:** **lookup_order**, **lookup_user_history**") for line in lines)
     assert "INVALID_CONCURRENT_GRAPH_UPDATE" in errors.code[-1].value
     assert any(
-        plain(e.value).startswith("**lookup_order and lookup_user_history wrote") and "Errors tab" in e.value
-        for e in at.main.error
+        kind == "error" and text.startswith("lookup_order and lookup_user_history wrote") and "Errors tab" in text
+        for kind, text in stepper_shown.summary(at)
     )
     click(at, "first")
     assert tab(at, "Errors").info[0].value == "This step is fine; the run failed at step 1."
@@ -396,7 +383,7 @@ def test_timeline_of_a_long_run_shows_a_window_around_the_current_step(tmp_path)
     at = open_file(start(), str(path))
     assert timeline_label(at).endswith("; supersteps 0–40 of 61")
     assert list(timeline(at).columns) == ["▶ 0", *map(str, range(1, 41))]
-    at.select_slider(key="step_slider").set_value(30).run()
+    stepper_shown.move(at, 30)
     assert timeline_label(at).endswith("; supersteps 10–50 of 61")
     assert timeline(at).columns[20] == "▶ 30"
     click(at, "last")
@@ -414,7 +401,7 @@ def test_step_into_the_subgraph_and_back_out():
     click(at, key)
     assert url(at) == {"sample": "subgraph_trap", "step": "0", "scope": f"2.{task_id}.0", "tab": "subgraphs"}
     assert plain(at.main.markdown[0].value).endswith("› **child (step 2)**")
-    assert at.select_slider(key="step_slider").value == 0
+    assert stepper_shown.model(at)["at_step"] == 0
     assert "node_s1" in drawing(at) and "node_p1" not in drawing(at)
     click(at, "next")
     assert url(at)["step"] == "1" and ran_nodes(at) == ["s1"]
@@ -422,7 +409,7 @@ def test_step_into_the_subgraph_and_back_out():
     click(at, "leave_scope")
     assert url(at) == {"sample": "subgraph_trap", "step": "2"}
     assert ran_nodes(at) == ["child-3a-s1"]
-    assert at.select_slider(key="step_slider").value == 2
+    assert stepper_shown.model(at)["at_step"] == 2
     assert not [b for b in at.button if b.key == "leave_scope"]
 
 

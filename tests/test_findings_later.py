@@ -23,6 +23,7 @@ from debugger.model.trace_view import Scope, TraceView
 from debugger.model.turns import turns_of
 from debugger.sources import runs as sources
 from engine.trace import Recorder
+from tests import stepper_shown
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "debugger" / "app.py")
@@ -210,8 +211,7 @@ def test_the_page_says_the_run_is_being_checked_then_shows_its_findings(
     assert any(c.value.startswith(f"⏳ {line}") for c in at.caption), "said by the stepper"
     assert [t.label for t in at.tabs if t.label.startswith("Findings")] == ["Findings ⏳"]
     assert any(i.value.startswith(line) for i in at.info), "said in the Findings tab"
-    marks = at.select_slider(key="step_slider")
-    assert not any("🔎" in option for option in marks.options)
+    assert stepper_shown.model(at)["marked"] == [], "no 🔎 before the findings are known"
     gated.set()
     assert ready(at.session_state["stepscope_run"].view, timeout=10)
     at.run()  # what the waiting fragment's rerun does, once they are ready
@@ -219,8 +219,7 @@ def test_the_page_says_the_run_is_being_checked_then_shows_its_findings(
     assert not any(line in c.value for c in at.caption)
     assert [t.label for t in at.tabs if t.label.startswith("Findings")] == [f"Findings ({count})"]
     assert not any(i.value.startswith(line) for i in at.info)
-    marks = at.select_slider(key="step_slider")
-    assert any("🔎" in option for option in marks.options)
+    assert stepper_shown.model(at)["marked"] == [2], "the trap's finding marks its step"
 
 
 @pytest.mark.slow
@@ -243,23 +242,28 @@ print("exiting")
     assert done.stdout.strip() == "exiting" and "FATAL" not in done.stderr
 
 
-def test_a_long_runs_stepper_is_a_number_slider(tmp_path, monkeypatch, drawing_without_graphviz) -> None:
-    from debugger.views import step_through
+def test_a_long_runs_stepper_holds_a_window_of_steps_and_the_page_sends_the_next(
+    tmp_path, monkeypatch, drawing_without_graphviz
+) -> None:
+    from debugger.model import stepper_data
 
     db = tmp_path / "app.sqlite3"
     monkeypatch.setenv("STEPSCOPE_DB", str(db))
-    monkeypatch.setattr(step_through, "SLIDER_OPTIONS", 2)
+    monkeypatch.setattr(stepper_data, "WINDOW", 2)
     opened = sources.open_sample("subgraph_trap", db=str(db))
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params.update({"run": opened.trace.run_id})
     at.run()
     assert not at.exception, at.exception
-    assert not at.select_slider, "no option list"
-    slider = at.slider(key="step_slider")
-    view = TraceView(opened.trace).view(Scope())
-    assert (slider.min, slider.max, slider.value) == (view.first, view.last, view.first) == (0, 2, 0)
-    slider.set_value(2).run()
-    assert at.query_params["step"] == "2" and at.slider(key="step_slider").value == 2
+    model = stepper_shown.model(at)
+    assert (model["count"], model["at_step"], model["numbers"]) == (3, 0, {"first": 0})
+    assert [s["step"] for s in model["window"]["steps"]] == [0, 1], "two steps of three sent"
+    stepper_shown.move(at, 2)
+    assert not at.exception, at.exception
+    model = stepper_shown.model(at)
+    assert at.query_params["step"] == "2" and model["at_step"] == 2
+    assert [s["step"] for s in model["window"]["steps"]] == [1, 2], "the window around the step moved to"
+    assert stepper_shown.shown_step(at)["step"] == 2
 
 
 def test_the_waiting_line_speaks_the_pages_language(tmp_path, monkeypatch, gated, drawing_without_graphviz) -> None:

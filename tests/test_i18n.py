@@ -15,6 +15,7 @@ from debugger.i18n.extract import js_lesson_texts, lesson_texts
 from debugger.model.trace_view import Scope, TraceView
 from debugger.sources import runs as sources
 from sample_graphs.gallery import JS_LESSON_DIR, list_samples
+from tests import stepper_shown
 
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,6 +142,8 @@ def _app(**params: str):
 def _page_text(at) -> str:
     parts = [e.value for e in [*at.markdown, *at.subheader, *at.header, *at.title, *at.caption, *at.info, *at.warning]]
     parts += [e.label for e in at.expander] + [t.label for t in at.tabs]
+    if at.get("bidi_component"):  # the stepper's summary and lesson, on the Step-through page
+        parts += [stepper_shown.summary_text(at), stepper_shown.aside_text(at)]
     return re.sub(r"\\(.)", r"\1", "\n".join(str(p) for p in parts))
 
 

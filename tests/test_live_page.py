@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debugger.live import Breakpoints
+from tests import stepper_shown
 
 pytestmark = pytest.mark.usefixtures("drawing_without_graphviz")  # tests/conftest.py: no `dot` process
 
@@ -185,7 +186,7 @@ def test_the_step_page_says_where_a_person_edited_the_state(tmp_path, monkeypatc
     app.query_params["step"] = "4"
     app.run()
     assert not app.exception
-    assert any("a person edited the state" in m.value and "write" in m.value for m in app.markdown)
+    assert any("a person edited the state" in text and "write" in text for _, text in stepper_shown.summary(app))
 
 
 @pytest.mark.slow

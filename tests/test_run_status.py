@@ -17,6 +17,7 @@ from debugger.model import run_status
 from debugger.sources import runs as sources
 from debugger.stores.protocol import cut_off_error
 from debugger.stores.sqlite import RunStore
+from tests import stepper_shown
 from tests.test_app import APP, goto_page
 
 pytestmark = pytest.mark.usefixtures("fresh_store", "drawing_without_graphviz")  # tests/conftest.py
@@ -91,7 +92,8 @@ def step_page(run_id: str, step: str) -> AppTest:
 
 
 def next_line(at: AppTest) -> str:
-    return next(plain(m.value) for m in at.markdown if m.value.startswith("**Next:**"))
+    """The stepper's "Next:" line at the step shown."""
+    return next(text for _, text in stepper_shown.summary(at) if text.startswith("Next:"))
 
 
 def test_the_step_page_says_the_recording_stops_at_the_last_step(fresh_store):
@@ -99,7 +101,7 @@ def test_the_step_page_says_the_recording_stops_at_the_last_step(fresh_store):
     at = step_page(run_id, "2")
     line = next_line(at)
     assert "ended with status" not in line
-    assert line.startswith("**Next:** unknown. Not finished: the recording stops after step 2")
+    assert line.startswith("Next: unknown. Not finished: the recording stops after step 2")
     assert "nothing after step 2 is known" in line
     sidebar = " ".join(m.value for m in at.sidebar.markdown)
     assert "`unfinished`" in sidebar and "`running`" not in sidebar
@@ -108,19 +110,19 @@ def test_the_step_page_says_the_recording_stops_at_the_last_step(fresh_store):
 def test_the_step_page_of_a_cut_off_run_says_cut_off(fresh_store):
     run_id = unfinished_run(fresh_store, error=CUT_OFF_ERROR)
     line = next_line(step_page(run_id, "2"))
-    assert line.startswith("**Next:** unknown. Cut off after step 2: the process recording this run ended")
+    assert line.startswith("Next: unknown. Cut off after step 2: the process recording this run ended")
 
 
 def test_a_run_no_process_records_any_more_reads_as_cut_off_without_being_told(fresh_store):
     run_id = unfinished_run(fresh_store, recording=False)  # what a killed recorder leaves
     line = next_line(step_page(run_id, "2"))
-    assert line.startswith("**Next:** unknown. Cut off after step 2: the process recording this run ended")
+    assert line.startswith("Next: unknown. Cut off after step 2: the process recording this run ended")
 
 
 def test_a_finished_run_still_says_nothing_runs_next(fresh_store):
     opened = sources.open_sample("subgraph_trap", db=str(fresh_store))
     last = str(opened.trace.steps[-1].step)
-    assert next_line(step_page(opened.trace.run_id, last)) == "**Next:** nothing. The run finished (done)."
+    assert next_line(step_page(opened.trace.run_id, last)) == "Next: nothing. The run finished (done)."
 
 
 def test_the_stored_runs_page_lists_an_unfinished_run_as_such(fresh_store):

@@ -12,6 +12,7 @@ from debugger.model.step_summary import summary
 from debugger.model.trace_view import Cursor, Scope, TraceView
 from debugger.sources import runs as sources
 from debugger.views import session
+from tests import stepper_shown
 from tests.test_app import APP, plain, tab
 
 
@@ -94,7 +95,9 @@ def test_the_lesson_waits_for_every_call_to_be_guessed(trap):
 
 
 def page_text(at: AppTest) -> str:
-    return "\n".join(plain(e.value) for kind in (at.markdown, at.warning, at.info, at.caption) for e in kind)
+    """The page's words: its elements' and the stepper's summary."""
+    elements = [plain(e.value) for kind in (at.markdown, at.warning, at.info, at.caption) for e in kind]
+    return "\n".join([*elements, stepper_shown.summary_text(at), stepper_shown.aside_text(at)])
 
 
 def learning_page(trap, params: dict[str, str], guessed: bool) -> AppTest:
@@ -114,8 +117,8 @@ def test_learn_mode_page_shows_no_answer_until_the_learner_has_guessed(trap):
     at = learning_page(trap, {"step": "2"}, guessed=False)
     text = page_text(at)
     assert "appears twice" not in text and "now holds items twice" not in text
-    assert "The lesson (kept back in learn mode)" in [e.label for e in at.expander]
-    assert "predict what `log` holds" in text and "0 of 3 reducer calls guessed" in text
+    assert "The lesson (kept back in learn mode)" in [a["title"] for a in stepper_shown.aside(at)]
+    assert "predict what log holds" in text and "0 of 3 reducer calls guessed" in text
     assert tab(at, "Merge").toggle(key=session.LEARN).value
 
     at = learning_page(trap, {"step": "2", "call": "1"}, guessed=True)  # the last call revealed

@@ -17,6 +17,7 @@ from debugger.live.ending import stopped_step
 from debugger.model.trace_view import Scope, TraceView
 from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
+from tests import stepper_shown
 from tests.test_app import APP, node_state
 
 pytestmark = pytest.mark.usefixtures("fresh_store")  # tests/conftest.py
@@ -54,9 +55,9 @@ def test_the_step_page_says_which_task_never_finished(fresh_store):
     at.query_params.update({"run": trace.run_id, "step": str(step)})
     at.run()
     assert not at.exception, at.exception
-    texts = [m.value for m in at.markdown]
+    texts = [text for _, text in stepper_shown.summary(at)]
     assert (
-        f"In step {step}, **search\\_web** ran; **search\\_docs** never finished: the run stopped first, so the "
+        f"In step {step}, search_web ran; search_docs never finished: the run stopped first, so the "
         "step never committed." in texts
     ), texts
     assert node_state(at, "search_docs") == "stopped" and node_state(at, "search_web") == "ran"

@@ -57,8 +57,10 @@ def markdown_texts(node, where: str = "") -> list[tuple[str, str]]:
 def assert_inert(at: AppTest, page: str, *, shown: bool = True) -> None:
     assert not at.exception, at.exception
     texts = markdown_texts(at._tree)
-    if shown:
-        assert any("evil" in text for _, text in texts), f"{page}: the hostile data should be on the page"
+    if shown:  # in Markdown (escaped) or in the stepper's data (text it sets with textContent)
+        stepper = [e.proto.json for e in at.get("bidi_component")]
+        on_page = any("evil" in text for _, text in texts) or any("evil" in data for data in stepper)
+        assert on_page, f"{page}: the hostile data should be on the page"
     bad = [(where, text, live_markup(text)) for where, text in texts if live_markup(text)]
     assert not bad, f"{page}: trace data rendered as markup: {bad[:3]}"
 

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests import stepper_shown
 from tests.test_app import start, url
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_store")]  # AppTest runs the whole app
@@ -35,7 +36,7 @@ def test_a_url_naming_another_step_of_the_open_run_moves_there():
     at.query_params["step"] = "3"
     at.run()
     assert at.session_state["stepscope_cursor"].step == 3
-    assert at.select_slider(key="step_slider").value == 3
+    assert stepper_shown.model(at)["at_step"] == 3, "the stepper follows the URL"
 
 
 def test_a_step_that_does_not_exist_is_shown_clamped_and_the_url_says_which():

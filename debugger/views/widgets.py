@@ -40,6 +40,15 @@ def _svg(dot: str) -> str:
     return svg[svg.index("<svg") :]
 
 
+def svg_or_failure(dot: str) -> str:
+    """Graphviz's SVG of `dot`; where graphviz cannot draw it, one line on the page and no drawing."""
+    try:
+        return _svg(dot)
+    except (graphviz.ExecutableNotFound, graphviz.CalledProcessError) as exc:
+        failure(f"Graphviz could not draw this graph: {exc}", dot)
+        return ""
+
+
 def graph_chart(dot: str, *, large: bool = False) -> int:
     """The step drawing, laid out on the server, in a frame with zoom (buttons, Ctrl+wheel) and pan
     (drag); double-click fits it again. A small graph keeps its natural size (the frame shrinks to it);

@@ -40,7 +40,7 @@ def opened(browser):
         page.on("request", lambda request: requests.append(request.url))
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(path.as_uri())
-        page.locator("#at").wait_for()
+        page.locator(".stepscope-stepper .at").wait_for()
         assert errors == [], errors
         return page, requests
 
@@ -54,22 +54,28 @@ def test_the_report_steps_with_the_arrow_keys_and_shows_the_subgraph_traps_merge
 
     path = _page_file(tmp_path, "subgraph_trap")
     page, requests = opened(path)
-    expect(page.locator("#at")).to_have_text("Step 0 (1 of 3)")
+    expect(page.locator(".stepscope-stepper .at")).to_have_text("Step 0 (1 of 3)")
     page.mouse.click(5, 5)  # nothing focused: the page's own keys
     page.keyboard.press("ArrowRight")
-    expect(page.locator("#at")).to_have_text("Step 1 (2 of 3)")
+    expect(page.locator(".stepscope-stepper .at")).to_have_text("Step 1 (2 of 3)")
     expect(page.locator("svg g#node_p1")).to_have_attribute("data-state", "ran")
     page.keyboard.press("ArrowRight")
-    expect(page.locator("#at")).to_have_text("Step 2 (3 of 3)")
-    repeated = page.locator("#merge tr.repeated")
+    expect(page.locator(".stepscope-stepper .at")).to_have_text("Step 2 (3 of 3) 🔎")
+    repeated = page.locator(".stepscope-stepper table.merge tr.repeated")
     expect(repeated).to_have_count(1)
     expect(repeated).to_contain_text("['parent', 'parent', 'sub-1']")
     expect(repeated).to_contain_text("(1 of them already there: duplicated)")
     expect(page.locator('svg g[id="node_child-3a-s1"]')).to_have_attribute("data-state", "ran")
-    expect(page.locator("#step-findings")).to_contain_text("Subgraph node child re-appended 'log'")
-    expect(page.locator("#inside")).to_contain_text("child (step 2) › step 1")
+    expect(page.locator(".stepscope-stepper .step-findings")).to_contain_text("Subgraph node child re-appended 'log'")
+    expect(page.locator(".stepscope-stepper .inside")).to_contain_text("child (step 2) › step 1")
     page.keyboard.press("ArrowLeft")
-    expect(page.locator("#at")).to_have_text("Step 1 (2 of 3)")
+    expect(page.locator(".stepscope-stepper .at")).to_have_text("Step 1 (2 of 3)")
+    page.keyboard.press("Home")
+    expect(page.locator(".stepscope-stepper .at")).to_have_text("Step 0 (1 of 3)")
+    expect(page.locator('button[data-move="prev"]')).to_be_disabled()
+    page.locator('button[data-move="last"]').click()
+    expect(page.locator(".stepscope-stepper .at")).to_have_text("Step 2 (3 of 3) 🔎")
+    expect(page.locator("svg g#node_p1 text.marker")).to_have_text("✓")
     assert requests == [path.as_uri()], f"the page asked for more than itself: {requests}"
 
 

@@ -45,7 +45,8 @@ def test_learn_mode_keeps_the_lesson_and_the_duplicate_back_until_every_call_is_
             expect(page.get_by_text(re.compile(r"Learn mode: what this step.s merge gave"))).to_be_visible()
             shot("24-7-learn-hidden")
         guess(app, "['parent', 'sub-1']")
-    expect(page.get_by_text(re.compile("appears twice")).first).to_be_visible()  # every call guessed
+    lesson = page.locator(".stepscope-stepper .aside")  # beside the step's summary
+    expect(lesson.get_by_text(re.compile("appears twice")).first).to_be_visible()  # every call guessed
     expect(page.get_by_text(re.compile("now holds items twice")).first).to_be_visible()
     shot("24-7-learn-revealed")
 
@@ -85,6 +86,6 @@ def test_a_new_session_can_step_as_soon_as_its_graph_is_drawn(app):
     page = app.page
     page.goto("/?sample=fan_out_search&step=0")
     app.graph.first.wait_for()
-    expect(page.locator(".st-key-next button")).to_be_enabled()  # a real button, not a grey placeholder
-    page.locator(".st-key-next button").click()
+    expect(page.locator('button[data-move="next"]')).to_be_enabled()  # a real button, not a grey placeholder
+    page.locator('button[data-move="next"]').click()
     app.expect_step(1)
