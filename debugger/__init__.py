@@ -3,18 +3,23 @@
 `diagnostics/`); graphs run on a runtime (`runtimes/`: the engine, langgraph or LangGraph.js) picked once.
 
 `from debugger import record, recording` records real langgraph apps from your own code
-(`runtimes/langgraph/recorder/`); importing `debugger` imports neither langgraph nor the recorder
-until one of them is used."""
+(`runtimes/langgraph/recorder/`); `from debugger import show` steps through a run in a notebook
+(`notebook/`). Importing `debugger` imports neither langgraph, the recorder nor the widget until one of
+them is used."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["record", "recording"]
+__all__ = ["record", "recording", "show"]
 
 
 def __getattr__(name: str) -> Any:
-    """`record` and `recording`, imported on first use (a command that never records never loads them)."""
+    """`record`, `recording` and `show`, imported on first use (a command that never records never loads them)."""
+    if name == "show":
+        from debugger.notebook import show  # lazy on purpose: see the module docstring
+
+        return show
     if name in __all__:
         from debugger.runtimes.langgraph import recorder  # lazy on purpose: see the module docstring
 

@@ -70,7 +70,14 @@ class Stepper {
     this.build();
     this.update(data, true);
     this.keys = (e) => this.key(e);
-    (root.ownerDocument || document).addEventListener("keydown", this.keys);
+    // a page with one stepper steps on keys anywhere in it; a notebook, with many widgets between cells
+    // that the notebook's own arrow keys move through, steps only the widget that has the focus (clicked)
+    this.keyTarget = options.focusKeys ? root : root.ownerDocument || document;
+    if (options.focusKeys) {
+      root.tabIndex = 0;
+      root.dataset.lmSuppressShortcuts = "true"; // JupyterLab (Lumino) leaves keys inside this element alone
+    }
+    this.keyTarget.addEventListener("keydown", this.keys);
   }
 
   build() {
@@ -454,7 +461,7 @@ class Stepper {
   }
 
   destroy() {
-    (this.root.ownerDocument || document).removeEventListener("keydown", this.keys);
+    this.keyTarget.removeEventListener("keydown", this.keys);
   }
 }
 
@@ -488,6 +495,7 @@ export default function stepscope(component) {
   return {
     render({ model, el: root }) {
       const stepper = mount(root, model.get("data"), {
+        focusKeys: true,
         onStep: (step) => {
           model.set("step", step);
           model.save_changes();

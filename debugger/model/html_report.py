@@ -71,7 +71,7 @@ def html_report(trace: Trace, graph: Any = None) -> str:
     traced = TraceView(trace, graph)
     view = traced.view(Scope())
     model = stepper_model(traced, Scope(), view.first if view.steps else 0, window=max(1, len(view.steps)))
-    model["status_line"] = _status_line(trace)
+    model["status_line"] = status_line(trace)
     model["status_kind"] = "error" if trace.error else ""
     model["all_findings"] = model["findings"]
     title = f"{trace.graph.get('name') or 'run'} · {trace.target or trace.run_id[:12] or 'a recorded run'}"
@@ -80,7 +80,8 @@ def html_report(trace: Trace, graph: Any = None) -> str:
     return re.sub(r"\{\{(TITLE|DATA|SCRIPT_HASH)\}\}", lambda m: parts[m.group(1)], PAGE)
 
 
-def _status_line(trace: Trace) -> str:
+def status_line(trace: Trace) -> str:
+    """ "status: error · ValueError: ..." (the run's ending, one line) above the stepper."""
     error = f" · {trace.error.get('class')}: {trace.error.get('message')}" if trace.error else ""
     return _("status: {status}").format(status=trace.status) + error
 

@@ -8,71 +8,27 @@ sends the same model, with the step the page is at."""
 
 from __future__ import annotations
 
-import weakref
-from collections import OrderedDict
 from typing import Any, Callable
 
 import streamlit as st
 
-from debugger import i18n
 from debugger.frontend import stepper_css, stepper_js
-from debugger.model import stepper_data
-from debugger.model.stepper_data import drawing_of, stepper_model
+from debugger.model import stepper_windows
 from debugger.model.trace_view import Scope, TraceView
 from debugger.views import session, widgets
 
-KEPT_MODELS = 8
-"""Models kept per run (windows, languages, learn mode): each is built in about 2 ms a step."""
-
 _component = st.components.v2.component("stepscope.stepper", js=stepper_js(), css=stepper_css(), isolate_styles=True)
-_models: weakref.WeakKeyDictionary[TraceView, OrderedDict] = weakref.WeakKeyDictionary()
-
-
-def window_start(index: int, count: int, window: int) -> int:
-    """The first index of the window shown around step `index`: windows start on half-window boundaries,
-    so moving within one sends the same model and the server builds nothing."""
-    if count <= window:
-        return 0
-    half = window // 2
-    return max(0, min((index // half) * half - half // 2, count - window))
 
 
 def model_for(
     traced: TraceView, scope: Scope, step: int, *, collapsed: bool, learning: bool, guessed: set
 ) -> dict[str, Any]:
-    """The stepper's model at `step`, its window built once and kept with the run."""
-    view = traced.view(scope)
-    count = len(view.steps)
-    step = view.clamp(step) if count else 0
-    index = view.steps.index(step) if count else 0
-    window = stepper_data.WINDOW
-    start = window_start(index, count, window)
-    anchor = view.steps[start + window // 2] if count > window else step
-    pending = view.findings_pending or view.visits_pending  # the model is built again once they are ready
-    guesses = frozenset(guessed) if learning else frozenset()
-    key = (scope, collapsed, learning, guesses, i18n.current(), start, pending)
-    kept = _models.setdefault(traced, OrderedDict())
-    model = kept.get(key)
-    if model is None:
-        drawing_key = ("drawing", scope, collapsed)
-        drawing = kept.get(drawing_key) or drawing_of(view, collapsed=collapsed, svg_of=widgets.svg_or_failure)
-        if drawing[0]:  # a drawing graphviz failed is tried again (and said again) on the next rerun
-            kept[drawing_key] = drawing
-        model = stepper_model(
-            traced,
-            scope,
-            anchor,
-            collapsed=collapsed,
-            learning=learning,
-            guessed=guessed,
-            window=window,
-            drawing=drawing,
-        )
-        kept[key] = model
-        while len(kept) > KEPT_MODELS:
-            kept.popitem(last=False)
-    kept.move_to_end(key)
-    return {**model, "at": index, "at_step": step, "panels": False}
+    """The stepper's model at `step` (`stepper_windows.model_for`, its window kept with the run), laid out by
+    the page's cached graphviz call; the page's tabs show the tables, so the stepper shows none."""
+    model = stepper_windows.model_for(
+        traced, scope, step, collapsed=collapsed, learning=learning, guessed=guessed, svg_of=widgets.svg_or_failure
+    )
+    return {**model, "panels": False}
 
 
 def take_report(on_step: Callable[[int], None]) -> None:
