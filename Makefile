@@ -6,7 +6,7 @@ SAMPLE ?=
 # `make run PORT=8600` serves the debugger on another port (8501 may be taken by another Streamlit app)
 PORT ?= 8501
 
-.PHONY: run run-deps test check lint install install-test system-deps bench clean catalogs
+.PHONY: run run-deps js-lessons test check lint install install-test system-deps bench clean catalogs
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -19,7 +19,8 @@ install: $(PY)
 # font (WenQuanYi Micro Hei, 5 MB) its Chinese (`?lang=zh`). postgresql:
 # the tests start their own server (tests/threads/postgres_server.py) for checkpointer threads and the
 # shared run store. node and npm run the LangGraph.js lessons and their tests; each is installed only
-# when its command is missing, so a machine's own newer node is kept (`make run` needs neither).
+# when its command is missing, so a machine's own newer node is kept (`make run` needs neither, and uses them
+# where they are: js-lessons).
 SYSTEM_PACKAGES := chromium graphviz fonts-noto-color-emoji fonts-wqy-microhei postgresql
 system-deps:
 	@packages=""; \
@@ -46,7 +47,19 @@ install-test: $(PY) system-deps node_modules/.package-lock.json
 run-deps:
 	@command -v dot >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null)
 
-run: install run-deps
+# The JavaScript lessons' packages, exactly as package-lock.json pins them (npm ci), where node and npm are
+# installed and the lock changed since the last install; without them `make run` still serves the Python
+# lessons, and a JavaScript lesson's page names what to install.
+js-lessons:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  echo "node or npm is not installed, so the JavaScript lessons will not run: apt-get install nodejs npm, then make run again"; \
+	elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] \
+	    || [ package.json -nt node_modules/.package-lock.json ]; then \
+	  npm ci --no-audit --no-fund --prefer-offline \
+	    || echo "npm ci failed (above), so the JavaScript lessons will not run: run npm ci here once it can, then reload the lesson"; \
+	fi
+
+run: install run-deps js-lessons
 	$(PY) -m debugger.cli app $(SAMPLE) --port $(PORT)
 
 # pytest exits 5 when it collected nothing: that is a failure, never a silent pass.

@@ -25,7 +25,7 @@ import gettext
 import os
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 DOMAIN = "stepscope"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -57,6 +57,12 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The singular or plural form for `count`, in the current language (Chinese has one form)."""
     return _translations(current()).ngettext(singular, plural, count)
+
+
+def join_names(names: Iterable[str]) -> str:
+    """Names listed in a sentence: "a, b, c" in English, "a、b、c" in Chinese (its enumeration comma)."""
+    # TRANSLATORS: the separator between names in a list ("a, b"); Chinese writes the enumeration comma
+    return _(", ").join(names)
 
 
 def translator() -> Callable[[str], str]:

@@ -19,7 +19,7 @@ from debugger.runtimes.langgraph.threads.savers import CheckpointerError, Thread
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import NO_RESUME, RunRequest, ThreadFork, ThreadRead
 from debugger.runtimes.targets import TargetError, load_target
-from debugger.sources import reopen
+from debugger.sources import js_setup, reopen
 from debugger.sources.forks import origin_target
 from debugger.sources.recording import app_run_timeout
 from debugger.sources.trace_check import parse_trace
@@ -214,6 +214,9 @@ def open_js_lesson(name: str, *, db: str | None = None, store: bool = False) -> 
     if name not in JS_LESSONS:
         known = ", ".join(JS_LESSONS)
         raise OpenError(f"{name!r} has no JavaScript lesson; these do: {known}. Open it in Python instead.")
+    problem = js_setup.setup_problem()
+    if problem:
+        raise OpenError(problem)
     path = js_lesson_path(name)
     target = f"{path}:graph"
     try:

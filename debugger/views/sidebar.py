@@ -18,7 +18,7 @@ from debugger.views import checkpointer_form as checkpointer_threads
 from debugger.views import linked_samples, report_download, session, widgets
 from debugger.views import thread_panel as threads
 from debugger.views.session import LoadedRun
-from sample_graphs.gallery import SAMPLES, js_lesson_for, list_samples
+from sample_graphs.gallery import JS_LESSONS, SAMPLES, js_lesson_for, list_samples
 
 LANGUAGES = ["Python", "JavaScript"]
 OPEN_KINDS = [N_("Sample"), N_("Graph file"), N_("Stored run"), N_("Trace file"), N_("Checkpointer thread")]
@@ -32,6 +32,7 @@ def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None 
     session.set_run(run, step=step, call=call, scope=scope)
     session.remember(session.OPEN_ERROR, None)
     session.remember(session.LINK_ERROR, None)
+    session.remember(session.UNOPENED_LESSON, None)
 
 
 def follow_url() -> None:
@@ -42,6 +43,8 @@ def follow_url() -> None:
     request = session.url_request()
     run = session.loaded_run()
     named = session.url_run_ref(request)
+    if run is None and named is not None and named == (session.recall(session.UNOPENED_LESSON) or ("",))[0]:
+        return  # a JavaScript lesson this machine cannot run: its page says what to install, under its URL
     if named is not None:
         session.follow_tab(request)
     if run is not None and named is None:
@@ -85,6 +88,9 @@ def _open_url(request: dict[str, str]) -> None:
             opened = sources.open_lesson(name, language) if language else linked_samples.open_linked(name)
     except sources.OpenError as exc:
         error = (str(exc), exc.file, exc.line)
+        if request.get("sample") and request.get("runtime") == "js":
+            _keep_unopened_lesson(session.url_run_ref(request), request["sample"], error)
+            return
         opened, at = linked_samples.open_linked(DEFAULT_SAMPLE), None
     _adopt(opened, step=at.step if at else None, call=at.call if at else None, scope=at.scope if at else None)
     session.remember(session.OPEN_KIND, _open_kind(opened))
@@ -95,6 +101,19 @@ def _open_url(request: dict[str, str]) -> None:
     if error:  # after _adopt, which clears the error of the previous open
         session.remember(session.OPEN_ERROR, error)
         session.remember(session.LINK_ERROR, error)
+
+
+def _keep_unopened_lesson(ref: str, name: str, error: tuple[str, str | None, int | None]) -> None:
+    """A JavaScript lesson's link this machine cannot run (no node, or its packages not installed): nothing is
+    open and the URL stays the lesson's, so the step page can say what to install and a reload, once it is
+    installed, opens the lesson; the default sample in its place would have lost the link."""
+    session.remember(session.RUN, None)
+    session.remember(session.UNOPENED_LESSON, (ref, name))
+    session.remember(session.OPEN_ERROR, None)  # the lesson's page says it, once
+    session.remember(session.LINK_ERROR, error)
+    twin = JS_LESSONS.get(name, name)
+    if twin in SAMPLES:  # the sample picker names the lesson on screen, not the default one
+        session.remember(session.SAMPLE_CHOICE, twin)
 
 
 def _open_kind(opened: sources.Opened) -> str:

@@ -15,7 +15,8 @@ from debugger.model.run_view import RunView
 from debugger.model.trace_view import Cursor, Scope
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
-from debugger.views import analysis_tabs, panels, session, stepper, widgets
+from debugger.views import analysis_tabs, panels, session, sidebar, stepper, widgets
+from sample_graphs.gallery import JS_LESSONS, SAMPLES, sample_info
 
 TIMELINE_COLUMNS = 41
 """A longer run's timeline shows this many supersteps around the current one."""
@@ -43,10 +44,32 @@ def _leave_scope() -> None:
     session.move(Cursor(at.scope.leave(), step, 0 if session.learning() else None))
 
 
+def _unopened_lesson(name: str) -> None:
+    """A JavaScript lesson's page where it cannot run: its title, what to install (the link error) and its
+    Python twin one click away; the URL stays the lesson's, so a reload opens it once it is installed."""
+    twin = JS_LESSONS.get(name) or name  # a Python sample named with runtime=js: itself
+    if twin in SAMPLES:
+        st.title(widgets.md(_(sample_info(twin).title)) + " · JavaScript")
+    error = session.recall(session.LINK_ERROR)
+    if error:
+        widgets.open_error(*error)
+    if twin in SAMPLES:
+        st.button(
+            _("Open the Python lesson instead"),
+            key="open_python_twin",
+            on_click=sidebar.open_and_show,
+            args=(lambda: sources.open_lesson(twin, ""),),
+        )
+
+
 def render() -> None:
     run = session.loaded_run()
     if run is None:
-        st.info(_("Open a run from the sidebar."))
+        unopened = session.recall(session.UNOPENED_LESSON)
+        if unopened:
+            _unopened_lesson(unopened[1])
+        else:
+            st.info(_("Open a run from the sidebar."))
         return
     stepper.take_report(_go)
     session.sync_url()
