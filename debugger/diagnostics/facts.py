@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterator, Sequence
 
+from debugger import i18n
 from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, StepsByNumber, canonical, repeated_items
 from debugger.diagnostics.value_text import short
 from debugger.i18n import _
@@ -389,7 +390,7 @@ def names(items: list[str]) -> str:
     items = list(dict.fromkeys(items))
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + _(" and ") + items[-1]
+    return i18n.join_names(items[:-1]) + _(" and ") + items[-1]
 
 
 def both(items: list[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from debugger.diagnostics.conflicts import concurrent_updates
 from debugger.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -54,6 +55,27 @@ def cut_short(task: Any) -> bool:
     return task.result is None and not task.writes
 
 
+def _is_plain_key_refusal(call: Any) -> bool:
+    """A key without a reducer refusing a second write in one step (LangGraph's InvalidUpdateError)."""
+    return bool(call.error) and call.error.get("class") == "InvalidUpdateError"
+
+
+def _finding_report(view: RunView, record: Any, finding: Any) -> ErrorReport:
+    """An error finding of `record`'s step as the Errors tab shows it, with the writes to its key."""
+    writers = tuple((view.writer_label(record, c), c.write) for c in record.reducer_calls if c.channel == finding.key)
+    message = next((c.error["message"] for c in record.reducer_calls if c.error and c.channel == finding.key), "")
+    return ErrorReport(
+        finding.title,
+        message,
+        finding.explanation,
+        finding.key,
+        writers,
+        ((finding.fix_label, finding.fix), *finding.other_fixes),
+        "",
+        tuple(finding.nodes or (finding.node,)),
+    )
+
+
 def step_errors(view: RunView, step: int) -> list[ErrorReport]:
     """What went wrong in `step`: diagnose's error findings there, else the raw failure in words.
 
@@ -64,27 +86,13 @@ def step_errors(view: RunView, step: int) -> list[ErrorReport]:
         return []
     culprits = view.culprits(step)
     names = tuple(dict.fromkeys(t.name for t in record.tasks if t.id in culprits))
-    reports = []
     failed = not record.committed or bool(culprits)
-    for finding in view.findings_at(step) if failed else ():
-        if finding.severity != "error":
-            continue
-        writers = tuple(
-            (view.writer_label(record, c), c.write) for c in record.reducer_calls if c.channel == finding.key
-        )
-        message = next((c.error["message"] for c in record.reducer_calls if c.error and c.channel == finding.key), "")
-        reports.append(
-            ErrorReport(
-                finding.title,
-                message,
-                finding.explanation,
-                finding.key,
-                writers,
-                ((finding.fix_label, finding.fix), *finding.other_fixes),
-                "",
-                tuple(finding.nodes or (finding.node,)),
-            )
-        )
+    reports = [_finding_report(view, record, f) for f in view.findings_at(step) if failed and f.severity == "error"]
+    if not reports and any(_is_plain_key_refusal(c) for c in record.reducer_calls):
+        # a view made without diagnose's findings (the playground's): the same finding, so a plain key is
+        # never said to have a reducer that raised
+        found = [f for f in concurrent_updates(view.facts) if f.step == step]
+        reports = [_finding_report(view, record, f) for f in found]
     if reports:
         return reports
     refused = [c for c in record.reducer_calls if c.error]

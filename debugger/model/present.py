@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Iterable
 
 from debugger.diagnostics.replay import repeated_items
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS, escaped, one_line, short
@@ -71,9 +71,13 @@ def is_message_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, dict) and v.get(TYPE) == "message" for v in value)
 
 
-def explain_call(call: ReducerCallRecord, before: Any, after: Any, *, applied: bool = True) -> str:
+def explain_call(
+    call: ReducerCallRecord, before: Any, after: Any, *, applied: bool = True, appends: bool = False
+) -> str:
     """One sentence on what a reducer call did, e.g. "operator.add appended ['b'] to ['a']". With
-    `applied=False` (a step that failed) it says what was computed and that it never reached the state."""
+    `applied=False` (a step that failed) it says what was computed and that it never reached the state.
+    `appends`: the reducer appended its write to a value elsewhere (`appending_channels`), so a call on an
+    empty start that returned its write appended it too."""
     if call.error is not None:
         first = call.error["message"].splitlines()[0]
         if call.reducer == "LastValue":
@@ -84,7 +88,7 @@ def explain_call(call: ReducerCallRecord, before: Any, after: Any, *, applied: b
         return _("{reducer} refused {write} from {writer}: {error}").format(
             reducer=call.reducer, write=short(call.write, 40), writer=call.writer_name, error=first
         )
-    sentence = _explain_applied(call, before, after)
+    sentence = _explain_applied(call, before, after, appends)
     if applied:
         return sentence
     return _("would have {sentence}, but the step failed, so nothing was applied").format(
@@ -92,7 +96,7 @@ def explain_call(call: ReducerCallRecord, before: Any, after: Any, *, applied: b
     )
 
 
-def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
+def _explain_applied(call: ReducerCallRecord, before: Any, after: Any, appends: bool = False) -> str:
     channel = call.channel
     write = call.write
     if isinstance(write, dict) and write.get(TYPE) == "Overwrite":
@@ -129,9 +133,27 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
         return _("{reducer} {changes}").format(reducer=call.reducer, changes=_message_changes(before, after))
     from debugger.diagnostics.facts import APPENDING  # the run's analysis: not loaded by a command that shows no merge
 
-    if _took_the_write(before, write, after) or (
-        after == write and before in ([], "") and call.reducer not in APPENDING and call.reducer not in MESSAGE_REDUCERS
+    if (
+        after == write
+        and before in ([], "")
+        and write not in ([], "")
+        and call.reducer not in APPENDING
+        and call.reducer not in MESSAGE_REDUCERS
     ):
+        if appends:
+            return _("{reducer} appended {write} to the empty {before}: {channel} is now {after}").format(
+                reducer=call.reducer,
+                write=short(write, 50),
+                before=short(before, 10),
+                channel=repr(channel),
+                after=short(after, 50),
+            )
+        # one call on an empty start cannot tell an append from a replacement: both give the write
+        return _(
+            "{reducer} turned the empty {before} into its write, {write}: on an empty start, appending and "
+            "replacing give the same"
+        ).format(reducer=call.reducer, before=short(before, 10), write=short(write, 50))
+    if _took_the_write(before, write, after):
         # a keep-the-last reducer: what was there is dropped, even when the write happens to start with it
         gone = [item for item in before if item not in after] if isinstance(before, list) else []
         sentence = _("{reducer} returned the write itself, {write}, as the new value of {channel} in place of {before}")
@@ -175,6 +197,20 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any) -> str:
     return _("{reducer}({before}, {write}) returned {after}").format(
         reducer=call.reducer, before=short(before, 30), write=short(write, 30), after=short(after, 40)
     )
+
+
+def appending_channels(calls: Iterable[tuple[ReducerCallRecord, Any, Any]]) -> set[str]:
+    """The channels whose reducer, in these (call, before, after), appended its write to a value that was not
+    empty: after == before + write. Its call on an empty start appended too, though it returned its write."""
+    return {
+        call.channel
+        for call, before, after in calls
+        if call.error is None
+        and before not in ([], "", None, MISSING)
+        and isinstance(before, (list, str))
+        and type(before) is type(call.write)
+        and after == before + call.write
+    }
 
 
 def _took_the_write(before: Any, write: Any, after: Any) -> bool:

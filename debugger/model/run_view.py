@@ -31,7 +31,7 @@ from debugger.i18n import _, ngettext
 from debugger.model import background as bg
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
-from debugger.model.present import explain_call, short
+from debugger.model.present import appending_channels, explain_call, short
 from debugger.model.turns import Turn, only_turn, turns_of
 from engine import END, START
 from engine.draw import DrawableGraph
@@ -457,7 +457,9 @@ class RunView:
         if record is None:
             return []
         calls = []
-        for call, before, after in self.replay.call_values(step):
+        values = list(self.replay.call_values(step))
+        appending = appending_channels(values)
+        for call, before, after in values:
             writer = self.writer_label(record, call)
             repeats = tuple(self.facts.repeats(step, call.channel, before, after)) if call.error is None else ()
             marks = tuple(
@@ -470,7 +472,7 @@ class RunView:
                     call,
                     before,
                     after,
-                    explain_call(call, before, after, applied=record.committed),
+                    explain_call(call, before, after, applied=record.committed, appends=call.channel in appending),
                     writer,
                     record.committed and call.error is None,
                     repeats,
