@@ -91,11 +91,11 @@ def cpu(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def measure(label: str, url: str, saver: Any, checkpoints: int, repeat: int) -> None:
+    from debugger.runtimes.checkpointers.open import FIRST_VIEW_STEPS
+    from debugger.runtimes.checkpointers.savers import open_checkpointer
     from debugger.runtimes.langgraph.threads.cache import CACHE_ENV
-    from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
     from debugger.runtimes.langgraph.threads.reader import read_thread
-    from debugger.runtimes.langgraph.threads.savers import open_checkpointer
-    from debugger.runtimes.runtime import ThreadRead
+    from debugger.runtimes.threads_api import ThreadRead
 
     LIMIT[0] = checkpoints - 2  # input checkpoint + __start__ step + one per reply
     graph = build(saver)
@@ -159,11 +159,11 @@ def measure_js(folder: str, checkpoints: int, repeat: int) -> None:
     """The LangGraph.js row: a thread of `checkpoints` checkpoints written by the JS loop app, opened."""
     import subprocess
 
-    from debugger.runtimes.langgraph.threads.open import FIRST_VIEW_STEPS
-    from debugger.runtimes.langgraph.threads.savers import open_checkpointer
+    from debugger.runtimes.checkpointers.open import FIRST_VIEW_STEPS
+    from debugger.runtimes.checkpointers.savers import open_checkpointer
     from debugger.runtimes.langgraphjs.runtime import describe
     from debugger.runtimes.langgraphjs.threads import read_js_thread
-    from debugger.runtimes.runtime import ThreadRead
+    from debugger.runtimes.threads_api import ThreadRead
 
     path = str(Path(folder) / "js-app.sqlite")
     items = checkpoints - 2  # input checkpoint + __start__ step + one per item

@@ -59,7 +59,7 @@ USAGE_ERRORS: tuple[str, ...] = (
     "engine.tracefile:TraceFileError",
     "debugger.sources.recording:RecordingError",
     "debugger.commands.diagnose:RunFailedBeforeStart",
-    "debugger.runtimes.langgraph.threads.savers:CheckpointerError",
+    "debugger.runtimes.threads_api:CheckpointerError",
     "debugger.runtimes.runtime:RunSetupError",
     "debugger.model.html_report:ReportError",
 )

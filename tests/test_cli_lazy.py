@@ -61,7 +61,7 @@ NOT_BEFORE_A_RUN = {
     "debugger.runtimes.langgraph.live",
     "debugger.runtimes.langgraphjs.live",
     # checkpointer threads: reading, rebuilding, forking them (commands/common.py, the runtimes' record.py)
-    "debugger.runtimes.langgraph.threads.open",
+    "debugger.runtimes.checkpointers.open",
     "debugger.runtimes.langgraph.threads.reader",
     "debugger.runtimes.langgraph.threads.fork",
     "debugger.runtimes.langgraphjs.threads",

@@ -13,10 +13,11 @@ from debugger.cli import main
 from debugger.model.step_summary import summary
 from debugger.model.trace_view import Cursor, Scope, TraceView
 from debugger.model.turns import turn_label, turns_of
-from debugger.runtimes.langgraph.threads.savers import open_checkpointer
+from debugger.runtimes.checkpointers.savers import open_checkpointer
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import RunRequest, ThreadRead
+from debugger.runtimes.runtime import RunRequest
 from debugger.runtimes.targets import load_target
+from debugger.runtimes.threads_api import ThreadRead
 from engine.trace import StepRecord, TaskRecord, Trace
 
 pytest.importorskip("langgraph.checkpoint.sqlite")

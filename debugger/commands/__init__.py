@@ -3,7 +3,7 @@ subcommand and its options) over a service that returns data or raises a typed e
 
     run.py        stepscope run TARGET          record a run on its runtime (`Runtime.record`), print its supersteps
     show.py       stepscope show FILE|RUN_ID    every merge, one reducer call at a time
-    threads.py    stepscope threads             a checkpointer's threads (`debugger/runtimes/langgraph/threads/open.py`)
+    threads.py    stepscope threads             a checkpointer's threads (`debugger/runtimes/checkpointers/open.py`)
     fork.py       stepscope fork TARGET         time travel on a checkpointer thread, on a local copy
     runs.py       stepscope runs                the stored runs
     samples.py    stepscope samples             the gallery of lessons

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
-from debugger.runtimes.langgraph.threads.open import CHECKPOINTER_ENV
+from debugger.runtimes.checkpointers.open import CHECKPOINTER_ENV
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 """The Streamlit entry, `debugger/app.py` (this module is in `debugger/commands/`)."""

@@ -14,7 +14,7 @@ from debugger.commands.terminal import one_line
 from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, RunRequest, RunSetupError
 
 # Every subcommand imports this module, so what only some of them use is imported where it is used:
-# the checkpointer threads' opening (`threads/open.py`, which loads every runtime) and the app's run
+# the checkpointer threads' opening (`runtimes/checkpointers/open.py`, which loads every runtime) and the app's run
 # sources (`sources/runs.py`, which loads the forks, the comparison and the diagnostics). `stepscope run`
 # loads neither unless it resumes (tests/test_cli_lazy.py).
 
@@ -84,7 +84,7 @@ def add_checkpointer_options(parser: argparse.ArgumentParser, *, thread: bool = 
 def thread_from_args(args: argparse.Namespace, target: str, *, step: int | None = None) -> Any:
     """(trace, App) of the thread `--checkpointer/--thread` name, with `target` as the app's graph (its one
     step `step` and how the thread ended, when given); None without."""
-    from debugger.runtimes.langgraph.threads.open import thread_from_options
+    from debugger.runtimes.checkpointers.open import thread_from_options
 
     return thread_from_options(
         target,

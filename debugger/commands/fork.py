@@ -8,7 +8,7 @@ from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.runtimes.langgraph.threads.open import fork_from_options
+from debugger.runtimes.checkpointers.open import fork_from_options
 from debugger.stores.opening import open_store
 
 

@@ -76,7 +76,7 @@ def command(args: argparse.Namespace) -> int:
 def _thread_damage(args: argparse.Namespace, trace: Any) -> Exception | None:
     """The one-line refusal (`DamagedThread`) for a thread read with damaged steps, or None: the file is at
     fault, not the app, so it ends `show` with exit 2 after the steps that read."""
-    from debugger.runtimes.langgraph.threads.damage import damage_in, damaged_thread
+    from debugger.runtimes.threads_api import damage_in, damaged_thread
     from debugger.stores.urls import masked
 
     found = damage_in(trace)

@@ -9,8 +9,8 @@ from debugger.commands.common import add_checkpointer_options, add_command, tabl
 from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.i18n import N_, _
-from debugger.runtimes.langgraph.threads.open import list_threads
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError
+from debugger.runtimes.checkpointers.open import list_threads
+from debugger.runtimes.threads_api import CheckpointerError
 
 HEADERS = [N_("thread"), N_("updated (UTC)"), N_("checkpoints"), N_("step"), N_("status")]
 

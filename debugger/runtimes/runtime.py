@@ -68,6 +68,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from debugger.runtimes.threads_api import ThreadFork, ThreadRead
 from engine.trace import Trace
 
 NO_RESUME = object()
@@ -113,52 +114,6 @@ class RunRequest:
     """The run database the user named (a runtime keeps files beside it, e.g. in-memory threads)."""
     keep_thread: bool = True
     """False for throwaway runs (time travel's copies): no thread file is kept."""
-
-
-@dataclass(frozen=True)
-class ThreadRead:
-    """Which part of a checkpointer thread to read (`Runtime.read_thread`): the whole thread by default,
-    else its `newest` steps or its one `step`, so a view decodes only the checkpoints it shows. Build one,
-    then `dataclasses.replace` what differs (the target a command names it by)."""
-
-    thread_id: str
-    checkpoint_id: str | None = None
-    """The root checkpoint the trace ends at (None: the thread's newest)."""
-    target: str = ""
-    """What the trace is stored and shown under ('': `thread ID`)."""
-    newest: int | None = None
-    """Only the last `newest` steps and the state before them (the app's first view; older ones on demand)."""
-    step: int | None = None
-    """Only this root step (its checkpoint, its parent's, the writes between them) and the thread's newest
-    checkpoint, which says how it ended (`show --step N`)."""
-
-    def __post_init__(self) -> None:
-        if self.newest is not None and self.step is not None:
-            raise ValueError("a thread is read by its newest steps or by one step, not both")
-
-    @property
-    def whole(self) -> bool:
-        """Every step of the thread is asked for."""
-        return self.newest is None and self.step is None
-
-
-@dataclass(frozen=True)
-class ThreadFork:
-    """Time travel on a checkpointer thread (`Runtime.fork_thread`): from which checkpoint, with what."""
-
-    url: str
-    """The app's checkpointer (a SQLite file or a postgresql:// URL), read only."""
-    thread_id: str
-    app: Any
-    """The app whose graph runs the fork (`debugger.runtimes.langgraph.threads.open.App`)."""
-    checkpoint_id: str
-    values: Any = None
-    """An edit applied as `as_node` at the checkpoint before running on, or None."""
-    as_node: str | None = None
-    resume: Any = None
-    """The answer to the interrupt the checkpoint waits at, or None."""
-    local: Any = None
-    """The local copy's file (None: a fresh one beside the run store)."""
 
 
 @dataclass

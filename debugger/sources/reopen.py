@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from debugger.runtimes.langgraph.threads.open import checkpointer_url, load_app
+from debugger.runtimes.checkpointers.open import checkpointer_url, load_app
 from debugger.runtimes.registry import loader_for
 from debugger.runtimes.targets import load_target
 from debugger.stores.urls import masked
@@ -20,7 +20,7 @@ from engine.trace import Trace
 from sample_graphs.gallery import SAMPLES, load_sample
 
 THREAD_MARK = " thread "
-"""A checkpointer thread's trace is targeted `<app graph> thread <thread id>` (`threads.open.open_thread`)."""
+"""A checkpointer thread's trace is targeted `<app graph> thread <thread id>` (`checkpointers.open.open_thread`)."""
 
 
 @dataclass

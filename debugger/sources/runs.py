@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from debugger.i18n import _
-from debugger.runtimes.langgraph.threads import open as threads
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError, ThreadSummary
+from debugger.runtimes.checkpointers import open as threads
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import NO_RESUME, RunRequest, ThreadFork, ThreadRead
+from debugger.runtimes.runtime import NO_RESUME, RunRequest
 from debugger.runtimes.targets import TargetError, load_target
+from debugger.runtimes.threads_api import CheckpointerError, ThreadFork, ThreadRead, ThreadSummary
 from debugger.sources import js_setup, reopen
 from debugger.sources.forks import origin_target
 from debugger.sources.recording import app_run_timeout

@@ -10,7 +10,7 @@ import streamlit as st
 
 from debugger.i18n import _
 from debugger.model.trace_view import Scope
-from debugger.runtimes.langgraph.threads.open import checkpointer_url
+from debugger.runtimes.checkpointers.open import checkpointer_url
 from debugger.sources import runs as sources
 from debugger.views import session, widgets
 from debugger.views.session import LoadedRun

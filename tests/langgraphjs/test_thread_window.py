@@ -11,10 +11,9 @@ import sqlite3
 import pytest
 
 from debugger.cli import main
-from debugger.runtimes.langgraph.threads.open import load_app, open_thread
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError
+from debugger.runtimes.checkpointers.open import load_app, open_thread
 from debugger.runtimes.langgraphjs import record_js_app
-from debugger.runtimes.runtime import ThreadRead
+from debugger.runtimes.threads_api import CheckpointerError, ThreadRead
 
 from .conftest import app
 from .test_threads import SAVER_APP, js_savers, run_app  # noqa: F401 (a fixture)

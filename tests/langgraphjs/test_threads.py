@@ -14,10 +14,10 @@ import pytest
 
 from debugger.cli import main
 from debugger.diagnostics.replay import Replay
-from debugger.runtimes.langgraph.threads.open import fork_from_options, list_threads, load_app, open_thread
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
+from debugger.runtimes.checkpointers.open import fork_from_options, list_threads, load_app, open_thread
+from debugger.runtimes.checkpointers.savers import open_checkpointer
 from debugger.runtimes.langgraphjs import record_js_app
-from debugger.runtimes.runtime import ThreadRead
+from debugger.runtimes.threads_api import CheckpointerError, ThreadRead
 
 from .conftest import ROOT_MODULES, app
 

@@ -86,7 +86,7 @@ def test_the_app_opens_a_thread_named_by_its_address(production, monkeypatch, tm
     """`stepscope app my_app.py:graph --checkpointer URL --thread ID` passes the URL in the environment
     and the thread in the address; the opened thread is kept in the run store, so a link reopens it."""
     from debugger.commands.app_server import launch
-    from debugger.runtimes.langgraph.threads.open import CHECKPOINTER_ENV
+    from debugger.runtimes.checkpointers.open import CHECKPOINTER_ENV
     from debugger.sources import runs as sources
     from debugger.sources.runs import open_for_app
     from debugger.stores.opening import open_store

@@ -12,9 +12,9 @@ from apps import drive, fan_out_app
 
 from debugger.cli import main
 from debugger.diagnostics import diagnose
+from debugger.runtimes.checkpointers.savers import open_checkpointer
 from debugger.runtimes.langgraph.threads.reader import read_thread
-from debugger.runtimes.langgraph.threads.savers import open_checkpointer
-from debugger.runtimes.runtime import ThreadRead
+from debugger.runtimes.threads_api import ThreadRead
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import pytest
 from apps import SCENARIOS, drive, interrupt_graph
 
 from debugger.diagnostics.replay import Replay
+from debugger.runtimes.checkpointers.savers import open_checkpointer
 from debugger.runtimes.langgraph.threads.fork import fork_thread
-from debugger.runtimes.langgraph.threads.open import App
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
+from debugger.runtimes.threads_api import App, CheckpointerError
 
 pytestmark = pytest.mark.slow  # starts PostgreSQL and runs real langgraph apps: `make test`, not `make check`
 

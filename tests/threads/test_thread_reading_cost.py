@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from debugger.cli import main
-from debugger.runtimes.langgraph.threads import tables
+from debugger.runtimes.checkpointers import tables
+from debugger.runtimes.checkpointers.savers import open_checkpointer
 from debugger.runtimes.langgraph.threads.reader import read_thread
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
-from debugger.runtimes.runtime import ThreadRead
+from debugger.runtimes.threads_api import CheckpointerError, ThreadRead
 from debugger.sources import runs as sources
 
 pytestmark = pytest.mark.slow  # starts PostgreSQL and runs real langgraph apps: `make test`, not `make check`
@@ -176,9 +176,7 @@ def test_a_layout_the_queries_do_not_know_is_refused_by_name(chat, monkeypatch):
     backend, graph, _ = chat
     if backend.kind == "sqlite":
         pytest.skip("SQLite's layout refusal is in test_sqlite_layout_is_checked")
-    monkeypatch.setattr(
-        "debugger.runtimes.langgraph.threads.savers.postgres_layout_problem", lambda v: "at migration X"
-    )
+    monkeypatch.setattr("debugger.runtimes.checkpointers.savers.postgres_layout_problem", lambda v: "at migration X")
     with open_checkpointer(backend.url) as checkpointer:
         with pytest.raises(CheckpointerError, match="cannot be read whole: at migration X"):
             read_thread(checkpointer, graph, ThreadRead("t"))

@@ -12,10 +12,10 @@ from apps import SCENARIOS, interrupt_app
 
 from debugger.diagnostics import diagnose
 from debugger.diagnostics.replay import Replay
+from debugger.runtimes.checkpointers.savers import open_checkpointer
 from debugger.runtimes.langgraph.recorder import recording
 from debugger.runtimes.langgraph.threads.reader import read_thread
-from debugger.runtimes.langgraph.threads.savers import CheckpointerError, open_checkpointer
-from debugger.runtimes.runtime import ThreadRead
+from debugger.runtimes.threads_api import CheckpointerError, ThreadRead
 from engine.codec import encode
 from engine.trace import RunRecord, Trace
 from engine.tracefile import from_json, to_json

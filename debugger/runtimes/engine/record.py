@@ -13,7 +13,8 @@ import dataclasses
 import sys
 from typing import Any
 
-from debugger.runtimes.runtime import PythonApps, Recorded, RunRequest, TargetError, ThreadFork, ThreadRead
+from debugger.runtimes.runtime import PythonApps, Recorded, RunRequest, TargetError
+from debugger.runtimes.threads_api import ThreadFork, ThreadRead
 from debugger.sources.recording import record_run
 from engine import Command
 from engine.trace import Recorder, Trace, takes_config

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.langgraph.recorder.thread_files import thread_file
 from debugger.runtimes.runtime import (
     NO_RESUME,
     LoadedTarget,
@@ -31,9 +30,8 @@ from debugger.runtimes.runtime import (
     RunRequest,
     RunSetupError,
     TargetError,
-    ThreadFork,
-    ThreadRead,
 )
+from debugger.runtimes.threads_api import ThreadFork, ThreadRead, thread_file
 from debugger.stores.opening import local_db_path
 from engine.codec import decode
 from engine.trace import Trace

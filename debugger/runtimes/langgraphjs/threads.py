@@ -5,8 +5,8 @@ A thread written by `@langchain/langgraph-checkpoint-sqlite` or `-postgres` hold
 by JavaScript reducers, so it is rebuilt in node, by LangGraph.js's own code (`thread_replay.mjs`: the
 app's graph loaded, never run; the app's saver package opened read-only; each stored step planned and
 its writes applied through the real channels), and the events come back as a recording's do
-(`reader.py`), through the one trace writer. The trace has the shape a Python thread's has
-(`debugger/runtimes/langgraph/threads/rebuild.py`): the thread's id, a run id derived from the thread and
+(`reader.py`), through the one trace writer. The trace has the shape a Python thread's has (both keep
+`debugger/runtimes/threads_api.py`'s contract): the thread's id, a run id derived from the thread and
 its newest checkpoint, a step per checkpoint, a mismatch where the rebuilt value is not the stored one.
 It is read as much as it is shown, as a Python thread is (`reader.py` there): the app's first view only its
 newest steps, `show --step N` only step N and the newest checkpoint; node then gets the thread's shape
@@ -23,10 +23,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.langgraph.threads.fork import ForkResult
-from debugger.runtimes.langgraph.threads.reader import with_ending
-from debugger.runtimes.langgraph.threads.savers import Checkpointer, CheckpointerError, open_checkpointer
-from debugger.runtimes.runtime import ThreadFork, ThreadRead
+from debugger.runtimes.checkpointers.savers import open_checkpointer
+from debugger.runtimes.threads_api import (
+    CheckpointerError,
+    CheckpointerHandle,
+    ForkResult,
+    ThreadFork,
+    ThreadRead,
+    with_ending,
+)
 from engine.trace import Trace, new_run, utc_now
 
 from .process import JSAppError, NodeRun
@@ -36,14 +41,14 @@ THREAD_TIMEOUT = 300.0
 """Seconds node may take to load the app and rebuild one thread (a long thread takes a while)."""
 
 
-def saver_address(checkpointer: Checkpointer) -> dict[str, str]:
+def saver_address(checkpointer: CheckpointerHandle) -> dict[str, str]:
     """What node opens: the saver package's kind and the file or URL (the checkpointer Python opened)."""
     if checkpointer.kind == "sqlite":
         return {"kind": "sqlite", "url": str(checkpointer.path.resolve())}
     return {"kind": "postgres", "url": checkpointer.url}
 
 
-def head_checkpoint(checkpointer: Checkpointer, thread_id: str, checkpoint_id: str | None) -> str:
+def head_checkpoint(checkpointer: CheckpointerHandle, thread_id: str, checkpoint_id: str | None) -> str:
     """The root checkpoint the trace ends at: `checkpoint_id`, else the thread's newest (refused in words
     when the thread has none)."""
     roots = checkpointer.root_checkpoints(thread_id)
@@ -57,7 +62,7 @@ def head_checkpoint(checkpointer: Checkpointer, thread_id: str, checkpoint_id: s
     return checkpoint_id or max(roots)
 
 
-def read_js_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> Trace:
+def read_js_thread(checkpointer: CheckpointerHandle, graph: Any, read: ThreadRead) -> Trace:
     """The part of thread `read.thread_id` of `checkpointer` that `read` asks for, rebuilt by node with the
     app's `graph` (a `JSGraph`), up to `read.checkpoint_id` (default: its newest). A whole thread is listed
     and decoded by node in one pass; for its `newest` steps or its one `step`, node is given the thread's

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from debugger.runtimes.runtime import NO_RESUME, RunSetupError
+from debugger.runtimes.threads_api import thread_file
 from debugger.sources.recording import RUN_TIMEOUT_ENV, frozen_copy
 from debugger.stores.opening import local_db_path
 from engine.trace import Trace, mark_ended, stepscope_error
@@ -162,7 +163,7 @@ def run_graph(
     thread_path = None
     if keep_thread and saver is not None and thread_files.is_in_memory(saver) and thread:
         store_path = _default_db_path(db_path)
-        thread_path = thread_files.thread_file(store_path, target, str(thread))
+        thread_path = thread_file(store_path, target, str(thread))
         try:
             thread_files.restore_thread(saver, str(thread), thread_path)
         except thread_files.ThreadFileError as exc:

@@ -6,7 +6,8 @@ PostgreSQL) keep their threads themselves and are left alone.
 
 The file holds exactly what the saver held: langgraph's own serialized checkpoints, writes and
 channel values (`(type, bytes)` pairs from its serializer), as JSON with the bytes in base64.
-Files live next to the run database, in `langgraph-threads/`, one per target and thread.
+Files live next to the run database, in `langgraph-threads/`, one per target and thread
+(`debugger.runtimes.threads_api.thread_file`, which LangGraph.js's saved threads use too).
 
 A graph compiled with an `InMemoryStore` (`compile(store=...)`, long-term memory) is carried the same way:
 the store's items (values serialized by langgraph's `JsonPlusSerializer`, with their timestamps and any
@@ -20,7 +21,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -35,12 +35,6 @@ class ThreadFileError(Exception):
 
 def is_in_memory(saver: Any) -> bool:
     return type(saver).__name__ in IN_MEMORY_SAVERS and hasattr(saver, "storage") and hasattr(saver, "blobs")
-
-
-def thread_file(db_path: Path, target: str, thread_id: str) -> Path:
-    digest = hashlib.sha1(target.encode()).hexdigest()[:10]
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", thread_id)[:80]
-    return db_path.parent / "langgraph-threads" / f"{digest}-{safe}.json"
 
 
 def has_saved(path: Path) -> bool:

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from debugger.runtimes.checkpointers.tables import DAMAGED, DamagedCheckpoint
+from debugger.runtimes.threads_api import DamagedThread, damaged_thread
 from engine.trace import TraceWriter
-
-from .savers import CheckpointerError
-from .tables import DAMAGED, DamagedCheckpoint
 
 
 class DamagedData(Exception):
@@ -40,21 +39,6 @@ def damaged_ending(step: int, child: DamagedCheckpoint) -> str:
     )
 
 
-class DamagedThread(CheckpointerError):
-    """What was asked of a thread cannot be read: the checkpointer's stored bytes are damaged there."""
-
-
-def damaged_thread(label: str, thread_id: str, where: str, more: int = 0) -> DamagedThread:
-    """The refusal for thread `thread_id` of the checkpointer `label`, damaged at `where` (which names the
-    checkpoint and what its decoder said), with `more` other damaged steps read; says how to fix it."""
-    others = f" ({more} more damaged in what was read)" if more else ""
-    return DamagedThread(
-        f"the checkpointer {label} is damaged: thread {thread_id!r}, {where}{others}. Restore the file (or "
-        f"database) from a backup, or delete the thread (the app's saver.delete_thread({thread_id!r})); "
-        f"`stepscope threads --checkpointer {label}` lists the other threads."
-    )
-
-
 def nothing_decodes(label: str, thread_id: str, chain: list[DamagedCheckpoint]) -> DamagedThread:
     """The refusal for a lineage of checkpoints (`chain`, oldest first) none of which decodes."""
     where = chain[-1].config["configurable"]
@@ -63,23 +47,6 @@ def nothing_decodes(label: str, thread_id: str, chain: list[DamagedCheckpoint]) 
     return damaged_thread(
         label, thread_id, f"checkpoint {where['checkpoint_id']}{sub} cannot be decoded ({reason})", len(chain) - 1
     )
-
-
-def damage_in(trace: Any) -> tuple[str, int] | None:
-    """The first damaged step of a rebuilt thread (`trace`, its subgraphs' runs too) in words, and how many
-    more there are; None when everything read decoded."""
-    found = [
-        f"step {step.step}: {m['damaged']}" for step in _steps_of(trace) for m in step.mismatches if m.get("damaged")
-    ]
-    return (found[0], len(found) - 1) if found else None
-
-
-def _steps_of(run: Any) -> Any:
-    for step in run.steps:
-        yield step
-        for task in step.tasks:
-            for sub in task.subgraphs:
-                yield from _steps_of(sub)
 
 
 def mark_damaged_checkpoint(writer: TraceWriter, step: int, child: DamagedCheckpoint) -> None:

@@ -18,25 +18,13 @@ import contextlib
 import os
 import sqlite3
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.runtime import ThreadRead
-from engine.trace import Trace
+from debugger.runtimes.checkpointers.savers import open_checkpointer
+from debugger.runtimes.threads_api import CheckpointerError, ForkResult, ThreadRead
 
 from .reader import read_thread
-from .savers import CheckpointerError, open_checkpointer
-
-
-@dataclass
-class ForkResult:
-    trace: Trace
-    """The local thread after the fork: the copied history, then the steps the fork ran."""
-    local: Path
-    """The local SQLite checkpointer holding the copy and the fork."""
-    error: BaseException | None
-    """What the forked run raised, if it failed (its trace says so too)."""
 
 
 def copy_thread(url: str, thread_id: str, checkpoint_id: str, local: Path) -> None:

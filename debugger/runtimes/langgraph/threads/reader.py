@@ -17,15 +17,15 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from debugger.runtimes.checkpointers.savers import Checkpointer
+from debugger.runtimes.checkpointers.tables import DamagedCheckpoint
 from debugger.runtimes.langgraph.recorder.names import DEFAULT_NAME, describe, state_keys
-from debugger.runtimes.runtime import ThreadRead
+from debugger.runtimes.threads_api import CheckpointerError, CheckpointKey, ThreadRead, with_ending
 from engine.trace import RunRecord, TaskRecord, Trace, TraceWriter, new_run, plain_config
 
 from .cache import ThreadCache, splice
 from .damage import DamagedData, damaged_ending, mark_damaged_checkpoint, nothing_decodes
 from .rebuild import RunRebuild
-from .savers import Checkpointer, CheckpointerError
-from .tables import CheckpointKey, DamagedCheckpoint
 
 
 class ThreadReader:
@@ -253,17 +253,3 @@ def _read_step(reader: ThreadReader, graph: Any, head: str, step: int, run_id: s
         return _rebuilt(reader, graph, head, 1 if step == last else 0, run_id)
     shown = _rebuilt(reader, graph, at, 1, run_id)
     return with_ending(shown, _rebuilt(reader, graph, head, 0, run_id))  # the head alone: nothing between decoded
-
-
-def with_ending(shown: Trace, ending: RunRecord) -> Trace:
-    """One step of a thread (`shown`, read up to that step) and how the thread ended (`ending`, read from
-    its newest checkpoint alone) as one trace: the ending's steps after the shown ones, its status, output,
-    error and interrupts the trace's (LangGraph.js's reader joins its two runs here too)."""
-    shown.steps.extend(ending.steps)
-    shown.status, shown.output, shown.error, shown.interrupts = (
-        ending.status,
-        ending.output,
-        ending.error,
-        ending.interrupts,
-    )
-    return shown

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from debugger.runtimes.checkpointers.tables import DamagedCheckpoint
 from debugger.runtimes.langgraph.recorder.probe import _ObservedChannels
 from debugger.runtimes.langgraph.recorder.superstep import _get, call_sink, commit, plan_task, writes_by_channel
 from engine.codec import MISSING as ENGINE_MISSING
@@ -38,7 +39,6 @@ from engine.trace import RunStatus, TraceWriter
 
 from .damage import keep_damage_only, mark_damaged_checkpoint, mark_refused_merge
 from .message_ids import adopt_stored_ids
-from .tables import DamagedCheckpoint
 
 if TYPE_CHECKING:  # the reader makes each RunRebuild and hands itself in; only the annotation names it
     from .reader import ThreadReader

@@ -18,18 +18,17 @@ each stored value decoded once. A checkpoint whose bytes cannot be decoded comes
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterator
 from urllib.parse import quote
 
+from debugger.runtimes.threads_api import CheckpointerError, CheckpointKey, ThreadSummary
 from debugger.stores.urls import BadURL, checked_postgres_url, is_postgres_url, masked
 
 from .status import tuple_status
 from .tables import (
     DECODE_ERRORS,
-    CheckpointKey,
     SharedDecoder,
     checkpoint_config,
     damaged,
@@ -44,33 +43,12 @@ from .tables import (
 )
 
 
-class CheckpointerError(Exception):
-    """A checkpointer that cannot be opened or read; the message says what to do."""
-
-
-@dataclass(frozen=True)
-class ThreadSummary:
-    """One row of `stepscope threads`."""
-
-    thread_id: str
-    checkpoints: int
-    """Checkpoints of the root graph (subgraph checkpoints are not counted)."""
-    last_checkpoint_id: str
-    updated_at: str
-    """The `ts` of the newest checkpoint (UTC)."""
-    step: int
-    status: str
-    """`done`, `interrupted` (waiting for `Command(resume=...)`), `error` (a node raised),
-    `paused` (tasks planned and not run: a breakpoint, a recursion limit, or a process that stopped),
-    `stopped in step N` (writes stored but no checkpoint after them: a merge that failed, or a crash)."""
-    next: tuple[str, ...] = ()
-
-
 class Checkpointer:
     """A read-only view of one checkpointer database. Use as a context manager, or call `close()`."""
 
     kind: str = ""
     saver: Any = None
+    path: Path | None = None
 
     def __init__(self, url: str) -> None:
         self.url = url

@@ -16,33 +16,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from debugger.runtimes.runtime import ThreadFork, ThreadRead
 from debugger.runtimes.targets import TargetError, load_target
+from debugger.runtimes.threads_api import App, CheckpointerError, ForkResult, ThreadFork, ThreadRead, ThreadSummary
 from debugger.stores.urls import masked
 from engine.trace import Trace
 
-from .fork import ForkResult
-from .savers import CheckpointerError, ThreadSummary, open_checkpointer
+from .savers import open_checkpointer
 
 CHECKPOINTER_ENV = "STEPSCOPE_CHECKPOINTER"
-
-
-@dataclass
-class App:
-    """The app's graph as the thread needs it."""
-
-    target: str
-    graph: Any
-    """The compiled graph: its channels, reducers and nodes rebuild the steps."""
-    view: Any = None
-    """Its static view for the diagnostics that need no run (`Runtime.static_view`), or None."""
-    skipped: str | None = None
-    """Why the checks before running cannot look at this graph, when they cannot."""
-    runtime: Any = None
-    """The graph's `Runtime`, which reads and forks its threads (`read_thread`, `fork_thread`)."""
 
 
 def load_app(target: str) -> App:

@@ -28,14 +28,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-
-@dataclass(frozen=True)
-class CheckpointKey:
-    """Where one stored checkpoint sits in its thread, read without decoding it."""
-
-    ns: str
-    checkpoint_id: str
-    parent_id: str | None
+from debugger.runtimes.threads_api import CheckpointKey
 
 
 @dataclass
