@@ -49,3 +49,56 @@ def test_a_keep_last_reducer_is_not_called_an_append_on_an_empty_list():
     first, second = sentences("lambda current, new: new", "['x']", "['y']")
     assert "appended" not in first
     assert second.startswith("<lambda> returned the write itself, ['y']")
+
+
+def failing_step_summary(*, errors_tab: bool, language: str = "en") -> list[str]:
+    from debugger.model.stepper_data import stepper_model
+    from debugger.model.trace_view import Scope, TraceView
+    from debugger.sources import runs as sources
+
+    trace = sources.open_sample("refund_concurrent_update", store=False).trace
+    traced = TraceView(trace)
+    view = traced.view(Scope())
+    with i18n.using(language):
+        model = stepper_model(
+            traced, Scope(), view.failed_step, errors_tab=errors_tab, window=len(view.steps), drawing=("<svg/>", "x")
+        )
+    shown = next(s for s in model["window"]["steps"] if s["step"] == view.failed_step)
+    return [text for kind, text in shown["summary"] if kind == "error"]
+
+
+def test_the_html_file_and_the_notebook_point_a_failure_to_what_they_show():
+    (line,) = failing_step_summary(errors_tab=False)
+    assert "Errors tab" not in line and line.endswith("— see Findings at this step, below.")
+    (line,) = failing_step_summary(errors_tab=True)  # the page has the tab
+    assert line.endswith("— see the Errors tab.")
+    (line,) = failing_step_summary(errors_tab=False, language="zh-CN")
+    assert "这一步的发现" in line and "Errors" not in line
+
+
+@pytest.mark.slow  # lays the drawing out with graphviz's dot
+def test_the_html_file_has_no_errors_tab_to_point_to():
+    from debugger.model.html_report import html_report
+    from debugger.sources import runs as sources
+
+    trace = sources.open_sample("refund_concurrent_update", store=False).trace
+    page = html_report(trace)
+    assert "Errors tab" not in page and "see Findings at this step, below." in page
+
+
+def test_subgraph_merges_are_listed_only_where_a_subgraph_merged_and_in_the_pages_language():
+    from debugger.model.report_data import inside_merges
+    from debugger.model.trace_view import Scope, TraceView
+    from debugger.sources import runs as sources
+
+    trace = sources.open_sample("subgraph_trap", store=False).trace
+    traced = TraceView(trace)
+    view = traced.view(Scope())
+    found = {step: inside_merges(traced, view.run, Scope(), step) for step in view.steps}
+    with_subgraph = [step for step in view.steps if view.subgraph_runs(step)]
+    assert with_subgraph and all(found[step] for step in with_subgraph)
+    assert all(not found[step] for step in view.steps if step not in with_subgraph)
+    assert all(entry["merge"] for entries in found.values() for entry in entries)
+    with i18n.using("zh-CN"):
+        (entry, *_more) = inside_merges(traced, view.run, Scope(), with_subgraph[0])
+    assert "第" in entry["where"] and "step" not in entry["where"], entry["where"]

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from debugger.diagnostics.value_text import short
+from debugger.i18n import _
 from debugger.model.drawing import Highlight, dot_node_id
 from debugger.model.run_view import RunView
 from debugger.model.step_summary import summary
@@ -143,13 +144,13 @@ def inside_merges(traced: TraceView, run: RunRecord, scope: Scope, step: int) ->
     """The merges of the subgraph runs started in `step` (and of theirs): `{"where": "child (step 2) ›
     step 1", "merge": [...]}` per nested step that folded something."""
     found = []
-    for task, index, _ in traced.view(scope).subgraph_runs(step):
+    for task, index, _run in traced.view(scope).subgraph_runs(step):
         inner = scope.enter(step, task.id, index)
         view = traced.view(inner)
         where = " › ".join(traced.breadcrumbs(inner)[1:])
         for nested in view.steps:
             rows = merge_rows(view, nested)
             if rows:
-                found.append({"where": f"{where} › step {nested}", "merge": rows})
+                found.append({"where": _("{where} › step {step}").format(where=where, step=nested), "merge": rows})
             found.extend(inside_merges(traced, view.run, inner, nested))
     return found

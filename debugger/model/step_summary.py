@@ -10,7 +10,9 @@ line in their place says that the answer comes once the learner has guessed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from debugger import i18n
 from debugger.i18n import _, ngettext
 from debugger.model import run_status
 from debugger.model.present import code, md, short
@@ -37,8 +39,9 @@ def merge_hidden(view: RunView, at: Cursor, learning: bool) -> bool:
     return learning and at.call is not None and at.call < len(view.merge(at.step))
 
 
-def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
-    """The summary of the step at `at`, line by line."""
+def summary(view: RunView, at: Cursor, *, learning: bool = False, errors_tab: bool = True) -> list[Line]:
+    """The summary of the step at `at`, line by line. `errors_tab`: the host has the page's Errors tab to
+    point a failure to (the HTML file and the notebook widget have not)."""
     step = at.step
     lines = _who_ran(view, step)
     hidden = merge_hidden(view, at, learning)
@@ -54,7 +57,7 @@ def summary(view: RunView, at: Cursor, *, learning: bool = False) -> list[Line]:
             )
         )
     else:
-        lines += _trouble(view, step)
+        lines += _trouble(view, step, errors_tab)
     triggers = [t for t in view.triggers(step) if t.task != START]
     lines += [Line("bullet", md(t.sentence())) for t in triggers[:SUMMARY_TASKS]]
     if len(triggers) > SUMMARY_TASKS:
@@ -219,7 +222,7 @@ def _barrier(view: RunView, step: int, hidden: bool) -> list[Line]:
     ]
 
 
-def _trouble(view: RunView, step: int) -> list[Line]:
+def _trouble(view: RunView, step: int, errors_tab: bool = True) -> list[Line]:
     lines = []
     duplicated = [m for m in view.merge(step) if m.repeats]
     if duplicated:
@@ -232,14 +235,15 @@ def _trouble(view: RunView, step: int) -> list[Line]:
             )
         )
     lines += [Line("lost", md(lost.sentence())) for lost in view.lost_updates(step)]
+    finding_titles = {f.title for f in view.findings_at(step)}
     for report in view.errors(step):
-        culprits = ", ".join(report.culprits)
+        culprits = i18n.join_names(report.culprits)
         lines.append(
             Line(
                 "error",
                 f"**{md(report.title)}**"
                 + (_(" (caused by {culprits})").format(culprits=md(culprits)) if culprits else "")
-                + _(" — see the Errors tab."),
+                + _where_told(report, errors_tab, report.title in finding_titles),
             )
         )
     lost_keys = {lost.channel for lost in view.lost_updates(step)}
@@ -251,6 +255,16 @@ def _trouble(view: RunView, step: int) -> list[Line]:
     if others:
         lines.append(Line("finding", "🔎 " + "; ".join(md(f.title) for f in others) + _(" — see the Findings tab.")))
     return lines
+
+
+def _where_told(report: Any, errors_tab: bool, is_finding: bool) -> str:
+    """Where the failure is told in full: the page's Errors tab, else the step's findings below the summary
+    (the HTML file, the notebook), else here, in the report's own words."""
+    if errors_tab:
+        return _(" — see the Errors tab.")
+    if is_finding:
+        return _(" — see Findings at this step, below.")
+    return _(": {explanation}").format(explanation=md(report.explanation))
 
 
 def _next(view: RunView, step: int) -> list[Line]:

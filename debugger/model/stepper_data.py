@@ -115,6 +115,7 @@ def stepper_model(
     guessed: set[tuple[int, int]] | frozenset = frozenset(),
     window: int | None = None,
     drawing: tuple[str, str] | None = None,
+    errors_tab: bool = False,
 ) -> dict[str, Any]:
     """The model of the run (inside `scope`) with the step `at_step` shown and the window of steps around it.
     `guessed` are the (step, call) pairs learn mode has revealed; `drawing` a `drawing_of` made before."""
@@ -148,7 +149,10 @@ def stepper_model(
         else sorted({f.step for f in findings if f.step in view.by_step and (scope.path or not f.scope)}),
         "window": {
             "offset": first,
-            "steps": [step_model(traced, view, scope, step, findings, collapsed, learning, guessed) for step in shown],
+            "steps": [
+                step_model(traced, view, scope, step, findings, collapsed, learning, guessed, errors_tab)
+                for step in shown
+            ],
         },
     }
 
@@ -173,6 +177,7 @@ def step_model(
     collapsed: bool,
     learning: bool,
     guessed: set[tuple[int, int]] | frozenset,
+    errors_tab: bool = False,
 ) -> dict[str, Any]:
     """One superstep: what to highlight, the summary, the merge (and those of its subgraph runs), the state
     after it and its findings. In learn mode the calls not yet guessed keep their results back."""
@@ -189,7 +194,9 @@ def step_model(
         "nodes": node_states(highlight),
         "edges": edge_ids(drawable, highlight.edges_taken),
         "labels": {dot_node_id(name): text for name, text in sorted(highlight.labels.items())},
-        "summary": [[line.kind, plain(line.text)] for line in summary(view, cursor, learning=learning)],
+        "summary": [
+            [line.kind, plain(line.text)] for line in summary(view, cursor, learning=learning, errors_tab=errors_tab)
+        ],
         "merge": merge,
         "inside": inside_merges(traced, view.run, scope, step),
         "state": [

@@ -38,10 +38,11 @@ def model_for(
     learning: bool = False,
     guessed: set | frozenset = frozenset(),
     svg_of: Callable[[str], str] | None = None,
+    errors_tab: bool = False,
 ) -> dict[str, Any]:
     """The stepper's model at `step`, its window built once and kept with the run. `svg_of` lays the drawing
     out (the page's cached graphviz call; default `html_report.drawing_svg`); a drawing it could not make
-    ('') is tried again next time."""
+    ('') is tried again next time. `errors_tab`: the host is the page, whose Errors tab a failure points to."""
     view = traced.view(scope)
     count = len(view.steps)
     step = view.clamp(step) if count else 0
@@ -51,7 +52,7 @@ def model_for(
     anchor = view.steps[start + window // 2] if count > window else step
     pending = view.findings_pending or view.visits_pending  # the model is built again once they are ready
     guesses = frozenset(guessed) if learning else frozenset()
-    key = (scope, collapsed, learning, guesses, i18n.current(), start, pending)
+    key = (scope, collapsed, learning, guesses, i18n.current(), start, pending, errors_tab)
     kept = _models.setdefault(traced, OrderedDict())
     model = kept.get(key)
     if model is None:
@@ -68,6 +69,7 @@ def model_for(
             guessed=guessed,
             window=window,
             drawing=drawing,
+            errors_tab=errors_tab,
         )
         kept[key] = model
         while len(kept) > KEPT_MODELS:

@@ -155,7 +155,7 @@ class TraceView:
         run: RunRecord = self.trace
         for step, task_id, index in scope.path:
             task = next(t for s in run.steps if s.step == step for t in s.tasks if t.id == task_id)
-            names.append(f"{task.name} (step {step})")
+            names.append(i18n._("{node} (step {step})").format(node=task.name, step=step))
             run = task.subgraphs[index]
         return names
 

@@ -26,7 +26,14 @@ def model_for(
     """The stepper's model at `step` (`stepper_windows.model_for`, its window kept with the run), laid out by
     the page's cached graphviz call; the page's tabs show the tables, so the stepper shows none."""
     model = stepper_windows.model_for(
-        traced, scope, step, collapsed=collapsed, learning=learning, guessed=guessed, svg_of=widgets.svg_or_failure
+        traced,
+        scope,
+        step,
+        collapsed=collapsed,
+        learning=learning,
+        guessed=guessed,
+        svg_of=widgets.svg_or_failure,
+        errors_tab=True,
     )
     return {**model, "panels": False}
 
