@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from debugger.cli import main
-from debugger.stores.sqlite import RunStore
+from debugger.stores.sqlite import RunStore, SqliteDialect
 
 APP = """
 import operator
@@ -57,19 +57,19 @@ def test_a_database_that_fills_mid_run_says_so_in_the_stored_status(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "runs.db")
     RunStore(db)  # created before the limit
-    connect = RunStore._connect
+    connect = SqliteDialect.connect
 
     def limited(self):  # SQLite refuses to grow the file past 250 pages: its own SQLITE_FULL
         conn = connect(self)
         conn.execute("PRAGMA max_page_count = 250")
         return conn
 
-    monkeypatch.setattr(RunStore, "_connect", limited)
+    monkeypatch.setattr(SqliteDialect, "connect", limited)
     code = main(["run", "grow.py:graph", "--db", db, "--recursion-limit", "100"])
     out, err = capsys.readouterr()
     assert code == 3, err
     assert "database or disk is full" in err and "stepscope import" in err and "Traceback" not in err
-    monkeypatch.setattr(RunStore, "_connect", connect)
+    monkeypatch.setattr(SqliteDialect, "connect", connect)
     summary, trace = _stored_run(db)
     _assert_says_the_disk_filled(summary, trace)
     assert main(["runs", "--db", db]) == 0

@@ -99,10 +99,10 @@ def test_a_short_run_a_report_and_a_command_compute_their_findings_when_asked(tm
 
 
 def test_sessions_that_open_the_same_long_stored_run_share_its_findings(tmp_path, gated, monkeypatch) -> None:
-    from debugger.stores import sqlite as sqlite_store
+    from debugger.stores import row_store
     from debugger.stores.sqlite import RunStore
 
-    monkeypatch.setattr(sqlite_store, "STREAM_MIN_BYTES", 0)  # stored as a long run: its steps stay in rows
+    monkeypatch.setattr(row_store, "STREAM_MIN_BYTES", 0)  # stored as a long run: its steps stay in rows
     monkeypatch.setattr(background, "_shared", type(background._shared)())
     calls = []
     counted = trace_view.diagnose

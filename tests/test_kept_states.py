@@ -12,6 +12,7 @@ import pytest
 import engine
 from debugger.diagnostics import snapshots
 from debugger.diagnostics.replay import Replay
+from debugger.stores import row_store
 from debugger.stores import sqlite as sqlite_store
 from debugger.stores.sqlite import RunStore
 from engine.trace import Recorder
@@ -36,7 +37,7 @@ def _run(steps: int) -> engine.trace.Trace:
 @pytest.fixture
 def small_gaps(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every stored run is long, and states are kept at most 16 steps apart."""
-    monkeypatch.setattr(sqlite_store, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(row_store, "STREAM_MIN_BYTES", 0)
     monkeypatch.setattr(snapshots, "MIN_GAP", 16)
 
 

@@ -16,7 +16,7 @@ from debugger import cli
 from debugger.sources import trace_check, trace_stream
 from debugger.sources.trace_check import TraceFileError, parse_trace, read_trace_file
 from debugger.sources.trace_stream import LazySteps
-from debugger.stores import sqlite as sqlite_store
+from debugger.stores import row_store
 from debugger.stores.sqlite import RunStore
 from engine.trace import Recorder
 from engine.tracefile import from_json, to_json
@@ -43,7 +43,7 @@ def long_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every trace counts as long, and the file is read 7 bytes at a time (chunks cut characters)."""
     monkeypatch.setattr(trace_check, "STREAM_MIN_BYTES", 0)
     monkeypatch.setattr(trace_stream, "CHUNK", 7)
-    monkeypatch.setattr(sqlite_store, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(row_store, "STREAM_MIN_BYTES", 0)
 
 
 def test_a_long_file_keeps_its_steps_on_disk_and_reads_back_the_same_run(tmp_path, long_path) -> None:

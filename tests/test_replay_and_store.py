@@ -221,7 +221,7 @@ def test_a_run_being_recorded_is_live_until_its_recorder_lets_go_without_finishi
     reader = RunStore(tmp_path / "runs.db")  # another handle, as another thread or process opens it
     (summary,) = reader.list()
     assert summary.status == "running" and summary.error == "" and reader.load("live-run").error is None
-    store._let_go("live-run")  # what a killed recorder leaves: the row, and nobody holding its lock
+    store.dialect.stop_recording("live-run")  # what a killed recorder leaves: the row, and nobody holding its lock
     (summary,) = reader.list()
     assert summary.status == "running" and summary.error == CUT_OFF
     assert reader.load("live-run").error["class"] == "RunCutOff"

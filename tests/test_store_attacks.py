@@ -15,7 +15,7 @@ import pytest
 from debugger.commands.terminal import one_line
 from debugger.stores.postgres_layout import layout_version
 from debugger.stores.protocol import StoreError
-from debugger.stores.sqlite import RunStore
+from debugger.stores.sqlite import RunStore, SqliteDialect
 from debugger.stores.urls import BadURL, checked_postgres_url, masked
 from engine import START, StateGraph
 from engine.records import describe
@@ -64,8 +64,8 @@ def _read_only(monkeypatch) -> None:
     """Opens every store connection read-only (`mode=ro`), as a read-only disk would: `BEGIN
     IMMEDIATE` still succeeds there, only a real write fails."""
     monkeypatch.setattr(
-        RunStore,
-        "_connect",
+        SqliteDialect,
+        "connect",
         lambda self: sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10, isolation_level=None),
     )
 
@@ -132,7 +132,7 @@ def test_a_cut_off_run_can_still_be_deleted(tmp_path):
     path = tmp_path / "runs.sqlite3"
     store = RunStore(path)
     store.start_run(_trace())
-    store._let_go("r-1")  # what the kernel does when the recording process dies
+    store.dialect.stop_recording("r-1")  # what the kernel does when the recording process dies
     assert RunStore(path).delete("r-1") == "r-1"
 
 

@@ -159,9 +159,9 @@ def test_a_read_only_database_is_refused_when_opened(tmp_path):
     path = tmp_path / "ro.sqlite3"
     RunStore(path)
     uri = RunStore(path)
-    uri._connect = lambda: sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)  # type: ignore[method-assign]
+    uri.dialect.connect = lambda: sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)  # type: ignore[method-assign]
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
-        with uri._transaction() as db:
+        with uri.dialect.transaction() as db:
             db.execute("DELETE FROM runs")
     with pytest.raises(StoreError, match="read-only"):
         uri.save(trace_with_id("ro-run"))

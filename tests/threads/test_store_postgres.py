@@ -302,10 +302,10 @@ def test_a_long_run_reads_its_rows_when_asked_and_opens_from_its_kept_states(pg_
     instead of a fold, written at first open where there were none, gone with the run."""
     from debugger.diagnostics import snapshots
     from debugger.diagnostics.replay import Replay
-    from debugger.stores import postgres
+    from debugger.stores import row_store
     from tests.test_kept_states import CountingReads, _run
 
-    monkeypatch.setattr(postgres, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(row_store, "STREAM_MIN_BYTES", 0)
     monkeypatch.setattr(snapshots, "MIN_GAP", 16)
     store = PostgresRunStore(pg_url)
     trace = _run(150)

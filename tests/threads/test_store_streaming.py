@@ -284,8 +284,8 @@ def test_the_app_opens_and_lists_a_cut_off_postgres_run(pg_url, monkeypatch):
     store = PostgresRunStore(pg_url)
     store.start_run(dataclasses.replace(trace, steps=[], status="running", output=None))
     store.append_steps(trace.run_id, trace.steps[:3])  # steps -1, 0, 1
-    store._recording[trace.run_id].close()  # the connection ends without finish_run, as when killed
-    store._recording.clear()
+    store.dialect.held[trace.run_id].close()  # the connection ends without finish_run, as when killed
+    store.dialect.held.clear()
     monkeypatch.setenv("STEPSCOPE_DB", pg_url)
     st.cache_data.clear()
     st.cache_resource.clear()
