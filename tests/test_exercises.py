@@ -29,9 +29,40 @@ def test_an_unsolved_try_says_why():
     exercise = EXERCISES["subgraph_trap"]
     verdict = check(exercise, exercise.starter())
     assert verdict.reasons == [
-        "Still there (step 2): Subgraph node child re-appended 'log'",
-        "The result is not right yet: a right run ends with `log` is ['parent', 'sub-1'].",
+        "The run ended with `log` = `['parent', 'parent', 'sub-1']`; a right run ends like this: "
+        "`log` is ['parent', 'sub-1'].",
+        "In step 2: Subgraph node child re\\-appended \\'log\\'",  # Markdown: the title's characters escaped
     ]
+
+
+def test_a_wrong_fix_is_judged_by_what_its_run_did_not_by_the_lessons_cause():
+    exercise = EXERCISES["subgraph_trap"]
+    plain_child = exercise.starter().replace(
+        '    parent.add_node("child", sub.compile())',
+        '    parent.add_node("child", lambda state: {"log": state["log"] + ["sub-1"]})',
+    )
+    verdict = check(exercise, plain_child)
+    assert not verdict.solved
+    assert verdict.reasons[0].startswith("The run ended with `log` = `['parent', 'parent', 'sub-1']`")
+    assert not any("Subgraph" in reason for reason in verdict.reasons), verdict.reasons
+    assert any("child wrote back the whole" in reason for reason in verdict.reasons), verdict.reasons
+
+
+def test_a_run_that_fails_says_how_it_ended_in_the_pages_language():
+    from debugger import i18n
+
+    exercise = EXERCISES["subgraph_trap"]
+    failing = exercise.starter().replace(
+        '    sub.add_node("s1", lambda state: {"log": ["sub-1"]})', '    sub.add_node("s1", lambda state: 1 / 0)'
+    )
+    verdict = check(exercise, failing)
+    assert verdict.reasons[0].startswith("The run ended `error`, not `done`: "), verdict.reasons
+    assert "division by zero" in verdict.reasons[0]
+    with i18n.using("zh-CN"):
+        verdict = check(exercise, exercise.starter())
+    assert verdict.reasons[0].startswith("运行结束时是 `log` = "), verdict.reasons
+    assert "正确的运行结束时：`log` 是" in verdict.reasons[0] and "应当是 `log` 是" not in verdict.reasons[0]
+    assert verdict.reasons[1].startswith("第 2 步："), verdict.reasons
 
 
 def test_code_that_does_not_load_is_one_line():

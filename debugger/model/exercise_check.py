@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debugger import i18n
 from debugger.diagnostics import Finding, diagnose
 from debugger.i18n import _
+from debugger.model import present, run_status
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.recording import record_run
 from engine.trace import Trace
@@ -45,7 +47,9 @@ def check(exercise: Exercise, code: str) -> Verdict:
             loaded = load_target(str(path), timeout=RUN_SECONDS)
         except TargetError as exc:
             where = _(" (line {line})").format(line=exc.line) if exc.line else ""
-            return Verdict(False, [_("Your code does not load{where}: {error}").format(where=where, error=exc)])
+            return Verdict(
+                False, [_("Your code does not load{where}: {error}").format(where=where, error=present.md(exc))]
+            )
         outcome = record_run(
             loaded.graph,
             loaded.example_input,
@@ -54,27 +58,56 @@ def check(exercise: Exercise, code: str) -> Verdict:
             timeout=RUN_SECONDS,
         )
     trace = outcome.trace
+    state = outcome.output if isinstance(outcome.output, dict) else None
+    findings = diagnose(loaded.graph, trace)
+    reasons = judged(exercise, trace, state, findings)
+    return Verdict(not reasons, reasons, findings, trace, state)
+
+
+def judged(exercise: Exercise, trace: Trace, state: dict[str, Any] | None, findings: list[Finding]) -> list[str]:
+    """Why the run is not right yet, in Markdown (the learner's values and errors escaped), judged by what the
+    run did: how it ended and with what state, then what diagnose found in it (whatever the learner's code
+    is now, not the lesson's cause), and the exercise's own findings still there. Empty when it is solved."""
     reasons: list[str] = []
     if trace.status != exercise.status:
-        error = (trace.error or {}).get("message", "").splitlines()
-        said = f": {error[0]}" if error else ""
+        error = (trace.error or {}).get("message", "").strip().splitlines()
         reasons.append(
-            _("The run ended with status '{status}', not '{wanted}'").format(
-                status=trace.status, wanted=exercise.status
+            _("The run ended {status}, not {wanted}{error}.").format(
+                status=f"`{present.code(run_status.label(trace.status, trace.error))}`",
+                wanted=f"`{present.code(run_status.label(exercise.status))}`",
+                error=_(": {error}").format(error=present.md(error[0])) if error else "",
             )
-            + said
         )
-    findings = diagnose(loaded.graph, trace)
-    for finding in findings:
-        if finding.kind in exercise.gone:
-            step = "" if finding.step is None else _(" (step {step})").format(step=finding.step)
-            reasons.append(_("Still there{step}: {finding}").format(step=step, finding=finding.title))
-    state = outcome.output if isinstance(outcome.output, dict) else None
-    if trace.status == exercise.status and not _holds(exercise, state):
+    elif not _holds(exercise, state):
         reasons.append(
-            _("The result is not right yet: a right run ends with {expected}.").format(expected=_(exercise.expected))
+            _("The run ended with {state}; a right run ends like this: {expected}.").format(
+                state=ended_with(state), expected=_(exercise.expected)
+            )
         )
-    return Verdict(not reasons, reasons, findings, trace, state)
+    if reasons:  # why, as diagnose reads this run
+        reasons += [_finding_line(f) for f in findings if f.severity in ("error", "warning")]
+    else:
+        reasons += [_finding_line(f, still=True) for f in findings if f.kind in exercise.gone]
+    return list(dict.fromkeys(reasons))
+
+
+def ended_with(state: dict[str, Any] | None) -> str:
+    """The run's final state as the verdict says it: `log` = ['parent', 'parent', 'sub-1'], ..."""
+    if not state:
+        return _("no state")
+    return i18n.join_names(
+        f"`{present.code(key)}` = `{present.code(present.short(value, 80))}`" for key, value in state.items()
+    )
+
+
+def _finding_line(finding: Finding, still: bool = False) -> str:
+    """A finding in one sentence: its step and title (the learner's node and key names escaped); `still`: one
+    the exercise is about, left in a run whose result is right."""
+    title = present.md(finding.title)
+    if finding.step is None:
+        return (_("Still there: {finding}") if still else "{finding}").format(finding=title)
+    sentence = _("Still there in step {step}: {finding}") if still else _("In step {step}: {finding}")
+    return sentence.format(step=finding.step, finding=title)
 
 
 def _holds(exercise: Exercise, state: dict[str, Any] | None) -> bool:

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from debugger.i18n import _
+from debugger.i18n import N_, _
 
 CUT_OFF_CLASS = "RunCutOff"
 
 LABELS = {
-    "done": "done",
-    "interrupted": "interrupted",
-    "error": "error",
-    "recursion_limit": "recursion limit",
-    "cancelled": "cancelled",
-    "timeout": "timed out",
+    "done": N_("done"),
+    "interrupted": N_("interrupted"),
+    "error": N_("error"),
+    "recursion_limit": N_("recursion limit"),
+    "cancelled": N_("cancelled"),
+    "timeout": N_("timed out"),
 }
+"""The badge word of each stored status (English; `label` says it in the current language)."""
+RUNNING_LABELS = (N_("cut off"), N_("unfinished"))
 ICONS = {
     "done": "✅",
     "interrupted": "⏸️",
@@ -57,15 +59,20 @@ def stored_reason(error: Any) -> str:
     return line if line.startswith("Cut off ") else ""
 
 
-def label(status: str, error: Any = None) -> str:
-    """The status as one or two words for lists and badges (`cut off`, not `running`)."""
+def _badge(status: str, error: Any = None) -> str:
+    """The status's badge word in English: the key of its icon and of its translation."""
     if status == "running":
-        return "cut off" if is_cut_off(status, error) else "unfinished"
+        return RUNNING_LABELS[0] if is_cut_off(status, error) else RUNNING_LABELS[1]
     return LABELS.get(status, status)
 
 
+def label(status: str, error: Any = None) -> str:
+    """The status as one or two words for lists and badges (`cut off`, not `running`), in the current language."""
+    return _(_badge(status, error))
+
+
 def icon(status: str, error: Any = None) -> str:
-    return ICONS.get(label(status, error), ICONS.get(status, "•"))
+    return ICONS.get(_badge(status, error), ICONS.get(status, "•"))
 
 
 def ending(status: str, error: Any = None, *, after: str = "") -> str:

@@ -84,6 +84,6 @@ def _verdict(exercise: Exercise, verdict: Verdict, tries: int) -> None:
             icon="🎉",
         )
         return
-    lines = "\n".join(f"- {widgets.md(reason)}" for reason in verdict.reasons)
+    lines = "\n".join(f"- {reason}" for reason in verdict.reasons)  # Markdown, the learner's data escaped
     st.warning(_("Not solved yet (try {tries}):").format(tries=tries) + f"\n\n{lines}", icon="✏️")
     st.info(_("**Hint:** {hint}").format(hint=_(exercise.hint)), icon="💡")
