@@ -179,7 +179,7 @@ def test_merge_panel_shows_the_call_and_warns_about_the_duplicated_item():
     at = start(sample="subgraph_trap", step="2")
     merge = tab(at, "Merge")
     lines = texts(merge)
-    assert lines[0].startswith("Showing **1 of 1** reducer calls")
+    assert lines[0].startswith("Showing **1 of 1** reducer call,")
     assert [h.value for h in merge.subheader][:1] == ["`log`  ·  reducer `operator.add`"]  # a heading with no anchor
     assert "Before: `['parent']`" in lines
     call = next(line for line in lines if "**#0**" in line)
@@ -206,7 +206,7 @@ def test_merge_calls_step_one_reducer_call_at_a_time():
     assert any(line.startswith("⏳ **#1** from **search_web**") and "*(not applied yet)*" in line for line in lines)
     state = tab(at, "State")
     assert state.caption[0].value.endswith(
-        "inside the merge, after 1 reducer call(s), compared with the state before the step."
+        "inside the merge, after 1 reducer call, compared with the state before the step."
     )
     tab(at, "Merge")  # only the open tab is drawn: its buttons are back once it is open again
     click(at, "call_prev")

@@ -102,3 +102,15 @@ def test_subgraph_merges_are_listed_only_where_a_subgraph_merged_and_in_the_page
     with i18n.using("zh-CN"):
         (entry, *_more) = inside_merges(traced, view.run, Scope(), with_subgraph[0])
     assert "第" in entry["where"] and "step" not in entry["where"], entry["where"]
+
+
+def test_the_playgrounds_file_counts_its_writers_in_words_not_writer_s():
+    one = pg.graph_source(pg.Setup(writes=("['x']",)))
+    two = pg.graph_source(pg.Setup(writes=("['x']", "['y']")))
+    assert "title = 'Playground: operator.add with 1 writer'" in one and "1 parallel writer of one key" in one
+    assert "title = 'Playground: operator.add with 2 writers'" in two and "2 parallel writers of one key" in two
+    assert "(s)" not in one + two
+    with i18n.using("zh-CN"):
+        chinese = pg.graph_source(pg.Setup(writes=("['x']", "['y']")))
+    assert "title = '练习场：operator.add，2 个写入者'" in chinese
+    pg.load(chinese)  # still a graph file that runs

@@ -19,7 +19,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import MISSING_VALUE
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
-from debugger.i18n import _
+from debugger.i18n import _, ngettext
 
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, calls_with_values, canonical, names, same
 from .findings import Finding
@@ -405,11 +405,16 @@ def _meant_to_clear(facts: RunFacts, node: str, key: str) -> bool | None:
 def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Finding:
     key, node, reducer = call.channel, call.writer_name, call.reducer
     messages = reducer in MESSAGE_REDUCERS
-    explanation = _(
+    explanation = ngettext(
         "{node} returned {key} = [] in step {step}, as if to clear it, but every write to {channel} goes through "
-        "{reducer}, and {reducer}({before}, []) is the same list: nothing was cleared and the {count} old item(s) "
+        "{reducer}, and {reducer}({before}, []) is the same list: nothing was cleared and the {count} old item "
+        "is still there. A reducer key has no 'set' of its own: an empty write means 'nothing to add'. (If "
+        "{node} simply had nothing to add, ignore this.)",
+        "{node} returned {key} = [] in step {step}, as if to clear it, but every write to {channel} goes through "
+        "{reducer}, and {reducer}({before}, []) is the same list: nothing was cleared and the {count} old items "
         "are still there. A reducer key has no 'set' of its own: an empty write means 'nothing to add'. (If "
-        "{node} simply had nothing to add, ignore this.)"
+        "{node} simply had nothing to add, ignore this.)",
+        len(before),
     ).format(
         node=node, key=key, step=step, channel=repr(key), reducer=reducer, before=short(before, 40), count=len(before)
     )

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from debugger.i18n import N_, _
+from debugger.i18n import N_, _, ngettext
 from debugger.model.failures import ErrorReport
 from debugger.model.run_view import MergeCall, RunView
 from debugger.sources.recording import record_run
@@ -242,8 +242,17 @@ def graph_source(setup: Setup) -> str:
         for name, written in zip(WRITERS, returns)
     )
     wiring = "\n".join(f'builder.add_node("{n}", {n})\nbuilder.add_edge(START, "{n}")' for n in WRITERS[: len(writes)])
+    count = len(writes)
+    writers_words = f"{count} parallel writer" + ("" if count == 1 else "s")  # the file's docstring: English code
+    # the title and summary the app shows for the file, in the page's language when it was written
+    title = ngettext(
+        "Playground: {reducer} with {count} writer", "Playground: {reducer} with {count} writers", count
+    ).format(reducer=_(choice.label), count=count)
+    summary = ngettext(
+        "One key, {reducer}, {count} parallel writer.", "One key, {reducer}, {count} parallel writers.", count
+    ).format(reducer=_(choice.label), count=count)
     return (
-        f'"""Reducer playground: {choice.label}, {len(writes)} parallel writer(s) of one key.\n\n'
+        f'"""Reducer playground: {choice.label}, {writers_words} of one key.\n\n'
         "Written by StepScope's reducer playground. Run it with `stepscope run THIS_FILE.py` or open it in\n"
         'the app (`stepscope app THIS_FILE.py`)."""\n\n'
         "import operator\n"
@@ -254,8 +263,8 @@ def graph_source(setup: Setup) -> str:
         f"{nodes}\n"
         f"builder = StateGraph(State)\n{wiring}\ngraph = builder.compile()\n"
         f"example_input = {{{KEY!r}: {start!r}}}\n"
-        f'title = "Playground: {choice.label} with {len(writes)} writer(s)"\n'
-        f'summary = "One key, {choice.label}, {len(writes)} parallel writer(s)."\n'
+        f"title = {title!r}\n"
+        f"summary = {summary!r}\n"
         f"lesson = {choice.explanation!r}\n"
     )
 

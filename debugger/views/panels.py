@@ -189,9 +189,12 @@ def merge_panel(view: RunView, at: Cursor) -> None:
     )
     cols[2].button(_("all"), key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
     cols[3].markdown(
-        _(
+        ngettext(
+            "Showing **{shown} of {total}** reducer call, in application order "
+            "(tasks by node name, then Sends; each task's writes in order).",
             "Showing **{shown} of {total}** reducer calls, in application order "
-            "(tasks by node name, then Sends; each task's writes in order)."
+            "(tasks by node name, then Sends; each task's writes in order).",
+            total,
         ).format(shown=shown, total=total)
     )
     applied = view.committed(at.step)
@@ -287,7 +290,9 @@ def state_panel(view: RunView, at: Cursor) -> None:
     where = (
         _("after the step")
         if at.call is None
-        else _("inside the merge, after {count} reducer call(s)").format(count=at.call)
+        else ngettext(
+            "inside the merge, after {count} reducer call", "inside the merge, after {count} reducer calls", at.call
+        ).format(count=at.call)
     )
     st.caption(_("The whole state {where}, compared with the state before the step.").format(where=where))
     if not view.committed(at.step):

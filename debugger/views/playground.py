@@ -11,7 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from debugger.i18n import N_, _
+from debugger import i18n
+from debugger.i18n import N_, _, ngettext
 from debugger.model import playground
 from debugger.model.playground import MAX_WRITERS, REDUCERS, WRITERS, PlaygroundError, Setup
 from debugger.sources import runs as sources
@@ -161,10 +162,13 @@ def _fold(played: playground.Played) -> None:
         return
     if played.ignored:
         st.warning(
-            _(
+            ngettext(
                 "No reducer call for {writers}: an Overwrite in the same superstep replaced the value, so the "
-                "barrier ignored their writes."
-            ).format(writers=", ".join(played.ignored)),
+                "barrier ignored its write.",
+                "No reducer call for {writers}: an Overwrite in the same superstep replaced the value, so the "
+                "barrier ignored their writes.",
+                len(played.ignored),
+            ).format(writers=i18n.join_names(played.ignored)),
             icon="⚠️",
         )
     st.success(
