@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from debugger.diagnostics.conflicts import concurrent_updates
 from debugger.i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -90,7 +89,10 @@ def step_errors(view: RunView, step: int) -> list[ErrorReport]:
     reports = [_finding_report(view, record, f) for f in view.findings_at(step) if failed and f.severity == "error"]
     if not reports and any(_is_plain_key_refusal(c) for c in record.reducer_calls):
         # a view made without diagnose's findings (the playground's): the same finding, so a plain key is
-        # never said to have a reducer that raised
+        # never said to have a reducer that raised; imported here, as the run's analysis is not loaded by a
+        # command that reaches this module (stepscope run, via the live page's helpers) before it shows a merge
+        from debugger.diagnostics.conflicts import concurrent_updates
+
         found = [f for f in concurrent_updates(view.facts) if f.step == step]
         reports = [_finding_report(view, record, f) for f in found]
     if reports:
