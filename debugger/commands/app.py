@@ -1,5 +1,5 @@
-"""`stepscope app [SAMPLE] [--host H] [--port P] [--checkpointer URL --thread ID]`: the step-through
-debugger in the browser (`debugger/commands/app_server.py` starts Streamlit)."""
+"""`stepscope app [SAMPLE] [--host H [--allow-code]] [--port P] [--checkpointer URL --thread ID]`: the
+step-through debugger in the browser (`debugger/commands/app_server.py` starts Streamlit)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,11 @@ def add_to(commands: Any) -> None:
     app.add_argument("sample", nargs="?", help="the sample to open first (default: subgraph_trap)")
     app.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     app.add_argument("--port", type=int, default=8501)
+    app.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="with a --host beyond this machine, keep the pages that run typed code (playground, exercise checks) on",
+    )
     add_checkpointer_options(app, checkpoint=False)
 
 
@@ -28,4 +33,5 @@ def command(args: argparse.Namespace) -> int:
         db=args.db,
         checkpointer=args.checkpointer,
         thread=args.thread,
+        allow_code=args.allow_code,
     )

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+from debugger.model.code_access import CODE_ENV, allowed_for, is_loopback
 from debugger.runtimes.checkpointers.open import CHECKPOINTER_ENV
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -40,6 +41,33 @@ def streamlit_command(*, host: str, port: int) -> list[str]:
     ]
 
 
+def exposure_warning(host: str, port: int, *, allow_code: bool) -> str | None:
+    """The one line `stepscope app` prints on stderr when `host` is reachable from beyond this machine."""
+    if is_loopback(host):
+        return None
+    code = (
+        "pages that run typed code are ON (--allow-code): anyone who reaches it can run code on this machine"
+        if allow_code
+        else "pages that run typed code are off (--allow-code turns them on)"
+    )
+    return (
+        f"warning: --host {host} listens beyond this machine: anyone who can reach port {port} can read every "
+        f"stored run; {code}; --host 127.0.0.1 keeps it to this machine"
+    )
+
+
+def server_environment(*, host: str, allow_code: bool, db: str | None, checkpointer: str | None) -> dict[str, str]:
+    """The Streamlit server's environment: this one, plus the run store, the checkpointer and whether its
+    pages may run typed code (always set, so an inherited value never decides)."""
+    env = dict(os.environ)
+    if db:
+        env["STEPSCOPE_DB"] = db
+    if checkpointer:  # the URL stays on the server (it may hold a password); the address names the thread
+        env[CHECKPOINTER_ENV] = checkpointer
+    env[CODE_ENV] = "1" if allowed_for(host, allow_code=allow_code) else "0"
+    return env
+
+
 def launch(
     *,
     host: str = "127.0.0.1",
@@ -48,18 +76,24 @@ def launch(
     db: str | None = None,
     checkpointer: str | None = None,
     thread: str | None = None,
+    allow_code: bool = False,
 ) -> int:
     """Starts the app's Streamlit server on `host:port`, opening `sample` (or the thread of the checkpointer);
     returns its exit code."""
-    env = dict(os.environ)
-    if db:
-        env["STEPSCOPE_DB"] = db
+    warning = exposure_warning(host, port, allow_code=allow_code)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    env = server_environment(host=host, allow_code=allow_code, db=db, checkpointer=checkpointer)
     query = f"?{urlencode({'sample': sample})}" if sample else ""
-    if checkpointer:  # the URL stays on the server (it may hold a password); the address names the thread
-        env[CHECKPOINTER_ENV] = checkpointer
+    if checkpointer:
         query = f"?{urlencode({k: v for k, v in (('graph', sample), ('thread', thread)) if v})}"
     print(f"StepScope is at http://{host}:{port}/{query}  (Ctrl+C stops it)", flush=True)
+    return serve(streamlit_command(host=host, port=port), env)
+
+
+def serve(command: list[str], env: dict[str, str]) -> int:
+    """Runs the server `command` until it exits; its exit code."""
     try:
-        return subprocess.call(streamlit_command(host=host, port=port), env=env)
+        return subprocess.call(command, env=env)
     except KeyboardInterrupt:
         return 0

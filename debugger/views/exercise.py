@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from debugger.i18n import _
+from debugger.model.code_access import code_allowed
 from debugger.model.exercise_check import Verdict, check
 from debugger.views import session, widgets
 from debugger.views.session import LoadedRun
@@ -29,6 +30,8 @@ def _tries(exercise: Exercise) -> list[Verdict]:
 
 
 def _on_check(lesson: str) -> None:
+    if not code_allowed():  # the button is not shown then; a click sent from an old page must not run it either
+        return
     exercise = EXERCISES[lesson]
     code = session.widget_value(_code_key(exercise)) or exercise.starter()
     verdicts = dict(session.recall(session.EXERCISE_VERDICTS) or {})
@@ -61,13 +64,14 @@ def render(run: LoadedRun) -> None:
     )
     st.text_area(_("The lesson's code"), exercise.starter(), height=420, key=_code_key(exercise))
     left, right, _rest = st.columns([1.3, 1, 3])
-    left.button(
-        _("Check my code"),
-        key="exercise-check",
-        type="primary",
-        on_click=widgets.guarded("exercise")(_on_check),
-        args=(exercise.lesson,),
-    )
+    if not widgets.typed_code_off():
+        left.button(
+            _("Check my code"),
+            key="exercise-check",
+            type="primary",
+            on_click=widgets.guarded("exercise")(_on_check),
+            args=(exercise.lesson,),
+        )
     right.button(_("Start over"), key="exercise-reset", on_click=_on_start_over, args=(exercise.lesson,))
     widgets.action_error("exercise")
     tries = _tries(exercise)

@@ -113,6 +113,8 @@ def render() -> None:
             "value, one call per write, in the writers' order (A, B, ...)."
         )
     )
+    if widgets.typed_code_off():  # every set-up here is run as a graph file, a reducer of one's own with it
+        return
     _follow_link()
     setup = _setup_from_widgets()
     session.write_page_url("playground", playground.setup_params(setup))

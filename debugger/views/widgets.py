@@ -20,6 +20,7 @@ import graphviz
 import streamlit as st
 
 from debugger.i18n import N_, _
+from debugger.model.code_access import code_allowed
 from debugger.model.present import code, md, readable, short  # noqa: F401 - md, code: the pages escape text with them
 from debugger.views import session
 
@@ -195,6 +196,20 @@ def guarded(where: str, *, message: str = N_("That did not work")):
         return run
 
     return wrap
+
+
+def typed_code_off() -> bool:
+    """True, after saying so in one sentence, when this server runs no typed code (`model/code_access.py`)."""
+    if code_allowed():
+        return False
+    st.info(
+        _(
+            "Running typed code is off: this app listens beyond its computer; restart it with "
+            "`stepscope app --allow-code` to turn it on, or with `--host 127.0.0.1`."
+        ),
+        icon="🔒",
+    )
+    return True
 
 
 def render_guarded(render, what: str) -> None:
