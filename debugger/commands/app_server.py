@@ -1,8 +1,10 @@
-"""`stepscope app`: starts the Streamlit debugger, bound to 127.0.0.1 unless told otherwise."""
+"""`stepscope app`: starts the Streamlit debugger, bound to 127.0.0.1 unless told otherwise, and stops it
+with itself: SIGTERM, SIGINT (Ctrl+C) and SIGHUP (the terminal closed) stop the Streamlit server too."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,11 @@ from debugger.runtimes.checkpointers.open import CHECKPOINTER_ENV
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 """The Streamlit entry, `debugger/app.py` (this module is in `debugger/commands/`)."""
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""The signals that stop the app, and with it its server."""
+STOP_GRACE_SECONDS = 3.0
+"""How long the server has to stop on SIGTERM before it is killed (the port must be free within 5 s)."""
 
 
 def streamlit_command(*, host: str, port: int) -> list[str]:
@@ -79,7 +86,7 @@ def launch(
     allow_code: bool = False,
 ) -> int:
     """Starts the app's Streamlit server on `host:port`, opening `sample` (or the thread of the checkpointer);
-    returns its exit code."""
+    returns its exit code, or 128 + the signal's number when a signal stopped it."""
     warning = exposure_warning(host, port, allow_code=allow_code)
     if warning:
         print(warning, file=sys.stderr, flush=True)
@@ -91,9 +98,57 @@ def launch(
     return serve(streamlit_command(host=host, port=port), env)
 
 
+class _Stopped(Exception):
+    """Raised in the main thread by the first stop signal, out of the wait for the server."""
+
+
+class _Serving:
+    """The server process, once started, and the first stop signal received."""
+
+    def __init__(self) -> None:
+        self.server: subprocess.Popen | None = None
+        self.signum: int | None = None
+
+    def on_signal(self, signum: int, frame: object) -> None:
+        first = self.signum is None
+        self.signum = self.signum or signum
+        if first and self.server is not None and self.server.returncode is None:  # later ones wait for its stop
+            raise _Stopped
+
+
 def serve(command: list[str], env: dict[str, str]) -> int:
-    """Runs the server `command` until it exits; its exit code."""
+    """Runs the server `command` in a process group of its own until it exits or a stop signal comes; then
+    stops it (SIGTERM to its group, SIGKILL after `STOP_GRACE_SECONDS`) before returning."""
+    serving = _Serving()
+    previous = {signum: signal.signal(signum, serving.on_signal) for signum in STOP_SIGNALS}
+    server = None
     try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+        # its own group: a terminal's Ctrl+C reaches this process alone, which stops the server once, in order
+        server = subprocess.Popen(command, env=env, process_group=0)
+        serving.server = server
+        if serving.signum is None:  # a signal during the start is stopped below
+            return server.wait()
+    except _Stopped:
+        pass
+    finally:
+        if serving.signum is not None and server is not None:
+            _stop_group(server)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    name = signal.Signals(serving.signum).name
+    print(f"stopped ({name}): the app's server is stopped too.", file=sys.stderr, flush=True)
+    return 128 + serving.signum
+
+
+def _stop_group(server: subprocess.Popen) -> None:
+    """SIGTERM to the server's process group (Streamlit closes its port and exits), SIGKILL if it lingers."""
+    for stop, grace in ((signal.SIGTERM, STOP_GRACE_SECONDS), (signal.SIGKILL, None)):
+        try:
+            os.killpg(server.pid, stop)
+        except ProcessLookupError:  # already gone
+            pass
+        try:
+            server.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
