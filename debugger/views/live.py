@@ -229,6 +229,8 @@ def _moving(snap) -> bool:
 
 
 def _live_panel() -> None:
+    # its buttons (Open in Step through) rerun only this fragment, never render() and its check
+    session.follow_step_page_request()
     run: LiveRun = session.recall(RUN)
     snap = run.snapshot()
     if _moving(snap) != session.recall("live_polling"):

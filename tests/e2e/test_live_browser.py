@@ -267,3 +267,17 @@ def test_an_interrupt_pauses_with_its_question_and_a_box_to_answer_it(page, tmp_
     expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=15_000)
     final = main(page).locator('[data-testid="stExpander"]', has_text="Final state").locator("code").first
     assert json.loads(final.inner_text()) == {"log": ["plan", "answer: yes"]}
+
+
+def test_open_in_step_through_after_the_run_ends_opens_that_run_there(page, tmp_path) -> None:
+    path = graph_file(tmp_path)
+    start(page, path)
+    expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=15_000)
+    wait_idle(page)
+    run_id = re.search(r"[?&]run=([\w-]+)", page.url).group(1)
+    main(page).get_by_role("button", name="Open in Step through").click()
+    expect(page).to_have_url(re.compile(rf"127\.0\.0\.1:\d+/(step)?\?(.+&)?run={run_id}(&|$)"))
+    expect(page).to_have_url(re.compile(r"[?&]step=\d+"))
+    expect(page.locator(".stepscope-stepper .at")).to_be_visible()
+    expect(page.locator(".stepscope-stepper g#node_review")).to_be_visible()
+    expect(main(page).get_by_role("heading", name="The run is over")).to_have_count(0)
