@@ -18,6 +18,7 @@ from debugger.commands.terminal import print_block  # every line shown goes thro
 from debugger.diagnostics.value_text import one_line, short
 from debugger.i18n import _
 from debugger.model.compare import ABSENT, IDS_NOTE, Row, RunComparison, StepDiff, compare_runs
+from debugger.runtimes.run_options import RUN_OPTIONS
 from debugger.runtimes.runtime import RunSetupError
 from engine.trace import Trace
 
@@ -67,17 +68,14 @@ def _side(
             f"--thread-{'a' if ref == args.a else 'b'} needs --checkpointer URL (the thread's database)."
         )
     options = argparse.Namespace(
+        **dict.fromkeys(option.name for option in RUN_OPTIONS),  # every option of a run at its default
         target=ref,
         db=args.db,
         checkpointer=checkpointer if thread is not None else None,
-        thread=thread,
         checkpoint=None,
-        input=graph_input,
-        config=None,
-        context=None,
-        resume=None,
         no_run=False,
     )
+    options.thread, options.input = thread, graph_input
     subject, _graph, trace = diagnosis_subject(options)
     if trace is None:  # diagnosis_subject runs every graph target here (no --no-run)
         raise RunSetupError(f"{ref}: nothing was recorded to compare.")

@@ -1,7 +1,8 @@
 """`stepscope diagnose TARGET|FILE|RUN_ID`: find mistakes; exit 1 when a finding is an error.
 
-A graph target is checked before running (its runtime's static view), then run (`Runtime.record`, not
-stored) and its trace checked; a trace file, a stored run or a checkpointer thread is checked as recorded.
+A graph target is checked before running (its runtime's static view), then run with the options `run`
+takes (`debugger/runtimes/run_options.py`; `Runtime.record`, not stored) and its trace checked; a trace
+file, a stored run or a checkpointer thread is checked as recorded.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from debugger.commands.common import add_checkpointer_options, add_command, run_request, thread_from_args
+from debugger.commands.common import add_checkpointer_options, add_command, thread_from_args
 from debugger.commands.diagnose_text import render, to_data
 from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics import diagnose, has_errors
 from debugger.model import run_status
+from debugger.runtimes.run_options import RunOptions, add_run_options, run_request
 from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
 from debugger.sources.recording import timeout_from
 from debugger.sources.trace_stream import step_numbers
@@ -48,14 +50,7 @@ def add_to(commands: Any) -> None:
     )
     diag.add_argument("--json", action="store_true", help="print the findings as JSON")
     diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
-    diag.add_argument("--input", help="the graph input as JSON, @file.json or - (default: the module's example_input)")
-    for name, text in (
-        ("config", "the run config as JSON"),
-        ("thread", "the thread to run on (with --checkpointer: to read)"),
-        ("context", "the run context as JSON"),
-        ("resume", "answer the thread's interrupt"),
-    ):
-        diag.add_argument(f"--{name}", help=f"langgraph apps: {text}")
+    add_run_options(diag, thread_also="with --checkpointer: the thread to read")
     add_checkpointer_options(diag, thread=False)
     diag.add_argument("--checkpoint", metavar="ID", help="with --checkpointer: stop at this checkpoint")
 
@@ -95,7 +90,8 @@ def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]
     if path.suffix == ".json" or (path.suffix != ".py" and Path(ref).is_file()):
         return f"trace {ref}", None, load_trace(ref, args.db)
     if path.suffix == ".py" or ":" in ref or "." in ref or ref in SAMPLES:
-        return _graph_subject(args, load_target(ref))
+        timeout = timeout_from(args.timeout)  # as `run`: the limit covers the import too
+        return _graph_subject(args, load_target(ref, timeout=timeout), timeout)
     try:
         trace = open_store(args.db).load(ref)
     except StoreError as exc:
@@ -103,16 +99,19 @@ def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]
     return f"run {trace.run_id[:12]}", None, trace
 
 
-def _graph_subject(args: argparse.Namespace, loaded: LoadedTarget) -> tuple[str, Any, Trace | None]:
-    """The graph's static view, and unless `--no-run` its run, recorded by its runtime and not stored."""
+def _graph_subject(
+    args: argparse.Namespace, loaded: LoadedTarget, timeout: float | None
+) -> tuple[str, Any, Trace | None]:
+    """The graph's static view, and unless `--no-run` its run (the options `run` takes, `RunOptions`),
+    recorded by its runtime and not stored."""
     view, skipped = loaded.runtime.static_view(loaded.graph)
     if skipped:
         print(f"note: the checks before running were skipped: {skipped}", file=sys.stderr)
     if args.no_run:
         return f"graph {args.target}", view, None
-    request = run_request(args, loaded)
+    request = run_request(loaded, RunOptions.from_args(args, timeout=timeout))
     graph_input = request.graph_input if args.input is not None else _copied(loaded.example_input)
-    recorded = loaded.runtime.record(replace(request, graph_input=graph_input, timeout=timeout_from(None), db=args.db))
+    recorded = loaded.runtime.record(replace(request, graph_input=graph_input, db=args.db))
     if recorded.before_start:
         raise RunFailedBeforeStart(
             f"{args.target}: the run failed before its first superstep, so there is nothing "

@@ -1,8 +1,9 @@
 """`stepscope run TARGET`: run a graph headless on its runtime, record and store it, print its supersteps.
 
-    stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH] [--recursion-limit N] [--timeout S]
-        runtimes with threads (langgraph apps) also: [--config JSON] [--thread ID] [--context JSON] [--resume VALUE]
-        [--follow]      print each superstep as it commits (`debugger/commands/follow.py`)
+    stepscope run TARGET [--out FILE] [--db PATH] [--follow] [the options that make a run]
+        --input, --config, --thread, --context, --resume, --recursion-limit, --timeout: one definition,
+        `debugger/runtimes/run_options.py`, shared with `diagnose` and the app's Graph file form
+        --follow        print each superstep as it commits (`debugger/commands/follow.py`)
 
 Written once against `Runtime.record`: the steps go to the run store as they finish (a `StoreSink`),
 and a run that stops on `interrupt()` on a thread prints each question and the exact command that
@@ -19,7 +20,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from debugger.commands.common import add_command, run_request, table
+from debugger.commands.common import add_command, table
 from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.commands.terminal import print_block
@@ -27,7 +28,8 @@ from debugger.commands.terminal import safe_print as print  # every line shown g
 from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _
 from debugger.model.failures import is_interrupt
-from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError, Runtime
+from debugger.runtimes.run_options import RunOptions, add_run_options, run_request
+from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError
 from debugger.runtimes.targets import LoadedTarget, load_target
 from debugger.sources.recording import StoreSink, timeout_from
 from debugger.stores.opening import open_store
@@ -52,30 +54,13 @@ def add_to(commands: Any) -> None:
     run = add_command(commands, "run", command, "run a graph headless, record and store it, print its supersteps")
     run.epilog = EXIT_CODES
     run.add_argument("target", nargs="?", default=DEFAULT_SAMPLE, help="sample name, file.py[:attr] or module[:attr]")
-    run.add_argument(
-        "--input", help="the graph input as JSON, @file.json or - for stdin (default: the module's example_input)"
-    )
     run.add_argument("--out", help="also write the trace to this JSON file")
     run.add_argument(
         "--follow",
         action="store_true",
         help="print each superstep as it commits and the nodes running now; Ctrl-C stops and stores",
     )
-    run.add_argument(
-        "--recursion-limit",
-        type=int,
-        help="supersteps allowed (default: the sample's example_config, else LangGraph's 10007)",
-    )
-    run.add_argument("--config", help="langgraph apps: the run config as JSON (or @file.json)")
-    run.add_argument("--thread", help="langgraph apps with a checkpointer: the thread to run on (default: a new one)")
-    run.add_argument("--context", help="langgraph apps with a context_schema: the run context as JSON")
-    run.add_argument("--resume", help="langgraph apps: answer the thread's interrupt (JSON, or plain text)")
-    run.add_argument(
-        "--timeout",
-        type=float,
-        help="stop waiting after this many seconds and keep what was recorded; the import of the graph's "
-        "module gets the same limit, before the run (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
-    )
+    add_run_options(run)
 
 
 def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
@@ -107,7 +92,7 @@ def command(args: argparse.Namespace) -> int:
     """Records the run the options ask for, stores it as it goes and prints it; the exit code says how it ended."""
     timeout = timeout_from(args.timeout)
     loaded = load_target(args.target, timeout=timeout)  # the limit covers the import too: a module may hang in it
-    request = run_request(args, loaded)
+    request = run_request(loaded, RunOptions.from_args(args, timeout=timeout))
     if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/commands/follow.py)
         return _follow(args, loaded, request)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
@@ -115,9 +100,9 @@ def command(args: argparse.Namespace) -> int:
     # the stored steps are kept too: if the database fails mid-run (a full disk, a lost server) it may not
     # give them back, and the kept file must hold the whole run
     sink = StoreSink(store, on_steps=lambda steps: rows.extend(superstep_rows(steps)), keep_stored=True)
-    recorded = loaded.runtime.record(replace(request, timeout=timeout, sink=sink, db=args.db))
+    recorded = loaded.runtime.record(replace(request, sink=sink, db=args.db))
     kept, problem = _write_out(args.out, sink, recorded.trace)
-    code = _report(args, loaded.runtime, recorded, sink, rows, kept)
+    code = _report(args, loaded, recorded, sink, rows, kept)
     if problem is None:
         return code
     print(f"error: {problem}.", file=sys.stderr)  # said last, so it is the line the user sees
@@ -126,11 +111,12 @@ def command(args: argparse.Namespace) -> int:
 
 def _follow(args: argparse.Namespace, loaded: LoadedTarget, request: RunRequest) -> int:
     """`--follow`: a live run on a fresh thread, printed as it goes."""
-    given = [name for name in ("thread", "context") if getattr(request, name) is not None]
-    given += ["resume"] if request.resume is not NO_RESUME else []
+    given = ["a thread (--thread or configurable.thread_id)"] if request.thread is not None else []
+    given += ["--context"] if request.context is not None else []
+    given += ["--resume"] if request.resume is not NO_RESUME else []
     if given:
         raise RunSetupError(
-            f"--follow runs on a fresh thread without {', '.join('--' + g for g in given)}: "
+            f"--follow runs on a fresh thread without {', '.join(given)}: "
             "drop --follow to continue a thread or pass a context."
         )
     from debugger.commands.follow import follow  # the live controller: only for --follow (tests/test_cli_lazy.py)
@@ -154,7 +140,7 @@ def _write_out(out: str | None, sink: StoreSink, trace: Trace) -> tuple[list[str
 
 def _report(
     args: argparse.Namespace,
-    runtime: Runtime,
+    loaded: LoadedTarget,
     recorded: Recorded,
     sink: StoreSink,
     rows: list[list[str]],
@@ -175,8 +161,8 @@ def _report(
     if sink.error is None:
         kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}"]
     print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))
-    if runtime.has_threads and trace.status == "interrupted" and trace.interrupts:
-        _print_interrupts(args, trace, recorded.thread_id)
+    if loaded.runtime.has_threads and trace.status == "interrupted" and trace.interrupts:
+        _print_interrupts(args, trace, recorded.thread_id, loaded.runtime.checkpointer_class(loaded.graph))
         code = 0
     elif not recorded.ok:
         error = trace.error or {}
@@ -199,8 +185,9 @@ def _recover(args: argparse.Namespace, sink: StoreSink, trace: Trace, kept: list
         print(f"error: and the stored part could not be marked with where it stops: {sink.unmarked}", file=sys.stderr)
 
 
-def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str) -> None:
-    """Each question the run stopped on, and the command that answers it (or why none can)."""
+def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str, checkpointer: str | None) -> None:
+    """Each question the run stopped on, and the command that answers it (or why none can, from what was
+    found: the app's checkpointer class, or none)."""
     from debugger.model.present import interrupt_line  # the presenters: only for a run that stopped to ask
 
     for item in trace.interrupts:
@@ -208,11 +195,16 @@ def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str) ->
     if thread_id:
         print("answer it with (ANSWER as JSON, or plain text):")
         print("  " + resume_command(args, thread_id))
-    else:  # the run ended at interrupt() and, without a saver, kept nothing to resume from
+    elif checkpointer is None:  # the run ended at interrupt() and, without a saver, kept nothing to resume from
         print(
-            f"it cannot be answered: {args.target} has no checkpointer, so nothing of the paused run was "
-            "kept to resume. Compile it with checkpointer=InMemorySaver() (or another saver) and run it "
-            "again: the command that answers it is then printed here."
+            f"it cannot be answered: {args.target} has no checkpointer, so nothing of the paused run was kept "
+            "to resume. Compile it with a checkpointer (checkpointer=InMemorySaver() in Python, "
+            "new MemorySaver() in LangGraph.js) and run it again: the command that answers it is then printed here."
+        )
+    else:  # a saver, and yet no thread: said as found, never guessed
+        print(
+            f"it cannot be answered: {args.target} has a checkpointer of class {checkpointer}, but the run went "
+            "on no thread; run it again with --thread ID (or configurable.thread_id in --config)."
         )
 
 

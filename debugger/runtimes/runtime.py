@@ -26,7 +26,9 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   (`run --thread ID`), an `interrupt()` answered by a later process (`run --thread ID --resume VALUE`),
   and the app shows the thread's runs as the turns of a conversation.
 - `check_run_options(given, target)`: raise `TargetError` naming any of the thread options in
-  `given` (`--config`, `--thread`, `--context`, `--resume`) this runtime does not take.
+  `given` (`config`, `thread`, `context`, `resume`: the names without `--`) this runtime does not take.
+- `checkpointer_class(graph) -> str | None`: the class name of the checkpointer the app compiled its graph
+  with (`MemorySaver`, `SqliteSaver`), None when it has none: what messages about a checkpointer say.
 - `record(request: RunRequest) -> Recorded`: THE record path (`stepscope run`, `stepscope diagnose`, the app's sources,
   time travel). It runs the graph to its end, however it ends: the run's own failure is in the
   returned trace and `Recorded.error`, never raised. It raises `RunSetupError` only for a run that
@@ -116,6 +118,30 @@ class RunRequest:
     """False for throwaway runs (time travel's copies): no thread file is kept."""
 
 
+RESUME_NEEDS_THREAD = (
+    "--resume answers an interrupt of a thread: give the thread with --thread ID or configurable.thread_id "
+    "in --config (the run that stopped printed it)."
+)
+"""The one refusal of `--resume` without a thread, whichever runtime refuses it."""
+
+
+def run_thread(
+    config: dict[str, Any] | None, thread: str | None, *, names: tuple[str, str] = ("--thread", "--config")
+) -> str | None:
+    """The thread a run goes on, read as LangGraph reads it: the config's `configurable.thread_id`, of which
+    `thread` (`--thread ID`) is the short form. Both given and different is refused in one line naming
+    both values (`names`: what the user called the two, the CLI's flags or the app's fields)."""
+    configured = ((config or {}).get("configurable") or {}).get("thread_id") if isinstance(config, dict) else None
+    configured = None if configured in (None, "") else str(configured)
+    thread = thread or None
+    if thread is not None and configured is not None and thread != configured:
+        raise RunSetupError(
+            f"{names[0]} {thread!r} and configurable.thread_id {configured!r} in {names[1]} name two threads: "
+            "give one of them, or the same id in both."
+        )
+    return thread or configured
+
+
 @dataclass
 class Recorded:
     """One recorded run, as `Runtime.record` returns it."""
@@ -198,6 +224,10 @@ class Runtime(Protocol):
 
     def check_run_options(self, given: list[str], target: str) -> None:
         """Raises `TargetError` for thread options (`--thread`, ...) this runtime does not take."""
+        ...
+
+    def checkpointer_class(self, graph: Any) -> str | None:
+        """The class name of the graph's own checkpointer, or None when it was compiled without one."""
         ...
 
     def record(self, request: RunRequest) -> Recorded:

@@ -9,14 +9,15 @@ An uploaded or stored trace is parsed as data only; nothing in it is executed.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from debugger.i18n import _
 from debugger.runtimes.checkpointers import open as threads
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import NO_RESUME, RunRequest
+from debugger.runtimes.run_options import FORM, RunOptions, answer_value, run_request
+from debugger.runtimes.runtime import NO_RESUME, RunRequest, RunSetupError
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.runtimes.threads_api import CheckpointerError, ThreadFork, ThreadRead, ThreadSummary
 from debugger.sources import js_setup, reopen
@@ -85,13 +86,18 @@ def record(
     so. `thread`/`resume`: the checkpointer thread to run on and the interrupt's answer (runtimes with
     threads); `keep_thread`: keep an in-memory thread beside the run database `db` between runs."""
     limit = app_run_timeout() if timeout is None else timeout
+    request = RunRequest(
+        graph, graph_input, config, target, thread, resume, timeout=limit, db=db, keep_thread=keep_thread
+    )
+    return recorded_trace(request)
+
+
+def recorded_trace(request: RunRequest) -> Trace:
+    """`request` recorded by its graph's runtime (see `record`); a setup the runtime refuses is an `OpenError`."""
     try:
-        request = RunRequest(
-            graph, graph_input, config, target, thread, resume, timeout=limit, db=db, keep_thread=keep_thread
-        )
-        recorded = runtime_of(graph).record(request)
+        recorded = runtime_of(request.graph).record(request)
     except Exception as exc:  # noqa: BLE001 - RunSetupError, or a runtime refusing the setup in its own words
-        raise OpenError(f"{target}: {exc}") from None
+        raise OpenError(f"{request.target}: {exc}") from None
     return recorded.trace
 
 
@@ -124,14 +130,6 @@ def answer_interrupt(
     )
     _store(answered, db)
     return answered
-
-
-def answer_value(text: str) -> Any:
-    """An answer typed to an interrupt: JSON when it parses, else the text itself (`yes`)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def keep(trace: Trace, db: str | None = None) -> None:
@@ -249,16 +247,22 @@ def open_target(
     config_json: str | None = None,
     thread: str | None = None,
 ) -> Opened:
-    """Runs a graph file. `config_json` and `thread` (langgraph apps): the run config, and the
-    checkpointer thread to run on (a graph with a checkpointer and no thread gets a fresh one)."""
+    """Runs a graph file with what the Graph file form was given, read as `stepscope run` reads its options
+    (`run_options.run_request`): the input, the run config and the checkpointer thread, the config's
+    `configurable.thread_id` or the Thread field (a graph with a checkpointer and neither gets a fresh one)."""
     try:
         loaded = load_target(target)
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
-    graph_input = _parse_input(input_json, loaded.example_input)
-    config = {**loaded.example_config, **(_parse_input(config_json, None) or {})}
-    trace = record(loaded.graph, graph_input, config, target, thread=thread or None, db=db, keep_thread=True)
-    require_input(loaded.graph, graph_input, trace)
+    typed = RunOptions(
+        input=_typed(input_json), config=_typed(config_json), thread=_typed(thread), timeout=app_run_timeout()
+    )
+    try:
+        request = run_request(loaded, typed, FORM)
+    except (RunSetupError, TargetError) as exc:
+        raise OpenError(str(exc)) from None
+    trace = recorded_trace(replace(request, db=db, keep_thread=True))
+    require_input(loaded.graph, request.graph_input, trace)
     _store(trace, db)
     module = loaded.module
     return Opened(
@@ -268,9 +272,14 @@ def open_target(
         loaded.graph,
         getattr(module, "lesson", ""),
         getattr(module, "title", target),
-        graph_input,
-        config,
+        request.graph_input,
+        dict(request.config or {}),
     )
+
+
+def _typed(text: str | None) -> str | None:
+    """A form field as typed, None when left empty (the option's default then)."""
+    return text.strip() if text is not None and text.strip() else None
 
 
 def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False, checkpointer: str = "") -> Opened:

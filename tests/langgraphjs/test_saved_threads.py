@@ -61,3 +61,35 @@ def test_the_thread_panels_answer_continues_the_thread_and_lists_its_turns(langg
     answered = sources.answer_interrupt(first, graph, "yes", config={}, db=None, timeout=60)
     assert answered.status == "done" and answered.output == {"question": "Refund order 17?", "answer": "yes"}
     assert [turn.status for turn in thread_runs("t2", target)] == ["interrupted", "done"]
+
+
+def test_configurable_thread_id_is_the_thread_resume_answers(langgraph_js, tmp_path, capsys) -> None:
+    """As in LangGraph.js, the thread is the config's `configurable.thread_id` (issue 41, item 1): the pause
+    is kept and `--resume` with the same `--config` answers it; `--thread` is its short form."""
+    db, target = str(tmp_path / "runs.sqlite3"), f"{app('interrupt_ask.mjs')}:graph"
+    config = '{"configurable": {"thread_id": "t-1"}}'
+    assert main(["run", target, "--config", config, "--db", db]) == 0
+    first = capsys.readouterr().out
+    assert "thread: t-1\n" in first and "--thread t-1 --resume ANSWER" in first and "no checkpointer" not in first
+    assert main(["run", target, "--resume", '"yes"', "--config", config, "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "status: done" in out and "'answer': 'yes'" in out, out
+    assert main(["run", target, "--resume", '"yes"', "--config", config, "--thread", "t-2", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'t-2'" in err and "'t-1'" in err, err
+
+
+def test_an_app_with_a_memory_saver_and_no_thread_gets_a_new_one(langgraph_js, tmp_path, capsys) -> None:
+    """LangGraph.js itself refuses a checkpointer without a thread_id; StepScope gives the run a fresh thread,
+    as it does a langgraph app, and says so, and the saver it found is named, never guessed."""
+    db, target = str(tmp_path / "runs.sqlite3"), f"{app('interrupt_ask.mjs')}:graph"
+    assert LANGGRAPHJS.checkpointer_class(describe(app("interrupt_ask.mjs"), "graph")) == "MemorySaver"
+    assert LANGGRAPHJS.checkpointer_class(describe(app("values.mjs"), "graph")) is None
+    assert main(["run", target, "--db", db]) == 0
+    out = capsys.readouterr().out
+    thread = out.split("thread: ", 1)[1].split(" ", 1)[0]
+    assert f"(new; continue it with --thread {thread})" in out and "status: interrupted" in out, out
+    assert main(["run", target, "--thread", thread, "--resume", '"no"', "--db", db]) == 0
+    assert "'answer': 'no'" in capsys.readouterr().out
+    assert main(["run", target, "--resume", '"no"', "--db", db]) == 2
+    assert "configurable.thread_id in --config" in capsys.readouterr().err

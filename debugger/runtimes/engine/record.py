@@ -3,7 +3,7 @@
 Its runs are recorded by `debugger.sources.recording.record_run` (the engine's `Recorder` hook on a worker
 thread, so Ctrl-C and a time limit stop the wait and keep what was recorded); with a sink, every
 superstep is stored as it commits. It has no checkpointer threads of the user's: the thread options
-of `stepscope run` are refused by name.
+of `stepscope run` (`--thread`, `--context`, `--resume`) are refused by name.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from engine.trace import Recorder, Trace, takes_config
 # where they are used: every command asks this runtime whether it `claims` a graph, and `stepscope run` of
 # a langgraph app must not load the engine for that (tests/test_cli_lazy.py).
 
-THREAD_OPTIONS = ("config", "thread", "context", "resume")
-"""The `stepscope run` options that only runtimes with threads take."""
+THREAD_OPTIONS = ("thread", "context", "resume")
+"""The options of a run (`debugger/runtimes/run_options.py`) that only runtimes with threads take; `--config`
+(its recursion_limit, its configurable values) reaches the engine's run as the app's Graph file form's does."""
 
 
 _NO_THREADS = "{target}: StepScope graphs keep no checkpointer threads of their own to read or fork."
@@ -49,13 +50,18 @@ class EngineRuntime(PythonApps):
         return (trace.graph or {}).get("source") in (None, "engine")
 
     def check_run_options(self, given: list[str], target: str) -> None:
-        """The thread options belong to langgraph apps: refused by name."""
+        """The thread options belong to langgraph apps: refused by name (`--config` is taken)."""
         refused = [f"--{name}" for name in THREAD_OPTIONS if name in given]
         if refused:
             raise TargetError(
                 f"{', '.join(refused)}: only for langgraph apps (threads, checkpointers and run contexts); "
                 f"{target} is a StepScope engine graph."
             )
+
+    def checkpointer_class(self, graph: Any) -> str | None:
+        """The class of the saver the graph was compiled with (`InMemorySaver`, `SqliteSaver`), or None."""
+        saver = getattr(graph, "checkpointer", None)
+        return None if saver in (None, False, True) else type(saver).__name__
 
     def record(self, request: RunRequest) -> Recorded:
         """`record_run`, streamed into `sink` when given. `thread`, `resume` and `context` were refused by

@@ -20,12 +20,14 @@ from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
 from debugger.runtimes.langgraph.recorder.thread_files import ThreadFileError
 from debugger.runtimes.runtime import (
     NO_RESUME,
+    RESUME_NEEDS_THREAD,
     PythonApps,
     Recorded,
     RunRequest,
     RunSetupError,
     ThreadFork,
     ThreadRead,
+    run_thread,
 )
 from debugger.stores.opening import local_db_path
 from engine.trace import Trace
@@ -55,6 +57,11 @@ class LangGraphRuntime(PythonApps):
 
     def check_run_options(self, given: list[str], target: str) -> None:
         """langgraph apps take every thread option."""
+
+    def checkpointer_class(self, graph: Any) -> str | None:
+        """The class of the graph's own saver (`InMemorySaver`, `SqliteSaver`, ...), or None."""
+        saver = checkpointer_of(graph)
+        return None if saver is None else type(saver).__name__
 
     def record(self, request: RunRequest) -> Recorded:
         """`run_graph` on a worker thread (so a timeout or a Ctrl-C keeps what was recorded), stored through
@@ -131,12 +138,10 @@ def _check_resume(graph: Any, config: dict[str, Any] | None, thread: str | None,
     """`resume=` continues a thread: refused, before anything runs, without one to continue."""
     if resume is NO_RESUME:
         return
-    if not (thread or ((config or {}).get("configurable") or {}).get("thread_id")):
-        raise RunSetupError(
-            "--resume continues a thread: give the thread with --thread ID (the run that stopped printed it)."
-        )
+    if not run_thread(config, thread):
+        raise RunSetupError(RESUME_NEEDS_THREAD)
     if checkpointer_of(graph) is None:
         raise RunSetupError(
-            f"{target} has no checkpointer, so there is no thread to resume: compile it with "
-            f"checkpointer=InMemorySaver() (or another saver)."
+            f"{target} was compiled without a checkpointer, so no thread of it was kept to resume: compile it "
+            f"with checkpointer=InMemorySaver() (or another saver)."
         )

@@ -60,6 +60,10 @@ export async function describeGraph(graph) {
   // the breakpoints the graph was compiled with (`compile({interruptBefore, interruptAfter})`), as node names
   const compiledNodes = Object.keys(graph.nodes ?? {}).filter((name) => name !== "__start__");
   const breakpoints = (nodes) => (nodes === "*" ? compiledNodes : Array.isArray(nodes) ? nodes.map(String) : []);
+  // the class of the saver the app compiled its graph with (MemorySaver, SqliteSaver), null for none: what the
+  // debugger says about the app's checkpointer is what it found here
+  const saver = graph.checkpointer;
+  description.checkpointer = saver && typeof saver === "object" ? (saver.constructor?.name ?? "checkpointer") : null;
   description.interrupt_before = breakpoints(graph.interruptBefore);
   description.interrupt_after = breakpoints(graph.interruptAfter);
   description.drawing = await drawing(graph, true);

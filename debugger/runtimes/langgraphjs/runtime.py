@@ -25,11 +25,13 @@ from typing import Any
 
 from debugger.runtimes.runtime import (
     NO_RESUME,
+    RESUME_NEEDS_THREAD,
     LoadedTarget,
     Recorded,
     RunRequest,
     RunSetupError,
     TargetError,
+    run_thread,
 )
 from debugger.runtimes.threads_api import ThreadFork, ThreadRead, thread_file
 from debugger.stores.opening import local_db_path
@@ -212,22 +214,25 @@ class LangGraphJSRuntime:
 
     def check_run_options(self, given: list[str], target: str) -> None:
         """LangGraph.js takes `--config` (its own camelCase keys), `--thread` and `--resume`; not `--context`."""
-        if "--context" in given:
+        if "context" in given:
             raise TargetError(
                 f"{target} is a LangGraph.js app: give its context inside --config ('configurable'), not --context."
             )
 
+    def checkpointer_class(self, graph: Any) -> str | None:
+        """The class of the saver the app compiled its graph with, as node found it (`describe.mjs`), or None."""
+        return graph.description.get("checkpointer") or None
+
     def record(self, request: RunRequest) -> Recorded:
         """Runs the app once in node, recorded. With a `sink`, the run is stored when node is done (however
         it ended: a killed or timed-out node still leaves every step it committed, which this process holds)."""
-        config, thread, resume, graph = dict(request.config or {}), request.thread, request.resume, request.graph
+        config, resume, graph = dict(request.config or {}), request.resume, request.graph
         graph_input = request.graph_input
+        if isinstance(graph_input, JSResume):  # time travel answering an interrupt on its copy
+            graph_input, resume = None, graph_input.answer
+        thread, new_thread = self._thread_for(request, config, resume)
         if thread:
             config["configurable"] = {**(config.get("configurable") or {}), "thread_id": thread}
-        if isinstance(graph_input, JSResume):  # time travel answering an interrupt on its copy
-            graph_input, resume, thread = None, graph_input.answer, thread or _thread_of(config)
-        if resume is not NO_RESUME and not thread:
-            raise RunSetupError("--resume answers an interrupt of a thread: give the thread with --thread ID.")
         try:
             trace = record_js_app(
                 str(graph.app),
@@ -248,7 +253,7 @@ class LangGraphJSRuntime:
         except JSAppError as exc:
             raise RunSetupError(str(exc)) from None
         trace.target = request.target or trace.target
-        trace.thread_id = thread or ""
+        trace.thread_id = thread
         if request.sink is not None:
             request.sink.finish(trace)
         error = trace.error or {}
@@ -257,8 +262,22 @@ class LangGraphJSRuntime:
             trace,
             output=decode(trace.output) if trace.status == "done" else None,
             error=JSRunError(error.get("class", "Error"), error.get("message", "")) if failed else None,
-            thread_id=thread or "",
+            thread_id=thread,
+            new_thread=new_thread,
         )
+
+    def _thread_for(self, request: RunRequest, config: dict[str, Any], resume: Any) -> tuple[str, bool]:
+        """(the thread the run goes on, made up for it): `--thread` or the config's `configurable.thread_id`;
+        an app compiled with a checkpointer and given neither gets a fresh one, as a langgraph app does
+        (LangGraph.js itself would refuse the run for the missing thread_id)."""
+        thread = run_thread(config, request.thread)
+        if thread:
+            return thread, False
+        if resume is not NO_RESUME:
+            raise RunSetupError(RESUME_NEEDS_THREAD)
+        if self.checkpointer_class(request.graph) and not request.graph.saver_file:
+            return uuid.uuid4().hex[:12], True
+        return "", False
 
     def static_view(self, graph: Any) -> tuple[Any, str | None]:
         """None: the checks before running read Python code; a LangGraph.js graph is checked from its run."""
@@ -304,11 +323,6 @@ class LangGraphJSRuntime:
         from .live import JSDrivenRun
 
         return JSDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
-
-
-def _thread_of(config: dict[str, Any] | None) -> str | None:
-    thread = ((config or {}).get("configurable") or {}).get("thread_id")
-    return str(thread) if thread else None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,168 @@
+"""The options that make a run, defined once. Every command that starts a run (`stepscope run`, `stepscope
+diagnose`) adds them with `add_run_options`; what was given, on a command line or in the app's Graph file
+form, is a `RunOptions`, and `run_request` turns it into the one `RunRequest` a runtime records:
+
+    --input JSON|@FILE|-     the graph input (default: the module's example_input)
+    --config JSON|@FILE      the run config; its configurable.thread_id is the run's thread, as in LangGraph
+    --thread ID              short for configurable.thread_id (both given and different: refused)
+    --context JSON           the run context (langgraph's context=)
+    --resume VALUE           the answer to the thread's interrupt (JSON, or plain text)
+    --recursion-limit N      supersteps allowed: the config's recursion_limit
+    --timeout S              seconds to wait for the app's import and for its run
+
+A runtime refuses by name the ones it does not take (`Runtime.check_run_options`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, RunRequest, RunSetupError, run_thread
+
+
+@dataclass(frozen=True)
+class RunOption:
+    """One option of a run, as the command line spells it."""
+
+    name: str
+    """Its attribute on the parsed arguments (`recursion_limit` for `--recursion-limit`)."""
+    help: str
+    metavar: str
+    type: Callable[[str], Any] = str
+
+
+RUN_OPTIONS = (
+    RunOption(
+        "input", "the graph input as JSON, @file.json or - for stdin (default: the module's example_input)", "JSON"
+    ),
+    RunOption("config", "the run config as JSON or @file.json; its configurable.thread_id is the run's thread", "JSON"),
+    RunOption(
+        "thread",
+        "the checkpointer thread to run on: short for configurable.thread_id in --config "
+        "(default: a new one, for an app compiled with a checkpointer)",
+        "ID",
+    ),
+    RunOption("context", "langgraph apps with a context_schema: the run context as JSON", "JSON"),
+    RunOption("resume", "answer the interrupt the thread stopped at (JSON, or plain text)", "VALUE"),
+    RunOption(
+        "recursion_limit",
+        "supersteps allowed (default: the module's example_config, else LangGraph's default)",
+        "N",
+        int,
+    ),
+    RunOption(
+        "timeout",
+        "stop waiting after this many seconds and keep what was recorded; the import of the graph's module gets "
+        "the same limit, before the run (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
+        "S",
+        float,
+    ),
+)
+
+THREAD_OPTIONS = ("config", "thread", "context", "resume")
+"""The options some runtimes do not take (`Runtime.check_run_options` is asked about the ones given)."""
+
+
+def add_run_options(parser: argparse.ArgumentParser, *, thread_also: str = "") -> None:
+    """Adds every option of `RUN_OPTIONS` to a command's parser; `thread_also` is what `--thread` means
+    besides, in that command (diagnose: the thread of `--checkpointer` to read)."""
+    for option in RUN_OPTIONS:
+        text = option.help + (f"; {thread_also}" if option.name == "thread" and thread_also else "")
+        flag = "--" + option.name.replace("_", "-")
+        parser.add_argument(flag, dest=option.name, metavar=option.metavar, type=option.type, help=text)
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How messages name the options: the command line's flags, or the fields of the app's form."""
+
+    input: str = "--input"
+    config: str = "--config"
+    thread: str = "--thread"
+    context: str = "--context"
+    config_in: str = "--config"
+    """The config as named inside a sentence."""
+    files: bool = True
+    """`@file.json` and `-` (standard input) are read: on a command line, never from a form on a page."""
+
+
+COMMAND_LINE = Spelling()
+FORM = Spelling("The input", "The config", "The thread", "The context", "the config", files=False)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options given for one run, as typed (None: not given)."""
+
+    input: str | None = None
+    config: str | None = None
+    thread: str | None = None
+    context: str | None = None
+    resume: str | None = None
+    recursion_limit: int | None = None
+    timeout: float | None = None
+    """Seconds, already checked and defaulted by the caller (`recording.timeout_from`, `app_run_timeout`)."""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, *, timeout: float | None) -> RunOptions:
+        """The options a command's parsed arguments hold (`add_run_options`), with the time limit it decided."""
+        names = [o.name for o in RUN_OPTIONS if o.name != "timeout"]
+        return cls(**{name: getattr(args, name, None) for name in names}, timeout=timeout)
+
+
+def run_request(loaded: LoadedTarget, options: RunOptions, spelling: Spelling = COMMAND_LINE) -> RunRequest:
+    """The run `options` ask for, on the target's defaults (`example_input`, `example_config`); the options
+    its runtime does not take are refused by name first, and the thread is `--thread` or the config's
+    `configurable.thread_id`, refused when the two differ."""
+    loaded.runtime.check_run_options([n for n in THREAD_OPTIONS if getattr(options, n) is not None], loaded.name)
+    given = read_json_option(options.config, spelling.config, files=spelling.files)
+    if given is not None and not isinstance(given, dict):
+        raise RunSetupError(f"{spelling.config} must be a JSON object, e.g. '{{\"recursion_limit\": 50}}'.")
+    thread = run_thread(given, options.thread, names=(spelling.thread, spelling.config_in))
+    config = {**loaded.example_config, **(given or {})}
+    thread = thread or run_thread(config, None)  # the runtime puts it in the config: it wins over example_config's
+    if options.recursion_limit is not None:
+        config["recursion_limit"] = options.recursion_limit
+    graph_input = read_json_option(options.input, spelling.input, files=spelling.files)
+    return RunRequest(
+        loaded.graph,
+        loaded.example_input if graph_input is None else graph_input,
+        config,
+        loaded.name,
+        thread=thread,
+        resume=NO_RESUME if options.resume is None else answer_value(options.resume),
+        context=read_json_option(options.context, spelling.context, files=spelling.files),
+        timeout=options.timeout,
+    )
+
+
+def read_json_option(text: str | None, what: str, *, files: bool = True) -> Any:
+    """A JSON option given inline, or with `files` as `@file.json` or `-` for standard input; None when not
+    given."""
+    if text is None:
+        return None
+    if files and text == "-":
+        text = sys.stdin.read()
+    elif files and text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RunSetupError(f"{what}: cannot read {path}: {exc.strerror or exc}.") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RunSetupError(f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.") from None
+
+
+def answer_value(text: str) -> Any:
+    """An answer typed to an interrupt: JSON when it parses, else the text itself (`yes`)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text

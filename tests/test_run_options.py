@@ -1,0 +1,205 @@
+"""One set of options makes a run (issue 41, item 1): `run` and `diagnose` take the same ones, defined once
+(`debugger/runtimes/run_options.py`); the thread is the config's `configurable.thread_id`, `--thread` its short
+form, and both given and different is one line; the app's Graph file form reads its fields the same way."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from debugger.cli import build_parser, main
+from debugger.commands.run import _print_interrupts
+from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS
+from debugger.runtimes.registry import ENGINE, LANGGRAPH
+from debugger.runtimes.run_options import RUN_OPTIONS
+from debugger.runtimes.runtime import RunSetupError, TargetError, run_thread
+from debugger.sources import runs as sources
+from debugger.stores.sqlite import RunStore
+from engine.trace import Trace
+
+LOOP = """
+import operator, time
+from typing import Annotated, TypedDict
+from engine import START, StateGraph
+
+class S(TypedDict):
+    n: Annotated[list, operator.add]
+
+def tick(state):
+    time.sleep(SLEEP)
+    return {"n": [len(state["n"])]}
+
+g = StateGraph(S)
+g.add_node("tick", tick)
+g.add_edge(START, "tick")
+g.add_conditional_edges("tick", lambda s: "tick" if len(s["n"]) < 6 else "__end__")
+graph = g.compile()
+example_input = {"n": []}
+"""
+
+APPROVAL = """
+from typing import TypedDict
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+from langgraph.types import interrupt
+
+class State(TypedDict):
+    request: str
+    decision: str
+
+def ask(state: State):
+    return {"decision": interrupt({"question": "approve " + state["request"] + "?"})}
+
+builder = StateGraph(State)
+builder.add_node("ask", ask)
+builder.add_edge(START, "ask")
+graph = builder.compile(checkpointer=InMemorySaver())
+example_input = {"request": "refund #42"}
+"""
+
+
+def _flags(command: str) -> set[str]:
+    parser = build_parser(command)
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    return {flag for action in sub._actions for flag in action.option_strings}
+
+
+def _diagnosed(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
+    code = main(["diagnose", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _loop(tmp_path: Path, sleep: float = 0.0) -> str:
+    path = tmp_path / "loop.py"
+    path.write_text(LOOP.replace("SLEEP", repr(sleep)), encoding="utf-8")
+    return str(path)
+
+
+def test_run_and_diagnose_take_every_option_of_the_one_definition() -> None:
+    expected = {"--" + option.name.replace("_", "-") for option in RUN_OPTIONS}
+    assert expected == {"--input", "--config", "--thread", "--context", "--resume", "--recursion-limit", "--timeout"}
+    assert expected <= _flags("run") and expected <= _flags("diagnose")
+
+
+def test_diagnose_passes_the_recursion_limit_to_the_run(tmp_path, capsys) -> None:
+    target, db = _loop(tmp_path), str(tmp_path / "runs.sqlite3")
+    code, whole = _diagnosed(capsys, target, "--db", db)
+    assert whole["status"] == "done", whole
+    code, limited = _diagnosed(capsys, target, "--recursion-limit", "3", "--db", db)
+    assert limited["status"] == "recursion_limit", limited
+    code, enough = _diagnosed(capsys, target, "--recursion-limit", "10", "--db", db)  # 6 ticks fit in 10
+    assert enough["status"] == "done", enough
+
+
+def test_diagnose_passes_the_timeout_to_the_run(tmp_path, capsys) -> None:
+    target, db = _loop(tmp_path, sleep=0.4), str(tmp_path / "runs.sqlite3")
+    code, timed = _diagnosed(capsys, target, "--timeout", "0.5", "--db", db)
+    assert timed["status"] == "timeout", timed
+    assert main(["diagnose", target, "--timeout", "0", "--db", db]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: --timeout must be a positive number of seconds, not 0.0."
+
+
+def test_an_engine_graph_takes_a_config_and_still_refuses_a_thread(tmp_path, capsys) -> None:
+    db = str(tmp_path / "runs.sqlite3")
+    assert main(["run", _loop(tmp_path), "--config", '{"recursion_limit": 2}', "--db", db]) == 1
+    store = RunStore(db)
+    assert store.load(store.list()[0].run_id).recursion_limit == 2
+    capsys.readouterr()
+    assert main(["run", _loop(tmp_path), "--thread", "t-1", "--db", db]) == 2
+    assert "--thread: only for langgraph apps" in capsys.readouterr().err
+
+
+def test_the_thread_is_configurable_thread_id_and_thread_is_its_short_form() -> None:
+    config = {"configurable": {"thread_id": "t-1"}}
+    assert run_thread(config, None) == "t-1"
+    assert run_thread({}, "t-2") == "t-2"
+    assert run_thread(config, "t-1") == "t-1"
+    assert run_thread({"configurable": {"thread_id": ""}}, None) is None
+    with pytest.raises(RunSetupError) as refused:
+        run_thread(config, "t-2")
+    assert str(refused.value) == (
+        "--thread 't-2' and configurable.thread_id 't-1' in --config name two threads: "
+        "give one of them, or the same id in both."
+    )
+
+
+@pytest.mark.parametrize("command", ["run", "diagnose"])
+def test_two_different_threads_are_one_line_naming_both(tmp_path, capsys, command) -> None:
+    pytest.importorskip("langgraph")
+    (tmp_path / "approve.py").write_text(APPROVAL, encoding="utf-8")
+    config = '{"configurable": {"thread_id": "t-1"}}'
+    args = [command, str(tmp_path / "approve.py"), "--config", config, "--thread", "t-2"]
+    assert main([*args, "--db", str(tmp_path / "runs.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'t-2'" in err and "'t-1'" in err, err
+
+
+def test_configurable_thread_id_is_the_thread_resume_answers_on_a_python_app(tmp_path, capsys) -> None:
+    pytest.importorskip("langgraph")
+    (tmp_path / "approve.py").write_text(APPROVAL, encoding="utf-8")
+    target, db = str(tmp_path / "approve.py"), str(tmp_path / "runs.sqlite3")
+    config = '{"configurable": {"thread_id": "t-1"}}'
+    assert main(["run", target, "--config", config, "--db", db]) == 0
+    first = capsys.readouterr().out
+    assert "thread: t-1\n" in first and "--thread t-1 --resume ANSWER" in first, first
+    assert main(["run", target, "--resume", "yes", "--config", config, "--db", db]) == 0
+    answered = capsys.readouterr().out
+    assert "status: done" in answered and "'decision': 'yes'" in answered, answered
+
+
+def test_the_graph_file_form_reads_its_thread_and_config_as_the_command_line_does(tmp_path) -> None:
+    pytest.importorskip("langgraph")
+    (tmp_path / "approve.py").write_text(APPROVAL, encoding="utf-8")
+    target, db = str(tmp_path / "approve.py"), str(tmp_path / "runs.sqlite3")
+    config = '{"configurable": {"thread_id": "t-1"}}'
+    opened = sources.open_target(target, "", db=db, config_json=config, thread="")
+    assert opened.trace.thread_id == "t-1" and opened.trace.status == "interrupted"
+    with pytest.raises(sources.OpenError) as refused:
+        sources.open_target(target, "", db=db, config_json=config, thread="t-2")
+    assert str(refused.value) == (
+        "The thread 't-2' and configurable.thread_id 't-1' in the config name two threads: "
+        "give one of them, or the same id in both."
+    )
+    with pytest.raises(sources.OpenError, match=r"^The config must be a JSON object"):
+        sources.open_target(target, "", db=db, config_json="[1]")
+    with pytest.raises(sources.OpenError, match=r"^The config is not valid JSON \(line 1, column 2\)"):
+        sources.open_target(target, "", db=db, config_json="{oops")
+
+
+def test_a_langgraphjs_app_refuses_context_by_name() -> None:
+    with pytest.raises(TargetError, match="give its context inside --config"):
+        LANGGRAPHJS.check_run_options(["context"], "app.mjs:graph")
+    LANGGRAPHJS.check_run_options(["config", "thread", "resume"], "app.mjs:graph")
+
+
+def test_each_runtime_says_which_checkpointer_it_found() -> None:
+    from engine import START, InMemorySaver, StateGraph
+
+    builder = StateGraph(dict)
+    builder.add_node("a", lambda state: {})
+    builder.add_edge(START, "a")
+    assert ENGINE.checkpointer_class(builder.compile(checkpointer=InMemorySaver())) == "InMemorySaver"
+    assert ENGINE.checkpointer_class(builder.compile()) is None
+    pytest.importorskip("langgraph")
+    from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
+    from langgraph.graph import StateGraph as LangGraphBuilder
+
+    other = LangGraphBuilder(dict)
+    other.add_node("a", lambda state: {})
+    other.add_edge("__start__", "a")
+    assert LANGGRAPH.checkpointer_class(other.compile(checkpointer=LangGraphSaver())) == "InMemorySaver"
+    assert LANGGRAPH.checkpointer_class(other.compile()) is None
+
+
+def test_an_unanswerable_interrupt_says_the_checkpointer_found(capsys) -> None:
+    trace = Trace("", {}, {}, {}, interrupts=[{"node": "ask", "value": {"q": 1}}], status="interrupted")
+    args = argparse.Namespace(target="app.mjs:graph", db=None)
+    _print_interrupts(args, trace, "", None)
+    assert "app.mjs:graph has no checkpointer" in capsys.readouterr().out
+    _print_interrupts(args, trace, "", "MemorySaver")
+    out = capsys.readouterr().out
+    assert "has a checkpointer of class MemorySaver" in out and "no checkpointer" not in out, out
