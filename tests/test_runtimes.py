@@ -7,6 +7,7 @@ import inspect
 
 import pytest
 
+from debugger.runtimes.capabilities import Threads
 from debugger.runtimes.registry import RUNTIMES, find_runtime, runtime_of, runtime_of_trace
 from debugger.runtimes.runtime import Runtime, TargetError
 from debugger.runtimes.targets import load_target
@@ -30,7 +31,7 @@ def test_the_loader_picks_the_engine_runtime_for_an_engine_graph_and_its_traces(
     loaded = load_target("subgraph_trap")
     assert loaded.runtime is runtime_of(loaded.graph) and loaded.runtime.name == "engine"
     trace = record(loaded.graph, loaded.example_input, loaded.example_config, "subgraph_trap")
-    assert runtime_of_trace(trace) is loaded.runtime and not loaded.runtime.has_threads
+    assert runtime_of_trace(trace) is loaded.runtime and Threads not in loaded.runtime.capabilities
 
 
 def test_something_no_runtime_compiled_is_refused_with_the_kinds_it_could_be() -> None:
@@ -60,7 +61,7 @@ def test_a_langgraph_graph_is_claimed_by_the_langgraph_runtime() -> None:
     builder.add_edge(START, "inc")
     graph = builder.compile()
     runtime = runtime_of(graph)
-    assert runtime.name == "langgraph" and runtime.has_threads
+    assert runtime.name == "langgraph" and Threads in runtime.capabilities
     trace = record(graph, {"n": 1}, {}, "inc")
     assert trace.status == "done" and runtime_of_trace(trace) is runtime
     view, skipped = runtime.static_view(graph)

@@ -21,6 +21,7 @@ from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics import diagnose, has_errors
 from debugger.model import run_status
+from debugger.runtimes.capabilities import static_view_of
 from debugger.runtimes.run_options import RunOptions, add_run_options, run_request
 from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
 from debugger.sources.recording import timeout_from
@@ -104,7 +105,7 @@ def _graph_subject(
 ) -> tuple[str, Any, Trace | None]:
     """The graph's static view, and unless `--no-run` its run (the options `run` takes, `RunOptions`),
     recorded by its runtime and not stored."""
-    view, skipped = loaded.runtime.static_view(loaded.graph)
+    view, skipped = static_view_of(loaded.runtime, loaded.graph)
     if skipped:
         print(f"note: the checks before running were skipped: {skipped}", file=sys.stderr)
     if args.no_run:

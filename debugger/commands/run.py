@@ -28,6 +28,7 @@ from debugger.commands.terminal import safe_print as print  # every line shown g
 from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _
 from debugger.model.failures import is_interrupt
+from debugger.runtimes.capabilities import Threads, capability
 from debugger.runtimes.run_options import RunOptions, add_run_options, run_request
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError
 from debugger.runtimes.targets import LoadedTarget, load_target
@@ -161,7 +162,7 @@ def _report(
     if sink.error is None:
         kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}"]
     print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))
-    if loaded.runtime.has_threads and trace.status == "interrupted" and trace.interrupts:
+    if capability(loaded.runtime, Threads) is not None and trace.status == "interrupted" and trace.interrupts:
         _print_interrupts(args, trace, recorded.thread_id, loaded.runtime.checkpointer_class(loaded.graph))
         code = 0
     elif not recorded.ok:

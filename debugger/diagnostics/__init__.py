@@ -65,10 +65,11 @@ def _static_graph(graph: Any) -> Any:
     """The graph the static checks read: its runtime's static view (a langgraph app lends an engine-shaped
     builder, as `stepscope diagnose` does; an engine graph is itself), or None when it cannot be viewed
     statically. Anything no runtime compiled (a static view already) is read as it is."""
+    from debugger.runtimes.capabilities import static_view_of
     from debugger.runtimes.registry import find_runtime
 
     runtime = find_runtime(graph)
-    return graph if runtime is None else runtime.static_view(graph)[0]
+    return graph if runtime is None else static_view_of(runtime, graph)[0]
 
 
 def has_errors(findings: list[Finding]) -> bool:

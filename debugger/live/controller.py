@@ -47,6 +47,7 @@ from debugger.live.status import (
     Pause,
     TaskProgress,
 )
+from debugger.runtimes.capabilities import WHAT_IT_DOES, LiveDriving, capability
 from debugger.runtimes.driven import (
     NO_ANSWER,
     Boundary,
@@ -91,11 +92,15 @@ def start_live_run(
 ) -> "LiveRun":
     """A live run of `graph` on `graph_input`, started, driven by its runtime's `DrivenRun`. Raises
     `LiveRunError` in words for a graph no runtime can run live. `step_timeout`: `LiveRun`'s."""
+    name = target or type(graph).__name__
     try:
         runtime = runtime_of(graph)
     except TargetError as exc:
-        raise LiveRunError(f"{target or type(graph).__name__}: {exc}") from None
-    driven = runtime.drive(graph, graph_input, config, target=target)
+        raise LiveRunError(f"{name}: {exc}") from None
+    driving = capability(runtime, LiveDriving)
+    if driving is None:
+        raise LiveRunError(f"{name}: {runtime.title} graphs cannot {WHAT_IT_DOES[LiveDriving]}.")
+    driven = driving.drive(graph, graph_input, config, target=target)
     live = LiveRun(driven, breakpoints=breakpoints, db=db, store=store, ask=ask, step_timeout=step_timeout)
     return live.start()
 

@@ -1,13 +1,15 @@
-"""What a runtime provides to the debugger: the one interface every command, source and fork is written against.
+"""What every runtime provides to the debugger: loading a target and recording a run. What only some
+runtimes can do (static checks, time travel, threads, live driving) is in `capabilities.py`.
 
-A *runtime* is a way a compiled graph runs: StepScope's own engine (`debugger/runtimes/engine/`) or
-langgraph itself (`debugger/runtimes/langgraph/`). The debugger never asks which one it talks to (the
-Debug Adapter Protocol's rule): `debugger.runtimes.load_target(spec)` picks the runtime once, from the
-graph the target names, and everything after that goes through the `Runtime` it returned.
+A *runtime* is a way a compiled graph runs: StepScope's own engine (`debugger/runtimes/engine/`),
+langgraph itself (`debugger/runtimes/langgraph/`) or LangGraph.js (`debugger/runtimes/langgraphjs/`).
+The debugger never asks which one it talks to (the Debug Adapter Protocol's rule):
+`debugger.runtimes.load_target(spec)` picks the runtime once, from the graph the target names, and
+everything after that goes through the `Runtime` it returned and the capabilities it declares.
 
-Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runtimes/<name>/` whose
-`__init__.py` defines one object satisfying `Runtime`, and its name added to `RUNTIMES` in
-`debugger/runtimes/registry.py`. Nothing else changes. The object must provide exactly:
+Adding a runtime is one new sub-package `debugger/runtimes/<name>/` defining one object satisfying
+`Runtime` (and the capabilities it declares), added to `RUNTIMES` in `debugger/runtimes/registry.py`;
+docs/architecture.md has the checklist. Nothing else changes. The object must provide exactly:
 
 - `name`: a short identifier ("engine", "langgraph", "langgraphjs"), and `title`: how messages call its graphs
   ("StepScope", "langgraph"), as in "x.py is a StepScope graph".
@@ -22,9 +24,6 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
 - `errors`: the exception classes of its own that mean "this graph, thread or setup cannot be handled"
   (an unsupported version of its package, a channel it cannot record); each message is one line with the
   fix, and the commands print it as `error: ...` (exit 2) rather than a traceback.
-- `has_threads`: whether its runs live on checkpointer threads: a run can be continued
-  (`run --thread ID`), an `interrupt()` answered by a later process (`run --thread ID --resume VALUE`),
-  and the app shows the thread's runs as the turns of a conversation.
 - `check_run_options(given, target)`: raise `TargetError` naming any of the thread options in
   `given` (`config`, `thread`, `context`, `resume`: the names without `--`) this runtime does not take.
 - `checkpointer_class(graph) -> str | None`: the class name of the checkpointer the app compiled its graph
@@ -38,28 +37,9 @@ Adding a third runtime (LangGraph.js, say) is one new sub-package `debugger/runt
   when `record` returns; without one nothing is stored. `db` is the run database the user named
   (runtimes that keep files beside it, as langgraph's in-memory threads do, put them there);
   `keep_thread=False` keeps no such file (time travel's throwaway copies).
-- `static_view(graph) -> (view or None, why skipped or None)`: what the checks before running
-  (`debugger.diagnostics.diagnose_graph`) read: an object with a `.builder` shaped as the engine's
-  `StateGraph` (nodes with their functions, edges, branches, channels with reducers).
-- time travel (`debugger/sources/runs/forks.py` is written once over these three):
-  `checkpointed_copy(graph)` the graph compiled again on a fresh in-memory checkpointer of its own
-  (never the user's), supporting `get_state_history`, `update_state(config, values, as_node=)` and
-  `invoke`; `resume_input(answer)` the input that answers an interrupt (its `Command(resume=...)`);
-  `with_write_in_step(graph, node, step, write)` a compiled copy in which `node` returns `write` in
-  superstep `step` instead of running (the fork is then one whole recorded run), or None when this
-  runtime cannot replace a node (the fork then uses `update_state` after the step);
-  `discard_copy(copy)` once time travel is done with a `checkpointed_copy` (its runs recorded, or one
-  failed): frees what the copy keeps outside the process (LangGraph.js's saver file), a no-op otherwise.
-- checkpointer threads, for runtimes with `has_threads` (the others raise `TargetError`):
-  `read_thread(checkpointer, graph, read: ThreadRead) -> Trace` a thread of the app's checkpointer
-  (`debugger.runtimes.langgraph.threads.savers.Checkpointer`, opened read-only) rebuilt into a Trace with the app's
-  graph: the part of it `read` asks for (the whole thread, its newest steps, or one step; see `ThreadRead`), and only
-  the checkpoints that part needs decoded (a long thread's first view reads only what it shows);
-  `fork_thread(fork: ThreadFork) -> debugger.runtimes.langgraph.threads.fork.ForkResult` time travel
-  from that checkpoint on a local copy of the thread (never the app's checkpointer), `app` being a
-  `debugger.runtimes.langgraph.threads.open.App`.
-- `drive(graph, graph_input, config, *, target, hooks=None) -> DrivenRun`: a run the live controller
-  drives one superstep at a time (`debugger/runtimes/driven.py`, the live engineer's protocol).
+- `capabilities`: the optional capabilities it has (`debugger/runtimes/capabilities.py`: static checks,
+  time travel, checkpointer threads, live driving), each a few methods it then implements; the debugger
+  asks `capability(runtime, kind)` and never calls a method the runtime did not declare.
 
 The graph's builder must expose `builder.nodes` and `builder.channels` (dicts keyed by name), as both
 the engine and langgraph do: time travel and the forms read node and key names from them.
@@ -70,7 +50,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from debugger.runtimes.threads_api import ThreadFork, ThreadRead
 from engine.trace import Trace
 
 NO_RESUME = object()
@@ -204,7 +183,8 @@ class Runtime(Protocol):
     title: str
     language: str
     errors: tuple[type[Exception], ...]
-    has_threads: bool
+    capabilities: tuple[type, ...]
+    """The optional capabilities it has (`debugger.runtimes.capabilities`)."""
 
     def loads(self, spec: str) -> bool:
         """This runtime loads `spec` itself (a target in another language)."""
@@ -232,38 +212,4 @@ class Runtime(Protocol):
 
     def record(self, request: RunRequest) -> Recorded:
         """Runs `graph` recorded, however it ends (see the module docstring)."""
-        ...
-
-    def static_view(self, graph: Any) -> tuple[Any, str | None]:
-        """(what the checks before running read, or None; why they cannot, or None)."""
-        ...
-
-    def checkpointed_copy(self, graph: Any) -> Any:
-        """The graph on a fresh in-memory checkpointer of its own, for time travel."""
-        ...
-
-    def resume_input(self, answer: Any) -> Any:
-        """The graph input that answers an interrupt with `answer`."""
-        ...
-
-    def with_write_in_step(self, graph: Any, node: str, step: int, write: dict[str, Any]) -> Any | None:
-        """A copy where `node` returns `write` in `step`, or None when this runtime cannot make one."""
-        ...
-
-    def discard_copy(self, copy: Any) -> None:
-        """Time travel is done with `copy` (a `checkpointed_copy`): whatever it keeps outside the process goes."""
-        ...
-
-    def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
-        """The part of a checkpointer thread `read` asks for, rebuilt into a Trace with the app's graph."""
-        ...
-
-    def fork_thread(self, fork: ThreadFork) -> Any:
-        """Time travel from a checkpoint of the thread, on a local copy (a `ForkResult`)."""
-        ...
-
-    def drive(
-        self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
-    ) -> Any:
-        """A run the live controller drives one superstep at a time (a `DrivenRun`)."""
         ...

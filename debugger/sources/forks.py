@@ -23,8 +23,9 @@ from debugger.diagnostics.generated_ids import same_up_to_generated_ids
 from debugger.diagnostics.replay import Replay
 from debugger.i18n import _
 from debugger.model.compare import StepDiff, compare_runs
+from debugger.runtimes.capabilities import TimeTravel, need
 from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import RunRequest, RunSetupError
+from debugger.runtimes.runtime import RunRequest, RunSetupError, TargetError
 from debugger.sources.recording import app_run_timeout
 from engine.codec import TYPE, decode
 from engine.trace import Trace, with_fork_step
@@ -132,11 +133,19 @@ def _record(graph: Any, graph_input: Any, config: dict[str, Any], target: str) -
         raise TimeTravelError(f"{target}: {exc}") from None
 
 
+def _time_travel(graph: Any) -> TimeTravel:
+    """The graph's runtime as its `TimeTravel` capability; `TimeTravelError` for a runtime without one."""
+    try:
+        return need(runtime_of(graph), TimeTravel, getattr(graph, "name", None) or type(graph).__name__)
+    except TargetError as exc:
+        raise TimeTravelError(str(exc)) from None
+
+
 @contextmanager
 def _copy_of(graph: Any) -> Iterator[Any]:
-    """The graph's `checkpointed_copy`, discarded (`Runtime.discard_copy`) when time travel is done with it,
-    however it ended: a LangGraph.js copy keeps its saver in a temporary folder."""
-    runtime = runtime_of(graph)
+    """The graph's `checkpointed_copy`, discarded (`TimeTravel.discard_copy`) when time travel is done with
+    it, however it ended: a LangGraph.js copy keeps its saver in a temporary folder."""
+    runtime = _time_travel(graph)
     copy = runtime.checkpointed_copy(graph)
     try:
         yield copy
@@ -190,7 +199,7 @@ def fork(request: ForkRequest) -> Fork:
         raise TimeTravelError(f"{key!r} is not a state key; pick one of {', '.join(graph.builder.channels)}.")
     check_value(graph, request.original, request.step, key, request.value)
     if _ran_in(request.original, request.step, request.node):
-        changed = runtime_of(graph).with_write_in_step(graph, request.node, request.step, request.edit())
+        changed = _time_travel(graph).with_write_in_step(graph, request.node, request.step, request.edit())
         if changed is not None:
             return _fork_in_step(request, changed)
     return _fork_by_update(request)
@@ -277,7 +286,7 @@ def resume(graph: Any, graph_input: Any, config: dict[str, Any] | None, original
                 f"Re-running the original did not stop at the interrupt (status {replayed.status!r}); "
                 "the graph does not replay the same way."
             )
-        command = runtime_of(copy).resume_input(answer)
+        command = _time_travel(copy).resume_input(answer)
         branch = _record(copy, command, thread, branch_target(original, "resumed"))
     last = max((s.step for s in replayed.steps), default=-1)
     result = Fork(branch, last + 1, "(resume)", None, answer, True)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from debugger.i18n import _
+from debugger.runtimes.capabilities import Threads, need
 from debugger.runtimes.checkpointers import open as threads
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.run_options import FORM, RunOptions, answer_value, run_request
@@ -428,7 +429,7 @@ def fork_for_app(
     try:
         app = threads.load_app(target)
         fork = ThreadFork(url, thread_id, app, checkpoint_id, values, node, answer if resume else None)
-        result = app.runtime.fork_thread(fork)
+        result = need(app.runtime, Threads, target).fork_thread(fork)
     except (TargetError, CheckpointerError, TraceFileError) as exc:
         raise OpenError(str(exc)) from None
     except Exception as exc:  # langgraph refusing the edit (e.g. an unknown node): say so in place

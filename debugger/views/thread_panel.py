@@ -12,6 +12,7 @@ from debugger.i18n import _
 from debugger.model import run_status
 from debugger.model.trace_view import Cursor, Scope
 from debugger.model.turns import turn_at, turn_label
+from debugger.runtimes.capabilities import Threads, capability
 from debugger.runtimes.registry import runtime_of_trace
 from debugger.sources import runs as sources
 from debugger.sources.recording import app_run_timeout
@@ -111,7 +112,7 @@ def _interrupts(trace) -> list[str]:
 def render(run: LoadedRun) -> None:
     """The thread panel, for runs of a runtime whose runs live on checkpointer threads."""
     trace = run.trace
-    if not runtime_of_trace(trace).has_threads:
+    if capability(runtime_of_trace(trace), Threads) is None:
         return
     if trace.thread_id:
         st.markdown(_("**Thread** `{thread}`").format(thread=widgets.code(trace.thread_id)))

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from debugger.cli import main
+from debugger.runtimes.capabilities import Threads
 from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS, describe
 from debugger.runtimes.runtime import RunRequest
 from debugger.sources import runs as sources
@@ -56,7 +57,7 @@ def test_the_thread_panels_answer_continues_the_thread_and_lists_its_turns(langg
     graph = describe(app("interrupt_ask.mjs"), "graph")
     target = f"{app('interrupt_ask.mjs')}:graph"
     first = LANGGRAPHJS.record(RunRequest(graph, {}, {}, target, thread="t2")).trace
-    assert first.status == "interrupted" and first.thread_id == "t2" and LANGGRAPHJS.has_threads
+    assert first.status == "interrupted" and first.thread_id == "t2" and Threads in LANGGRAPHJS.capabilities
     RunStore(str(tmp_path / "runs.sqlite3")).save(first)
     answered = sources.answer_interrupt(first, graph, "yes", config={}, db=None, timeout=60)
     assert answered.status == "done" and answered.output == {"question": "Refund order 17?", "answer": "yes"}

@@ -19,6 +19,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
+from debugger.runtimes.capabilities import Threads, capability, need, static_view_of
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.runtimes.threads_api import App, CheckpointerError, ForkResult, ThreadFork, ThreadRead, ThreadSummary
 from debugger.stores.urls import masked
@@ -33,12 +34,12 @@ def load_app(target: str) -> App:
     """Imports `target` and picks its compiled graph, which must run on a runtime with checkpointer
     threads (a checkpointer compiled in is ignored)."""
     loaded = load_target(target)
-    if not loaded.runtime.has_threads:
+    if capability(loaded.runtime, Threads) is None:
         raise TargetError(
             f"{target} is a {loaded.runtime.title} graph; a checkpointer thread is read with the langgraph app "
             "that wrote it (a graph compiled by langgraph)."
         )
-    view, skipped = loaded.runtime.static_view(loaded.graph)
+    view, skipped = static_view_of(loaded.runtime, loaded.graph)
     return App(target, loaded.graph, view, skipped, loaded.runtime)
 
 
@@ -58,7 +59,7 @@ def open_thread(url: str, app: App, read: ThreadRead) -> Trace:
     the app and the thread unless `read.target` names it)."""
     target = read.target or f"{app.target} thread {read.thread_id}"
     with open_checkpointer(url) as checkpointer:
-        return app.runtime.read_thread(checkpointer, app.graph, replace(read, target=target))
+        return need(app.runtime, Threads, app.target).read_thread(checkpointer, app.graph, replace(read, target=target))
 
 
 def thread_from_options(
@@ -113,5 +114,7 @@ def fork_from_options(
         resume = json.loads(resume_json) if resume_json is not None else None
     except json.JSONDecodeError as exc:
         raise CheckpointerError(f"--update and --resume take JSON: {exc}") from None
-    result = app.runtime.fork_thread(ThreadFork(url, thread_id, app, checkpoint_id, values, as_node, resume, local))
+    result = need(app.runtime, Threads, app.target).fork_thread(
+        ThreadFork(url, thread_id, app, checkpoint_id, values, as_node, resume, local)
+    )
     return result, checkpoint_id

@@ -13,8 +13,8 @@ import dataclasses
 import sys
 from typing import Any
 
+from debugger.runtimes.capabilities import LiveDriving, StaticChecks, TimeTravel
 from debugger.runtimes.runtime import PythonApps, Recorded, RunRequest, TargetError
-from debugger.runtimes.threads_api import ThreadFork, ThreadRead
 from debugger.sources.recording import record_run
 from engine import Command
 from engine.trace import Recorder, Trace, takes_config
@@ -28,16 +28,14 @@ THREAD_OPTIONS = ("thread", "context", "resume")
 (its recursion_limit, its configurable values) reaches the engine's run as the app's Graph file form's does."""
 
 
-_NO_THREADS = "{target}: StepScope graphs keep no checkpointer threads of their own to read or fork."
-
-
 class EngineRuntime(PythonApps):
     """StepScope's engine: graphs compiled by `engine.StateGraph`."""
 
     name = "engine"
     title = "StepScope"
     errors: tuple[type[Exception], ...] = ()
-    has_threads = False
+    capabilities = (StaticChecks, TimeTravel, LiveDriving)
+    """No `Threads`: the engine's graphs write no checkpointer threads of the user's."""
 
     def claims(self, value: Any) -> bool:
         """An engine `CompiledStateGraph`. Such a graph exists only once `engine.compiled` was imported
@@ -126,14 +124,6 @@ class EngineRuntime(PythonApps):
             interrupt_before=graph.interrupt_before_nodes or None,
             interrupt_after=graph.interrupt_after_nodes or None,
         )
-
-    def read_thread(self, checkpointer: Any, graph: Any, read: ThreadRead) -> Trace:
-        """The engine's graphs write no checkpointer threads of the user's to read."""
-        raise TargetError(_NO_THREADS.format(target=read.target or graph.name))
-
-    def fork_thread(self, fork: ThreadFork) -> Any:
-        """The engine's graphs write no checkpointer threads of the user's to fork."""
-        raise TargetError(_NO_THREADS.format(target=fork.app.target))
 
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from debugger.runtimes.capabilities import CAPABILITIES
 from debugger.runtimes.langgraph.recorder.names import is_langgraph_graph
 from debugger.runtimes.langgraph.recorder.probe import UnsupportedLangGraph
 from debugger.runtimes.langgraph.recorder.runs import RunResult, checkpointer_of, run_in_background
@@ -25,10 +26,9 @@ from debugger.runtimes.runtime import (
     Recorded,
     RunRequest,
     RunSetupError,
-    ThreadFork,
-    ThreadRead,
     run_thread,
 )
+from debugger.runtimes.threads_api import ThreadFork, ThreadRead
 from debugger.stores.opening import local_db_path
 from engine.trace import Trace
 
@@ -45,7 +45,7 @@ class LangGraphRuntime(PythonApps):
     name = "langgraph"
     title = "langgraph"
     errors: tuple[type[Exception], ...] = (UnsupportedLangGraph, UnrecordableChannel, ThreadFileError)
-    has_threads = True
+    capabilities = CAPABILITIES
 
     def claims(self, value: Any) -> bool:
         """A compiled langgraph graph, told by its class names (langgraph is not imported)."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from debugger.runtimes.capabilities import CAPABILITIES
 from debugger.runtimes.runtime import (
     NO_RESUME,
     RESUME_NEEDS_THREAD,
@@ -183,7 +184,7 @@ class LangGraphJSRuntime:
     title = "LangGraph.js"
     language = "javascript"
     errors: tuple[type[Exception], ...] = (JSAppError,)
-    has_threads = True
+    capabilities = CAPABILITIES
     """`--thread`/`--resume` reach the app's own saver through its config, and a `MemorySaver` thread
     outlives the node process in a file beside the run store (`saved_thread.mjs`): a run continues its
     thread, an interrupt is answered from a later process, and the app shows the thread's runs as turns.
