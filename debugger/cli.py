@@ -2,7 +2,8 @@
 and `main`, which maps the typed errors of the services to one `error: ...` line and exit code 2.
 
     stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH]   run, record, store, print the supersteps
-        langgraph apps also: [--config JSON] [--thread ID] [--context JSON] [--resume VALUE]
+        [--config JSON] [--recursion-limit N] [--timeout S]       `run` and `diagnose` take the same options
+        apps with threads also: [--thread ID] [--context JSON] [--resume VALUE]   (debugger/runtimes/run_options.py)
         engine and langgraph: [--follow]                          print each superstep as it commits
     stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first

@@ -203,3 +203,20 @@ def test_an_unanswerable_interrupt_says_the_checkpointer_found(capsys) -> None:
     _print_interrupts(args, trace, "", "MemorySaver")
     out = capsys.readouterr().out
     assert "has a checkpointer of class MemorySaver" in out and "no checkpointer" not in out, out
+
+
+def test_the_app_says_why_an_interrupt_without_a_thread_cannot_be_answered_from_what_it_found() -> None:
+    pytest.importorskip("langgraph")
+    from langgraph.checkpoint.memory import InMemorySaver as LangGraphSaver
+    from langgraph.graph import StateGraph as LangGraphBuilder
+
+    builder = LangGraphBuilder(dict)
+    builder.add_node("a", lambda state: {})
+    builder.add_edge("__start__", "a")
+    trace = Trace("", {"source": "langgraph"}, {}, {}, interrupts=[{"node": "a", "value": 1}], status="interrupted")
+    assert sources.no_thread_why(trace, None) == "This run went on no thread, so there is none to continue."
+    assert "compiled without a checkpointer" in sources.no_thread_why(trace, builder.compile())
+    found = sources.no_thread_why(trace, builder.compile(checkpointer=LangGraphSaver()))
+    assert found.startswith("The graph has a checkpointer (InMemorySaver), but this run went on no thread"), found
+    with pytest.raises(sources.OpenError, match="compiled without a checkpointer"):
+        sources.answer_interrupt(trace, builder.compile(), "yes", config={}, db=None, timeout=5)

@@ -16,7 +16,7 @@ from typing import Any
 from debugger.i18n import _
 from debugger.runtimes.capabilities import Threads, need
 from debugger.runtimes.checkpointers import open as threads
-from debugger.runtimes.registry import runtime_of
+from debugger.runtimes.registry import runtime_of, runtime_of_trace
 from debugger.runtimes.run_options import FORM, RunOptions, answer_value, run_request
 from debugger.runtimes.runtime import NO_RESUME, RunRequest, RunSetupError
 from debugger.runtimes.targets import TargetError, load_target
@@ -110,7 +110,7 @@ def answer_interrupt(
     if trace.status != "interrupted" or not trace.interrupts:
         raise OpenError(f"This run is not waiting for an answer (its status is {trace.status!r}).")
     if not trace.thread_id:
-        raise OpenError("This run has no thread to continue: its graph was compiled without a checkpointer.")
+        raise OpenError(no_thread_why(trace, graph))
     if graph is None:
         if not trace.target:
             raise OpenError("Answering re-runs the graph, so it needs the graph's code; this stored run names none.")
@@ -131,6 +131,20 @@ def answer_interrupt(
     )
     _store(answered, db)
     return answered
+
+
+def no_thread_why(trace: Trace, graph: Any) -> str:
+    """Why an interrupted run that went on no thread cannot be answered, from what was found: the graph's
+    checkpointer class (its runtime's `checkpointer_class`), none, or nothing known without the graph."""
+    if graph is None:
+        return _("This run went on no thread, so there is none to continue.")
+    saver = runtime_of_trace(trace).checkpointer_class(graph)
+    if saver is None:
+        return _("The graph was compiled without a checkpointer, so there is no thread to continue.")
+    return _(
+        "The graph has a checkpointer ({saver}), but this run went on no thread: run it again with a thread "
+        "to answer it here."
+    ).format(saver=saver)
 
 
 def keep(trace: Trace, db: str | None = None) -> None:

@@ -92,11 +92,17 @@ def _read_older(run: LoadedRun) -> None:
 
 
 def file_options() -> None:
-    """The Graph file form's extra fields for langgraph apps."""
-    with st.expander(_("Config and thread (langgraph apps)")):
+    """The Graph file form's extra fields, read as `stepscope run` reads its --config and --thread
+    (`debugger/runtimes/run_options.py`): the thread is the config's configurable.thread_id."""
+    with st.expander(_("Config and thread (langgraph and LangGraph.js apps)")):
         st.text_input(_("Config (JSON)"), placeholder='{"recursion_limit": 50}', key=session.FILE_CONFIG)
         st.text_input(
-            _("Thread"), placeholder=_("empty: a new thread (graphs with a checkpointer)"), key=session.FILE_THREAD
+            _("Thread"),
+            placeholder=_("empty: a new thread (graphs with a checkpointer)"),
+            help=_(
+                "Short for configurable.thread_id in the config, as in LangGraph; give one, or the same id in both."
+            ),
+            key=session.FILE_THREAD,
         )
 
 
@@ -139,7 +145,7 @@ def render(run: LoadedRun) -> None:
                 type="primary",
             )
         else:
-            st.caption(_("No checkpointer, so there is no thread to continue."))
+            st.caption(widgets.md(sources.no_thread_why(trace, run.graph)))
     _turns_here(run)
     turns = thread_runs(trace.thread_id, trace.target)
     if len(turns) > 1:
