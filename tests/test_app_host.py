@@ -127,6 +127,7 @@ def test_an_exercise_is_not_checked_beyond_this_machine(monkeypatch, capsys, fre
     assert any("Stop the subgraph re-appending" in plain(m.value) for m in panel.markdown)  # the task still shows
 
 
+@pytest.mark.slow  # the learner's code runs in a child process
 def test_an_exercise_is_checked_with_allow_code(monkeypatch, capsys, fresh_store, drawing_without_graphviz):
     at, panel = _exercise_tab(monkeypatch, capsys, "--host", "192.168.1.20", "--allow-code")
     assert not [i for i in panel.info if OFF_SENTENCE in i.value]

@@ -15,6 +15,7 @@ def test_every_lesson_has_an_exercise():
     assert set(EXERCISES) == set(SAMPLES)
 
 
+@pytest.mark.slow  # the learner's code runs in a child process
 @pytest.mark.parametrize("lesson", sorted(EXERCISES))
 def test_the_starting_code_is_not_solved_and_the_answer_is(lesson, monkeypatch):
     monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", "0")
@@ -25,6 +26,7 @@ def test_the_starting_code_is_not_solved_and_the_answer_is(lesson, monkeypatch):
     assert answer.solved, (lesson, answer.reasons)
 
 
+@pytest.mark.slow  # the learner's code runs in a child process
 def test_an_unsolved_try_says_why():
     exercise = EXERCISES["subgraph_trap"]
     verdict = check(exercise, exercise.starter())
@@ -35,6 +37,7 @@ def test_an_unsolved_try_says_why():
     ]
 
 
+@pytest.mark.slow  # the learner's code runs in a child process
 def test_a_wrong_fix_is_judged_by_what_its_run_did_not_by_the_lessons_cause():
     exercise = EXERCISES["subgraph_trap"]
     plain_child = exercise.starter().replace(
@@ -48,6 +51,7 @@ def test_a_wrong_fix_is_judged_by_what_its_run_did_not_by_the_lessons_cause():
     assert any("child wrote back the whole" in reason for reason in verdict.reasons), verdict.reasons
 
 
+@pytest.mark.slow  # the learner's code runs in a child process
 def test_a_run_that_fails_says_how_it_ended_in_the_pages_language():
     from debugger import i18n
 
@@ -65,6 +69,7 @@ def test_a_run_that_fails_says_how_it_ended_in_the_pages_language():
     assert verdict.reasons[1].startswith("第 2 步："), verdict.reasons
 
 
+@pytest.mark.slow  # the learner's code runs in a child process
 def test_code_that_does_not_load_is_one_line():
     verdict = check(EXERCISES["subgraph_trap"], "graph = (")
     assert not verdict.solved and len(verdict.reasons) == 1
@@ -73,6 +78,7 @@ def test_code_that_does_not_load_is_one_line():
     assert not nothing.solved and "graph" in nothing.reasons[0]
 
 
+@pytest.mark.slow  # the learner's code runs in a child process
 def test_the_exercise_tab_checks_a_wrong_try_then_the_answer(fresh_store, drawing_without_graphviz):
     from streamlit.testing.v1 import AppTest
 

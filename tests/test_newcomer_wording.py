@@ -30,12 +30,14 @@ def sentences(custom: str, *writes: str) -> list[str]:
     return [call.sentence for call in played.calls]
 
 
+@pytest.mark.slow  # a reducer of the learner's own runs in a child process
 def test_an_appending_reducers_first_call_on_an_empty_list_is_an_append():
     first, second = sentences("lambda current, new: current + new", "['x']", "['y']")
     assert first == "<lambda> appended ['x'] to the empty []: 'value' is now ['x']"
     assert second == "<lambda> appended ['y'] to ['x']"
 
 
+@pytest.mark.slow  # a reducer of the learner's own runs in a child process
 @pytest.mark.parametrize("custom", ["lambda current, new: new", "lambda current, new: current + new"])
 def test_one_call_on_an_empty_list_says_append_and_replace_look_the_same(custom):
     (only,) = sentences(custom, "['x']")
@@ -45,6 +47,7 @@ def test_one_call_on_an_empty_list_says_append_and_replace_look_the_same(custom)
     )
 
 
+@pytest.mark.slow  # a reducer of the learner's own runs in a child process
 def test_a_keep_last_reducer_is_not_called_an_append_on_an_empty_list():
     first, second = sentences("lambda current, new: new", "['x']", "['y']")
     assert "appended" not in first

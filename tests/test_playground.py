@@ -66,6 +66,7 @@ def test_add_messages_replaces_by_id():
     assert [c.sentence for c in played.calls][1] == "add_messages replaced by id 1 in place"
 
 
+@pytest.mark.slow  # a reducer of the learner's own runs in a child process
 def test_a_reducer_of_your_own_runs_and_a_broken_one_is_one_line():
     played = play(
         Setup(reducer="custom", custom="lambda current, new: sorted(current + new)", writes=("['b']", "['a']"))
@@ -165,6 +166,7 @@ def test_a_link_to_an_unknown_reducer_says_so_and_shows_the_first_one(fresh_stor
     assert at.selectbox(key="playground-reducer").value == "operator.add"
 
 
+@pytest.mark.slow  # a reducer of the learner's own runs in a child process
 def test_a_reducer_a_link_brings_runs_only_when_the_learner_says_so(fresh_store, drawing_without_graphviz, tmp_path):
     marker = tmp_path / "ran"
     code = f"lambda a, b: (open({str(marker)!r}, 'w').close(), a + b)[1]"

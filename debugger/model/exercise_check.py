@@ -1,6 +1,7 @@
 """Checking a learner's code against a lesson's exercise, with the analysis `stepscope diagnose` runs.
 
-The code is saved to a file of its own and opened as any graph file is (`load_target`, with a time limit),
+The code is the learner's, so all of this happens in a child process under limits (`debugger.sandbox`): there
+it is saved to a file of its own and opened as any graph file is (`load_target`, with a time limit),
 its `graph` is run under the recorder, and the verdict says why it is not solved yet: the code does not load,
 the run ended otherwise than it should, a finding the exercise is about is still there, or the result is
 wrong (with what a right one is). An exercise is solved only when none of these holds.
@@ -13,17 +14,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debugger import i18n
+from debugger import i18n, sandbox
 from debugger.diagnostics import Finding, diagnose
 from debugger.i18n import _
 from debugger.model import present, run_status
 from debugger.runtimes.targets import TargetError, load_target
+from debugger.sandbox.limits import Limits, raise_if_out_of_memory
 from debugger.sources.recording import record_run
 from engine.trace import Trace
-from sample_graphs.exercises import Exercise
+from sample_graphs.exercises import EXERCISES, Exercise
 
 RUN_SECONDS = 30.0
-"""Code that never ends (an endless loop of the learner's) stops after this long."""
+"""Code that waits without end stops after this long (one that computes without end, at the CPU limit)."""
+
+
+LIMITS = Limits(cpu_seconds=5, memory_mb=512, wall_seconds=RUN_SECONDS + 5)
+"""What the learner's code may use in its child process (the wall limit leaves the run's own timeout its say)."""
 
 
 @dataclass
@@ -32,20 +38,36 @@ class Verdict:
 
     solved: bool
     reasons: list[str] = field(default_factory=list)
-    """Why it is not solved yet, one sentence each (empty when solved)."""
-    findings: list[Finding] = field(default_factory=list)
-    trace: Trace | None = None
-    state: dict[str, Any] | None = None
+    """Why it is not solved yet, one sentence each in Markdown (empty when solved)."""
 
 
 def check(exercise: Exercise, code: str) -> Verdict:
-    """Runs `code` as the lesson's module and judges it (see the module docstring)."""
+    """Judges `code` as the lesson's module (see the module docstring). The code is the learner's: it runs in
+    a child process (`debugger.sandbox`, `check_request`), never here; a limit it passes is the one reason."""
+    request = {"lesson": exercise.lesson, "code": code}
+    try:
+        answer = sandbox.run("exercise", request, LIMITS, what=_("your code"))
+    except sandbox.TypedCodeStopped as exc:
+        return Verdict(False, [present.md(str(exc))])
+    return Verdict(answer["solved"], answer["reasons"])
+
+
+def check_request(request: dict[str, Any]) -> dict[str, Any]:
+    """The sandbox child's job: `check_here` of the request's lesson and code, as data."""
+    verdict = check_here(EXERCISES[request["lesson"]], request["code"])
+    return {"solved": verdict.solved, "reasons": verdict.reasons}
+
+
+def check_here(exercise: Exercise, code: str) -> Verdict:
+    """Runs `code` as the lesson's module and judges it, in this process (the sandbox child's)."""
     with tempfile.TemporaryDirectory(prefix="stepscope-exercise-") as folder:
         path = Path(folder) / f"{exercise.lesson}_exercise.py"
         path.write_text(code, encoding="utf-8")
         try:
             loaded = load_target(str(path), timeout=RUN_SECONDS)
         except TargetError as exc:
+            if isinstance(exc.__context__, MemoryError):  # the memory limit stopped the import, not the code's bug
+                raise MemoryError from None
             where = _(" (line {line})").format(line=exc.line) if exc.line else ""
             return Verdict(
                 False, [_("Your code does not load{where}: {error}").format(where=where, error=present.md(exc))]
@@ -58,10 +80,11 @@ def check(exercise: Exercise, code: str) -> Verdict:
             timeout=RUN_SECONDS,
         )
     trace = outcome.trace
+    raise_if_out_of_memory(trace.error)
     state = outcome.output if isinstance(outcome.output, dict) else None
     findings = diagnose(loaded.graph, trace)
     reasons = judged(exercise, trace, state, findings)
-    return Verdict(not reasons, reasons, findings, trace, state)
+    return Verdict(not reasons, reasons)
 
 
 def judged(exercise: Exercise, trace: Trace, state: dict[str, Any] | None, findings: list[Finding]) -> list[str]:

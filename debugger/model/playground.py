@@ -20,11 +20,15 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from debugger import sandbox
 from debugger.i18n import N_, _, ngettext
 from debugger.model.failures import ErrorReport
 from debugger.model.run_view import MergeCall, RunView
+from debugger.sandbox.limits import Limits, raise_if_out_of_memory
 from debugger.sources.recording import record_run
 from engine.codec import encode
+from engine.trace import Trace
+from engine.tracefile import from_json, to_json
 
 KEY = "value"
 """The one state key of every playground graph."""
@@ -33,6 +37,8 @@ WRITERS = ("A", "B", "C", "D", "E")
 MAX_WRITERS = len(WRITERS)
 RUN_SECONDS = 10.0
 """A reducer of the learner's own that never returns stops the run after this long."""
+LIMITS = Limits(cpu_seconds=5, memory_mb=512, wall_seconds=RUN_SECONDS + 2)
+"""What a reducer of the learner's own may use (the wall limit leaves the run's own timeout its say)."""
 
 
 @dataclass(frozen=True)
@@ -298,16 +304,27 @@ def load(source: str) -> ModuleType:
     return module
 
 
+@dataclass(frozen=True)
+class Folded:
+    """What running a set-up's graph gives: its recorded trace and the other orders' outcomes."""
+
+    trace: Trace
+    orders: list[Order]
+
+
 def play(setup: Setup) -> Played:
-    """Runs the set-up's graph under the recorder and reads its writers' merge (see the module docstring)."""
+    """Runs the set-up's graph under the recorder and reads its writers' merge (see the module docstring). A
+    reducer of the learner's own is code: its graph runs in a child process (`debugger.sandbox`), never here."""
     source = graph_source(setup)
-    module = load(source)
-    outcome = record_run(module.graph, module.example_input, {}, target="playground", timeout=RUN_SECONDS)
-    if outcome.trace.status == "timeout":
-        raise PlaygroundError(
-            _("the run did not end within {seconds} s: does your reducer return?").format(seconds=f"{RUN_SECONDS:.0f}")
-        )
-    view = RunView(outcome.trace, graph=module.graph)
+    writers = len(setup.writes)
+    folded = fold_in_child(source, writers) if setup.reducer == "custom" else fold(source, writers)
+    return read(setup, source, folded)
+
+
+def read(setup: Setup, source: str, folded: Folded) -> Played:
+    """The fold as the Merge tab reads it, from the recorded trace alone (no live graph is needed)."""
+    writers = len(setup.writes)
+    view = RunView(folded.trace)
     writers_step = next((s for s in view.steps if any(t.name in WRITERS for t in view.tasks(s))), view.last)
     calls = [call for call in view.merge(writers_step) if call.call.channel == KEY]
     errors = view.errors(writers_step)
@@ -320,13 +337,46 @@ def play(setup: Setup) -> Played:
         calls=calls,
         error=errors[0] if errors else None,
         value=state.get(KEY),
-        orders=[],
+        orders=folded.orders,
     )
-    played.orders = other_orders(module, len(setup.writes))
-    folded = {c.call.writer_name for c in calls}
+    folded_writers = {c.call.writer_name for c in calls}
     if calls and not errors:
-        played.ignored = tuple(name for name in WRITERS[: len(setup.writes)] if name not in folded)
+        played.ignored = tuple(name for name in WRITERS[:writers] if name not in folded_writers)
     return played
+
+
+def fold(source: str, writers: int) -> Folded:
+    """Runs the graph file `source` (of `writers` writers) under the recorder, in this process."""
+    module = load(source)
+    outcome = record_run(module.graph, module.example_input, {}, target="playground", timeout=RUN_SECONDS)
+    raise_if_out_of_memory(outcome.trace.error)
+    if outcome.trace.status == "timeout":
+        raise PlaygroundError(
+            _("the run did not end within {seconds} s: does your reducer return?").format(seconds=f"{RUN_SECONDS:.0f}")
+        )
+    return Folded(outcome.trace, other_orders(module, writers))
+
+
+def fold_in_child(source: str, writers: int) -> Folded:
+    """`fold`, run by `fold_request` in the sandbox's child process; a limit passed is one PlaygroundError line."""
+    try:
+        answer = sandbox.run("playground", {"source": source, "writers": writers}, LIMITS, what=_("the reducer"))
+    except sandbox.TypedCodeStopped as exc:
+        raise PlaygroundError(str(exc)) from None
+    if "error" in answer:
+        raise PlaygroundError(answer["error"])
+    orders = [Order(tuple(o["writers"]), o["value"], o["error"]) for o in answer["orders"]]
+    return Folded(from_json(answer["trace"]), orders)
+
+
+def fold_request(request: dict[str, Any]) -> dict[str, Any]:
+    """The sandbox child's job: `fold` of the request's source, as data (a PlaygroundError as its line)."""
+    try:
+        folded = fold(request["source"], request["writers"])
+    except PlaygroundError as exc:
+        return {"error": str(exc)}
+    orders = [{"writers": list(o.writers), "value": o.value, "error": o.error} for o in folded.orders]
+    return {"trace": to_json(folded.trace), "orders": orders}
 
 
 def other_orders(module: ModuleType, writers: int) -> list[Order]:
@@ -353,5 +403,7 @@ def _fold(module: ModuleType, writes: list[Any]) -> tuple[str, str]:
         channel.update([module.example_input[KEY]])
         channel.update(list(writes))
         return json.dumps(encode(channel.value), sort_keys=True, default=str), ""
+    except MemoryError:  # the sandbox's memory limit, not an outcome of this order
+        raise
     except Exception as exc:  # the reducer refusing (or failing on) this order is the outcome shown
-        return "null", str(exc).splitlines()[0]
+        return "null", (str(exc).splitlines() or [type(exc).__name__])[0]
