@@ -103,6 +103,18 @@ def test_diagnose_passes_the_timeout_to_the_run(tmp_path, capsys) -> None:
     assert err == "error: --timeout must be a positive number of seconds, not 0.0."
 
 
+def test_compare_runs_both_graph_targets_with_the_shared_options(tmp_path, capsys) -> None:
+    target, db = _loop(tmp_path), str(tmp_path / "runs.sqlite3")
+    assert main(["compare", target, target, "--json", "--db", db]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert (whole["a"]["status"], whole["b"]["status"]) == ("done", "done")
+    assert main(["compare", target, target, "--recursion-limit", "3", "--json", "--db", db]) == 0
+    limited = json.loads(capsys.readouterr().out)
+    assert (limited["a"]["status"], limited["b"]["status"]) == ("recursion_limit", "recursion_limit")
+    assert main(["compare", target, target, "--config", '{"recursion_limit": 2}', "--json", "--db", db]) == 0
+    assert json.loads(capsys.readouterr().out)["a"]["status"] == "recursion_limit"
+
+
 def test_an_engine_graph_takes_a_config_and_still_refuses_a_thread(tmp_path, capsys) -> None:
     db = str(tmp_path / "runs.sqlite3")
     assert main(["run", _loop(tmp_path), "--config", '{"recursion_limit": 2}', "--db", db]) == 1

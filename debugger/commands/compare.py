@@ -18,7 +18,7 @@ from debugger.commands.terminal import print_block  # every line shown goes thro
 from debugger.diagnostics.value_text import one_line, short
 from debugger.i18n import _
 from debugger.model.compare import ABSENT, IDS_NOTE, Row, RunComparison, StepDiff, compare_runs
-from debugger.runtimes.run_options import RUN_OPTIONS
+from debugger.runtimes.run_options import RUN_OPTIONS, add_run_options
 from debugger.runtimes.runtime import RunSetupError
 from engine.trace import Trace
 
@@ -37,6 +37,8 @@ def add_to(commands: Any) -> None:
         )
     compare.add_argument("--input", help="for a graph target: the input as JSON, @file.json or - (both sides)")
     compare.add_argument("--input-b", help="B's input, when it differs from A's (a fixed graph's new schema)")
+    # the options of a run that both sides share (a thread and an answer belong to one side: --thread-a/-b)
+    add_run_options(compare, only=("config", "context", "recursion_limit", "timeout"))
     compare.add_argument("--all", action="store_true", help="also list the writes, calls and keys that are equal")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     add_checkpointer_options(compare, thread=False)
@@ -68,7 +70,7 @@ def _side(
             f"--thread-{'a' if ref == args.a else 'b'} needs --checkpointer URL (the thread's database)."
         )
     options = argparse.Namespace(
-        **dict.fromkeys(option.name for option in RUN_OPTIONS),  # every option of a run at its default
+        **{option.name: getattr(args, option.name, None) for option in RUN_OPTIONS},  # as given, for both sides
         target=ref,
         db=args.db,
         checkpointer=checkpointer if thread is not None else None,

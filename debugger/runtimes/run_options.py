@@ -68,10 +68,12 @@ THREAD_OPTIONS = ("config", "thread", "context", "resume")
 """The options some runtimes do not take (`Runtime.check_run_options` is asked about the ones given)."""
 
 
-def add_run_options(parser: argparse.ArgumentParser, *, thread_also: str = "") -> None:
-    """Adds every option of `RUN_OPTIONS` to a command's parser; `thread_also` is what `--thread` means
-    besides, in that command (diagnose: the thread of `--checkpointer` to read)."""
-    for option in RUN_OPTIONS:
+def add_run_options(
+    parser: argparse.ArgumentParser, *, thread_also: str = "", only: tuple[str, ...] | None = None
+) -> None:
+    """Adds the options of `RUN_OPTIONS` (every one, or `only` those) to a command's parser; `thread_also` is
+    what `--thread` means besides, in that command (diagnose: the thread of `--checkpointer` to read)."""
+    for option in RUN_OPTIONS if only is None else [o for o in RUN_OPTIONS if o.name in only]:
         text = option.help + (f"; {thread_also}" if option.name == "thread" and thread_also else "")
         flag = "--" + option.name.replace("_", "-")
         parser.add_argument(flag, dest=option.name, metavar=option.metavar, type=option.type, help=text)

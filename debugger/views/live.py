@@ -10,7 +10,6 @@ page does not; a step click reruns only that fragment too.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -21,6 +20,8 @@ from debugger.diagnostics.replay import Replay
 from debugger.i18n import N_, _
 from debugger.live import Breakpoints, LiveRun, LiveRunError, start_live_run
 from debugger.model import live_page as live_view
+from debugger.runtimes.run_options import FORM, read_json_option
+from debugger.runtimes.runtime import RunSetupError
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.runs import Opened
 from debugger.views import live_link, live_pause, session, widgets
@@ -87,10 +88,10 @@ def _on_start() -> None:
         session.remember(ERROR, str(exc))
         return
     text = (session.widget_value("live_input") or "").strip()
-    try:
-        graph_input = json.loads(text) if text else loaded.example_input
-    except json.JSONDecodeError as exc:
-        session.remember(ERROR, f"The input is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}.")
+    try:  # read as every form and command reads a run's input (run_options)
+        graph_input = read_json_option(text, FORM.input, files=False) if text else loaded.example_input
+    except RunSetupError as exc:
+        session.remember(ERROR, str(exc))
         return
     try:
         run = start_live_run(
