@@ -74,6 +74,7 @@ NOT_BEFORE_A_RUN = {
     "debugger.model.present",
     # the trace file schema (pydantic models): the stores import it when they read a run back
     "debugger.sources.trace_check",
+    "debugger.sources.trace_schema",
 }
 
 

@@ -15,17 +15,8 @@ import pytest
 from debugger import cli
 from debugger.model.trace_view import Scope, TraceView
 from debugger.sources.runs import OpenError, open_upload
-from debugger.sources.trace_check import (
-    MAX_NESTING,
-    ReducerCallFile,
-    RunFile,
-    StepFile,
-    TaskFile,
-    TraceFile,
-    TraceFileError,
-    nesting_depth,
-    read_trace_file,
-)
+from debugger.sources.trace_check import MAX_NESTING, TraceFileError, nesting_depth, read_trace_file
+from debugger.sources.trace_schema import ReducerCallFile, RunFile, StepFile, TaskFile, TraceFile
 from debugger.stores.sqlite import RunStore
 from engine.trace import Recorder, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 from engine.tracefile import to_json

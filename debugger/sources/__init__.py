@@ -4,6 +4,8 @@ or raise an error whose message says what to do.
     runs.py         open a sample, a graph file, a stored run, an uploaded trace or a checkpointer thread
     recording.py    record a run however it ends (timeouts, the store sink that writes it step by step)
     forks.py        time travel: a branch of a run from one of its steps, with an edit or an answer
-    trace_check.py  the gates every trace read passes (size, nesting, schema, consistency)
+    trace_check.py  the gates every trace read passes (size, nesting, schema, consistency, sense)
+    trace_schema.py the trace file's schema (pydantic records); trace_values.py its recorded values
+    trace_replay.py the consistency gate: every channel's deltas apply in order
     trace_sense.py  the last gate: does a schema-valid trace add up?
 """
