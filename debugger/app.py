@@ -39,6 +39,7 @@ def main() -> None:
         ]
     )
     session.remember(session.STEP_PAGE, step_page)
+    session.remember(session.SHOWN_PAGE, pages.url_path)  # what its URL names: page_url.py
     # the URL is the truth of what is on screen: each page reads it before drawing, and the Live run page has
     # its own (the live run's id) and its own sidebar; it never opens or shows the step-through run
     if pages.url_path == live_page.url_path:

@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 from debugger.model.trace_view import Scope
 from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
-from debugger.views import session
+from debugger.views import page_url, session
 from engine.tracefile import to_json
 from tests import stepper_shown
 
@@ -77,7 +77,7 @@ def tab(at: AppTest, name: str):
     label = next(label for label in labels if label.split()[0] == name)
     shown = at.session_state[session.STEP_TABS] if session.STEP_TABS in at.session_state else None
     if shown != label:
-        at.query_params["tab"] = session.TAB_IDS[labels.index(label)]  # as its click writes the URL
+        at.query_params["tab"] = page_url.TAB_IDS[labels.index(label)]  # as its click writes the URL
         at.run()
     return next(t for t in at.tabs if t.label.split()[0] == name)
 

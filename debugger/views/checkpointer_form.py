@@ -12,7 +12,7 @@ from debugger.i18n import _
 from debugger.model.trace_view import Scope
 from debugger.runtimes.checkpointers.open import checkpointer_url
 from debugger.sources import runs as sources
-from debugger.views import session, widgets
+from debugger.views import page_url, session, widgets
 from debugger.views.session import LoadedRun
 
 
@@ -84,7 +84,7 @@ def _travel(run, step: int, resume: bool) -> None:
     except sources.OpenError as exc:
         session.report_action_error("thread-time-travel", str(exc))
         return
-    session.remember(session.FORK_PARENT, session.run_ref(run))
+    session.remember(session.FORK_PARENT, page_url.run_ref(run))
     session.set_run(LoadedRun.of(opened))
 
 

@@ -15,7 +15,7 @@ import streamlit as st
 
 from debugger.live import LiveRun
 from debugger.model import run_status
-from debugger.views import session, widgets
+from debugger.views import page_url, session, widgets
 
 RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a run id looks like; anything else in a link is not put in a link back."""
@@ -60,7 +60,7 @@ def show(run: LiveRun) -> None:
 def follow_url() -> None:
     """On every run of the Live run page: the run the URL names is the one shown (a new session takes
     it from the registry); a URL naming none (a page switch cleared it) gets the shown run's id back."""
-    named = session.url_request().get("run")
+    named = page_url.url_request().get("run")
     run: LiveRun | None = session.recall(session.LIVE_RUN)
     shown = run.snapshot().run_id if run is not None else None
     if not named:

@@ -15,7 +15,7 @@ from debugger.model.failures import is_interrupt
 from debugger.model.run_view import RunView
 from debugger.model.trace_view import Cursor
 from debugger.views import analysis_tabs as findings
-from debugger.views import exercise, session, time_travel, widgets
+from debugger.views import exercise, page_url, session, time_travel, widgets
 from debugger.views.session import LoadedRun
 
 DIFF_MARKS = {"added": "＋ added", "removed": "－ removed", "changed": "✎ changed", "same": "＝ same"}
@@ -54,9 +54,9 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
     ]
     # Only the open tab is rendered (a tab switch reruns): the hidden tabs' tables and code blocks cost
     # the browser seconds of work on every page, which a new session paid before its first paint. The
-    # open tab is remembered by its id (`session.TAB_IDS`): the labels carry counts that change between steps.
-    ids = dict(zip(names, session.TAB_IDS))
-    opened = session.recall(session.OPEN_TAB) or session.TAB_IDS[0]
+    # open tab is remembered by its id (`page_url.TAB_IDS`): the labels carry counts that change between steps.
+    ids = dict(zip(names, page_url.TAB_IDS))
+    opened = session.recall(session.OPEN_TAB) or page_url.TAB_IDS[0]
     default = next((name for name, tab_id in ids.items() if tab_id == opened), names[0])
     session.show_tab(default)
     tabs = st.tabs(names, key=session.STEP_TABS, on_change=_on_tab, args=(ids,))
@@ -67,7 +67,7 @@ def render_tabs(run: LoadedRun, view: RunView, at: Cursor) -> None:
 
 
 def _on_tab(ids: dict[str, str]) -> None:
-    session.open_tab(ids.get(str(session.widget_value(session.STEP_TABS)), session.TAB_IDS[0]))
+    session.open_tab(ids.get(str(session.widget_value(session.STEP_TABS)), page_url.TAB_IDS[0]))
 
 
 # ---- tasks -----------------------------------------------------------------------------------------

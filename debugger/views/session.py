@@ -1,10 +1,8 @@
-"""The only module that touches `st.session_state` and the URL (`st.query_params`).
+"""The only module that touches `st.session_state`; the URL is written from it through `page_url`.
 
 Session state holds: the loaded run (`LoadedRun`: its Trace, and the live graph when the run came from
-code), the cursor, and small UI settings. The URL holds what a link must reopen: the run (`run=<id>`,
-a stored run, or `sample=<name>`, with `runtime=js` for its JavaScript twin; a checkpointer thread's
-`checkpointer` when it holds no secret), the `step`, the merge position `call`, the subgraph `scope` and
-the language of the page (`lang=zh`; `debugger.i18n`).
+code), the cursor, and small UI settings. Each page's URL holds what a link to that page must reopen
+(`page_url` says what, page by page), and the language of the page (`lang=zh`; `debugger.i18n`).
 Callbacks change the cursor; views only read it.
 """
 
@@ -17,10 +15,9 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from debugger import i18n
-from debugger.model.playground import LINK_KEYS as PLAYGROUND_KEYS
 from debugger.model.trace_view import Cursor, Scope, TraceView
-from debugger.sources import reopen
 from debugger.sources.runs import Opened
+from debugger.views import page_url
 
 RUN = "stepscope_run"
 LIVE_RUN = "live_run"
@@ -46,33 +43,12 @@ FORK_RESULT = "time_travel_fork"
 """(Fork or None, error message or None) of the last fork or resume."""
 FORK_PARENT = "fork_parent"
 """`run_ref` of the run a branch was made from, for "Back to the original run"; also in the URL."""
-COMPARE_KEYS = ("b", "b_step")
-"""The Compare page's query parameters: the stored run B, and the step shown in detail."""
-PAGE_KEYS = {"playground": PLAYGROUND_KEYS, "compare": COMPARE_KEYS}
-"""Query parameters a page owns beside the open run's (the sidebar shows that run on every page)."""
+SHOWN_PAGE = "stepscope_shown_page"
+"""The url_path of the page on screen: it decides what the URL names (`page_url`)."""
 PLAYGROUND_LINKED_CODE = "playground_linked_code"
 """A reducer of its own that a link brought, not run until the learner says so (a link must not run code)."""
 GUESSES = "learn_guesses"
 """Learn mode: {(scope, step, call index): Verdict} of the guesses made."""
-
-TAB_IDS = (
-    "merge",
-    "tasks",
-    "state",
-    "versions",
-    "errors",
-    "findings",
-    "what-if",
-    "subgraphs",
-    "time-travel",
-    "exercise",
-)
-"""The step page's tabs as the URL names them (`?tab=state`), in the order they are shown (the labels are
-translated and carry counts, so a link cannot name them). The first is left out of the URL."""
-
-LANGUAGE_PARAMS = {"python": "py", "javascript": "js"}
-"""A lesson's programming language as its link names it (`?sample=fan_out_search&runtime=js`); `lang` is the
-language the page speaks (`?lang=zh`)."""
 
 # widget keys: the views create the widgets, callbacks read them here
 LEARN = "learn_mode"
@@ -198,90 +174,46 @@ def learning() -> bool:
     return bool(st.session_state.get(LEARN))
 
 
-def _write_url(run: LoadedRun, at: Cursor) -> None:
-    params: dict[str, str] = {}
-    if run.source == "sample":
-        params["sample"] = run.label
-        if run.language != "python":  # the lesson's JavaScript twin: the link must reopen that one
-            params["runtime"] = LANGUAGE_PARAMS[run.language]
-    else:
-        params["run"] = run.trace.run_id
-    checkpointer = reopen.linkable_checkpointer(run.origin[1]) if run.source == "thread" and run.origin else ""
-    if checkpointer:  # a file or a URL without secrets: the link reopens the thread for time travel
-        params["checkpointer"] = checkpointer
-    parent = st.session_state.get(FORK_PARENT)
-    if run.source == "fork" and parent:
-        params["parent"] = parent
-    params["step"] = str(at.step)
-    if at.call is not None:
-        params["call"] = str(at.call)
-    if at.scope.path:
-        params["scope"] = encode_scope(at.scope)
-    tab = st.session_state.get(OPEN_TAB)
-    if tab and tab != TAB_IDS[0]:
-        params["tab"] = tab
-    params.update(language_param())
-    params.update({k: v for k, v in st.query_params.items() if any(k in keys for keys in PAGE_KEYS.values())})
-    if dict(st.query_params) != params:  # writing the same URL again would only add history entries
-        st.query_params.from_dict(params)  # one history entry a change (clear + update made two: Back hit a blank)
+def _url_of(page: str, run: LoadedRun | None, at: Cursor) -> dict[str, str]:
+    """`page`'s URL (`page_url`): the run and the cursor where that page shows them, its own parameters."""
+    run_named = page_url.run_params(run, st.session_state.get(FORK_PARENT)) if run is not None else {}
+    at_named = page_url.cursor_params(at, st.session_state.get(OPEN_TAB))
+    return page_url.page_params(page, run_named, at_named, language_param())
+
+
+def _write_url(run: LoadedRun | None, at: Cursor) -> None:
+    page_url.set_url(_url_of(shown_page(), run, at))
 
 
 def sync_url() -> None:
-    """Puts the cursor back in the URL (switching pages clears the query string)."""
+    """Puts what the shown page shows back in its URL (switching pages clears the query string). A run page
+    with no run open keeps the URL it was given (a JavaScript lesson this machine cannot run yet)."""
     run = loaded_run()
-    if run is not None:
+    if run is not None or shown_page() not in page_url.RUN_PAGES:
         _write_url(run, cursor())
+
+
+def shown_page() -> str:
+    """The url_path of the page this session shows (its callbacks run on it); `app.py` notes it on each run."""
+    return st.session_state.get(SHOWN_PAGE, page_url.STEP_PAGE)
 
 
 def write_live_url(run_id: str | None) -> None:
     """The Live run page's URL: `?run=<id>` of the live run it shows (nothing when it shows none)."""
-    params = {"run": run_id} if run_id else {}
-    params.update(language_param())
-    if dict(st.query_params) != params:
-        st.query_params.from_dict(params)
+    page_url.set_url({**({"run": run_id} if run_id else {}), **language_param()})
 
 
 def page_link(page: str) -> dict[str, str] | None:
-    """The parameters of `page` (a key of `PAGE_KEYS`) the URL names when they differ from what this
-    session last wrote there (a link was opened, or Back or Forward pressed); None when it names none, or
-    what is on screen."""
-    params = {k: st.query_params[k] for k in PAGE_KEYS[page] if k in st.query_params}
-    if not params or params == st.session_state.get(f"page_url_{page}"):
-        return None
-    return params
+    """The parameters of `page` the URL names when they differ from what this session last wrote there (a
+    link was opened, or Back or Forward pressed); None when it names none, or what is on screen."""
+    return page_url.page_link(page, st.session_state.get(f"page_url_{page}"))
 
 
 def write_page_url(page: str, params: dict[str, str]) -> None:
-    """`page`'s own parameters in the URL (what is chosen on it), beside the open run's, so a link reopens both."""
+    """`page`'s own parameters in the URL (what is chosen on it), beside the open run's where it shows it."""
     st.session_state[f"page_url_{page}"] = dict(params)
-    params = {**{k: v for k, v in st.query_params.items() if k not in PAGE_KEYS[page]}, **params}
-    if dict(st.query_params) != params:
-        st.query_params.from_dict(params)
-
-
-def url_request() -> dict[str, str]:
-    """What the URL asks for (read on every run of a page: the URL is the truth of what it shows). A link
-    from before the page spoke Chinese named a lesson's JavaScript twin `lang=js`: it still opens it."""
-    request = {
-        k: st.query_params[k]
-        for k in (
-            "sample",
-            "runtime",
-            "run",
-            "step",
-            "call",
-            "scope",
-            "parent",
-            "graph",
-            "thread",
-            "checkpointer",
-            "tab",
-        )
-        if k in st.query_params
-    }
-    if st.query_params.get("lang") in LANGUAGE_PARAMS.values() and "runtime" not in request:
-        request["runtime"] = st.query_params["lang"]
-    return request
+    others = {k: v for k, v in _url_of(page, loaded_run(), cursor()).items() if k not in page_url.PAGE_KEYS[page]}
+    page_url.set_url({**others, **params})
 
 
 def _browser_language() -> str | None:
@@ -324,38 +256,6 @@ def language_param() -> dict[str, str]:
     return {"lang": i18n.URL_CODES[language]}
 
 
-def url_run_ref(request: dict[str, str]) -> str | None:
-    """The run a URL request names, as `run_ref` names an open run (None when it names none; a
-    checkpointer thread named by `graph`/`thread` is a run not open yet, until its run id is known)."""
-    if request.get("thread"):
-        return f"thread:{request.get('graph', '')}:{request['thread']}"
-    if request.get("run"):
-        return request["run"]
-    if request.get("sample"):
-        language = request.get("runtime", "")
-        return f"sample:{request['sample']}" + (f":{language}" if language and language != "py" else "")
-    return None
-
-
-def run_ref(run: LoadedRun) -> str:
-    """How a URL names a run: `sample:<name>` for a sample opened by its link, else its run id."""
-    if run.source != "sample":
-        return run.trace.run_id
-    return f"sample:{run.label}" + (f":{LANGUAGE_PARAMS[run.language]}" if run.language != "python" else "")
-
-
-def encode_scope(scope: Scope) -> str:
-    return "/".join(f"{step}.{task_id}.{index}" for step, task_id, index in scope.path)
-
-
-def decode_scope(text: str) -> Scope:
-    path = []
-    for part in filter(None, text.split("/")):
-        step, task_id, index = part.split(".")
-        path.append((int(step), task_id, int(index)))
-    return Scope(tuple(path))
-
-
 def widget_value(key: str, default: Any = None) -> Any:
     """The current value of a keyed widget (for callbacks that read their own widget)."""
     return st.session_state.get(key, default)
@@ -389,8 +289,8 @@ def open_tab(tab: str) -> None:
 
 def follow_tab(request: dict[str, str]) -> None:
     """A URL that names a run names its open tab too (none: the first); a tab the page does not have is the first."""
-    tab = request.get("tab", TAB_IDS[0])
-    st.session_state[OPEN_TAB] = tab if tab in TAB_IDS else TAB_IDS[0]
+    tab = request.get("tab", page_url.TAB_IDS[0])
+    st.session_state[OPEN_TAB] = tab if tab in page_url.TAB_IDS else page_url.TAB_IDS[0]
 
 
 def show_tab(label: str) -> None:
@@ -443,10 +343,10 @@ def request_step_page() -> None:
 
 
 def follow_step_page_request() -> None:
-    """Called by a page while rendering: switches to the step-through page if a callback asked to."""
+    """Called by a page while rendering: switches to the step-through page if a callback asked to, with that
+    page's URL (the run the callback opened), not this page's."""
     if st.session_state.pop(GO_TO_STEP, False) and st.session_state.get(STEP_PAGE) is not None:
-        # with the URL the callback wrote: switching pages would otherwise clear it
-        st.switch_page(st.session_state[STEP_PAGE], query_params=dict(st.query_params))
+        st.switch_page(st.session_state[STEP_PAGE], query_params=_url_of(page_url.STEP_PAGE, loaded_run(), cursor()))
 
 
 def reset_widget(key: str, value: object) -> None:

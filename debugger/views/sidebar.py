@@ -15,7 +15,7 @@ from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.views import checkpointer_form as checkpointer_threads
-from debugger.views import linked_samples, report_download, session, widgets
+from debugger.views import linked_samples, page_url, report_download, session, widgets
 from debugger.views import thread_panel as threads
 from debugger.views.session import LoadedRun
 from sample_graphs.gallery import JS_LESSONS, SAMPLES, js_lesson_for, list_samples
@@ -39,17 +39,21 @@ def follow_url() -> None:
     """On every run of a page that shows the step-through run: the URL is the truth of what is open. A URL
     naming another run opens it; naming the open run at another step (history navigation) moves there;
     naming nothing (a page switch cleared it) gets the open run's back; with nothing open at all, the
-    default sample is opened."""
-    request = session.url_request()
+    default sample is opened. A page that does not show that run (the Playground, the Gallery, Stored runs)
+    names only its own things in its URL."""
+    if session.shown_page() not in page_url.RUN_PAGES:
+        session.sync_url()
+        return
+    request = page_url.url_request()
     run = session.loaded_run()
-    named = session.url_run_ref(request)
+    named = page_url.url_run_ref(request)
     if run is None and named is not None and named == (session.recall(session.UNOPENED_LESSON) or ("",))[0]:
         return  # a JavaScript lesson this machine cannot run: its page says what to install, under its URL
-    if named is not None:
-        session.follow_tab(request)
+    if named is not None and (run is None or named != page_url.run_ref(run) or "step" in request):
+        session.follow_tab(request)  # a URL naming the open run but no step (Compare's A) leaves it where it is
     if run is not None and named is None:
         session.sync_url()
-    elif run is not None and named == session.run_ref(run):
+    elif run is not None and named == page_url.run_ref(run):
         at = _url_cursor(request)
         if at is not None and run.view.valid(at) != session.cursor():
             session.move(at)
@@ -64,7 +68,7 @@ def _url_cursor(request: dict[str, str]) -> Cursor | None:
     if not request.get("step", "").lstrip("-").isdigit():
         return None
     try:
-        scope = session.decode_scope(request["scope"]) if request.get("scope") else Scope()
+        scope = page_url.decode_scope(request["scope"]) if request.get("scope") else Scope()
     except ValueError:
         scope = Scope()
     call = int(request["call"]) if request.get("call", "").isdigit() else None
@@ -89,7 +93,7 @@ def _open_url(request: dict[str, str]) -> None:
     except sources.OpenError as exc:
         error = (str(exc), exc.file, exc.line)
         if request.get("sample") and request.get("runtime") == "js":
-            _keep_unopened_lesson(session.url_run_ref(request), request["sample"], error)
+            _keep_unopened_lesson(page_url.url_run_ref(request), request["sample"], error)
             return
         opened, at = linked_samples.open_linked(DEFAULT_SAMPLE), None
     _adopt(opened, step=at.step if at else None, call=at.call if at else None, scope=at.scope if at else None)

@@ -15,7 +15,7 @@ from debugger.model.trace_view import Cursor
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.views import checkpointer_form as checkpointer_threads
-from debugger.views import session, widgets
+from debugger.views import page_url, session, widgets
 from debugger.views.session import LoadedRun
 
 FORK = session.FORK_RESULT
@@ -66,7 +66,7 @@ def _open_branch(run: LoadedRun) -> None:
         branch.trace, "fork", branch.trace.run_id, run.graph, run.lesson, title, run.graph_input, run.config
     )
     sources.keep(branch.trace)  # a stored run: its URL (run=<id>) reopens it whole
-    session.remember(session.FORK_PARENT, session.run_ref(run))
+    session.remember(session.FORK_PARENT, page_url.run_ref(run))
     session.set_run(opened, step=branch.step)
 
 
