@@ -104,6 +104,15 @@ RESUME_NEEDS_THREAD = (
 """The one refusal of `--resume` without a thread, whichever runtime refuses it."""
 
 
+def nothing_to_resume(target: str, saver: str) -> str:
+    """The one refusal of `--resume` for an app found compiled without a checkpointer; `saver` is how the
+    app's own language compiles one in (`checkpointer=InMemorySaver()`)."""
+    return (
+        f"{target} was compiled without a checkpointer, so no thread of it was kept to resume: compile it "
+        f"with {saver} (or another saver)."
+    )
+
+
 def run_thread(
     config: dict[str, Any] | None, thread: str | None, *, names: tuple[str, str] = ("--thread", "--config")
 ) -> str | None:

@@ -94,3 +94,8 @@ def test_an_app_with_a_memory_saver_and_no_thread_gets_a_new_one(langgraph_js, t
     assert "'answer': 'no'" in capsys.readouterr().out
     assert main(["run", target, "--resume", '"no"', "--db", db]) == 2
     assert "configurable.thread_id in --config" in capsys.readouterr().err
+    plain = f"{app('values.mjs')}:graph"  # compiled without one: refused before node runs, as for a langgraph app
+    assert main(["run", plain, "--thread", "x", "--resume", '"no"', "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "values.mjs:graph was compiled without a checkpointer" in err and "new MemorySaver()" in err, err
+    assert err.count("\n") == 1

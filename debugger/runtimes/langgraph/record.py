@@ -26,6 +26,7 @@ from debugger.runtimes.runtime import (
     Recorded,
     RunRequest,
     RunSetupError,
+    nothing_to_resume,
     run_thread,
 )
 from debugger.runtimes.threads_api import ThreadFork, ThreadRead
@@ -141,7 +142,4 @@ def _check_resume(graph: Any, config: dict[str, Any] | None, thread: str | None,
     if not run_thread(config, thread):
         raise RunSetupError(RESUME_NEEDS_THREAD)
     if checkpointer_of(graph) is None:
-        raise RunSetupError(
-            f"{target} was compiled without a checkpointer, so no thread of it was kept to resume: compile it "
-            f"with checkpointer=InMemorySaver() (or another saver)."
-        )
+        raise RunSetupError(nothing_to_resume(target, "checkpointer=InMemorySaver()"))

@@ -32,6 +32,7 @@ from debugger.runtimes.runtime import (
     RunRequest,
     RunSetupError,
     TargetError,
+    nothing_to_resume,
     run_thread,
 )
 from debugger.runtimes.threads_api import ThreadFork, ThreadRead, thread_file
@@ -271,12 +272,14 @@ class LangGraphJSRuntime:
         """(the thread the run goes on, made up for it): `--thread` or the config's `configurable.thread_id`;
         an app compiled with a checkpointer and given neither gets a fresh one, as a langgraph app does
         (LangGraph.js itself would refuse the run for the missing thread_id)."""
-        thread = run_thread(config, request.thread)
+        thread, saver = run_thread(config, request.thread), self.checkpointer_class(request.graph)
+        if resume is not NO_RESUME and saver is None and not request.graph.saver_file:
+            raise RunSetupError(nothing_to_resume(request.target, "compile({ checkpointer: new MemorySaver() })"))
         if thread:
             return thread, False
         if resume is not NO_RESUME:
             raise RunSetupError(RESUME_NEEDS_THREAD)
-        if self.checkpointer_class(request.graph) and not request.graph.saver_file:
+        if saver and not request.graph.saver_file:
             return uuid.uuid4().hex[:12], True
         return "", False
 
