@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 import engine
 from debugger import i18n
 from debugger.diagnostics import diagnose
-from debugger.model import background, run_view, trace_view
+from debugger.model import background, highlights, trace_view
 from debugger.model.trace_view import Scope, TraceView
 from debugger.model.turns import turns_of
 from debugger.sources import runs as sources
@@ -181,7 +181,7 @@ def test_the_nodes_that_ran_before_a_step_read_from_both_ends_or_from_the_backgr
     expected = {step: view.highlight(step).visited for view in [TraceView(trace).view(Scope())] for step in view.steps}
     monkeypatch.setattr(background, "LONG_RUN_STEPS", 0)
     monkeypatch.setattr(background, "HEAD_START", 0)
-    monkeypatch.setattr(run_view, "VISITED_ENDS", ends)
+    monkeypatch.setattr(highlights, "VISITED_ENDS", ends)
     for on in (False, True):
         view = TraceView(trace, background=on).view(Scope())
         view.highlight(view.last)

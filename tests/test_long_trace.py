@@ -205,4 +205,4 @@ def test_a_long_runs_shown_steps_are_a_range_and_answer_as_the_list_would(tmp_pa
     for step in (-5, -1, 0, 3, ranged.last - 1, ranged.last, ranged.last + 3):
         assert ranged.next_triggers(step) == listed.next_triggers(step)
         assert ranged.clamp(step) == listed.clamp(step) and ranged.neighbour(step, 1) == listed.neighbour(step, 1)
-    assert ranged._first_run_positions() == listed._first_run_positions()
+    assert ranged.highlights.first_run_positions() == listed.highlights.first_run_positions()

@@ -16,7 +16,8 @@ import pytest
 
 from debugger.diagnostics import diagnose
 from debugger.model.learn import check_guess, parse_guess
-from debugger.model.run_view import DiffEntry, RunView
+from debugger.model.run_view import RunView
+from debugger.model.step_changes import DiffEntry
 from debugger.model.trace_view import Cursor, Scope, TraceView
 from debugger.sources import runs as sources
 from engine import END, START

@@ -3,6 +3,9 @@ analysis (`debugger.diagnostics`), with no Streamlit and no I/O.
 
     trace_view.py   `TraceView`: the whole trace, its findings, the scope entered and the `Cursor`
     run_view.py     `RunView`: one run's steps, merges, diffs, triggers, findings at a step
+    highlights.py   what the drawing marks at a step (ran, next, visited, failed, edges taken)
+    merge_calls.py  a step's reducer calls ready to show, and its lost updates
+    step_changes.py a step's state diff and channel versions
     step_summary.py the plain-words summary of one superstep (what ran, why, what was lost)
     present.py      one sentence per reducer call, readable values
     drawing.py      the step drawing (graphviz) with one moment highlighted

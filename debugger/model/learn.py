@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from debugger.i18n import N_, _
+from debugger.model.merge_calls import MergeCall
 from debugger.model.present import short
-from debugger.model.run_view import MergeCall, RunView
+from debugger.model.run_view import RunView
 from engine.codec import decode
 from sample_graphs.gallery import SAMPLES, load_sample
 

@@ -23,7 +23,8 @@ from typing import Any
 from debugger import sandbox
 from debugger.i18n import N_, _, ngettext
 from debugger.model.failures import ErrorReport
-from debugger.model.run_view import MergeCall, RunView
+from debugger.model.merge_calls import MergeCall
+from debugger.model.run_view import RunView
 from debugger.sandbox.limits import Limits, raise_if_out_of_memory
 from debugger.sources.recording import record_run
 from engine.codec import encode

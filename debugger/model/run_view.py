@@ -9,8 +9,9 @@ and Errors tab are `debugger.diagnostics.diagnose`'s findings, word for word.
 answers, for a step: which tasks ran (Sends named with index and argument), which run next and why,
 which edges were taken, the merge one reducer call at a time with a sentence each (and whether the
 barrier applied it), the state and its diff, the channel versions, the findings and what went wrong.
-Views render these; callbacks move the `Cursor` (`trace_view.py`, with the `TraceView` that hands out
-`RunView`s). Nothing here mutates a record.
+What the drawing marks is `highlights.py`, the merge ready to show `merge_calls.py`, what a step changed
+`step_changes.py`; `RunView` answers with them. Views render these; callbacks move the `Cursor`
+(`trace_view.py`, with the `TraceView` that hands out `RunView`s). Nothing here mutates a record.
 """
 
 from __future__ import annotations
@@ -18,100 +19,23 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain
 from typing import Any, Callable, Mapping, Sequence
 
 from debugger import i18n
 from debugger.diagnostics import Finding
-from debugger.diagnostics.facts import APPENDING, PLAIN, Reason, Repeat, RunFacts, same
+from debugger.diagnostics.facts import Reason, RunFacts
 from debugger.diagnostics.replay import Origin, Positions
 from debugger.diagnostics.validation import VALIDATION_ERRORS, last_write, rejected_fields
-from debugger.diagnostics.writes import lost_items
-from debugger.i18n import _, ngettext
-from debugger.model import background as bg
+from debugger.i18n import _
 from debugger.model.drawing import Highlight, to_dot
 from debugger.model.failures import ErrorReport, cut_short, is_interrupt, is_stopped, step_errors
-from debugger.model.present import appending_channels, explain_call, short
+from debugger.model.highlights import Highlights
+from debugger.model.merge_calls import LostUpdate, MergeCall, lost_updates, merge_calls
+from debugger.model.step_changes import DiffEntry, channel_versions, state_diff
 from debugger.model.turns import Turn, only_turn, turns_of
-from engine import END, START
+from engine import START
 from engine.draw import DrawableGraph
-from engine.trace import PUSH, SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
-
-VISITED_ENDS = 1_000
-"""How many steps at each end of a long run are read for the nodes that ran before the current step (✓)."""
-
-
-@dataclass(frozen=True)
-class MergeCall:
-    """One reducer call, ready to show."""
-
-    call: ReducerCallRecord
-    before: Any
-    after: Any
-    """What the reducer computed (equal to `before` for a refused write)."""
-    sentence: str
-    writer: str
-    """The writing task as people read it (`write_joke[1] {"subject": "owls"}` for a Send)."""
-    applied: bool
-    """Whether the barrier wrote the result to the state: False for every call of a failed step."""
-    repeats: tuple[Repeat, ...] = ()
-    """Items of `after` that repeat items already in `before` (the subgraph trap), with their origin."""
-    findings: tuple[Finding, ...] = ()
-    """Findings of `diagnose` about this call (same step, key and writer)."""
-
-    @property
-    def duplicated(self) -> tuple[int, ...]:
-        return tuple(r.index for r in self.repeats)
-
-
-@dataclass(frozen=True)
-class LostUpdate:
-    """Parallel writers of one key in one step, where the reducer kept one write whole and the items
-    the others added are gone, silently (the read-modify-write race)."""
-
-    channel: str
-    reducer: str
-    kept: str
-    """The writer whose write the key now holds."""
-    lost: tuple[tuple[str, Any], ...]
-    """(writer, item) of each item that is gone."""
-    value: Any
-    """The key's value after the step."""
-
-    def sentence(self) -> str:
-        """`Lost update: 'from A' (written by node_a) is not in 'messages': ...`."""
-        items = ", ".join(
-            _("{item} (written by {writer})").format(item=short(item, 40), writer=who) for who, item in self.lost[:4]
-        )
-        more = _(" and {count} more").format(count=len(self.lost) - 4) if len(self.lost) > 4 else ""
-        writers = list(dict.fromkeys([*(who for who, _item in self.lost), self.kept]))
-        return ngettext(
-            "Lost update: {items} is not in {channel}. {writers} each wrote back the whole list in this step; "
-            "{reducer} keeps one write, so {kept}'s {value} replaced the others. No error was raised.",
-            "Lost update: {items} are not in {channel}. {writers} each wrote back the whole list in this step; "
-            "{reducer} keeps one write, so {kept}'s {value} replaced the others. No error was raised.",
-            len(self.lost),
-        ).format(
-            items=items + more,
-            channel=repr(self.channel),
-            writers=_(" and ").join(writers),
-            reducer=self.reducer,
-            kept=self.kept,
-            value=short(self.value, 50),
-        )
-
-
-@dataclass(frozen=True)
-class DiffEntry:
-    """One state key compared with the previous step."""
-
-    key: str
-    kind: str
-    """`added`, `removed`, `changed` or `same`."""
-    before: Any
-    after: Any
-    added_items: tuple[int, ...] = ()
-    """For lists that grew: the indexes of the new items in `after`."""
+from engine.trace import SAME_AS_WRITES, VIEW, ReducerCallRecord, RunRecord, StepRecord, TaskRecord
 
 
 @dataclass(frozen=True)
@@ -154,9 +78,11 @@ class RunView:
         self.steps: Sequence[int] = _worth_showing(self.replay.order, run)
         """The steps worth showing: step -1 (the input) only when it changed state (a Command input). Only the
         numbers are read: a long trace's steps stay on disk until shown."""
-        self._positions = Positions(self.steps)
+        self.positions = Positions(self.steps)
         """Where each shown step is in `steps` (arithmetic for a range)."""
         self._merges: dict[tuple[int, str], list[MergeCall]] = {}
+        self.highlights = Highlights(self)
+        """What the drawing marks, step by step."""
 
     @cached_property
     def turns(self) -> tuple[Turn, ...]:
@@ -283,87 +209,19 @@ class RunView:
         return [n["name"] for n in self.run.graph["nodes"]]
 
     def highlight(self, step: int) -> Highlight:
-        """Ran (this step), next (the following step), visited (before), failed (culprits only), paused (asked
-        with `interrupt()`: not a failure), edges taken into this step."""
-        index = self.steps.index(self.clamp(step)) if self.steps else 0
-        tasks = self.tasks(step)
-        unfinished = self.unfinished(step)
-        stopped = {t.name for t in tasks if t.id in unfinished}
-        ran = {t.name for t in tasks if t.id not in unfinished}
-        following = self.steps[index + 1] if index + 1 < len(self.steps) else None
-        next_nodes = {t.name for t in self.tasks(following)} if following is not None else set()
-        if following is None and self.run.status == "done" and ran:
-            next_nodes = {END}
-        visited = self._visited(index) - ran
-        culprits = self.culprits(step)
-        failed = {t.name for t in tasks if t.id in culprits}
-        paused = {t.name for t in tasks if t.error and is_interrupt(t.error)}
-        edges = {r.edge for trigger in self.triggers(step) for r in trigger.reasons if r.edge}
-        edges = {(START if a == START else a, b) for a, b in edges}
-        sends: dict[str, list[str]] = {}
-        for task in tasks:
-            if task.path and task.path[0] == PUSH:
-                sends.setdefault(task.name, []).append(self.label(task)[len(task.name) :].strip())
-        labels = {
-            name: "\n".join(items[:4]) + (f"\n… {len(items) - 4} more" if len(items) > 4 else "")
-            for name, items in sends.items()
-        }
-        return Highlight(
-            ran=ran - paused,
-            next=next_nodes,
-            visited=visited,
-            failed=failed,
-            edges_taken=edges,
-            labels=labels,
-            stopped=stopped,
-            paused=paused,
-        )
-
-    def _visited(self, index: int) -> set[str]:
-        """The nodes that ran in the shown steps before the `index`-th. A long run's steps are read from both
-        ends until every node of the graph has been seen (a few steps, in most graphs); when some node never
-        ran, the app's view indexes every step once, in the background (the steps read stand in meanwhile)."""
-        before = self.steps[:index]
-        if len(before) <= bg.LONG_RUN_STEPS:
-            return {t.name for s in before for t in self.tasks(s)}
-        every, seen = {*self.node_names, START}, set()
-        for s in chain(before[:VISITED_ENDS], reversed(before[-VISITED_ENDS:])):
-            seen.update(t.name for t in self.tasks(s))
-            if every <= seen:
-                return seen
-        first = self._first_runs.get(i18n.DEFAULT) if self.background is not None else self._first_run_positions()
-        return seen if first is None else {name for name, position in first.items() if position < index}
-
-    @cached_property
-    def _first_runs(self) -> bg.Background[dict[str, int]]:
-        return bg.Background(self._first_run_positions, "stepscope-visits", after=self.background)
-
-    def _first_run_positions(self) -> dict[str, int]:
-        """Each node that ran: the position in `steps` of the first step it ran in (one pass over the steps)."""
-        position = self._positions
-        first: dict[str, int] = {}
-        for record in self.run.steps:
-            if record.step in position:
-                for task in record.tasks:
-                    first.setdefault(task.name, position[record.step])
-        return first
+        """What the drawing marks at `step` (`highlights.Highlights.at`)."""
+        return self.highlights.at(step)
 
     @property
     def visits_pending(self) -> bool:
         """A long run's index of the steps its nodes first ran in is still being made in the background."""
-        return "_first_runs" in self.__dict__ and self._first_runs.pending(i18n.DEFAULT)
+        return self.highlights.pending
 
     @cached_property
     def xray(self) -> DrawableGraph:
         """The drawing with each subgraph shown as a cluster of its own nodes (ids `child:inner`)."""
         saved = self.run.graph.get("drawing")
         return DrawableGraph.from_dict(saved) if saved else self.drawing
-
-    def _drawn_ids(self, name: str) -> set[str]:
-        """The drawn nodes that stand for `name`: itself, or the members of its subgraph cluster."""
-        if name in self.xray.nodes:
-            return {name}
-        return {node for node in self.xray.nodes if node.startswith(f"{name}:")}
 
     def dot(self, step: int, *, collapsed: bool = False) -> str:
         """DOT for the step, subgraphs drawn as clusters (or, `collapsed`, as single nodes)."""
@@ -372,30 +230,7 @@ class RunView:
 
     def drawn(self, step: int, *, collapsed: bool = False) -> tuple[DrawableGraph, Highlight]:
         """The drawing `dot` draws and the step's highlight on its node ids (a subgraph's members for it)."""
-        flat = self.highlight(step)
-        if collapsed or self.xray is self.drawing or set(self.xray.nodes) == set(self.drawing.nodes):
-            return self.drawing, flat
-
-        def ids(names: set[str]) -> set[str]:
-            return {drawn for name in names for drawn in self._drawn_ids(name)}
-
-        edges = {
-            (e.source, e.target)
-            for e in self.xray.edges
-            for a, b in flat.edges_taken
-            if e.source in self._drawn_ids(a) and e.target in self._drawn_ids(b)
-        }
-        labels = {drawn: text for name, text in flat.labels.items() for drawn in self._drawn_ids(name)}
-        return self.xray, Highlight(
-            ran=ids(flat.ran),
-            next=ids(flat.next),
-            visited=ids(flat.visited),
-            failed=ids(flat.failed),
-            edges_taken=edges,
-            labels=labels,
-            stopped=ids(flat.stopped),
-            paused=ids(flat.paused),
-        )
+        return self.highlights.drawn(step, collapsed=collapsed)
 
     @property
     def has_subgraphs(self) -> bool:
@@ -449,57 +284,12 @@ class RunView:
         a view is shared by sessions that may speak different languages."""
         made = (step, i18n.current())
         if made not in self._merges:
-            self._merges[made] = self._merge(step)
+            self._merges[made] = merge_calls(self, step)
         return self._merges[made]
 
-    def _merge(self, step: int) -> list[MergeCall]:
-        record = self.by_step.get(step)
-        if record is None:
-            return []
-        calls = []
-        values = list(self.replay.call_values(step))
-        appending = appending_channels(values)
-        for call, before, after in values:
-            writer = self.writer_label(record, call)
-            repeats = tuple(self.facts.repeats(step, call.channel, before, after)) if call.error is None else ()
-            marks = tuple(
-                f
-                for f in self.findings_at(step)
-                if f.key == call.channel and call.writer_name in (f.nodes or (f.node,))
-            )
-            calls.append(
-                MergeCall(
-                    call,
-                    before,
-                    after,
-                    explain_call(call, before, after, applied=record.committed, appends=call.channel in appending),
-                    writer,
-                    record.committed and call.error is None,
-                    repeats,
-                    marks,
-                )
-            )
-        return calls
-
     def lost_updates(self, step: int) -> list[LostUpdate]:
-        """Keys whose final write in `step` replaced the items other writers of the step added (the same
-        detector as `diagnose`'s read-modify-write finding)."""
-        if not self.committed(step):
-            return []
-        found = []
-        for channel, items in self.merge_by_channel(step).items():
-            last = items[-1]
-            call = last.call
-            writers = {item.call.writer for item in items}
-            if len(writers) < 2 or call.reducer in PLAIN or call.reducer in APPENDING or call.error is not None:
-                continue
-            if not isinstance(call.write, list) or not same(last.after, call.write):
-                continue
-            start = self.state_before(step).get(channel, [])
-            lost = lost_items(self.facts, step, call, start if isinstance(start, list) else [], last.after)
-            if lost:
-                found.append(LostUpdate(channel, call.reducer, last.writer, tuple(lost), last.after))
-        return found
+        """Keys whose final write in `step` replaced the items other writers of the step added."""
+        return lost_updates(self, step)
 
     def merge_by_channel(self, step: int) -> dict[str, list[MergeCall]]:
         grouped: dict[str, list[MergeCall]] = {}
@@ -526,23 +316,7 @@ class RunView:
         return self.replay.state_before(step) if step in self.by_step else {}
 
     def diff(self, step: int, call: int | None = None) -> list[DiffEntry]:
-        before = self.state_before(step)
-        after = self.state(step, call)
-        entries = []
-        for key in [*before, *(k for k in after if k not in before)]:
-            if key not in after:
-                entries.append(DiffEntry(key, "removed", before[key], None))
-            elif key not in before:
-                entries.append(DiffEntry(key, "added", None, after[key]))
-            elif before[key] == after[key]:
-                entries.append(DiffEntry(key, "same", before[key], after[key]))
-            else:
-                old, new = before[key], after[key]
-                grown = ()
-                if isinstance(old, list) and isinstance(new, list) and new[: len(old)] == old:
-                    grown = tuple(range(len(old), len(new)))
-                entries.append(DiffEntry(key, "changed", old, new, grown))
-        return entries
+        return state_diff(self.state_before(step), self.state(step, call))
 
     def provenance(self, step: int, key: str) -> list[Origin]:
         return self.replay.provenance(step, key)
@@ -550,29 +324,8 @@ class RunView:
     # ---- versions ---------------------------------------------------------------------------------
 
     def versions(self, step: int) -> list[dict[str, Any]]:
-        """Every channel's version after `step`'s barrier, what it is, and whether that barrier changed it
-        (`change`: `written`, or `cleared`: an edge or the input channel emptied after the node it
-        triggered has run, which LangGraph also counts as a new version)."""
-        current: dict[str, int] = {}
-        for record in self.run.steps:
-            current.update(record.versions)
-            if record.step == step:
-                rows = []
-                for channel, version in current.items():
-                    role = self.facts.channel_role(channel)
-                    changed = channel in record.versions
-                    change = ("written" if channel in record.updated_channels else "cleared") if changed else ""
-                    rows.append(
-                        {
-                            "channel": channel,
-                            "version": version,
-                            "changed": changed,
-                            "change": change,
-                            "what": _role_words(role, channel),
-                        }
-                    )
-                return sorted(rows, key=lambda r: (r["what"] != "state key", r["channel"]))
-        return []
+        """Every channel's version after `step`'s barrier (`step_changes.channel_versions`)."""
+        return channel_versions(self.run, self.facts, step)
 
     # ---- findings and errors ---------------------------------------------------------------------
 
@@ -611,18 +364,3 @@ def _worth_showing(order: Sequence[int], run: RunRecord) -> Sequence[int]:
             return range(0, order.stop)
         return order
     return [number for index, number in enumerate(order) if number >= 0 or run.steps[index].reducer_calls]
-
-
-def _role_words(role: dict[str, Any], channel: str) -> str:
-    kind = role.get("role")
-    if kind == "state":
-        return "state key"
-    if kind == "edge":
-        return f"edge into {role.get('target')}"
-    if kind == "waiting_edge":
-        return f"waiting edge [{', '.join(role.get('sources', []))}] → {role.get('target')}"
-    if kind == "sends":
-        return "Send packets"
-    if kind == "input":
-        return "the input"
-    return "internal"
