@@ -624,6 +624,7 @@ EXPECTED = {
     "order_dependent_reducer": "order_sensitive",
     "in_place_mutation": "in_place_mutation",
     "clear_with_empty_list": "empty_list_clear",
+    "endless_loop": "stuck_loop",
 }
 
 

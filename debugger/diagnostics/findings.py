@@ -29,6 +29,7 @@ KINDS: dict[str, str] = {
     "empty_list_clear": N_("A node returned [] to clear an additive list, which adds nothing"),
     "committed_mismatch": N_("A committed (or checkpointed) value differs from what the step's writes fold to"),
     "damaged_data": N_("A stored checkpoint or write cannot be read back as the run made it (corrupt bytes)"),
+    "stuck_loop": N_("A loop whose route reads keys that stopped changing, ended by the recursion limit"),
     "rejected_write": N_("A node wrote a value the state schema (pydantic) rejects when the next input is built"),
 }
 """Every kind a finding can have, with one line on what it means (English; `_(KINDS[kind])` translates it)."""

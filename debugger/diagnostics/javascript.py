@@ -133,6 +133,8 @@ def _line(code: str, *, async_body: bool, lists: bool = False) -> str:
         return ("async function " if async_body else "function ") + code[4:-1] + " {"
     if code.startswith("if not ") and code.endswith(":"):
         return f"if (!{code[7:-1]}) {{"
+    if code.startswith("if ") and code.endswith(":"):
+        return f"if ({code[3:-1]}) {{"
     if re.match(r"^\w+ = ", code):
         code = "const " + code
     if async_body and ".invoke(" in code:

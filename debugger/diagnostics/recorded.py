@@ -14,6 +14,7 @@ from .conflicts import concurrent_updates
 from .facts import runs
 from .findings import Finding
 from .javascript import in_javascript
+from .loops import stuck_loops
 from .mismatch import recorded_mismatches
 from .mutation import in_place_mutations
 from .order import order_sensitivity
@@ -30,6 +31,7 @@ CHECKS = (
     order_sensitivity,
     recorded_mismatches,
     rejected_writes,
+    stuck_loops,
 )
 """Each takes one run's `RunFacts` and returns its findings."""
 

@@ -95,6 +95,17 @@ def router_returns(fn: Any) -> Returns:
     return result
 
 
+def keys_read(fn: Any) -> tuple[str, ...] | None:
+    """The state keys `fn` reads (`state["k"]`, `state.get("k")`, `state.k`), in the order it reads them;
+    None where its source cannot be read."""
+    found = _function_ast(fn)
+    if found is None:
+        return None
+    tree, param = found
+    nodes = sorted(ast.walk(tree), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+    return tuple(dict.fromkeys(key for key in (direct_read(n, param) for n in nodes) if key is not None))
+
+
 # ---- finding the function's syntax tree ------------------------------------------------------------
 
 
