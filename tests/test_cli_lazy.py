@@ -60,6 +60,7 @@ NOT_BEFORE_A_RUN = {
     "debugger.runtimes.engine.live",
     "debugger.runtimes.langgraph.live",
     "debugger.runtimes.langgraphjs.live",
+    "debugger.runtimes.segmented_live",
     # checkpointer threads: reading, rebuilding, forking them (commands/common.py, the runtimes' record.py)
     "debugger.runtimes.checkpointers.open",
     "debugger.runtimes.langgraph.threads.reader",

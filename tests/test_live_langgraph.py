@@ -21,7 +21,7 @@ from langgraph.types import interrupt  # noqa: E402
 from debugger.cli import main  # noqa: E402
 from debugger.diagnostics.replay import Replay  # noqa: E402
 from debugger.live import Breakpoints, EditError, LiveRun, start_live_run  # noqa: E402
-from debugger.runtimes.langgraph.live import LangGraphDrivenRun  # noqa: E402
+from debugger.runtimes.langgraph.live import LangGraphSegments  # noqa: E402
 from debugger.stores.sqlite import RunStore  # noqa: E402
 
 INPUT = {"log": [], "count": 1}
@@ -66,9 +66,9 @@ def paused(run: LiveRun):
 def test_start_live_run_picks_the_langgraph_driven_run_and_supplies_a_checkpointer() -> None:
     graph = pipeline()
     run = start_live_run(graph, dict(INPUT), store=False)
-    assert isinstance(run.driven, LangGraphDrivenRun) and run.graph is graph
+    assert isinstance(run.driven.segments, LangGraphSegments) and run.graph is graph
     assert graph.checkpointer is None and isinstance(
-        run.driven.runnable.checkpointer, InMemorySaver
+        run.driven.segments.runnable.checkpointer, InMemorySaver
     )  # the user's graph is untouched
     assert run.join(10).status == "done"
 

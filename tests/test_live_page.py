@@ -150,7 +150,7 @@ def test_a_langgraph_app_asks_pauses_takes_an_edit_and_the_answer(at, tmp_path) 
     at.multiselect(key="live_before").set_value(["ask"]).run()
     at.button(key="live_start").click().run()
     snap = _until(at, lambda s: s.status == "paused")
-    assert type(at.session_state["live_run"].driven).__name__ == "LangGraphDrivenRun"
+    assert type(at.session_state["live_run"].driven.segments).__name__ == "LangGraphSegments"
     assert snap.pause.reasons == ("breakpoint before ask",) and "Paused before step 2" in [
         h.value for h in at.subheader
     ]

@@ -1,6 +1,8 @@
 """`DrivenRun`: a graph run that the live controller (`debugger/live/controller.py`) drives one
-superstep at a time. One implementation per runtime: `runtimes/engine/live.py` over the engine's
-`graph.loop(...)`, `runtimes/langgraph/live.py` over langgraph's `stream`/`get_state`/`update_state`.
+superstep at a time. Two implementations: `runtimes/engine/live.py` over the engine's `graph.loop(...)`,
+and `runtimes/segmented_live.py` (`SegmentedRun`) for the runtimes that own their loop, driven one
+segment at a time over each one's `Segments`: langgraph's `stream`/`get_state`/`update_state`
+(`runtimes/langgraph/live.py`) and LangGraph.js's in a node process (`runtimes/langgraphjs/live.py`).
 The controller owns everything else (the pause loop, breakpoints, step mode, the commands, the
 snapshots, stopping and storing), so the Live run page and `stepscope run --follow` never ask which
 runtime they are talking to.

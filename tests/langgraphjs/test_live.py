@@ -13,7 +13,7 @@ from debugger.cli import main
 from debugger.diagnostics.replay import Replay
 from debugger.live import Breakpoints, EditError, LiveRun, start_live_run
 from debugger.runtimes.driven import LiveRunError
-from debugger.runtimes.langgraphjs.live import JSDrivenRun
+from debugger.runtimes.langgraphjs.live import JSSegments
 from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS, describe
 from debugger.stores.sqlite import RunStore
 
@@ -42,7 +42,7 @@ def test_step_mode_runs_one_superstep_per_step_on_a_saver_of_its_own(langgraph_j
     run = start_live_run(
         graph, dict(INPUT), target="pipeline", store=False, breakpoints=Breakpoints.of(every_step=True)
     )
-    assert isinstance(run.driven, JSDrivenRun) and run.driven.thread_id.startswith("stepscope-live-")
+    assert isinstance(run.driven.segments, JSSegments) and run.driven.thread_id.startswith("stepscope-live-")
     seen, order = 0, []
     while True:
         snap = run.wait_until(lambda s, v=seen: s.version > v and s.status != "running", timeout=30)
@@ -110,7 +110,7 @@ def test_stop_while_a_node_runs_kills_node_and_keeps_the_committed_steps(langgra
     run = start_live_run(graph_of("slow"), dict(INPUT), target="slow", db=str(db))
     snap = run.wait_until(lambda s: any(t.name == "b" and t.state == "running" for t in s.running), timeout=30)
     assert snap.step == 2
-    process = run.driven._node.process
+    process = run.driven.segments.node.process
     started = time.monotonic()
     final = run.stop()
     assert time.monotonic() - started < 5  # b still sleeps: Stop does not wait for it
@@ -170,7 +170,7 @@ def test_a_node_that_hangs_in_a_live_run_ends_it_at_the_step_limit_in_one_line(
     assert "did not finish within 3 s; stopped during step 2 (still running: hangs)" in final.message
     assert "STEPSCOPE_RUN_TIMEOUT" in final.message
     assert Replay(final.trace).state_after(1) == {"n": 1}
-    assert run.driven._node.process.wait(10) is not None  # node is gone
+    assert run.driven.segments.node.process.wait(10) is not None  # node is gone
     db = tmp_path / "r.db"
     assert main(["run", f"{app('hangs.mjs')}:graph", "--follow", "--db", str(db)]) == 1  # --follow too
     error = capsys.readouterr().err

@@ -40,7 +40,7 @@ def test_a_js_lesson_pauses_at_a_breakpoint_takes_an_edit_and_finishes(langgraph
     at.button(key="live_start").click().run()
     try:
         snap = _until(at, lambda s: s.status == "paused")
-        assert type(at.session_state["live_run"].driven).__name__ == "JSDrivenRun"
+        assert type(at.session_state["live_run"].driven.segments).__name__ == "JSSegments"
         assert snap.pause.reasons == ("breakpoint before merge",), snap.message
         at.selectbox(key="live_edit_key").set_value("results").run()
         at.selectbox(key="live_edit_as").set_value("search_db").run()

@@ -129,10 +129,11 @@ class LangGraphRuntime(PythonApps):
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
-        """`LangGraphDrivenRun` (`debugger/runtimes/langgraph/live.py`)."""
-        from debugger.runtimes.langgraph.live import LangGraphDrivenRun
+        """A `SegmentedRun` over langgraph's own `stream` (`debugger/runtimes/langgraph/live.py`)."""
+        from debugger.runtimes.langgraph.live import LangGraphSegments
+        from debugger.runtimes.segmented_live import SegmentedRun
 
-        return LangGraphDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
+        return SegmentedRun(LangGraphSegments, graph, graph_input, config, target=target, hooks=hooks)
 
 
 def _check_resume(graph: Any, config: dict[str, Any] | None, thread: str | None, resume: Any, target: str) -> None:

@@ -6,12 +6,13 @@ debugger draws it, and the lesson's own `exampleInput`, `title`, `lesson`), and 
 with its nodes and channels by name (what the forms read). Everything that runs it goes to node:
 `record` is `record_js_app` (the app's own `@langchain/langgraph` under `recorder.mjs`).
 
-Live runs are `drive` -> `live.JSDrivenRun` (one long-lived node process, `live.mjs`); time travel is
-`checkpointed_copy`, a `JSGraph` with a `saver_file` whose `get_state_history`/`update_state` go to node
-(`copies.py`, `fork.mjs`) and whose runs `record` records on that saver. What this runtime does not do
-(yet), each refused in words: the checks before running (they read Python code; a JS app is checked from
-its recorded run). Reading a checkpointer thread (`read_thread`) and time travel on it (`fork_thread`, on a
-local SQLite copy) are `threads.py`: node rebuilds and runs them with LangGraph.js's own code.
+Live runs are `drive` -> a `SegmentedRun` over `live.JSSegments` (one long-lived node process,
+`live.mjs`); time travel is `checkpointed_copy`, a `JSGraph` with a `saver_file` whose
+`get_state_history`/`update_state` go to node (`copies.py`, `fork.mjs`) and whose runs `record` records on
+that saver. What this runtime does not do (yet), each refused in words: the checks before running (they
+read Python code; a JS app is checked from its recorded run). Reading a checkpointer thread
+(`read_thread`) and time travel on it (`fork_thread`, on a local SQLite copy) are `threads.py`: node
+rebuilds and runs them with LangGraph.js's own code.
 """
 
 from __future__ import annotations
@@ -323,10 +324,12 @@ class LangGraphJSRuntime:
     def drive(
         self, graph: Any, graph_input: Any, config: dict[str, Any] | None, *, target: str, hooks: Any = None
     ) -> Any:
-        """A `JSDrivenRun`: one node process that runs the app one superstep (segment) at a time."""
-        from .live import JSDrivenRun
+        """A `SegmentedRun` over one node process that runs the app one superstep (segment) at a time."""
+        from debugger.runtimes.segmented_live import SegmentedRun
 
-        return JSDrivenRun(graph, graph_input, config, target=target, hooks=hooks)
+        from .live import JSSegments
+
+        return SegmentedRun(JSSegments, graph, graph_input, config, target=target, hooks=hooks)
 
 
 @dataclass(frozen=True)
