@@ -64,10 +64,12 @@ def test_the_thread_panels_answer_continues_the_thread_and_lists_its_turns(langg
     assert [turn.status for turn in thread_runs("t2", target)] == ["interrupted", "done"]
 
 
-def test_configurable_thread_id_is_the_thread_resume_answers(langgraph_js, tmp_path, capsys) -> None:
+@pytest.mark.parametrize("name", ["interrupt_ask.mjs", "interrupt_subgraph.mjs"])
+def test_configurable_thread_id_is_the_thread_resume_answers(langgraph_js, tmp_path, capsys, name) -> None:
     """As in LangGraph.js, the thread is the config's `configurable.thread_id` (issue 41, item 1): the pause
-    is kept and `--resume` with the same `--config` answers it; `--thread` is its short form."""
-    db, target = str(tmp_path / "runs.sqlite3"), f"{app('interrupt_ask.mjs')}:graph"
+    (in a node, or in a compiled subgraph) is kept and `--resume` with the same `--config` answers it;
+    `--thread` is its short form."""
+    db, target = str(tmp_path / "runs.sqlite3"), f"{app(name)}:graph"
     config = '{"configurable": {"thread_id": "t-1"}}'
     assert main(["run", target, "--config", config, "--db", db]) == 0
     first = capsys.readouterr().out
