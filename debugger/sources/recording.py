@@ -287,15 +287,40 @@ def _stopped_trace(
     timeout: float | None,
     elapsed: float,
 ) -> Trace:
+    stopped = stopped_trace(recorder, why, timeout, elapsed)
+    if stopped is not None:
+        return stopped
+    frozen = unstarted_trace(recorder, graph, graph_input, config, None)
+    _mark_stopped(frozen, why, timeout, elapsed, f"after {_handed(recorder)} supersteps")
+    return frozen
+
+
+def stopped_trace(recorder: Recorder, why: str, timeout: float | None, elapsed: float) -> Trace | None:
+    """The run `recorder` records, stopped from outside (`why`: `cancelled` by Ctrl-C, or `timeout`) after
+    `elapsed` seconds, frozen as it is with its status and a message saying where it stopped; its sink, if a
+    `StoreSink`, takes no more steps (finish it with this trace). None if the run had not started."""
     if isinstance(recorder.sink, StoreSink):
         recorder.sink.close()  # from here on the worker's steps stay in the trace we freeze
     with recorder.lock:  # the worker may still be adding to the live trace
         live = recorder.trace
-        frozen = frozen_copy(live) if live is not None else unstarted_trace(recorder, graph, graph_input, config, None)
+        if live is None:
+            return None
+        frozen = frozen_copy(live)
     steps = [s for s in frozen.steps if s.step >= 0]
-    handed = recorder.sink.handed if isinstance(recorder.sink, StoreSink) else 0  # stored already, not in memory
     running = [t.name for t in steps[-1].tasks if t.result is None and t.error is None] if steps else []
-    where = f"after {handed + len(steps)} supersteps" + (f", while {', '.join(running)} ran" if running else "")
+    where = f"after {_handed(recorder) + len(steps)} supersteps" + (
+        f", while {', '.join(running)} ran" if running else ""
+    )
+    _mark_stopped(frozen, why, timeout, elapsed, where)
+    return frozen
+
+
+def _handed(recorder: Recorder) -> int:
+    """Supersteps of the run stored already (so no longer in its trace's memory)."""
+    return recorder.sink.handed if isinstance(recorder.sink, StoreSink) else 0
+
+
+def _mark_stopped(frozen: Trace, why: str, timeout: float | None, elapsed: float, where: str) -> None:
     if why == "cancelled":
         message = f"Stopped with Ctrl-C {where}; what was recorded until then is kept."
     else:
@@ -306,7 +331,6 @@ def _stopped_trace(
         )
     mark_ended(frozen, why, stepscope_error("RunCancelled" if why == "cancelled" else "RunTimeout", message))
     frozen.duration = round(elapsed, 6)
-    return frozen
 
 
 def frozen_copy(trace: Trace) -> Trace:

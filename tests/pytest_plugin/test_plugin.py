@@ -28,30 +28,30 @@ def user_project(tmp_path: Path) -> Path:
 
 
 def run_pytest(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """pytest in the user's folder; the plugin is loaded by its module name, whichever way StepScope is
-    installed here (its entry point is checked on its own below)."""
-    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{project}", **(env or {})}
-    if "STEPSCOPE_PYTEST" not in (env or {}):
-        environment.pop("STEPSCOPE_PYTEST", None)
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:stepscope",
-        "-p",
-        "debugger.pytest_plugin",
-        "-p",
-        "no:cacheprovider",
-    ]
+    """pytest in the user's folder (`pytest_command`), waited for."""
     return subprocess.run(
-        [*command, "-q", "-rA", str(project), *args],
+        pytest_command(project, *args),
         cwd=project,
-        env=environment,
+        env=pytest_environment(project, env),
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def pytest_command(project: Path, *args: str) -> list[str]:
+    """pytest on the user's folder; the plugin is loaded by its module name, whichever way StepScope is
+    installed here (its entry point is checked on its own below)."""
+    loading = ["-p", "no:stepscope", "-p", "debugger.pytest_plugin", "-p", "no:cacheprovider"]
+    return [sys.executable, "-m", "pytest", *loading, "-q", "-rA", str(project), *args]
+
+
+def pytest_environment(project: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """StepScope and the user's folder importable; `STEPSCOPE_PYTEST` only where `env` sets it."""
+    environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{project}", **(env or {})}
+    if "STEPSCOPE_PYTEST" not in (env or {}):
+        environment.pop("STEPSCOPE_PYTEST", None)
+    return environment
 
 
 def test_entry_point_is_declared():
