@@ -116,6 +116,13 @@ class RunOptions:
         names = [o.name for o in RUN_OPTIONS if o.name != "timeout"]
         return cls(**{name: getattr(args, name, None) for name in names}, timeout=timeout)
 
+    @classmethod
+    def from_form(cls, *, timeout: float | None, **fields: str | None) -> RunOptions:
+        """The options a form's fields give (`input=`, `config=`, `thread=`): one left empty is not given."""
+        return cls(
+            **{name: text.strip() if text and text.strip() else None for name, text in fields.items()}, timeout=timeout
+        )
+
 
 def run_request(loaded: LoadedTarget, options: RunOptions, spelling: Spelling = COMMAND_LINE) -> RunRequest:
     """The run `options` ask for, on the target's defaults (`example_input`, `example_config`); the options

@@ -262,16 +262,13 @@ def open_target(
     config_json: str | None = None,
     thread: str | None = None,
 ) -> Opened:
-    """Runs a graph file with what the Graph file form was given, read as `stepscope run` reads its options
-    (`run_options.run_request`): the input, the run config and the checkpointer thread, the config's
-    `configurable.thread_id` or the Thread field (a graph with a checkpointer and neither gets a fresh one)."""
+    """Runs a graph file with the Graph file form's fields, read as `stepscope run` reads its options
+    (`run_options.run_request`: the thread is the config's `configurable.thread_id` or the Thread field)."""
     try:
         loaded = load_target(target)
     except TargetError as exc:
         raise OpenError(str(exc), file=exc.file, line=exc.line) from None
-    typed = RunOptions(
-        input=_typed(input_json), config=_typed(config_json), thread=_typed(thread), timeout=app_run_timeout()
-    )
+    typed = RunOptions.from_form(input=input_json, config=config_json, thread=thread, timeout=app_run_timeout())
     try:
         request = run_request(loaded, typed, FORM)
     except (RunSetupError, TargetError) as exc:
@@ -290,11 +287,6 @@ def open_target(
         request.graph_input,
         dict(request.config or {}),
     )
-
-
-def _typed(text: str | None) -> str | None:
-    """A form field as typed, None when left empty (the option's default then)."""
-    return text.strip() if text is not None and text.strip() else None
 
 
 def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False, checkpointer: str = "") -> Opened:
