@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_app import goto_page, start, url
+from tests.test_app import goto_page, plain, start, url
 
 pytestmark = pytest.mark.usefixtures("fresh_store", "drawing_without_graphviz")  # tests/conftest.py
 
 STEP_KEYS = {"sample", "run", "step", "call", "scope", "tab"}
 PLAYGROUND_KEYS = {"reducer", "start", "A", "B", "C", "D", "E", "custom"}
+
+
+def sidebar_text(at) -> str:
+    """What the sidebar's text and pickers say."""
+    picked = [str(box.value).replace("_", " ") for box in at.sidebar.selectbox]
+    return plain("\n".join([m.value for m in at.sidebar.markdown] + picked)).lower()
 
 
 def test_each_page_names_only_its_own_parameters_there_and_back():
@@ -42,9 +48,23 @@ def test_an_old_link_that_mixed_pages_is_cleaned_to_the_pages_own():
     assert url(at)["reducer"] == "none" and not (STEP_KEYS | {"b"}) & set(url(at)), url(at)
 
 
+def test_the_sidebar_names_the_playground_run_on_screen_not_the_step_pages():
+    at = start(sample="subgraph_trap")
+    assert "subgraph trap" in sidebar_text(at) and "a subgraph re-appends its parent's list" in sidebar_text(at)
+    goto_page(at, "playground")
+    at.selectbox(key="playground-reducer").set_value("none").run()
+    assert "playground: no reducer (a plain key) with 2 writers" in sidebar_text(at), sidebar_text(at)
+    assert "subgraph" not in sidebar_text(at), "no word of the Step-through run, nor a picker naming it"
+    goto_page(at, "gallery")
+    assert "subgraph" not in sidebar_text(at) and "playground" not in sidebar_text(at)
+    goto_page(at, "compare")
+    assert "a subgraph re-appends" in sidebar_text(at), "Compare shows the open run as A: the sidebar names it"
+
+
 def test_make_it_a_graph_opens_the_step_page_with_its_own_url():
     at = start(sample="subgraph_trap", step="2")
     goto_page(at, "playground")
     at.button(key="playground-make").click().run()
     assert not at.exception, at.exception
     assert set(url(at)) == {"run", "step"}, url(at)
+    assert "playground: operator.add with 2 writers" in sidebar_text(at), "the run opened is the one named"

@@ -203,6 +203,14 @@ class Played:
     """Writers whose write the barrier made no reducer call for (an Overwrite of the same step won)."""
 
 
+def setup_title(setup: Setup) -> str:
+    """What the playground shows, in the page's language: 'Playground: operator.add with 2 writers'."""
+    count = len(setup.writes)
+    return ngettext(
+        "Playground: {reducer} with {count} writer", "Playground: {reducer} with {count} writers", count
+    ).format(reducer=_(REDUCERS[setup.reducer].label), count=count)
+
+
 def literal(text: str, what: str) -> Any:
     """A Python literal the learner typed, or one line naming the field and what is wrong."""
     try:
@@ -252,9 +260,7 @@ def graph_source(setup: Setup) -> str:
     count = len(writes)
     writers_words = f"{count} parallel writer" + ("" if count == 1 else "s")  # the file's docstring: English code
     # the title and summary the app shows for the file, in the page's language when it was written
-    title = ngettext(
-        "Playground: {reducer} with {count} writer", "Playground: {reducer} with {count} writers", count
-    ).format(reducer=_(choice.label), count=count)
+    title = setup_title(setup)
     summary = ngettext(
         "One key, {reducer}, {count} parallel writer.", "One key, {reducer}, {count} parallel writers.", count
     ).format(reducer=_(choice.label), count=count)

@@ -18,7 +18,7 @@ from debugger.model.playground import MAX_WRITERS, REDUCERS, WRITERS, Playground
 from debugger.sources import runs as sources
 from debugger.stores.opening import local_db_path
 from debugger.views import session, widgets
-from debugger.views.sidebar import open_and_show
+from debugger.views.sidebar import on_screen, open_and_show
 
 
 def _widget_values(setup: Setup) -> dict[str, Any]:
@@ -118,6 +118,7 @@ def render() -> None:
     _follow_link()
     setup = _setup_from_widgets()
     session.write_page_url("playground", playground.setup_params(setup))
+    on_screen(playground.setup_title(setup))  # the sidebar names this page's run, not the Step-through one
     if _linked_code_held(setup):
         return
     try:

@@ -214,24 +214,40 @@ def _on_rerun_with_input() -> None:
         _open(lambda: sources.open_target(target, text))
 
 
+def _header() -> None:
+    """StepScope, the language switch and the last open that failed: on every page but Live run."""
+    st.header("StepScope")
+    st.radio(
+        "Language · 语言",
+        list(i18n.LANGUAGES),
+        format_func=i18n.LANGUAGES.get,
+        horizontal=True,
+        key=session.UI_LANGUAGE,
+        on_change=session.sync_url,
+        label_visibility="collapsed",
+    )
+    error = session.recall(session.OPEN_ERROR)
+    if error:
+        widgets.open_error(*error)
+
+
+def on_screen(title: str, caption: str = "") -> None:
+    """From a page that does not show the Step-through run: the sidebar names what the page shows."""
+    with st.sidebar:
+        st.markdown(f"**{widgets.md(title)}**")
+        if caption:
+            st.caption(widgets.md(caption))
+
+
 def render() -> None:
     """Long because it lays the sidebar out top to bottom as it appears on screen (sources, their forms, the
-    run's thread); each widget is a line or two."""
+    run's thread); each widget is a line or two. A page that does not show the open run gets the header
+    only, and names what it shows itself (`on_screen`): the sidebar never names a run that is not there."""
     with st.sidebar:
-        st.header("StepScope")
-        st.radio(
-            "Language · 语言",
-            list(i18n.LANGUAGES),
-            format_func=i18n.LANGUAGES.get,
-            horizontal=True,
-            key=session.UI_LANGUAGE,
-            on_change=session.sync_url,
-            label_visibility="collapsed",
-        )
+        _header()
+        if session.shown_page() not in page_url.RUN_PAGES:
+            return
         run = session.loaded_run()
-        error = session.recall(session.OPEN_ERROR)
-        if error:
-            widgets.open_error(*error)
         kind = st.radio(_("Open"), OPEN_KINDS, format_func=i18n.translator(), horizontal=True, key=session.OPEN_KIND)
         if kind == "Sample":
             names = [s.name for s in list_samples()]
