@@ -87,7 +87,7 @@ def get_backend(name: str) -> Any:
 
 def record(graph: Any, given: Any, config: dict, way: str) -> str:
     ids = itertools.count()
-    uuid.uuid4 = lambda: uuid.UUID(int=next(ids))  # the ids `add_messages` gives (engine.messages)
+    uuid.uuid4 = lambda: uuid.UUID(int=next(ids))  # the ids `add_messages` gives (engine.message_reducer)
     sink = Keep() if way == "sink" else None
     recorder = (Reading if way == "read" else Recorder)(target="t", run_id="r", clock=lambda: CLOCK, sink=sink)
     if given is None:  # a differential case: built afresh (some nodes count their calls)

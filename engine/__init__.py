@@ -20,18 +20,8 @@ if TYPE_CHECKING:
     from .hooks import Hooks, ReducerCall, StepCommit
     from .interrupts import interrupt
     from .managed import IsLastStep, RemainingSteps
-    from .messages import (
-        REMOVE_ALL_MESSAGES,
-        AIMessage,
-        AnyMessage,
-        BaseMessage,
-        HumanMessage,
-        MessagesState,
-        RemoveMessage,
-        SystemMessage,
-        ToolMessage,
-        add_messages,
-    )
+    from .message_reducer import REMOVE_ALL_MESSAGES, MessagesState, add_messages
+    from .messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
     from .savers import BaseCheckpointSaver, InMemorySaver, MemorySaver
     from .sqlite_saver import SqliteSaver
     from .state_api import PregelTask, StateSnapshot
@@ -94,16 +84,16 @@ _LAZY = {
     "interrupt": "interrupts",
     "IsLastStep": "managed",
     "RemainingSteps": "managed",
-    "REMOVE_ALL_MESSAGES": "messages",
+    "REMOVE_ALL_MESSAGES": "message_reducer",
     "AIMessage": "messages",
     "AnyMessage": "messages",
     "BaseMessage": "messages",
     "HumanMessage": "messages",
-    "MessagesState": "messages",
+    "MessagesState": "message_reducer",
     "RemoveMessage": "messages",
     "SystemMessage": "messages",
     "ToolMessage": "messages",
-    "add_messages": "messages",
+    "add_messages": "message_reducer",
     "BaseCheckpointSaver": "savers",
     "InMemorySaver": "savers",
     "MemorySaver": "savers",

@@ -34,7 +34,8 @@ import traceback
 from typing import Any, Callable
 
 from .channels import MISSING
-from .messages import _UNCOPIED, BaseMessage, _copy_containers, message_to_dict, messages_from_dict
+from .message_convert import message_to_dict, messages_from_dict
+from .messages import _UNCOPIED, BaseMessage, _copy_containers
 from .types import Command, Overwrite, Send
 
 TYPE = "$type"

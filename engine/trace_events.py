@@ -18,7 +18,8 @@ from .algo import Task
 from .channels import MISSING
 from .codec import BIG_INT, MISSING_ENCODED, encode, encode_error
 from .constants import PULL, START
-from .messages import BaseMessage, add_messages
+from .message_reducer import add_messages
+from .messages import BaseMessage
 from .records import SAME, SAME_AS_WRITES, ReducerCallRecord, TaskRecord, fields_of
 from .trace_values import _SCALAR_TYPES, IMMUTABLE, unchanged_list
 from .trace_writer import TraceWriter

@@ -1,4 +1,4 @@
-"""engine.messages: message classes, convert_to_messages and the add_messages reducer.
+"""engine.messages, message_convert, message_reducer: message classes, convert_to_messages, add_messages.
 
 The first part tests our module alone. The second part (skipped without langgraph/langchain-core)
 feeds the same inputs to the real `langgraph.graph.message.add_messages` and to ours and compares
@@ -16,20 +16,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from engine import message_convert, message_reducer
 from engine import messages as ours
-from engine.messages import (
-    REMOVE_ALL_MESSAGES,
-    AIMessage,
-    HumanMessage,
-    MessagesState,
-    RemoveMessage,
-    SystemMessage,
-    ToolMessage,
-    add_messages,
-    convert_to_messages,
-    message_to_dict,
-    set_id_factory,
-)
+from engine.message_convert import convert_to_messages, message_to_dict
+from engine.message_reducer import REMOVE_ALL_MESSAGES, MessagesState, add_messages, set_id_factory
+from engine.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 
 
 @pytest.fixture
@@ -286,21 +277,22 @@ def test_messages_state_annotation_carries_the_reducer():
 
 
 def test_public_surface():
-    for name in [
-        "BaseMessage",
-        "HumanMessage",
-        "AIMessage",
-        "SystemMessage",
-        "ToolMessage",
-        "RemoveMessage",
-        "AnyMessage",
-        "REMOVE_ALL_MESSAGES",
-        "add_messages",
-        "convert_to_messages",
-        "message_to_dict",
-        "MessagesState",
-    ]:
-        assert name in ours.__all__ and hasattr(ours, name)
+    homes = {
+        ours: [
+            "BaseMessage",
+            "HumanMessage",
+            "AIMessage",
+            "SystemMessage",
+            "ToolMessage",
+            "RemoveMessage",
+            "AnyMessage",
+        ],
+        message_reducer: ["REMOVE_ALL_MESSAGES", "add_messages", "MessagesState"],
+        message_convert: ["convert_to_messages", "message_to_dict"],
+    }
+    for module, names in homes.items():
+        for name in names:
+            assert name in module.__all__ and hasattr(module, name)
 
 
 # --- the seed article's example --------------------------------------------------------------------

@@ -16,7 +16,7 @@ from differential.backends import get_backend
 from differential.cases import CASES
 from test_golden import _without_timings
 
-from engine.messages import set_id_factory
+from engine.message_reducer import set_id_factory
 from engine.trace import Recorder, RunRecord
 from engine.tracefile import to_dict
 from sample_graphs.gallery import SAMPLES, load_sample

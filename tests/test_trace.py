@@ -9,7 +9,7 @@ import pytest
 
 from engine import START, AIMessage, MessagesState, StateGraph
 from engine.codec import Recorded, decode, encode
-from engine.messages import set_id_factory
+from engine.message_reducer import set_id_factory
 from engine.trace import SCHEMA_VERSION, Recorder, Trace
 from engine.tracefile import TraceFileError, from_json, to_json
 

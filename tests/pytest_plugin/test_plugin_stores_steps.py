@@ -16,7 +16,7 @@ from test_golden import _without_timings
 from debugger.pytest_plugin.session import RecordingSession
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
-from engine.messages import set_id_factory
+from engine.message_reducer import set_id_factory
 from engine.trace import Recorder
 from engine.tracefile import to_dict
 from sample_graphs.gallery import SAMPLES, load_sample
