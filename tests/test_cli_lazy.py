@@ -56,6 +56,7 @@ NOT_BEFORE_A_RUN = {
     "engine.stepping",
     # live runs, each runtime's (--follow imports them)
     "debugger.live.controller",
+    "debugger.live.start",
     "debugger.runtimes.driven",
     "debugger.runtimes.engine.live",
     "debugger.runtimes.langgraph.live",

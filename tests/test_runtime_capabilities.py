@@ -90,7 +90,7 @@ def test_the_engines_graph_opened_as_a_thread_app_is_refused_by_capability() -> 
 
 
 def test_time_travel_and_live_runs_ask_for_their_capability(monkeypatch) -> None:
-    from debugger.live.controller import LiveRunError, start_live_run
+    from debugger.live import LiveRunError, start_live_run
     from debugger.runtimes.engine import ENGINE
     from debugger.runtimes.targets import load_target
     from debugger.sources.forks import TimeTravelError, _time_travel

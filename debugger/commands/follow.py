@@ -12,7 +12,8 @@ from typing import Any, TextIO
 from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.live.controller import LiveRun, LiveRunError, start_live_run
+from debugger.live.controller import LiveRun, LiveRunError
+from debugger.live.start import start_live_run
 from debugger.live.status import LiveSnapshot
 from debugger.model.failures import is_stopped
 from debugger.model.present import interrupt_line, short

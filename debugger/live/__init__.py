@@ -3,7 +3,8 @@ step one superstep at a time, edit at a pause and stop (`controller.LiveRun` ove
 `DrivenRun`, started by `start_live_run`, read through `status.LiveSnapshot`; `follow.py` is
 `stepscope run --follow`)."""
 
-from debugger.live.controller import LiveRun, LiveRunError, start_live_run
+from debugger.live.controller import LiveRun, LiveRunError
+from debugger.live.start import start_live_run
 from debugger.live.status import Breakpoints, LiveSnapshot, Pause
 from debugger.runtimes.driven import EditError
 

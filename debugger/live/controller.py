@@ -1,16 +1,16 @@
 """`LiveRun`: one graph run driven on a background thread, superstep by superstep, that a page or the
 CLI can watch, pause, step, edit and stop while it goes.
 
-The run itself is a `DrivenRun` (`debugger/runtimes/driven.py`): one per runtime, each taking one
-superstep at a time and saying what the next one would run. Everything else is here, once for every
-runtime. Between two supersteps the controller looks at what the next one would run and decides
-whether to pause: a breakpoint before a node of that step or after a node of the step just
-committed, step mode, a Step, or the Pause button. While paused, the worker thread waits for a
-command: Step (run exactly one superstep, then pause again), Continue (run to the next breakpoint or
-the end), an edit (the value goes through the key's reducer as a chosen node's write, and is
-recorded as a step of kind `update`), or Stop. An `interrupt()` pauses too, on whichever thread
-waits for the answer, until the question is answered. Only the worker thread drives the run; other
-threads send commands and read snapshots.
+The run itself is a `DrivenRun` (`debugger/runtimes/driven.py`, asked of the graph's runtime by
+`start.start_live_run`), taking one superstep at a time and saying what the next one would run.
+Everything else is here, once for every runtime. Between two supersteps the controller looks at what the
+next one would run and decides whether to pause: a breakpoint before a node of that step or after a node
+of the step just committed, step mode, a Step, or the Pause button. While paused, the worker thread
+waits for a command: Step (run exactly one superstep, then pause again), Continue (run to the next
+breakpoint or the end), an edit (the value goes through the key's reducer as a chosen node's write, and
+is recorded as a step of kind `update`), or Stop. An `interrupt()` pauses too, on whichever thread waits
+for the answer, until the question is answered. Only the worker thread drives the run; other threads
+send commands and read snapshots.
 
 What the outside sees is a `LiveSnapshot` (`status.py`), rebuilt after every change: the trace of
 the committed supersteps (a shallow copy: a committed StepRecord is never changed again, so copies
@@ -36,6 +36,7 @@ from typing import Any, Sequence
 
 from debugger.live.ending import cancel, error_line
 from debugger.live.limit import StepLimit
+from debugger.live.running_tasks import RunningTasks
 from debugger.live.status import (
     CANCELLED,
     PAUSED,
@@ -45,9 +46,7 @@ from debugger.live.status import (
     Breakpoints,
     LiveSnapshot,
     Pause,
-    TaskProgress,
 )
-from debugger.runtimes.capabilities import WHAT_IT_DOES, LiveDriving, capability
 from debugger.runtimes.driven import (
     NO_ANSWER,
     Boundary,
@@ -58,14 +57,12 @@ from debugger.runtimes.driven import (
     TaskEnd,
     Upcoming,
 )
-from debugger.runtimes.registry import runtime_of
-from debugger.runtimes.runtime import TargetError
 from debugger.sources.recording import app_run_timeout
 from debugger.stores.protocol import StoreError
 from debugger.stores.sqlite import RunStore
 from engine.trace import Trace
 
-__all__ = ["EditError", "LiveRun", "LiveRunError", "start_live_run"]
+__all__ = ["EditError", "LiveRun", "LiveRunError"]
 
 
 @dataclass
@@ -76,33 +73,6 @@ class _Command:
     as_node: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
     error: str | None = None
-
-
-def start_live_run(
-    graph: Any,
-    graph_input: Any,
-    config: dict[str, Any] | None = None,
-    *,
-    target: str = "",
-    breakpoints: Breakpoints | None = None,
-    db: str | None = None,
-    store: bool = True,
-    ask: bool = True,
-    step_timeout: float | None = None,
-) -> "LiveRun":
-    """A live run of `graph` on `graph_input`, started, driven by its runtime's `DrivenRun`. Raises
-    `LiveRunError` in words for a graph no runtime can run live. `step_timeout`: `LiveRun`'s."""
-    name = target or type(graph).__name__
-    try:
-        runtime = runtime_of(graph)
-    except TargetError as exc:
-        raise LiveRunError(f"{name}: {exc}") from None
-    driving = capability(runtime, LiveDriving)
-    if driving is None:
-        raise LiveRunError(f"{name}: {runtime.title} graphs cannot {WHAT_IT_DOES[LiveDriving]}.")
-    driven = driving.drive(graph, graph_input, config, target=target)
-    live = LiveRun(driven, breakpoints=breakpoints, db=db, store=store, ask=ask, step_timeout=step_timeout)
-    return live.start()
 
 
 class LiveRun:
@@ -136,8 +106,7 @@ class LiveRun:
         self._cond = threading.Condition()
         self._commands: collections.deque[_Command] = collections.deque()
         self._snapshot = LiveSnapshot(0, "starting", None, run_id=driven.run_id, breakpoints=self._breakpoints)
-        self._progress: dict[str, TaskProgress] = {}
-        self._step: int | None = None
+        self._running = RunningTasks()
         self._single_step = False
         self._pause_requested = False
         self._stop_requested = False
@@ -235,31 +204,25 @@ class LiveRun:
     def step_started(self, step: int, tasks: Sequence[tuple[str, str]] = ()) -> None:
         """Superstep `step` began: its tasks (id, node) wait to start."""
         with self._cond:
-            now = time.monotonic()
-            self._step = step
-            self._progress = {task_id: TaskProgress(task_id, name, "waiting", started=now) for task_id, name in tasks}
+            self._running.step_started(step, tasks)
             self._publish_locked()
 
     def task_started(self, task_id: str, name: str) -> None:
         """A task of the running superstep began."""
         with self._cond:
-            self._progress[task_id] = TaskProgress(task_id, name, "running", started=time.monotonic())
+            self._running.task_started(task_id, name)
             self._publish_locked()
 
     def task_ended(self, ended: TaskEnd) -> None:
         """A task ended; timed from its start unless the runtime timed it."""
         with self._cond:
-            now = time.monotonic()
-            current = self._progress.get(ended.id)
-            started = current.started if current is not None else now
-            took = ended.duration if ended.duration is not None else round(now - started, 6)
-            self._progress[ended.id] = TaskProgress(**{**vars(ended), "duration": took}, started=started)
+            self._running.task_ended(ended)
             self._publish_locked()
 
     def step_committed(self) -> None:
         """The running superstep committed: nothing runs until the next one starts."""
         with self._cond:
-            self._step, self._progress = None, {}
+            self._running.clear()
             self._publish_locked()
 
     def ask_user(self, boundary: Boundary, asking: Sequence[PlannedTask]) -> Any:
@@ -270,7 +233,7 @@ class LiveRun:
             if self._stop_requested or self._final:
                 return NO_ANSWER
             for task in asking:
-                self._set_progress(task.id, "asking")
+                self._running.set_state(task.id, "asking")
             reason = f"interrupt() in {names} asks a question"
             self._limit.time(None)  # the user may take their time to answer
             self._publish_locked(status=PAUSED, pause=Pause.at(boundary, [reason]))
@@ -283,7 +246,7 @@ class LiveRun:
                 command.done.set()
             if command.kind == "answer":
                 for task in asking:
-                    self._set_progress(task.id, "running")
+                    self._running.set_state(task.id, "running")
                 self._limit.time("step")  # the node runs again, from its top
                 self._publish_locked(status=RUNNING, pause=None)
         if command.kind == "stop":
@@ -393,11 +356,6 @@ class LiveRun:
             self.driven.request_stop()
         self._finish_stopped()
 
-    def _set_progress(self, task_id: str, state: str) -> None:
-        current = self._progress.get(task_id)
-        if current is not None:
-            self._progress[task_id] = replace(current, state=state)
-
     # ---- publishing and finishing ----------------------------------------------------------------
 
     def _publish(self, **changes: Any) -> None:
@@ -409,8 +367,8 @@ class LiveRun:
             return
         current = self._snapshot
         changes.setdefault("trace", self.driven.trace())
-        changes.setdefault("step", self._step)
-        changes.setdefault("running", tuple(self._progress.values()))
+        changes.setdefault("step", self._running.step)
+        changes.setdefault("running", self._running.progress())
         self._snapshot = replace(current, version=current.version + 1, **changes)
         self._cond.notify_all()
 
@@ -439,16 +397,13 @@ class LiveRun:
                 return self._snapshot
             self._final = True
             trace = self.driven.trace() or Trace(ns=[], graph={}, input=None, config=None, run_id=self._snapshot.run_id)
-            progress = self._progress.values()
-            running = [p for p in progress if p.state in ("waiting", "running", "asking")]
-            finished = [p for p in progress if p.state == "done"]
+            running, finished = self._running.unfinished(), self._running.finished()
             pause = self._snapshot.pause
             before = pause.step if pause is not None else None
             limit = self._limit.seconds if self._limit.expired else None
             editing = self._limit.what == "edit"
-            message = cancel(
-                trace, self._step, self.driven.open_step(), running, before, finished, limit=limit, editing=editing
-            )
+            step, open_step = self._running.step, self.driven.open_step()
+            message = cancel(trace, step, open_step, running, before, finished, limit=limit, editing=editing)
         self._publish_final(trace, TIMEOUT if self._limit.expired else CANCELLED, message)
         return self._snapshot
 
@@ -457,7 +412,7 @@ class LiveRun:
         stored, note = self._store(trace)
         with self._cond:
             current = self._snapshot
-            self._step, self._progress = None, {}
+            self._running.clear()
             self._snapshot = replace(
                 current,
                 version=current.version + 1,
