@@ -4,7 +4,8 @@
     recording(db=...)          a context manager: every langgraph run inside it is recorded
     superstep                  langgraph supersteps as the trace writer takes them, whatever the source (live or stored)
 
-Modules: `patches.py` (the hooks in langgraph's loop), `probe.py` (what they record, per loop),
+Modules: `patches.py` (the hooks in langgraph's loop), `probe.py` (what they record, per loop: its
+tasks in `probe_tasks.py`, its barrier in `probe_barrier.py`),
 `watched.py` (a task's runnable, watched), `superstep.py` (langgraph's tasks, merge and commit as the
 trace writer takes them, one write at a time), `calls.py` (one reducer call, with what spares the
 writer comparing a long list again), `names.py` (describing a langgraph graph), `record.py` (sessions

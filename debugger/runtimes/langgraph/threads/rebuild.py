@@ -10,7 +10,7 @@ C, its child), the step that led from C to the child is rebuilt with the app's g
 2. the tasks are planned again with langgraph's `prepare_next_tasks` on C (task ids are derived from
    the checkpoint id, so they match the stored writes), and each gets its stored writes;
 3. the writes are applied with langgraph's own `apply_writes`, each state key watched as the live
-   recorder watches it (`debugger/runtimes/langgraph/recorder`: `_ObservedChannels`, `observe_update`), so
+   recorder watches it (`debugger/runtimes/langgraph/recorder`: `ObservedChannels`, `observe_update`), so
    every reducer call has its value before and after; the result is committed as the child's stored
    values, and the trace writer (`engine/trace_writer.py`, as for a run recorded live) records any
    state key whose stored value differs from what the calls gave as a mismatch
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from debugger.runtimes.checkpointers.tables import DamagedCheckpoint
-from debugger.runtimes.langgraph.recorder.probe import _ObservedChannels
+from debugger.runtimes.langgraph.recorder.probe_barrier import ObservedChannels
 from debugger.runtimes.langgraph.recorder.superstep import _get, call_sink, commit, plan_task, writes_by_channel
 from engine.codec import MISSING as ENGINE_MISSING
 from engine.codec import encode
@@ -160,7 +160,7 @@ class RunRebuild:
         from langgraph.pregel._algo import apply_writes
 
         grouped = writes_by_channel(tasks, self.keys)
-        channels = _ObservedChannels(self.channels, grouped, call_sink(self.writer, step)) if grouped else self.channels
+        channels = ObservedChannels(self.channels, grouped, call_sink(self.writer, step)) if grouped else self.channels
         return apply_writes(
             checkpoint, channels, tasks, self.reader.saver.get_next_version, self.graph.trigger_to_nodes
         )
