@@ -1,8 +1,8 @@
 """The server's side of typed code: one warm worker process per server (`worker.py`), asked one request at a
-time. The worker starts on the first request, in a process group of its own; a request that outlasts its wall
-limit kills that whole group (the worker and the child running the code) and starts a new worker at once,
-which warms up while the learner reads the line. Waiting is a `select` on the worker's stdout in the asking
-thread: no thread of the server's is left behind, whatever the code does.
+time. The worker starts on the first request, in a process group of its own, and stops each request at its
+wall limit itself; a worker that has not answered a few seconds after that is killed with its whole process
+group, and a new one is started at once, which warms up while the learner reads the line. Waiting is a
+`select` on the worker's stdout in the asking thread: no thread of the server's is left behind.
 
     answer = run("playground", {"source": ..., "writers": 2}, Limits(wall_seconds=12), what=_("the reducer"))
 """
@@ -29,6 +29,10 @@ from debugger.sandbox.limits import Limits, stopped_line
 
 ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds `debugger/` and `sample_graphs/`: the worker imports them from there."""
+
+
+BACKSTOP_SECONDS = 3.0
+"""The worker answers at the wall limit itself; the server kills it when it has not answered this much later."""
 
 
 class TypedCodeStopped(Exception):
@@ -105,7 +109,7 @@ def run(job: str, request: dict[str, Any], limits: Limits, *, what: str) -> dict
         if _worker is None or _worker.process.poll() is not None:
             _worker = _Worker()
         try:
-            reply = _worker.ask(message, limits.wall_seconds)
+            reply = _worker.ask(message, limits.wall_seconds + BACKSTOP_SECONDS)
         except (OSError, EOFError, ValueError):  # the worker died or spoke garbage: a new one next time
             reply = {"failed": _("the process that runs it ended unexpectedly; try again")}
             _worker.kill()

@@ -1,7 +1,7 @@
 """The limits typed code runs under, and the one line that says which one it passed.
 
 The child sets the CPU-time and memory limits on itself (`resource.setrlimit`, so the kernel enforces
-them); the server keeps the wall-clock one, for code that waits rather than computes."""
+them); the worker keeps the wall-clock one, for code that waits rather than computes."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class Limits:
     memory_mb: int = 512
     """Address space the code may add to the child's (RLIMIT_AS: an allocation past it raises MemoryError)."""
     wall_seconds: float = 12.0
-    """Real time the server waits for the answer before it kills the worker's process group."""
+    """Real time the worker waits for the child's answer before it kills the child and all it forked."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
