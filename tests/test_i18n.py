@@ -126,6 +126,22 @@ def test_the_subgraph_traps_merge_sentences_in_both_languages():
     assert chinese == ["operator.add 把 ['parent', 'sub-1'] 追加到 ['parent'] 后面（其中 1 项原本就在：重复了）"]
 
 
+def test_every_word_the_stepper_writes_itself_is_chinese_and_so_is_a_findings_severity():
+    from debugger.model import stepper_data
+
+    allowed = {"interrupt", "Ctrl", "Home", "End"}  # the function's name, and keys as their caps say
+    with i18n.using("zh-CN"):
+        labels = stepper_data.labels()
+        model = stepper_data.stepper_model(
+            TraceView(sources.open_sample("subgraph_trap", store=False).trace), Scope(), 2, drawing=("<svg/>", "d")
+        )
+    words = {name: set(re.findall(r"[A-Za-z]+", re.sub(r"\{\w+\}", "", text))) for name, text in labels.items()}
+    english = {name: found - allowed for name, found in words.items() if found - allowed}
+    assert not english, english
+    assert labels["fit"] == "适应窗口" and labels["zoom_in"] == "放大"
+    assert {f["severity"] for f in model["findings"]} <= {"错误", "警告", "提示"} and model["findings"]
+
+
 # ---- the app --------------------------------------------------------------------------------------
 
 

@@ -16,6 +16,8 @@ from debugger.i18n import N_, _
 
 SEVERITIES = ("error", "warning", "info")
 """Most serious first. `stepscope diagnose` exits 1 when any finding is an error."""
+SEVERITY_WORDS = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
+"""A finding's severity as a reader sees it (translated where it is shown)."""
 
 KINDS: dict[str, str] = {
     "concurrent_update": N_("A key without a reducer gets two writes in one superstep (InvalidUpdateError)"),

@@ -115,9 +115,11 @@ class Stepper {
     const top = el("div", undefined, "top");
     this.graph = el("div", undefined, "graph stepscope-graph");
     this.zoomBar = el("div", undefined, "zoom stepscope-zoom");
+    this.zoomButtons = {};
     for (const [name, factor] of [["in", 1.25], ["out", 0.8], ["fit", 0]]) {
-      const b = el("button", name === "in" ? "+" : name === "out" ? "−" : "fit");
+      const b = el("button", name === "in" ? "+" : name === "out" ? "−" : "");  // "fit": the page's word (update)
       b.dataset.zoom = name;
+      this.zoomButtons[name] = b;
       b.addEventListener("click", () => (factor ? this.zoom(factor) : this.fit(true)));
       this.zoomBar.append(b);
     }
@@ -145,6 +147,10 @@ class Stepper {
     this.buttons.next.textContent = L.next;
     this.buttons.last.textContent = L.last;
     this.slider.setAttribute("aria-label", L.superstep);
+    this.zoomButtons.fit.textContent = L.fit;
+    this.zoomButtons.fit.title = L.fit_help;
+    this.zoomButtons.in.title = L.zoom_in;
+    this.zoomButtons.out.title = L.zoom_out;
     this.slider.max = String(Math.max(0, this.count() - 1));
     this.marked = new Set(data.marked || []);
     this.ticks.replaceChildren(...[...this.marked].map((step) => {

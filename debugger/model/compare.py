@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from debugger.diagnostics import Finding, diagnose_trace
+from debugger.diagnostics.findings import SEVERITY_WORDS
 from debugger.diagnostics.replay import Replay
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS
-from debugger.i18n import N_, _, ngettext
+from debugger.i18n import _, ngettext
 from debugger.model.compare_values import (
     ABSENT,
     IDS_NOTE,
@@ -66,10 +67,6 @@ class Row:
         return self.verdict not in (SAME, SAME_BUT_IDS)
 
 
-SEVERITIES = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
-"""A finding's severity as a sentence says it (translated there)."""
-
-
 @dataclass(frozen=True)
 class FindingChange:
     """A finding of one run that the other run does not have."""
@@ -86,7 +83,7 @@ class FindingChange:
         on = _(" on `{key}`").format(key=code(f.key) if markdown else f.key) if f.key else ""
         at = _(" at step {step}").format(step=f.step) if f.step is not None else ""
         inside = _(" inside {scope}").format(scope=" › ".join(words(s) for s in f.scope)) if f.scope else ""
-        severity = _(SEVERITIES.get(f.severity, f.severity))
+        severity = _(SEVERITY_WORDS.get(f.severity, f.severity))
         text = _("the {kind}{on}{at}{inside} is gone in B ({severity}: {title})")
         if self.side != "A":
             text = _("the {kind}{on}{at}{inside} appears in B ({severity}: {title})")

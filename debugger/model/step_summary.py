@@ -73,9 +73,9 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
     tasks = view.tasks(step)
     label = _("the input") if step < 0 else _("step {step}").format(step=step)
     unfinished = view.unfinished(step)
-    stopped = ", ".join(f"**{md(view.label(t))}**" for t in tasks if t.id in unfinished)
+    stopped = i18n.join_names(f"**{md(view.label(t))}**" for t in tasks if t.id in unfinished)
     tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
-    names = ", ".join(f"**{md(view.label(t))}**" for t in tasks) or _("no task")
+    names = i18n.join_names(f"**{md(view.label(t))}**" for t in tasks) or _("no task")
     record = view.by_step.get(step)
     turn = turn_at(view.turns, step)
     starts = turn is not None and turn.first_step == step >= 0 and not tasks and not stopped
@@ -84,7 +84,7 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
     if starts:  # a new input or an answer to an interrupt: where a turn of the thread begins
         lines.append(_turn_start(view, turn))
     elif record is not None and record.kind == "update":  # an edit made at a pause of a live run
-        writers = ", ".join(sorted({c.writer_name for c in record.reducer_calls}))
+        writers = i18n.join_names(sorted({c.writer_name for c in record.reducer_calls}))
         lines.append(
             Line(
                 "text",
@@ -186,7 +186,7 @@ def _inside_subgraphs(view: RunView, step: int) -> str:
         if inner:
             parts.append(
                 _("inside **{task}**, {names} ran").format(
-                    task=md(task.name), names=", ".join(f"**{md(n)}**" for n in inner)
+                    task=md(task.name), names=i18n.join_names(f"**{md(n)}**" for n in inner)
                 )
             )
     return _(" (a subgraph: {parts})").format(parts="; ".join(parts)) if parts else ""
@@ -198,7 +198,7 @@ def _barrier(view: RunView, step: int, hidden: bool) -> list[Line]:
         return []
     if view.committed(step) or hidden:
         channels = sorted({m.call.channel for m in merges})
-        keys = ", ".join(f"`{code(c)}`" for c in channels)
+        keys = i18n.join_names(f"`{code(c)}`" for c in channels)
         if hidden:
             sentence = ngettext(
                 "The barrier merges **{count}** write into {keys}.",
@@ -277,6 +277,7 @@ def _next(view: RunView, step: int) -> list[Line]:
     if step == view.last:
         ending = run_status.ending(view.run.status, view.run.error, after=_("step {step}").format(step=step))
         unknown = view.run.status == "running"  # the recording stops here: the run did not end
-        nothing = _("**Next:** unknown.") if unknown else _("**Next:** nothing.")
-        return [Line("text", f"{nothing} {md(ending)}")]
+        # one sentence in each language: Chinese puts no space after its full stop
+        said = _("**Next:** unknown. {ending}") if unknown else _("**Next:** nothing. {ending}")
+        return [Line("text", said.format(ending=md(ending)))]
     return []

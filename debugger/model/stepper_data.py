@@ -18,6 +18,7 @@ import hashlib
 import re
 from typing import Any, Callable
 
+from debugger.diagnostics.findings import SEVERITY_WORDS
 from debugger.diagnostics.value_text import short
 from debugger.i18n import _
 from debugger.model.drawing import dot_node_id, to_dot
@@ -44,6 +45,10 @@ def labels() -> dict[str, str]:
         "next": _("Next ▶"),
         "last": _("Last ⏭"),
         "superstep": _("Superstep"),
+        "fit": _("fit"),
+        "fit_help": _("Fit the drawing to its frame (or double-click it)"),
+        "zoom_in": _("Zoom in"),
+        "zoom_out": _("Zoom out"),
         "input": _("input"),
         "at": _("Step {step} ({index} of {count})"),
         "no_steps": _("The run has no steps."),
@@ -159,7 +164,7 @@ def stepper_model(
 
 def finding_data(finding: Any) -> dict[str, Any]:
     return {
-        "severity": finding.severity,
+        "severity": _(SEVERITY_WORDS.get(finding.severity, finding.severity)),
         "title": finding.title,
         "where": finding.where(),
         "step": finding.step,

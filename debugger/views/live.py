@@ -26,6 +26,7 @@ from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.runs import Opened
 from debugger.views import live_link, live_pause, session, widgets
 from debugger.views.session import LoadedRun
+from debugger.views.sidebar import sample_title
 from sample_graphs.gallery import SAMPLES
 
 POLL = 0.4
@@ -124,6 +125,7 @@ def _start_panel(run: LiveRun | None) -> None:
                 _("Sample"),
                 SAMPLES,
                 key="live_sample",
+                format_func=sample_title,
                 index=SAMPLES.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in SAMPLES else 0,
             )
         else:

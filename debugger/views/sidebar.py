@@ -18,13 +18,18 @@ from debugger.views import checkpointer_form as checkpointer_threads
 from debugger.views import linked_samples, page_url, report_download, session, widgets
 from debugger.views import thread_panel as threads
 from debugger.views.session import LoadedRun
-from sample_graphs.gallery import JS_LESSONS, SAMPLES, js_lesson_for, list_samples
+from sample_graphs.gallery import JS_LESSONS, SAMPLES, js_lesson_for, list_samples, sample_info
 
 LANGUAGES = ["Python", "JavaScript"]
 OPEN_KINDS = [N_("Sample"), N_("Graph file"), N_("Stored run"), N_("Trace file"), N_("Checkpointer thread")]
 """What the sidebar opens; the radio's values stay these English words, its labels are translated."""
 
 DEFAULT_SAMPLE = "subgraph_trap"
+
+
+def sample_title(name: str) -> str:
+    """A sample as a picker names it: its lesson's title, in the page's language."""
+    return _(sample_info(name).title)
 
 
 def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None = None, scope=None) -> None:
@@ -258,7 +263,7 @@ def render() -> None:
                 names,
                 key=session.SAMPLE_CHOICE,
                 on_change=_on_sample,
-                format_func=lambda n: n.replace("_", " "),
+                format_func=sample_title,
             )
             language_switch(run, key=session.LESSON_LANGUAGE)
         elif kind == "Graph file":

@@ -26,7 +26,7 @@ def _expect_fan_out_at(app, step: int) -> None:
     expect(page.get_by_role("heading", name=FAN_OUT_TITLE)).to_be_visible()
     expect(page.get_by_role("heading", name=f"Superstep {step}")).to_be_visible()
     sample_box = page.locator(SIDEBAR).get_by_role("combobox", name="Sample")
-    expect(sample_box).to_have_value("fan out search")  # the sidebar's Sample box follows the gallery
+    expect(sample_box).to_have_value(FAN_OUT_TITLE)  # the sidebar's Sample box follows the gallery, by its title
 
 
 def test_gallery_open_then_next_and_prev_stay_on_the_opened_sample_and_the_link_reopens_it(app, new_session, shot):
