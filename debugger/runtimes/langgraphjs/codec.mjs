@@ -156,7 +156,7 @@ function encodeMessage(message, inner) {
   for (const key of ["tool_calls", "invalid_tool_calls"]) {
     const calls = message[key];
     if (!Array.isArray(calls) || calls.length === 0) continue;
-    data[key] = calls.map((call) => inner(key === "tool_calls" ? { ...call, type: call.type ?? "tool_call" } : call));
+    data[key] = calls.map((call) => inner(call)); // as LangGraph.js holds them: no "type" added (Python's has one)
   }
   return { type: message.type, data };
 }
