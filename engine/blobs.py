@@ -13,7 +13,7 @@ import hashlib
 import json
 from typing import Any
 
-from .codec import BLOB
+from .codec_types import BLOB
 
 BLOB_MIN = 32 * 1024
 """Values whose JSON is at least this long are stored once per file, however often they occur."""

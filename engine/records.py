@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .codec import TYPE, encode
+from .codec_encode import encode
+from .codec_types import TYPE
 from .constants import END, START, TASKS, branch_channel, join_channel
 from .draw import graph_of
 from .types import RunStatus, StepKind

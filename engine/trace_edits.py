@@ -22,7 +22,8 @@ import copy
 from dataclasses import replace
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from .codec import TYPE, encode, encode_error
+from .codec_encode import encode, encode_error
+from .codec_types import TYPE
 from .records import SAME, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 MISSING_VALUE = {TYPE: "missing"}

@@ -16,7 +16,8 @@ from typing import Any
 
 from .algo import Task
 from .channels import MISSING
-from .codec import BIG_INT, MISSING_ENCODED, encode, encode_error
+from .codec_encode import encode, encode_error
+from .codec_types import BIG_INT, MISSING_ENCODED
 from .constants import PULL, START
 from .message_reducer import add_messages
 from .messages import BaseMessage

@@ -7,7 +7,9 @@ from __future__ import annotations
 import operator
 from typing import Any, Iterable
 
-from .codec import BIG_INT, RESERVED, DeltaTracker, encode, encode_own_message
+from .codec_delta import DeltaTracker
+from .codec_encode import encode, encode_own_message
+from .codec_types import BIG_INT, RESERVED
 from .messages import BaseMessage
 from .records import VIEW, fields_of
 

@@ -40,7 +40,7 @@ import time
 from collections import deque
 from typing import Any, Iterable, Mapping, Sequence
 
-from .codec import encode, encode_error
+from .codec_encode import encode, encode_error
 from .records import (
     SAME,
     SAME_AS_WRITES,

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from engine import codec
-from engine.codec import _EMPTY_FIELD_VALUES, encode, encode_message
+from engine import codec_encode
+from engine.codec import encode, encode_message
+from engine.codec_encode import _EMPTY_FIELD_VALUES
 from engine.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 
 
@@ -84,7 +85,7 @@ def test_a_message_is_encoded_as_its_dump_without_empty_fields(make: Any) -> Non
     assert [key for key, _ in message.dump_items()] == list(message.model_dump())
 
 
-@pytest.mark.skipif(not codec._BY_REFERENTS, reason="this Python's gc.get_referents does not count attributes")
+@pytest.mark.skipif(not codec_encode._BY_REFERENTS, reason="this Python's gc.get_referents does not count attributes")
 def test_encoding_a_message_leaves_its_attributes_where_python_keeps_them() -> None:
     """`vars()` would make CPython build the message's `__dict__`, which makes every later read of its
     attributes slower (`add_messages` reads every message's id every step). A message whose dict was
