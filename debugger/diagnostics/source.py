@@ -15,14 +15,11 @@ path writes) and `complete` to decide how sure a finding is.
 from __future__ import annotations
 
 import ast
-import functools
-import hashlib
-import inspect
-import linecache
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .edits import direct_read, state_edits
+from .function_tree import function_ast, local_assignments, returns_of, unwrap
 
 END_NAME = "__end__"
 
@@ -67,14 +64,14 @@ class Returns:
 
 
 def node_returns(fn: Any) -> Returns:
-    found = _function_ast(fn)
+    found = function_ast(fn)
     if found is None:
         return Returns()
     tree, param = found
-    reader = _Reader(param, _local_assignments(tree))
+    reader = _Reader(param, local_assignments(tree))
     result = Returns(analysed=True, line=getattr(tree, "lineno", 0))
     per_return: list[set[str] | None] = []
-    for expr, line in _returns(tree):
+    for expr, line in returns_of(tree):
         per_return.append(reader.update(expr, line, result))
     result.mutations = state_edits(tree, param)
     if per_return and all(keys is not None for keys in per_return):
@@ -84,12 +81,12 @@ def node_returns(fn: Any) -> Returns:
 
 
 def router_returns(fn: Any) -> Returns:
-    found = _function_ast(fn)
+    found = function_ast(fn)
     if found is None:
         return Returns()
     tree, param = found
     result = Returns(analysed=True, line=getattr(tree, "lineno", 0))
-    for expr, _line in _returns(tree):
+    for expr, _line in returns_of(tree):
         if expr is not None:
             _targets(expr, result, top=True)
     return result
@@ -98,133 +95,12 @@ def router_returns(fn: Any) -> Returns:
 def keys_read(fn: Any) -> tuple[str, ...] | None:
     """The state keys `fn` reads (`state["k"]`, `state.get("k")`, `state.k`), in the order it reads them;
     None where its source cannot be read."""
-    found = _function_ast(fn)
+    found = function_ast(fn)
     if found is None:
         return None
     tree, param = found
     nodes = sorted(ast.walk(tree), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
     return tuple(dict.fromkeys(key for key in (direct_read(n, param) for n in nodes) if key is not None))
-
-
-# ---- finding the function's syntax tree ------------------------------------------------------------
-
-
-def _unwrap(fn: Any) -> tuple[Any, int] | None:
-    """The plain function behind `fn`, and how many leading parameters are not the state (`self`, or
-    arguments a `functools.partial` already bound)."""
-    bound = 0
-    for _ in range(10):
-        if isinstance(fn, functools.partial):
-            bound += len(fn.args)
-            fn = fn.func
-        elif hasattr(fn, "__wrapped__"):
-            fn = fn.__wrapped__
-        else:
-            break
-    if inspect.ismethod(fn):
-        return fn.__func__, 1 + bound
-    if inspect.isfunction(fn):
-        return fn, bound
-    call = getattr(type(fn), "__call__", None)
-    if inspect.isfunction(call):
-        return call, 1 + bound
-    return None
-
-
-_TREES: dict[str, tuple[str, ast.Module | None]] = {}
-
-
-def _parse(filename: str) -> ast.Module | None:
-    text = "".join(linecache.getlines(filename))
-    if not text:
-        return None
-    digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-    cached = _TREES.get(filename)
-    if cached is not None and cached[0] == digest:
-        return cached[1]
-    try:
-        tree: ast.Module | None = ast.parse(text, filename)
-    except (SyntaxError, ValueError):
-        tree = None
-    _TREES[filename] = (digest, tree)
-    return tree
-
-
-def _function_ast(fn: Any) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, str | None] | None:
-    unwrapped = _unwrap(fn)
-    if unwrapped is None:
-        return None
-    function, skip = unwrapped
-    code = function.__code__
-    module = _parse(code.co_filename)
-    if module is None:
-        return None
-    line = code.co_firstlineno
-    if code.co_name == "<lambda>":
-        lambdas = [n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == line]
-        if len(lambdas) > 1:
-            start = _body_start(code)
-            lambdas = [n for n in lambdas if (n.body.lineno, n.body.col_offset) == start]
-        if len(lambdas) != 1:
-            return None
-        tree: Any = lambdas[0]
-    else:
-        defs = [
-            n
-            for n in ast.walk(module)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and n.name == code.co_name
-            and min([n.lineno, *(d.lineno for d in n.decorator_list)]) == line
-        ]
-        if len(defs) != 1:
-            return None
-        tree = defs[0]
-    params = [*tree.args.posonlyargs, *tree.args.args][skip:]
-    return tree, (params[0].arg if params else None)
-
-
-def _body_start(code: Any) -> tuple[int, int] | None:
-    """Where a lambda's body starts: the earliest source position of its instructions."""
-    positions = [(p[0], p[2]) for p in code.co_positions() if p[0] is not None and p[2] is not None and p[3]]
-    return min(positions) if positions else None
-
-
-def _returns(tree: Any) -> list[tuple[ast.expr | None, int]]:
-    """Every returned expression of the function itself (not of nested functions), with its line.
-    A function that can run off its end also "returns" None."""
-    if isinstance(tree, ast.Lambda):
-        return [(tree.body, tree.body.lineno)]
-    found: list[tuple[ast.expr | None, int]] = []
-
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                continue
-            if isinstance(child, ast.Return):
-                found.append((child.value, child.lineno))
-            visit(child)
-
-    visit(tree)
-    if not tree.body or not isinstance(tree.body[-1], (ast.Return, ast.Raise)):
-        found.append((None, tree.lineno))
-    return found
-
-
-def _local_assignments(tree: Any) -> dict[str, list[ast.AST]]:
-    """`name = value` (and `name["key"] = ...`, as a marker) in the function's own body."""
-    assigned: dict[str, list[ast.AST]] = {}
-    if isinstance(tree, ast.Lambda):
-        return assigned
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    assigned.setdefault(target.id, []).append(node.value)
-                elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                    assigned.setdefault(target.value.id, []).append(target)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            assigned.setdefault(node.target.id, []).append(node.value)
-    return assigned
 
 
 # ---- reading return values ------------------------------------------------------------------------
@@ -425,7 +301,7 @@ def _targets(expr: ast.AST, out: Returns, top: bool = False) -> None:
 
 def describe_function(fn: Callable[..., Any]) -> str:
     """`name (file.py, line 12)` for messages, or the repr when there is no source."""
-    unwrapped = _unwrap(fn)
+    unwrapped = unwrap(fn)
     if unwrapped is None:
         return repr(fn)
     code = unwrapped[0].__code__
@@ -436,10 +312,10 @@ def describe_function(fn: Callable[..., Any]) -> str:
 def returns_only_parent_commands(fn: Any) -> bool:
     """Every return of `fn` is `Command(graph=Command.PARENT, ...)`: the node always hands control to
     the parent graph, so a subgraph ending there never returns its final state."""
-    found = _function_ast(fn)
+    found = function_ast(fn)
     if found is None:
         return False
-    returns = _returns(found[0])
+    returns = returns_of(found[0])
     return bool(returns) and all(
         isinstance(value, ast.Call)
         and _call_name(value) == "Command"
@@ -455,13 +331,13 @@ def empty_write_intent(fn: Any, key: str) -> str | None:
     (`{"key": []}`: an attempt to clear it); `"nothing to add"` when `[]` is only one side of a choice
     whose other side adds items (`[] if state["hits"] else [...]`, also through a local name); None when
     the code does not say (the `[]` is computed) or the source cannot be read."""
-    found = _function_ast(fn)
+    found = function_ast(fn)
     if found is None:
         return None
     tree = found[0]
-    assigned = _local_assignments(tree)
+    assigned = local_assignments(tree)
     choices = False
-    for value, _ in _returns(tree):
+    for value, _ in returns_of(tree):
         if not isinstance(value, ast.Dict):
             continue
         for k, v in zip(value.keys, value.values):
