@@ -13,18 +13,10 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
 
-from .channels import (
-    BinaryOperatorAggregate,
-    Channel,
-    EphemeralValue,
-    LastValue,
-    LastValueAfterFinish,
-    NamedBarrierValue,
-    NamedBarrierValueAfterFinish,
-    Topic,
-)
+from .channels import BinaryOperatorAggregate, Channel, EphemeralValue, LastValue
 from .compiled import CompiledStateGraph, compile_nodes
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
+from .control_channels import LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
 from .schema import channels_for_schema, first_parameter_schema, managed_for_schema, takes_config
 from .types import RetryPolicy
 

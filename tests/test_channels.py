@@ -4,17 +4,8 @@ import operator
 
 import pytest
 
-from engine.channels import (
-    MISSING,
-    AnyValue,
-    BinaryOperatorAggregate,
-    EphemeralValue,
-    LastValue,
-    LastValueAfterFinish,
-    NamedBarrierValue,
-    NamedBarrierValueAfterFinish,
-    Topic,
-)
+from engine.channels import MISSING, AnyValue, BinaryOperatorAggregate, EphemeralValue, LastValue
+from engine.control_channels import LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
 from engine.errors import EmptyChannelError, InvalidUpdateError
 from engine.types import Overwrite
 
