@@ -4,10 +4,13 @@ language (`?lang=zh`), and (below) stepping a long run and a big graph."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import TypedDict
 
 from conftest import SIDEBAR
 from playwright.sync_api import expect
 
+GRAPHS = Path(__file__).resolve().parent / "graphs"
 STEPPER = ".stepscope-stepper"
 KEY_CAPS_AND_CODE = {"Ctrl", "Home", "End", "interrupt"}
 """Latin words a Chinese page still writes: keys as their caps say, and the function `interrupt()`."""
@@ -44,3 +47,82 @@ def test_a_failed_run_says_how_it_ended_in_chinese(app):
     expect(summary).not_to_contain_text("(error)")
     expect(summary).not_to_contain_text("（error）")
     expect(summary).to_contain_text("lookup_order、lookup_user_history")  # names listed with 、
+
+
+# ---- a long run and a big graph (item 5) ----------------------------------------------------------------
+
+LONG_RUN = 5_000
+
+
+def _counter_loop(steps: int):
+    """A stored run of `steps` supersteps: one node adding 1 until n reaches `steps`."""
+    import engine
+    from engine.trace import Recorder
+
+    g = engine.StateGraph(Counter)
+    g.add_node("inc", lambda state: {"n": state["n"] + 1})
+    g.add_edge(engine.START, "inc")
+    g.add_conditional_edges("inc", lambda state: "inc" if state["n"] < steps else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"n": 0}, {"recursion_limit": steps + 10}, hooks=recorder)
+    return recorder.trace
+
+
+class Counter(TypedDict):
+    n: int
+
+
+def _at(page, step: int, index: int, count: int):
+    expect(page.locator(f"{STEPPER} .at")).to_have_text(re.compile(rf"^Step {step} \({index} of {count}\)"))
+
+
+def test_a_5000_step_run_steps_to_its_end_and_back_in_windows_of_steps(app, e2e_db, shot):
+    from debugger.model.stepper_data import WINDOW
+    from debugger.model.trace_view import Scope, TraceView
+    from debugger.stores.sqlite import RunStore
+
+    trace = _counter_loop(LONG_RUN)
+    steps = TraceView(trace).view(Scope()).steps
+    count, last = len(steps), steps[-1]
+    assert count > LONG_RUN > 20 * WINDOW  # the page holds a window of the run, never the whole of it
+    RunStore(e2e_db).save(trace)
+    frames: list[int] = []
+    app.page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(len(payload))))
+    page = app.open(f"/?run={trace.run_id}&step=0").page
+    _at(page, 0, steps.index(0) + 1, count)
+    opened = max(frames)
+    app.press("End")
+    _at(page, last, count, count)
+    expect(page.locator(f"{STEPPER} .summary h3")).to_have_text(f"Superstep {last}")  # its window came
+    app.expect_step(last)
+    for back in range(1, 4):
+        app.press("ArrowLeft")
+        _at(page, last - back, count - back, count)
+        expect(page.locator(f"{STEPPER} .summary h3")).to_have_text(f"Superstep {last - back}")
+    app.expect_step(last - 3)
+    expect(app.node("inc")).to_have_attribute("data-state", "ran")
+    shot("39-stepper-5000-steps")
+    # each model sent is one window: the run's whole would be about count / WINDOW times the first
+    assert max(frames) < 3 * opened, (opened, max(frames))
+    assert opened < 2_000_000, f"the first model sent was {opened:,} bytes"
+
+
+def test_a_200_node_graph_steps_with_the_keys_and_marks_each_steps_nodes(app, shot):
+    app.open_graph_file(GRAPHS / "big.py")
+    page = app.page
+    expect(page.locator(f"{STEPPER} svg g.node")).to_have_count(203)  # 200, the join, START and END
+    app.press("Home")
+    expect(page.locator(f"{STEPPER} .at")).to_have_text(re.compile(r"^Step 0 \(1 of 22\)"))
+    app.press("ArrowRight")  # step 1: the first node of each of the ten chains
+    expect(page.locator(f"{STEPPER} .at")).to_have_text(re.compile(r"^Step 1 \("))
+    for chain in (0, 9):
+        expect(app.node(f"c{chain}_n0")).to_have_attribute("data-state", "ran")
+        expect(app.node(f"c{chain}_n1")).to_have_attribute("data-state", "next")
+    app.press("End")
+    expect(app.node("join")).to_have_attribute("data-state", "ran")
+    expect(app.node("c3_n19")).to_have_attribute("data-state", "visited")
+    app.press("ArrowLeft")
+    expect(app.node("join")).to_have_attribute("data-state", "next")
+    expect(app.node("c3_n19")).to_have_attribute("data-state", "ran")
+    app.expect_step(20)
+    shot("39-stepper-200-nodes")
