@@ -1,74 +1,26 @@
 """`StateGraph`: the builder, and every compile-time check. Nothing here executes a node.
 
-Edges are kept as typed data (`Edge`, `WaitingEdge`, `Branch`); `compile()` validates them with
+Edges are kept as typed data (`Edge`, `WaitingEdge`, `Branch`: `graph_parts.py`); `compile()` validates them with
 LangGraph's exact texts and turns them into `CompiledNode`s whose triggers and edge writes name the
 control channels of `constants.py`. Execution lives in `loop.py`.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
 import warnings
-from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Literal, Sequence, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Hashable, Literal, Sequence
 
 from .channels import BinaryOperatorAggregate, Channel, EphemeralValue, LastValue
 from .compiled import CompiledStateGraph, compile_nodes
 from .constants import END, NS_END, NS_SEP, START, TASKS, branch_channel, join_channel
 from .control_channels import LastValueAfterFinish, NamedBarrierValue, NamedBarrierValueAfterFinish, Topic
+from .graph_parts import Branch, Edge, NodeSpec, WaitingEdge
+from .node_hints import command_destinations, is_compiled_graph, path_map_of, returns_command_or_send
 from .schema import channels_for_schema, first_parameter_schema, managed_for_schema, takes_config
 from .types import RetryPolicy
 
 logger = logging.getLogger("engine")
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    """A node as added to the builder."""
-
-    name: str
-    action: Any
-    """A callable `(state[, config]) -> update`, or a compiled graph run as a subgraph."""
-    input_schema: Any
-    """The schema the node reads and receives; the graph's state schema unless the node declares one."""
-    defer: bool = False
-    metadata: dict[str, Any] | None = None
-    ends: tuple[str, ...] | dict[str, str] = ()
-    """Declared `destinations` (a tuple, or a dict of target -> edge label) or `Command[Literal[...]]`
-    targets: for drawing and validation only."""
-    retry_policy: tuple[Any, ...] = ()
-    """The node's `RetryPolicy`s (`add_node(..., retry_policy=...)`: one policy or a sequence)."""
-
-
-@dataclass(frozen=True)
-class Edge:
-    """`add_edge(source, target)`: source finishing triggers target in the next superstep."""
-
-    source: str
-    target: str
-
-
-@dataclass(frozen=True)
-class WaitingEdge:
-    """`add_edge([a, b], target)`: target runs once, after every source has finished."""
-
-    sources: tuple[str, ...]
-    target: str
-
-
-@dataclass
-class Branch:
-    """`add_conditional_edges(source, router, path_map)`: the router picks targets at run time."""
-
-    source: str
-    router: Callable[..., Any]
-    name: str
-    path_map: dict[Hashable, str] | None
-    """Router result -> node; None when neither a path_map nor a `Literal` return type was given."""
-    router_takes_config: bool = False
-    input_schema: Any = None
-    """The schema the router declares through its first parameter's annotation, if any."""
 
 
 def _same_channel(existing: Any, new: Any) -> bool:
@@ -168,7 +120,7 @@ class StateGraph:
             action = node
             node = (
                 getattr(action, "name", None)
-                if _is_compiled_graph(action)
+                if is_compiled_graph(action)
                 else getattr(action, "__name__", type(action).__name__)
             )
             if node is None:
@@ -188,10 +140,10 @@ class StateGraph:
             if character in node:
                 raise ValueError(f"'{character}' is a reserved character and is not allowed in the node names.")
         ends: tuple[str, ...] | dict[str, str] = ()
-        if not _is_compiled_graph(action):
+        if not is_compiled_graph(action):
             if input_schema is None:
                 input_schema = first_parameter_schema(action)
-            ends = _command_destinations(action)
+            ends = command_destinations(action)
         if destinations is not None:
             ends = dict(destinations) if isinstance(destinations, dict) else tuple(destinations)
         schema = input_schema if input_schema is not None else self.state_schema
@@ -258,7 +210,7 @@ class StateGraph:
         schema = first_parameter_schema(path)
         if schema is not None:
             self._add_schema(schema)
-        branches[name] = Branch(source, path, name, _path_map(path, path_map), takes_config(path), schema)
+        branches[name] = Branch(source, path, name, path_map_of(path, path_map), takes_config(path), schema)
         return self
 
     def set_entry_point(self, key: str) -> "StateGraph":
@@ -322,7 +274,7 @@ class StateGraph:
                 successors.setdefault(source, set()).update(targets)
         for name, spec in self.nodes.items():
             successors.setdefault(name, set()).update(spec.ends)
-            if not spec.ends and _returns_command_or_send(spec.action):
+            if not spec.ends and returns_command_or_send(spec.action):
                 successors[name].update(self.nodes)
         seen, frontier = {START}, [START]
         while frontier:
@@ -386,68 +338,6 @@ class UnreachableNodeWarning(UserWarning):
 
 def _ordered(names: set[str]) -> list[str]:
     return sorted(names)
-
-
-def _is_compiled_graph(action: Any) -> bool:
-    return hasattr(action, "builder") and hasattr(action, "invoke") and hasattr(action, "get_graph")
-
-
-def _path_map(path: Callable[..., Any], path_map: Any) -> dict[Hashable, str] | None:
-    if isinstance(path_map, dict):
-        return dict(path_map)
-    if isinstance(path_map, list):
-        return {name: name for name in path_map}
-    try:
-        returns = get_type_hints(getattr(path, "__call__", path) if not inspect.isfunction(path) else path).get(
-            "return"
-        )
-    except Exception:  # unresolvable annotations only mean "no declared targets", as in LangGraph
-        return None
-    if returns is not None and get_origin(returns) is Literal:
-        return {name: name for name in get_args(returns)}
-    return None
-
-
-def _return_annotation(action: Any) -> Any:
-    try:
-        return get_type_hints(action).get("return")
-    except Exception:  # annotations are a hint for drawing and validation; a bad one must not break compile
-        return None
-
-
-def _command_destinations(action: Any) -> tuple[str, ...]:
-    """`-> Command[Literal["b", "c"]]` declares where a node may go (drawing and validation only)."""
-    returns = _return_annotation(action)
-    if get_origin(returns) is Union:  # LangGraph looks inside typing.Union (not `X | Y`) for a Command
-        returns = next((arg for arg in get_args(returns) if _is_command_type(arg)), returns)
-    if returns is None or not _is_command_type(returns):
-        return ()
-    (target,) = get_args(returns) or (None,)
-    if get_origin(target) is Literal:
-        return tuple(get_args(target))
-    return ()
-
-
-def _is_command_type(annotation: Any) -> bool:
-    return getattr(get_origin(annotation), "__name__", None) == "Command"
-
-
-def _returns_command_or_send(action: Any) -> bool:
-    """Whether a node may route by returning a `Command` or `Send`: its annotation says so, or its
-    code refers to either name (then it may go anywhere, so reachability cannot be judged)."""
-    returns = _return_annotation(action)
-    if returns is not None and ("Command" in repr(returns) or "Send" in repr(returns)):
-        return True
-    if _is_compiled_graph(action):  # Command(graph=PARENT) from inside
-        return any(_returns_command_or_send(spec.action) for spec in action.builder.nodes.values())
-    code = getattr(getattr(action, "__call__", action), "__code__", None) or getattr(action, "__code__", None)
-    return code is None or _code_mentions(code, {"Command", "Send"})
-
-
-def _code_mentions(code: Any, names: set[str]) -> bool:
-    if names & set(code.co_names):
-        return True
-    return any(_code_mentions(const, names) for const in code.co_consts if hasattr(const, "co_names"))
 
 
 def _policies(retry_policy: Any) -> tuple[RetryPolicy, ...]:

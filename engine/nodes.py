@@ -19,7 +19,7 @@ from .writes import no_sync_function
 
 if TYPE_CHECKING:  # pragma: no cover
     from .algo import Task
-    from .graph import Branch
+    from .graph_parts import Branch
     from .loop import Loop
 
 
