@@ -92,6 +92,31 @@ def size_report(steps: int) -> None:
             f"  on disk:   trace {trace_disk / 1e6:.2f} MB / final state as langchain-core serialises it "
             f"{langchain_disk / 1e6:.2f} MB = {trace_disk / langchain_disk:.2f}x (target, issue 26: at most 5x)"
         )
+        store_disk, parts = stored_size(trace)
+        print(
+            f"  stored:    run database {store_disk / 1e6:.2f} MB ({parts}) / final state as langchain-core "
+            f"serialises it = {store_disk / langchain_disk:.2f}x (target, issue 43: at most 5x)"
+        )
+
+
+def stored_size(trace: Any) -> tuple[int, str]:
+    """Bytes of a SQLite run database holding only `trace`, and what its tables' rows hold."""
+    import sqlite3
+    import tempfile
+
+    from debugger.stores.sqlite import RunStore
+
+    with tempfile.TemporaryDirectory(prefix="stepscope-size-") as work:
+        path = Path(work) / "runs.sqlite3"
+        RunStore(path).save(trace)
+        with sqlite3.connect(path) as db:
+            db.execute("VACUUM")
+            parts = ", ".join(
+                f"{table} {db.execute(f'SELECT total(length(data)) FROM {table}').fetchone()[0] / 1e6:.2f} MB"
+                for table in ("run_steps", "run_blobs", "run_snapshots")
+            )
+        db.close()
+        return path.stat().st_size, parts
 
 
 def langchain_size(state: dict[str, Any]) -> int | None:

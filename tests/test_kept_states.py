@@ -4,6 +4,7 @@ step. Thresholds are lowered so a run of a few hundred steps takes the long-run 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Annotated, TypedDict
 
@@ -301,3 +302,28 @@ def test_a_long_stored_run_keeps_a_bounded_number_of_folded_states_in_memory(tmp
     for step in (stored.order[5], stored.order[-1], stored.order[200]):  # back again: from the shelf's states
         assert stored.state_after(step) == whole.state_after(step)
         assert stored.provenance(step, "log") == whole.provenance(step, "log")
+
+
+def test_a_kept_state_is_stored_compressed_and_one_of_format_1_still_reads() -> None:
+    from debugger.diagnostics.replay import ChannelHistory, Origin
+
+    channels = {
+        "log": ChannelHistory(
+            [f"line {i} \udc80" for i in range(500)], [Origin(i, "step", f"task-{i}", 0) for i in range(500)]
+        ),
+        "n": ChannelHistory(500, []),
+    }
+    text = snapshots.pack(channels)
+    plain = json.dumps(
+        {
+            "format": 1,
+            "channels": {
+                key: [h.value, [[o.step, o.task, o.task_id, o.call_index] for o in h.origins]]
+                for key, h in channels.items()
+            },
+        }
+    )
+    assert text.startswith(snapshots.PACKED) and len(text) * 3 < len(plain)
+    assert snapshots.unpack(text) == channels
+    assert snapshots.unpack(plain) == channels  # a run stored before kept states were compressed
+    assert snapshots.unpack(snapshots.PACKED + "not base64!") is None  # damaged: folded from the steps instead
