@@ -5,8 +5,8 @@ in the test's context; langgraph graphs by the langgraph recorder's `recording()
 installed). Runs are named by the test's node id. An engine run is stored as `stepscope run` stores one,
 through a `StoreSink`: each superstep as it commits, then its end. So a test process killed mid-run
 (SIGKILL, a crash) leaves the run's committed steps, read as cut off once the process is gone, and a
-session stopped with Ctrl-C stores the run as stopped with Ctrl-C (`cancelled`), with its steps so far. A
-langgraph run is stored as it ends, as `stepscope run` stores it.
+session stopped with Ctrl-C stores the run as stopped with Ctrl-C (`cancelled`), with its steps so far.
+langgraph runs are streamed the same way, through the langgraph recorder's `sinks`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 
 from debugger.diagnostics import SEVERITIES, Finding, counts, diagnose
 from debugger.diagnostics.value_text import one_line
-from debugger.sources.recording import StoreSink, stopped_trace
+from debugger.sources.recording import StoreSink, mark_stopped, stopped_trace
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.stores.urls import masked
@@ -191,24 +191,37 @@ class RecordingSession:
             with ExitStack() as stack:
                 stack.enter_context(watching(recorder))
                 if self.records_langgraph:
-                    # the langgraph recorder is imported only for sessions that record (it imports langgraph)
-                    from debugger.runtimes.langgraph.recorder import recording
-
-                    stack.enter_context(recording(target=nodeid, db=False, on_trace=self._saver(nodeid)))
+                    stack.enter_context(self._langgraph_recording(nodeid))
                 yield
         except KeyboardInterrupt:
             for made in list(live):
                 made.stopped_by_ctrl_c()
             raise
 
-    def _saver(self, nodeid: str) -> Callable[[Trace], None]:
-        """A langgraph run's end: the whole run is stored at once."""
+    def _langgraph_recording(self, nodeid: str) -> Any:
+        """langgraph runs, each streamed into the store through a `StoreSink` of its own as the engine's
+        are; langgraph ends a run stopped by Ctrl-C itself, and it is stored as stopped with Ctrl-C."""
+        # the langgraph recorder is imported only for sessions that record (it imports langgraph)
+        from debugger.runtimes.langgraph.recorder import recording
+
+        streams: dict[str, StoreSink] = {}
+
+        def sink(trace: Trace) -> StoreSink:
+            made = streams[trace.run_id] = StoreSink(self.store)
+            return made
 
         def finished(trace: Trace) -> None:
-            self.store.save(trace)
-            self._keep(nodeid, RecordedRun(trace))
+            streamed = streams.pop(trace.run_id, None)
+            if streamed is None:  # a run langgraph refused before its first superstep: stored whole
+                self.store.save(trace)
+                self._keep(nodeid, RecordedRun(trace))
+                return
+            if (trace.error or {}).get("class") == "KeyboardInterrupt":
+                mark_stopped(trace, "cancelled", f"after {streamed.handed} supersteps")
+            streamed.finish(trace)
+            self._keep(nodeid, RecordedRun(trace, streamed))
 
-        return finished
+        return recording(target=nodeid, db=False, on_trace=finished, sinks=sink)
 
     def _keep(self, nodeid: str, run: RecordedRun) -> None:
         self.runs.setdefault(nodeid, []).append(run)

@@ -291,7 +291,8 @@ def _stopped_trace(
     if stopped is not None:
         return stopped
     frozen = unstarted_trace(recorder, graph, graph_input, config, None)
-    _mark_stopped(frozen, why, timeout, elapsed, f"after {_handed(recorder)} supersteps")
+    mark_stopped(frozen, why, f"after {_handed(recorder)} supersteps", timeout=timeout)
+    frozen.duration = round(elapsed, 6)
     return frozen
 
 
@@ -311,7 +312,8 @@ def stopped_trace(recorder: Recorder, why: str, timeout: float | None, elapsed: 
     where = f"after {_handed(recorder) + len(steps)} supersteps" + (
         f", while {', '.join(running)} ran" if running else ""
     )
-    _mark_stopped(frozen, why, timeout, elapsed, where)
+    mark_stopped(frozen, why, where, timeout=timeout)
+    frozen.duration = round(elapsed, 6)
     return frozen
 
 
@@ -320,7 +322,9 @@ def _handed(recorder: Recorder) -> int:
     return recorder.sink.handed if isinstance(recorder.sink, StoreSink) else 0
 
 
-def _mark_stopped(frozen: Trace, why: str, timeout: float | None, elapsed: float, where: str) -> None:
+def mark_stopped(trace: Trace, why: str, where: str, *, timeout: float | None = None) -> None:
+    """Ends `trace` as stopped from outside: `why` is `cancelled` (Ctrl-C) or `timeout` (after `timeout`
+    seconds); `where` says when, e.g. "after 4 supersteps, while tick ran"."""
     if why == "cancelled":
         message = f"Stopped with Ctrl-C {where}; what was recorded until then is kept."
     else:
@@ -329,8 +333,7 @@ def _mark_stopped(frozen: Trace, why: str, timeout: float | None, elapsed: float
             f"(a network call without a timeout, an endless loop). Raise --timeout or {RUN_TIMEOUT_ENV} "
             "to wait longer."
         )
-    mark_ended(frozen, why, stepscope_error("RunCancelled" if why == "cancelled" else "RunTimeout", message))
-    frozen.duration = round(elapsed, 6)
+    mark_ended(trace, why, stepscope_error("RunCancelled" if why == "cancelled" else "RunTimeout", message))
 
 
 def frozen_copy(trace: Trace) -> Trace:

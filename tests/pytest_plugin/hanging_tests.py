@@ -1,11 +1,16 @@
 """A user's tests whose second graph run hangs in its step 3 (copied by test_plugin_stopped.py as
-test_user.py): the first test's run ends, the second's never does until the session is stopped."""
+test_user.py): the first test's run ends, the second's never does until the session is stopped. The
+graphs are StepScope engine graphs, or langgraph ones where `HANGING_GRAPHS=langgraph`."""
 
 import operator
+import os
 import time
 from typing import Annotated, TypedDict
 
-from engine import END, START, StateGraph
+if os.environ.get("HANGING_GRAPHS") == "langgraph":
+    from langgraph.graph import END, START, StateGraph
+else:
+    from engine import END, START, StateGraph
 
 
 class Count(TypedDict):

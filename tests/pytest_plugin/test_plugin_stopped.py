@@ -21,15 +21,21 @@ from debugger.stores.protocol import CUT_OFF, RunSummary, StoreError
 pytestmark = pytest.mark.slow  # each test runs a pytest session of its own, and stops it
 
 
-def hanging_session(tmp_path: Path) -> tuple[subprocess.Popen, Path]:
-    """A pytest session, recording into its own store, whose second test hangs in step 3."""
+RUNTIMES = ("engine", "langgraph")
+KEPT = "what was recorded until then is kept."
+
+
+def hanging_session(tmp_path: Path, runtime: str) -> tuple[subprocess.Popen, Path]:
+    """A pytest session, recording into its own store, whose second test's `runtime` graph hangs in step 3;
+    Ctrl-C reaches it as a terminal's does, whatever this process was started with."""
     shutil.copy(HERE / "hanging_tests.py", tmp_path / "test_user.py")
     db = tmp_path / "runs.sqlite3"
     command = pytest_command(tmp_path, "--stepscope", "--stepscope-db", str(db))
     session = subprocess.Popen(
         command,
         cwd=tmp_path,
-        env=pytest_environment(tmp_path),
+        env=pytest_environment(tmp_path, {"HANGING_GRAPHS": runtime}),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job ignores it
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -80,8 +86,9 @@ def runs_listing(db: Path) -> str:
     return listed.stdout
 
 
-def test_a_killed_session_leaves_the_hanging_run_cut_off_with_the_steps_it_committed(tmp_path):
-    session, db = hanging_session(tmp_path)
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_killed_session_leaves_the_hanging_run_cut_off_with_the_steps_it_committed(tmp_path, runtime):
+    session, db = hanging_session(tmp_path, runtime)
     while_hanging = runs_once_hanging(session, db)
     assert while_hanging["test_hangs_in_step_3"].status == "running"
     code, _ = stopped(session, signal.SIGKILL)
@@ -103,8 +110,9 @@ def test_a_killed_session_leaves_the_hanging_run_cut_off_with_the_steps_it_commi
     assert "cut off" in line, listing
 
 
-def test_ctrl_c_stores_the_hanging_run_as_stopped_with_its_steps(tmp_path):
-    session, db = hanging_session(tmp_path)
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_ctrl_c_stores_the_hanging_run_as_stopped_with_its_steps(tmp_path, runtime):
+    session, db = hanging_session(tmp_path, runtime)
     runs_once_hanging(session, db)
     code, output = stopped(session, signal.SIGINT)
     assert code == 2 and "KeyboardInterrupt" in output, output  # pytest's own ending of a Ctrl-C
@@ -112,12 +120,15 @@ def test_ctrl_c_stores_the_hanging_run_as_stopped_with_its_steps(tmp_path):
     runs = {r.target.split("::")[-1]: r for r in open_store(db).list()}
     hanging = runs["test_hangs_in_step_3"]
     assert hanging.status == "cancelled"
-    assert (
-        hanging.error == "Stopped with Ctrl-C after 4 supersteps, while tick ran; what was recorded until then is kept."
-    )
     trace = open_store(db).load(hanging.run_id)
     assert [step.step for step in trace.steps] == [-1, 0, 1, 2, 3]
     assert [(len(step.reducer_calls), step.tasks[0].error) for step in trace.steps[2:4]] == [(1, None)] * 2
     hung = trace.steps[-1].tasks[0]
-    assert hung.name == "tick" and hung.result is None and hung.error is None  # it never finished
+    assert hung.name == "tick" and hung.result is None
+    if runtime == "engine":  # the engine's run goes on in the node, never finished
+        assert hung.error is None
+        assert hanging.error == "Stopped with Ctrl-C after 4 supersteps, while tick ran; " + KEPT
+    else:  # langgraph ends the run itself, the node's task with the KeyboardInterrupt
+        assert hung.error["class"] == "KeyboardInterrupt"
+        assert hanging.error == "Stopped with Ctrl-C after 4 supersteps; " + KEPT
     assert runs["test_counts_to_five"].status == "done"

@@ -63,7 +63,7 @@ class LoopProbe(BarrierWatch):
         parent_task = parent.task_records.get(self.ns[-1].rpartition(":")[2]) if parent else None
         record = _run_record(session, loop, self.ns, description, is_trace=parent_task is None)
         if parent_task is None:
-            self.run = TraceWriter(record, check_commits=True)
+            self.run = TraceWriter(record, session.sink_for(record), check_commits=True)
         else:
             with session.lock:
                 self.run = parent.run.subrun(parent_task, record, check_commits=True)
@@ -72,6 +72,8 @@ class LoopProbe(BarrierWatch):
         self.task_records: dict[str, TaskRecord] = {}
         self.task_probes: dict[str, ObservedProc] = {}
         self.first_step: int | None = None
+        self.last_committed: int | None = None
+        """The last step whose barrier was recorded (a sink may have taken its record already)."""
         self.reducers: dict[str, tuple[Any, str]] = {}
         """Per state key: its channel and its reducer's name (`reducer_name_of`)."""
         self.shapes: dict[str, tuple[Any, Any, list[str], list[str]]] = {}
@@ -133,7 +135,7 @@ class LoopProbe(BarrierWatch):
         abandoned or cancelled `astream()` CancelledError. Nothing in the graph failed."""
         steps = {r.step: r for r in self.record.steps}
         committed = [s for s, r in steps.items() if r.committed]
-        last = max(committed, default=None)
+        last = max([*committed, *([] if self.last_committed is None else [self.last_committed])], default=None)
         after = "before its first superstep" if last is None or last < 0 else f"after step {last}"
         unfinished = sorted(
             ((s, r) for s, r in steps.items() if not r.committed and (last is None or s > last) and r.tasks),

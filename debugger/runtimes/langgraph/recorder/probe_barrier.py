@@ -96,6 +96,7 @@ class BarrierWatch(TaskWatch):
         if not _INT.issuperset(map(type, numbers.values())):  # a saver's "0000…0042.0.123" strings
             numbers = {k: v if type(v) is int else version_number(v) for k, v in versions.items()}
         self.run.commit(step, values, numbers, frozenset(updated) if updated else ())
+        self.last_committed = step
 
     def _lone_task(self, task: Any, channels: Mapping[str, Any], step: int) -> list[tuple[Any, ...]] | None:
         """The usual step of a loop, settled at once: one task, which returned at its first attempt, and

@@ -44,10 +44,14 @@ class Session:
         store: Any = None,
         on_trace: Callable[[Trace], None] | None = None,
         run_ids: Callable[[], str] | None = None,
+        sinks: Callable[[Trace], Any] | None = None,
     ) -> None:
         self.target = target
         self.store = store
         self.on_trace = on_trace
+        self.sinks = sinks
+        """Gives each root run (its Trace, just started) the sink its steps go to as they commit
+        (`engine.recorder.StepSink`, e.g. the pytest plugin's `StoreSink`), or None: kept whole till its end."""
         self.traces: list[Trace] = []
         self.lock = threading.RLock()
         self.loops: dict[tuple[str, ...], Any] = {}
@@ -55,6 +59,10 @@ class Session:
 
     def new_run_id(self) -> str:
         return self._run_ids()
+
+    def sink_for(self, trace: Trace) -> Any:
+        """Where a root run's finished steps go as it is recorded (None: they stay in its Trace)."""
+        return None if self.sinks is None else self.sinks(trace)
 
     def name_for(self, graph: Any, ns: tuple[str, ...]) -> str | None:
         """A root run's graph is named after its target when langgraph gave it no name of its own."""
@@ -105,12 +113,17 @@ def _store(db: Any) -> Any:
 
 @contextmanager
 def recording(
-    *, target: str = "", db: Any = None, on_trace: Callable[[Trace], None] | None = None
+    *,
+    target: str = "",
+    db: Any = None,
+    on_trace: Callable[[Trace], None] | None = None,
+    sinks: Callable[[Trace], Any] | None = None,
 ) -> Iterator[Session]:
     """Records every langgraph run started inside the block (sync or async, any thread the run
-    uses). `db`: a path, a `RunStore`, None for the default database, False to keep runs in memory."""
+    uses). `db`: a path, a `RunStore`, None for the default database, False to keep runs in memory.
+    `sinks`: each root run's sink, its steps handed over as they commit (`Session.sinks`)."""
     install()
-    session = Session(target=target, store=_store(db), on_trace=on_trace)
+    session = Session(target=target, store=_store(db), on_trace=on_trace, sinks=sinks)
     token = probe.ACTIVE.set(session)
     try:
         yield session
