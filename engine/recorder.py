@@ -23,6 +23,7 @@ from .channels import MISSING
 from .constants import PULL, START
 from .hooks import Hooks, ReducerCall, RunInfo, StepCommit
 from .records import SAME_AS_WRITES, RunRecord, Trace, describe, utc_now
+from .run_start import CHECKPOINT_KEYS, new_run, plain_config
 from .trace_events import (
     FROZEN,
     NO_CHANGES,
@@ -40,7 +41,7 @@ from .trace_events import (
     message_channels,
 )
 from .trace_values import IMMUTABLE
-from .trace_writer import CHECKPOINT_KEYS, TraceWriter, new_run, plain_config
+from .trace_writer import TraceWriter
 from .types import RunStatus
 
 

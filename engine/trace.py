@@ -40,6 +40,7 @@ from .records import (
     same_as_writes,
     utc_now,
 )
+from .run_start import CHECKPOINT_KEYS, new_run, plain_config
 from .schema import schema_fields, takes_config
 from .trace_edits import (
     join_segments,
@@ -50,7 +51,7 @@ from .trace_edits import (
     update_step,
     with_fork_step,
 )
-from .trace_writer import CHECKPOINT_KEYS, TraceWriter, new_run, plain_config
+from .trace_writer import TraceWriter
 from .types import RunStatus, StepKind, TaskPathKind
 
 __all__ = [

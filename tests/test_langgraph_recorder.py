@@ -494,7 +494,8 @@ def test_refold_rebuilds_a_steps_reducer_calls_from_stored_checkpoints_and_pendi
     from langgraph.pregel._checkpoint import channels_from_checkpoint
 
     from debugger.runtimes.langgraph.recorder.superstep import call_sink, refold
-    from engine.trace_writer import TraceWriter, new_run
+    from engine.run_start import new_run
+    from engine.trace_writer import TraceWriter
 
     app = react_agent().copy(update={"checkpointer": InMemorySaver()})
     config = {"configurable": {"thread_id": "refold"}}

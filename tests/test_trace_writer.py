@@ -8,8 +8,9 @@ from typing import Any
 from debugger.diagnostics.replay import Replay
 from engine.codec import MISSING, TYPE
 from engine.records import SAME, SAME_AS_WRITES, ReducerCallRecord, RunRecord
+from engine.run_start import CHECKPOINT_KEYS, new_run, plain_config
 from engine.trace_edits import join_segments, stepscope_error, update_step
-from engine.trace_writer import CHECKPOINT_KEYS, TraceWriter, new_run, plain_config
+from engine.trace_writer import TraceWriter
 
 
 def _writer(**options: Any) -> TraceWriter:
