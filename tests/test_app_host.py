@@ -7,8 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from debugger.cli import build_parser
+from debugger.code_access import CODE_ENV, code_allowed, is_loopback
 from debugger.commands import app_server
-from debugger.model.code_access import CODE_ENV, code_allowed, is_loopback
 from tests.test_app import APP, plain, tab
 from tests.test_playground import _playground_page
 
@@ -134,3 +134,42 @@ def test_an_exercise_is_checked_with_allow_code(monkeypatch, capsys, fresh_store
     at.button(key="exercise-check").click().run()
     assert not at.exception, at.exception
     assert any("Not solved yet (try 1)" in plain(w.value) for w in at.warning)
+
+
+def test_beyond_this_machine_only_stepscopes_own_lessons_are_loaded(monkeypatch, tmp_path):
+    from debugger.runtimes.targets import TargetError, load_target
+    from sample_graphs.gallery import js_lesson_path
+
+    graph_file = tmp_path / "mine.py"
+    graph_file.write_text("raise SystemExit('this module must never be imported')\n")
+    monkeypatch.setenv(CODE_ENV, "0")
+    for target in (str(graph_file), f"{graph_file}:graph", "os.path", str(tmp_path / "app.mjs")):
+        with pytest.raises(TargetError) as refused:
+            load_target(target)
+        message = str(refused.value)
+        assert "runs its code" in message and "--allow-code" in message and "\n" not in message
+    assert load_target("subgraph_trap").name == "subgraph_trap"
+    assert load_target("sample_graphs.endless_loop:fixed_graph").graph is not None
+    from debugger.runtimes.targets import is_own_lesson
+
+    assert is_own_lesson(str(js_lesson_path("parallel_append_race")))
+    assert not is_own_lesson(str(tmp_path / ".." / "sample_graphs.py"))
+    monkeypatch.setenv(CODE_ENV, "1")
+    with pytest.raises(TargetError, match="called sys.exit"):  # with code allowed, the file is imported as always
+        load_target(str(graph_file))
+
+
+def test_the_graph_file_and_thread_forms_are_off_beyond_this_machine(
+    monkeypatch, capsys, fresh_store, drawing_without_graphviz
+):
+    _server_env(monkeypatch, capsys, "--host", "0.0.0.0")
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update({"sample": "subgraph_trap"})
+    at.run()
+    for kind in ("Graph file", "Checkpointer thread"):
+        at.sidebar.radio(key="open_kind").set_value(kind).run()
+        assert not at.exception, at.exception
+        notices = [plain(i.value) for i in at.sidebar.info if OFF_SENTENCE in i.value]
+        assert len(notices) == 1 and "--allow-code" in notices[0], (kind, notices)
+        assert not [t for t in at.sidebar.text_input if t.key in ("file_target", "thread_graph")]
+        assert not [b for b in at.sidebar.button if b.key in ("open_file",)]

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
-from debugger.model.code_access import CODE_ENV, allowed_for, is_loopback
+from debugger.code_access import CODE_ENV, allowed_for, is_loopback
 from debugger.runtimes.checkpointers.open import CHECKPOINTER_ENV
 
 APP = Path(__file__).resolve().parents[1] / "app.py"

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from debugger.code_access import code_allowed
 from debugger.runtimes.registry import compiled_kinds, find_runtime, loader_for
 from debugger.runtimes.runtime import LoadedTarget, TargetError
 
@@ -36,7 +37,14 @@ def load_target(target: str, *, timeout: float | None = None) -> LoadedTarget:
     module's `example_input` (a lesson's `:fixed_graph`, its `fixed_input`); a target in another language
     (`app.mjs:graph`) is loaded by the runtime that `loads` it. With `timeout`, an import that takes longer
     (a module that sleeps or waits on the network at import) is stopped and refused in one line that names
-    the line it was stuck at."""
+    the line it was stuck at. A server that runs no typed code (`debugger/code_access.py`: bound beyond this
+    machine without --allow-code) loads only StepScope's own lessons: any other target is code from a path
+    typed into a page."""
+    if not code_allowed() and not is_own_lesson(target):
+        raise TargetError(
+            f"{target}: opening a graph file runs its code, and this app listens beyond its computer; restart it "
+            "with `stepscope app --allow-code` to allow it, or with `--host 127.0.0.1`."
+        )
     foreign = loader_for(target)
     if foreign is not None:
         return foreign.load(target)
@@ -62,6 +70,21 @@ def load_target(target: str, *, timeout: float | None = None) -> LoadedTarget:
         example_input = module.fixed_input
     example_config = dict(getattr(module, "example_config", None) or {})
     return LoadedTarget(graph, example_input, module, target, example_config, find_runtime(graph))
+
+
+LESSONS = Path(__file__).resolve().parents[2] / "sample_graphs"
+"""StepScope's own lessons, Python and JavaScript: the code a server beyond loopback still runs."""
+
+
+def is_own_lesson(target: str) -> bool:
+    """`subgraph_trap`, `sample_graphs.x[:attr]` or a file inside sample_graphs/ (a JavaScript twin)."""
+    spec = target.partition(":")[0]
+    if "/" not in spec and "\\" not in spec and not spec.endswith((".py", ".mjs", ".js", ".cjs", ".ts", ".mts")):
+        return "." not in spec or spec.startswith("sample_graphs.")
+    try:
+        return Path(spec).resolve().is_relative_to(LESSONS)
+    except (OSError, ValueError):
+        return False
 
 
 @contextlib.contextmanager

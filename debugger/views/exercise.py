@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from debugger.code_access import code_allowed
 from debugger.i18n import _
-from debugger.model.code_access import code_allowed
 from debugger.model.exercise_check import Verdict, check
 from debugger.views import session, widgets
 from debugger.views.session import LoadedRun

@@ -128,7 +128,7 @@ def _start_panel(run: LiveRun | None) -> None:
                 format_func=sample_title,
                 index=SAMPLES.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in SAMPLES else 0,
             )
-        else:
+        elif not widgets.typed_code_off():  # a graph file is code: off beyond loopback without --allow-code
             st.text_input(
                 _("Path to the graph"),
                 key="live_file",

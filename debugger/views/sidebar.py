@@ -267,16 +267,17 @@ def render() -> None:
             )
             language_switch(run, key=session.LESSON_LANGUAGE)
         elif kind == "Graph file":
-            st.text_input(_("Graph"), placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
-            st.text_area(
-                _("Input (JSON)"),
-                value="",
-                placeholder=_('{"messages": []}  (empty: the module\'s example_input)'),
-                key=session.FILE_INPUT,
-                height=90,
-            )
-            threads.file_options()
-            st.button(_("Run and open"), key="open_file", on_click=_on_file)
+            if not widgets.typed_code_off():  # a graph file is code: off beyond loopback without --allow-code
+                st.text_input(_("Graph"), placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
+                st.text_area(
+                    _("Input (JSON)"),
+                    value="",
+                    placeholder=_('{"messages": []}  (empty: the module\'s example_input)'),
+                    key=session.FILE_INPUT,
+                    height=90,
+                )
+                threads.file_options()
+                st.button(_("Run and open"), key="open_file", on_click=_on_file)
         elif kind == "Stored run":
             try:
                 stored = open_store().list(limit=100)
@@ -299,7 +300,8 @@ def render() -> None:
             else:
                 st.caption(_("No stored runs yet."))
         elif kind == "Checkpointer thread":
-            checkpointer_threads.render(_open)
+            if not widgets.typed_code_off():  # it imports the app's graph module: code, as a graph file is
+                checkpointer_threads.render(_open)
         else:
             st.file_uploader(_("Trace (.json)"), type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)
             st.caption(_("Opened as data only: nothing in the file is executed."))

@@ -19,8 +19,8 @@ from typing import Any
 import graphviz
 import streamlit as st
 
+from debugger.code_access import code_allowed
 from debugger.i18n import N_, _
-from debugger.model.code_access import code_allowed
 from debugger.model.present import code, md, readable, short  # noqa: F401 - md, code: the pages escape text with them
 from debugger.views import session
 
@@ -199,7 +199,7 @@ def guarded(where: str, *, message: str = N_("That did not work")):
 
 
 def typed_code_off() -> bool:
-    """True, after saying so in one sentence, when this server runs no typed code (`model/code_access.py`)."""
+    """True, after saying so in one sentence, when this server runs no typed code (`debugger/code_access.py`)."""
     if code_allowed():
         return False
     st.info(
