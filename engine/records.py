@@ -14,9 +14,10 @@ from .constants import END, START, TASKS, branch_channel, join_channel
 from .draw import graph_of
 from .types import RunStatus, StepKind
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bump on any change a reader of older files could misread; `from_json` refuses newer files.
-Version 2 (issue 14): large values stored once, in the file's `blobs`; version 1 files still load."""
+Version 2 (issue 14): large values stored once, in the file's `blobs`. Version 3 (issue 43): a step
+leaves out what the rest of the step says (`engine.step_form`). Files of versions 1 and 2 still load."""
 VIEW = "$view"
 SAME_AS_WRITES = {TYPE: "same_as_writes"}
 SAME = {"same": True}

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from .blobs import BLOB_MIN, BlobPacker, load_json
+from .step_form import leave_out, put_back  # put_back: for readers that check a step before building it
 from .trace import SCHEMA_VERSION, ReducerCallRecord, RunRecord, StepRecord, TaskRecord, Trace
 
 
@@ -124,6 +125,7 @@ def _step_to_dict(step: StepRecord) -> dict[str, Any]:
                 data["after"] = {"extend": {"$write": ref}}
         calls.append(data)
     plain["reducer_calls"] = calls
+    leave_out(step, plain["tasks"], calls)
     defaults = _defaults(StepRecord)
     return {k: v for k, v in plain.items() if k == "step" or v != defaults.get(k, object())}
 
@@ -287,6 +289,8 @@ _FIELD_NAMES: dict[type, frozenset[str]] = {}
 def _build(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise TypeError(f"{where} should be an object, found {type(data).__name__}")
+    if cls is StepRecord:
+        put_back(data)
     names = _FIELD_NAMES.get(cls)
     if names is None:
         names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))

@@ -10,6 +10,7 @@ import pytest
 
 from debugger.sources.runs import record
 from debugger.sources.trace_check import TraceFileError, parse_trace
+from engine.step_form import put_back
 from engine.tracefile import to_json
 from sample_graphs.gallery import SAMPLES, load_sample
 
@@ -77,5 +78,6 @@ def test_an_edge_to_a_node_that_does_not_exist_is_refused(refund):
 
 def test_a_task_of_a_node_that_does_not_exist_is_refused(refund):
     data = copy.deepcopy(refund)
-    next(step for step in data["steps"] if step.get("tasks"))["tasks"][0]["name"] = "ghost"
+    step = put_back(next(step for step in data["steps"] if step.get("tasks")))  # its calls name their writer
+    step["tasks"][0]["name"] = "ghost"
     _refused(data, "runs 'ghost', which is not a node")

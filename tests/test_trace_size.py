@@ -38,7 +38,7 @@ def test_a_large_string_carried_through_ten_steps_is_stored_once():
     loaded = parse_trace(text)
     assert loaded == trace
     assert loaded.input["doc"] is loaded.output["doc"]  # held once in memory too
-    assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 2
+    assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 3
 
 
 @pytest.mark.slow  # a 20,000-row value encoded, stored and parsed: over a second

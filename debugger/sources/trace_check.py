@@ -34,7 +34,7 @@ from debugger.sources.trace_schema import StepFile, TraceFile, first_problem
 from debugger.sources.trace_sense import SenseCheck
 from debugger.sources.trace_stream import MAX_NESTING, STREAM_MIN_BYTES, FileSteps, LazySteps, StepIndex, nesting_depth
 from engine.trace import SCHEMA_VERSION, StepRecord, Trace
-from engine.tracefile import TraceFileError, from_dict, step_from_dict
+from engine.tracefile import TraceFileError, from_dict, put_back, step_from_dict
 
 MAX_TRACE_MB_ENV = "STEPSCOPE_MAX_TRACE_MB"
 DEFAULT_MAX_TRACE_MB = 1024
@@ -191,6 +191,7 @@ class StreamCheck:
     def step(self, index: int, step: Any) -> None:
         """Checks the run's `index`-th step (its file form) after those before it."""
         source = self.source
+        put_back(step)  # what the file form leaves out of a step (schema 3), so every check sees the step whole
         try:
             StepFile.model_validate(step)
         except ValidationError as exc:

@@ -6,7 +6,7 @@ A 200,000-step trace is 150-200 MB of JSON and many times that as Python objects
 `json.loads` does) costs memory that grows with the run and minutes of time. Here the file is read in
 chunks by the C JSON decoder (`JSONDecoder.raw_decode`), one top-level value at a time:
 
-    {"schema_version": 2, "run_id": ..., "blobs": {...}, "graph": {...}, "steps": [ {...}, {...} ], ...}
+    {"schema_version": 3, "run_id": ..., "blobs": {...}, "graph": {...}, "steps": [ {...}, {...} ], ...}
                                                                                   ^ offsets of each step
 
 The head (every field but `steps`, with the pooled large values of `blobs`) is kept: it does not grow with
