@@ -201,3 +201,26 @@ def test_a_node_that_never_returns_ends_the_run_on_the_page_at_the_step_limit(at
     assert "timed out: The step did not finish within 1 s" in status and "\n" not in status
     assert "still running: plan" in status
     assert "The run is over" in [h.value for h in at.subheader]
+
+
+def test_the_live_page_and_its_sidebar_speak_chinese(tmp_path, monkeypatch) -> None:
+    from tests.test_app import goto_page
+
+    monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
+    monkeypatch.setenv("STEPSCOPE_SAMPLE_DELAY", "0")
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "debugger" / "app.py"), default_timeout=30)
+    app.query_params["lang"] = "zh"
+    app.run()
+    goto_page(app, "live")
+    sidebar = "\n".join(str(e.value) for e in [*app.sidebar.markdown, *app.sidebar.caption])
+    assert "本页还没有实时运行" in sidebar and app.sidebar.radio, "its words, and the language switch"
+    assert "：节点 " in texts(app) and "、" in texts(app), texts(app)  # the graph's nodes, listed with 、
+    app.button(key="live_start").click().run()
+    run = app.session_state["live_run"]
+    run.join(10)
+    app.run()
+    sidebar = re.sub(r"\\(.)", r"\1", "\n".join(str(e.value) for e in app.sidebar.markdown))
+    assert "slow_research 的实时运行" in sidebar and "`完成`" in sidebar and "steps" not in sidebar, sidebar
+    status = [str(s.value) for s in app.success]
+    assert any("已完成" in line for line in status) and "done" not in " ".join(status).lower(), status
+    assert "第 4 步：review" in texts(app), "the step shown, named in words of the page"

@@ -9,7 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from debugger import i18n
 from debugger.diagnostics.replay import Replay
+from debugger.i18n import N_, _
 from debugger.live.status import ASKED_STATES, RUNNING_STATES, Breakpoints, LiveSnapshot
 from debugger.model.drawing import Highlight, digraph, dot_node_id
 from debugger.model.failures import cut_short, is_interrupt, is_stopped
@@ -19,17 +21,18 @@ from engine.trace import StepRecord, Trace
 
 BREAKPOINT_COLOUR = "#7b2cbf"
 STATUS_WORDS = {
-    "starting": "⏳ starting",
-    "running": "▶ running",
-    "paused": "⏸ paused",
-    "stopping": "⏹ stopping",
-    "done": "✅ done",
-    "error": "✖ failed",
-    "interrupted": "⏸ interrupted",
-    "recursion_limit": "✖ recursion limit",
-    "cancelled": "⏹ stopped",
-    "timeout": "⏱ timed out",
+    "starting": N_("⏳ starting"),
+    "running": N_("▶ running"),
+    "paused": N_("⏸ paused"),
+    "stopping": N_("⏹ stopping"),
+    "done": N_("✅ done"),
+    "error": N_("✖ failed"),
+    "interrupted": N_("⏸ interrupted"),
+    "recursion_limit": N_("✖ recursion limit"),
+    "cancelled": N_("⏹ stopped"),
+    "timeout": N_("⏱ timed out"),
 }
+"""A live run's state as its status line and the sidebar say it (translated where shown)."""
 
 
 def drawing_of(trace: Trace | None, description: dict[str, Any] | None) -> DrawableGraph | None:
@@ -89,8 +92,13 @@ def live_dot(drawing: DrawableGraph, light: Highlight, breakpoints: Breakpoints)
     return graph.source
 
 
+def status_word(status: str) -> str:
+    """A live run's state in the page's language: '▶ running', '✅ done'."""
+    return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
+
+
 def status_line(snap: LiveSnapshot) -> str:
-    words = STATUS_WORDS.get(snap.status, snap.status)
+    words = status_word(snap.status)
     if snap.step is not None and snap.running:
         parts = []
         for task in snap.running:
@@ -98,13 +106,15 @@ def status_line(snap: LiveSnapshot) -> str:
             if task.state in ("running", "waiting"):
                 parts.append(f"{task.name} ⏳")
             elif task.state in ASKED_STATES:
-                parts.append(f"{task.name} ⏸ asked")
+                parts.append(_("{node} ⏸ asked").format(node=task.name))
             else:
                 parts.append(f"{task.name} {'✓' if task.state == 'done' else '✖'}{took}")
-        return f"{words}: step {snap.step}: " + ", ".join(parts)
+        return _("{status}: step {step}: {tasks}").format(status=words, step=snap.step, tasks=i18n.join_names(parts))
     if snap.pause is not None:
-        return f"{words} before step {snap.pause.step}: " + "; ".join(snap.pause.reasons)
-    return words + (f": {snap.message}" if snap.message else "")
+        return _("{status} before step {step}: {reasons}").format(
+            status=words, step=snap.pause.step, reasons="; ".join(snap.pause.reasons)
+        )
+    return _("{status}: {message}").format(status=words, message=snap.message) if snap.message else words
 
 
 def step_label(record: StepRecord) -> str:

@@ -26,7 +26,7 @@ from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.runs import Opened
 from debugger.views import live_link, live_pause, session, widgets
 from debugger.views.session import LoadedRun
-from debugger.views.sidebar import sample_title
+from debugger.views.sidebar import sample_titles
 from sample_graphs.gallery import SAMPLES
 
 POLL = 0.4
@@ -125,7 +125,7 @@ def _start_panel(run: LiveRun | None) -> None:
                 _("Sample"),
                 SAMPLES,
                 key="live_sample",
-                format_func=sample_title,
+                format_func=sample_titles(),
                 index=SAMPLES.index(DEFAULT_SAMPLE) if DEFAULT_SAMPLE in SAMPLES else 0,
             )
         elif not widgets.typed_code_off():  # a graph file is code: off beyond loopback without --allow-code
@@ -143,7 +143,8 @@ def _start_panel(run: LiveRun | None) -> None:
             except TargetError as exc:
                 widgets.open_error(str(exc), exc.file, exc.line)
             else:
-                st.caption(f"`{widgets.code(target)}`: nodes " + ", ".join(f"`{widgets.code(n)}`" for n in nodes))
+                names = i18n.join_names(f"`{widgets.code(n)}`" for n in nodes)
+                st.caption(_("`{target}`: nodes {nodes}").format(target=widgets.code(target), nodes=names))
         cols = st.columns([2, 2, 1.2, 1], vertical_alignment="bottom")
         cols[0].multiselect(_("Pause before"), nodes, key="live_before", on_change=_on_breakpoints)
         cols[1].multiselect(_("Pause after"), nodes, key="live_after", on_change=_on_breakpoints)
@@ -353,7 +354,8 @@ def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool)
         cols[4].button(_("⏩ Follow the run"), key="live_follow_button", on_click=_on_follow, width="stretch")
     record = next(s for s in steps if s.step == shown)
     detail = live_view.step_detail(_replay(snap), record)
-    title = f"Step {detail.step}: " + ("a person's edit" if detail.kind == "update" else labels[shown].split(" ", 1)[1])
+    what = _("a person's edit") if detail.kind == "update" else labels[shown].split(" ", 1)[1]
+    title = _("Step {step}: {what}").format(step=detail.step, what=what)
     st.markdown(
         f"**{widgets.md(title)}**"
         + ("" if detail.committed else _(" — never committed: its writes never reached the state"))

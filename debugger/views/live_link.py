@@ -13,14 +13,18 @@ import threading
 
 import streamlit as st
 
+from debugger.i18n import N_, _
 from debugger.live import LiveRun
 from debugger.model import run_status
 from debugger.views import page_url, session, widgets
+from debugger.views.sidebar import header
 
 RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a run id looks like; anything else in a link is not put in a link back."""
 LIVE_ICONS = {"starting": "⏳", "running": "⏳", "stopping": "⏳", "paused": "⏸️"}
 """A live run's states before it ends (an ended one has a stored run's status and icon)."""
+LIVE_STATES = {"starting": N_("starting"), "running": N_("running"), "stopping": N_("stopping"), "paused": N_("paused")}
+"""Those states in words (translated where shown)."""
 KEPT_RUNS = 32
 """Live runs a server keeps reachable by link; the oldest finished ones are forgotten first."""
 
@@ -78,26 +82,36 @@ def missing_note() -> None:
     missing = session.recall(session.LIVE_MISSING)
     if not missing:
         return
-    stored = f"[open its stored record in Step through](/?run={missing})" if RUN_ID.fullmatch(missing) else ""
-    st.warning(
-        f"Run `{widgets.code(missing)}` is not live in this server (it ended, or the server restarted): "
-        f"{stored or 'open it from the Stored runs page'}, or start a run below.",
-        icon="⏹️",
-    )
+    run = widgets.code(missing)
+    if RUN_ID.fullmatch(missing):
+        text = _(
+            "Run `{run}` is not live in this server (it ended, or the server restarted): "
+            "[open its stored record in Step through](/?run={link}), or start a run below."
+        ).format(run=run, link=missing)
+    else:
+        text = _(
+            "Run `{run}` is not live in this server (it ended, or the server restarted): open it from the Stored "
+            "runs page, or start a run below."
+        ).format(run=run)
+    st.warning(text, icon="⏹️")
 
 
 def sidebar() -> None:
-    """The Live run page's sidebar: what is live, how it stands, and its run id."""
+    """The Live run page's sidebar: StepScope and the language switch, what is live, how it stands, its run id."""
     with st.sidebar:
-        st.header("StepScope")
+        header(open_error=False)  # the Step-through page's opens are not this page's
         run: LiveRun | None = session.recall(session.LIVE_RUN)
         if run is None:
-            st.caption("No live run on this page yet: start one on the page.")
+            st.caption(_("No live run on this page yet: start one on the page."))
             return
         snap = run.snapshot()
         icon = LIVE_ICONS.get(snap.status) or run_status.icon(snap.status)
+        state = _(LIVE_STATES[snap.status]) if snap.status in LIVE_STATES else run_status.label(snap.status)
         st.markdown(
-            f"**Live run of {widgets.md(run.target)}**  \n{icon} `{widgets.code(snap.status)}`"
-            f" · {len(snap.trace.steps) if snap.trace is not None else 0} steps · run `{widgets.code(snap.run_id[:8])}`"
+            _("**Live run of {target}**").format(target=widgets.md(run.target))
+            + f"  \n{icon} `{widgets.code(state)}` · "
+            + _("{count} steps · run `{run}`").format(
+                count=len(snap.trace.steps) if snap.trace is not None else 0, run=widgets.code(snap.run_id[:8])
+            )
         )
-        st.caption("This page's link names this run: a new browser window opened on it shows it too.")
+        st.caption(_("This page's link names this run: a new browser window opened on it shows it too."))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 import streamlit as st
 
@@ -27,9 +28,11 @@ OPEN_KINDS = [N_("Sample"), N_("Graph file"), N_("Stored run"), N_("Trace file")
 DEFAULT_SAMPLE = "subgraph_trap"
 
 
-def sample_title(name: str) -> str:
-    """A sample as a picker names it: its lesson's title, in the page's language."""
-    return _(sample_info(name).title)
+def sample_titles() -> Callable[[str], str]:
+    """A picker's `format_func` naming each sample by its lesson's title, in the page's language (bound now:
+    Streamlit may call it outside the script's thread, as `i18n.translator` says)."""
+    translate = i18n.translator()
+    return lambda name: translate(sample_info(name).title)
 
 
 def _adopt(opened: sources.Opened, *, step: int | None = None, call: int | None = None, scope=None) -> None:
@@ -219,8 +222,8 @@ def _on_rerun_with_input() -> None:
         _open(lambda: sources.open_target(target, text))
 
 
-def _header() -> None:
-    """StepScope, the language switch and the last open that failed: on every page but Live run."""
+def header(*, open_error: bool = True) -> None:
+    """StepScope, the language switch and (`open_error`) the last open that failed: on every page."""
     st.header("StepScope")
     st.radio(
         "Language · 语言",
@@ -231,7 +234,7 @@ def _header() -> None:
         on_change=session.sync_url,
         label_visibility="collapsed",
     )
-    error = session.recall(session.OPEN_ERROR)
+    error = session.recall(session.OPEN_ERROR) if open_error else None
     if error:
         widgets.open_error(*error)
 
@@ -249,7 +252,7 @@ def render() -> None:
     run's thread); each widget is a line or two. A page that does not show the open run gets the header
     only, and names what it shows itself (`on_screen`): the sidebar never names a run that is not there."""
     with st.sidebar:
-        _header()
+        header()
         if session.shown_page() not in page_url.RUN_PAGES:
             return
         run = session.loaded_run()
@@ -263,7 +266,7 @@ def render() -> None:
                 names,
                 key=session.SAMPLE_CHOICE,
                 on_change=_on_sample,
-                format_func=sample_title,
+                format_func=sample_titles(),
             )
             language_switch(run, key=session.LESSON_LANGUAGE)
         elif kind == "Graph file":
