@@ -1,0 +1,60 @@
+"""Reading long runs step by step (issue 43, item 3): what the app builds for a window of steps, and what
+`show` and `diagnose` read, decode each step of the run a bounded number of times, however long it is."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+
+import engine
+from debugger.model import stepper_windows
+from debugger.model.trace_view import Scope, TraceView
+from debugger.sources import trace_check, trace_stream
+from debugger.sources.trace_check import read_trace_file
+from engine.trace import Recorder
+from engine.tracefile import to_json
+
+
+class Counter(TypedDict):
+    n: Annotated[int, operator.add]
+
+
+def _counter_file(tmp_path, steps: int):
+    g = engine.StateGraph(Counter)
+    g.add_node("inc", lambda state: {"n": 1})
+    g.add_edge(engine.START, "inc")
+    g.add_conditional_edges("inc", lambda state: "inc" if state["n"] < steps else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"n": 0}, {"recursion_limit": steps + 10}, hooks=recorder)
+    path = tmp_path / f"counter{steps}.json"
+    path.write_text(to_json(recorder.trace), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every trace file counts as long (its steps stay on disk); the positions of the steps decoded, in order."""
+    monkeypatch.setattr(trace_check, "STREAM_MIN_BYTES", 0)
+    positions: list[int] = []
+    build = trace_stream.step_from_dict
+
+    def counted(data, *, source, index):
+        positions.append(index)
+        return build(data, source=source, index=index)
+
+    monkeypatch.setattr(trace_stream, "step_from_dict", counted)
+    return positions
+
+
+def test_the_stepper_window_at_the_last_step_decodes_each_step_a_few_times(tmp_path, decoded) -> None:
+    steps = 1200  # under LONG_RUN_STEPS: the marks of what ran before are read, not left to the background
+    traced = TraceView(read_trace_file(_counter_file(tmp_path, steps)))
+    view = traced.view(Scope())
+    assert not view.findings  # diagnose's passes over the run, done before: counted from here on
+    decoded.clear()
+    last = view.last
+    model = stepper_windows.model_for(traced, Scope(), last, svg_of=lambda dot: "<svg/>")
+    assert model["at_step"] == last
+    assert len(decoded) < 3 * steps  # one step's "ran before" read every earlier step: 200 x 1,200 decodes
