@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import operator
+import threading
 from typing import Annotated, TypedDict
 
 import pytest
 
 import engine
-from debugger.model import stepper_windows
+from debugger.diagnostics import snapshots
+from debugger.model import background, stepper_windows
 from debugger.model.trace_view import Scope, TraceView
 from debugger.sources import trace_check, trace_stream
 from debugger.sources.trace_check import read_trace_file
+from debugger.stores import row_store
+from debugger.stores.sqlite import RunStore
 from engine.trace import Recorder
 from engine.tracefile import to_json
 
@@ -41,7 +45,8 @@ def decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     build = trace_stream.step_from_dict
 
     def counted(data, *, source, index):
-        positions.append(index)
+        if threading.current_thread() is threading.main_thread():  # the page's, not the findings' thread
+            positions.append(index)
         return build(data, source=source, index=index)
 
     monkeypatch.setattr(trace_stream, "step_from_dict", counted)
@@ -58,3 +63,22 @@ def test_the_stepper_window_at_the_last_step_decodes_each_step_a_few_times(tmp_p
     model = stepper_windows.model_for(traced, Scope(), last, svg_of=lambda dot: "<svg/>")
     assert model["at_step"] == last
     assert len(decoded) < 3 * steps  # one step's "ran before" read every earlier step: 200 x 1,200 decodes
+
+
+def test_a_long_stored_run_opens_at_its_last_step_reading_about_a_window_of_steps(
+    tmp_path, decoded, monkeypatch
+) -> None:
+    monkeypatch.setattr(background, "LONG_RUN_STEPS", 100)  # a long run: findings and the ✓ index come later
+    monkeypatch.setattr(background, "HEAD_START", 3600.0)
+    monkeypatch.setattr(row_store, "STREAM_MIN_BYTES", 0)  # its steps stay in the database
+    steps = 4000
+    store = RunStore(tmp_path / "runs.sqlite3")
+    run_id = store.import_file(str(_counter_file(tmp_path, steps)))
+    traced = TraceView(store.load(run_id), background=True)
+    decoded.clear()
+    last = traced.view(Scope()).last
+    model = stepper_windows.model_for(traced, Scope(), last, svg_of=lambda dot: "<svg/>")
+    assert model["at_step"] == last
+    # the window, and the merge folded from the nearest kept state (at most MIN_GAP steps back); the drawing,
+    # made at the first step, had read the whole run for its ✓ marks
+    assert len(decoded) < 400 + snapshots.MIN_GAP

@@ -81,14 +81,16 @@ class Highlights:
         ends until every node of the graph has been seen (a few steps, in most graphs); when some node never
         ran, the app's view indexes every step once, in the background (the steps read stand in meanwhile)."""
         view = self.view
-        before = view.steps[:index]
-        if len(before) <= bg.LONG_RUN_STEPS:  # one pass over the run for all its steps, not one per step
+        if len(view.steps) <= bg.LONG_RUN_STEPS:  # one pass over the run for all its steps, not one per step
             return {name for name, position in self._first_run_positions_now().items() if position < index}
+        before = view.steps[:index]  # a long run's: its early steps must not wait for a pass over all of it
         every, seen = {*view.node_names, START}, set()
         for s in chain(before[:VISITED_ENDS], reversed(before[-VISITED_ENDS:])):
             seen.update(t.name for t in view.tasks(s))
             if every <= seen:
                 return seen
+        if len(before) <= 2 * VISITED_ENDS:  # both ends held every step before
+            return seen
         first = self._first_runs.get(i18n.DEFAULT) if view.background is not None else self.first_run_positions()
         return seen if first is None else {name for name, position in first.items() if position < index}
 
