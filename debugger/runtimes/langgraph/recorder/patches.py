@@ -9,6 +9,7 @@ are observed: every other run goes straight through after one lookup.
     PregelLoop.tick             the tasks planned; each task's runnable wrapped (`watched.ObservedProc`)
     apply_writes (in _loop)     the barrier, observed (`LoopProbe.barrier`)
     PregelLoop._put_checkpoint  checkpoint id and parent of each step
+    PregelLoop.output_writes    the interrupts langgraph streams, which `invoke` returns as `__interrupt__`
     __exit__ / __aexit__        status, output, error, interrupts; the unfinished step's tasks
     BranchSpec._finish          each router's own answer, filed under the running task
     Pregel.stream / astream     which compiled graph a loop belongs to (for nested runs' drawings)
@@ -48,6 +49,7 @@ def install() -> None:
             (loop_class, "_first"),
             (loop_class, "tick"),
             (loop_class, "_put_checkpoint"),
+            (loop_class, "output_writes"),
             (_loop.SyncPregelLoop, "__exit__"),
             (_loop.AsyncPregelLoop, "__aexit__"),
             (_loop, "apply_writes"),
@@ -71,6 +73,7 @@ def _patch_loop(_loop: Any) -> None:
     it wraps and the session lookup they share; split, they would pass that state around."""
     loop_class = _loop.PregelLoop
     first, tick, put_checkpoint = loop_class._first, loop_class.tick, loop_class._put_checkpoint
+    output_writes = loop_class.output_writes
     apply_writes = _loop.apply_writes
     sync_exit, async_exit = _loop.SyncPregelLoop.__exit__, _loop.AsyncPregelLoop.__aexit__
     resuming_key = getattr(_loop, "CONFIG_KEY_RESUMING", "__pregel_resuming")
@@ -135,6 +138,12 @@ def _patch_loop(_loop: Any) -> None:
         if self.checkpointer is not None and after and after != before:
             probe.run.checkpoint(step, self.checkpoint_config, self.prev_checkpoint_config)
 
+    def output_writes_observed(self: Any, task_id: str, writes: Any, *, cached: bool = False) -> None:
+        probe = self.__dict__.get(_PROBE_ATTR)
+        if probe is not None:
+            probe.streamed_interrupts(self, task_id, writes)
+        return output_writes(self, task_id, writes, cached=cached)
+
     def sync_exit_observed(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
         probe = self.__dict__.get(_PROBE_ATTR)
         if probe is None:
@@ -159,6 +168,7 @@ def _patch_loop(_loop: Any) -> None:
     loop_class._first = _first_observed
     loop_class.tick = tick_observed
     loop_class._put_checkpoint = put_checkpoint_observed
+    loop_class.output_writes = output_writes_observed
     _loop.apply_writes = apply_writes_observed
     _loop.SyncPregelLoop.__exit__ = sync_exit_observed
     _loop.AsyncPregelLoop.__aexit__ = async_exit_observed

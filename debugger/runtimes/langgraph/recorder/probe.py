@@ -81,6 +81,8 @@ class LoopProbe(BarrierWatch):
         self.folds = folds_of(loop.channels, self.keys)
         """The state keys whose reducer appends (`superstep.add_call`)."""
         self.appends = [(key, fold) for key, fold in self.folds.items() if isinstance(fold, Appends)]
+        self.streamed: list[Any] = []
+        """The `Interrupt`s langgraph streamed, in its order: what `invoke` returns as `__interrupt__`."""
         with session.lock:
             session.loops[self.ns] = self
         _BY_CHANNELS[id(loop.channels)] = self
@@ -122,12 +124,36 @@ class LoopProbe(BarrierWatch):
                 if isinstance(keys, str)
                 else {k: state[k] for k in keys if k in state and state[k] is not ENGINE_MISSING}
             )
+        if self.streamed and not self.ns:  # a root run: langgraph's invoke adds what it streamed
+            from langgraph._internal._constants import INTERRUPT
+
+            output = (
+                {**output, INTERRUPT: list(self.streamed)}
+                if isinstance(output, dict)
+                else {INTERRUPT: list(self.streamed)}
+            )
         self.run.finish(status, output, error, interrupts)
         with self.session.lock:
             if self.session.loops.get(self.ns) is self:
                 del self.session.loops[self.ns]
         if self.is_trace:
             self.session.finished(self.record)
+
+    def streamed_interrupts(self, loop: Any, task_id: str, writes: Any) -> None:
+        """Keeps the interrupts of a task's writes that langgraph's `output_writes` streams (and `invoke`
+        collects): not a hidden task's, nor a pushed call's, which its caller streams."""
+        from langgraph._internal._constants import INTERRUPT, PUSH
+
+        task = loop.tasks.get(task_id)
+        if task is None or not writes or writes[0][0] != INTERRUPT:
+            return
+        if task.config is not None and "langsmith:hidden" in task.config.get("tags", ()):
+            return
+        if task.path[0] == PUSH and task.path[-1] is True:
+            return
+        for channel, value in writes:
+            if channel == INTERRUPT:
+                self.streamed.extend(value if isinstance(value, (list, tuple)) else (value,))
 
     def _stopped_reading(self, error: BaseException) -> dict[str, Any]:
         """The error record of a run its caller stopped: a `stream()` generator closed or dropped
