@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import operator
 import threading
 from typing import Annotated, TypedDict
@@ -10,6 +12,7 @@ from typing import Annotated, TypedDict
 import pytest
 
 import engine
+from debugger import cli
 from debugger.diagnostics import snapshots
 from debugger.model import background, stepper_windows
 from debugger.model.trace_view import Scope, TraceView
@@ -82,3 +85,12 @@ def test_a_long_stored_run_opens_at_its_last_step_reading_about_a_window_of_step
     # the window, and the merge folded from the nearest kept state (at most MIN_GAP steps back); the drawing,
     # made at the first step, had read the whole run for its ✓ marks
     assert len(decoded) < 400 + snapshots.MIN_GAP
+
+
+def test_show_of_a_long_run_on_no_thread_reads_its_steps_once_after_the_check(tmp_path, decoded) -> None:
+    steps = 600
+    path = _counter_file(tmp_path, steps)
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert cli.main(["show", str(path), "--step", str(steps), "--db", str(tmp_path / "runs.sqlite3")]) == 0
+    assert f"step {steps}: inc" in out.getvalue()
+    assert len(decoded) <= steps + 2  # its turns were looked for in a pass of their own: one turn, known unread

@@ -51,7 +51,9 @@ def command(args: argparse.Namespace) -> int:
     unknown_end = damage is not None and _ends_damaged(trace)
     status = "unknown: a damaged checkpoint" if unknown_end else run_status.label(trace.status, trace.error)
     print(f"run {trace.run_id}  graph {trace.graph.get('name')}  status {status}")
-    starts = {turn.first_step: turn for turn in turns_of(trace) if turn.number > 1 or turn.first_step > 0}
+    # a run on no thread is one turn (as `RunView.turns`): its steps are not read a second time to find that
+    turns = turns_of(trace) if getattr(trace, "thread_id", "") else ()
+    starts = {turn.first_step: turn for turn in turns if turn.number > 1 or turn.first_step > 0}
     for step, calls in walk_calls(trace.steps):
         if args.step is None or step.step == args.step:
             if step.step in starts:  # a turn of the thread begins: its new input (or answer) before its steps
