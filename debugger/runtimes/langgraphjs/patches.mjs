@@ -156,6 +156,11 @@ function patchLoop(lg, ctx) {
     probe.out.flush();
     return result;
   };
+  const emit = Loop.prototype._emit;
+  Loop.prototype._emit = function observedEmit(values, namespace) {
+    PROBES.get(this)?.streamedInterrupts(values, namespace ?? this.checkpointNamespace);
+    return emit.apply(this, arguments);
+  };
   const finish = Loop.prototype.finishAndHandleError;
   Loop.prototype.finishAndHandleError = async function observedFinish(error) {
     const probe = PROBES.get(this);

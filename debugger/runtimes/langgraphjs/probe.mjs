@@ -110,6 +110,7 @@ export class LoopProbe {
     this.lastAfter = new Map();
     this.seenTasks = new Set();
     this.interruptedBy = new Map();
+    this.streamed = []; // the interrupts the root loop streamed, which invoke returns as __interrupt__
     this.grouped = null;
     this.inFirst = false;
     this.quiet = false;
@@ -318,6 +319,10 @@ export class LoopProbe {
     if (status === "out_of_steps") status = "recursion_limit";
     let output = loop.output;
     if (output === undefined && error !== undefined) output = this.stateOutput();
+    if (this.streamed.length && this.parentRun === null) {
+      const asked = this.streamed.flat(1); // as LangGraph.js's invoke adds them (a breakpoint's [] too)
+      output = output !== null && typeof output === "object" ? { ...output, __interrupt__: asked } : { __interrupt__: asked };
+    }
     const event = {
       e: "end",
       run: this.run,
@@ -331,6 +336,14 @@ export class LoopProbe {
     if (interrupts.length) event.interrupts = interrupts;
     this.out.emit(event);
     this.out.flush();
+  }
+
+  /** Keeps what a `values` chunk of the run's own namespace says was asked, as LangGraph.js's invoke reads it. */
+  streamedInterrupts(values, namespace) {
+    if ([...(namespace ?? [])].some((part) => part !== "")) return;
+    for (const [mode, payload] of values ?? [])
+      if (mode === "values" && payload && typeof payload === "object" && "__interrupt__" in payload)
+        this.streamed.push(payload.__interrupt__);
   }
 
   stateOutput() {
