@@ -25,12 +25,6 @@ HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 THREAD = {"configurable": {"thread_id": "t-1"}}
 ANSWERS = ("yes", 249.5, "IT-4")
-LACKS_INTERRUPT = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the recorded output of a paused run (langgraph and LangGraph.js) lacks the __interrupt__ "
-    "the runtime's own state has (trace.interrupts has it; issue 41, item 2)",
-)
 
 
 @dataclass(frozen=True)
@@ -49,7 +43,7 @@ CASES = [
     Case("research_fanout.py"),
     Case("draft_review.py", recursion_limit=10, status="recursion_limit", findings=("stuck_loop",)),
     Case("rag_pipeline.py"),
-    pytest.param(Case("approval_flow.py", config=THREAD, resumes=ANSWERS), marks=LACKS_INTERRUPT),
+    Case("approval_flow.py", config=THREAD, resumes=ANSWERS),
     Case("react_parallel.py", recursion_limit=12),
 ]
 
@@ -120,7 +114,7 @@ JS_CASES = [
     Case("research_fanout.mjs"),
     Case("draft_review.mjs", recursion_limit=10, status="recursion_limit", findings=("stuck_loop",)),
     Case("rag_pipeline.mjs"),
-    pytest.param(Case("approval_flow.mjs", config=THREAD, resumes=ANSWERS), marks=LACKS_INTERRUPT),
+    Case("approval_flow.mjs", config=THREAD, resumes=ANSWERS),
     Case("react_parallel.mjs", recursion_limit=12),
 ]
 
