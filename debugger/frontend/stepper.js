@@ -243,6 +243,12 @@ class Stepper {
     const count = this.count();
     this.buttons.first.disabled = this.buttons.prev.disabled = index <= 0;
     this.buttons.next.disabled = this.buttons.last.disabled = index >= count - 1;
+    // a focused button just disabled (Prev at the first step) drops the focus to the page: where keys are
+    // the widget's own (a notebook), they would then step the notebook instead, so the widget keeps it
+    const active = this.root.ownerDocument.activeElement;
+    if (this.keyTarget === this.root && active && active.disabled && this.root.contains(active)) {
+      this.root.focus({ preventScroll: true });
+    }
     this.root.dataset.step = count ? String(this.stepNumber(index)) : "";
     if (!count) {
       this.at.textContent = L.no_steps;

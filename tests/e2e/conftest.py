@@ -92,14 +92,19 @@ def streamlit_url(tmp_path_factory, e2e_db) -> str:
             time.sleep(0.1)
         yield url
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_server(proc)
         log.close()
+
+
+def stop_server(proc: subprocess.Popen, grace: float = 10) -> None:
+    """Stops a server started with `start_new_session=True` by its process group: SIGTERM, then SIGKILL."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -13,8 +13,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,15 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import _free_port, stop_server
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "reducers.ipynb"
 STEPPER = ".jp-OutputArea .stepscope-stepper"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _get(url: str) -> object | None:
@@ -112,13 +106,7 @@ def jupyterlab(tmp_path_factory):
             time.sleep(0.25)
         yield url, home / "runtime"
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_server(proc, grace=15)
         log.close()
 
 
