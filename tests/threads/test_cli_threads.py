@@ -93,7 +93,9 @@ def test_the_app_opens_a_thread_named_by_its_address(production, monkeypatch, tm
 
     db, app = production
     calls = {}
-    monkeypatch.setattr("subprocess.call", lambda command, env: calls.update(command=command, env=env) or 0)
+    monkeypatch.setattr(
+        "debugger.commands.app_server.serve", lambda command, env: calls.update(command=command, env=env) or 0
+    )
     assert launch(sample=f"{app}:graph", checkpointer=str(db), thread="refund-17") == 0
     assert calls["env"][CHECKPOINTER_ENV] == str(db)
     monkeypatch.setenv("STEPSCOPE_DB", str(tmp_path / "runs.sqlite3"))
