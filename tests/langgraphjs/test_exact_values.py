@@ -1,8 +1,8 @@
 """Values exactly as LangGraph.js holds them (issue 41, item 3): every JavaScript lesson's (and the loop and
 live test apps') recorded final state, field by field, against what the app's own `graph.invoke` returns in
-a plain node process (raw_state.mjs, which reads LangGraph.js's objects without StepScope's codec): the
-recorder adds no field (a tool call's "type", which Python's langchain-core has and LangGraph.js's does
-not) and drops none."""
+a plain node process (tests/realistic/js/own_run.mjs, which reads LangGraph.js's objects without StepScope's
+codec, compared in tests/realistic/plain_state.py's shape): the recorder adds no field (a tool call's
+"type", which Python's langchain-core has and LangGraph.js's does not) and drops none."""
 
 from __future__ import annotations
 
@@ -15,37 +15,25 @@ import pytest
 
 from debugger.runtimes.langgraphjs import record_js_app
 from sample_graphs.gallery import JS_LESSON_DIR
+from tests.realistic.plain_state import plain_recorded
 
-from .conftest import HERE, app
+from .conftest import REPO, app
 
 pytestmark = pytest.mark.slow
 
 LESSONS = sorted(p for p in JS_LESSON_DIR.glob("*.mjs") if not p.name.startswith("_"))
 APPS = [Path(app("review_loop.mjs"))]
+OWN_RUN = REPO / "tests" / "realistic" / "js" / "own_run.mjs"
+"""The app's own run, read into plain_state.py's shape: the realistic apps' tests compare the same way."""
 
 
 def _own_final_state(path: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """The app's own final state on its exampleInput, read by tests/realistic/js/own_run.mjs (no StepScope)."""
     done = subprocess.run(
-        ["node", str(HERE / "raw_state.mjs"), str(path), "graph", "example", json.dumps(config)],
+        ["node", str(OWN_RUN), str(path), json.dumps(config), "[]"],
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _as_langgraphjs_holds_it(value: Any) -> Any:
-    """A recorded (encoded) value in raw_state.mjs's projection: a message as its type and own fields."""
-    if isinstance(value, list):
-        return [_as_langgraphjs_holds_it(v) for v in value]
-    if isinstance(value, dict) and value.get("$type") == "message":
-        data = value["message"]["data"]
-        message = {"type": value["message"]["type"], "content": data.get("content")}
-        message |= {k: data[k] for k in ("id", "name", "tool_call_id") if data.get(k)}
-        if data.get("tool_calls"):
-            message["tool_calls"] = data["tool_calls"]
-        return message
-    if isinstance(value, dict):
-        return {k: _as_langgraphjs_holds_it(v) for k, v in value.items()}
-    return value
+    return json.loads(done.stdout.strip().splitlines()[-1])[-1]
 
 
 @pytest.mark.parametrize("path", LESSONS + APPS, ids=lambda p: p.stem)
@@ -57,7 +45,7 @@ def test_the_recorded_final_state_is_langgraphjs_own(path: Path, langgraph_js) -
         assert trace.status != "done" and (trace.error or {}).get("class") == own["error"], (trace.status, own)
         return
     assert trace.status == "done", (trace.status, trace.error)
-    assert _as_langgraphjs_holds_it(trace.output) == own["state"]
+    assert plain_recorded(trace.output) == own
 
 
 def test_a_tool_call_is_recorded_without_the_type_python_adds(langgraph_js) -> None:
