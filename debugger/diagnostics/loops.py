@@ -110,35 +110,35 @@ def _router(graph: Any, source: str, name: str) -> Any:
     return getattr(branch, "router", None)
 
 
-def last_changes(facts: RunFacts, keys: list[str]) -> dict[str, int]:
-    """For each key, the last step whose barrier changed its value (-1: the input; missing: never set)."""
-    found: dict[str, int] = {}
+def last_changes(facts: RunFacts, keys: list[str], cycle: Cycle) -> tuple[dict[str, int], dict[str, set[str]]]:
+    """One pass over the run's steps: for each key, the last step whose barrier changed its value (-1: the
+    input; missing: never set), and the nodes that wrote it in the loop's repeated part."""
+    changed: dict[str, int] = {}
+    writers: dict[str, set[str]] = {}
     wanted = set(keys)
     for step in facts.order:
         record = facts.steps[step]
+        in_loop = cycle.first_step <= step <= cycle.last_step
         for call in record.reducer_calls:
-            if call.channel in wanted and not call.error and "same" not in call.after:
-                found[call.channel] = step
+            if call.channel not in wanted:
+                continue
+            if in_loop:
+                writers.setdefault(call.channel, set()).add(call.writer_name)
+            if not call.error and "same" not in call.after:
+                changed[call.channel] = step
         for key, change in record.state.items():
             if key in wanted and "same" not in change:
-                found[key] = step
-    return found
+                changed[key] = step
+    return changed, writers
 
 
-def _written_in(facts: RunFacts, cycle: Cycle, key: str, by: str | None = None) -> bool:
-    """Some node of the loop (or `by`) wrote `key` in its repeated part."""
-    steps = [s for s in facts.order if cycle.first_step <= s <= cycle.last_step]
-    calls = (call for s in steps for call in facts.steps[s].reducer_calls)
-    return any(call.channel == key and by in (None, call.writer_name) for call in calls)
-
-
-def _likeliest(facts: RunFacts, cycle: Cycle, routes: list[Route], stuck: list[str], read: list[str]) -> str | None:
+def _likeliest(routes: list[Route], stuck: list[str], read: list[str], writers: dict[str, set[str]]) -> str | None:
     """The stuck key to fix first: one the route reads; where its reads are unknown, one the node the route
     follows writes (it decided the answer), else the first."""
     source = routes[0].source if routes else None
     return next(
         (k for k in stuck if k in read),
-        next((k for k in stuck if source and _written_in(facts, cycle, k, by=source)), stuck[0] if stuck else None),
+        next((k for k in stuck if source in writers.get(k, ())), stuck[0] if stuck else None),
     )
 
 
@@ -147,7 +147,7 @@ def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool) -> Finding:
     routes = routes_of(facts, cycle)
     read = [key for route in routes for key in (route.reads or ())]
     looked_at = list(dict.fromkeys(read)) or list(facts.run.graph.get("channels", {}))
-    changed = last_changes(facts, looked_at)
+    changed, writers = last_changes(facts, looked_at, cycle)
     stuck = [key for key in looked_at if changed.get(key, -2) < cycle.quiet_from]
     start = facts.start_state(cycle.quiet_from)
     loop = " → ".join([*cycle.nodes, cycle.nodes[0]])
@@ -162,7 +162,7 @@ def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool) -> Finding:
         else _(" before it was stopped (step {last}). ")
     ).format(last=cycle.last_step)
     explanation += _route_words(routes, read)
-    explanation += _stuck_words(facts, stuck, changed, start, cycle)
+    explanation += _stuck_words(stuck, changed, writers, start)
     title = (
         _("The loop {loop} never ended: {route} reads {keys}, which stopped changing").format(
             loop=loop, route=routes[0].name, keys=names([repr(k) for k in stuck if k in read])
@@ -174,8 +174,8 @@ def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool) -> Finding:
         if stuck
         else _("The loop {loop} never ended: nothing it changes lets its route stop it").format(loop=loop)
     )
-    key = _likeliest(facts, cycle, routes, stuck, read)
-    fix, fix_label, others = _fixes(facts, cycle, routes, [key] if key else [])
+    key = _likeliest(routes, stuck, read, writers)
+    fix, fix_label, others = _fixes(facts, cycle, routes, key, writers, start)
     return Finding(
         kind="stuck_loop",
         severity="error" if at_limit else "warning",
@@ -208,14 +208,12 @@ def _route_words(routes: list[Route], read: list[str]) -> str:
     )
 
 
-def _stuck_words(
-    facts: RunFacts, stuck: list[str], changed: dict[str, int], start: dict[str, Any], cycle: Cycle
-) -> str:
+def _stuck_words(stuck: list[str], changed: dict[str, int], writers: dict[str, set[str]], start: dict[str, Any]) -> str:
     parts = []
     for key in stuck:
         if key not in changed:
             parts.append(_("{key} was never set").format(key=repr(key)))
-        elif _written_in(facts, cycle, key):
+        elif key in writers:
             parts.append(
                 _("{key} is written every round, and has stayed {value} since step {step}").format(
                     key=repr(key), value=short(start.get(key), 40), step=changed[key]
@@ -233,9 +231,10 @@ def _stuck_words(
 
 
 def _fixes(
-    facts: RunFacts, cycle: Cycle, routes: list[Route], stuck: list[str]
+    facts: RunFacts, cycle: Cycle, routes: list[Route], key: str | None, writers: dict[str, set[str]], start: dict
 ) -> tuple[str, str, tuple[tuple[str, str], ...]]:
-    """(the main fix, what it does, the other fixes), as Python snippets (`in_javascript` rewrites them)."""
+    """(the main fix for the stuck `key`, what it does, the other fixes), as Python snippets (`in_javascript`
+    rewrites them)."""
     route = routes[0].name if routes else "route"
     last = cycle.nodes[-1]
     counter = (
@@ -251,16 +250,14 @@ def _fixes(
         _("Raise the recursion limit only if the loop really needs more rounds"),
         'graph.invoke(inputs, {"recursion_limit": 100})',
     )
-    plain = [k for k in stuck if facts.reducer(k) in ("", "LastValue") and _written_in(facts, cycle, k)]
-    if plain and type(facts.start_state(cycle.quiet_from).get(plain[0])) is int:  # not a bool
-        key = plain[0]
+    overwritten = facts.reducer(key) in ("", "LastValue") and key in writers if key else False
+    if overwritten and type(start.get(key)) is int:  # a counter (a bool is an int too, and no counter)
         return (
             f"{key}: Annotated[int, operator.add]   # each write is added, so the count grows",
             _("Make the counter additive"),
             (counter, limit),
         )
-    if stuck:
-        key = stuck[0]
+    if key:
         return (
             f'return {{"{key}": new_value}}   # in {last}: write what {route} reads, so it can say END',
             _("Let a node of the loop change what the route reads"),
