@@ -9,7 +9,7 @@ import inspect
 from typing import Any
 
 from debugger.live.controller import LiveRun
-from debugger.runtimes.capabilities import WHAT_IT_DOES, LiveDriving, capability
+from debugger.runtimes.capabilities import LiveDriving, need
 from debugger.runtimes.driven import LiveRunError
 from debugger.runtimes.registry import runtime_of
 from debugger.runtimes.runtime import TargetError
@@ -27,8 +27,9 @@ def start_live_run(
         runtime = runtime_of(graph)
     except TargetError as exc:
         raise LiveRunError(f"{name}: {exc}") from None
-    driving = capability(runtime, LiveDriving)
-    if driving is None:
-        raise LiveRunError(f"{name}: {runtime.title} graphs cannot {WHAT_IT_DOES[LiveDriving]}.")
+    try:
+        driving = need(runtime, LiveDriving, name)
+    except TargetError as exc:  # the capabilities' own refusal, worded there once
+        raise LiveRunError(str(exc)) from None
     driven = driving.drive(graph, graph_input, config, target=target)
     return LiveRun(driven, **options).start()
