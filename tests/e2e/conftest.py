@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,31 +71,44 @@ def streamlit_url(tmp_path_factory, e2e_db) -> str:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "STEPSCOPE_DB": str(e2e_db)}
-    log = open(folder / "server.log", "wb")
     from debugger.commands.app_server import streamlit_command
 
-    proc = subprocess.Popen(
-        streamlit_command(host="127.0.0.1", port=port),  # the flags `stepscope app` uses
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail(
-                    f"streamlit did not start (exit {proc.poll()}):\n{(folder / 'server.log').read_text()[-3000:]}"
-                )
-            time.sleep(0.1)
+    command = streamlit_command(host="127.0.0.1", port=port)  # the flags `stepscope app` uses
+    with served(
+        command, cwd=ROOT, env=env, log_path=folder / "server.log", ready=lambda: _healthy(url), what="streamlit"
+    ):
         yield url
-    finally:
-        stop_server(proc)
-        log.close()
+
+
+@contextlib.contextmanager
+def served(
+    command: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log_path: Path,
+    ready,
+    what: str,
+    seconds: float = 60,
+    grace: float = 10,
+) -> Iterator[subprocess.Popen]:
+    """A server started in a session of its own (its output in `log_path`), once `ready()` says it answers;
+    the test fails with the log's end if it exits or is not ready in `seconds`; stopped by `stop_server`."""
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + seconds
+            while not ready():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    pytest.fail(f"{what} did not start (exit {proc.poll()}):\n{log_path.read_text()[-3000:]}")
+                time.sleep(0.1)
+            yield proc
+        finally:
+            stop_server(proc, grace)
 
 
 def stop_server(proc: subprocess.Popen, grace: float = 10) -> None:

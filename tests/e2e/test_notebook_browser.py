@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 import urllib.request
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import _free_port, stop_server
+from tests.e2e.conftest import _free_port, served
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "notebooks" / "reducers.ipynb"
@@ -72,42 +71,28 @@ def jupyterlab(tmp_path_factory):
         "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
         "STEPSCOPE_DB": str(home / "runs.sqlite3"),
     }
-    log = open(home / "lab.log", "wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyterlab",
-            "--no-browser",
-            "--allow-root",
-            "--ip=127.0.0.1",
-            f"--port={port}",
-            "--port-retries=0",
-            f"--ServerApp.root_dir={notebooks}",
-            "--IdentityProvider.token=",
-            "--ServerApp.password=",
-            "--LabApp.news_url=",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.extension_manager=readonly",
-        ],  # fmt: skip
-        cwd=notebooks,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 90
-        while _get(f"{url}/api/status") is None:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail(f"JupyterLab did not start (exit {proc.poll()}):\n{(home / 'lab.log').read_text()[-3000:]}")
-            time.sleep(0.25)
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--port-retries=0",
+        f"--ServerApp.root_dir={notebooks}",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]  # fmt: skip
+    status = f"{url}/api/status"
+    with served(
+        command, cwd=notebooks, env=env, log_path=home / "lab.log", ready=lambda: _get(status) is not None,
+        what="JupyterLab", seconds=90, grace=15,
+    ):  # fmt: skip
         yield url, home / "runtime"
-    finally:
-        stop_server(proc, grace=15)
-        log.close()
 
 
 def _wait_for_an_idle_kernel(url: str) -> None:
