@@ -76,16 +76,27 @@ def _finding_report(view: RunView, record: Any, finding: Any) -> ErrorReport:
 
 
 def step_errors(view: RunView, step: int) -> list[ErrorReport]:
-    """What went wrong in `step`: diagnose's error findings there, else the raw failure in words.
-
-    Long because it tells each kind of failure (a refused write, a node that raised, the recursion limit, an
-    interrupt) in its own words, in one place."""
+    """What went wrong in `step`: diagnose's error findings there, else the raw failure in words, each kind
+    (a refused write, a node that raised, the recursion limit, the run's own error) in its own."""
     record = view.by_step.get(step)
     if record is None:
         return []
     culprits = view.culprits(step)
     names = tuple(dict.fromkeys(t.name for t in record.tasks if t.id in culprits))
-    failed = not record.committed or bool(culprits)
+    reports = _diagnosed(view, record, failed=not record.committed or bool(culprits))
+    if reports:
+        return reports
+    report = (
+        _refused_write(record, names)
+        or _raised(view, record, culprits, names)
+        or (_run_error(view) if step == view.failed_step else None)
+    )
+    return [report] if report else []
+
+
+def _diagnosed(view: RunView, record: Any, *, failed: bool) -> list[ErrorReport]:
+    """Diagnose's error findings of a failed step, as the Errors tab shows them."""
+    step = record.step
     reports = [_finding_report(view, record, f) for f in view.findings_at(step) if failed and f.severity == "error"]
     if not reports and any(_is_plain_key_refusal(c) for c in record.reducer_calls):
         # a view made without diagnose's findings (the playground's): the same finding, so a plain key is
@@ -95,65 +106,69 @@ def step_errors(view: RunView, step: int) -> list[ErrorReport]:
 
         found = [f for f in concurrent_updates(view.facts) if f.step == step]
         reports = [_finding_report(view, record, f) for f in found]
-    if reports:
-        return reports
-    refused = [c for c in record.reducer_calls if c.error]
-    if refused:
-        call = refused[0]
-        return [
-            ErrorReport(
-                _("{reducer} refused a write to {key}").format(reducer=call.reducer, key=repr(call.channel)),
-                call.error["message"],
-                _(
-                    "The reducer of {key} raised while merging step {step}, so the step failed and none of its "
-                    "writes were applied."
-                ).format(key=repr(call.channel), step=step),
-                call.channel,
-                tuple((c.writer_name, c.write) for c in record.reducer_calls if c.channel == call.channel),
-                culprits=names,
-            )
-        ]
-    failed = [t for t in record.tasks if t.error and not is_interrupt(t.error)]
-    if failed:
-        task = failed[0]
-        others = [view.label(t) for t in record.tasks if t.id not in culprits]
-        bystanders = (
-            " "
-            + ngettext(
-                "{tasks} finished, but its writes were discarded with the step.",
-                "{tasks} finished, but their writes were discarded with the step.",
-                len(others),
-            ).format(tasks=", ".join(others))
-            if others
-            else ""
-        )
-        return [
-            ErrorReport(
-                title=_("{task} raised {error}").format(task=view.label(task), error=task.error["class"]),
-                message=task.error["message"],
-                explanation=_(
-                    "The node {node} raised an exception in step {step}, so none of the step's writes were applied: "
-                    "the state stays as it was after the previous step."
-                ).format(node=repr(task.name), step=step)
-                + bystanders,
-                traceback=task.error.get("traceback", ""),
-                culprits=names,
-            )
-        ]
-    if step == view.failed_step and view.run.error:
-        error = view.run.error
-        if error["class"] == "GraphRecursionError":
-            explanation = _(
-                "The run was stopped after {count} supersteps without reaching END. "
-                "A loop whose exit condition never becomes true runs until the recursion limit."
-            ).format(count=view.run.recursion_limit)
-            fixes = (
-                (_("Make the loop's router return END when it is done"), 'return END if done(state) else "again"'),
-                (
-                    _("Or allow more supersteps if the loop is meant to be long"),
-                    'graph.invoke(inp, {"recursion_limit": 100})',
-                ),
-            )
-            return [ErrorReport(error["class"], error["message"], explanation, fixes=fixes)]
-        return [ErrorReport(error["class"], error["message"], "", traceback=error.get("traceback", ""))]
-    return []
+    return reports
+
+
+def _refused_write(record: Any, culprits: tuple[str, ...]) -> ErrorReport | None:
+    """The first reducer call of the step that raised."""
+    call = next((c for c in record.reducer_calls if c.error), None)
+    if call is None:
+        return None
+    return ErrorReport(
+        _("{reducer} refused a write to {key}").format(reducer=call.reducer, key=repr(call.channel)),
+        call.error["message"],
+        _(
+            "The reducer of {key} raised while merging step {step}, so the step failed and none of its "
+            "writes were applied."
+        ).format(key=repr(call.channel), step=record.step),
+        call.channel,
+        tuple((c.writer_name, c.write) for c in record.reducer_calls if c.channel == call.channel),
+        culprits=culprits,
+    )
+
+
+def _raised(view: RunView, record: Any, culprit_ids: set[str], culprits: tuple[str, ...]) -> ErrorReport | None:
+    """The first task of the step that raised (an interrupt is no failure), and the bystanders it cost."""
+    task = next((t for t in record.tasks if t.error and not is_interrupt(t.error)), None)
+    if task is None:
+        return None
+    others = [view.label(t) for t in record.tasks if t.id not in culprit_ids]
+    bystanders = (
+        " "
+        + ngettext(
+            "{tasks} finished, but its writes were discarded with the step.",
+            "{tasks} finished, but their writes were discarded with the step.",
+            len(others),
+        ).format(tasks=", ".join(others))
+        if others
+        else ""
+    )
+    return ErrorReport(
+        title=_("{task} raised {error}").format(task=view.label(task), error=task.error["class"]),
+        message=task.error["message"],
+        explanation=_(
+            "The node {node} raised an exception in step {step}, so none of the step's writes were applied: "
+            "the state stays as it was after the previous step."
+        ).format(node=repr(task.name), step=record.step)
+        + bystanders,
+        traceback=task.error.get("traceback", ""),
+        culprits=culprits,
+    )
+
+
+def _run_error(view: RunView) -> ErrorReport | None:
+    """The run's own error, told in the step it failed in: the recursion limit with its fixes."""
+    error = view.run.error
+    if not error:
+        return None
+    if error["class"] != "GraphRecursionError":
+        return ErrorReport(error["class"], error["message"], "", traceback=error.get("traceback", ""))
+    explanation = _(
+        "The run was stopped after {count} supersteps without reaching END. "
+        "A loop whose exit condition never becomes true runs until the recursion limit."
+    ).format(count=view.run.recursion_limit)
+    fixes = (
+        (_("Make the loop's router return END when it is done"), 'return END if done(state) else "again"'),
+        (_("Or allow more supersteps if the loop is meant to be long"), 'graph.invoke(inp, {"recursion_limit": 100})'),
+    )
+    return ErrorReport(error["class"], error["message"], explanation, fixes=fixes)

@@ -97,8 +97,22 @@ def explain_call(
 
 
 def _explain_applied(call: ReducerCallRecord, before: Any, after: Any, appends: bool = False) -> str:
-    channel = call.channel
-    write = call.write
+    # the first sentence that fits, most particular first: an Overwrite, a first value, a plain key, then
+    # what the reducer's result says about its write
+    appended = _appended(call, before, after)
+    return (
+        _set_directly(call, before, after)
+        or _merged_messages(call, before, after, appended)
+        or _filled_empty_start(call, before, after, appends)
+        or _replaced_or_kept(call, before, after)
+        or _grew(call, before, after, appended)
+        or _computed(call, before, after)
+    )
+
+
+def _set_directly(call: ReducerCallRecord, before: Any, after: Any) -> str | None:
+    """An Overwrite, a channel's first value or a plain key's write: the reducer combined nothing."""
+    channel, write = call.channel, call.write
     if isinstance(write, dict) and write.get(TYPE) == "Overwrite":
         return _("Overwrite replaced {channel} with {value}, bypassing {reducer}").format(
             channel=repr(channel), value=short(after, 60), reducer=call.reducer
@@ -113,11 +127,15 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any, appends: 
         return _("replaced {channel}: {before} → {after} (a plain key keeps the last write)").format(
             channel=repr(channel), before=short(before, 40), after=short(after, 40)
         )
-    appended = _appended(call, before, after)
+    return None
+
+
+def _merged_messages(call: ReducerCallRecord, before: Any, after: Any, appended: list[Any] | None) -> str | None:
+    """A message reducer's merge: appended by the recorded delta, else compared message by message."""
+    if call.reducer not in MESSAGE_REDUCERS:
+        return None
     if (
-        call.reducer in MESSAGE_REDUCERS
-        and appended is not None
-        and appended
+        appended
         and is_message_list(appended)
         and all(m["message"]["data"].get("id") for m in appended)
         and before
@@ -129,32 +147,44 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any, appends: 
             "{reducer} appended {count} messages ({messages})",
             len(appended),
         ).format(reducer=call.reducer, count=len(appended), messages=short(appended, 50))
-    if call.reducer in MESSAGE_REDUCERS and is_message_list(before) and is_message_list(after):
+    if is_message_list(before) and is_message_list(after):
         return _("{reducer} {changes}").format(reducer=call.reducer, changes=_message_changes(before, after))
+    return None
+
+
+def _filled_empty_start(call: ReducerCallRecord, before: Any, after: Any, appends: bool) -> str | None:
+    """A reducer that returned its write from an empty list or string."""
     from debugger.diagnostics.facts import APPENDING  # the run's analysis: not loaded by a command that shows no merge
 
+    write = call.write
     if (
-        after == write
-        and before in ([], "")
-        and write not in ([], "")
-        and call.reducer not in APPENDING
-        and call.reducer not in MESSAGE_REDUCERS
+        after != write
+        or before not in ([], "")
+        or write in ([], "")
+        or call.reducer in APPENDING
+        or call.reducer in MESSAGE_REDUCERS
     ):
-        if appends:
-            return _("{reducer} appended {write} to the empty {before}: {channel} is now {after}").format(
-                reducer=call.reducer,
-                write=short(write, 50),
-                before=short(before, 10),
-                channel=repr(channel),
-                after=short(after, 50),
-            )
-        # one call on an empty start cannot tell an append from a replacement: both give the write
-        return _(
-            "{reducer} turned the empty {before} into its write, {write}: on an empty start, appending and "
-            "replacing give the same"
-        ).format(reducer=call.reducer, before=short(before, 10), write=short(write, 50))
+        return None
+    if appends:
+        return _("{reducer} appended {write} to the empty {before}: {channel} is now {after}").format(
+            reducer=call.reducer,
+            write=short(write, 50),
+            before=short(before, 10),
+            channel=repr(call.channel),
+            after=short(after, 50),
+        )
+    # one call on an empty start cannot tell an append from a replacement: both give the write
+    return _(
+        "{reducer} turned the empty {before} into its write, {write}: on an empty start, appending and "
+        "replacing give the same"
+    ).format(reducer=call.reducer, before=short(before, 10), write=short(write, 50))
+
+
+def _replaced_or_kept(call: ReducerCallRecord, before: Any, after: Any) -> str | None:
+    """A keep-the-last reducer (the result is the write) or a keep-the-first one (the write left no trace)."""
+    channel, write = call.channel, call.write
     if _took_the_write(before, write, after):
-        # a keep-the-last reducer: what was there is dropped, even when the write happens to start with it
+        # what was there is dropped, even when the write happens to start with it
         gone = [item for item in before if item not in after] if isinstance(before, list) else []
         sentence = _("{reducer} returned the write itself, {write}, as the new value of {channel} in place of {before}")
         gone_words = ngettext(": {gone} is gone", ": {gone} are gone", len(gone)).format(gone=short(gone, 40))
@@ -166,10 +196,16 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any, appends: 
         return _("{reducer} kept {channel} as it was, {before}: the write {write} was dropped").format(
             reducer=call.reducer, channel=repr(channel), before=short(before, 40), write=short(write, 40)
         )
+    return None
+
+
+def _grew(call: ReducerCallRecord, before: Any, after: Any, appended: list[Any] | None) -> str | None:
+    """A list appended to, a number combined, a string extended."""
+    write = call.write
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
             return _("{reducer} appended nothing: [] cannot clear {channel}, it adds no items").format(
-                reducer=call.reducer, channel=repr(channel)
+                reducer=call.reducer, channel=repr(call.channel)
             )
         if appended is not None or after[: len(before)] == before:
             added = after[len(before) :]
@@ -190,12 +226,17 @@ def _explain_applied(call: ReducerCallRecord, before: Any, after: Any, appends: 
         return _("{reducer} appended {write} to {before} → {after}").format(
             reducer=call.reducer, write=repr(write), before=repr(before), after=repr(after)
         )
+    return None
+
+
+def _computed(call: ReducerCallRecord, before: Any, after: Any) -> str:
+    """Any other reducer call: its arguments and what it returned."""
     if after == before:
         return _("{reducer}({before}, {write}) left {channel} unchanged").format(
-            reducer=call.reducer, before=short(before, 30), write=short(write, 30), channel=repr(channel)
+            reducer=call.reducer, before=short(before, 30), write=short(call.write, 30), channel=repr(call.channel)
         )
     return _("{reducer}({before}, {write}) returned {after}").format(
-        reducer=call.reducer, before=short(before, 30), write=short(write, 30), after=short(after, 40)
+        reducer=call.reducer, before=short(before, 30), write=short(call.write, 30), after=short(after, 40)
     )
 
 

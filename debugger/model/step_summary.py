@@ -70,12 +70,11 @@ def summary(view: RunView, at: Cursor, *, learning: bool = False, errors_tab: bo
 
 
 def _who_ran(view: RunView, step: int) -> list[Line]:
-    tasks = view.tasks(step)
-    label = _("the input") if step < 0 else _("step {step}").format(step=step)
+    """The step's heading, who ran (or where a turn starts), and what a step with no node or START's is."""
     unfinished = view.unfinished(step)
+    tasks = view.tasks(step)
     stopped = i18n.join_names(f"**{md(view.label(t))}**" for t in tasks if t.id in unfinished)
     tasks = [t for t in tasks if t.id not in unfinished]  # the ones that ran
-    names = i18n.join_names(f"**{md(view.label(t))}**" for t in tasks) or _("no task")
     record = view.by_step.get(step)
     turn = turn_at(view.turns, step)
     starts = turn is not None and turn.first_step == step >= 0 and not tasks and not stopped
@@ -83,41 +82,9 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
     lines = [Line("heading", _heading(view, step, turn if starts else None))]
     if starts:  # a new input or an answer to an interrupt: where a turn of the thread begins
         lines.append(_turn_start(view, turn))
-    elif record is not None and record.kind == "update":  # an edit made at a pause of a live run
-        writers = i18n.join_names(sorted({c.writer_name for c in record.reducer_calls}))
-        lines.append(
-            Line(
-                "text",
-                _(
-                    "In {label}, **a person edited the state** at a pause of a live run, as **{writers}**: "
-                    "no node ran; the values went through the reducers as that node's write (`update_state`)."
-                ).format(label=label, writers=md(writers)),
-            )
-        )
-    elif stopped:
-        ran = (
-            _("{names} ran").format(names=names) + (_(" (in parallel)") if len(tasks) > 1 else "") + "; "
-            if tasks
-            else ""
-        )
-        lines.append(
-            Line(
-                "text",
-                _(
-                    "In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed."
-                ).format(label=label, ran=ran, stopped=stopped),
-            )
-        )
     else:
-        inside = _inside_subgraphs(view, step)
-        lines.append(
-            Line(
-                "text",
-                _("In {label}, {names} ran{parallel}{inside}.").format(
-                    label=label, names=names, parallel=_(" (in parallel)") if len(tasks) > 1 else "", inside=inside
-                ),
-            )
-        )
+        lines.append(_what_ran(view, step, tasks, stopped))
+    edited = record is not None and record.kind == "update"
     if any(t.name == START for t in tasks):
         lines.append(
             Line(
@@ -127,7 +94,7 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
                 ),
             )
         )
-    elif not tasks and not stopped and step >= 0 and not starts and (record is None or record.kind != "update"):
+    elif not tasks and not stopped and step >= 0 and not starts and not edited:
         lines.append(
             Line(
                 "caption",
@@ -138,6 +105,37 @@ def _who_ran(view: RunView, step: int) -> list[Line]:
             )
         )
     return lines
+
+
+def _what_ran(view: RunView, step: int, tasks: list[Any], stopped: str) -> Line:
+    """Who ran in the step: a person's edit at a pause, tasks the run's stop cut short, or the nodes."""
+    label = _("the input") if step < 0 else _("step {step}").format(step=step)
+    names = i18n.join_names(f"**{md(view.label(t))}**" for t in tasks) or _("no task")
+    parallel = _(" (in parallel)") if len(tasks) > 1 else ""
+    record = view.by_step.get(step)
+    if record is not None and record.kind == "update":  # an edit made at a pause of a live run
+        writers = i18n.join_names(sorted({c.writer_name for c in record.reducer_calls}))
+        return Line(
+            "text",
+            _(
+                "In {label}, **a person edited the state** at a pause of a live run, as **{writers}**: "
+                "no node ran; the values went through the reducers as that node's write (`update_state`)."
+            ).format(label=label, writers=md(writers)),
+        )
+    if stopped:
+        ran = _("{names} ran").format(names=names) + parallel + "; " if tasks else ""
+        return Line(
+            "text",
+            _("In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed.").format(
+                label=label, ran=ran, stopped=stopped
+            ),
+        )
+    return Line(
+        "text",
+        _("In {label}, {names} ran{parallel}{inside}.").format(
+            label=label, names=names, parallel=parallel, inside=_inside_subgraphs(view, step)
+        ),
+    )
 
 
 def _heading(view: RunView, step: int, starting: Turn | None) -> str:

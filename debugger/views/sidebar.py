@@ -248,86 +248,106 @@ def on_screen(title: str, caption: str = "") -> None:
 
 
 def render() -> None:
-    """Long because it lays the sidebar out top to bottom as it appears on screen (sources, their forms, the
-    run's thread); each widget is a line or two. A page that does not show the open run gets the header
-    only, and names what it shows itself (`on_screen`): the sidebar never names a run that is not there."""
+    """The sidebar top to bottom as it appears on screen: what to open, its form, then the open run. A page
+    that does not show the open run gets the header only, and names what it shows itself (`on_screen`): the
+    sidebar never names a run that is not there."""
     with st.sidebar:
         header()
         if session.shown_page() not in page_url.RUN_PAGES:
             return
         run = session.loaded_run()
         kind = st.radio(_("Open"), OPEN_KINDS, format_func=i18n.translator(), horizontal=True, key=session.OPEN_KIND)
-        if kind == "Sample":
-            names = [s.name for s in list_samples()]
-            if session.recall(session.SAMPLE_CHOICE) not in names:  # `set_run` names the open sample here
-                session.remember(session.SAMPLE_CHOICE, DEFAULT_SAMPLE)
-            st.selectbox(
-                _("Sample"),
-                names,
-                key=session.SAMPLE_CHOICE,
-                on_change=_on_sample,
-                format_func=sample_titles(),
-            )
-            language_switch(run, key=session.LESSON_LANGUAGE)
-        elif kind == "Graph file":
-            if not widgets.typed_code_off():  # a graph file is code: off beyond loopback without --allow-code
-                st.text_input(_("Graph"), placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
-                st.text_area(
-                    _("Input (JSON)"),
-                    value="",
-                    placeholder=_('{"messages": []}  (empty: the module\'s example_input)'),
-                    key=session.FILE_INPUT,
-                    height=90,
-                )
-                threads.file_options()
-                st.button(_("Run and open"), key="open_file", on_click=_on_file)
-        elif kind == "Stored run":
-            try:
-                stored = open_store().list(limit=100)
-            except StoreError as exc:
-                st.warning(widgets.md(exc))
-                stored = []
-            if stored:
-                labels = {
-                    r.run_id: f"{r.target or r.graph} · {run_status.label(r.status, r.error)} · {r.started_at[:19]}"
-                    for r in stored
-                }
-                shown = run.trace.run_id if run is not None else None
-                if shown in labels and st.session_state.get(session.STORED_PICKED_FOR) != shown:
-                    # the run on screen (a link opened it, or the Open button), once per run opened: a choice
-                    # the user makes afterwards stays, and the picker never names another run than the page
-                    st.session_state[session.STORED_CHOICE] = shown
-                    st.session_state[session.STORED_PICKED_FOR] = shown
-                st.selectbox(_("Run"), list(labels), format_func=labels.get, key=session.STORED_CHOICE)
-                st.button(_("Open"), key="open_stored", on_click=_on_stored)
-            else:
-                st.caption(_("No stored runs yet."))
-        elif kind == "Checkpointer thread":
-            if not widgets.typed_code_off():  # it imports the app's graph module: code, as a graph file is
-                checkpointer_threads.render(_open)
-        else:
-            st.file_uploader(_("Trace (.json)"), type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)
-            st.caption(_("Opened as data only: nothing in the file is executed."))
+        _OPEN_FORMS.get(kind, _trace_file_form)(run)
         if run is not None:
             st.divider()
-            status, error = run.trace.status, run.trace.error
-            st.markdown(
-                f"**{widgets.md(_(run.title) or run.label)}**  \n{run_status.icon(status, error)} "
-                f"`{widgets.code(run_status.label(status, error))}` · "
-                + _("{count} steps · run `{run}`").format(
-                    count=len(run.view.view(session.cursor().scope).steps), run=widgets.code(run.trace.run_id[:8])
-                )
+            _open_run(run)
+
+
+def _sample_form(run: LoadedRun | None) -> None:
+    names = [s.name for s in list_samples()]
+    if session.recall(session.SAMPLE_CHOICE) not in names:  # `set_run` names the open sample here
+        session.remember(session.SAMPLE_CHOICE, DEFAULT_SAMPLE)
+    st.selectbox(_("Sample"), names, key=session.SAMPLE_CHOICE, on_change=_on_sample, format_func=sample_titles())
+    language_switch(run, key=session.LESSON_LANGUAGE)
+
+
+def _graph_file_form(run: LoadedRun | None) -> None:
+    if widgets.typed_code_off():  # a graph file is code: off beyond loopback without --allow-code
+        return
+    st.text_input(_("Graph"), placeholder="path/to/graph.py:graph", key=session.FILE_TARGET)
+    st.text_area(
+        _("Input (JSON)"),
+        value="",
+        placeholder=_('{"messages": []}  (empty: the module\'s example_input)'),
+        key=session.FILE_INPUT,
+        height=90,
+    )
+    threads.file_options()
+    st.button(_("Run and open"), key="open_file", on_click=_on_file)
+
+
+def _stored_run_form(run: LoadedRun | None) -> None:
+    try:
+        stored = open_store().list(limit=100)
+    except StoreError as exc:
+        st.warning(widgets.md(exc))
+        stored = []
+    if not stored:
+        st.caption(_("No stored runs yet."))
+        return
+    labels = {
+        r.run_id: f"{r.target or r.graph} · {run_status.label(r.status, r.error)} · {r.started_at[:19]}" for r in stored
+    }
+    shown = run.trace.run_id if run is not None else None
+    if shown in labels and st.session_state.get(session.STORED_PICKED_FOR) != shown:
+        # the run on screen (a link opened it, or the Open button), once per run opened: a choice
+        # the user makes afterwards stays, and the picker never names another run than the page
+        st.session_state[session.STORED_CHOICE] = shown
+        st.session_state[session.STORED_PICKED_FOR] = shown
+    st.selectbox(_("Run"), list(labels), format_func=labels.get, key=session.STORED_CHOICE)
+    st.button(_("Open"), key="open_stored", on_click=_on_stored)
+
+
+def _checkpointer_thread_form(run: LoadedRun | None) -> None:
+    if not widgets.typed_code_off():  # it imports the app's graph module: code, as a graph file is
+        checkpointer_threads.render(_open)
+
+
+def _trace_file_form(run: LoadedRun | None) -> None:
+    st.file_uploader(_("Trace (.json)"), type=["json"], key=session.TRACE_UPLOAD, on_change=_on_upload)
+    st.caption(_("Opened as data only: nothing in the file is executed."))
+
+
+_OPEN_FORMS = {
+    "Sample": _sample_form,
+    "Graph file": _graph_file_form,
+    "Stored run": _stored_run_form,
+    "Checkpointer thread": _checkpointer_thread_form,
+    "Trace file": _trace_file_form,
+}
+"""The form under each of OPEN_KINDS."""
+
+
+def _open_run(run: LoadedRun) -> None:
+    """The open run: its title, status and size, its thread, its download, and running it again."""
+    status, error = run.trace.status, run.trace.error
+    st.markdown(
+        f"**{widgets.md(_(run.title) or run.label)}**  \n{run_status.icon(status, error)} "
+        f"`{widgets.code(run_status.label(status, error))}` · "
+        + _("{count} steps · run `{run}`").format(
+            count=len(run.view.view(session.cursor().scope).steps), run=widgets.code(run.trace.run_id[:8])
+        )
+    )
+    if run.no_code:  # the run names its code, and it did not come back: said once, here and in Time travel
+        st.caption(widgets.md(run.no_code))
+    threads.render(run)
+    report_download.download_button(run)
+    if run.graph is not None and run.graph_input is not None:
+        with st.expander(_("Edit the input and run again")):
+            st.text_area(
+                _("Input (JSON)"),
+                value=json.dumps(run.graph_input, ensure_ascii=False, default=str),
+                key=session.RERUN_INPUT,
+                height=100,
             )
-            if run.no_code:  # the run names its code, and it did not come back: said once, here and in Time travel
-                st.caption(widgets.md(run.no_code))
-            threads.render(run)
-            report_download.download_button(run)
-            if run.graph is not None and run.graph_input is not None:
-                with st.expander(_("Edit the input and run again")):
-                    st.text_area(
-                        _("Input (JSON)"),
-                        value=json.dumps(run.graph_input, ensure_ascii=False, default=str),
-                        key=session.RERUN_INPUT,
-                        height=100,
-                    )
-                    st.button(_("Run again"), key="rerun", on_click=_on_rerun_with_input)
+            st.button(_("Run again"), key="rerun", on_click=_on_rerun_with_input)

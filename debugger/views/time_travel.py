@@ -90,8 +90,26 @@ def _back_to_original() -> None:
 
 
 def render(run: LoadedRun, at: Cursor) -> None:
-    """The Time travel tab. Long because it lays the tab out top to bottom as it appears (the step, the edit
-    form, the answer form, the comparison)."""
+    """The Time travel tab, top to bottom as it appears: the resume form of an interrupted run, the fork
+    form of this step, then the branch beside the original."""
+    if _explained_why_not(run, at):
+        return
+    if run.trace.status == "interrupted":
+        st.markdown(_("This run stopped at an `interrupt()`. Give the answer and resume it from its checkpoint."))
+        st.text_input(_("Answer (JSON, or plain text)"), key=session.TT_ANSWER)
+        st.button(_("Resume"), key="tt_resume", on_click=_run_resume, args=(run,))
+    _fork_form(run, at)
+    widgets.action_error("time-travel")
+    branch, error = session.recall(FORK, (None, None))
+    if error:
+        widgets.failure(error)
+    if branch is not None:
+        _branch_beside_original(run, branch)
+
+
+def _explained_why_not(run: LoadedRun, at: Cursor) -> bool:
+    """Shows what stands in the tab's place when this run cannot be forked here (a branch already, a
+    checkpointer thread, no code, a subgraph); True when it did."""
     if run.source == "fork":
         st.info(
             _(
@@ -102,32 +120,31 @@ def render(run: LoadedRun, at: Cursor) -> None:
         if session.recall(session.FORK_PARENT):
             st.button(_("⤺ Back to the original run"), key="tt_back", on_click=_back_to_original)
         widgets.action_error("time-travel")
-        return
-    if run.source == "thread" and not at.scope.path:
+    elif run.source == "thread" and not at.scope.path:
         checkpointer_threads.render_time_travel(run, at.step)
-        return
-    if run.graph is None and run.no_code and not at.scope.path:
+    elif run.graph is None and run.no_code and not at.scope.path:
         st.warning(widgets.md(run.no_code), icon="⚠️")  # the run names its code, which did not come back
-        return
-    if run.graph is None or at.scope.path:
+    elif run.graph is None or at.scope.path:
         st.info(
             _(
                 "Time travel re-runs the graph, so it needs the graph's code: open the run from a sample or a "
                 "graph file (stored and uploaded traces carry no code), at the top level (not inside a subgraph)."
             )
         )
-        return
-    view = run.view.view(at.scope)
-    if run.trace.status == "interrupted":
-        st.markdown(_("This run stopped at an `interrupt()`. Give the answer and resume it from its checkpoint."))
-        st.text_input(_("Answer (JSON, or plain text)"), key=session.TT_ANSWER)
-        st.button(_("Resume"), key="tt_resume", on_click=_run_resume, args=(run,))
+    else:
+        return False
+    return True
+
+
+def _fork_form(run: LoadedRun, at: Cursor) -> None:
+    """As node, key and new value for a fork at this step, first filled with a node that ran in it."""
     st.markdown(
         _(
             "**Fork at step {step}:** replace what a node wrote in this step, then let the run go on "
             "from there. The new value goes through the reducers as that node's write."
         ).format(step=at.step)
     )
+    view = run.view.view(at.scope)
     defaults = timetravel.fork_form(view, at.step)  # "As node": a node that ran in this step
     session.defaults_for(
         session.FORK_FORM_AT,
@@ -141,12 +158,10 @@ def render(run: LoadedRun, at: Cursor) -> None:
     st.selectbox(_("Key"), form.keys, key=session.TT_KEY)
     st.text_area(_("New value (JSON)"), value=form.value_json, key=session.TT_VALUE, height=80)
     st.button(_("Run the fork"), key="tt_fork", on_click=_run_fork, args=(run, at.step), type="primary")
-    widgets.action_error("time-travel")
-    branch, error = session.recall(FORK, (None, None))
-    if error:
-        widgets.failure(error)
-    if branch is None:
-        return
+
+
+def _branch_beside_original(run: LoadedRun, branch: timetravel.Fork) -> None:
+    """The branch's status and, step by step, its state beside the original's."""
     if not branch.replay_matches:
         st.warning(
             _(
