@@ -38,9 +38,9 @@ def _invoke_output(loop: Loop, output: Any) -> Any:
     return output
 
 
-def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
-    state_keys = frozenset(builder.channels)
-    all_keys = tuple(builder.channels)
+def _edge_wiring(builder: "StateGraph") -> tuple[dict[str, list[tuple[str, Any]]], dict[str, list[str]]]:
+    """Each node's static edge writes (source -> the channels it writes when it finishes) and each
+    node's trigger channels (its branch channel, and one join channel per waiting edge into it)."""
     edge_writes: dict[str, list[tuple[str, Any]]] = {name: [] for name in [START, *builder.nodes]}
     triggers: dict[str, list[str]] = {name: [branch_channel(name)] for name in builder.nodes}
     for edge in builder.edges:
@@ -53,23 +53,31 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
         triggers[waiting.target].append(channel)
         for source in waiting.sources:
             edge_writes[source].append((channel, source))
+    return edge_writes, triggers
 
-    def branches_of(name: str, node_schema: Any) -> tuple[CompiledBranch, ...]:
-        compiled = []
-        for branch in builder.branches.get(name, {}).values():
-            schema = branch.input_schema if branch.input_schema is not None else node_schema
-            compiled.append(
-                CompiledBranch(
-                    branch,
-                    tuple(builder.schemas[schema]),
-                    input_mapper(schema),
-                    branch.input_schema is None,
-                    is_coroutine_function(branch.router),
-                    tuple(builder.managed[schema].items()),
-                )
+
+def _branches_of(builder: "StateGraph", name: str, node_schema: Any) -> tuple[CompiledBranch, ...]:
+    """`name`'s conditional edges; a router without its own input schema reads the node's."""
+    compiled = []
+    for branch in builder.branches.get(name, {}).values():
+        schema = branch.input_schema if branch.input_schema is not None else node_schema
+        compiled.append(
+            CompiledBranch(
+                branch,
+                tuple(builder.schemas[schema]),
+                input_mapper(schema),
+                branch.input_schema is None,
+                is_coroutine_function(branch.router),
+                tuple(builder.managed[schema].items()),
             )
-        return tuple(compiled)
+        )
+    return tuple(compiled)
 
+
+def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
+    state_keys = frozenset(builder.channels)
+    all_keys = tuple(builder.channels)
+    edge_writes, triggers = _edge_wiring(builder)
     input_keys = tuple(builder.schemas[builder.input_schema])
     # A write to a managed value reaches the barrier, which ignores it with LangGraph's warning.
     writable_keys = state_keys.union(*(m.keys() for m in builder.managed.values()))
@@ -84,31 +92,29 @@ def compile_nodes(builder: "StateGraph") -> dict[str, CompiledNode]:
             object_keys=input_keys,
             state_keys=state_keys,
             edge_writes=tuple(edge_writes[START]),
-            branches=branches_of(START, builder.state_schema),
+            branches=_branches_of(builder, START, builder.state_schema),
             needs_context=False,
         )
     }
     for name, spec in builder.nodes.items():
         is_subgraph = isinstance(spec.action, CompiledStateGraph)
-        reads = tuple(builder.schemas[spec.input_schema])
-        managed = tuple(builder.managed[spec.input_schema].items())
         nodes[name] = CompiledNode(
             name=name,
             action=spec.action,
             input_schema=spec.input_schema,
-            reads=reads,
+            reads=tuple(builder.schemas[spec.input_schema]),
             triggers=tuple(triggers[name]),
             writable_keys=writable_keys,
             object_keys=all_keys,
             state_keys=state_keys,
             edge_writes=tuple(edge_writes[name]),
-            branches=branches_of(name, spec.input_schema),
+            branches=_branches_of(builder, name, spec.input_schema),
             takes_config=not is_subgraph and takes_config(spec.action),
             is_subgraph=is_subgraph,
             defer=spec.defer,
             metadata=spec.metadata,
             retry_policy=spec.retry_policy or builder.default_retry_policy,
-            managed=managed,
+            managed=tuple(builder.managed[spec.input_schema].items()),
         )
     return nodes
 

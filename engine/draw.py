@@ -154,33 +154,44 @@ def _graph_of(compiled: CompiledStateGraph, xray: bool | int, inside: tuple[Comp
 
 def _discover_edges(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, bool, str | None]], list[str]]:
     """LangGraph's `draw_graph` loop on our channels: (source, target, conditional, label)s, last step's nodes."""
-    declared = {name: _declared_targets(compiled, name) for name in compiled.nodes}
-    triggers = {name: tuple(sorted(node.triggers)) for name, node in compiled.nodes.items()}
+    walk = _EdgeWalk(compiled)
     state = RunState({key: channel.fresh() for key, channel in compiled.channels.items()})
     updated = apply_writes(state, [_task(START, (), [(START, {})])], compiled.trigger_to_nodes)
-    tasks = _plan(compiled, state, updated, triggers)
-    edges: set[tuple[str, str, bool, str | None]] = set()
-    sources: dict[str, set[Written]] = {}  # per node, what it wrote when it last ran (minus edges already drawn)
+    tasks = _plan(compiled, state, updated, walk.triggers)
     step_sources: dict[str, set[Written]] = {}
-    declared_writes: dict[str, set[Written]] = defaultdict(set)
-    has_run: set[str] = set()
     for _ in range(-1, SIMULATION_STEP_LIMIT):
         if not tasks:
             break
+        step_sources = walk.run_step(tasks)
+        tasks = _plan(compiled, state, apply_writes(state, tasks, compiled.trigger_to_nodes), walk.triggers)
+        walk.link(tasks, step_sources)
+    return walk.edges, list(step_sources)
+
+
+class _EdgeWalk:
+    """What `_discover_edges` carries from step to step: the edges found, and per node what it wrote
+    when it last ran (minus the edges already drawn from it)."""
+
+    def __init__(self, compiled: CompiledStateGraph) -> None:
+        self.compiled = compiled
+        self.declared = {name: _declared_targets(compiled, name) for name in compiled.nodes}
+        self.triggers = {name: tuple(sorted(node.triggers)) for name, node in compiled.nodes.items()}
+        self.edges: set[tuple[str, str, bool, str | None]] = set()
+        self.sources: dict[str, set[Written]] = {}
+        self.declared_writes: dict[str, set[Written]] = defaultdict(set)
+        self.has_run: set[str] = set()
+
+    def run_step(self, tasks: list) -> dict[str, set[Written]]:
+        """Gives each task its static edge writes (and, on a node's first run, its declared targets);
+        returns what each wrote, as (channel, conditional, label)s."""
         conditionals: dict[tuple[str, str], str | None] = {}  # (node, channel) -> label, for first runs only
         for task in tasks:
-            task.writes = list(compiled.nodes[task.name].edge_writes)
-            if task.name not in has_run:  # LangGraph writes declared targets only the first time a writer runs
-                has_run.add(task.name)
-                for channel, label in declared[task.name]:
-                    if channel == END:
-                        edges.add((task.name, END, True, label))
-                    else:
-                        conditionals[(task.name, channel)] = label
-                        declared_writes[task.name].add((channel, True, label))
-                        task.writes.append((channel, None))
+            task.writes = list(self.compiled.nodes[task.name].edge_writes)
+            if task.name not in self.has_run:  # LangGraph writes declared targets only the first time a writer runs
+                self.has_run.add(task.name)
+                self._declare_first_run(task, conditionals)
         step_sources = {
-            task.name: declared_writes[task.name]
+            task.name: self.declared_writes[task.name]
             | {
                 (
                     channel,
@@ -191,24 +202,35 @@ def _discover_edges(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, b
             }
             for task in tasks
         }
-        sources.update(step_sources)
+        self.sources.update(step_sources)
+        return step_sources
+
+    def _declare_first_run(self, task: Any, conditionals: dict[tuple[str, str], str | None]) -> None:
+        for channel, label in self.declared[task.name]:
+            if channel == END:
+                self.edges.add((task.name, END, True, label))
+            else:
+                conditionals[(task.name, channel)] = label
+                self.declared_writes[task.name].add((channel, True, label))
+                task.writes.append((channel, None))
+
+    def link(self, tasks: list, step_sources: dict[str, set[Written]]) -> None:
+        """An edge from every source whose write triggered a planned task; writes used up are dropped."""
         trigger_to_sources: dict[str, set[tuple[str, bool, str | None]]] = defaultdict(set)
-        for source, written in sources.items():
+        for source, written in self.sources.items():
             for trigger, conditional, label in written:
                 trigger_to_sources[trigger].add((source, conditional, label))
-        tasks = _plan(compiled, state, apply_writes(state, tasks, compiled.trigger_to_nodes), triggers)
         for task in tasks:
             from_this_step = False
             for trigger in task.triggers:
                 for source, conditional, label in sorted(trigger_to_sources[trigger], key=_sort_key):
-                    edges.add((source, task.name, conditional, label))
+                    self.edges.add((source, task.name, conditional, label))
                     if (trigger, conditional, label) in step_sources.get(source, ()):
                         from_this_step = True
                     else:
-                        sources[source].discard((trigger, conditional, label))
+                        self.sources[source].discard((trigger, conditional, label))
             if not from_this_step:  # triggered by older writes only (e.g. deferred): link the last step's nodes
-                edges.update((source, task.name, True, None) for source in step_sources)
-    return edges, list(step_sources)
+                self.edges.update((source, task.name, True, None) for source in step_sources)
 
 
 def _declared_targets(compiled: CompiledStateGraph, name: str) -> list[tuple[str, str | None]]:
@@ -323,27 +345,52 @@ def draw_mermaid(
     graph: DrawableGraph, *, with_styles: bool = True, curve_style: str = "linear", wrap_label_n_words: int = 9
 ) -> str:
     """The Mermaid flowchart LangGraph's `get_graph().draw_mermaid()` prints for the same graph."""
-    first, last = graph.first_node(), graph.last_node()
-    text = [f"---\nconfig:\n  flowchart:\n    curve: {curve_style}\n---\ngraph TD;\n" if with_styles else "graph TD;\n"]
-    in_subgraph: dict[str, dict[str, DrawNode]] = {}  # deepest prefix -> its nodes
-    for key, node in graph.nodes.items():
-        if ":" in key:
-            in_subgraph.setdefault(key.rsplit(":", 1)[0], {})[key] = node
+    head = f"---\nconfig:\n  flowchart:\n    curve: {curve_style}\n---\ngraph TD;\n" if with_styles else "graph TD;\n"
+    writer = _MermaidWriter(graph, with_styles, wrap_label_n_words, [head])
+    if with_styles:
+        writer.text += [writer.node_line(key, node) for key, node in graph.nodes.items() if ":" not in key]
+    writer.add_subgraph(writer.edge_groups.get("", []), "")
+    for prefix, edges in writer.edge_groups.items():
+        if prefix and ":" not in prefix:
+            writer.add_subgraph(edges, prefix)
+            writer.seen.add(prefix)
+    if with_styles:
+        writer.add_nodes_only_subgraphs()
+        writer.text.append(_MERMAID_CLASS_DEFS)
+    return "".join(writer.text)
 
-    def node_line(key: str, node: DrawNode) -> str:
+
+class _MermaidWriter:
+    """`draw_mermaid`'s lines in LangGraph's order: nodes, then edges grouped by the subgraph they lie in."""
+
+    def __init__(self, graph: DrawableGraph, with_styles: bool, wrap_label_n_words: int, text: list[str]) -> None:
+        self.graph, self.with_styles, self.wrap_n, self.text = graph, with_styles, wrap_label_n_words, text
+        self.first, self.last = graph.first_node(), graph.last_node()
+        self.seen: set[str] = set()
+        self.in_subgraph: dict[str, dict[str, DrawNode]] = {}  # deepest prefix -> its nodes
+        for key, node in graph.nodes.items():
+            if ":" in key:
+                self.in_subgraph.setdefault(key.rsplit(":", 1)[0], {})[key] = node
+        self.edge_groups: dict[str, list[DrawEdge]] = {}
+        for edge in graph.edges:  # LangGraph's "common prefix" keeps every equal segment, even after a mismatch
+            common = ":".join(s for s, t in zip(edge.source.split(":"), edge.target.split(":")) if s == t)
+            self.edge_groups.setdefault(common, []).append(edge)
+
+    def node_line(self, key: str, node: DrawNode) -> str:
         name = node.name.split(":")[-1]
         label = f"<p>{name}</p>" if name.startswith(_MARKDOWN_SPECIAL) and name.endswith(_MARKDOWN_SPECIAL) else name
         if lines := _mermaid_metadata_lines(node.metadata or {}):
             label += "<hr/><small><em>" + "\n".join(lines) + "</em></small>"
+        first, last = self.first, self.last
         shape = (
             "([{}]):::last" if last and key == last.id else "([{}]):::first" if first and key == first.id else "({})"
         )
         return f"\t{mermaid_id(key)}{shape.format(label)}\n"
 
-    def edge_line(edge: DrawEdge) -> str:
+    def edge_line(self, edge: DrawEdge) -> str:
         arrow = " -.-> " if edge.conditional else " --> "
         if edge.data is not None:
-            words, n = str(edge.data).split(), wrap_label_n_words
+            words, n = str(edge.data).split(), self.wrap_n
             label = (
                 "&nbsp<br>&nbsp".join(" ".join(words[i : i + n]) for i in range(0, len(words), n))
                 if len(words) > n
@@ -352,39 +399,27 @@ def draw_mermaid(
             arrow = f" -. &nbsp;{label}&nbsp; .-> " if edge.conditional else f" -- &nbsp;{label}&nbsp; --> "
         return f"\t{mermaid_id(edge.source)}{arrow}{mermaid_id(edge.target)};\n"
 
-    if with_styles:
-        text += [node_line(key, node) for key, node in graph.nodes.items() if ":" not in key]
-    edge_groups: dict[str, list[DrawEdge]] = {}
-    for edge in graph.edges:  # LangGraph's "common prefix" keeps every equal segment, even after a mismatch
-        common = ":".join(s for s, t in zip(edge.source.split(":"), edge.target.split(":")) if s == t)
-        edge_groups.setdefault(common, []).append(edge)
-    seen: set[str] = set()
-
-    def add_subgraph(edges: list[DrawEdge], prefix: str) -> None:
+    def add_subgraph(self, edges: list[DrawEdge], prefix: str) -> None:
         wrapped = bool(prefix) and not (len(edges) == 1 and edges[0].source == edges[0].target)
         if wrapped:
             name = prefix.rsplit(":", 1)[-1]
-            if name in seen:
+            if name in self.seen:
                 raise ValueError(DUPLICATE_SUBGRAPH.format(name))
-            seen.add(name)
-            text.append(f"\tsubgraph {name}\n")
-            text.extend(node_line(key, node) for key, node in in_subgraph.get(prefix, {}).items() if with_styles)
-        text.extend(edge_line(edge) for edge in edges)
-        for nested, nested_edges in edge_groups.items():
+            self.seen.add(name)
+            self.text.append(f"\tsubgraph {name}\n")
+            if self.with_styles:
+                self.text.extend(self.node_line(key, node) for key, node in self.in_subgraph.get(prefix, {}).items())
+        self.text.extend(self.edge_line(edge) for edge in edges)
+        for nested, nested_edges in self.edge_groups.items():
             if nested.startswith(prefix + ":") and ":" not in nested[len(prefix) + 1 :]:
-                add_subgraph(nested_edges, nested)
+                self.add_subgraph(nested_edges, nested)
         if wrapped:
-            text.append("\tend\n")
+            self.text.append("\tend\n")
 
-    add_subgraph(edge_groups.get("", []), "")
-    for prefix, edges in edge_groups.items():
-        if prefix and ":" not in prefix:
-            add_subgraph(edges, prefix)
-            seen.add(prefix)
-    if with_styles:
-        for prefix, nodes in in_subgraph.items():
-            if ":" not in prefix and prefix not in seen:
-                text += [f"\tsubgraph {prefix}\n", *(node_line(key, node) for key, node in nodes.items()), "\tend\n"]
-                seen.add(prefix)
-        text.append(_MERMAID_CLASS_DEFS)
-    return "".join(text)
+    def add_nodes_only_subgraphs(self) -> None:
+        """Top-level subgraphs no edge group drew: their nodes alone, as LangGraph lists them."""
+        for prefix, nodes in self.in_subgraph.items():
+            if ":" not in prefix and prefix not in self.seen:
+                self.text += [f"\tsubgraph {prefix}\n", *(self.node_line(key, node) for key, node in nodes.items())]
+                self.text.append("\tend\n")
+                self.seen.add(prefix)

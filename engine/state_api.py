@@ -237,14 +237,45 @@ def infer_as_node(graph: "CompiledStateGraph", versions_seen: dict[str, dict[str
     return None
 
 
-def update_state(
-    graph: "CompiledStateGraph",
-    config: dict[str, Any],
-    values: Any,
-    as_node: str | None = None,
-    task_id_: str | None = None,
-) -> dict[str, Any]:
-    """Applies `values` as `as_node`'s output to the checkpoint `config` names; returns the new config."""
+class _Base(NamedTuple):
+    """The checkpoint an update starts from (`saved`, None on an empty thread) and the state restored
+    from it; `save` writes the updated state as the next checkpoint."""
+
+    graph: "CompiledStateGraph"
+    saver: BaseCheckpointSaver
+    config: dict[str, Any]
+    thread_id: str
+    saved: CheckpointTuple | None
+    state: RunState
+
+    @property
+    def step(self) -> int:
+        return self.saved.metadata.get("step", -1) if self.saved else -1
+
+    def save(self, source: str, at: int, where: dict[str, Any] | None = None) -> dict[str, Any]:
+        parents = self.saved.metadata.get("parents", {}) if self.saved else {}
+        checkpoint = new_checkpoint(self.saver, self.state, at, None)
+        metadata = {"source": source, "step": at, "parents": dict(parents)}
+        return self.saver.put(where or self._put_config(), checkpoint, metadata, {})
+
+    def _put_config(self) -> dict[str, Any]:
+        configurable = {
+            **self.config["configurable"],
+            "thread_id": self.thread_id,
+            "checkpoint_ns": "",
+            "checkpoint_id": self.saved.checkpoint["id"] if self.saved else None,
+        }
+        return {**self.config, "configurable": configurable}
+
+    def planned(self) -> list[Task]:
+        graph = self.graph
+        return plan_tasks(graph.nodes, graph.trigger_to_nodes, self.state, self.step + 1, (), None)
+
+    def apply(self, tasks: list[Task]) -> None:
+        apply_writes(self.state, tasks, self.graph.trigger_to_nodes)
+
+
+def _update_base(graph: "CompiledStateGraph", config: dict[str, Any]) -> _Base:
     saver = saver_of(graph)
     thread_id, checkpoint_ns, checkpoint_id = thread_config(config)
     if checkpoint_ns:
@@ -258,54 +289,69 @@ def update_state(
     state = (
         restore_state(graph, saved.checkpoint) if saved else RunState({k: s.fresh() for k, s in graph.channels.items()})
     )
-    step = saved.metadata.get("step", -1) if saved else -1
-    parents = saved.metadata.get("parents", {}) if saved else {}
-    put_config = {
-        **config,
-        "configurable": {
-            **config["configurable"],
-            "thread_id": thread_id,
-            "checkpoint_ns": "",
-            "checkpoint_id": saved.checkpoint["id"] if saved else None,
-        },
-    }
-    pending = (saved.pending_writes or []) if saved else []
+    return _Base(graph, saver, config, thread_id, saved, state)
 
-    def save(source: str, at: int, where: dict[str, Any] = put_config) -> dict[str, Any]:
-        checkpoint = new_checkpoint(saver, state, at, None)
-        return saver.put(where, checkpoint, {"source": source, "step": at, "parents": dict(parents)}, {})
 
-    def planned() -> list[Task]:
-        return plan_tasks(graph.nodes, graph.trigger_to_nodes, state, step + 1, (), None)
-
-    if values is None and as_node == END:  # clear the pending tasks
-        if saved is not None:
-            tasks = planned()
-            null_writes = [(c, v) for t, c, v in pending if t == NULL_TASK_ID]
-            if null_writes:
-                apply_writes(state, [external_task(null_writes)], graph.trigger_to_nodes)
-            statuses = read_task_statuses(pending)
-            for task in tasks:
-                task.writes = list(statuses[task.id].output) if task.id in statuses else []
-            apply_writes(state, tasks, graph.trigger_to_nodes)
-        return save("update", step + 1)
+def update_state(
+    graph: "CompiledStateGraph",
+    config: dict[str, Any],
+    values: Any,
+    as_node: str | None = None,
+    task_id_: str | None = None,
+) -> dict[str, Any]:
+    """Applies `values` as `as_node`'s output to the checkpoint `config` names; returns the new config."""
+    base = _update_base(graph, config)
+    if values is None and as_node == END:
+        return _clear_pending_tasks(base)
     if as_node == INPUT:
-        if values is None:
-            raise InvalidUpdateError(f"Received no input writes for {START}")
-        apply_writes(state, [external_task([(START, values)])], graph.trigger_to_nodes)
-        return save("input", step + 1 if saved else -1)
+        return _write_input(base, values)
     if as_node == COPY:
-        if saved is None:
-            raise InvalidUpdateError("Cannot copy a non-existent checkpoint")
-        if isinstance(values, list) and values:
-            raise NotImplementedError(
-                "update_state(..., as_node='__copy__') with updates is not supported; "
-                "copy first, then call update_state on the returned config."
-            )
-        where = saved.parent_config or make_config(thread_id, "", None)
-        return save("fork", step + 1, {**config, "configurable": {**config["configurable"], **where["configurable"]}})
+        return _copy_checkpoint(base, values)
+    return _write_as_node(base, values, _checked_as_node(base, values, as_node), task_id_)
+
+
+def _clear_pending_tasks(base: _Base) -> dict[str, Any]:
+    """`update_state(config, None, as_node=END)`: the planned tasks finish with what they wrote so far."""
+    if base.saved is not None:
+        tasks = base.planned()
+        pending = base.saved.pending_writes or []
+        null_writes = [(c, v) for t, c, v in pending if t == NULL_TASK_ID]
+        if null_writes:
+            base.apply([external_task(null_writes)])
+        statuses = read_task_statuses(pending)
+        for task in tasks:
+            task.writes = list(statuses[task.id].output) if task.id in statuses else []
+        base.apply(tasks)
+    return base.save("update", base.step + 1)
+
+
+def _write_input(base: _Base, values: Any) -> dict[str, Any]:
+    if values is None:
+        raise InvalidUpdateError(f"Received no input writes for {START}")
+    base.apply([external_task([(START, values)])])
+    return base.save("input", base.step + 1 if base.saved else -1)
+
+
+def _copy_checkpoint(base: _Base, values: Any) -> dict[str, Any]:
+    if base.saved is None:
+        raise InvalidUpdateError("Cannot copy a non-existent checkpoint")
+    if isinstance(values, list) and values:
+        raise NotImplementedError(
+            "update_state(..., as_node='__copy__') with updates is not supported; "
+            "copy first, then call update_state on the returned config."
+        )
+    where = base.saved.parent_config or make_config(base.thread_id, "", None)
+    config = base.config
+    return base.save(
+        "fork", base.step + 1, {**config, "configurable": {**config["configurable"], **where["configurable"]}}
+    )
+
+
+def _checked_as_node(base: _Base, values: Any, as_node: str | None) -> str:
+    """`as_node`, or the node LangGraph infers; refuses a node the graph lacks, warns of unknown keys."""
+    graph = base.graph
     if as_node is None:
-        as_node = infer_as_node(graph, saved.checkpoint["versions_seen"] if saved else {})
+        as_node = infer_as_node(graph, base.saved.checkpoint["versions_seen"] if base.saved else {})
         if as_node is None:
             raise InvalidUpdateError("Ambiguous update, specify as_node")
     if as_node not in graph.nodes:
@@ -319,15 +365,21 @@ def update_state(
             f"update_state ignored {', '.join(map(repr, unknown))}: not a state key of this graph "
             f"({', '.join(graph.state_keys_ordered)}). LangGraph drops such keys silently; check the spelling.",
             UnknownKeyWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    node = graph.nodes[as_node]
-    reused = [t.id for t in planned() if t.name == as_node] if saved is not None else []
+    return as_node
+
+
+def _write_as_node(base: _Base, values: Any, as_node: str, task_id_: str | None) -> dict[str, Any]:
+    """Runs `as_node`'s writers on `values` as a task of the next step (reusing a planned task's id)."""
+    node = base.graph.nodes[as_node]
+    saved, step = base.saved, base.step
+    reused = [t.id for t in base.planned() if t.name == as_node] if saved is not None else []
     path = (INTERRUPT, 0)
     the_id = task_id_ or (
         reused[0] if reused else task_id((), step + 1, as_node, path, saved.checkpoint["id"] if saved else "")
     )
     task = Task(the_id, as_node, path, step + 1, (INTERRUPT,), {}, values, node)
-    node_writes(node, task, values, SimpleNamespace(state=state, config=config))
-    apply_writes(state, [task], graph.trigger_to_nodes)
-    return save("update", step + 1)
+    node_writes(node, task, values, SimpleNamespace(state=base.state, config=base.config))
+    base.apply([task])
+    return base.save("update", step + 1)

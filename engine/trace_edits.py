@@ -139,7 +139,25 @@ def with_fork_step(
     if fork is None or fork.tasks:
         return branch
     encoded = {key: encode(value) for key, value in writes.items()}
-    task = TaskRecord(
+    task = _fork_task(step, node, encoded)
+    edited = StepRecord(
+        step,
+        [task],
+        _fork_calls(original, fork, task, encoded, before),
+        dict(fork.versions),
+        list(fork.updated_channels),
+        {k: v for k, v in fork.state.items() if k not in encoded},
+        True,
+        fork.checkpoint,
+    )
+    branch.steps = [*history, edited, *(s for s in recorded if s.step > step)]
+    branch.input = original.input
+    return branch
+
+
+def _fork_task(step: int, node: str, encoded: dict[str, Any]) -> TaskRecord:
+    """The edit of a fork step as a task of `node` that wrote `encoded`."""
+    return TaskRecord(
         id=f"fork-{step}-{node}",
         name=node,
         path=["__pregel_pull", node],
@@ -150,6 +168,12 @@ def with_fork_step(
         result=dict(encoded) or None,
         writes=[[key, value] for key, value in encoded.items()],
     )
+
+
+def _fork_calls(
+    original: Trace, fork: StepRecord, task: TaskRecord, encoded: dict[str, Any], before: dict[str, Any]
+) -> list[ReducerCallRecord]:
+    """One reducer call a written key: from its value before the edit to the fork step's state."""
     channels = original.graph.get("channels", {})
     calls = []
     for index, (key, value) in enumerate(encoded.items()):
@@ -157,20 +181,8 @@ def with_fork_step(
         after = fork.state.get(key, {}).get("set", was)
         reducer = channels.get(key, {}).get("reducer", "LastValue")
         old = SAME if was is not None else {"set": MISSING_VALUE}
-        calls.append(ReducerCallRecord(index, key, reducer, task.id, node, value, old, {"set": after}))
-    edited = StepRecord(
-        step,
-        [task],
-        calls,
-        dict(fork.versions),
-        list(fork.updated_channels),
-        {k: v for k, v in fork.state.items() if k not in encoded},
-        True,
-        fork.checkpoint,
-    )
-    branch.steps = [*history, edited, *(s for s in recorded if s.step > step)]
-    branch.input = original.input
-    return branch
+        calls.append(ReducerCallRecord(index, key, reducer, task.id, task.name, value, old, {"set": after}))
+    return calls
 
 
 def join_segments(
