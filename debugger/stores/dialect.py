@@ -35,6 +35,8 @@ class Dialect(Protocol):
     """A WHERE condition on the runs table: the run's thread id is the parameter."""
     step_bytes: str
     """The size of a step row's `data`, as `STREAM_MIN_BYTES` counts it."""
+    holds_text: str
+    """A WHERE condition on a step row: its `data` holds the parameter's text."""
     for_update: str
     """What a SELECT ends with to lock the run's row until the transaction ends ('' where a write
     transaction already holds the whole database)."""

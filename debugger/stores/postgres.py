@@ -8,7 +8,7 @@ The operations and their rules are the SQLite store's, written once in `row_stor
 names one run (never a pattern); an import whose id is stored with other content is refused unless
 `replace`.
 
-Layout (`debugger/stores/postgres_layout.py`, `VERSION` 3, the SQLite store's design): tables named
+Layout (`debugger/stores/postgres_layout.py`, `VERSION` 4, the SQLite store's design): tables named
 `stepscope_*`, so the store may live in the same database as an app's checkpointer; the run list's
 columns and each trace's head in `stepscope_runs`, one row per superstep in `stepscope_steps`, each
 large value once in `stepscope_blobs`, a long run's kept states in `stepscope_snapshots`; a short run is
@@ -93,6 +93,7 @@ class PostgresDialect:
     saved_order = "saved"
     thread_match = "thread_id = ?"
     step_bytes = "length(data)"
+    holds_text = "strpos(data, ?) > 0"
     for_update = " FOR UPDATE"
 
     def __init__(self, psycopg: Any, url: str, where: str) -> None:

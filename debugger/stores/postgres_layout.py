@@ -6,7 +6,8 @@ migrations from older layouts.
 columns and the trace's head (its file form without steps), `stepscope_steps` one row per superstep,
 `stepscope_blobs` each large value once, so a run can be written step by step while it is recorded.
 Version 1 kept each whole trace in `stepscope_runs.trace`; version 3 adds `stepscope_snapshots`, the kept
-states of long runs (`debugger.diagnostics.snapshots`), as SQLite's version 3 does. `check_and_migrate`
+states of long runs (`debugger.diagnostics.snapshots`), as SQLite's version 3 does; version 4 lets a blob
+stand for a channel's final state (`debugger.stores.final_state`), as SQLite's version 4 does. `check_and_migrate`
 runs when a store opens.
 """
 
@@ -19,7 +20,7 @@ from debugger.stores.protocol import ENV_VAR, StoreError
 from debugger.stores.rows import BlobRows, StepRows, split_trace_text
 
 APPLICATION = "stepscope"
-VERSION = 3
+VERSION = 4
 LAYOUT_LOCK = 0x5374536352756E73  # "StScRuns": serialises layout checks across processes
 COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest", "thread_id"]
 _TABLES = ("stepscope_meta", "stepscope_runs", "stepscope_steps", "stepscope_blobs", "stepscope_snapshots")
@@ -92,7 +93,13 @@ def _migrate_2_to_3(cur: Any) -> None:
     cur.execute(_SNAPSHOTS)
 
 
-MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2, 3: _migrate_2_to_3}
+def _migrate_3_to_4(cur: Any) -> None:
+    """Version 4 lets a `stepscope_blobs` row stand for a channel's state after the run's last step
+    (`debugger.stores.final_state`), as SQLite's version 4 does; the tables stay as they are, the runs
+    stored before read as they are, and an older StepScope refuses the database by its version."""
+
+
+MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2, 3: _migrate_2_to_3, 4: _migrate_3_to_4}
 """`MIGRATIONS[n]` takes layout n-1 to n, inside the opening transaction."""
 
 

@@ -153,7 +153,8 @@ class TraceFiles(ABC):
         """Folds a long stored run once to its last step, so the store keeps its states
         (`debugger.diagnostics.snapshots`) now rather than at the run's first open: a recorder calls it when
         its run ends (a 200,000-step run's first open in the app folded every step, its later ones none). A
-        short run keeps no states and is not read; a run that cannot be read is left to its first open to say so."""
+        short run keeps no states and is not read; a run that cannot be read is left to its first open to say so.
+        Its output, when it is that last state, is then stored as a pointer to it (`_output_as_state`)."""
         from debugger.diagnostics.replay import Replay  # here: debugger.diagnostics imports the stores
 
         try:
@@ -162,9 +163,15 @@ class TraceFiles(ABC):
             trace = self.load(run_id)
             if getattr(trace.steps, "snapshots", None) is not None and len(trace.steps):
                 replay = Replay(trace)
-                replay.histories_after(replay.order[-1])
+                final = replay.histories_after(replay.order[-1])
+                self._output_as_state(run_id, trace.output, {key: history.value for key, history in final.items()})
         except (StoreError, TraceFileError):
             pass
+
+    @abstractmethod
+    def _output_as_state(self, run_id: str, output: Any, final: dict[str, Any]) -> None:
+        """Stores the finished run's large `output` values that are its `final` channel values (its state
+        after its last step) as pointers to that state (`debugger.stores.final_state`), not a second time."""
 
     def __iter__(self) -> Iterator[RunSummary]:
         return iter(self.list())

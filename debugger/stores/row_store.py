@@ -21,6 +21,7 @@ from typing import Any, Sequence
 from debugger.diagnostics.snapshots import SnapshotShelf
 from debugger.sources.trace_stream import STREAM_MIN_BYTES
 from debugger.stores.dialect import RUN_COLUMNS, Dialect
+from debugger.stores.final_state import STATE_POINTER, final_values, output_pointers, pointed_channels
 from debugger.stores.protocol import (
     CUT_OFF,
     MIN_PREFIX,
@@ -94,7 +95,27 @@ class RowStore(TraceFiles):
                 cur.executemany(
                     self._sql("INSERT INTO {snapshots} VALUES (?, ?, ?)"), [(run_id, *s) for s in run.snapshots]
                 )
+                self._point_at_state(cur, run_id, output_pointers(trace.output, run.final))
         return run_id
+
+    def _output_as_state(self, run_id: str, output: Any, final: dict[str, Any]) -> None:
+        pointers = output_pointers(output, final)
+        if not pointers:
+            return
+        with self.dialect.writing(f"store run {run_id}") as cur:
+            query = "SELECT 1 FROM {runs} WHERE run_id = ? AND status <> 'running'" + self.dialect.for_update
+            if cur.execute(self._sql(query), (run_id,)).fetchone() is not None:  # not recorded again meanwhile
+                self._point_at_state(cur, run_id, pointers)
+
+    def _point_at_state(self, cur: Any, run_id: str, pointers: dict[str, str]) -> None:
+        """Stores the run's large values that are a channel's value after its last step, and that no step
+        row points at, as pointers to it (`final_state`): its output is then not stored a second time."""
+        query = (
+            "UPDATE {blobs} SET data = ? WHERE run_id = ? AND key = ? "
+            f"AND NOT EXISTS (SELECT 1 FROM {{steps}} WHERE run_id = ? AND {self.dialect.holds_text})"
+        )
+        for key, pointer in pointers.items():
+            cur.execute(self._sql(query), (pointer, run_id, key, run_id, key))
 
     def _stored_already(self, cur: Any, run_id: str, text_digest: str, trace: Trace) -> bool:
         """True when `run_id` is stored with the content of `trace`; `RunExistsError` when with other content."""
@@ -212,7 +233,10 @@ class RowStore(TraceFiles):
             return None
         steps = cur.execute(self._sql("SELECT data FROM {steps} WHERE run_id = ? ORDER BY seq"), (run_id,)).fetchall()
         blobs = cur.execute(self._sql("SELECT key, data FROM {blobs} WHERE run_id = ? ORDER BY key"), (run_id,))
-        return compose_json(found[0], [data for (data,) in steps], [tuple(row) for row in blobs.fetchall()])
+        rows = [tuple(row) for row in blobs.fetchall()]
+        if any(data.startswith(STATE_POINTER) for _, data in rows):  # its output is folded from its steps
+            return to_json(self.load(run_id))
+        return compose_json(found[0], [data for (data,) in steps], rows)
 
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
         """Newest first, optionally only one graph's or one status's runs. A run cut off mid-way stays
@@ -314,7 +338,8 @@ class RowStore(TraceFiles):
         None for a long run whose steps stay in the database."""
         from debugger.sources.trace_check import checked_trace  # here: its schemas cost a run 0.2 s
 
-        table = {key: PooledDecoder({}).decode(data) for key, data in blobs}
+        pointers = pointed_channels(blobs)
+        table = {key: None if key in pointers else PooledDecoder({}).decode(data) for key, data in blobs}
         head_data = PooledDecoder(table).decode(head)
         if isinstance(head_data, dict):
             head_data.pop("blobs", None)
@@ -327,7 +352,13 @@ class RowStore(TraceFiles):
         else:
             position = {seq: index for index, seq in enumerate(seqs)}
             steps = RowSteps(lambda wanted: [rows[position[seq]] for seq in wanted], seqs, numbers, table, name)
-        return checked_trace(head_data, steps, name, keep_on_disk=rows is None, checked_when_stored=True)
+        trace = checked_trace(head_data, steps, name, keep_on_disk=rows is None, checked_when_stored=True)
+        if pointers:  # the values pointed at are the run's state after its last step: put back in its head
+            table.update(final_values(trace, pointers))
+            whole = PooledDecoder(table).decode(head)
+            for key in set(whole) & {"input", "output", "config"}:  # the fields a head pools (`BlobPacker.pack_run`)
+                setattr(trace, key, whole[key])
+        return trace
 
     def _step_layout(self, cur: Any, run_id: str) -> tuple[Sequence[int], Sequence[int]]:
         aggregate = cur.execute(self._sql(f"SELECT {LAYOUT_COLUMNS} FROM {{steps}} WHERE run_id = ?"), (run_id,))

@@ -119,6 +119,8 @@ class SpooledRun:
         self.snapshots = states.kept
         """The run's kept states (`debugger.diagnostics.snapshots`), by position: a long run is stored
         with them, so it opens at its last step without a fold of all its steps."""
+        self.final = {key: history.value for key, history in states.channels.items()} if self.snapshots else {}
+        """Each channel's value after the run's last step, when it keeps states (`final_state.output_pointers`)."""
         self.head = dumps(head_dict(trace, packer))
         pooled.update(packer.take_fresh())
         self.blobs: BlobRows = [(key, dumps(value)) for key, value in pooled.items()]

@@ -72,6 +72,7 @@ class SqliteDialect:
     saved_order = "rowid"
     thread_match = "json_extract(trace, '$.thread_id') = ?"
     step_bytes = "length(CAST(data AS BLOB))"
+    holds_text = "instr(data, ?) > 0"
     for_update = ""
 
     def __init__(self, path: Path) -> None:

@@ -18,7 +18,10 @@ from debugger.stores.rows import digest, split_trace_text
 
 APPLICATION_ID = 0x53745363  # "StSc"
 
-VERSION = 3
+VERSION = 4
+"""Version 4 (issue 43): a `run_blobs` row may hold, instead of a value, a pointer to a channel's state after
+the run's last step (`debugger.stores.final_state`), so a long run's output is not stored twice; its tables
+are version 3's. An older StepScope refuses such a database by its version rather than misreading a run."""
 
 
 _LAYOUT_V2 = (
@@ -111,9 +114,10 @@ def check_and_migrate(db: sqlite3.Connection, path: Path) -> None:
             f"{path} says it is a StepScope database (version {version}) but its runs table "
             "has another shape; it was not changed. Pass --db PATH to use another file."
         )
-    elif version == 2:
-        db.execute(_SNAPSHOTS)  # its long runs keep states when they are next opened
-        _stamp(db)
+    elif version < VERSION:
+        if version == 2:
+            db.execute(_SNAPSHOTS)  # its long runs keep states when they are next opened
+        _stamp(db)  # version 3's tables are version 4's; its runs read as they are
 
 
 def prove_writable(db: sqlite3.Connection) -> None:

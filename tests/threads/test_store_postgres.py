@@ -358,3 +358,31 @@ def test_a_long_run_reads_its_rows_when_asked_and_opens_from_its_kept_states(pg_
     reads = CountingReads(stored)
     assert Replay(stored).state_after(stored.steps.numbers[-1])["n"] == 120
     assert reads.positions == []
+
+
+def test_a_long_runs_output_is_stored_as_its_last_state_saved_or_recorded(pg_url, monkeypatch):
+    """tests/test_stored_output.py on the PostgreSQL store: the output's blob row points at the run's state
+    after its last step (saved whole, and recorded as it goes), and the run reads back the same."""
+    from debugger.diagnostics import snapshots
+    from debugger.sources.recording import StoreSink
+    from debugger.stores import row_store
+    from debugger.stores.final_state import STATE_POINTER
+    from engine.trace import Recorder
+    from tests.test_stored_output import _graph, _recorded
+
+    monkeypatch.setattr(row_store, "STREAM_MIN_BYTES", 0)
+    monkeypatch.setattr(snapshots, "MIN_GAP", 16)
+    store = PostgresRunStore(pg_url)
+    saved = _recorded(100)
+    store.save(saved)
+    sink = StoreSink(store)
+    recorder = Recorder(sink=sink)
+    _graph(100).invoke({"n": 0, "log": [], "last": []}, {"recursion_limit": 110}, hooks=recorder)
+    sink.finish(recorder.trace)
+    for run_id in (saved.run_id, recorder.trace.run_id):
+        with psycopg.connect(pg_url) as conn:
+            rows = [d for (d,) in conn.execute("SELECT data FROM stepscope_blobs WHERE run_id = %s", (run_id,))]
+        assert len(rows) == 1 and rows[0].startswith(STATE_POINTER)
+    assert to_json(store.load(saved.run_id)) == to_json(saved)
+    assert store.load(recorder.trace.run_id).output["n"] == 100
+    assert len(store.load(recorder.trace.run_id).output["log"]) == 100

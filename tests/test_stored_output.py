@@ -1,0 +1,148 @@
+"""A long stored run's output is not stored a second time (issue 43, item 1): where it is the run's state after
+its last step (or that state with a few list items changed: the input's messages, given ids by the reducer),
+its blob row points at that state and the run reads back the same. Thresholds are lowered so a run of a
+hundred steps takes the long-run path (`tests/test_kept_states.py`'s `small_gaps`)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+import pytest
+
+import engine
+from debugger.sources.recording import StoreSink
+from debugger.stores import sqlite as sqlite_store
+from debugger.stores.final_state import STATE_POINTER
+from debugger.stores.sqlite import RunStore
+from engine.trace import Recorder
+from engine.tracefile import from_json, to_json
+from tests.test_kept_states import small_gaps  # noqa: F401 (the fixture every test here uses)
+
+pytestmark = pytest.mark.usefixtures("small_gaps")
+GOLDEN = Path(__file__).parent / "golden"
+LINE = "the quick brown fox jumps over the lazy dog " * 8
+
+
+class Log(TypedDict):
+    n: int
+    log: Annotated[list, lambda a, b: a + b]
+    last: list
+
+
+def _graph(steps: int, *, last_whole: bool = False) -> engine.graph.CompiledGraph:
+    """A list that grows by a 350-byte line a step; with `last_whole` the last step also writes the whole
+    list to `last` (a plain key), so a step row points at the same value the output holds."""
+
+    def step(state: dict) -> dict:
+        update = {"n": state["n"] + 1, "log": [f"{state['n']}: {LINE}"]}
+        if last_whole and state["n"] + 1 == steps:
+            update["last"] = [*state["log"], *update["log"]]
+        return update
+
+    g = engine.StateGraph(Log)
+    g.add_node("step", step)
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < steps else engine.END)
+    return g.compile()
+
+
+def _recorded(steps: int, **options) -> engine.trace.Trace:
+    recorder = Recorder()
+    _graph(steps, **options).invoke({"n": 0, "log": [], "last": []}, {"recursion_limit": steps + 5}, hooks=recorder)
+    return recorder.trace
+
+
+def _blob_rows(path: Path) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return [data for (data,) in db.execute("SELECT data FROM run_blobs")]
+
+
+def test_a_long_runs_output_is_stored_as_its_last_state_and_reads_back_the_same(tmp_path) -> None:
+    trace = _recorded(120)
+    output_bytes = len(json.dumps(trace.output["log"]))
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    rows = _blob_rows(path)
+    assert len(rows) == 1 and rows[0].startswith(STATE_POINTER) and len(rows[0]) < 100 < output_bytes
+    loaded = store.load(trace.run_id)
+    assert loaded.output == trace.output
+    assert to_json(loaded) == to_json(trace)
+    assert from_json(store.export_text(trace.run_id)).output == trace.output
+    store.save(trace, replace=False)  # the same run again: found the same, not refused
+
+
+def test_input_messages_given_ids_by_the_reducer_are_the_only_items_stored_again(tmp_path) -> None:
+    def speak(state: dict) -> dict:
+        return {"messages": [engine.AIMessage(content=f"turn {len(state['messages'])}: {LINE}")]}
+
+    g = engine.StateGraph(engine.MessagesState)
+    g.add_node("speak", speak)
+    g.add_edge(engine.START, "speak")
+    g.add_conditional_edges("speak", lambda s: "speak" if len(s["messages"]) < 100 else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"messages": [engine.HumanMessage(content="hi")]}, {"recursion_limit": 120}, hooks=recorder)
+    trace = recorder.trace
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    (row,) = _blob_rows(path)
+    pointer = json.loads(row[len(STATE_POINTER) :])
+    assert pointer["channel"] == "messages" and list(pointer["items"]) == ["0"]  # "hi", with its id
+    assert pointer["items"]["0"]["message"]["data"]["content"] == "hi"
+    assert to_json(store.load(trace.run_id)) == to_json(trace)
+
+
+def test_a_run_recorded_into_the_store_keeps_its_output_as_its_last_state(tmp_path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    sink = StoreSink(store)
+    recorder = Recorder(sink=sink)
+    output = _graph(100).invoke({"n": 0, "log": [], "last": []}, {"recursion_limit": 110}, hooks=recorder)
+    sink.finish(recorder.trace)
+    (row,) = _blob_rows(path)
+    assert row.startswith(STATE_POINTER)
+    loaded = store.load(recorder.trace.run_id)
+    assert loaded.output["log"] == output["log"] and loaded.output["n"] == 100
+
+
+def test_a_value_a_step_points_at_stays_stored(tmp_path) -> None:
+    trace = _recorded(100, last_whole=True)
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    rows = _blob_rows(path)
+    assert len(rows) == 1 and not rows[0].startswith(STATE_POINTER)  # `log` and `last`, one value: in a step
+    assert to_json(store.load(trace.run_id)) == to_json(trace)
+
+
+def test_a_run_whose_kept_states_are_gone_folds_its_output_from_its_steps(tmp_path) -> None:
+    trace = _recorded(100)
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM run_snapshots")  # a cache, never the record
+    assert to_json(store.load(trace.run_id)) == to_json(trace)
+
+
+def test_a_version_3_database_is_read_as_it_was_written_and_opened_as_version_4(tmp_path) -> None:
+    """tests/golden/runs_v3.sqlite3.gz: a long run (states kept 16 steps apart) stored by StepScope at
+    6f80db1 (run store version 3), its 40 KB output a value; runs_v3.json.gz its trace file from then."""
+    path = tmp_path / "runs.sqlite3"
+    with gzip.open(GOLDEN / "runs_v3.sqlite3.gz") as src, open(path, "wb") as out:
+        shutil.copyfileobj(src, out)
+    with gzip.open(GOLDEN / "runs_v3.json.gz", "rt", encoding="utf-8") as file:
+        written = file.read()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    store = RunStore(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION == 4
+    assert to_json(store.load("version3run")) == written
+    assert not _blob_rows(path)[0].startswith(STATE_POINTER)  # runs stored before are left as they are
