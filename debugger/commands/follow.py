@@ -95,23 +95,38 @@ def follow(
         print(f"error: {exc}", file=sys.stderr)
         return 2
     printer = _Printer(out)
-    version = -1
     try:
-        while True:
-            snap = live.wait(version, timeout=0.5)
-            version = snap.version
-            printer.show(snap)
-            if snap.finished:
-                break
+        snap = _watch(live, printer)
     except KeyboardInterrupt:
-        snap = live.stop()
+        return _stopped_by_ctrl_c(live, printer, out_file, out)
+    return _ended(live, snap, out_file, out)
+
+
+def _watch(live: LiveRun, printer: _Printer) -> LiveSnapshot:
+    """Prints the run as it goes until it finishes; its last snapshot."""
+    version = -1
+    while True:
+        snap = live.wait(version, timeout=0.5)
+        version = snap.version
         printer.show(snap)
-        written = _finish(snap, out_file, out)
-        print(f"stopped by Ctrl-C. {snap.message}", file=out)
-        if _lost(live, snap, written):
-            return STORE_FAILED
-        print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
-        return 130
+        if snap.finished:
+            return snap
+
+
+def _stopped_by_ctrl_c(live: LiveRun, printer: _Printer, out_file: str | None, out: TextIO) -> int:
+    """Stops the run, keeps what it recorded and says how to reopen it."""
+    snap = live.stop()
+    printer.show(snap)
+    written = _finish(snap, out_file, out)
+    print(f"stopped by Ctrl-C. {snap.message}", file=out)
+    if _lost(live, snap, written):
+        return STORE_FAILED
+    print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
+    return 130
+
+
+def _ended(live: LiveRun, snap: LiveSnapshot, out_file: str | None, out: TextIO) -> int:
+    """Keeps the finished run and prints how it ended: its interrupts, its error or its final state."""
     written = _finish(snap, out_file, out)
     if _lost(live, snap, written):
         return STORE_FAILED

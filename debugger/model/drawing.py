@@ -123,27 +123,36 @@ def digraph(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None
         else:
             dot.node(dot_node_id(node.id), **_node_attributes(node, highlight))
     prefixes = sorted({prefix.rsplit(":", depth)[0] for prefix in members for depth in range(prefix.count(":") + 1)})
-
-    def add_cluster(parent: DotGraph, prefix: str) -> None:
-        name = "cluster_" + dot_node_id(prefix)[5:]
-        with parent.subgraph(name=name) as cluster:
-            cluster.attr(
-                id=name,
-                label=Markup(html_text(prefix.rsplit(":", 1)[-1])),
-                style="rounded,dashed",
-                color="gray50",
-                fontcolor="gray30",
-                labeljust="l",
-            )
-            for node in members.get(prefix, ()):
-                cluster.node(dot_node_id(node.id), **_node_attributes(node, highlight))
-            for child in prefixes:
-                if child.startswith(prefix + ":") and ":" not in child[len(prefix) + 1 :]:
-                    add_cluster(cluster, child)
-
     for prefix in prefixes:
         if ":" not in prefix:
-            add_cluster(dot, prefix)
+            _add_cluster(dot, prefix, prefixes, members, highlight)
+    _add_edges(dot, graph, highlight)
+    return dot
+
+
+def _add_cluster(
+    parent: DotGraph, prefix: str, prefixes: list[str], members: dict[str, list[DrawNode]], highlight: Highlight
+) -> None:
+    """The subgraph at `prefix` as a cluster of its nodes, with its own subgraphs nested in it."""
+    name = "cluster_" + dot_node_id(prefix)[5:]
+    with parent.subgraph(name=name) as cluster:
+        cluster.attr(
+            id=name,
+            label=Markup(html_text(prefix.rsplit(":", 1)[-1])),
+            style="rounded,dashed",
+            color="gray50",
+            fontcolor="gray30",
+            labeljust="l",
+        )
+        for node in members.get(prefix, ()):
+            cluster.node(dot_node_id(node.id), **_node_attributes(node, highlight))
+        for child in prefixes:
+            if child.startswith(prefix + ":") and ":" not in child[len(prefix) + 1 :]:
+                _add_cluster(cluster, child, prefixes, members, highlight)
+
+
+def _add_edges(dot: DotGraph, graph: DrawableGraph, highlight: Highlight) -> None:
+    """Every edge, dashed when conditional, bold where the run took it; ids unique (`-2` on a repeat)."""
     id_counts: dict[str, int] = {}
     for edge in graph.edges:
         taken = (edge.source, edge.target) in highlight.edges_taken
@@ -160,7 +169,6 @@ def digraph(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None
         if edge.data is not None:
             attributes["label"] = Markup(f"&nbsp;{html_text(edge.data)}&nbsp;")
         dot.edge(dot_node_id(edge.source), dot_node_id(edge.target), **attributes)
-    return dot
 
 
 def to_dot(drawable: DrawableGraph | Any, *, highlight: Highlight | None = None, xray: bool | int = False) -> str:

@@ -3,6 +3,8 @@ findings (`TraceView.findings`), so the app and the command line give the same e
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from debugger.diagnostics import Finding
@@ -135,6 +137,7 @@ def finding_card(finding: Finding) -> None:
 
 
 def what_if_panel(view: RunView, at: Cursor) -> None:
+    """The what-if tab: a channel's recorded writes folded again in another order, or with one left out."""
     keys = whatif.channels(view, at.step)
     if not keys:
         st.caption(
@@ -163,8 +166,18 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
     )
     if order not in offer.orders:  # a choice left over from another step
         order = offer.orders[0]
-    result = whatif.fold(view, at.step, offer, order, skip)
-    recorded = view.merge_by_channel(at.step)[channel][-1].after
+    _refolded(whatif.fold(view, at.step, offer, order, skip), view.merge_by_channel(at.step)[channel][-1].after)
+    if len(offer.writers) > 1:
+        _order_sensitivity(*whatif.sensitivity(view, at.step, offer))
+    st.caption(
+        _("Re-folded with {how}; nodes are not run again, only their recorded writes.").format(
+            how=widgets.md(offer.how)
+        )
+    )
+
+
+def _refolded(result: whatif.Refold, recorded: Any) -> None:
+    """What folding the writes again gave, beside what the run recorded."""
     if result.error:
         st.error(_("The reducer failed on these writes: {error}").format(error=widgets.md(result.error)))
     elif result.differs:
@@ -176,17 +189,13 @@ def what_if_panel(view: RunView, at: Cursor) -> None:
         )
     else:
         st.success(_("Same result: `{value}`.").format(value=widgets.inline(result.value, 140)))
-    if len(offer.writers) > 1:
-        changed, tried = whatif.sensitivity(view, at.step, offer)
-        st.markdown(
-            _("**Order sensitivity:** {changed} of {tried} other orders change the result.").format(
-                changed=changed, tried=tried
-            )
-            if changed
-            else _("**Order sensitivity:** every order tried gives the same result here.")
+
+
+def _order_sensitivity(changed: int, tried: int) -> None:
+    st.markdown(
+        _("**Order sensitivity:** {changed} of {tried} other orders change the result.").format(
+            changed=changed, tried=tried
         )
-    st.caption(
-        _("Re-folded with {how}; nodes are not run again, only their recorded writes.").format(
-            how=widgets.md(offer.how)
-        )
+        if changed
+        else _("**Order sensitivity:** every order tried gives the same result here.")
     )

@@ -167,6 +167,7 @@ def _on_guess(step: int, index: int, total: int, form_key: str) -> None:
 
 
 def merge_panel(view: RunView, at: Cursor) -> None:
+    """The Merge tab: the step's reducer calls key by key, revealed one call at a time or all at once."""
     merges = view.merge(at.step)
     if not merges:
         st.caption(_("Nothing was merged in this step: no task wrote a state key."))
@@ -175,28 +176,7 @@ def merge_panel(view: RunView, at: Cursor) -> None:
     shown = total if at.call is None else at.call
     learning = session.learning()
     st.toggle(_("Learn mode: predict each result before it is revealed"), key=session.LEARN, on_change=_on_learn)
-    cols = st.columns([1, 1, 1, 4], vertical_alignment="center")
-    cols[0].button(
-        _("◀ call"), key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch"
-    )
-    cols[1].button(
-        _("call ▶"),
-        key="call_next",
-        on_click=_on_call_next,
-        args=(total,),
-        disabled=at.call is None or learning,
-        width="stretch",
-    )
-    cols[2].button(_("all"), key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
-    cols[3].markdown(
-        ngettext(
-            "Showing **{shown} of {total}** reducer call, in application order "
-            "(tasks by node name, then Sends; each task's writes in order).",
-            "Showing **{shown} of {total}** reducer calls, in application order "
-            "(tasks by node name, then Sends; each task's writes in order).",
-            total,
-        ).format(shown=shown, total=total)
-    )
+    _call_stepper(at, shown, total, learning)
     applied = view.committed(at.step)
     if not applied:
         st.error(
@@ -219,6 +199,32 @@ def merge_panel(view: RunView, at: Cursor) -> None:
             _merge_call(view, at, item, shown, total, learning, applied)
         if shown >= total and len(items) > 1 and applied:
             st.markdown(_("After: `{value}`").format(value=widgets.inline(items[-1].after, 140)))
+
+
+def _call_stepper(at: Cursor, shown: int, total: int, learning: bool) -> None:
+    """◀ call, call ▶ and all, beside how many of the step's calls are shown."""
+    cols = st.columns([1, 1, 1, 4], vertical_alignment="center")
+    cols[0].button(
+        _("◀ call"), key="call_prev", on_click=_on_call_prev, args=(total,), disabled=shown == 0, width="stretch"
+    )
+    cols[1].button(
+        _("call ▶"),
+        key="call_next",
+        on_click=_on_call_next,
+        args=(total,),
+        disabled=at.call is None or learning,
+        width="stretch",
+    )
+    cols[2].button(_("all"), key="call_all", on_click=_on_call_all, disabled=at.call is None, width="stretch")
+    cols[3].markdown(
+        ngettext(
+            "Showing **{shown} of {total}** reducer call, in application order "
+            "(tasks by node name, then Sends; each task's writes in order).",
+            "Showing **{shown} of {total}** reducer calls, in application order "
+            "(tasks by node name, then Sends; each task's writes in order).",
+            total,
+        ).format(shown=shown, total=total)
+    )
 
 
 def _merge_call(view: RunView, at: Cursor, item, shown: int, total: int, learning: bool, applied: bool) -> None:

@@ -9,7 +9,7 @@ from debugger.i18n import _
 from debugger.model import run_status
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
-from debugger.stores.protocol import StoreError
+from debugger.stores.protocol import RunStoreProtocol, RunSummary, StoreError
 from debugger.views import session, widgets
 from debugger.views.sidebar import open_and_show
 
@@ -26,6 +26,7 @@ def _delete(run_id: str) -> None:
 
 
 def render() -> None:
+    """The stored runs page: the database's runs as a table, then one of them to open, export or delete."""
     session.follow_step_page_request()
     st.title(_("Stored runs"))
     try:
@@ -42,7 +43,12 @@ def render() -> None:
     if not runs:
         st.info(_("No stored runs yet. Every run you open from a sample or a graph file is stored here."))
         return
-    frame = pd.DataFrame(
+    st.dataframe(_runs_table(runs), hide_index=True, width="stretch")
+    _run_actions(store, runs)
+
+
+def _runs_table(runs: list[RunSummary]) -> pd.DataFrame:
+    return pd.DataFrame(
         [
             {
                 "run": r.run_id[:12],
@@ -56,7 +62,10 @@ def render() -> None:
             for r in runs
         ]
     )
-    st.dataframe(frame, hide_index=True, width="stretch")
+
+
+def _run_actions(store: RunStoreProtocol, runs: list[RunSummary]) -> None:
+    """A run picked from the list, with its Open, Export JSON and Delete buttons."""
     choice = st.selectbox(
         _("Run"),
         [r.run_id for r in runs],

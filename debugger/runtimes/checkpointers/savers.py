@@ -49,6 +49,7 @@ class Checkpointer:
     kind: str = ""
     saver: Any = None
     path: Path | None = None
+    conn: Any = None
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -59,6 +60,12 @@ class Checkpointer:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def _refused(self, why: str) -> CheckpointerError:
+        """The error to raise for a database this class cannot read, with the connection opened to look at
+        it closed first."""
+        self.conn.close()
+        return CheckpointerError(why)
 
     def close(self) -> None:
         raise NotImplementedError
@@ -199,8 +206,7 @@ class SqliteCheckpointer(Checkpointer):
         except sqlite3.DatabaseError as exc:
             raise CheckpointerError(f"{path} is not a SQLite database ({exc}).") from None
         if not {"checkpoints", "writes"} <= tables:
-            self.conn.close()
-            raise CheckpointerError(
+            raise self._refused(
                 f"{path} is not a langgraph SqliteSaver database (it has no `checkpoints` and "
                 "`writes` tables). Point --checkpointer at the file your app passes to SqliteSaver."
             )
@@ -213,8 +219,7 @@ class SqliteCheckpointer(Checkpointer):
         self.saver = saver
         layout = sqlite_layout_problem(self.conn)
         if layout:
-            self.conn.close()
-            raise CheckpointerError(
+            raise self._refused(
                 f"{path} is a SqliteSaver database of a layout StepScope does not read ({layout}). Install the "
                 "langgraph-checkpoint-sqlite version StepScope names in its requirements."
             )
@@ -261,56 +266,22 @@ class PostgresCheckpointer(Checkpointer):
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
-        try:
-            import psycopg
-            from langgraph.checkpoint.postgres import PostgresSaver
-            from psycopg.rows import dict_row
-        except ImportError as exc:
-            raise CheckpointerError(
-                f"reading a PostgreSQL checkpointer needs `pip install stepscope[postgres]` "
-                f"and langgraph-checkpoint-postgres ({exc})."
-            ) from None
-        try:
-            checked_postgres_url(url, "the checkpointer URL")
-        except BadURL as exc:
-            raise CheckpointerError(str(exc)) from None
-        try:
-            # every transaction of this session is read-only: the server refuses any write
-            self.conn = psycopg.connect(
-                url,
-                autocommit=True,
-                prepare_threshold=0,
-                row_factory=dict_row,
-                options="-c default_transaction_read_only=on",
-                connect_timeout=10,
-            )
-        except psycopg.Error as exc:
-            raise CheckpointerError(f"cannot connect to {self.label}: {masked(str(exc).strip())}") from None
-        row = self.conn.execute(
-            "SELECT to_regclass('checkpoints') AS c, to_regclass('checkpoint_writes') AS w, "
-            "to_regclass('checkpoint_migrations') AS m"
-        ).fetchone()
-        if not (row["c"] and row["w"] and row["m"]):
-            self.conn.close()
-            raise CheckpointerError(
-                f"{self.label} has no langgraph PostgresSaver tables (checkpoints, checkpoint_writes, "
-                "checkpoint_migrations): point --checkpointer at the database your app's PostgresSaver uses."
-            )
-        version = self.conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
+        self.conn = _read_only_postgres(url, self.label)
+        version = self._migration()
+        from langgraph.checkpoint.postgres import PostgresSaver
+
         expected = len(PostgresSaver.MIGRATIONS) - 1
         if version == JS_POSTGRES_MIGRATION and version != expected:
             self.saver = None  # LangGraph.js's tables: listed with SQL here, read by the JS app's saver in node
             return
         if version != expected:
-            self.conn.close()
-            raise CheckpointerError(
+            raise self._refused(
                 f"{self.label}'s checkpointer schema is at migration {version}; this langgraph-checkpoint-postgres "
                 f"reads migration {expected}. Install the langgraph-checkpoint-postgres version your app uses."
             )
         missing = postgres_missing_columns(self.conn)
         if missing:
-            self.conn.close()
-            raise CheckpointerError(
+            raise self._refused(
                 f"{self.label} is a PostgresSaver database of a layout StepScope does not read ({missing}). "
                 "Install the langgraph-checkpoint-postgres version StepScope names in its requirements."
             )
@@ -318,6 +289,19 @@ class PostgresCheckpointer(Checkpointer):
         """Why our own queries of the saver's tables cannot run here (`tables.py`), or None."""
         self.saver = PostgresSaver(self.conn)
         self.decoder = SharedDecoder(self.saver.serde)
+
+    def _migration(self) -> int:
+        """The last migration the saver's tables went through; refused when they are not a PostgresSaver's."""
+        row = self.conn.execute(
+            "SELECT to_regclass('checkpoints') AS c, to_regclass('checkpoint_writes') AS w, "
+            "to_regclass('checkpoint_migrations') AS m"
+        ).fetchone()
+        if not (row["c"] and row["w"] and row["m"]):
+            raise self._refused(
+                f"{self.label} has no langgraph PostgresSaver tables (checkpoints, checkpoint_writes, "
+                "checkpoint_migrations): point --checkpointer at the database your app's PostgresSaver uses."
+            )
+        return self.conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
 
     def close(self) -> None:
         self.conn.close()
@@ -353,20 +337,24 @@ class PostgresCheckpointer(Checkpointer):
         return out
 
     def _thread_rows(self, limit: int) -> list[tuple[str, int, str]]:
-        rows = self.conn.execute(
+        return self._rows(
             "SELECT thread_id, COUNT(*) AS n, MAX(checkpoint_id) AS last FROM checkpoints WHERE checkpoint_ns = '' "
             "GROUP BY thread_id ORDER BY MAX(checkpoint_id) DESC LIMIT %s",
             (limit,),
-        ).fetchall()
-        return [(r["thread_id"], r["n"], r["last"]) for r in rows]
+            ("thread_id", "n", "last"),
+        )
 
     def _key_rows(self, thread_id: str) -> list[tuple[str, str, str | None]]:
-        rows = self.conn.execute(
+        return self._rows(
             "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = %s "
             "ORDER BY checkpoint_id",
             (thread_id,),
-        ).fetchall()
-        return [(r["checkpoint_ns"], r["checkpoint_id"], r["parent_checkpoint_id"]) for r in rows]
+            ("checkpoint_ns", "checkpoint_id", "parent_checkpoint_id"),
+        )
+
+    def _rows(self, sql: str, params: tuple[Any, ...], columns: tuple[str, ...]) -> list[tuple[Any, ...]]:
+        """The rows of a query as tuples of `columns`, in that order, as SQLite's cursor gives them."""
+        return [tuple(row[c] for c in columns) for row in self.conn.execute(sql, params).fetchall()]
 
     def _decode(self, thread_id: str, key: CheckpointKey) -> Any:
         """One checkpoint in three read-only queries of the saver's tables (through the saver where their
@@ -398,6 +386,35 @@ class PostgresCheckpointer(Checkpointer):
             )
         found = postgres_checkpoints(self.conn, self.decoder, thread_id, DECODE_ERRORS)
         return decoded_by_key(thread_id, keys, found, self.read)
+
+
+def _read_only_postgres(url: str, label: str) -> Any:
+    """A connection to the checkpointer's database in which every transaction is read-only: the server
+    refuses any write. A CheckpointerError of one line when the packages, the URL or the server fail."""
+    try:
+        import psycopg
+        from langgraph.checkpoint.postgres import PostgresSaver  # noqa: F401 (needed to read; said here, once)
+        from psycopg.rows import dict_row
+    except ImportError as exc:
+        raise CheckpointerError(
+            f"reading a PostgreSQL checkpointer needs `pip install stepscope[postgres]` "
+            f"and langgraph-checkpoint-postgres ({exc})."
+        ) from None
+    try:
+        checked_postgres_url(url, "the checkpointer URL")
+    except BadURL as exc:
+        raise CheckpointerError(str(exc)) from None
+    try:
+        return psycopg.connect(
+            url,
+            autocommit=True,
+            prepare_threshold=0,
+            row_factory=dict_row,
+            options="-c default_transaction_read_only=on",
+            connect_timeout=10,
+        )
+    except psycopg.Error as exc:
+        raise CheckpointerError(f"cannot connect to {label}: {masked(str(exc).strip())}") from None
 
 
 def open_checkpointer(url: str) -> Checkpointer:

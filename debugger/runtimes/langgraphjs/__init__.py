@@ -57,11 +57,7 @@ def record_js_app(
     config's thread between processes (restored before the run, saved after it; `saved_thread.mjs`).
     `fresh_saver`: the graph runs on a MemorySaver of the debugger's own instead of the app's (time
     travel's copy, `fork.mjs`)."""
-    app = Path(app_path).expanduser().resolve()
-    if not app.is_file():
-        raise JSAppError(f"no such file: {app}. Give the path of a .mjs, .js, .cjs or .ts file")
-    if app.suffix not in JS_SUFFIXES:
-        raise JSAppError(f"{app.name} is not a JavaScript file: give a {', '.join(JS_SUFFIXES)} file")
+    app = _app_file(app_path)
     target = f"{app.name}:{export}"
     reader = EventReader(target=target, run_id=uuid.uuid4().hex, on_step=on_step)
     request = {"app": str(app), "export": export, "config": config or {}, "resume": resume}
@@ -77,32 +73,51 @@ def record_js_app(
     if not reader.version and stopped is None:
         why = run.stderr_line() or f"node exited with status {run.process.returncode} before the recorder started"
         raise JSAppError(f"the LangGraph.js recorder did not start: {why}")
-    why = ""
+    return reader.close(
+        stopped=stopped,
+        why=_why_stopped(stopped, timeout),
+        empty_run=lambda: _empty_run(reader, target, graph_input, config or {}),
+    )
+
+
+def _app_file(app_path: str) -> Path:
+    """The app's file, resolved; a JSAppError when there is none or it is not JavaScript."""
+    app = Path(app_path).expanduser().resolve()
+    if not app.is_file():
+        raise JSAppError(f"no such file: {app}. Give the path of a .mjs, .js, .cjs or .ts file")
+    if app.suffix not in JS_SUFFIXES:
+        raise JSAppError(f"{app.name} is not a JavaScript file: give a {', '.join(JS_SUFFIXES)} file")
+    return app
+
+
+def _why_stopped(stopped: str | None, timeout: float | None) -> str:
+    """Why a run stopped from outside ended where it did; `{where}` is filled with the step it was in."""
     if stopped == "timeout":
-        why = (
+        return (
             f"The run did not finish within {timeout:g} s; stopped {{where}}. A node may be waiting forever (a network "
             "call without a timeout, an endless loop). Raise --timeout to wait longer."
         )
-    elif stopped == "cancelled":
-        why = "Stopped with Ctrl-C {where}; what was recorded until then is kept."
+    if stopped == "cancelled":
+        return "Stopped with Ctrl-C {where}; what was recorded until then is kept."
+    return ""
 
-    def empty_run() -> Trace:
-        graphs = list(reader.graphs.values())
-        graph = dict(graphs[0]) if graphs else _unknown_graph([])
-        if graph.get("name") in (None, "LangGraph"):
-            graph["name"] = target
-        limit = (config or {}).get("recursionLimit")
-        return new_run(
-            ns=[],
-            graph=graph,
-            input=graph_input,
-            config=config or {},
-            recursion_limit=limit if type(limit) is int else 0,
-            started_at=utc_now(),
-            trace=True,
-            run_id=reader.run_id,
-            target=target,
-            thread_id=str(((config or {}).get("configurable") or {}).get("thread_id") or ""),
-        )
 
-    return reader.close(stopped=stopped, why=why, empty_run=empty_run)
+def _empty_run(reader: EventReader, target: str, graph_input: Any, config: dict[str, Any]) -> Trace:
+    """The run a trace holds when the app stopped before its root run began: its graph as far as drawn."""
+    graphs = list(reader.graphs.values())
+    graph = dict(graphs[0]) if graphs else _unknown_graph([])
+    if graph.get("name") in (None, "LangGraph"):
+        graph["name"] = target
+    limit = config.get("recursionLimit")
+    return new_run(
+        ns=[],
+        graph=graph,
+        input=graph_input,
+        config=config,
+        recursion_limit=limit if type(limit) is int else 0,
+        started_at=utc_now(),
+        trace=True,
+        run_id=reader.run_id,
+        target=target,
+        thread_id=str((config.get("configurable") or {}).get("thread_id") or ""),
+    )

@@ -114,29 +114,11 @@ class ThreadReader:
         with `newest`, its last `newest` steps only, from the state the checkpoint before them stored."""
         from langgraph.pregel._checkpoint import channels_from_checkpoint
 
-        chain = self.lineage("|".join(ns), head, newest)
-        if chain and all(isinstance(saved, DamagedCheckpoint) for saved in chain):  # nothing to start from
-            raise nothing_decodes(self.checkpointer.label, self.thread_id, chain)
-        skipped = 0
-        while chain[skipped:] and isinstance(chain[skipped], DamagedCheckpoint):  # start at the first that decodes
-            skipped += 1
-        lost, chain = chain[:skipped], chain[skipped:]
+        lost, chain = self._decoding_chain(ns, head, newest)
         if not chain:
             return None
         first = chain[0]
-        own = getattr(graph, "name", None)
-        name = ns[-1].rpartition(":")[0] if ns else (own if own and own != DEFAULT_NAME else self.target or own)
-        record = new_run(
-            ns=ns,
-            graph=describe(graph, name),
-            input=first.checkpoint.get("channel_values", {}).get("__start__"),
-            config=plain_config(first.config, ("thread_id", "checkpoint_ns")),  # the thread, not one checkpoint
-            started_at=str(first.checkpoint.get("ts", "")),
-            trace=parent_task is None,
-            run_id=run_id,
-            target=self.target if parent_task is None else "",
-            thread_id=self.thread_id if parent_task is None else "",
-        )
+        record = self._run_record(ns, graph, first, parent_task, run_id)
         keys = [k for k in state_keys(graph) if k in graph.channels]
         if parent_task is None or parent_writer is None:
             writer = TraceWriter(record, check_commits=True)
@@ -150,6 +132,39 @@ class ThreadReader:
         for back, child in enumerate(lost):  # the checkpoints before the first that decodes: damaged steps
             mark_damaged_checkpoint(writer, first_step - len(lost) + back, child)
         run.commit(first_step, first)
+        self._rebuild_steps(ns, run, chain)
+        return record
+
+    def _decoding_chain(self, ns: tuple[str, ...], head: str | None, newest: int | None) -> tuple[list[Any], list[Any]]:
+        """(the damaged checkpoints before the first that decodes, the chain from that one up to `head`)."""
+        chain = self.lineage("|".join(ns), head, newest)
+        if chain and all(isinstance(saved, DamagedCheckpoint) for saved in chain):  # nothing to start from
+            raise nothing_decodes(self.checkpointer.label, self.thread_id, chain)
+        skipped = 0
+        while chain[skipped:] and isinstance(chain[skipped], DamagedCheckpoint):  # start at the first that decodes
+            skipped += 1
+        return chain[:skipped], chain[skipped:]
+
+    def _run_record(
+        self, ns: tuple[str, ...], graph: Any, first: Any, parent_task: TaskRecord | None, run_id: str
+    ) -> RunRecord:
+        """The run's record as its first checkpoint that decodes starts it: its graph, input and thread."""
+        own = getattr(graph, "name", None)
+        name = ns[-1].rpartition(":")[0] if ns else (own if own and own != DEFAULT_NAME else self.target or own)
+        return new_run(
+            ns=ns,
+            graph=describe(graph, name),
+            input=first.checkpoint.get("channel_values", {}).get("__start__"),
+            config=plain_config(first.config, ("thread_id", "checkpoint_ns")),  # the thread, not one checkpoint
+            started_at=str(first.checkpoint.get("ts", "")),
+            trace=parent_task is None,
+            run_id=run_id,
+            target=self.target if parent_task is None else "",
+            thread_id=self.thread_id if parent_task is None else "",
+        )
+
+    def _rebuild_steps(self, ns: tuple[str, ...], run: RunRebuild, chain: list[Any]) -> None:
+        """Each step between two checkpoints of the chain, then how the run ended at its last."""
         for parent, child in zip(chain, chain[1:]):
             if isinstance(child, DamagedCheckpoint):
                 run.damaged_step(parent, child)
@@ -163,7 +178,6 @@ class ThreadReader:
             run.writer.finish("running", run.output(), DamagedData(damaged_ending(run.last_step, chain[-1])))
         else:
             run.finish(chain[-1], stop_here=later)
-        return record
 
 
 def read_thread(checkpointer: Checkpointer, graph: Any, read: ThreadRead) -> Trace:
