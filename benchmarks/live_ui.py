@@ -1,13 +1,13 @@
-"""The Live run page's step clicks while a run goes, next to the same clicks once it has finished.
+"""The Live run page's step changes while a run goes, next to the same once it has finished.
 
 `benchmarks/ui.py` calls `live_click_times` with its server; on its own:
 `.venv/bin/python benchmarks/live_ui.py [--clicks 10]` starts a server of its own.
 
 The workload is a loop of up to `STEPS` supersteps whose node sleeps `SLEEP` seconds, so the run
-goes on in the background while chromium (Debian's, via Playwright) clicks ◀ Prev / Next ▶ on the
-page's timeline. A click's time runs from the click until the title of another superstep is in the
-page (a MutationObserver, in the page itself). Then Stop ends the run, and the same clicks are made
-on the finished (stopped) run. No targets are asserted: the numbers are for reading.
+goes on in the background while chromium (Debian's, via Playwright) presses ← / → in the page's
+stepper. A press's time runs from the key until the stepper has drawn another step (its root's
+`data-step`, then the next frame; timed in the page itself). Then Stop ends the run, and the same
+presses are made on the finished (stopped) run. No targets are asserted: the numbers are for reading.
 """
 
 from __future__ import annotations
@@ -51,27 +51,24 @@ example_input = {{"n": 0, "log": []}}
 example_config = {{"recursion_limit": {STEPS + 10}}}
 """
 
-CLICK_JS = """
-async (key) => {
-  const title = () => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] strong')]
-    .map(e => e.textContent).find(t => t.startsWith('Step '));
-  const before = title();
+PRESS_JS = """
+async (stepper, key) => {
+  const root = stepper.parentElement;  // the stepper's root names the step it shows (data-step)
+  const before = root.dataset.step;
   const started = performance.now();
-  const buttons = [...document.querySelectorAll(`.st-key-${key} button`)];
-  const button = buttons.filter(b => !b.disabled && b.offsetParent !== null).pop();  // not a hidden stale copy
-  if (!button) return -2;
-  button.click();
+  document.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true, composed: true}));
   return await new Promise(resolve => {
     const check = () => {
-      const now = title();
-      if (now && now !== before) { observer.disconnect(); resolve(performance.now() - started); }
+      if (root.dataset.step !== before) requestAnimationFrame(() => resolve(performance.now() - started));
+      else if (performance.now() - started > 20000) resolve(-1);
+      else requestAnimationFrame(check);
     };
-    const observer = new MutationObserver(check);
-    observer.observe(document.body, {subtree: true, childList: true, characterData: true});
-    setTimeout(() => { observer.disconnect(); resolve(-1); }, 20000);
+    check();
   });
 }
 """
+"""From an arrow key to another step drawn by the page's stepper (its root's data-step, then a frame)."""
+STEPPER = ".stepscope-stepper"
 
 
 def write_workload(folder: Path) -> str:
@@ -81,32 +78,27 @@ def write_workload(folder: Path) -> str:
 
 
 def _shown_step(page) -> int:
-    text = page.locator('[data-testid="stMarkdownContainer"] strong', has_text="Step ").last.inner_text()
-    return int(text.split()[1].rstrip(":"))
+    step = page.locator(STEPPER).evaluate("s => s.parentElement.dataset.step")
+    return int(step) if step else -1
 
 
 def _clicks(page, clicks: int) -> list[float]:
-    """Prev, Next, Prev, ...: seconds from each click until another step's title shows. The first
-    click (it also stops following the newest step, so later titles change only by clicks) is not
-    counted."""
+    """←, →, ←, ...: seconds from each key press until the stepper has drawn another step. The first
+    press (it also stops following the newest step, so later steps change only by keys) is not counted."""
     times = []
     for index in range(clicks + 1):
-        key = "live_prev" if index % 2 == 0 else "live_next"
-        took = page.evaluate(CLICK_JS, key)
-        if took == -2:
-            raise SystemExit(f"the {key} button is disabled (step {_shown_step(page)})")
+        key = "ArrowLeft" if index % 2 == 0 else "ArrowRight"
+        took = page.locator(STEPPER).evaluate(PRESS_JS, key)
         if took < 0:
             page.screenshot(path="/tmp/bench_fail.png")
-            raise SystemExit(
-                f"no other step showed within 20 s of the {key} click (step {_shown_step(page)}, click {index})"
-            )
+            raise SystemExit(f"no other step showed within 20 s of {key} (step {_shown_step(page)}, press {index})")
         times.append(took / 1000)
         page.locator(IDLE).wait_for(timeout=60_000)
     return times[1:]
 
 
 def live_click_times(url: str, target: str, clicks: int) -> tuple[list[float], list[float]]:
-    """(seconds per step click while the run goes, the same on the finished run)."""
+    """(seconds per step change while the run goes, the same on the finished run)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -133,7 +125,7 @@ def live_click_times(url: str, target: str, clicks: int) -> tuple[list[float], l
         page.locator(".st-key-live_file input").press("Enter")
         main.get_by_text("nodes work").first.wait_for(timeout=60_000)
         page.locator(".st-key-live_start button").click()
-        page.locator('[data-testid="stMarkdownContainer"] strong', has_text="Step ").first.wait_for(timeout=60_000)
+        page.locator(STEPPER).wait_for(timeout=60_000)
         while _shown_step(page) < 3:  # a few committed steps to move between
             time.sleep(0.1)
         during = _clicks(page, clicks)
@@ -150,7 +142,7 @@ def live_click_times(url: str, target: str, clicks: int) -> tuple[list[float], l
 def report(during: list[float], finished: list[float]) -> str:
     live, done = statistics.median(during), statistics.median(finished)
     return (
-        f"live run page, step click (Prev/Next) until the step shows, median of {len(during)}:\n"
+        f"live run page, a key press (← / →) until the stepper has drawn the step, median of {len(during)}:\n"
         f"  during a live run {live * 1000:8.1f} ms   on the finished run {done * 1000:8.1f} ms   "
         f"ratio {live / done:4.2f}"
     )

@@ -21,7 +21,6 @@ from test_drawing import run_dot
 from debugger.cli import main
 from debugger.model.dot_text import dot_text, html_text
 from debugger.model.drawing import Highlight, dot_node_id, to_dot
-from debugger.model.live_page import live_dot
 from engine import END, START, StateGraph
 from engine.draw import graph_of
 from engine.trace import Recorder
@@ -134,20 +133,6 @@ def test_every_hostile_text_is_drawn_as_its_own_text_and_none_becomes_an_attribu
     assert sorted(clusters) == sorted(f"sub {i} {shown}" for i, shown in enumerate(SHOWN.values()))
     edge_labels = {_text(g).strip("\xa0") for g in _groups(root, "stepscope-edge").values()} - {""}
     assert edge_labels == set(SHOWN.values())
-
-
-@pytest.mark.slow  # lays the drawing out with graphviz's `dot` process
-def test_a_live_breakpoints_tooltip_names_a_hostile_node_as_text():
-    drawing = graph_of(hostile_graph())
-    breakpoints = type("Breakpoints", (), {"before": set(CORPUS), "after": {"node"}})()
-    root = _parsed(run_dot(live_dot(drawing, Highlight(), breakpoints)))
-    assert_nothing_from_the_data_is_markup(root)
-    nodes = _groups(root, "node")
-    for name, shown in SHOWN.items():
-        where = "before and after" if name == "node" else "before"
-        assert [a.get(f"{XLINK}title") for a in nodes[dot_node_id(name)].iter(f"{SVG}a")] == [
-            f"breakpoint {where} {shown}"
-        ]
 
 
 def _forged_trace(tmp_path) -> tuple[str, dict[str, str]]:

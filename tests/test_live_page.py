@@ -223,4 +223,6 @@ def test_the_live_page_and_its_sidebar_speak_chinese(tmp_path, monkeypatch) -> N
     assert "slow_research 的实时运行" in sidebar and "`完成`" in sidebar and "steps" not in sidebar, sidebar
     status = [str(s.value) for s in app.success]
     assert any("已完成" in line for line in status) and "done" not in " ".join(status).lower(), status
-    assert "第 4 步：review" in texts(app), "the step shown, named in words of the page"
+    shown = stepper_shown.model(app)
+    assert shown["at_step"] == 4 and shown["labels"]["next"] == "下一步 ▶", "the stepper, at the newest step"
+    assert stepper_shown.summary(app)[0] == ("heading", "超级步 4"), stepper_shown.summary(app)

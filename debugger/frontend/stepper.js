@@ -140,6 +140,10 @@ class Stepper {
   update(data, first) {
     const drawingChanged = first || !this.data || data.drawing_id !== this.data.drawing_id;
     const previous = this.data;
+    // a live run's host (data.live) sends the steps recorded so far, more as they arrive: the place is the
+    // user's, at the newest step it follows them, and the host's step counts only on a new drawing
+    const place = data.live && previous && previous.count && !drawingChanged
+      ? { step: this.stepNumber(this.index), newest: this.index >= previous.count - 1 } : null;
     this.data = data;
     const L = data.labels;
     this.buttons.first.textContent = L.first;
@@ -191,6 +195,10 @@ class Stepper {
     }
     // the host moved the step (a link, another tab): follow it; data that only answers a move this stepper
     // reported (the page's rerun after it; quick presses can be several reruns behind) leaves it where it is
+    if (place) {
+      this.follow(place);
+      return;
+    }
     const answered = this.reported.indexOf(data.at_step);
     if (answered >= 0) this.reported.splice(0, answered + 1);
     const hostMoved = first || drawingChanged || (answered < 0 && data.at_step !== this.stepNumber(this.index));
@@ -201,6 +209,19 @@ class Stepper {
 
   count() {
     return this.data ? this.data.count : 0;
+  }
+
+  // a live run's new data: stay at the step shown, or at the newest one when that is where the user was; a
+  // move of its own (following) is reported, so the host's step (the page's URL) follows too
+  follow(place) {
+    const found = this.indexOf(place.step);
+    const index = place.newest ? this.count() - 1 : found >= 0 ? found : this.data.at;
+    this.show(Math.max(0, Math.min(this.count() - 1, index)), false);
+    const step = this.stepNumber(this.index);
+    if (step !== this.data.at_step && step !== place.step) {
+      this.reported.push(step);
+      this.onStep(step, this.index);
+    }
   }
 
   stepAt(index) {
@@ -363,6 +384,7 @@ class Stepper {
     out.push(el("h4", L.state_heading));
     out.push(table([L.col_key, L.col_change, L.col_value], s.state.map(([k, kind, v]) => row([k, L["change_" + kind] || kind, v], kind))));
     out[out.length - 1].classList.add("state");
+    if (this.data.findings === null) return out; // a run still going: its findings come once it ends
     const found = learn ? [] : s.findings.map((n) => this.data.findings[n]).filter(Boolean);
     out.push(el("h4", L.findings_heading));
     const box = el("div", undefined, "step-findings");

@@ -10,7 +10,8 @@ analysis (`debugger.diagnostics`), with no Streamlit and no I/O.
     present.py      one sentence per reducer call, readable values
     drawing.py      the step drawing (graphviz) with one moment highlighted
     dot_text.py     the one way run text enters DOT: quoted, escaped, never an attribute or markup
-    live_page.py    what the Live run page shows of a `LiveSnapshot`
+    live_page.py    the Live run page's status line and edit words of a `LiveSnapshot`
+    live_stepper.py the Live run page's stepper model: the steps recorded so far and the one running
     background.py   a long run's findings, computed in a thread the page does not wait for
     learn.py        learn mode: predict a merge before it is revealed
     what_if.py      re-fold a step's writes in another order or without one

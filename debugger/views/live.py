@@ -1,45 +1,42 @@
 """The Live run page: start a sample or a graph file in the background and watch it; breakpoints,
 step mode, Pause / Step / Continue / Stop, the state at a pause and an edit box.
 
-The run itself is a `debugger.live.LiveRun` kept in the session; this page only reads its snapshots
-(`debugger/model/live_page.py` turns them into what is shown) and sends it commands from callbacks; what a
-pause shows (the next tasks, the state, the edit and answer boxes) is `live_pause.py`'s. The part that
-changes while a run goes is a fragment that reruns on its own every `POLL` seconds, so the rest of the
-page does not; a step click reruns only that fragment too.
+The run itself is a `debugger.live.LiveRun` kept in the session; this page only reads its snapshots and
+sends it commands from callbacks. Its steps are drawn by the one front-end stepper (`views/stepper.py`, the
+Step-through page's), from the model `debugger/model/live_stepper.py` builds of the steps recorded so far:
+it steps in the browser and grows as steps arrive. What a pause shows (why, the next tasks, the state, the
+edit and answer boxes) is `live_pause.py`'s server widgets. The part that changes while a run goes is a
+fragment that reruns on its own every `POLL` seconds, so the rest of the page does not.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from debugger import i18n
-from debugger.diagnostics.replay import Replay
 from debugger.i18n import N_, _
 from debugger.live import Breakpoints, LiveRun, LiveRunError, start_live_run
 from debugger.model import live_page as live_view
+from debugger.model.live_stepper import LiveModels
 from debugger.runtimes.run_options import FORM, read_json_option
 from debugger.runtimes.runtime import RunSetupError
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.sources.runs import Opened
-from debugger.views import live_link, live_pause, session, widgets
+from debugger.views import live_link, live_pause, session, stepper, widgets
 from debugger.views.session import LoadedRun
 from debugger.views.sidebar import sample_titles
 from sample_graphs.gallery import SAMPLES
 
 POLL = 0.4
 """Seconds between two looks at a running run."""
-SHOWN, ERROR = "live_shown", "live_error"
+SHOWN, ERROR = session.LIVE_SHOWN, "live_error"
 FOLLOW, EDIT_NOTE = session.LIVE_FOLLOW, session.LIVE_EDIT_NOTE
 RUN = session.LIVE_RUN
+STEPPER, MODELS, NEWEST = "live_stepper", "live_models", "live_newest"
+"""The page's stepper (its component's key), its models (`LiveModels`, one run's) and the newest step it has."""
 DEFAULT_SAMPLE = "slow_research"
-LEGEND = N_(
-    "⏳ running · ▶ done (or ran in this step) · ⏸ asked (its interrupt() waits for an answer) · ✖ failed · "
-    "⏹ never finished (stopped) · ▷ runs next · "
-    "✓ ran before · double purple border: breakpoint"
-)
 
 
 # ---- starting a run ------------------------------------------------------------------------------
@@ -174,21 +171,10 @@ def _command(name: str) -> None:
         session.remember(FOLLOW, True)
 
 
-def _on_pick(steps: list[int]) -> None:
-    wanted = session.widget_value("live_goto")
-    session.remember(SHOWN, min(steps, key=lambda s: abs(s - wanted)) if steps and wanted is not None else None)
-    session.remember(FOLLOW, False)
-
-
-def _on_move(steps: list[int], offset: int) -> None:
-    shown = session.recall(SHOWN)
-    index = steps.index(shown) if shown in steps else len(steps) - 1
-    session.remember(SHOWN, steps[max(0, min(index + offset, len(steps) - 1))])
-    session.remember(FOLLOW, False)
-
-
-def _on_follow() -> None:
-    session.remember(FOLLOW, True)
+def _on_step(step: int) -> None:
+    """The stepper moved to `step` (a callback): the page shows it, following the run while it is the newest."""
+    session.remember(SHOWN, step)
+    session.remember(FOLLOW, step == session.recall(NEWEST))
 
 
 def _on_open_step_page() -> None:
@@ -242,24 +228,33 @@ def _live_panel() -> None:
 
     _status(snap)
     _controls(snap)
-    steps = live_view.timeline(snap.trace)
-    step_ids = [s.step for s in steps]
-    follow = session.recall(FOLLOW, True)
-    shown = step_ids[-1] if step_ids and (follow or session.recall(SHOWN) not in step_ids) else session.recall(SHOWN)
-
+    stepper.take_report(_on_step, STEPPER)
+    model = _model(run, snap)
     graph_col, side_col = st.columns([3, 2], gap="medium")
     with graph_col:
-        drawing = live_view.drawing_of(snap.trace, None)
-        if drawing is not None:
-            light = live_view.highlight(snap, None if follow and _moving(snap) else shown)  # over: its last step
-            widgets.graph_chart(live_view.live_dot(drawing, light, snap.breakpoints), large=len(drawing.nodes) > 12)
-            st.caption(_(LEGEND))
+        if model is None:
+            st.caption(_("No superstep has committed yet."))
+        else:
+            stepper.stepper(model, _on_step, STEPPER)
     with side_col:
         if snap.pause is not None:
             live_pause.render(snap)
         elif snap.finished:
             _finished_panel(snap)
-    _timeline(snap, steps, step_ids, shown, follow)
+    session.write_live_url(snap.run_id, model["at_step"] if model is not None else None)
+
+
+def _model(run: LiveRun, snap) -> dict | None:
+    """The stepper's model of the run at the step shown (the newest while following), built once a step."""
+    models: LiveModels | None = session.recall(MODELS)
+    if models is None or models.run_id != snap.run_id:
+        models = LiveModels(snap.run_id)
+        session.remember(MODELS, models)
+    follow = session.recall(FOLLOW, True)
+    model = models.model(snap, run.graph, None if follow else session.recall(SHOWN), svg_of=widgets.svg_or_failure)
+    if model is not None:
+        session.remember(NEWEST, model["numbers"][-1])
+    return model
 
 
 def _status(snap) -> None:
@@ -309,61 +304,3 @@ def _finished_panel(snap) -> None:
     if snap.trace is not None and snap.status != "cancelled":
         with st.expander(_("Final state"), expanded=True):
             widgets.value(snap.trace.output, key="live_final_state")
-
-
-def _replay(snap) -> Replay:
-    key = (snap.run_id, len(snap.trace.steps), snap.status)
-    cached = session.recall("live_replay")
-    if cached is None or cached[0] != key:
-        cached = (key, Replay(snap.trace))
-        session.remember("live_replay", cached)
-    return cached[1]
-
-
-def _timeline(snap, steps, step_ids: list[int], shown: int | None, follow: bool) -> None:
-    if not steps:
-        st.caption(_("No superstep has committed yet."))
-        return
-    labels = {s.step: live_view.step_label(s) for s in steps}
-    # Buttons and a box the server never writes to: a widget whose value the page sets while the
-    # fragment polls sends stale values back (a spurious change that stops following).
-    cols = st.columns([1, 1.2, 3.4, 1, 1.6], vertical_alignment="bottom")
-    cols[0].button(
-        _("◀ Prev"),
-        key="live_prev",
-        on_click=_on_move,
-        args=(step_ids, -1),
-        width="stretch",
-        disabled=shown == step_ids[0],
-    )
-    cols[1].number_input(_("Go to step"), key="live_goto", step=1, value=None, on_change=_on_pick, args=(step_ids,))
-    cols[2].markdown(
-        _("Superstep **{step}** · {count} so far").format(step=widgets.md(labels[shown]), count=len(step_ids))
-    )
-    cols[3].button(
-        _("Next ▶"),
-        key="live_next",
-        on_click=_on_move,
-        args=(step_ids, 1),
-        width="stretch",
-        disabled=shown == step_ids[-1],
-    )
-    if follow:
-        cols[4].markdown(_("⏩ following the newest step"))
-    else:
-        cols[4].button(_("⏩ Follow the run"), key="live_follow_button", on_click=_on_follow, width="stretch")
-    record = next(s for s in steps if s.step == shown)
-    detail = live_view.step_detail(_replay(snap), record)
-    what = _("a person's edit") if detail.kind == "update" else labels[shown].split(" ", 1)[1]
-    title = _("Step {step}: {what}").format(step=detail.step, what=what)
-    st.markdown(
-        f"**{widgets.md(title)}**"
-        + ("" if detail.committed else _(" — never committed: its writes never reached the state"))
-    )
-    if detail.tasks:
-        st.dataframe(pd.DataFrame(detail.tasks), hide_index=True, width="stretch")
-    if detail.calls:
-        st.dataframe(pd.DataFrame([c.__dict__ for c in detail.calls]), hide_index=True, width="stretch")
-    if detail.committed:
-        with st.expander(_("State after this step")):
-            widgets.value(detail.state_after, key=f"live_state_{detail.step}")

@@ -75,6 +75,10 @@ def follow_url() -> None:
     found = live_runs().get(named)
     session.remember(session.LIVE_RUN, found)
     session.remember(session.LIVE_MISSING, None if found is not None else named)
+    step = page_url.url_request().get("step")
+    if found is not None and step is not None and step.lstrip("-").isdigit():  # the link's step, not the newest
+        session.remember(session.LIVE_SHOWN, int(step))
+        session.remember(session.LIVE_FOLLOW, False)
 
 
 def missing_note() -> None:

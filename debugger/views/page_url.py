@@ -4,8 +4,9 @@ The Step-through page names its run (`sample=<name>`, with `runtime=js` for a le
 `run=<id>`; a checkpointer thread's `checkpointer` when it holds no secret; a fork's `parent`) and where it
 stands (`step`, the merge position `call`, the subgraph `scope`, the open `tab`). Compare names that run as
 its A beside its own `b` and `b_step`; the Playground names its set-up (`reducer`, `start`, `A`..`E`,
-`custom`); the Live run page its live run (`run`); the Gallery and Stored runs pages nothing. Every page
-names the language it speaks (`lang=zh`). A page's parameters never ride along into another's URL.
+`custom`); the Live run page its live run (`run`) and the step shown (`step`); the Gallery and Stored runs
+pages nothing. Every page names the language it speaks (`lang=zh`).
+A page's parameters never ride along into another's URL.
 
 The state these are made from lives in `session.py`, which calls these functions; this module reads and
 writes only the URL.
@@ -27,7 +28,7 @@ CURSOR_KEYS = ("step", "call", "scope", "tab")
 """Where the Step-through page stands in that run."""
 COMPARE_KEYS = ("b", "b_step")
 """The Compare page's query parameters: the stored run B, and the step shown in detail."""
-PAGE_KEYS = {"playground": PLAYGROUND_KEYS, "compare": COMPARE_KEYS, "live": ("run",)}
+PAGE_KEYS = {"playground": PLAYGROUND_KEYS, "compare": COMPARE_KEYS, "live": ("run", "step")}
 """Query parameters a page owns itself (not made from the open run)."""
 RUN_PAGES = (STEP_PAGE, "compare")
 """The pages that show the open run, and so name it in their URL (Compare as its A)."""

@@ -23,7 +23,9 @@ RUN = "stepscope_run"
 LIVE_RUN = "live_run"
 """The Live run page's `LiveRun`, its own and never the step-through run."""
 LIVE_FOLLOW = "live_follow"
-"""Whether the Live run page follows the newest step (False once the user picked one)."""
+"""Whether the Live run page follows the newest step (False once the user stepped back)."""
+LIVE_SHOWN = "live_shown"
+"""The step the Live run page shows when it does not follow the newest."""
 LIVE_EDIT_NOTE = "live_edit_note"
 """How the last edit or answer at a live pause went: ("ok" | "error", text)."""
 LIVE_MISSING = "live_missing"
@@ -200,9 +202,11 @@ def shown_page() -> str:
     return st.session_state.get(SHOWN_PAGE, page_url.STEP_PAGE)
 
 
-def write_live_url(run_id: str | None) -> None:
-    """The Live run page's URL: `?run=<id>` of the live run it shows (nothing when it shows none)."""
-    page_url.set_url({**({"run": run_id} if run_id else {}), **language_param()})
+def write_live_url(run_id: str | None, step: int | None = None) -> None:
+    """The Live run page's URL: `?run=<id>` of the live run it shows (nothing when it shows none) and the
+    `step` its stepper is at."""
+    params = {"run": run_id, **({"step": str(step)} if step is not None else {})} if run_id else {}
+    page_url.set_url({**params, **language_param()})
 
 
 def page_link(page: str) -> dict[str, str] | None:

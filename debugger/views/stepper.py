@@ -38,20 +38,20 @@ def model_for(
     return {**model, "panels": False}
 
 
-def take_report(on_step: Callable[[int], None]) -> None:
+def take_report(on_step: Callable[[int], None], key: str = session.STEPPER) -> None:
     """Moves the page to the step the stepper reported (`{"step", "seq"}`, a new `seq` each move), once per
     report: the component's callback does it before the rerun, and the page's render again in case a report
-    came without one (a test's AppTest sets the component's state as the browser does)."""
-    move = (session.widget_value(session.STEPPER) or {}).get("move")
-    if not isinstance(move, dict) or move.get("seq") == session.recall(session.STEPPER_SEEN):
+    came without one (a test's AppTest sets the component's state as the browser does). `key`: the
+    stepper's, where a page has its own (the Live run page)."""
+    move = (session.widget_value(key) or {}).get("move")
+    seen = f"{key}_seen"  # session.STEPPER_SEEN for the Step-through page's
+    if not isinstance(move, dict) or move.get("seq") == session.recall(seen):
         return
-    session.remember(session.STEPPER_SEEN, move.get("seq"))
+    session.remember(seen, move.get("seq"))
     if isinstance(move.get("step"), int) and not isinstance(move["step"], bool):
         on_step(move["step"])
 
 
-def stepper(model: dict[str, Any], on_step: Callable[[int], None]) -> Any:
+def stepper(model: dict[str, Any], on_step: Callable[[int], None], key: str = session.STEPPER) -> Any:
     """Mounts the stepper; `on_step(step)` runs (as a callback, before the rerun) when the user moved."""
-    return _component(
-        key=session.STEPPER, data=model, default={"move": None}, on_move_change=lambda: take_report(on_step)
-    )
+    return _component(key=key, data=model, default={"move": None}, on_move_change=lambda: take_report(on_step, key))

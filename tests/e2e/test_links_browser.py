@@ -161,7 +161,7 @@ def test_the_live_page_has_its_own_url_and_sidebar_and_a_new_session_shows_that_
     again = new_session(page.url, graph=False)
     other = again.page
     other.locator(".stepscope-graph svg").first.wait_for()
-    expect(other).to_have_url(re.compile(rf"/live\?run={run_id}$"))
+    expect(other).to_have_url(re.compile(rf"/live\?run={run_id}&step=0$"))  # the run, at the step the link named
     expect(other.locator(SIDEBAR).get_by_text(re.compile(r"Live run of slow_research"))).to_be_visible()
     expect(other.locator(SIDEBAR).get_by_text(run_id[:8])).to_be_visible()
     expect(other.locator(SIDEBAR).get_by_role("radio", name="Sample")).to_have_count(0)

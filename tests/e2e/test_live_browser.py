@@ -215,7 +215,7 @@ def test_stop_keeps_a_stored_run_that_reopens(page, tmp_path, e2e_db, shot) -> N
     page.get_by_role("button", name="⏹ Stop", exact=True).click()
     expect(main(page).get_by_role("heading", name="The run is over")).to_be_visible(timeout=5_000)
     expect(main(page).locator('[data-testid="stAlert"]').first).to_contain_text("stopped")
-    expect(page.get_by_text(re.compile("still running: slow"))).to_be_visible()
+    expect(main(page).locator('[data-testid="stAlert"]').first).to_contain_text("still running: slow")
     shot("live-stopped")
     run_id = next(r.run_id for r in RunStore(e2e_db).list() if r.status == "cancelled")
     trace = RunStore(e2e_db).load(run_id)
@@ -281,3 +281,63 @@ def test_open_in_step_through_after_the_run_ends_opens_that_run_there(page, tmp_
     expect(page.locator(".stepscope-stepper .at")).to_be_visible()
     expect(page.locator(".stepscope-stepper g#node_review")).to_be_visible()
     expect(main(page).get_by_role("heading", name="The run is over")).to_have_count(0)
+
+
+# ---- the stepper: the steps recorded so far, stepped in the browser ----------------------------------------
+
+STEPPER = ".stepscope-stepper"
+PRESS_JS = """
+async (stepper, key) => {
+  const root = stepper.parentElement;  // the stepper's root names the step it shows (data-step)
+  const before = root.dataset.step;
+  const started = performance.now();
+  document.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true, composed: true}));
+  const after = root.dataset.step;  // read before anything else may run: no server could have answered yet
+  const ms = performance.now() - started;
+  await new Promise((painted) => requestAnimationFrame(painted));
+  return {before, after, ms, drawn: root.dataset.step === after};
+}
+"""
+
+
+def press(page, key: str) -> str:
+    """Presses `key` in the page and returns the step the stepper then shows: moved within 100 ms, in the
+    key's own event (so with no server rerun in between: the stepper steps from the model it holds), and
+    still there at the next frame."""
+    moved = page.locator(STEPPER).evaluate(PRESS_JS, key)
+    assert moved["after"] != moved["before"] and moved["ms"] < 100 and moved["drawn"], moved
+    return moved["after"]
+
+
+def expect_at(page, step: int, index: int, count: int) -> None:
+    expect(page.locator(f"{STEPPER} .at")).to_have_text(f"Step {step} ({index} of {count})")
+
+
+def test_the_stepper_steps_a_paused_live_run_in_the_browser_and_grows_as_steps_arrive(page, tmp_path, shot) -> None:
+    path = graph_file(tmp_path)
+    start(page, path, step_mode=True)
+    expect(page.get_by_role("heading", name="Paused before step 1")).to_be_visible(timeout=15_000)
+    expect_at(page, 0, 1, 1)  # the steps recorded so far: the input's
+    wait_idle(page)
+    page.get_by_role("button", name=re.compile("Step$")).click()
+    expect(page.get_by_role("heading", name="Paused before step 2")).to_be_visible(timeout=15_000)
+    expect_at(page, 1, 2, 2)  # a new step arrived: the stepper, at the newest, follows it
+    expect(node(page, "slow")).to_have_class(re.compile(r"\bnext\b"))  # about to run
+    expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"))
+    assert press(page, "ArrowLeft") == "0"
+    expect(node(page, "fetch")).to_have_class(re.compile(r"\bnext\b"))  # step 0 as it is now: fetch ran next
+    expect(page).to_have_url(re.compile(r"[?&]step=0(&|$)"))  # the stepper reported the move: the URL follows
+    wait_idle(page)
+    page.get_by_role("button", name=re.compile("Step$")).click()
+    expect(page.get_by_role("heading", name="Paused before step 3")).to_be_visible(timeout=15_000)
+    expect_at(page, 0, 1, 3)  # a new step arrived; the user had stepped back: the place is kept
+    assert press(page, "ArrowRight") == "1" and press(page, "ArrowRight") == "2"
+    expect(page).to_have_url(re.compile(r"[?&]step=2(&|$)"))
+    wait_idle(page)
+    page.get_by_role("button", name=re.compile("Step$")).click()
+    expect(page.get_by_role("heading", name="Paused before step 4")).to_be_visible(timeout=15_000)
+    expect_at(page, 3, 4, 4)  # at the newest step, the stepper follows the run
+    expect(page).to_have_url(re.compile(r"[?&]step=3(&|$)"))
+    expect(page.locator(f"{STEPPER} .summary")).to_contain_text("Next: review in step 4, when you press Step")
+    shot("live-stepper-paused")
+    assert press(page, "Home") == "0" and press(page, "End") == "3"
