@@ -18,7 +18,7 @@ from debugger.runtimes.capabilities import Threads, need
 from debugger.runtimes.checkpointers import open as threads
 from debugger.runtimes.registry import runtime_of, runtime_of_trace
 from debugger.runtimes.run_options import FORM, RunOptions, answer_value, run_request
-from debugger.runtimes.runtime import NO_RESUME, RunRequest, RunSetupError
+from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, RunRequest, RunSetupError
 from debugger.runtimes.targets import TargetError, load_target
 from debugger.runtimes.threads_api import CheckpointerError, ThreadFork, ThreadRead, ThreadSummary
 from debugger.sources import js_setup, reopen
@@ -203,16 +203,10 @@ def open_sample(name: str, *, db: str | None = None, input_json: str | None = No
     if store or edited:
         _store(trace, db)
     title = getattr(module, "title", name) + (" (edited input)" if edited else "")
-    return Opened(
-        trace,
-        "edited" if edited else "sample",
-        name,
-        module.graph,
-        getattr(module, "lesson", ""),
-        title,
-        value,
-        config,
-        code=Path(module.__file__).read_text(encoding="utf-8"),
+    code = Path(module.__file__).read_text(encoding="utf-8")
+    source = "edited" if edited else "sample"
+    return _opened_code(
+        trace, source, name, module.graph, module, graph_input=value, config=config, title=title, code=code
     )
 
 
@@ -232,23 +226,18 @@ def open_js_lesson(name: str, *, db: str | None = None, store: bool = False) -> 
         raise OpenError(problem)
     path = js_lesson_path(name)
     target = f"{path}:graph"
-    try:
-        loaded = load_target(target)
-    except TargetError as exc:
-        raise OpenError(str(exc), file=exc.file, line=exc.line) from None
+    loaded = _loaded(target)
     trace = record(loaded.graph, loaded.example_input, dict(loaded.example_config), target)
     if store:
         _store(trace, db)
-    module = loaded.module
-    return Opened(
+    return _opened_code(
         trace,
         "sample",
         name,
         loaded.graph,
-        getattr(module, "lesson", ""),
-        getattr(module, "title", name),
-        loaded.example_input,
-        dict(loaded.example_config),
+        loaded.module,
+        graph_input=loaded.example_input,
+        config=dict(loaded.example_config),
         language="javascript",
         code=path.read_text(encoding="utf-8"),
     )
@@ -264,10 +253,7 @@ def open_target(
 ) -> Opened:
     """Runs a graph file with the Graph file form's fields, read as `stepscope run` reads its options
     (`run_options.run_request`: the thread is the config's `configurable.thread_id` or the Thread field)."""
-    try:
-        loaded = load_target(target)
-    except TargetError as exc:
-        raise OpenError(str(exc), file=exc.file, line=exc.line) from None
+    loaded = _loaded(target)
     typed = RunOptions.from_form(input=input_json, config=config_json, thread=thread, timeout=app_run_timeout())
     try:
         request = run_request(loaded, typed, FORM)
@@ -276,17 +262,25 @@ def open_target(
     trace = recorded_trace(replace(request, db=db, keep_thread=True))
     require_input(loaded.graph, request.graph_input, trace)
     _store(trace, db)
-    module = loaded.module
-    return Opened(
-        trace,
-        "file",
-        target,
-        loaded.graph,
-        getattr(module, "lesson", ""),
-        getattr(module, "title", target),
-        request.graph_input,
-        dict(request.config or {}),
+    config = dict(request.config or {})
+    return _opened_code(
+        trace, "file", target, loaded.graph, loaded.module, graph_input=request.graph_input, config=config
     )
+
+
+def _loaded(target: str) -> LoadedTarget:
+    """The graph file or app `target` names, loaded; an OpenError naming its file and line when it cannot be."""
+    try:
+        return load_target(target)
+    except TargetError as exc:
+        raise OpenError(str(exc), file=exc.file, line=exc.line) from None
+
+
+def _opened_code(trace: Trace, source: str, label: str, graph: Any, module: Any, **fields: Any) -> Opened:
+    """A run opened with the code it ran: the lesson and the title are its module's (the title the label
+    where the module names none) unless `fields` give them."""
+    fields = {"lesson": getattr(module, "lesson", ""), "title": getattr(module, "title", label), **fields}
+    return Opened(trace, source, label, graph, **fields)
 
 
 def open_stored(run_id: str, *, db: str | None = None, with_code: bool = False, checkpointer: str = "") -> Opened:

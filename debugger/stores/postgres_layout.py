@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from debugger.stores.protocol import ENV_VAR, StoreError
 from debugger.stores.rows import BlobRows, StepRows, split_trace_text
+from debugger.stores.run_tables import child_tables, runs_table
 
 APPLICATION = "stepscope"
 VERSION = 4
@@ -26,45 +27,21 @@ COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error"
 _TABLES = ("stepscope_meta", "stepscope_runs", "stepscope_steps", "stepscope_blobs", "stepscope_snapshots")
 
 _RUNS = (
-    """CREATE TABLE stepscope_runs (
-        run_id TEXT PRIMARY KEY CHECK (run_id <> ''),
-        graph TEXT NOT NULL,
-        target TEXT NOT NULL,
-        started_at TEXT NOT NULL,
-        status TEXT NOT NULL,
-        steps INTEGER NOT NULL,
-        error TEXT NOT NULL,
-        trace TEXT NOT NULL,
-        digest TEXT NOT NULL,
-        thread_id TEXT NOT NULL DEFAULT '',
-        saved BIGSERIAL NOT NULL
-    )""",
+    runs_table(
+        "stepscope_runs",
+        "run_id TEXT PRIMARY KEY CHECK (run_id <> '')",
+        "thread_id TEXT NOT NULL DEFAULT ''",
+        "saved BIGSERIAL NOT NULL",
+    ),
     "CREATE INDEX stepscope_runs_by_graph ON stepscope_runs (graph, started_at)",
     "CREATE INDEX stepscope_runs_by_thread ON stepscope_runs (target, thread_id, started_at)",
     "CREATE INDEX stepscope_runs_by_time ON stepscope_runs (started_at, saved)",
 )
-_STEPS_AND_BLOBS = (
-    """CREATE TABLE stepscope_steps (
-        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        step INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, seq)
-    )""",
-    """CREATE TABLE stepscope_blobs (
-        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
-        key TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, key)
-    )""",
+*_STEPS_AND_BLOBS, _SNAPSHOTS = child_tables(
+    "stepscope_runs", "stepscope_steps", "stepscope_blobs", "stepscope_snapshots"
 )
-_SNAPSHOTS = """CREATE TABLE stepscope_snapshots (
-        run_id TEXT NOT NULL REFERENCES stepscope_runs (run_id) ON DELETE CASCADE,
-        position INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, position)
-    )"""
-"""The state after the step at `position` (0 is the run's first) of a long run: a cache of its steps."""
+"""A run's steps and blobs (version 2) and, from version 3, the state after the step at `position` (0 is the
+run's first) of a long run: a cache of its steps."""
 _LAYOUT = (
     "CREATE TABLE stepscope_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     *_RUNS,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from debugger.stores.protocol import ENV_VAR, StoreError
 from debugger.stores.rows import digest, split_trace_text
+from debugger.stores.run_tables import child_tables, runs_table
 
 APPLICATION_ID = 0x53745363  # "StSc"
 
@@ -24,43 +25,16 @@ the run's last step (`debugger.stores.final_state`), so a long run's output is n
 are version 3's. An older StepScope refuses such a database by its version rather than misreading a run."""
 
 
+*_STEPS_AND_BLOBS, _SNAPSHOTS = child_tables("runs", "run_steps", "run_blobs", "run_snapshots")
+"""A run's steps and blobs (version 2); version 3 adds `run_snapshots`, the kept states of long runs
+(`debugger.diagnostics.snapshots`): the state after the step at `position` (0 is the run's first step), so
+a long run opens at any step without folding it from its start. A cache of what the steps say: written
+when a long run is stored, or first opened."""
 _LAYOUT_V2 = (
-    """CREATE TABLE runs (
-        run_id TEXT PRIMARY KEY NOT NULL CHECK (run_id <> ''),
-        graph TEXT NOT NULL,
-        target TEXT NOT NULL,
-        started_at TEXT NOT NULL,
-        status TEXT NOT NULL,
-        steps INTEGER NOT NULL,
-        error TEXT NOT NULL,
-        trace TEXT NOT NULL,
-        digest TEXT NOT NULL
-    )""",
+    runs_table("runs", "run_id TEXT PRIMARY KEY NOT NULL CHECK (run_id <> '')"),
     "CREATE INDEX runs_by_graph ON runs (graph, started_at)",
-    """CREATE TABLE run_steps (
-        run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        step INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, seq)
-    )""",
-    """CREATE TABLE run_blobs (
-        run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-        key TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, key)
-    )""",
+    *_STEPS_AND_BLOBS,
 )
-
-_SNAPSHOTS = """CREATE TABLE run_snapshots (
-        run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-        position INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, position)
-    )"""
-"""Version 3 adds the kept states of long runs (`debugger.diagnostics.snapshots`): the state after the
-step at `position` (0 is the run's first step), so a long run opens at any step without folding it
-from its start. A cache of what the steps say: written when a long run is stored, or first opened."""
 """Version 2: `runs.trace` holds a trace's head (its file form without steps), `run_steps` one row
 per superstep, `run_blobs` each large value once (`engine.blobs`). A run is written step by step as
 it is recorded and read back as one trace file (`engine.tracefile.compose_json`). Statements, not

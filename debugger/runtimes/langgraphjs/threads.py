@@ -86,13 +86,7 @@ def read_js_thread(checkpointer: CheckpointerHandle, graph: Any, read: ThreadRea
     if not read.whole:
         request["index"] = [[k.ns, k.checkpoint_id, k.parent_id] for k in checkpointer.keys(thread_id)]
         request["newest" if read.step is None else "step"] = read.newest if read.step is None else read.step
-    try:
-        run = NodeRun(request, reader)
-    except JSAppError as exc:
-        raise CheckpointerError(str(exc)) from None
-    stopped = run.wait(THREAD_TIMEOUT)
-    if reader.fatal is not None:
-        raise CheckpointerError(f"thread {thread_id!r} of {graph.app.name}: {reader.fatal}")
+    run, stopped = _run_in_node(request, reader, graph)
     if stopped is not None or reader.root is None or reader.result is None:
         why = (
             f"it took longer than {THREAD_TIMEOUT:g} s"
@@ -109,6 +103,19 @@ def read_js_thread(checkpointer: CheckpointerHandle, graph: Any, read: ThreadRea
     if read.step is not None and reader.outside:  # the thread's ending, read apart from the step shown
         return with_ending(trace, reader.outside[-1])
     return trace
+
+
+def _run_in_node(request: dict[str, Any], reader: EventReader, graph: Any) -> tuple[NodeRun, str | None]:
+    """Runs a thread request of `graph`'s app in node for up to THREAD_TIMEOUT: (the run, how it was stopped,
+    or None). A CheckpointerError of one line when node cannot start it or the app says why it cannot."""
+    try:
+        run = NodeRun(request, reader)
+    except JSAppError as exc:
+        raise CheckpointerError(str(exc)) from None
+    stopped = run.wait(THREAD_TIMEOUT)
+    if reader.fatal is not None:
+        raise CheckpointerError(f"thread {request['thread_id']!r} of {graph.app.name}: {reader.fatal}")
+    return run, stopped
 
 
 class _ForkReader(EventReader):
@@ -148,13 +155,7 @@ def fork_js_thread(fork: ThreadFork) -> ForkResult:
         "as_node": fork.as_node,
         "resume": fork.resume,
     }
-    try:
-        run = NodeRun(request, reader)
-    except JSAppError as exc:
-        raise CheckpointerError(str(exc)) from None
-    stopped = run.wait(THREAD_TIMEOUT)
-    if reader.fatal is not None:
-        raise CheckpointerError(f"thread {thread_id!r} of {app.graph.app.name}: {reader.fatal}")
+    run, stopped = _run_in_node(request, reader, app.graph)
     if reader.forked is None:
         why = f"it took longer than {THREAD_TIMEOUT:g} s" if stopped else run.stderr_line() or "node gave no answer"
         raise CheckpointerError(f"the fork of thread {thread_id!r} could not run: {why}")
