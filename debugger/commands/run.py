@@ -191,9 +191,14 @@ def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str, ch
     found: the app's checkpointer class, or none)."""
     from debugger.model.present import interrupt_line  # the presenters: only for a run that stopped to ask
 
+    several = len(trace.interrupts) > 1
     for item in trace.interrupts:
-        print(interrupt_line(item))
-    if thread_id:
+        print(interrupt_line(item, with_id=several))
+    if thread_id and several:  # Command(resume={id: answer, ...}), as LangGraph answers parallel questions
+        print("answer them by id, some or all at once (each ANSWER as JSON: text in double quotes):")
+        by_id = ", ".join(f'"{item["id"]}": ANSWER' for item in trace.interrupts)
+        print("  " + resume_command(args, thread_id, f"'{{{by_id}}}'"))
+    elif thread_id:
         print("answer it with (ANSWER as JSON, or plain text):")
         print("  " + resume_command(args, thread_id))
     elif checkpointer is None:  # the run ended at interrupt() and, without a saver, kept nothing to resume from

@@ -304,8 +304,14 @@ def _message_changes(before: list[Any], after: list[Any]) -> str:
     return "; ".join(parts) if parts else _("changed nothing (every message was already there, unchanged)")
 
 
-def interrupt_line(item: dict[str, Any]) -> str:
+def interrupt_line(item: dict[str, Any], *, with_id: bool = False) -> str:
     """One `interrupt()` that stopped a run (`Trace.interrupts`), its question as JSON: `interrupted
-    (node ask): {"question": ...}`."""
-    where = _(" (node {node})").format(node=item["node"]) if item.get("node") else ""
+    (node ask): {"question": ...}`; `with_id` adds the id an answer by id names (several questions)."""
+    node, ident = item.get("node"), item.get("id") if with_id else None
+    if node and ident:
+        where = _(" (node {node}, id {id})").format(node=node, id=ident)
+    elif node or ident:
+        where = _(" (node {node})").format(node=node) if node else _(" (id {id})").format(id=ident)
+    else:
+        where = ""
     return _("interrupted{where}: {value}").format(where=where, value=json.dumps(item["value"], ensure_ascii=False))

@@ -1,19 +1,28 @@
 """Interrupts as LangGraph.js does them (issue 41, item 2): each app is run turn by turn by `stepscope`'s
 recorder (its MemorySaver thread kept between processes) and by LangGraph.js alone in one plain node process
-(turns_plain.mjs); after every turn the recorded output is LangGraph.js's own invoke return, `__interrupt__`
-included (a breakpoint's empty one too). Interrupt ids are per run, so they are compared by their values."""
+(turns_plain.mjs, which reads LangGraph.js's values without StepScope's codec); after every turn the recorded
+output is LangGraph.js's own invoke return, `__interrupt__` included (a breakpoint's empty one too), and the
+recorded state and interrupts are what its getState() holds. Interrupt ids are per run, so they are compared
+by their values (tests/realistic/plain_state.py's shape)."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from debugger.diagnostics.replay import Replay
 from debugger.runtimes.langgraphjs import record_js_app
+from engine.tracefile import from_dict
+from tests.realistic.plain_state import plain_recorded
 
-from .conftest import HERE, app
+from .conftest import HERE, REPO, app
 
 pytestmark = pytest.mark.slow
 
@@ -21,22 +30,32 @@ CONVERSATIONS = {
     "interrupt_twice.mjs": [{"order": "17"}, "12.50", "yes"],
     "interrupt_subgraph.mjs": [{}, "yes"],
     "breakpoint_before.mjs": [{"draft": "v1"}, None],
+    "breakpoint_after.mjs": [{"draft": "v1"}, None, None],
 }
+BY_ID = {
+    "one id, then two at once": [{"draft": "v1"}, {"style": "fix commas"}, {"legal": "ok", "tone": "warm"}],
+    "all three at once": [{"draft": "v1"}, {"legal": "ok", "style": "fix commas", "tone": "warm"}],
+}
+"""interrupt_parallel.mjs's conversations: its input, then the answers of each turn by reviewer."""
+PARALLEL = "interrupt_parallel.mjs"
+ASKED = re.compile(r"^interrupted \(node (\w+), id (\w+)\): ", re.M)
 
 
-def _without_ids(output: Any) -> Any:
-    if isinstance(output, dict) and "__interrupt__" in output:
-        return {**output, "__interrupt__": [{**i, "id": bool(i.get("id"))} for i in output["__interrupt__"]]}
-    return output
-
-
-def _own_outputs(name: str, config: dict[str, Any]) -> list[Any]:
-    turns = json.dumps(CONVERSATIONS[name])
+def _own_turns(name: str, config: dict[str, Any], turns: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
+    """LangGraph.js's own invoke return and getState() after each turn, in one plain node process."""
     done = subprocess.run(
-        ["node", str(HERE / "turns_plain.mjs"), app(name), "graph", json.dumps(config), turns],
+        ["node", str(HERE / "turns_plain.mjs"), app(name), "graph", json.dumps(config), json.dumps(turns)],
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
-    return json.loads(done.stdout.strip().splitlines()[-1])["outputs"]
+    own = json.loads(done.stdout.strip().splitlines()[-1])
+    return list(zip(own["outputs"], own["states"]))
+
+
+def _recorded(trace: Any) -> tuple[Any, dict[str, Any]]:
+    """The recorded run's output and its state after its last step, in the plain shape turns_plain.mjs prints."""
+    values = Replay(trace).state_after(trace.steps[-1].step)
+    asked = [plain_recorded(item["value"]) for item in trace.interrupts]
+    return plain_recorded(trace.output), {"values": plain_recorded(values), "asked": asked}
 
 
 @pytest.mark.parametrize("name", sorted(CONVERSATIONS))
@@ -49,6 +68,46 @@ def test_the_recorded_output_after_every_turn_is_langgraphjs_own(name, langgraph
         trace = record_js_app(
             app(name), "graph", given, config, timeout=60, resume=resume, thread_file=str(tmp_path / "thread.json")
         )
-        recorded.append(_without_ids(trace.output))
-    assert recorded == [_without_ids(o) for o in _own_outputs(name, config)]
-    assert any("__interrupt__" in o for o in recorded[:-1]) and "__interrupt__" not in recorded[-1]
+        recorded.append(_recorded(trace))
+    assert recorded == _own_turns(name, config, CONVERSATIONS[name])
+    outputs = [output for output, _ in recorded]
+    assert any("__interrupt__" in o for o in outputs[:-1]) and "__interrupt__" not in outputs[-1]
+
+
+def _stepscope_run(options: list[str], tmp_path: Path, turn: int) -> tuple[dict[str, Any], str]:
+    """One `stepscope run` of the parallel app, as a user types it: its trace file and what it printed."""
+    out = tmp_path / f"turn-{turn}.json"
+    command = [sys.executable, "-m", "debugger.cli", "run", f"{app(PARALLEL)}:graph", *options,
+               "--config", json.dumps({"configurable": {"thread_id": "t"}}), "--out", str(out),
+               "--db", str(tmp_path / "runs.sqlite3")]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert out.exists(), done.stdout + done.stderr
+    return json.loads(out.read_text()), done.stdout
+
+
+@pytest.mark.parametrize("conversation", sorted(BY_ID))
+def test_parallel_questions_answered_by_id_with_stepscope_run_are_langgraphjs_own(conversation, langgraph_js, tmp_path):
+    """Each answer is `--resume '{"ID": ANSWER}'` with the ids `stepscope run` printed, as a user answers."""
+    first, *answers = BY_ID[conversation]
+    recorded, printed = [], ""
+    for turn, given in enumerate([first, *answers]):
+        if turn == 0:
+            options = ["--input", json.dumps(given)]
+        else:
+            by_id = {ident: given[node] for node, ident in ASKED.findall(printed) if node in given}
+            assert len(by_id) == len(given), printed
+            options = ["--resume", json.dumps(by_id)]
+        trace, printed = _stepscope_run(options, tmp_path, turn)
+        recorded.append(_recorded(from_dict(trace)))
+    own_turns = [first, *({"by": "reviewer", "answers": given} for given in answers)]
+    assert recorded == _own_turns(PARALLEL, {"configurable": {"thread_id": "t"}}, own_turns)
+
+
+def test_parallel_questions_are_recorded_in_getstate_order_not_as_they_stopped(langgraph_js, tmp_path):
+    """The reviewers stop tone, style, legal (GraphInterrupt's and invoke's order); getState lists them as
+    the tasks were planned: legal, style, tone."""
+    trace, printed = _stepscope_run(["--input", json.dumps({"draft": "v1"})], tmp_path, 0)
+    assert [i["value"]["reviewer"] for i in trace["output"]["__interrupt__"]] == ["tone", "style", "legal"]
+    assert [i["node"] for i in trace["interrupts"]] == ["legal", "style", "tone"]
+    assert [node for node, _ in ASKED.findall(printed)] == ["legal", "style", "tone"]

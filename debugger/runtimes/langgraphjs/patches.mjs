@@ -11,6 +11,7 @@
 //   <channel>.update            the barrier: each state key's writes, in LangGraph.js's application order
 //   PregelLoop._putCheckpoint   the barrier committed: versions, the committed state checked, checkpoints
 //   PregelLoop.finishAndHandleError   the run ended: status, output, error, interrupts
+//   PregelLoop._emit, _emitValuesWithCheckpointMeta   the values chunks invoke reads (its return, __interrupt__)
 //   PregelRunner._commit        a task settled: its writes, in the node's own order
 //   Pregel._streamIterator      which compiled graph a run belongs to (its description, its branch names)
 //   <branch>.path.invoke        a conditional edge's own answer, filed under the task it runs in
@@ -158,18 +159,24 @@ function patchLoop(lg, ctx) {
   };
   const emit = Loop.prototype._emit;
   Loop.prototype._emit = function observedEmit(values, namespace) {
-    PROBES.get(this)?.streamedInterrupts(values, namespace ?? this.checkpointNamespace);
+    PROBES.get(this)?.streamed(values, namespace ?? this.checkpointNamespace);
     return emit.apply(this, arguments);
+  };
+  const emitValues = Loop.prototype._emitValuesWithCheckpointMeta; // the state chunks, which skip _emit
+  Loop.prototype._emitValuesWithCheckpointMeta = function observedEmitValues(entries) {
+    PROBES.get(this)?.streamed(entries, this.checkpointNamespace);
+    return emitValues.apply(this, arguments);
   };
   const finish = Loop.prototype.finishAndHandleError;
   Loop.prototype.finishAndHandleError = async function observedFinish(error) {
     const probe = PROBES.get(this);
     if (probe === undefined) return finish.call(this, error);
-    probe.quiet = true; // it re-applies an interrupted step's finished writes for the output: not a barrier
+    const calls = probe.calls;
     try {
       return await finish.call(this, error);
     } finally {
-      probe.quiet = false;
+      // a paused step's finished branches are applied for the output, as getState applies them: its barrier
+      if (probe.calls !== calls) probe.commit(this, this.step);
       probe.finish(this, error);
     }
   };
@@ -190,7 +197,7 @@ function patchChannel(channelClass) {
   channelClass.prototype.__stepscope = true;
   channelClass.prototype.update = function observedUpdate(values) {
     const owner = OWNERS.get(this);
-    if (owner === undefined || values.length === 0 || owner.probe.quiet) return update.call(this, values);
+    if (owner === undefined || values.length === 0) return update.call(this, values);
     return owner.probe.observeUpdate(this, owner.key, values, update);
   };
 }

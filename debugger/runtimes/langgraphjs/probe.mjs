@@ -110,10 +110,11 @@ export class LoopProbe {
     this.lastAfter = new Map();
     this.seenTasks = new Set();
     this.interruptedBy = new Map();
-    this.streamed = []; // the interrupts the root loop streamed, which invoke returns as __interrupt__
+    this.asked = []; // the interrupts the root loop streamed, which invoke returns as __interrupt__
+    this.latest = undefined; // the last state chunk it streamed: invoke's return, once it paused
     this.grouped = null;
     this.inFirst = false;
-    this.quiet = false;
+    this.calls = 0; // reducer calls recorded, to see whether the end applied a paused step's writes
     this.committedState = {};
     this.sortKey = ctx.sortKey;
     this.outputKeys = params.outputKeys;
@@ -254,6 +255,7 @@ export class LoopProbe {
     };
     if (error !== undefined) call.error = encodeError(error);
     else this.lastAfter.set(key, after);
+    this.calls++;
     this.out.emit({ e: "call", run: this.run, step, call });
   }
 
@@ -312,17 +314,14 @@ export class LoopProbe {
     if (error === undefined) status = loop.status === "done" || loop.status === "pending" ? "done" : loop.status;
     else if (name === "GraphInterrupt" || name === "NodeInterrupt") {
       status = "interrupted";
-      interrupts = (error.interrupts ?? []).map((i) => this.interrupt(i));
+      interrupts = inStateOrder(loop, (error.interrupts ?? []).map((i) => this.interrupt(i)));
     } else if (name === "GraphRecursionError") status = "recursion_limit";
     else if (name === "ParentCommand" && this.parentRun !== null) status = "interrupted";
     else status = "error";
     if (status === "out_of_steps") status = "recursion_limit";
     let output = loop.output;
     if (output === undefined && error !== undefined) output = this.stateOutput();
-    if (this.streamed.length && this.parentRun === null) {
-      const asked = this.streamed.flat(1); // as LangGraph.js's invoke adds them (a breakpoint's [] too)
-      output = output !== null && typeof output === "object" ? { ...output, __interrupt__: asked } : { __interrupt__: asked };
-    }
+    if (status === "interrupted" && this.parentRun === null) output = this.pausedOutput();
     const event = {
       e: "end",
       run: this.run,
@@ -338,12 +337,24 @@ export class LoopProbe {
     this.out.flush();
   }
 
-  /** Keeps what a `values` chunk of the run's own namespace says was asked, as LangGraph.js's invoke reads it. */
-  streamedInterrupts(values, namespace) {
+  /** Keeps the `values` chunks of the run's own namespace as LangGraph.js's invoke reads them: the last
+   * state, and each chunk of what was asked. */
+  streamed(values, namespace) {
     if ([...(namespace ?? [])].some((part) => part !== "")) return;
-    for (const [mode, payload] of values ?? [])
-      if (mode === "values" && payload && typeof payload === "object" && "__interrupt__" in payload)
-        this.streamed.push(payload.__interrupt__);
+    for (const [mode, payload] of values ?? []) {
+      if (mode !== "values") continue;
+      if (payload && typeof payload === "object" && Array.isArray(payload.__interrupt__)) this.asked.push(payload.__interrupt__);
+      else this.latest = payload;
+    }
+  }
+
+  /** What LangGraph.js's invoke returns for a paused run: its last state chunk, which has the finished
+   * branches' writes (applied after `loop.output` was read), and all that was asked (a breakpoint's [] too). */
+  pausedOutput() {
+    if (!this.asked.length) return this.latest;
+    const asked = this.asked.flat(1);
+    if (this.latest == null) return { __interrupt__: asked };
+    return typeof this.latest === "object" ? { ...this.latest, __interrupt__: asked } : this.latest;
   }
 
   stateOutput() {
@@ -370,6 +381,14 @@ export class LoopProbe {
 }
 
 // ---- helpers --------------------------------------------------------------------------------------
+
+/** A GraphInterrupt lists its interrupts as the tasks stopped; getState lists them task by task, in the
+ * order the loop planned its tasks (`loop.tasks`): the recorded run says them as the thread's state does. */
+function inStateOrder(loop, interrupts) {
+  const planned = Object.keys(loop.tasks ?? {});
+  const rank = (item) => (planned.includes(item.task) ? planned.indexOf(item.task) : planned.length);
+  return [...interrupts].sort((a, b) => rank(a) - rank(b));
+}
 
 function isBubbleUp(error) {
   return ["GraphInterrupt", "NodeInterrupt", "GraphBubbleUp", "ParentCommand"].includes(error?.name);
