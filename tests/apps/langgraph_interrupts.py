@@ -58,7 +58,8 @@ class Reviews(TypedDict, total=False):
 
 
 def parallel_reviews() -> Any:
-    """Two reviewers run in one superstep and both ask: the answers go back by interrupt id."""
+    """Three reviewers run in one superstep and each asks: the answers go back by interrupt id. langgraph's
+    GraphInterrupt gathers them from a set of futures (any order); get_state lists them in task order."""
 
     def reviewer(name: str) -> Callable[[Reviews], dict[str, Any]]:
         def review(state: Reviews) -> dict[str, Any]:
@@ -67,7 +68,7 @@ def parallel_reviews() -> Any:
         return review
 
     builder = StateGraph(Reviews)
-    for name in ("legal", "style"):
+    for name in ("legal", "style", "tone"):
         builder.add_node(name, reviewer(name))
         builder.add_edge(START, name)
         builder.add_edge(name, END)
@@ -97,13 +98,15 @@ APPS: dict[str, Callable[[], Any]] = {
     "two_questions": two_questions,
     "in_subgraph": in_subgraph,
     "parallel_reviews": parallel_reviews,
+    "parallel_reviews_at_once": parallel_reviews,
     "breakpoints": breakpoints,
 }
 TURNS: dict[str, list[Any]] = {
     "two_questions": [{"order": "17"}, "12.50", "yes"],
     "in_subgraph": [{"order": "17"}, "yes"],
-    "parallel_reviews": [{"draft": "v1"}, _by_id({"legal": "ok"}), _by_id({"style": "fix commas"})],
+    "parallel_reviews": [{"draft": "v1"}, _by_id({"legal": "ok"}), _by_id({"style": "fix commas", "tone": "warm"})],
+    "parallel_reviews_at_once": [{"draft": "v1"}, _by_id({"legal": "ok", "style": "fix commas", "tone": "warm"})],
     "breakpoints": [{"draft": "v1"}, None, None],
 }
-RESUMES = frozenset({"two_questions", "in_subgraph", "parallel_reviews"})
+RESUMES = frozenset({"two_questions", "in_subgraph", "parallel_reviews", "parallel_reviews_at_once"})
 """The apps whose answers are `Command(resume=...)`; the others go on with None."""

@@ -103,7 +103,7 @@ class LoopProbe(BarrierWatch):
         ):
             status = "interrupted"
             found = tuple(error.args[0]) if error is not None and error.args else ()
-            interrupts = [self._interrupt(i) for i in found]
+            interrupts = _in_state_order(loop, [self._interrupt(i) for i in found])
             if not found:
                 error = None  # a breakpoint: stopped, nothing failed
         elif isinstance(error, (GeneratorExit, asyncio.CancelledError)):
@@ -195,6 +195,14 @@ class LoopProbe(BarrierWatch):
                 node, task = probe.record.name, task_id
                 break
         return {"id": ident, "value": encode(getattr(interrupt, "value", None)), "node": node, "task": task}
+
+
+def _in_state_order(loop: Any, interrupts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A GraphInterrupt lists its interrupts as the tasks stopped; `get_state().interrupts` lists them task
+    by task, in the order langgraph planned the step's tasks (`loop.tasks`): the recorded run says them as
+    the thread's state does."""
+    planned = {task_id: rank for rank, task_id in enumerate(getattr(loop, "tasks", None) or ())}
+    return sorted(interrupts, key=lambda item: planned.get(item["task"], len(planned)))
 
 
 LoopProbe.loop_step = 0  # set by each tick before its tasks run, read by that step's barrier
