@@ -77,6 +77,46 @@ def N_(message: str) -> str:
     return message
 
 
+class Later(str):
+    """A sentence made where no page's language is known (a live run's own thread): the string itself is its
+    English (logs, tests and the CLI read it), `say` gives it in the current language. Its values are said
+    too: a `Later` in that language, a tuple of names listed with `join_names`, a list of sentences joined
+    with the language's semicolon; anything else as it is.
+
+        reason = Later(N_("breakpoint before {node}"), node="review")  # == "breakpoint before review"
+        say(reason)  # "review 之前的断点" on a Chinese page
+    """
+
+    message: str
+    values: dict[str, object]
+
+    def __new__(cls, message: str, /, **values: object) -> "Later":
+        said = super().__new__(cls, message.format(**{k: _in_english(v) for k, v in values.items()}))
+        said.message, said.values = message, values
+        return said
+
+
+def _in_english(value: object) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(_in_english(v) for v in value)
+    if isinstance(value, list):
+        return "; ".join(_in_english(v) for v in value)
+    return str(value)
+
+
+def say(text: object) -> str:
+    """`text` in the current language where it is a `Later` (or a tuple or list of them, as `Later` joins
+    its values); any other text as it is."""
+    if isinstance(text, Later):
+        return _(text.message).format(**{k: say(v) for k, v in text.values.items()})
+    if isinstance(text, tuple):
+        return join_names(say(v) for v in text)
+    if isinstance(text, list):
+        # TRANSLATORS: the separator between sentences in a list ("a; b"); Chinese writes its full-width semicolon
+        return _("; ").join(say(v) for v in text)
+    return str(text)
+
+
 def current() -> str:
     """The current language's tag (`en`, `zh-CN`)."""
     language = _language.get()

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from debugger.i18n import N_, Later
 from debugger.live.ending import cancel, error_line
 from debugger.live.limit import StepLimit
 from debugger.live.running_tasks import RunningTasks
@@ -184,16 +185,20 @@ class LiveRun:
         """At a pause: applies `values` as `as_node`'s return value (through the reducers, as
         `update_state` does). Raises `EditError` with the reason if it cannot; the run stays paused."""
         if self._snapshot.status != PAUSED:
-            raise EditError("The run is not paused: pause it (or set a breakpoint) before editing the state.")
-        self._send_and_check(_Command("edit", values, as_node), timeout, "The run did not take the edit in time")
+            raise EditError(
+                Later(N_("The run is not paused: pause it (or set a breakpoint) before editing the state."))
+            )
+        late = Later(N_("The run did not take the edit in time; try again."))
+        self._send_and_check(_Command("edit", values, as_node), timeout, late)
 
     def answer(self, value: Any, timeout: float = 10.0) -> None:
         """At a pause made by `interrupt()`: the node runs again from its top and its `interrupt()`
         returns `value` (LangGraph's `Command(resume=value)`). Raises `EditError` if nothing asks."""
         pause = self._snapshot.pause
         if self._snapshot.status != PAUSED or pause is None or not pause.interrupts:
-            raise EditError("No interrupt() is waiting for an answer.")
-        self._send_and_check(_Command("answer", value), timeout, "The run did not take the answer in time")
+            raise EditError(Later(N_("No interrupt() is waiting for an answer.")))
+        late = Later(N_("The run did not take the answer in time; try again."))
+        self._send_and_check(_Command("answer", value), timeout, late)
 
     def join(self, timeout: float | None = None) -> LiveSnapshot:
         """Waits for the run to finish; the final snapshot."""
@@ -228,13 +233,13 @@ class LiveRun:
     def ask_user(self, boundary: Boundary, asking: Sequence[PlannedTask]) -> Any:
         """Pauses with `boundary`'s question until the user answers (returns the answer) or stops the
         run (returns `NO_ANSWER`). One question at a time; called on whichever thread waits for it."""
-        names = ", ".join(sorted({t.name for t in asking}))
+        names = tuple(sorted({t.name for t in asking}))
         with self._asking, self._cond:
             if self._stop_requested or self._final:
                 return NO_ANSWER
             for task in asking:
                 self._running.set_state(task.id, "asking")
-            reason = f"interrupt() in {names} asks a question"
+            reason = Later(N_("interrupt() in {nodes} asks a question"), nodes=names)
             self._limit.time(None)  # the user may take their time to answer
             self._publish_locked(status=PAUSED, pause=Pause.at(boundary, [reason]))
             while True:
@@ -242,7 +247,7 @@ class LiveRun:
                 command = self._commands.popleft()
                 if command.kind in ("answer", "stop"):
                     break
-                command.error = "Answer the question first: interrupt() is waiting for it."
+                command.error = Later(N_("Answer the question first: interrupt() is waiting for it."))
                 command.done.set()
             if command.kind == "answer":
                 for task in asking:
@@ -261,7 +266,7 @@ class LiveRun:
     def _send(self, command: _Command, wait: bool = False) -> None:
         with self._cond:
             if self._snapshot.status != PAUSED:
-                command.error = "The run is not paused."
+                command.error = Later(N_("The run is not paused."))
                 command.done.set()
                 return
             self._commands.append(command)
@@ -272,7 +277,7 @@ class LiveRun:
     def _send_and_check(self, command: _Command, timeout: float, late: str) -> None:
         self._send(command)
         if not command.done.wait(timeout):
-            raise EditError(f"{late}; try again.")
+            raise EditError(late)
         if command.error:
             raise EditError(command.error)
 
@@ -332,7 +337,7 @@ class LiveRun:
                 command.done.set()
                 return True
             if command.kind == "answer":
-                command.error = "Nothing asks a question here: answers are for interrupt()."
+                command.error = Later(N_("Nothing asks a question here: answers are for interrupt()."))
             else:
                 self._limit.time("edit")
                 try:
@@ -341,7 +346,8 @@ class LiveRun:
                     command.error = str(exc)
                 else:
                     boundary = self.driven.boundary()
-                    reasons = [*reasons, f"you edited {', '.join(command.values)} as {as_node}"]
+                    edited = Later(N_("you edited {keys} as {node}"), keys=tuple(command.values), node=as_node)
+                    reasons = [*reasons, edited]
                     self._publish(pause=Pause.at(boundary, reasons))
                 finally:
                     self._limit.time(None)
@@ -383,11 +389,12 @@ class LiveRun:
             self._final = True
             trace = self.driven.trace(final=True)
             status = "error" if trace is None or trace.status == "running" else trace.status
-            message = error_line(trace) if trace is not None else "The run did not start."
+            message = error_line(trace) if trace is not None else Later(N_("The run did not start."))
             questions = self.driven.questions() if status == "interrupted" else ()
             if questions:
-                asked = ", ".join(repr(q) for q in questions)
-                message = f"Stopped by interrupt(): {asked}. {self.driven.resume_hint}"
+                asked = tuple(repr(q) for q in questions)
+                said = N_("Stopped by interrupt(): {asked}. {hint}")
+                message = Later(said, asked=asked, hint=self.driven.resume_hint)
         self._publish_final(trace, status, message)
 
     def _finish_stopped(self) -> LiveSnapshot:
@@ -421,7 +428,7 @@ class LiveRun:
                 step=None,
                 running=(),
                 pause=None,
-                message=(message + note).strip(),
+                message=Later("{message} {note}", message=message, note=note) if note else message,
                 stored=stored,
             )
             self._cond.notify_all()
@@ -434,5 +441,5 @@ class LiveRun:
             store = RunStore(self.db)
             store.save(trace)
         except StoreError as exc:
-            return "", f" It could not be stored: {exc}"
+            return "", Later(N_("It could not be stored: {error}"), error=str(exc))
         return str(store.path), ""

@@ -4,6 +4,7 @@ its tasks marked: `engine.trace_edits` makes both edits), and small helpers the 
 
 from __future__ import annotations
 
+from debugger.i18n import N_, Later
 from debugger.live.status import CANCELLED, TIMEOUT, TaskProgress
 from debugger.sources.recording import RUN_TIMEOUT_ENV
 from engine.trace import StepRecord, Trace, keep_stopped_step, mark_ended, stepscope_error, stopped_step
@@ -29,24 +30,37 @@ def cancel(
     writes and time, which the recorder only hears of once the whole step has finished)."""
     if step is not None and open_record is not None and not open_record.committed:
         keep_stopped_step(trace, open_record, {p.id for p in running}, {p.id: p for p in finished})
-    where = (
-        f"during step {step} (still running: {', '.join(p.name for p in running) or 'nothing'})"
-        if step is not None
-        else f"before step {paused_before}"
-        if paused_before is not None
-        else ""
-    )
+    where = _where(step, running, paused_before)
     if limit is None:
-        message = f"Stopped by you {where}. The supersteps committed before that are recorded."
-        mark_ended(trace, CANCELLED, stepscope_error("RunCancelled", message))
+        message = Later(N_("Stopped by you {where}. The supersteps committed before that are recorded."), where=where)
+        mark_ended(trace, CANCELLED, stepscope_error("RunCancelled", str(message)))
         return message
-    what = "Your edit" if editing else "The step"
-    message = (
-        f"{what} did not finish within {limit:g} s; stopped {where}. A node may be waiting forever (a network "
-        f"call without a timeout, an endless loop). Set {RUN_TIMEOUT_ENV} to wait longer."
+    message = Later(
+        N_("Your edit did not finish within {seconds} s; stopped {where}. {hint}")
+        if editing
+        else N_("The step did not finish within {seconds} s; stopped {where}. {hint}"),
+        seconds=f"{limit:g}",
+        where=where,
+        hint=Later(
+            N_(
+                "A node may be waiting forever (a network call without a timeout, an endless loop). "
+                "Set {variable} to wait longer."
+            ),
+            variable=RUN_TIMEOUT_ENV,
+        ),
     )
-    mark_ended(trace, TIMEOUT, stepscope_error("RunTimeout", message))
+    mark_ended(trace, TIMEOUT, stepscope_error("RunTimeout", str(message)))
     return message
+
+
+def _where(step: int | None, running: list[TaskProgress], paused_before: int | None) -> Later | str:
+    """Where a stopped run stood, in words: the step running and its tasks, or the step it paused before."""
+    if step is not None:
+        names = tuple(p.name for p in running)
+        if not names:
+            return Later(N_("during step {step} (still running: nothing)"), step=step)
+        return Later(N_("during step {step} (still running: {nodes})"), step=step, nodes=names)
+    return Later(N_("before step {step}"), step=paused_before) if paused_before is not None else ""
 
 
 def error_line(trace: Trace) -> str:

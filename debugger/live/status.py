@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from debugger.i18n import N_, Later
 from debugger.runtimes.driven import Boundary, PlannedTask, TaskEnd
 from engine.trace import Trace
 
@@ -60,16 +61,17 @@ class Breakpoints:
 
     def reasons(self, *, next_nodes: set[str], just_ran: set[str], single: bool, requested: bool) -> list[str]:
         """Why a run pauses before the superstep that runs `next_nodes` (after the one that ran
-        `just_ran`), in words; empty when it does not. `single`: the user pressed Step; `requested`: Pause."""
+        `just_ran`), in words (`Later`: said in the page's language where shown); empty when it does not.
+        `single`: the user pressed Step; `requested`: Pause."""
         reasons = []
         if single:
-            reasons.append("Step: ran one superstep")
+            reasons.append(Later(N_("Step: ran one superstep")))
         if requested:
-            reasons.append("you pressed Pause")
+            reasons.append(Later(N_("you pressed Pause")))
         if self.every_step and not single:
-            reasons.append("step mode: pausing before every superstep")
-        reasons += [f"breakpoint after {name}" for name in sorted(just_ran & self.after)]
-        reasons += [f"breakpoint before {name}" for name in sorted(next_nodes & self.before)]
+            reasons.append(Later(N_("step mode: pausing before every superstep")))
+        reasons += [Later(N_("breakpoint after {node}"), node=name) for name in sorted(just_ran & self.after)]
+        reasons += [Later(N_("breakpoint before {node}"), node=name) for name in sorted(next_nodes & self.before)]
         return reasons
 
 
@@ -89,7 +91,8 @@ class Pause(Boundary):
     answer or Stop: where it stands (`Boundary`, as the runtime sees it) and why it waits there."""
 
     reasons: tuple[str, ...] = ()
-    """Why it paused, in words (a breakpoint, step mode, a Step, the Pause button, an interrupt)."""
+    """Why it paused, in words (a breakpoint, step mode, a Step, the Pause button, an interrupt); each a
+    `debugger.i18n.Later`, English as a string and said in the page's language with `i18n.say`."""
 
     @classmethod
     def at(cls, boundary: Boundary, reasons: Iterable[str]) -> "Pause":

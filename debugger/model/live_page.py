@@ -11,6 +11,7 @@ from typing import Any
 from debugger import i18n
 from debugger.i18n import N_, _
 from debugger.live.status import ASKED_STATES, LiveSnapshot
+from debugger.model.present import code
 
 STATUS_WORDS = {
     "starting": N_("⏳ starting"),
@@ -47,19 +48,21 @@ def status_line(snap: LiveSnapshot) -> str:
         return _("{status}: step {step}: {tasks}").format(status=words, step=snap.step, tasks=i18n.join_names(parts))
     if snap.pause is not None:
         return _("{status} before step {step}: {reasons}").format(
-            status=words, step=snap.pause.step, reasons="; ".join(snap.pause.reasons)
+            status=words, step=snap.pause.step, reasons=i18n.say(list(snap.pause.reasons))
         )
-    return _("{status}: {message}").format(status=words, message=snap.message) if snap.message else words
+    return _("{status}: {message}").format(status=words, message=i18n.say(snap.message)) if snap.message else words
 
 
 def edit_hint(key: str, reducer: str, as_node: str) -> str:
-    """What an edit of `key` will do, in words."""
+    """What an edit of `key` will do, in words (Markdown: names in code spans)."""
     if reducer in ("LastValue", "AnyValue", "EphemeralValue"):
-        return f"`{key}` is a plain key: your value replaces it, as if `{as_node}` had returned it."
-    return (
-        f"`{key}` has the reducer `{reducer}`: your value is folded in through it as `{as_node}`'s write "
+        return _("`{key}` is a plain key: your value replaces it, as if `{node}` had returned it.").format(
+            key=code(key), node=code(as_node)
+        )
+    return _(
+        "`{key}` has the reducer `{reducer}`: your value is folded in through it as `{node}`'s write "
         "(for `operator.add` on a list, give a list: it is appended)."
-    )
+    ).format(key=code(key), reducer=code(reducer), node=code(as_node))
 
 
 def value_text(encoded: Any) -> str:

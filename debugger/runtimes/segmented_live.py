@@ -26,6 +26,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
+from debugger.i18n import N_, Later
 from debugger.runtimes.driven import (
     NO_ANSWER,
     Boundary,
@@ -40,7 +41,7 @@ from debugger.runtimes.driven import (
 from engine import START
 from engine.trace import StepRecord, Trace, join_segments, update_step
 
-ASKED = "asked with interrupt(); runs again with your answer"
+ASKED = Later(N_("asked with interrupt(); runs again with your answer"))
 """Why a task that asks a question is among the next ones."""
 HIDDEN_KEYS = ("__", "branch:")
 """Channels a runtime keeps for itself, never state keys an edit can write."""
@@ -328,7 +329,7 @@ class SegmentedRun:
     def _boundary(self, questions: Sequence[Question]) -> Boundary:
         values, next_tasks = self.segments.pause_state()
         ran = self._ran_last()
-        after = ", ".join(ran) or "the input"
+        after = tuple(ran) or Later(N_("the input"))
         reducers = self.segments.reducers()
         return Boundary(
             step=self.reports.last_step + 1,
@@ -394,9 +395,11 @@ class SegmentedRun:
         return steps[-1] if steps and not steps[-1].committed else None
 
 
-def _why(task: NextTask, after: str) -> str:
+def _why(task: NextTask, after: tuple[str, ...] | Later) -> Later:
     """Why `task` runs next, in words."""
-    return ASKED if task.asks else f"a Send from {after}" if task.sent else f"edge from {after}"
+    if task.asks:
+        return ASKED
+    return Later(N_("a Send from {nodes}"), nodes=after) if task.sent else Later(N_("edge from {who}"), who=after)
 
 
 def _resume(questions: Sequence[Question], answer: Any) -> Any:

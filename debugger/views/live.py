@@ -75,7 +75,7 @@ def _on_start() -> None:
     target = _target_name()
     session.remember(ERROR, None)
     if not target:
-        session.remember(ERROR, "Name a graph file first: path/to/file.py[:attribute].")
+        session.remember(ERROR, _("Name a graph file first: path/to/file.py[:attribute]."))
         return
     try:
         cache = session.recall("live_targets") or {}
@@ -129,7 +129,7 @@ def _start_panel(run: LiveRun | None) -> None:
             st.text_input(
                 _("Path to the graph"),
                 key="live_file",
-                placeholder="path/to/file.py[:attribute] or package.module[:attribute]",
+                placeholder=_("path/to/file.py[:attribute] or package.module[:attribute]"),
             )
         st.text_area(_("Input (JSON; empty: the module's example_input)"), key="live_input", height=80)
         nodes: list[str] = []
@@ -236,7 +236,7 @@ def _live_panel() -> None:
             st.caption(_("No superstep has committed yet."))
         else:
             stepper.stepper(model, _on_step, STEPPER)
-    with side_col:
+    with side_col.container(key="live_side"):  # the pause panel, or how the run ended
         if snap.pause is not None:
             live_pause.render(snap)
         elif snap.finished:

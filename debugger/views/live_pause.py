@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from debugger import i18n
 from debugger.i18n import _
 from debugger.live import EditError, LiveRun
 from debugger.model import live_page as live_view
@@ -25,11 +26,12 @@ def render(snap) -> None:
         _question_panel(pause)
         return
     st.subheader(_("Paused before step {step}").format(step=pause.step))
-    st.markdown(_("Why: {reasons}.").format(reasons="; ".join(widgets.md(r) for r in pause.reasons)))
+    st.markdown(_("Why: {reasons}.").format(reasons=widgets.md(i18n.say(list(pause.reasons)))))
     if pause.tasks:
         st.markdown(_("**About to run:**"))
         for task in pause.tasks:
-            st.markdown(f"- **{widgets.md(task.name)}**: {widgets.md(task.why)}")
+            line = _("- **{node}**: {why}")  # one sentence per language: Chinese writes a full-width colon
+            st.markdown(line.format(node=widgets.md(task.name), why=widgets.md(i18n.say(task.why))))
     else:
         st.markdown(_("**Nothing left to run:** Continue ends the run."))
     with st.expander(_("The state the next tasks will read"), expanded=True):
@@ -72,7 +74,8 @@ def _on_answer() -> None:
     try:
         run.answer(value)
     except EditError as exc:
-        session.remember(session.LIVE_EDIT_NOTE, ("error", _("The answer was not taken: {why}").format(why=exc)))
+        why = i18n.say(exc.args[0] if exc.args else exc)
+        session.remember(session.LIVE_EDIT_NOTE, ("error", _("The answer was not taken: {why}").format(why=why)))
     else:
         session.remember(session.LIVE_EDIT_NOTE, None)
         session.remember(session.LIVE_FOLLOW, True)
@@ -120,7 +123,8 @@ def _on_edit() -> None:
     try:
         run.edit({key: value}, as_node=as_node)
     except EditError as exc:
-        session.remember(session.LIVE_EDIT_NOTE, ("error", _("The edit was not applied: {why}").format(why=exc)))
+        why = i18n.say(exc.args[0] if exc.args else exc)
+        session.remember(session.LIVE_EDIT_NOTE, ("error", _("The edit was not applied: {why}").format(why=why)))
     else:
         shown = json.dumps(value, ensure_ascii=False, default=str)[:200]
         note = _("Applied {key} = {value} as {node}; it is recorded as its own step.")

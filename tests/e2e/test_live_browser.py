@@ -341,3 +341,35 @@ def test_the_stepper_steps_a_paused_live_run_in_the_browser_and_grows_as_steps_a
     expect(page.locator(f"{STEPPER} .summary")).to_contain_text("Next: review in step 4, when you press Step")
     shot("live-stepper-paused")
     assert press(page, "Home") == "0" and press(page, "End") == "3"
+
+
+PAUSE_DATA = {"fetch", "slow", "write", "review", "log", "draft", "by", "LastValue", "operator", "add"}
+"""The graph file's own names and values at its pause before review: its nodes, keys, values and reducers."""
+CODE_WORDS = {"interrupt", "update_state", "LangGraph", "JSON", "Command", "resume", "Ctrl", "Enter"}
+"""Latin words a Chinese page still writes: functions by their names, JSON, keys as their caps say."""
+
+
+def test_the_pause_panel_speaks_chinese_with_no_english_word_left(page, tmp_path, shot) -> None:
+    path = graph_file(tmp_path)
+    start(page, path, before=["review"])
+    expect(page.get_by_role("heading", name="Paused before step 4")).to_be_visible(timeout=15_000)
+    page.goto(page.url + "&lang=zh")  # a new session on the run's link, in Chinese
+    panel = page.locator(".st-key-live_side")
+    expect(panel.get_by_role("heading", name="在第 4 步之前暂停")).to_be_visible(timeout=15_000)
+    wait_idle(page)
+    panel.get_by_text("✎ 编辑状态，然后继续").click()
+    panel.get_by_role("textbox").first.wait_for()
+    wait_idle(page)
+    expect(panel).to_contain_text("原因：review 之前的断点。")
+    expect(panel).to_contain_text("review：来自 write 的边")
+    written = panel.evaluate(
+        "p => { let text = p.innerText;"
+        " p.querySelectorAll('[data-testid=InputInstructions], [data-testid*=Icon], code, textarea').forEach(e =>"
+        " text = text.replace(e.innerText || e.value, '')); return text; }"
+    )  # the state's JSON and the boxes' values are the run's data; Streamlit's key hints and icons its own
+    words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", written))
+    assert words <= PAUSE_DATA | CODE_WORDS, words - PAUSE_DATA - CODE_WORDS
+    status = main(page).locator('[data-testid="stAlert"]').first
+    expect(status).to_contain_text("在第 4 步之前：review 之前的断点")
+    expect(page.locator(f"{STEPPER} .summary")).to_contain_text("接下来：按“单步”或“继续”后，review 在第 4 步运行。")
+    shot("live-paused-zh")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable
 
+from debugger.i18n import N_, Later
 from debugger.runtimes.driven import Boundary, LiveRunError, PlannedTask, RunProgress, TaskEnd, Upcoming, node_names
 from debugger.runtimes.engine.edits import apply_edit
 from engine import START, Hooks
@@ -204,20 +205,22 @@ def why(name: str, fired: Iterable[str], writers: dict[str, list[str]]) -> str:
     that wrote it at the last barrier."""
     fired = list(fired)
     if name == START:
-        return "writes the input to the state"
+        return Later(N_("writes the input to the state"))
     if fired == [PUSH]:
-        who = writers.get("__pregel_tasks") or ["a router"]
-        return f"a Send from {', '.join(who)}"
-    parts = []
-    for channel in fired:
-        who = ", ".join(writers.get(channel, [])) or "an earlier step"
-        if channel.startswith("branch:to:"):
-            parts.append(f"edge from {who}")
-        elif channel.startswith("join:"):
-            sources = channel.split(":")[1].replace("+", ", ")
-            parts.append(f"all of {sources} finished (last: {who})")
-        elif channel == START:
-            parts.append("the input")
-        else:
-            parts.append(f"{channel} changed (written by {who})")
-    return "; ".join(parts) or "triggered"
+        who = writers.get("__pregel_tasks")
+        return Later(N_("a Send from {nodes}"), nodes=tuple(who)) if who else Later(N_("a Send from a router"))
+    parts = [_fired_why(channel, writers.get(channel, [])) for channel in fired]
+    return Later("{parts}", parts=parts) if parts else Later(N_("triggered"))
+
+
+def _fired_why(channel: str, writers: list[str]) -> Later:
+    """Why one fired channel runs a task, in words (`Later`: said in the page's language where shown)."""
+    who = tuple(writers) if writers else Later(N_("an earlier step"))
+    if channel.startswith("branch:to:"):
+        return Later(N_("edge from {who}"), who=who)
+    if channel.startswith("join:"):
+        sources = tuple(channel.split(":")[1].split("+"))
+        return Later(N_("all of {nodes} finished (last: {who})"), nodes=sources, who=who)
+    if channel == START:
+        return Later(N_("the input"))
+    return Later(N_("{key} changed (written by {who})"), key=channel, who=who)
