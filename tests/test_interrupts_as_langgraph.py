@@ -2,9 +2,14 @@
 run turn by turn, recorded, and after every turn the recorded output is what langgraph's own `invoke`
 returned in that same run, `__interrupt__` included (with langgraph's ids), and the recorded interrupts and
 final state are what `get_state` holds: several questions in one node, one inside a compiled subgraph,
-parallel questions answered by id, static breakpoints."""
+parallel questions answered by id, static breakpoints. The parallel questions are answered through
+`stepscope run` too, as a user answers them, against langgraph alone in this process."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +20,17 @@ from langgraph.types import Command  # noqa: E402
 from debugger.diagnostics.replay import Replay  # noqa: E402
 from debugger.runtimes.langgraph.recorder.runs import run_graph  # noqa: E402
 from engine.codec import encode  # noqa: E402
-from tests.apps.langgraph_interrupts import APPS, RESUMES, TURNS  # noqa: E402
+from engine.tracefile import from_dict  # noqa: E402
+from tests.answer_by_id import stepscope_turns  # noqa: E402
+from tests.apps.langgraph_interrupts import APPS, RESUMES, TURNS, parallel_reviews  # noqa: E402
+from tests.realistic.plain_state import plain, plain_recorded  # noqa: E402
+
+PARALLEL = Path(__file__).parent / "apps" / "langgraph_parallel_reviews.py"
+BY_ID = {
+    "one id, then two at once": [{"draft": "v1"}, {"style": "fix commas"}, {"legal": "ok", "tone": "warm"}],
+    "all three at once": [{"draft": "v1"}, {"legal": "ok", "style": "fix commas", "tone": "warm"}],
+}
+"""The parallel reviewers' conversations: the input, then each turn's answers by reviewer."""
 
 
 def _turns(name: str):
@@ -72,3 +87,38 @@ def test_a_breakpoint_pauses_with_no_interrupt_in_the_output_as_in_langgraph():
         {"draft": "v1 (drafted)", "verdicts": ["checked"]},
     ]
     assert done.trace.output == {"draft": "v1 (drafted)", "verdicts": ["checked", "sent"]}
+
+
+def _in_any_order(output: Any) -> Any:
+    """invoke's `__interrupt__` comes in the order the reviewers' threads stopped, which differs run to run."""
+    if isinstance(output, dict) and "__interrupt__" in output:
+        return {**output, "__interrupt__": sorted(output["__interrupt__"], key=json.dumps)}
+    return output
+
+
+def _own_by_id(turns: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
+    """langgraph's own invoke return and get_state after each turn, no StepScope, in plain_state's shape."""
+    graph, config, seen = parallel_reviews(), {"configurable": {"thread_id": "own"}}, []
+    for number, given in enumerate(turns):
+        if number:
+            pending = graph.get_state(config).interrupts
+            given = Command(resume={i.id: given[i.value["reviewer"]] for i in pending if i.value["reviewer"] in given})
+        output = graph.invoke(given, config)
+        snapshot = graph.get_state(config)
+        state = {"values": plain(snapshot.values), "asked": [plain(i.value) for i in snapshot.interrupts]}
+        seen.append((_in_any_order(plain(output)), state))
+    return seen
+
+
+def _recorded(trace: Any) -> tuple[Any, dict[str, Any]]:
+    values = Replay(trace).state_after(trace.steps[-1].step)
+    asked = [plain_recorded(item["value"]) for item in trace.interrupts]
+    return _in_any_order(plain_recorded(trace.output)), {"values": plain_recorded(values), "asked": asked}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("conversation", sorted(BY_ID))
+def test_parallel_questions_answered_by_id_with_stepscope_run_are_langgraphs_own(conversation, tmp_path):
+    """Each answer is `--resume '{"ID": ANSWER}'` with the ids `stepscope run` printed, as a user answers."""
+    traces = stepscope_turns(f"{PARALLEL}:graph", BY_ID[conversation], tmp_path)
+    assert [_recorded(from_dict(trace)) for trace in traces] == _own_by_id(BY_ID[conversation])

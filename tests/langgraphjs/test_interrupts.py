@@ -8,11 +8,7 @@ by their values (tests/realistic/plain_state.py's shape)."""
 from __future__ import annotations
 
 import json
-import os
-import re
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,9 +16,10 @@ import pytest
 from debugger.diagnostics.replay import Replay
 from debugger.runtimes.langgraphjs import record_js_app
 from engine.tracefile import from_dict
+from tests.answer_by_id import printed_questions, stepscope_run, stepscope_turns
 from tests.realistic.plain_state import plain_recorded
 
-from .conftest import HERE, REPO, app
+from .conftest import HERE, app
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +35,6 @@ BY_ID = {
 }
 """interrupt_parallel.mjs's conversations: its input, then the answers of each turn by reviewer."""
 PARALLEL = "interrupt_parallel.mjs"
-ASKED = re.compile(r"^interrupted \(node (\w+), id (\w+)\): ", re.M)
 
 
 def _own_turns(name: str, config: dict[str, Any], turns: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
@@ -74,40 +70,20 @@ def test_the_recorded_output_after_every_turn_is_langgraphjs_own(name, langgraph
     assert any("__interrupt__" in o for o in outputs[:-1]) and "__interrupt__" not in outputs[-1]
 
 
-def _stepscope_run(options: list[str], tmp_path: Path, turn: int) -> tuple[dict[str, Any], str]:
-    """One `stepscope run` of the parallel app, as a user types it: its trace file and what it printed."""
-    out = tmp_path / f"turn-{turn}.json"
-    command = [sys.executable, "-m", "debugger.cli", "run", f"{app(PARALLEL)}:graph", *options,
-               "--config", json.dumps({"configurable": {"thread_id": "t"}}), "--out", str(out),
-               "--db", str(tmp_path / "runs.sqlite3")]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-    assert out.exists(), done.stdout + done.stderr
-    return json.loads(out.read_text()), done.stdout
-
-
 @pytest.mark.parametrize("conversation", sorted(BY_ID))
 def test_parallel_questions_answered_by_id_with_stepscope_run_are_langgraphjs_own(conversation, langgraph_js, tmp_path):
     """Each answer is `--resume '{"ID": ANSWER}'` with the ids `stepscope run` printed, as a user answers."""
     first, *answers = BY_ID[conversation]
-    recorded, printed = [], ""
-    for turn, given in enumerate([first, *answers]):
-        if turn == 0:
-            options = ["--input", json.dumps(given)]
-        else:
-            by_id = {ident: given[node] for node, ident in ASKED.findall(printed) if node in given}
-            assert len(by_id) == len(given), printed
-            options = ["--resume", json.dumps(by_id)]
-        trace, printed = _stepscope_run(options, tmp_path, turn)
-        recorded.append(_recorded(from_dict(trace)))
+    traces = stepscope_turns(f"{app(PARALLEL)}:graph", BY_ID[conversation], tmp_path)
     own_turns = [first, *({"by": "reviewer", "answers": given} for given in answers)]
-    assert recorded == _own_turns(PARALLEL, {"configurable": {"thread_id": "t"}}, own_turns)
+    own = _own_turns(PARALLEL, {"configurable": {"thread_id": "t"}}, own_turns)
+    assert [_recorded(from_dict(trace)) for trace in traces] == own
 
 
 def test_parallel_questions_are_recorded_in_getstate_order_not_as_they_stopped(langgraph_js, tmp_path):
     """The reviewers stop tone, style, legal (GraphInterrupt's and invoke's order); getState lists them as
     the tasks were planned: legal, style, tone."""
-    trace, printed = _stepscope_run(["--input", json.dumps({"draft": "v1"})], tmp_path, 0)
+    trace, printed = stepscope_run(f"{app(PARALLEL)}:graph", ["--input", json.dumps({"draft": "v1"})], tmp_path, 0)
     assert [i["value"]["reviewer"] for i in trace["output"]["__interrupt__"]] == ["tone", "style", "legal"]
     assert [i["node"] for i in trace["interrupts"]] == ["legal", "style", "tone"]
-    assert [node for node, _ in ASKED.findall(printed)] == ["legal", "style", "tone"]
+    assert [node for node, _ in printed_questions(printed)] == ["legal", "style", "tone"]
