@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 from differential.cases import CASES
-from test_recorder_lazy import _case_run, _sample_run, recorded
+from test_recorder_lazy import BIG_LOOP_CASES, _case_run, _sample_run, recorded
 
 import engine
 from engine import END, START, AIMessage, HumanMessage, MessagesState, Overwrite, StateGraph, codec, recorder
@@ -41,7 +41,9 @@ def test_sample_records_the_same_trace_with_the_append_delta(name: str, monkeypa
     assert fast == full
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if name in BIG_LOOP_CASES else name for name in sorted(CASES)]
+)
 def test_case_records_the_same_trace_with_the_append_delta(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fast, full, _ = both_ways(_case_run(name), monkeypatch)
     assert fast == full
