@@ -11,7 +11,9 @@ run` does) into:
 
 and, as references, with no store at all (the recorder alone) and into PostgreSQL written whole at
 the end (`save`, what version 1 of the PostgreSQL store did, which lost every step of a killed run).
-For each it prints the time per superstep and the ratios to SQLite. Best of `--repeat` runs.
+For each it prints the time per superstep, the ratios to SQLite and the store's write transactions per
+run (the sink commits a batch of supersteps every `BATCH_STEPS` steps or `BATCH_SECONDS`: each commit
+waits for the disk). Best of `--repeat` runs.
 
 Run: `.venv/bin/python benchmarks/run_store.py [--steps 1000] [--repeat 3]`.
 """
@@ -47,6 +49,10 @@ def build(steps: int) -> Any:
     return graph.compile()
 
 
+WRITES: dict[int, int] = {}
+"""Write transactions of the last run of each way (by the id of its `record` function)."""
+
+
 def streamed(store: Any) -> Callable[[Any], str]:
     def record(graph: Any) -> str:
         sink = StoreSink(store)
@@ -54,6 +60,7 @@ def streamed(store: Any) -> Callable[[Any], str]:
         graph.invoke({"messages": []}, {"recursion_limit": 100_000}, hooks=recorder)
         sink.finish(recorder.trace)
         assert sink.error is None, sink.error
+        WRITES[id(record)] = sink.writes
         return recorder.trace.run_id
 
     return record
@@ -63,6 +70,7 @@ def whole_at_end(store: Any) -> Callable[[Any], str]:
     def record(graph: Any) -> str:
         recorder = Recorder(target="bench")
         graph.invoke({"messages": []}, {"recursion_limit": 100_000}, hooks=recorder)
+        WRITES[id(record)] = 1
         return store.save(recorder.trace)
 
     return record
@@ -114,15 +122,18 @@ def main() -> None:
                 ("PostgreSQL, whole at the end", whole_at_end(durable), stored_whole(durable)),
                 ("PostgreSQL fsync=off, streamed", streamed(fast), stored_whole(fast)),
             ]
-            rows = [(name, best(record, graph, args.repeat, check)) for name, record, check in ways]
+            rows = [
+                (name, best(record, graph, args.repeat, check), WRITES.get(id(record), 0))
+                for name, record, check in ways
+            ]
     finally:
         for server in servers:
             server.stop()
     sqlite_time = rows[1][1]
     print(f"{args.steps}-step run ({supersteps} supersteps), best of {args.repeat}")
-    print(f"{'':34}{'total s':>10}{'ms/step':>10}{'/ SQLite':>10}")
-    for name, seconds in rows:
-        print(f"{name:34}{seconds:10.3f}{seconds / supersteps * 1000:10.3f}{seconds / sqlite_time:10.2f}")
+    print(f"{'':34}{'total s':>10}{'ms/step':>10}{'/ SQLite':>10}{'writes':>8}")
+    for name, seconds, writes in rows:
+        print(f"{name:34}{seconds:10.3f}{seconds / supersteps * 1000:10.3f}{seconds / sqlite_time:10.2f}{writes:8}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import pytest
 
 from debugger.cli import main
 from debugger.commands.run import STORE_FAILED
+from debugger.sources import store_sink
 from debugger.stores.protocol import StoreError
 from debugger.stores.sqlite import RunStore
 
@@ -24,6 +25,7 @@ def _clean_steps(tmp_path) -> list[int]:
 
 
 def _fail_after_first_append(monkeypatch) -> None:
+    monkeypatch.setattr(store_sink, "BATCH_STEPS", 1)  # a transaction per step: the second one fails
     real = RunStore.append_steps
     calls = []
 

@@ -33,6 +33,7 @@ from debugger.runtimes.run_options import RunOptions, add_run_options, run_reque
 from debugger.runtimes.runtime import NO_RESUME, Recorded, RunRequest, RunSetupError
 from debugger.runtimes.targets import LoadedTarget, load_target
 from debugger.sources.recording import StoreSink, timeout_from
+from debugger.sources.store_sink import write_pending_on_sigterm
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.stores.sqlite import RunStore
@@ -97,6 +98,7 @@ def command(args: argparse.Namespace) -> int:
     if args.follow:  # prints each superstep as it commits; Ctrl-C stops and stores (debugger/commands/follow.py)
         return _follow(args, loaded, request)
     store = open_store(args.db)  # opened and checked before the run, so a bad database costs no run
+    write_pending_on_sigterm()  # a SIGTERM (a `kill`, a CI job's end) loses no step gathered for the store
     rows: list[list[str]] = []
     # the stored steps are kept too: if the database fails mid-run (a full disk, a lost server) it may not
     # give them back, and the kept file must hold the whole run

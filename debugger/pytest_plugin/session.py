@@ -3,9 +3,10 @@
 Engine graphs are recorded by a `Recorder` that `engine.hooks.watching` attaches to every root run started
 in the test's context; langgraph graphs by the langgraph recorder's `recording()` block (when langgraph is
 installed). Runs are named by the test's node id. An engine run is stored as `stepscope run` stores one,
-through a `StoreSink`: each superstep as it commits, then its end. So a test process killed mid-run
-(SIGKILL, a crash) leaves the run's committed steps, read as cut off once the process is gone, and a
-session stopped with Ctrl-C stores the run as stopped with Ctrl-C (`cancelled`), with its steps so far.
+through a `StoreSink`: its supersteps in batches as they commit (every 200 steps or 0.2 s), then its end.
+So a test process killed mid-run (SIGKILL, a crash) leaves the run's steps but those of its last 0.2 s,
+read as cut off once the process is gone (a SIGTERM writes those too first), and a session stopped with
+Ctrl-C stores the run as stopped with Ctrl-C (`cancelled`), with its steps so far.
 langgraph runs are streamed the same way, through the langgraph recorder's `sinks`.
 """
 
@@ -23,6 +24,7 @@ import pytest
 from debugger.diagnostics import SEVERITIES, Finding, counts, diagnose
 from debugger.diagnostics.value_text import one_line
 from debugger.sources.recording import StoreSink, mark_stopped, stopped_trace
+from debugger.sources.store_sink import write_pending_on_sigterm
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.stores.urls import masked
@@ -118,6 +120,7 @@ class RecordingSession:
             self.store = open_store(self.db)
         except (StoreError, OSError) as exc:
             raise pytest.UsageError(f"--stepscope: cannot record into {masked(self.db)}: {exc}") from None
+        write_pending_on_sigterm()
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """One line: how many runs went where, and how to list them."""

@@ -19,14 +19,12 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from debugger.stores.protocol import StoreError, StoreFull, cut_off_for_disk
+from debugger.sources.store_sink import StoreSink, frozen_copy  # StoreSink: imported from here by many
 from engine.trace import (
     Recorder,
-    RunRecord,
     RunStatus,
-    StepRecord,
     Trace,
     describe,
     mark_ended,
@@ -35,7 +33,6 @@ from engine.trace import (
     stepscope_error,
     utc_now,
 )
-from engine.tracefile import from_dict, to_dict
 
 RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
 STOPPED_STATUSES: tuple[RunStatus, ...] = ("cancelled", "timeout")
@@ -90,114 +87,6 @@ def app_run_timeout() -> float:
         return timeout_from(None) or DEFAULT_APP_RUN_TIMEOUT
     except RecordingError:
         return DEFAULT_APP_RUN_TIMEOUT
-
-
-class StoreSink:
-    """Streams a run into a `RunStore` superstep by superstep (a `Recorder`'s sink), so recording
-    holds one step at a time. If the database fails mid-run, the remaining steps are kept in memory
-    (`kept`) and the error in `error`: the run goes on and nothing more is lost. With `keep_stored`
-    (for `--out`) the steps stored are kept too (`stored`), so the whole run can be written out even
-    when the database that holds its first steps has gone away."""
-
-    def __init__(
-        self, store: Any, on_steps: Callable[[list[StepRecord]], None] | None = None, *, keep_stored: bool = False
-    ) -> None:
-        self.store = store
-        self.on_steps = on_steps
-        self.keep_stored = keep_stored
-        self.stored: list[StepRecord] = []
-        self.lock = threading.Lock()
-        self.closed = False
-        self.started = False
-        self.error: Exception | None = None
-        self.cut_at: int | None = None
-        """The first step the database did not take (None: it failed on the run's end, or never)."""
-        self.unmarked: StoreError | None = None
-        """Why the stored run could not be told why it stops (a full disk refusing even that), or None."""
-        self.kept: list[StepRecord] = []
-        self.handed = 0
-        """Supersteps (not the input step) handed over so far: a stopped run's message counts them too."""
-        self.finished = False
-
-    def flush(self, record: RunRecord) -> None:
-        with self.lock:
-            if self.closed:  # the run was stopped: its steps stay in the record, for the frozen copy
-                return
-            steps = list(record.steps)
-            del record.steps[:]
-            self.handed += len([s for s in steps if s.step >= 0])
-            self._store(record, steps)
-
-    def close(self) -> None:
-        with self.lock:
-            self.closed = True
-
-    def finish(self, trace: Trace) -> None:
-        """Stores the run's final head and the steps still in `trace` (all of them if none streamed)."""
-        with self.lock:
-            self.closed = self.finished = True
-            steps = list(trace.steps)
-            if self.on_steps is not None and steps:
-                self.on_steps(steps)
-            if self.error is None:
-                try:
-                    if not self.started:
-                        self.store.start_run(trace)
-                        self.started = True
-                    self.store.finish_run(trace)
-                    if self.keep_stored:
-                        self.stored.extend(steps)
-                    self.store.keep_states(trace.run_id)
-                    return
-                except StoreError as exc:
-                    self._stopped_storing(exc, steps)
-            self.kept.extend(steps)
-            self._say_why_cut_off(trace)
-
-    def _store(self, record: RunRecord, steps: list[StepRecord]) -> None:
-        if self.on_steps is not None:
-            self.on_steps(steps)
-        if self.error is None:
-            try:
-                if not self.started:
-                    self.store.start_run(record)
-                    self.started = True
-                self.store.append_steps(record.run_id, steps)  # type: ignore[attr-defined]
-                if self.keep_stored:
-                    self.stored.extend(steps)
-                return
-            except StoreError as exc:  # a database that fails mid-run must not stop or lose the run
-                self._stopped_storing(exc, steps)
-        self.kept.extend(steps)
-
-    def _stopped_storing(self, exc: StoreError, steps: list[StepRecord]) -> None:
-        """The store refused `steps`: they and the rest are kept in memory; where it stopped is noted."""
-        self.error = exc
-        self.cut_at = steps[0].step if steps else None
-
-    def _say_why_cut_off(self, trace: Trace) -> None:
-        """A database that filled mid-run: the stored run says at which step and what it kept (not that its
-        process ended, which is what a stopped recording reads as otherwise)."""
-        if not (self.started and isinstance(self.error, StoreFull)):
-            return
-        try:
-            self.store.mark_cut_off(trace.run_id, cut_off_for_disk(self.cut_at, self.error.reason, trace.target))
-        except StoreError as exc:
-            self.unmarked = exc
-
-    def whole_trace(self, trace: Trace) -> Trace:
-        """The run with every step: from the database when it held up, else what it kept plus memory."""
-        if self.error is None and self.started:
-            return self.store.load(trace.run_id)
-        steps: list[StepRecord] = self.stored
-        if self.started and not self.keep_stored:
-            try:
-                steps = self.store.load(trace.run_id).steps
-            except StoreError:  # the stored part is unreadable: keep what memory has
-                steps = []
-        whole = frozen_copy(trace)
-        whole.steps = [*steps, *self.kept, *([] if self.finished else whole.steps)]  # `finish` kept trace's own
-        return whole
 
 
 def record_run(
@@ -334,16 +223,6 @@ def mark_stopped(trace: Trace, why: str, where: str, *, timeout: float | None = 
             "to wait longer."
         )
     mark_ended(trace, why, stepscope_error("RunCancelled" if why == "cancelled" else "RunTimeout", message))
-
-
-def frozen_copy(trace: Trace) -> Trace:
-    """A copy of a trace that a run may still be writing to (hold the recorder's lock)."""
-    for _ in range(5):
-        try:
-            return from_dict(to_dict(trace))
-        except RuntimeError:  # a list changed size while read: try again
-            time.sleep(0.01)
-    return from_dict(to_dict(trace))
 
 
 def _end(trace: Trace, status: str, error: BaseException | None, fallback: str) -> None:

@@ -18,6 +18,7 @@ from differential.cases import CASES
 from test_golden import _without_timings
 
 from debugger.pytest_plugin.session import RecordingSession
+from debugger.sources import store_sink
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from engine.message_reducer import set_id_factory
@@ -79,7 +80,8 @@ def test_a_finished_run_is_stored_as_the_whole_run_saved_at_once(name: str, tmp_
     assert session.store.list(status="running") == []  # its recording ended with it
 
 
-def test_a_store_that_fails_mid_run_loses_no_step_of_the_report_and_is_named(tmp_path) -> None:
+def test_a_store_that_fails_mid_run_loses_no_step_of_the_report_and_is_named(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(store_sink, "BATCH_STEPS", 1)  # a transaction per step: the third one fails
     session = RecordingSession(str(tmp_path / "plugin.sqlite3"))
     session.store = store = open_store(session.db)
     appended = store.append_steps

@@ -44,7 +44,11 @@ def test_a_full_postgres_tablespace(tmp_path, pg_url):
             conn.execute(f"CREATE TABLESPACE small_{name} LOCATION '{mount}'")
             conn.execute(f"ALTER DATABASE {name} SET default_tablespace = small_{name}")
         PostgresRunStore(pg_url)  # its tables, on the small tablespace
-        (tmp_path / "grow.py").write_text(APP)
+        # a step every 0.25 s, so each is a batch of its own (`store_sink.BATCH_SECONDS`): PostgreSQL keeps the
+        # pages of a transaction the disk refused, so the steps of a refused batch are not stored one by one
+        (tmp_path / "grow.py").write_text(
+            APP.replace("def step(state):\n", "def step(state):\n    __import__('time').sleep(0.25)\n")
+        )
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
         run = subprocess.run(
             [sys.executable, "-m", "debugger.cli", "run", "grow.py:graph", "--db", pg_url, "--recursion-limit", "100"],

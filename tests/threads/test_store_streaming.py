@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from debugger.diagnostics.replay import Replay
+from debugger.sources import store_sink
 from debugger.sources.recording import StoreSink
 from debugger.stores.opening import open_store
 from debugger.stores.postgres import CUT_OFF, PostgresRunStore
@@ -128,6 +129,66 @@ def test_a_recording_killed_mid_run_keeps_every_finished_superstep(kind, tmp_pat
     assert f"(run status: {label})" in diagnosed.stdout and f"nothing after step {last} is known" in diagnosed.stdout
 
 
+FAST_RUN = """
+import operator, time
+from typing import Annotated, TypedDict
+from engine import START, StateGraph
+
+class S(TypedDict):
+    n: Annotated[list, operator.add]
+
+def tick(state):
+    time.sleep(0.01)
+    with open(%r, "a") as done:  # what the node saw, written before its superstep commits
+        done.write(f"{len(state['n'])}\\n")
+    return {"n": [len(state["n"])]}
+
+g = StateGraph(S)
+g.add_node("tick", tick)
+g.add_edge(START, "tick")
+g.add_conditional_edges("tick", lambda s: "tick")
+graph = g.compile()
+example_input = {"n": []}
+"""
+
+
+def test_sigterm_writes_the_steps_of_the_open_batch_before_the_recording_ends(tmp_path):
+    """A run of 0.01 s steps gathers about 20 in a batch's 0.2 s; SIGTERM (a `kill`, a CI job's end) writes
+    them before the process ends as SIGTERM ends it: every superstep before the one running is stored."""
+    db, seen = str(tmp_path / "runs.sqlite3"), tmp_path / "seen.txt"
+    graph = tmp_path / "fast_run.py"
+    graph.write_text(FAST_RUN % str(seen))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "debugger.cli", "run", str(graph), "--db", db],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if os.path.exists(db) and (runs := open_store(db).list()) and runs[0].steps >= 30:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGTERM
+    (summary,) = open_store(db).list()
+    assert summary.status == "running" and summary.error == CUT_OFF
+    # the node of superstep last_seen + 1 had run, so superstep last_seen had ended and was handed over
+    last_seen = int(seen.read_text().split()[-1])
+    assert summary.steps >= last_seen + 1  # supersteps 0..last_seen: none of the open batch lost
+    numbers = [s.step for s in open_store(db).load(summary.run_id).steps]
+    assert numbers == list(range(-1, summary.steps))
+
+
 class Counting(TypedDict):
     doc: str
     n: Annotated[list, operator.add]
@@ -147,8 +208,12 @@ def _data(url: str, query: str) -> list[tuple]:
 
 
 def test_postgres_steps_are_written_as_they_come_and_never_rewritten(pg_url):
-    """Each superstep is a committed row as soon as the next one starts; finishing only adds the head,
-    the output and the last step (the rows' physical ids, `ctid`, stay the same)."""
+    """Supersteps are committed rows within `BATCH_SECONDS` of their end, a batch per transaction; finishing
+    only adds the head, the output and the last steps (the rows' physical ids, `ctid`, stay the same)."""
+    import time as clock
+
+    from debugger.sources.store_sink import BATCH_SECONDS
+
     store = PostgresRunStore(pg_url)
     seen_during: list[int] = []
 
@@ -159,17 +224,21 @@ def test_postgres_steps_are_written_as_they_come_and_never_rewritten(pg_url):
 
     sink = Watching(store)
     recorder = Recorder(sink=sink)
-    graph = _looping_graph(20)
-    output = graph.invoke({"doc": DOC, "n": []}, hooks=recorder)
+    slow = StateGraph(Counting)  # 20 steps of 0.05 s: about five batches' windows
+    slow.add_node("tick", lambda s: (clock.sleep(BATCH_SECONDS / 4), {"n": [len(s["n"])]})[1])
+    slow.add_edge(START, "tick")
+    slow.add_conditional_edges("tick", lambda s: "tick" if len(s["n"]) < 20 else END)
+    output = slow.compile().invoke({"doc": DOC, "n": []}, hooks=recorder)
     before_finish = _data(pg_url, "SELECT seq, ctid::text FROM stepscope_steps ORDER BY seq")
     sink.finish(recorder.trace)
-    assert seen_during[:5] == [1, 2, 3, 4, 5]  # committed one by one, visible to another connection
+    assert seen_during == sorted(seen_during) and len(set(seen_during)) >= 3  # visible to another connection
+    assert seen_during[-1] >= 10 and sink.writes < 20  # written as the run went, in fewer transactions than steps
     after = _data(pg_url, "SELECT seq, ctid::text FROM stepscope_steps ORDER BY seq")
     assert after[: len(before_finish)] == before_finish and len(after) == 22  # steps -1..20
     assert _data(pg_url, "SELECT count(*) FROM stepscope_blobs")[0][0] == 1  # the doc, once
     stored = store.load(recorder.trace.run_id)
     plain = Recorder(run_id=recorder.trace.run_id)
-    graph.invoke({"doc": DOC, "n": []}, hooks=plain)
+    _looping_graph(20).invoke({"doc": DOC, "n": []}, hooks=plain)
     whole = plain.trace
 
     def content(trace):  # all but timings
@@ -194,7 +263,10 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
     graph.write_text(
         (LONG_RUN % "small")
         .replace('lambda s: "tick")', 'lambda s: "tick" if len(s["n"]) < 30 else "__end__")')
-        .replace("time.sleep(0.05)", f"len(state['n']) == 10 and __import__('subprocess').run({stop!r}, check=True)")
+        .replace(  # steps 0..9 committed (a batch's window) before the server stops
+            "time.sleep(0.05)",
+            f"len(state['n']) == 10 and (time.sleep(0.5), __import__('subprocess').run({stop!r}, check=True))",
+        )
     )
     out = tmp_path / "kept.json"
     try:
@@ -203,7 +275,7 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
         pg_server.restart()
     captured = capsys.readouterr()
     assert code == 3, captured.err  # the run database failed during the run
-    assert "is not stored whole: cannot store the steps of run" in captured.err
+    assert "is not stored whole: cannot store" in captured.err  # a batch of steps, or the run's end
     assert f"stepscope import {out} --replace --db" in captured.err
     kept = read_trace_file(out)
     assert [s.step for s in kept.steps] == list(range(-1, 31)) and kept.status == "done"
@@ -214,8 +286,9 @@ def test_postgres_going_away_mid_run_keeps_the_run_for_out_and_names_the_cause(p
     assert len(stored.steps) >= 10
 
 
-def test_sqlite_failing_mid_run_keeps_the_run(tmp_path):
+def test_sqlite_failing_mid_run_keeps_the_run(tmp_path, monkeypatch):
     """The SQLite store under the same sink: a database that turns unwritable mid-run."""
+    monkeypatch.setattr(store_sink, "BATCH_STEPS", 1)  # a transaction per step: the fourth one fails
     store = RunStore(tmp_path / "runs.sqlite3")
     sink = StoreSink(store)
     calls = []
@@ -236,10 +309,12 @@ def test_sqlite_failing_mid_run_keeps_the_run(tmp_path):
     assert [s.step for s in whole.steps] == list(range(-1, 11)) and whole.status == "done"
 
 
-def test_a_run_stopped_after_the_database_failed_keeps_each_step_once_and_counts_them_all(tmp_path):
+def test_a_run_stopped_after_the_database_failed_keeps_each_step_once_and_counts_them_all(tmp_path, monkeypatch):
     """A time limit ends a run whose database failed mid-way: the whole run has each superstep once
     (stored, kept in memory, and the one running when it stopped), and the message counts them all."""
     import time as clock
+
+    monkeypatch.setattr(store_sink, "BATCH_STEPS", 1)  # a transaction per step: the fourth one fails
 
     from debugger.sources.recording import record_run
 
