@@ -15,7 +15,19 @@ if __package__ in (None, ""):  # streamlit runs this file as a script
 import streamlit as st
 
 from debugger.i18n import _
-from debugger.views import compare, gallery, live, live_link, playground, runs, session, sidebar, step_through, widgets
+from debugger.views import (
+    compare,
+    gallery,
+    live,
+    live_link,
+    playground,
+    runs,
+    session,
+    sidebar,
+    step_through,
+    stepper,
+    widgets,
+)
 
 
 def main() -> None:
@@ -47,7 +59,10 @@ def main() -> None:
         widgets.render_guarded(live_link.sidebar, _("the sidebar"))
     else:
         widgets.render_guarded(sidebar.follow_url, _("the run named in the link"))
-        widgets.render_guarded(sidebar.render, _("the sidebar"))
+        if pages.url_path == step_page.url_path and stepper.first_paint():  # the graph first, the forms after it
+            widgets.render_guarded(step_through.first_paint_sidebar, _("the sidebar"))
+        else:
+            widgets.render_guarded(sidebar.render, _("the sidebar"))
     widgets.render_guarded(pages.run, _("this page"))
 
 

@@ -1,6 +1,7 @@
 """What a new session's first paint does not wait for (issue 24, item 11), and the fork comparison's
 cells (item 10): a linked sample is recorded once per server, the drawing needs no findings, only the
-open tab and an unfolded timeline are built; the comparison is a table whose cells are whole."""
+open tab and an unfolded timeline are built; the comparison is a table whose cells are whole. A new
+browser's first view sends the stepper alone, the rest once it has drawn (issue 39, item 2)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from debugger.model.trace_view import Scope, TraceView
 from debugger.sources.runs import open_sample
 from debugger.views import session
+from tests import stepper_shown
 from tests.test_app import APP, plain, tab
 
 
@@ -50,6 +52,27 @@ def test_only_the_open_tab_and_an_unfolded_timeline_are_built():
     assert not at.dataframe, "no table on the first paint: Merge is open, the timeline folded"
     tab(at, "State")
     assert [t.label for t in at.tabs if t.dataframe] == ["State"], "opened, the State tab builds its tables"
+
+
+def test_a_browser_gets_the_stepper_alone_until_it_says_it_has_drawn(monkeypatch):
+    monkeypatch.setattr(session, "in_browser", lambda: True)  # a browser asked; its stepper says when it drew
+    at = new_session(sample="fan_out_search", step="1")
+    assert stepper_shown.model(at)["report_drawn"] is True
+    assert stepper_shown.shown_step(at)["nodes"], "the drawing's first step, node states included"
+    assert not at.tabs and not at.expander, "the tabs, the code and the timeline wait for the drawing"
+    assert not at.sidebar.radio and not at.sidebar.selectbox, "the sidebar's forms wait too"
+    assert at.session_state[session.SAMPLE_CHOICE] == "fan_out_search", "kept for the picker that follows"
+    at.session_state[stepper_shown.STEPPER] = {"move": None, "drawn": True}  # as its JavaScript says it
+    at.run()
+    assert "report_drawn" not in stepper_shown.model(at) and at.tabs, "the whole page follows"
+    assert at.sidebar.selectbox(key=session.SAMPLE_CHOICE).value == "fan_out_search"
+    at.run()
+    assert at.tabs, "the session's later runs are whole at once"
+
+
+def test_a_run_with_no_browser_behind_it_is_the_whole_page_at_once():
+    at = new_session(sample="fan_out_search")
+    assert "report_drawn" not in stepper_shown.model(at) and at.tabs
 
 
 def test_the_fork_comparison_is_a_table_of_whole_cells():

@@ -513,11 +513,20 @@ function streamlitHost(component) {
   let stepper = mounted.get(parentElement);
   if (!stepper) {
     const root = document.createElement("div");
+    root.className = "stepscope-host";
     parentElement.append(root);
     stepper = mount(root, data, { onStep: (step) => setStateValue("move", { step, seq: ++moves }) });
     mounted.set(parentElement, stepper);
   } else {
     stepper.update(data, false);
+  }
+  // until the rest of the page has come, its root says so (a browser test waits for the whole page)
+  stepper.root.toggleAttribute("data-first-paint", Boolean(data.report_drawn));
+  if (data.report_drawn && !stepper.drawnSaid) {
+    // a new session's page waits for its graph to be on screen before it sends the rest: said once the
+    // browser has painted the frame that draws it (the task after that frame's)
+    stepper.drawnSaid = true;
+    requestAnimationFrame(() => setTimeout(() => setStateValue("drawn", true), 0));
   }
   return undefined; // nothing to clean up between reruns: the same stepper serves the next one
 }

@@ -63,6 +63,11 @@ STEPPER = "stepscope_stepper"
 """The Step-through page's stepper component (views/stepper.py): its state is the last move it reported."""
 STEPPER_SEEN = "stepscope_stepper_seen"
 """The `seq` of the last move the page has followed (each move is followed once)."""
+STEPPER_DRAWN = "stepscope_stepper_drawn"
+"""Whether this browser session's stepper has drawn its first graph (it says so once): until then the
+Step-through page sends the stepper alone (views/stepper.py `first_paint`)."""
+DRAWN_WAITED = "stepscope_drawn_waited"
+"""Whether the first paint's wait for the stepper's word has started (its fragment's first run)."""
 SAMPLE_CHOICE = "sample_choice"
 LESSON_LANGUAGE = "lesson_language"
 FILE_TARGET = "file_target"
@@ -220,6 +225,14 @@ def write_page_url(page: str, params: dict[str, str]) -> None:
     st.session_state[f"page_url_{page}"] = dict(params)
     others = {k: v for k, v in _url_of(page, loaded_run(), cursor()).items() if k not in page_url.PAGE_KEYS[page]}
     page_url.set_url({**others, **params})
+
+
+def in_browser() -> bool:
+    """Whether a browser asked for this run (a test's AppTest sends no request headers)."""
+    try:
+        return bool(st.context.headers)
+    except Exception:  # no request behind this run
+        return False
 
 
 def _browser_language() -> str | None:

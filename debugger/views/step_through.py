@@ -25,6 +25,8 @@ TIMELINE_SHADED_COLUMNS, TIMELINE_SHADED_CELLS = 12, 400
 8 ms + 2.3 ms a column + 0.05 ms a cell on every rerun (100 ms for 41 columns, 300 ms for 200 x 23)."""
 FINDINGS_POLL = 1.0
 """How often (seconds) the page looks whether a long run's findings, computed in the background, are ready."""
+DRAWN_WAIT = 3.0
+"""After this many seconds a new session's page is shown in full even if its stepper never said it had drawn."""
 
 
 def _go(step: int) -> None:
@@ -90,20 +92,10 @@ def render() -> None:
     failed_at = view.failed_step
     if failed_at is not None and step > failed_at:
         st.warning(_("The run failed at step {step}; nothing after it ran.").format(step=failed_at))
-    collapsed = bool(session.widget_value(session.COLLAPSE_SUBGRAPHS))
-    learning = session.learning()
-    model = stepper.model_for(
-        run.view,
-        at.scope,
-        step,
-        collapsed=collapsed,
-        learning=learning,
-        guessed=session.guessed_calls(at.scope) if learning else set(),
-    )
-    model = {**model, "aside": _lesson_aside(run, view, at)}
-    if learning:  # a 🔎 would tell which step goes wrong before the learner has guessed it
-        model = {**model, "findings": [], "marked": []}
-    stepper.stepper(model, _go)
+    first_paint = stepper.first_paint()
+    stepper.stepper(_stepper_model(run, view, at), _go, report_drawn=first_paint)
+    if first_paint:  # the rest follows the stepper's word that its graph is on screen
+        return
     if view.has_subgraphs:
         st.toggle(_("Collapse subgraphs"), key=session.COLLAPSE_SUBGRAPHS)
     if view.findings_pending or view.visits_pending:  # a long run: its findings and ✓ marks come later
@@ -116,6 +108,23 @@ def render() -> None:
     panels.render_tabs(run, view, at)
     _timeline(view, step)
     run.view.drawn()  # a long run's findings start now: computed meanwhile, they would slow the page down
+
+
+def _stepper_model(run, view: RunView, at: Cursor) -> dict:
+    """The stepper's model at the cursor, with the lesson beside it; in learn mode without the 🔎 marks."""
+    learning = session.learning()
+    model = stepper.model_for(
+        run.view,
+        at.scope,
+        at.step,
+        collapsed=bool(session.widget_value(session.COLLAPSE_SUBGRAPHS)),
+        learning=learning,
+        guessed=session.guessed_calls(at.scope) if learning else set(),
+    )
+    model = {**model, "aside": _lesson_aside(run, view, at)}
+    if learning:  # a 🔎 would tell which step goes wrong before the learner has guessed it
+        model = {**model, "findings": [], "marked": []}
+    return model
 
 
 def _lesson_aside(run, view: RunView, at: Cursor) -> list[dict[str, str]]:
@@ -157,6 +166,22 @@ def _code(run) -> None:
 
 CODE_LANGUAGES = {"python": "Python", "javascript": "JavaScript"}
 """A lesson's language as the code expander names it."""
+
+
+def first_paint_sidebar() -> None:
+    """The sidebar of a new session's first paint (`stepper.first_paint`): the pages' links only (the sidebar
+    is there, so the page does not narrow when its forms come), and the wait for the stepper's word."""
+    with st.sidebar:
+        st.fragment(run_every=DRAWN_WAIT)(_drawn_wait)()
+
+
+def _drawn_wait() -> None:
+    """A fragment of the first paint that, on its first tick after `DRAWN_WAIT` seconds, shows the whole page
+    (a stepper that never says it has drawn, its script failing in the browser, must not hide the tabs)."""
+    if session.recall(session.DRAWN_WAITED):
+        stepper.drawn()
+        st.rerun(scope="app")
+    session.remember(session.DRAWN_WAITED, True)
 
 
 def _findings_wait(language: str) -> None:

@@ -4,7 +4,10 @@ move back (`step`), so the URL's `step=`, the tabs below and a reload follow it;
 model again when something new is asked of the run (another window of a long run, learn mode, a guess).
 
 The model of a run is built once per window and kept with the run's `TraceView`: a rerun after a step
-sends the same model, with the step the page is at."""
+sends the same model, with the step the page is at.
+
+A new browser session's first view of the page sends the stepper alone (`first_paint`): the browser's first
+work is the graph, and the stepper says when it has drawn it (`drawn`), which reruns the page in full."""
 
 from __future__ import annotations
 
@@ -52,6 +55,34 @@ def take_report(on_step: Callable[[int], None], key: str = session.STEPPER) -> N
         on_step(move["step"])
 
 
-def stepper(model: dict[str, Any], on_step: Callable[[int], None], key: str = session.STEPPER) -> Any:
-    """Mounts the stepper; `on_step(step)` runs (as a callback, before the rerun) when the user moved."""
-    return _component(key=key, data=model, default={"move": None}, on_move_change=lambda: take_report(on_step, key))
+def first_paint() -> bool:
+    """Whether this run is a new browser session's first view of the open run's stepper, which is then sent
+    alone: the tabs, the timeline, the sidebar's forms and a long run's findings follow once the stepper has
+    drawn its graph (rendered in the same batch, they kept the browser's main thread from it for seconds on
+    a loaded machine). Only a browser's stepper says it has drawn; a run with no browser behind it (AppTest)
+    is the whole page at once."""
+    if session.recall(session.STEPPER_DRAWN) or session.loaded_run() is None or not session.in_browser():
+        return False
+    if (session.widget_value(session.STEPPER) or {}).get("drawn"):  # said without its callback (a test)
+        drawn()
+        return False
+    return True
+
+
+def drawn() -> None:
+    """Notes that this session's stepper has drawn: every later run of the page is whole at once."""
+    session.remember(session.STEPPER_DRAWN, True)
+
+
+def stepper(
+    model: dict[str, Any], on_step: Callable[[int], None], key: str = session.STEPPER, *, report_drawn: bool = False
+) -> Any:
+    """Mounts the stepper; `on_step(step)` runs (as a callback, before the rerun) when the user moved. With
+    `report_drawn` it says (its state `drawn`, a rerun) once the browser has painted its graph."""
+    return _component(
+        key=key,
+        data={**model, "report_drawn": True} if report_drawn else model,
+        default={"move": None, "drawn": False},
+        on_move_change=lambda: take_report(on_step, key),
+        on_drawn_change=drawn,
+    )

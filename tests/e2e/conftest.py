@@ -39,6 +39,8 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 GRAPH = ".stepscope-graph svg"
 """The step drawing: SVG laid out by Graphviz on the server (debugger/views/widgets.py)."""
 SIDEBAR = '[data-testid="stSidebar"]'
+STEPPER_ROOT = ".stepscope-host"
+"""The page's stepper's own element (debugger/frontend/stepper.js): `data-first-paint` while the page waits."""
 THREADS = ROOT / "tests" / "threads"
 """The langgraph apps and the driver the checkpointer-thread tests share (tests/threads/apps.py)."""
 SCREENSHOTS = Path(os.environ.get("STEPSCOPE_SCREENSHOTS") or ROOT / "test-artifacts" / "screenshots")
@@ -178,6 +180,8 @@ class App:
         self.page.locator('[data-testid="stApp"]').wait_for()
         if graph:
             self.page.locator(GRAPH).first.wait_for()
+            # a new session's page draws the stepper first and the rest once it said it has drawn
+            self.page.locator(f"{STEPPER_ROOT}:not([data-first-paint])").first.wait_for()
         wait_idle(self.page)
         return self
 
