@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from .errors import EmptyChannelError, ErrorCode, InvalidUpdateError, concurrent_update_error, create_error_message
+from .errors import EmptyChannelError, ErrorCode, InvalidUpdateError, coded_error, concurrent_update_error
 from .types import Overwrite, as_overwrite
 
 
@@ -64,6 +64,13 @@ class Channel:
 
     def _reset(self) -> None:
         self.value = MISSING
+
+    def _clear(self) -> bool:
+        """A step that did not write a channel that lasts one step: empty again; True if it held a value."""
+        if self.value is MISSING:
+            return False
+        self.value = MISSING
+        return True
 
     def copy(self) -> "Channel":
         """An instance holding the same value (shallow), for reads that must not touch the original."""
@@ -149,10 +156,7 @@ class AnyValue(Channel):
 
     def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
         if not values:
-            if self.value is MISSING:
-                return False
-            self.value = MISSING
-            return True
+            return self._clear()
         if observe is not None:
             for index, write in enumerate(values):
                 observe(index, self.value if index == 0 else values[index - 1], write, write)
@@ -172,10 +176,7 @@ class EphemeralValue(Channel):
 
     def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
         if not values:
-            if self.value is MISSING:
-                return False
-            self.value = MISSING
-            return True
+            return self._clear()
         if len(values) != 1 and self.guard:
             raise InvalidUpdateError(
                 f"At key '{self.key}': EphemeralValue(guard=True) can receive only one value per step. "
@@ -243,12 +244,8 @@ class BinaryOperatorAggregate(Channel):
             overwrite = as_overwrite(write) if isinstance(write, _MAYBE_OVERWRITE) else None
             if overwrite is not None:
                 if seen_overwrite:
-                    raise InvalidUpdateError(
-                        create_error_message(
-                            message="Can receive only one Overwrite value per super-step.",
-                            error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
-                        )
-                    )
+                    message = "Can receive only one Overwrite value per super-step."
+                    raise coded_error(InvalidUpdateError, ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE, message)
                 if observe is not None:
                     observe(index, self.value, write, overwrite.value)
                 self.value = overwrite.value

@@ -8,7 +8,9 @@ debugger explains them in more words.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
+
+E = TypeVar("E", bound=Exception)
 
 
 class ErrorCode(Enum):
@@ -63,30 +65,23 @@ class ParentCommand(GraphBubbleUp):
         self.command = command
 
 
+def coded_error(error: type[E], code: ErrorCode, message: str) -> E:
+    """`error` with LangGraph's text for `code`: the message, then the troubleshooting link."""
+    return error(create_error_message(message=message, error_code=code))
+
+
 def concurrent_update_error(key: str) -> InvalidUpdateError:
-    return InvalidUpdateError(
-        create_error_message(
-            message=f"At key '{key}': Can receive only one value per step. "
-            "Use an Annotated key to handle multiple values.",
-            error_code=ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE,
-        )
-    )
+    message = f"At key '{key}': Can receive only one value per step. Use an Annotated key to handle multiple values."
+    return coded_error(InvalidUpdateError, ErrorCode.INVALID_CONCURRENT_GRAPH_UPDATE, message)
 
 
 def invalid_return_error(value: Any) -> InvalidUpdateError:
-    return InvalidUpdateError(
-        create_error_message(
-            message=f"Expected dict, got {value}",
-            error_code=ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE,
-        )
-    )
+    return coded_error(InvalidUpdateError, ErrorCode.INVALID_GRAPH_NODE_RETURN_VALUE, f"Expected dict, got {value}")
 
 
 def recursion_limit_error(limit: int) -> GraphRecursionError:
-    return GraphRecursionError(
-        create_error_message(
-            message=f"Recursion limit of {limit} reached without hitting a stop condition. "
-            "You can increase the limit by setting the `recursion_limit` config key.",
-            error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
-        )
+    message = (
+        f"Recursion limit of {limit} reached without hitting a stop condition. "
+        "You can increase the limit by setting the `recursion_limit` config key."
     )
+    return coded_error(GraphRecursionError, ErrorCode.GRAPH_RECURSION_LIMIT, message)

@@ -223,6 +223,21 @@ def finished_writes(status: TaskStatus) -> list[tuple[str, Any]]:
     return [(c, v) for c, v in status.output if c != NO_WRITES]
 
 
+class ListQuery(NamedTuple):
+    """What `list(config, before=...)` asks for; None where the config does not say."""
+
+    thread_id: Any
+    checkpoint_ns: str | None
+    checkpoint_id: str | None
+    before_id: str | None
+
+    def excludes(self, checkpoint_id: str) -> bool:
+        """Whether a checkpoint of a wanted thread and namespace is left out by id or by `before`."""
+        return bool(self.checkpoint_id and checkpoint_id != self.checkpoint_id) or bool(
+            self.before_id and checkpoint_id >= self.before_id
+        )
+
+
 # ---- savers -------------------------------------------------------------------------------------
 
 
@@ -260,6 +275,17 @@ class BaseCheckpointSaver:
         limit: int | None = None,
     ) -> Iterator[CheckpointTuple]:
         """Checkpoints newest first; `filter` matches metadata, `before` is a config, `limit` a count."""
+        configurable = (config or {}).get("configurable") or {}
+        wanted = ListQuery(
+            configurable.get("thread_id"),
+            configurable.get("checkpoint_ns"),
+            configurable.get("checkpoint_id"),
+            ((before or {}).get("configurable") or {}).get("checkpoint_id"),
+        )
+        yield from self._listed(wanted, filter, limit)
+
+    def _listed(self, wanted: "ListQuery", filter: dict[str, Any] | None, limit: int | None) -> list[CheckpointTuple]:
+        """`list`'s checkpoints, newest first: each saver's own search."""
         raise NotImplementedError
 
     def put(
@@ -327,33 +353,20 @@ class InMemorySaver(BaseCheckpointSaver):
             [(stored[k][0], stored[k][1], safe_copy(stored[k][2])) for k in ordered],
         )
 
-    def list(
-        self,
-        config: dict[str, Any] | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: dict[str, Any] | None = None,
-        limit: int | None = None,
-    ) -> Iterator[CheckpointTuple]:
-        configurable = (config or {}).get("configurable") or {}
+    def _listed(self, wanted: "ListQuery", filter: dict[str, Any] | None, limit: int | None) -> list[CheckpointTuple]:
         with self.lock:
-            threads = (
-                [str(configurable["thread_id"])] if configurable.get("thread_id") is not None else list(self.storage)
-            )
-            wanted_ns = configurable.get("checkpoint_ns")
-            wanted_id = configurable.get("checkpoint_id")
-            before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id")
+            threads = [str(wanted.thread_id)] if wanted.thread_id is not None else list(self.storage)
             found = []
             for thread_id in threads:
                 for ns, checkpoints in self.storage.get(thread_id, {}).items():
-                    if wanted_ns is not None and ns != wanted_ns:
+                    if wanted.checkpoint_ns is not None and ns != wanted.checkpoint_ns:
                         continue
                     for checkpoint_id in sorted(checkpoints, reverse=True):
-                        if (wanted_id and checkpoint_id != wanted_id) or (before_id and checkpoint_id >= before_id):
+                        if wanted.excludes(checkpoint_id):
                             continue
                         if matches(checkpoints[checkpoint_id][1], filter):
                             found.append(self._tuple(thread_id, ns, checkpoint_id))
-        yield from found[:limit] if limit is not None else found
+        return found[:limit] if limit is not None else found
 
     def put(
         self, config: dict[str, Any], checkpoint: Checkpoint, metadata: dict[str, Any], new_versions: dict[str, Any]

@@ -25,6 +25,7 @@ from .savers import (
     BaseCheckpointSaver,
     Checkpoint,
     CheckpointTuple,
+    ListQuery,
     checkpoint_metadata,
     make_config,
     matches,
@@ -104,28 +105,19 @@ class SqliteSaver(BaseCheckpointSaver):
             rows = self._fetch(query + " ORDER BY checkpoint_id DESC LIMIT 1", (thread_id, ns))
         return self._tuple(thread_id, ns, rows[0]) if rows else None
 
-    def list(
-        self,
-        config: dict[str, Any] | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: dict[str, Any] | None = None,
-        limit: int | None = None,
-    ) -> Iterator[CheckpointTuple]:
-        configurable = (config or {}).get("configurable") or {}
+    def _listed(self, wanted: ListQuery, filter: dict[str, Any] | None, limit: int | None) -> list[CheckpointTuple]:
         where, args = [], []
         for column, value in (
-            ("thread_id", configurable.get("thread_id")),
-            ("checkpoint_ns", configurable.get("checkpoint_ns")),
-            ("checkpoint_id", configurable.get("checkpoint_id")),
+            ("thread_id", wanted.thread_id),
+            ("checkpoint_ns", wanted.checkpoint_ns),
+            ("checkpoint_id", wanted.checkpoint_id),
         ):
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(str(value))
-        before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id")
-        if before_id:
+        if wanted.before_id:
             where.append("checkpoint_id < ?")
-            args.append(before_id)
+            args.append(wanted.before_id)
         query = (
             "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata "
             "FROM checkpoints"
@@ -139,7 +131,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 break
             if matches(_loads(row[3]), filter):
                 found.append(self._tuple(thread_id, ns, row))
-        yield from found
+        return found
 
     def _tuple(self, thread_id: str, ns: str, row: Sequence[Any]) -> CheckpointTuple:
         checkpoint_id, parent, checkpoint, metadata = row
