@@ -60,17 +60,8 @@ def model_for(
         drawing = kept.get(drawing_key) or drawing_of(view, collapsed=collapsed, svg_of=svg_of)
         if drawing[0]:
             kept[drawing_key] = drawing
-        model = stepper_model(
-            traced,
-            scope,
-            anchor,
-            collapsed=collapsed,
-            learning=learning,
-            guessed=guessed,
-            window=window,
-            drawing=drawing,
-            errors_tab=errors_tab,
-        )
+        shown = {"collapsed": collapsed, "learning": learning, "guessed": guessed, "errors_tab": errors_tab}
+        model = stepper_model(traced, scope, anchor, window=window, drawing=drawing, **shown)
         kept[key] = model
         while len(kept) > KEPT_MODELS:
             kept.popitem(last=False)

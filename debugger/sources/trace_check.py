@@ -176,28 +176,28 @@ class StreamCheck:
                 f"{source} was written by a newer StepScope (trace schema {version}; this one reads "
                 f"up to {SCHEMA_VERSION}). Upgrade StepScope to open it."
             )
-        try:
-            TraceFile.model_validate(head)
-        except ValidationError as exc:
-            raise TraceFileError(f"{source}: {first_problem(exc, head)}") from None
-        except RecursionError:
-            raise TraceFileError(f"{source} is nested too deeply to check.") from None
+        self._schema_check(TraceFile, head)
         self.replay = ReplayCheck()
         self.sense = SenseCheck(head.get("graph") or {})
         problem = self.sense.graph_problem()
         if problem:
             raise TraceFileError(f"{source}: {problem}, so the file describes no run that can have happened.")
 
+    def _schema_check(self, schema: Any, data: Any, within: str = "") -> None:
+        """`data` (the head, or the part `within` it) against its pydantic `schema`: a TraceFileError naming
+        the first problem."""
+        try:
+            schema.model_validate(data)
+        except ValidationError as exc:
+            raise TraceFileError(f"{self.source}: {first_problem(exc, self.head, within=within)}") from None
+        except RecursionError:
+            raise TraceFileError(f"{self.source} is nested too deeply to check.") from None
+
     def step(self, index: int, step: Any) -> None:
         """Checks the run's `index`-th step (its file form) after those before it."""
         source = self.source
         put_back(step)  # what the file form leaves out of a step (schema 3), so every check sees the step whole
-        try:
-            StepFile.model_validate(step)
-        except ValidationError as exc:
-            raise TraceFileError(f"{source}: {first_problem(exc, self.head, within=f'steps[{index}]')}") from None
-        except RecursionError:
-            raise TraceFileError(f"{source} is nested too deeply to check.") from None
+        self._schema_check(StepFile, step, within=f"steps[{index}]")
         problem = self.replay.step(index, step)
         if problem:
             raise TraceFileError(f"{source}: {problem}. The file is damaged; re-export the run.")

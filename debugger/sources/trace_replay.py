@@ -6,18 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from debugger.sources.step_checks import first_step_problem
 from debugger.sources.trace_values import is_write_ref
 from engine.codec import TYPE
 
 
 def _replay_problem(run: dict[str, Any], where: str = "") -> str | None:
     """Whether every channel's deltas apply in order (see `ReplayCheck`)."""
-    check = ReplayCheck(where)
-    for s, step in enumerate(run.get("steps", ())):
-        problem = check.step(s, step)
-        if problem:
-            return problem
-    return None
+    return first_step_problem(ReplayCheck(where), run)
 
 
 class ReplayCheck:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from debugger.sources.step_checks import first_step_problem
 from engine import END, START
 
 _NAMELESS_TASKS = frozenset({START, "__input__"})
@@ -26,14 +27,7 @@ _NAMELESS_TASKS = frozenset({START, "__input__"})
 def sense_problem(run: dict[str, Any], where: str = "") -> str | None:
     """The first thing in `run` (a trace file's dict, already schema-checked) that cannot be, or None."""
     check = SenseCheck(run.get("graph") or {}, where)
-    problem = check.graph_problem()
-    if problem:
-        return problem
-    for s, step in enumerate(run.get("steps", ())):
-        problem = check.step(s, step)
-        if problem:
-            return problem
-    return None
+    return check.graph_problem() or first_step_problem(check, run)
 
 
 class SenseCheck:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import streamlit as st
 
@@ -19,6 +19,8 @@ from debugger.sources import runs as sources
 from debugger.stores.opening import local_db_path
 from debugger.views import session, widgets
 from debugger.views.sidebar import on_screen, open_and_show
+
+T = TypeVar("T")
 
 
 def _widget_values(setup: Setup) -> dict[str, Any]:
@@ -38,16 +40,23 @@ def _widget_values(setup: Setup) -> dict[str, Any]:
     return values
 
 
+def _or_failure(make: Callable[[Any], T], given: Any) -> T | None:
+    """`make(given)`, or None with the one line of its PlaygroundError shown in its place."""
+    try:
+        return make(given)
+    except PlaygroundError as exc:
+        widgets.failure(str(exc))
+        return None
+
+
 def _follow_link() -> None:
     """A URL that names a set-up (a link, Back, Forward) puts it into the widgets; a reducer of its own that it
     brings is held back until the learner has read it (opening a link must not run code)."""
     linked = session.page_link("playground")
     if linked is None:
         return
-    try:
-        setup = playground.setup_from_params(linked)
-    except PlaygroundError as exc:
-        widgets.failure(str(exc))
+    setup = _or_failure(playground.setup_from_params, linked)
+    if setup is None:
         return
     session.set_widgets({"playground-reducer": setup.reducer, **_widget_values(setup)})
     if setup.reducer == "custom" and setup.custom != Setup().custom:
@@ -121,10 +130,8 @@ def render() -> None:
     on_screen(playground.setup_title(setup))  # the sidebar names this page's run, not the Step-through one
     if _linked_code_held(setup):
         return
-    try:
-        played = playground.play(setup)
-    except PlaygroundError as exc:
-        widgets.failure(str(exc))
+    played = _or_failure(playground.play, setup)
+    if played is None:
         return
     _fold(played)
     _orders(played)
