@@ -7,7 +7,7 @@ form, is a `RunOptions`, and `run_request` turns it into the one `RunRequest` a 
     --thread ID              short for configurable.thread_id (both given and different: refused)
     --context JSON           the run context (langgraph's context=)
     --resume VALUE           the answer to the thread's interrupt (JSON, or plain text)
-    --recursion-limit N      supersteps allowed: the config's recursion_limit
+    --recursion-limit N      supersteps allowed: the config's recursion_limit (LangGraph.js: recursionLimit)
     --timeout S              seconds to wait for the app's import and for its run
 
 A runtime refuses by name the ones it does not take (`Runtime.check_run_options`).
@@ -135,8 +135,8 @@ def run_request(loaded: LoadedTarget, options: RunOptions, spelling: Spelling = 
     thread = run_thread(given, options.thread, names=(spelling.thread, spelling.config_in))
     config = {**loaded.example_config, **(given or {})}
     thread = thread or run_thread(config, None)  # the runtime puts it in the config: it wins over example_config's
-    if options.recursion_limit is not None:
-        config["recursion_limit"] = options.recursion_limit
+    if options.recursion_limit is not None:  # LangGraph.js reads recursionLimit, and ignores recursion_limit
+        config[loaded.runtime.recursion_limit_key] = options.recursion_limit
     graph_input = read_json_option(options.input, spelling.input, files=spelling.files)
     return RunRequest(
         loaded.graph,

@@ -14,6 +14,8 @@ docs/architecture.md has the checklist. Nothing else changes. The object must pr
 - `name`: a short identifier ("engine", "langgraph", "langgraphjs"), and `title`: how messages call its graphs
   ("StepScope", "langgraph"), as in "x.py is a StepScope graph".
 - `language`: what its apps are written in ("python", "javascript").
+- `recursion_limit_key`: the config key its runs read the recursion limit from ("recursion_limit",
+  LangGraph.js's "recursionLimit"), where `--recursion-limit` puts it.
 - `loads(spec) -> bool` and `load(spec) -> LoadedTarget`: a runtime whose apps are not Python
   (LangGraph.js) says which targets it loads itself (`app.mjs:graph`) and loads them (its "graph" is
   then a handle of its own, such as `langgraphjs.runtime.JSGraph`); Python runtimes answer False and
@@ -175,6 +177,7 @@ class PythonApps:
 
     language = "python"
     title = "Python"
+    recursion_limit_key = "recursion_limit"
 
     def loads(self, spec: str) -> bool:
         """False: `targets.load_target` imports the module and asks each runtime to `claims` its graph."""
@@ -191,6 +194,8 @@ class Runtime(Protocol):
     name: str
     title: str
     language: str
+    recursion_limit_key: str
+    """The run config's key for the recursion limit (`--recursion-limit` sets it)."""
     errors: tuple[type[Exception], ...]
     capabilities: tuple[type, ...]
     """The optional capabilities it has (`debugger.runtimes.capabilities`)."""

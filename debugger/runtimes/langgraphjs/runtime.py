@@ -185,6 +185,7 @@ class LangGraphJSRuntime:
     name = NAME
     title = "LangGraph.js"
     language = "javascript"
+    recursion_limit_key = "recursionLimit"
     errors: tuple[type[Exception], ...] = (JSAppError,)
     capabilities = CAPABILITIES
     """`--thread`/`--resume` reach the app's own saver through its config, and a `MemorySaver` thread
