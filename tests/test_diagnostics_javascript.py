@@ -38,6 +38,11 @@ def test_the_appending_fix_reads_as_the_articles_javascript():
     )
 
 
+def test_a_run_config_key_is_langgraphjs_own():
+    python = 'graph.invoke(inputs, {"recursion_limit": 100})'
+    assert javascript(python) == "await graph.invoke(inputs, { recursionLimit: 100 });"
+
+
 def test_a_reducer_merging_by_id_becomes_a_javascript_function():
     python = (
         "def merge_by_id(old, new):\n    ids = {item['id'] for item in old}\n"

@@ -10,6 +10,7 @@ write LangGraph.js:
     def node(state):  (an indented block)  ->  function node(state) { ... }
     state["key"], state.get("key") or []   ->  state.key, state.key ?? []
     builder.add_edge("a", "b")             ->  builder.addEdge("a", "b");
+    graph.invoke(x, {"recursion_limit": 9})  ->  await graph.invoke(x, { recursionLimit: 9 });
 
 Only the snippets change; the explanations already speak of nodes, keys and values.
 """
@@ -39,6 +40,9 @@ KINDS = {"list": "list", "dict": "dict", "set": "set", "int": "number", "float":
 
 METHODS = {"add_edge": "addEdge", "add_node": "addNode", "add_conditional_edges": "addConditionalEdges"}
 """Builder methods, snake_case -> LangGraph.js's camelCase."""
+
+CONFIG_KEYS = {"recursion_limit": "recursionLimit"}
+"""Run config keys, snake_case -> LangGraph.js's camelCase (it ignores the snake_case one)."""
 
 _DECLARATION = re.compile(r"^(\w+): Annotated\[(\w+|<[^>]+>)(?:\[[^\]]*\])?, (.+)\]$")
 _COMMENT = re.compile(r"\s{2,}#\s?|^#\s?")
@@ -129,6 +133,8 @@ def _line(code: str, *, async_body: bool, lists: bool = False) -> str:
     for snake, camel in METHODS.items():
         code = code.replace(f".{snake}(", f".{camel}(")
     code = _objects(code)
+    for snake, camel in CONFIG_KEYS.items():
+        code = re.sub(rf"\b{snake}: ", f"{camel}: ", code)
     if code.startswith("def ") and code.endswith(":"):
         return ("async function " if async_body else "function ") + code[4:-1] + " {"
     if code.startswith("if not ") and code.endswith(":"):
