@@ -221,8 +221,9 @@ def test_the_live_page_and_its_sidebar_speak_chinese(tmp_path, monkeypatch) -> N
     app.run()
     sidebar = re.sub(r"\\(.)", r"\1", "\n".join(str(e.value) for e in app.sidebar.markdown))
     assert "slow_research 的实时运行" in sidebar and "`完成`" in sidebar and "steps" not in sidebar, sidebar
+    assert "5 个超级步" in sidebar, "as many as the stepper shows (0 to 4), not the input's step -1 too"
     status = [str(s.value) for s in app.success]
     assert any("已完成" in line for line in status) and "done" not in " ".join(status).lower(), status
     shown = stepper_shown.model(app)
-    assert shown["at_step"] == 4 and shown["labels"]["next"] == "下一步 ▶", "the stepper, at the newest step"
+    assert shown["at_step"] == 4 and shown["count"] == 5 and shown["labels"]["next"] == "下一步 ▶", "at the newest"
     assert stepper_shown.summary(app)[0] == ("heading", "超级步 4"), stepper_shown.summary(app)

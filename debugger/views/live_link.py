@@ -13,7 +13,7 @@ import threading
 
 import streamlit as st
 
-from debugger.i18n import N_, _
+from debugger.i18n import N_, _, ngettext
 from debugger.live import LiveRun
 from debugger.model import run_status
 from debugger.views import page_url, session, widgets
@@ -111,11 +111,12 @@ def sidebar() -> None:
         snap = run.snapshot()
         icon = LIVE_ICONS.get(snap.status) or run_status.icon(snap.status)
         state = _(LIVE_STATES[snap.status]) if snap.status in LIVE_STATES else run_status.label(snap.status)
+        count = len(snap.committed_steps)  # the supersteps, as the stepper counts them (not the input's step -1)
         st.markdown(
             _("**Live run of {target}**").format(target=widgets.md(run.target))
             + f"  \n{icon} `{widgets.code(state)}` · "
-            + _("{count} steps · run `{run}`").format(
-                count=len(snap.trace.steps) if snap.trace is not None else 0, run=widgets.code(snap.run_id[:8])
+            + ngettext("{count} superstep · run `{run}`", "{count} supersteps · run `{run}`", count).format(
+                count=count, run=widgets.code(snap.run_id[:8])
             )
         )
         st.caption(_("This page's link names this run: a new browser window opened on it shows it too."))
