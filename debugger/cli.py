@@ -47,6 +47,7 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0]) == "stepscope":
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 import argparse
+import gc
 import json
 from typing import Sequence
 
@@ -101,8 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the subcommand is the first word (stepscope has no options of its own but --help); its module is
     # imported here, still under `_stopped_while_starting`
     args = build_parser(argv[0] if argv else None).parse_args(argv)
-    if signal.getsignal(signal.SIGINT) is _stopped_while_starting:
+    if signal.getsignal(signal.SIGINT) is _stopped_while_starting:  # the `stepscope` process, not a caller's
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        # StepScope's modules live as long as the process: frozen, the collector no longer walks them on
+        # each full collection while the app imports and runs (`stepscope run`: about 0.05 CPU s)
+        gc.freeze()
     language = i18n.parse(args.lang) if getattr(args, "lang", None) else i18n.from_environment()
     if language is None:
         print(f"error: unknown language {args.lang!r}: use --lang en or --lang zh", file=sys.stderr)

@@ -4,6 +4,7 @@ run does not wait for the modules of the app's server, the diagnostics or the ot
 from __future__ import annotations
 
 import ast
+import gc
 import subprocess
 import sys
 
@@ -97,3 +98,46 @@ def test_the_lazy_engine_still_hands_out_every_public_name() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "True"]
+
+
+FREEZE_PROBE_APP = """
+import gc
+import operator
+from typing import Annotated, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+print("frozen while the app imports:", gc.get_freeze_count())
+
+
+class S(TypedDict):
+    n: Annotated[int, operator.add]
+
+
+builder = StateGraph(S)
+builder.add_node("inc", lambda state: {"n": 1})
+builder.add_edge(START, "inc")
+builder.add_edge("inc", END)
+graph = builder.compile()
+example_input = {"n": 0}
+"""
+
+
+@pytest.mark.slow
+def test_the_stepscope_process_freezes_its_own_modules_before_the_app_imports(tmp_path) -> None:
+    app = tmp_path / "app.py"
+    app.write_text(FREEZE_PROBE_APP)
+    done = subprocess.run(
+        [sys.executable, "-m", "debugger.cli", "run", str(app), "--db", str(tmp_path / "runs.sqlite3")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    frozen = int(done.stdout.split("frozen while the app imports:")[1].split()[0])
+    assert frozen > 10_000  # StepScope's modules: the collector no longer walks them while the app runs
+
+
+def test_main_called_in_a_callers_process_freezes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    before = gc.get_freeze_count()
+    assert cli.main(["samples"]) == 0
+    assert gc.get_freeze_count() <= before  # a caller's objects are its own (frozen ones may be freed meanwhile)
