@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from .channels import MISSING, Channel
+from .channels import MISSING, AnyValue, BinaryOperatorAggregate, Channel, EphemeralValue, LastValue
 from .constants import PULL, PUSH, RESERVED_WRITE_KEYS, START, TASKS
 from .errors import EmptyChannelError
 from .hooks import Hooks, ReducerCall
@@ -121,9 +121,22 @@ class RunState:
         values = {}
         for key in keys:
             channel = channels[key]
-            if channel.is_available():
+            if type(channel) in PLAIN_CHANNELS:  # `is_available()` and `get()`, read off the slot
+                value = channel.value
+                if value is not MISSING:
+                    values[key] = value
+            elif channel.is_available():
                 values[key] = channel.get()
         return values
+
+
+PLAIN_CHANNELS = frozenset(
+    kind
+    for kind in (LastValue, AnyValue, EphemeralValue, BinaryOperatorAggregate)
+    if kind.get is Channel.get and kind.is_available is Channel.is_available
+)
+"""Channel classes whose value is available exactly when it is not MISSING: reading one is one
+attribute read, not two calls (every node input and every state read goes through `read`)."""
 
 
 def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...], checkpoint_id: str = "") -> str:
@@ -132,17 +145,21 @@ def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...], ch
     if parts is None:
         if len(_ID_PARTS) > 10_000:  # Send paths are many; the cache only spares re-formatting
             _ID_PARTS.clear()
-        parts = _ID_PARTS[(ns, name, path)] = (f"{'|'.join(ns)}#", f"#{name}#{path!r}")
-    key = f"{parts[0]}{step}{parts[1]}#{checkpoint_id}" if checkpoint_id else f"{parts[0]}{step}{parts[1]}"
-    hasher = _HASHER.copy()  # cheaper than making one: this runs for every task
+        prefix = _HASHER.copy()  # the key's start, hashed once: blake2b takes the rest after it
+        prefix.update(f"{'|'.join(ns)}#".encode("utf-8", "surrogatepass"))
+        parts = _ID_PARTS[(ns, name, path)] = (prefix, f"#{name}#{path!r}")
+    key = f"{step}{parts[1]}#{checkpoint_id}" if checkpoint_id else f"{step}{parts[1]}"
+    hasher = parts[0].copy()  # cheaper than making one: this runs for every task
     hasher.update(key.encode("utf-8", "surrogatepass"))  # a name may hold a lone surrogate (a decoded file name)
     h = hasher.hexdigest()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-_ID_PARTS: dict[tuple[Any, ...], tuple[str, str]] = {}
-"""The fixed parts of `task_id`'s key, per (namespace, node, path)."""
+_ID_PARTS: dict[tuple[Any, ...], tuple[Any, str]] = {}
+"""Per (namespace, node, path): the hasher fed the key's start, and the key's end after the step."""
 _HASHER = blake2b(digest_size=16)
+_NOTHING_SEEN: dict[str, int] = {}
+"""The versions a node that never ran has seen (shared, never changed)."""
 
 
 def plan_tasks(
@@ -160,71 +177,64 @@ def plan_tasks(
     `updated_channels=None` (a resumed run) every node is. `stop` (the run's step budget) gives the
     managed values (`managed.py`) in a node's input.
     """
-    channels = state.channels
-    versions = state.versions
     if updated_channels is None:
         candidates = sorted(nodes)
     else:
-        names = set()
+        names: set[str] = set()
         for channel in updated_channels:
             names.update(trigger_to_nodes.get(channel, ()))
         candidates = sorted(names)
     tasks: list[Task] = []
     for name in candidates:
-        node = nodes[name]
-        seen = state.versions_seen.get(name)
-        triggered = []
-        for channel in node.triggers:
-            if channels[channel].is_available() and versions.get(channel, 0) > (seen.get(channel, 0) if seen else 0):
-                triggered.append(channel)
-        if not triggered:
+        task = _pull_task(nodes[name], state, step, ns, stop)
+        if task is not None:
+            tasks.append(task)
+    if state.channels[TASKS].is_available():
+        tasks.extend(_push_tasks(nodes, state, step, ns))
+    return tasks
+
+
+def _pull_task(node: "CompiledNode", state: RunState, step: int, ns: tuple[str, ...], stop: int) -> Task | None:
+    """The task of `node` when a trigger of it is newer than the version the node last saw, else None."""
+    versions = state.versions
+    channels = state.channels
+    seen = state.versions_seen.get(node.name) or _NOTHING_SEEN
+    fired: dict[str, int] = {}  # the triggers that fired, with their versions: the task's seen_versions
+    for channel in node.triggers:
+        version = versions.get(channel, 0)
+        if version > seen.get(channel, 0) and channels[channel].is_available():
+            fired[channel] = version
+    if not fired:
+        return None
+    name = node.name
+    if name == START:
+        task_input = channels[START].get()
+    else:
+        task_input = state.read(node.reads)
+        for key, get in node.managed:
+            task_input[key] = get(step, stop)
+        if node.input_mapper is not None:
+            try:
+                task_input = node.input_mapper(**task_input)
+            except Exception as exc:  # e.g. pydantic validation of the node's input
+                exc.add_note(f"Before task with name '{name}' and path '{(PULL, name)}'")
+                raise
+    path = node.pull_path
+    task_key = task_id(ns, step, name, path, state.checkpoint_id)
+    return Task(task_key, name, path, step, node.sorted_triggers, fired, task_input, node, fired=tuple(fired))
+
+
+def _push_tasks(nodes: Mapping[str, "CompiledNode"], state: RunState, step: int, ns: tuple[str, ...]) -> list[Task]:
+    """One task per `Send` packet queued at the last barrier, in the order the Sends were made."""
+    tasks = []
+    for index, packet in enumerate(state.channels[TASKS].get()):
+        node = nodes.get(packet.node)
+        if node is None:
+            logger.warning(f"Ignoring unknown node name {packet.node} in pending sends")
             continue
-        if node.name == START:
-            task_input = channels[START].get()
-        else:
-            task_input = state.read(node.reads)
-            for key, get in node.managed:
-                task_input[key] = get(step, stop)
-            if node.input_mapper is not None:
-                try:
-                    task_input = node.input_mapper(**task_input)
-                except Exception as exc:  # e.g. pydantic validation of the node's input
-                    exc.add_note(f"Before task with name '{name}' and path '{(PULL, name)}'")
-                    raise
-        path = node.pull_path
-        tasks.append(
-            Task(
-                task_id(ns, step, name, path, state.checkpoint_id),
-                name,
-                path,
-                step,
-                node.sorted_triggers,
-                {c: versions[c] for c in triggered},
-                task_input,
-                node,
-                fired=tuple(triggered),
-            )
-        )
-    if channels[TASKS].is_available():
-        for index, packet in enumerate(channels[TASKS].get()):
-            node = nodes.get(packet.node)
-            if node is None:
-                logger.warning(f"Ignoring unknown node name {packet.node} in pending sends")
-                continue
-            path = (PUSH, index, False)  # LangGraph's public path of a Send task
-            tasks.append(
-                Task(
-                    task_id(ns, step, packet.node, path, state.checkpoint_id),
-                    packet.node,
-                    path,
-                    step,
-                    (PUSH,),
-                    {},
-                    packet.arg,
-                    node,
-                    fired=(PUSH,),
-                )
-            )
+        path = (PUSH, index, False)  # LangGraph's public path of a Send task
+        task_key = task_id(ns, step, packet.node, path, state.checkpoint_id)
+        tasks.append(Task(task_key, packet.node, path, step, (PUSH,), {}, packet.arg, node, fired=(PUSH,)))
     return tasks
 
 
@@ -253,42 +263,14 @@ def apply_writes(
     """
     channels = state.channels
     versions = state.versions
-    bump_step = False
-    for task in tasks:
-        if task.triggers:
-            bump_step = True
-            seen = state.versions_seen.setdefault(task.name, {})
-            for channel in task.triggers:
-                if channel in versions:
-                    seen[channel] = versions[channel]
+    bump_step = _mark_seen(state.versions_seen, versions, tasks)
     next_version = max(versions.values(), default=0) + 1
-
-    if len(tasks) == 1:
-        consumed: Iterable[str] = tasks[0].triggers
-    else:
-        consumed = {c for task in tasks for c in task.triggers}
+    consumed = tasks[0].triggers if len(tasks) == 1 else {c for task in tasks for c in task.triggers}
     for channel in consumed:
         if channel in channels and channel not in RESERVED_WRITE_KEYS and channels[channel].consume():
             versions[channel] = next_version
 
-    pending: dict[str, list[Any]] = {}
-    writers: dict[str, list[Task]] = {}
-    for task in tasks:
-        for channel, value in task.writes:
-            if channel in RESERVED_WRITE_KEYS:
-                continue
-            if channel in channels:
-                if channel in pending:
-                    pending[channel].append(value)
-                    writers[channel].append(task)
-                else:
-                    pending[channel] = [value]
-                    writers[channel] = [task]
-            else:
-                logger.warning(
-                    f"Task {task.name} with path {task.path} wrote to unknown channel {channel}, ignoring it."
-                )
-
+    pending, writers = _grouped_writes(channels, tasks)
     updated: set[str] = set()
     observed = [0]  # running index of reducer calls within this step
     for channel, values in pending.items():
@@ -301,24 +283,70 @@ def apply_writes(
             versions[channel] = next_version
             if target.is_available():
                 updated.add(channel)
-
     if bump_step:
-        clearing = state.clearing
-        if clearing is None:
-            clearing = state.clearing = tuple(k for k, c in channels.items() if c.clears_unwritten)
-        for channel in clearing:
-            target = channels[channel]
-            if channel not in updated and target.is_available() and target.update(()):
+        _end_step(state, updated, trigger_to_nodes, next_version)
+    return updated
+
+
+def _mark_seen(versions_seen: dict[str, dict[str, int]], versions: dict[str, int], tasks: list[Task]) -> bool:
+    """Marks every trigger of each task seen at its current version; True if a task had triggers (a
+    superstep, not the input or an external update)."""
+    bump_step = False
+    for task in tasks:
+        if task.triggers:
+            bump_step = True
+            seen = versions_seen.get(task.name)
+            if seen is None:
+                seen = versions_seen[task.name] = {}
+            for channel in task.triggers:
+                if channel in versions:
+                    seen[channel] = versions[channel]
+    return bump_step
+
+
+def _grouped_writes(
+    channels: Mapping[str, Channel], tasks: list[Task]
+) -> tuple[dict[str, list[Any]], dict[str, list[Task]]]:
+    """Each channel's writes in application order, and the task of each write."""
+    pending: dict[str, list[Any]] = {}
+    writers: dict[str, list[Task]] = {}
+    for task in tasks:
+        for channel, value in task.writes:
+            if channel in RESERVED_WRITE_KEYS:
+                continue
+            if channel in pending:
+                pending[channel].append(value)
+                writers[channel].append(task)
+            elif channel in channels:
+                pending[channel] = [value]
+                writers[channel] = [task]
+            else:
+                logger.warning(
+                    f"Task {task.name} with path {task.path} wrote to unknown channel {channel}, ignoring it."
+                )
+    return pending, writers
+
+
+def _end_step(state: RunState, updated: set[str], trigger_to_nodes: Mapping[str, Any], next_version: int) -> None:
+    """After a superstep's writes: the channels nothing wrote clear (edge triggers), and when no node
+    is triggered any more, every channel hears that the run is finishing (deferred nodes, barriers)."""
+    channels = state.channels
+    versions = state.versions
+    clearing = state.clearing
+    if clearing is None:
+        clearing = state.clearing = tuple(k for k, c in channels.items() if c.clears_unwritten)
+    for channel in clearing:
+        target = channels[channel]
+        if channel not in updated and target.is_available() and target.update(()):
+            versions[channel] = next_version
+            if target.is_available():
+                updated.add(channel)
+    if updated.isdisjoint(trigger_to_nodes):
+        for channel, target in channels.items():
+            if target.finish():
                 versions[channel] = next_version
                 if target.is_available():
                     updated.add(channel)
-        if updated.isdisjoint(trigger_to_nodes):
-            for channel, target in channels.items():
-                if target.finish():
-                    versions[channel] = next_version
-                    if target.is_available():
-                        updated.add(channel)
-    return updated
 
 
 def _update_observed(
@@ -362,18 +390,34 @@ def _update_observed(
     try:
         return target.update(values, observe)
     except Exception as exc:
-        # Report the writes the channel refused, so a failing merge is as visible as a good one.
-        before = target.value if target.is_available() else MISSING
-        for index, (write, writer) in enumerate(zip(values, writers)):
-            if index not in reported:
-                reducer_called(
-                    ns=ns,
-                    call=ReducerCall(
-                        step, channel, reducer, before, write, writer.id, writer.name, MISSING, counter[0], exc
-                    ),
-                )
-                counter[0] += 1
+        _report_refused(target, channel, values, writers, hooks, ns, step, counter, reported, exc)
         raise
+
+
+def _report_refused(
+    target: Channel,
+    channel: str,
+    values: list[Any],
+    writers: list[Task],
+    hooks: Hooks,
+    ns: tuple[str, ...],
+    step: int,
+    counter: list[int],
+    reported: list[int],
+    exc: Exception,
+) -> None:
+    """Reports the writes the channel refused, so a failing merge is as visible as a good one."""
+    reducer = target.reducer_name
+    before = target.value if target.is_available() else MISSING
+    for index, (write, writer) in enumerate(zip(values, writers)):
+        if index not in reported:
+            hooks.reducer_called(
+                ns=ns,
+                call=ReducerCall(
+                    step, channel, reducer, before, write, writer.id, writer.name, MISSING, counter[0], exc
+                ),
+            )
+            counter[0] += 1
 
 
 def local_read(state: RunState, keys: Iterable[str], writes: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -199,33 +199,25 @@ class Recorder(Hooks):
                     *chain.from_iterable(routes),
                 )
                 if not FROZEN.issuperset(map(type, event[6::2])):  # not only numbers and strings: copied
-                    flat = list(event)
-                    for index in range(6, len(flat), 2):
-                        value = flat[index]
-                        if type(value) not in FROZEN:
-                            value = builder.freeze(value, step)
-                            if value is THAWED:
-                                kept = THAWED
-                                break
-                            flat[index] = value
-                    event = tuple(flat)
-                if kept is not THAWED:
+                    event = _copied_flat(builder, event, step)
+                if event is not None and kept is not THAWED:
                     pending.append(event)
                     continue
-            if lazy:  # values copied for events kept earlier in this step are recorded as those copies
-                stand_in = builder.stand_in
-                result = result if result is SAME_AS_WRITES else stand_in(result, step)
-                frozen = FROZEN
-                writes = [(c, v if type(v) in frozen else stand_in(v, step)) for c, v in writes]
-                routes = [(n, v if type(v) in frozen else stand_in(v, step)) for n, v in routes]
-            builder.now((build_finished, task.id, result, writes, routes, task.duration, task.error, task.attempts))
+            _finished_at_once(builder, task, result, step)
 
     def reducer_called(self, *, ns: tuple[str, ...], call: ReducerCall) -> None:
         builder = self.builders[ns]
+        channel, step, error = call.channel, call.step, call.error
+        before, write, after = call.before, call.write, call.after
         latest = builder.latest
-        channel = call.channel
-        before, write, after, error = call.before, call.write, call.after, call.error
         same = before is latest.get(channel, MISSING)  # as the builder's tracker will have it
+        latest[channel] = after if error is None else before
+        if error is None:
+            if builder.reduced_step != step:
+                builder.reduced.clear()
+                builder.reduced_step = step
+            builder.reduced[channel] = after
+        appended = None
         if (
             error is None
             and type(before) in FROZEN
@@ -233,96 +225,20 @@ class Recorder(Hooks):
             and type(after) in FROZEN
             and builder.lazy
             and channel not in builder.message_channels
-        ):  # the usual call of a counter or a plain key: every value kept as it is (as below, written out)
-            latest[channel] = after
-            step = call.step
-            if builder.reduced_step != step:
-                builder.reduced.clear()
-                builder.reduced_step = step
-            builder.reduced[channel] = after
-            builder.pending.append(
-                (
-                    build_reduced,
-                    step,
-                    channel,
-                    call.reducer,
-                    call.writer,
-                    call.writer_name,
-                    call.index,
-                    same,
-                    before,
-                    write,
-                    after,
-                    None,
-                    None,
-                )
-            )
-            return
-        latest[channel] = after if error is None else before
-        if error is None:
-            if builder.reduced_step != call.step:
-                builder.reduced.clear()
-                builder.reduced_step = call.step
-            builder.reduced[channel] = after
-        at_once = error is not None or not builder.lazy
-        if builder.lazy:
-            step = call.step
-            if error is None:
-                copies, copied = builder.copies, builder.copied
-                if builder.copies_step != step:
-                    builder.start_copies(step)
-                if (
-                    type(before) is list
-                    and type(write) is list
-                    and builder.grown.get(channel) is before
-                    and call.reducer == "operator.add"
-                    and copied.get(id(write), THAWED) is write
-                    and type(copies[id(write)]) is list
-                ):
-                    # The commonest reducer, again on the list its last call made in this barrier (only the
-                    # channel holds it: no code could change it since): `before + write` is what was recorded
-                    # plus the copied write, so the long list is neither copied nor looked at again.
-                    builder.grown[channel] = after
-                    event = (
-                        build_reduced_grown,
-                        step,
-                        channel,
-                        call.reducer,
-                        call.writer,
-                        call.writer_name,
-                        call.index,
-                    )
-                    builder.pending.append((*event, copies[id(write)]))
-                    return
-                # the usual case: `before` and `write` were copied at an earlier event of this step
-                if type(before) not in FROZEN:
-                    before = copies[id(before)] if copied.get(id(before)) is before else builder.freeze(before, step)
-                if type(write) not in FROZEN:
-                    write = copies[id(write)] if copied.get(id(write)) is write else builder.freeze(write, step)
-                if type(after) not in FROZEN:
-                    after = builder.freeze(after, step)
-                at_once = before is THAWED or write is THAWED or after is THAWED
-                if not at_once and type(after) is list and call.reducer == "operator.add":
-                    builder.grown[channel] = call.after  # the next call may build on it (see above)
-            if at_once and error is None:  # each value as `stand_in` gives it (its copy was found above)
-                before = call.before if before is THAWED else before
-                write = call.write if write is THAWED else write
-                after = call.after if after is THAWED else after
-            elif at_once:
-                stand_in = builder.stand_in
-                before, write, after = (
-                    stand_in(call.before, step),
-                    stand_in(call.write, step),
-                    stand_in(call.after, step),
-                )
-        appended = None
-        if channel in builder.message_channels:
-            appended = builder.appended(channel, call.before, call.write, call.after)
-            if not at_once:  # a kept event holds copies: its delta is found from them
-                appended = None
+        ):  # the usual call of a counter or a plain key: every value kept as it is
+            at_once = False
+        else:
+            kept = _kept_call_values(builder, call)
+            if kept is None:  # recorded as the growth of the list its channel's last call made
+                return
+            before, write, after, at_once = kept
+            if channel in builder.message_channels:
+                appended = builder.appended(channel, call.before, call.write, call.after)
+                if not at_once:  # a kept event holds copies: its delta is found from them
+                    appended = None
         event = (
             build_reduced,
-            call.step,
+            step,
             channel,
             call.reducer,
             call.writer,
@@ -357,26 +273,13 @@ class Recorder(Hooks):
             changes[key] = value
             builder.merged.pop(key, None)  # recorded by the commit: no longer what `add_messages` made
         if len(state) != len(commit.state_keys):  # keys without a value
-            for key in commit.state_keys:
-                if key not in state and latest.get(key, THAWED) is not MISSING:
-                    latest[key] = MISSING
-                    if changes is NO_CHANGES:
-                        changes = {}
-                    changes[key] = MISSING
-                    builder.merged.pop(key, None)
+            changes = _emptied(builder, commit.state_keys, state, changes)
         at_once = not builder.lazy
         if changes and not at_once:
-            step = commit.step
-            for key, value in changes.items():
-                if type(value) not in FROZEN:
-                    copy = builder.freeze(value, step)
-                    if copy is THAWED:
-                        at_once = True
-                        break
-                    changes[key] = copy
+            at_once = not _kept_changes(builder, changes, commit.step)
             if at_once:  # every value as it stands in this step's records
                 stand_in = builder.stand_in
-                changes = {key: stand_in(state.get(key, MISSING), step) for key in changes}
+                changes = {key: stand_in(state.get(key, MISSING), commit.step) for key in changes}
         updated = builder.shared.setdefault(commit.updated_channels, commit.updated_channels)
         event = (
             build_committed,
@@ -394,3 +297,109 @@ class Recorder(Hooks):
         if builder is not None:
             event = (build_checkpointed, step, plain_config(config, CHECKPOINT_KEYS))  # a copy of plain strings
             builder.pending.append(event) if builder.lazy else builder.now(event)
+
+
+def _kept_call_values(builder: RunEvents, call: ReducerCall) -> tuple[Any, Any, Any, bool] | None:
+    """A reducer call's before, write and after as its event holds them, and whether the event is
+    built at once (a value that may still change in place); None when it was recorded as the growth
+    of the list its channel's last call made (`_grew`)."""
+    before, write, after = call.before, call.write, call.after
+    if not builder.lazy:
+        return before, write, after, True
+    step = call.step
+    if call.error is not None:  # built at once, each value as `stand_in` gives it
+        stand_in = builder.stand_in
+        return stand_in(before, step), stand_in(write, step), stand_in(after, step), True
+    if builder.copies_step != step:
+        builder.start_copies(step)
+    if _grew(builder, call):
+        return None
+    # the usual case: `before` and `write` were copied at an earlier event of this step
+    copies, copied = builder.copies, builder.copied
+    if type(before) not in FROZEN:
+        before = copies[id(before)] if copied.get(id(before)) is before else builder.freeze(before, step)
+    if type(write) not in FROZEN:
+        write = copies[id(write)] if copied.get(id(write)) is write else builder.freeze(write, step)
+    if type(after) not in FROZEN:
+        after = builder.freeze(after, step)
+    if before is THAWED or write is THAWED or after is THAWED:  # each value as `stand_in` gives it
+        before = call.before if before is THAWED else before
+        write = call.write if write is THAWED else write
+        after = call.after if after is THAWED else after
+        return before, write, after, True
+    if type(after) is list and call.reducer == "operator.add":
+        builder.grown[call.channel] = call.after  # the next call may build on it (see `_grew`)
+    return before, write, after, False
+
+
+def _grew(builder: RunEvents, call: ReducerCall) -> bool:
+    """The commonest reducer, again on the list its last call made in this barrier (only the channel
+    holds it: no code could change it since): `before + write` is what was recorded plus the copied
+    write, so the long list is neither copied nor looked at again. True when recorded so."""
+    before, write, channel = call.before, call.write, call.channel
+    if (
+        type(before) is not list
+        or type(write) is not list
+        or builder.grown.get(channel) is not before
+        or call.reducer != "operator.add"
+        or builder.copied.get(id(write), THAWED) is not write
+        or type(builder.copies[id(write)]) is not list
+    ):
+        return False
+    builder.grown[channel] = call.after
+    event = (build_reduced_grown, call.step, channel, call.reducer, call.writer, call.writer_name, call.index)
+    builder.pending.append((*event, builder.copies[id(write)]))
+    return True
+
+
+def _copied_flat(builder: RunEvents, event: tuple[Any, ...], step: int) -> tuple[Any, ...] | None:
+    """A flat finished-task event with its written values and router choices copied (`freeze`); None
+    when one of them may still change in place (the event is then built at once)."""
+    flat = list(event)
+    for index in range(6, len(flat), 2):
+        value = flat[index]
+        if type(value) not in FROZEN:
+            value = builder.freeze(value, step)
+            if value is THAWED:
+                return None
+            flat[index] = value
+    return tuple(flat)
+
+
+def _finished_at_once(builder: RunEvents, task: Task, result: Any, step: int) -> None:
+    """A finished task's event built at once: with its error or attempts, a value that may still
+    change, or a sink. Values copied for events kept earlier in this step are recorded as those copies."""
+    writes, routes = task.writes, task.routes
+    if builder.lazy:
+        stand_in = builder.stand_in
+        result = result if result is SAME_AS_WRITES else stand_in(result, step)
+        writes = [(c, v if type(v) in FROZEN else stand_in(v, step)) for c, v in writes]
+        routes = [(n, v if type(v) in FROZEN else stand_in(v, step)) for n, v in routes]
+    builder.now((build_finished, task.id, result, writes, routes, task.duration, task.error, task.attempts))
+
+
+def _emptied(
+    builder: RunEvents, state_keys: frozenset[str], state: dict[str, Any], changes: dict[str, Any]
+) -> dict[str, Any]:
+    """`changes` with the state keys that lost their value at this commit (recorded as MISSING)."""
+    latest = builder.latest
+    for key in state_keys:
+        if key not in state and latest.get(key, THAWED) is not MISSING:
+            latest[key] = MISSING
+            if changes is NO_CHANGES:
+                changes = {}
+            changes[key] = MISSING
+            builder.merged.pop(key, None)
+    return changes
+
+
+def _kept_changes(builder: RunEvents, changes: dict[str, Any], step: int) -> bool:
+    """Puts copies of a commit's changed flat values in `changes`, as its kept event holds them; False
+    when one may still change in place (the event is then built at once)."""
+    for key, value in changes.items():
+        if type(value) not in FROZEN:
+            copy = builder.freeze(value, step)
+            if copy is THAWED:
+                return False
+            changes[key] = copy
+    return True
