@@ -13,7 +13,7 @@ Values here are encoded (`engine.codec`): a message is `{"$type": "message", "me
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from engine.codec import TYPE
 
@@ -43,19 +43,33 @@ def distinguishing(message_id: str) -> str:
     return "…" + found.group("uuid")[-8:] + ("" if suffix in ("", "-0") else suffix)
 
 
-def without_generated_ids(value: Any) -> Any:
-    """`value` (encoded) with every generated message id replaced by `GENERATED_ID`."""
+def with_messages_mapped(
+    value: Any, message: Callable[[dict[str, Any]], Any], text: Callable[[str], str] | None = None
+) -> Any:
+    """`value` (encoded) rebuilt with each message in it (`{"$type": "message", ...}`) replaced by
+    `message(it)` and, given `text`, each string outside messages by `text(it)`; the rest as it is."""
+    if isinstance(value, str):
+        return text(value) if text is not None else value
     if isinstance(value, list):
-        return [without_generated_ids(item) for item in value]
+        return [with_messages_mapped(item, message, text) for item in value]
     if not isinstance(value, dict):
         return value
     if value.get(TYPE) == "message" and isinstance(value.get("message"), dict):
-        message = value["message"]
-        data = message.get("data")
-        if isinstance(data, dict) and is_generated(data.get("id")):
-            return {**value, "message": {**message, "data": {**data, "id": GENERATED_ID}}}
-        return value
-    return {key: without_generated_ids(item) for key, item in value.items()}
+        return message(value)
+    return {key: with_messages_mapped(item, message, text) for key, item in value.items()}
+
+
+def without_generated_ids(value: Any) -> Any:
+    """`value` (encoded) with every generated message id replaced by `GENERATED_ID`."""
+    return with_messages_mapped(value, _generated_id_set_aside)
+
+
+def _generated_id_set_aside(value: dict[str, Any]) -> dict[str, Any]:
+    message = value["message"]
+    data = message.get("data")
+    if isinstance(data, dict) and is_generated(data.get("id")):
+        return {**value, "message": {**message, "data": {**data, "id": GENERATED_ID}}}
+    return value
 
 
 def same_up_to_generated_ids(a: Any, b: Any) -> bool:

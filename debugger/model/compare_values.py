@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from debugger.diagnostics.generated_ids import GENERATED_ID, with_messages_mapped
 from debugger.diagnostics.replay import canonical
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS
 from debugger.i18n import N_
@@ -24,7 +25,6 @@ ABSENT: dict[str, Any] = {TYPE: "absent"}
 """The side of a row where the run has no such value (shared; never mutate it)."""
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-GENERATED_ID = "<generated id>"
 IDS_NOTE = N_(
     "Generated ids (langchain message ids, uuids) are set aside, and a write to a message key is read as the "
     "messages add_messages makes of it: values that differ only so are shown as equal (≈)."
@@ -49,18 +49,14 @@ def as_messages(value: Any) -> Any:
 def without_generated_ids(value: Any) -> Any:
     """The encoded value with every generated id replaced by `GENERATED_ID`: a message's `id` field and any
     UUID inside a string (`run-<uuid>`, `lc_run--<uuid>`, a bare uuid4)."""
-    if isinstance(value, str):
-        return _UUID.sub(GENERATED_ID, value)
-    if isinstance(value, list):
-        return [without_generated_ids(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if value.get(TYPE) == "message" and isinstance(value.get("message"), dict):
-        message = value["message"]
-        data = dict(message.get("data") or {})
-        data["id"] = GENERATED_ID  # with or without one: add_messages gives a message without an id one
-        return {**value, "message": {**message, "data": without_generated_ids(data)}}
-    return {k: without_generated_ids(v) for k, v in value.items()}
+    return with_messages_mapped(value, _without_message_id, lambda text: _UUID.sub(GENERATED_ID, text))
+
+
+def _without_message_id(value: dict[str, Any]) -> dict[str, Any]:
+    message = value["message"]
+    data = dict(message.get("data") or {})
+    data["id"] = GENERATED_ID  # with or without one: add_messages gives a message without an id one
+    return {**value, "message": {**message, "data": without_generated_ids(data)}}
 
 
 def verdict(a: Any, b: Any, *, messages: bool = False) -> str:

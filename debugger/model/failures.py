@@ -20,14 +20,19 @@ class ErrorReport:
     """A failing step, in plain words, with the fixes (from a `Finding` when diagnose has one)."""
 
     title: str
+    """What failed, in one line: `plan raised ValueError`, `add refused a write to 'log'`."""
     message: str
+    """The error's own message, as the runtime gave it."""
     explanation: str
+    """Why the step failed and what that did to the state, in plain words ('' for a run's bare error)."""
     key: str | None = None
+    """The state key whose write was refused, or None."""
     writers: tuple[tuple[str, Any], ...] = ()
     """For a refused write: (writer, value) of every write to the key in that step."""
     fixes: tuple[tuple[str, str], ...] = ()
     """(what to do, code snippet)."""
     traceback: str = ""
+    """The node's traceback, when it raised."""
     culprits: tuple[str, ...] = ()
     """The tasks that caused the failure; the step's other tasks are bystanders."""
 
