@@ -26,10 +26,10 @@ class Highlight:
     """One moment of a run: node ids per state, and the (source, target) edges just followed.
 
     Each state has a marker besides its colour: failed ✖ red, paused ⏸ amber (its `interrupt()` asked
-    for an answer: nothing went wrong), running ⏳ green (a live run), stopped ⏹
-    grey (a stored run stopped before the task finished), ran ▶ gold and bold, next ▷ dashed bold
-    border, visited ✓ tinted. A node in several sets gets every style (the later in that list winning)
-    and the marker of the first. Taken edges are bold and thicker.
+    for an answer: nothing went wrong), stopped ⏹ grey (a stored run stopped before the task finished),
+    ran ▶ gold and bold, next ▷ dashed bold border, visited ✓ tinted (the Live run page's stepper draws a
+    task running now ⏳ itself: `live_stepper.py`). A node in several sets gets every style (the later in
+    that list winning) and the marker of the first. Taken edges are bold and thicker.
     """
 
     ran: set[str] = field(default_factory=set)
@@ -39,15 +39,13 @@ class Highlight:
     edges_taken: set[tuple[str, str]] = field(default_factory=set)
     labels: dict[str, str] = field(default_factory=dict)
     """Extra text under a node's name (e.g. the Sends it ran: `[0] {"subject": "owls"}`)."""
-    running: set[str] = field(default_factory=set)
-    """Nodes whose task is executing right now (a live run): ⏳, green, dashed bold border."""
     stopped: set[str] = field(default_factory=set)
     """Nodes whose task never finished because the run stopped (cut off, cancelled, timed out): ⏹, grey."""
     paused: set[str] = field(default_factory=set)
     """Nodes whose task called `interrupt()` and waits for (or stopped the run for) an answer: ⏸, amber."""
 
     def state_of(self, node_id: str) -> str:
-        """`failed`, `paused`, `running`, `stopped`, `ran`, `next`, `visited` or `idle`: the node's marker and
+        """`failed`, `paused`, `stopped`, `ran`, `next`, `visited` or `idle`: the node's marker and
         SVG class."""
         return next(
             (s for s in _PRECEDENCE if node_id in getattr(self, s)),
@@ -60,11 +58,10 @@ _NODE_STATES = {  # state -> (marker, attributes, style words); applied in rever
     "next": ("▷", {"penwidth": "2.5"}, ["dashed", "bold"]),
     "ran": ("▶", {"fillcolor": "#ffd45e", "penwidth": "3"}, ["bold"]),
     "stopped": ("⏹", {"fillcolor": "#e4e4e4", "color": "#555555", "penwidth": "2.5"}, ["dashed", "bold"]),
-    "running": ("⏳", {"fillcolor": "#c9f2c7", "color": "#1a7f37", "penwidth": "3"}, ["dashed", "bold"]),
     "paused": ("⏸", {"fillcolor": "#ffefbf", "color": "#b07d00", "fontcolor": "#6b4d00", "penwidth": "3"}, ["bold"]),
     "failed": ("✖", {"fillcolor": "#ffd6d6", "color": "#cc0000", "fontcolor": "#990000", "penwidth": "3"}, ["bold"]),
 }
-_PRECEDENCE = ("failed", "paused", "running", "stopped", "ran", "next", "visited")
+_PRECEDENCE = ("failed", "paused", "stopped", "ran", "next", "visited")
 _TERMINALS = {
     START: {"shape": "oval", "fillcolor": "white"},
     END: {"shape": "oval", "fillcolor": "#bfb6fc", "peripheries": "2"},

@@ -65,15 +65,7 @@ def edge_ids(drawable: DrawableGraph, taken: set[tuple[str, str]]) -> list[str]:
 
 def node_states(highlight: Highlight) -> dict[str, str]:
     """Drawn node id (`node_<name>`) to its state, for the nodes that are not idle."""
-    names = (
-        highlight.ran
-        | highlight.next
-        | highlight.visited
-        | highlight.failed
-        | highlight.stopped
-        | highlight.paused
-        | highlight.running
-    )
+    names = highlight.ran | highlight.next | highlight.visited | highlight.failed | highlight.stopped | highlight.paused
     return {dot_node_id(name): highlight.state_of(name) for name in sorted(names)}
 
 
