@@ -173,7 +173,7 @@ def test_a_version_2_database_gets_the_kept_states_table(tmp_path) -> None:
         db.execute("PRAGMA user_version = 2")
     RunStore(path).save(_run(5))
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION == 4
+        assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION == 5
         assert db.execute("SELECT count(*) FROM run_snapshots").fetchone()[0] == 0  # a short run keeps none
 
 

@@ -18,6 +18,7 @@ import engine
 from debugger.sources.recording import StoreSink
 from debugger.stores import sqlite as sqlite_store
 from debugger.stores.final_state import STATE_POINTER
+from debugger.stores.rows import ROW_FORM_KEY
 from debugger.stores.sqlite import RunStore
 from engine.trace import Recorder
 from engine.tracefile import from_json, to_json
@@ -58,8 +59,9 @@ def _recorded(steps: int, **options) -> engine.trace.Trace:
 
 
 def _blob_rows(path: Path) -> list[str]:
+    """The run's large values (its row form's mark left out)."""
     with sqlite3.connect(path) as db:
-        return [data for (data,) in db.execute("SELECT data FROM run_blobs")]
+        return [data for (data,) in db.execute("SELECT data FROM run_blobs WHERE key <> ?", (ROW_FORM_KEY,))]
 
 
 def test_a_long_runs_output_is_stored_as_its_last_state_and_reads_back_the_same(tmp_path) -> None:
@@ -131,7 +133,7 @@ def test_a_run_whose_kept_states_are_gone_folds_its_output_from_its_steps(tmp_pa
     assert to_json(store.load(trace.run_id)) == to_json(trace)
 
 
-def test_a_version_3_database_is_read_as_it_was_written_and_opened_as_version_4(tmp_path) -> None:
+def test_a_version_3_database_is_read_as_it_was_written_and_opened_as_the_current_version(tmp_path) -> None:
     """tests/golden/runs_v3.sqlite3.gz: a long run (states kept 16 steps apart) stored by StepScope at
     6f80db1 (run store version 3), its 40 KB output a value; runs_v3.json.gz its trace file from then."""
     path = tmp_path / "runs.sqlite3"
@@ -143,6 +145,34 @@ def test_a_version_3_database_is_read_as_it_was_written_and_opened_as_version_4(
         assert db.execute("PRAGMA user_version").fetchone()[0] == 3
     store = RunStore(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION == 4
-    assert to_json(store.load("version3run")) == written
+        assert db.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.VERSION == 5
+        assert db.execute("PRAGMA page_size").fetchone()[0] == 4096  # its pages as they were
+    assert to_json(store.load("version3run")) == written  # its rows say `"committed": true`, each
     assert not _blob_rows(path)[0].startswith(STATE_POINTER)  # runs stored before are left as they are
+
+
+def test_step_rows_leave_out_what_nearly_every_step_repeats_and_read_back_the_same(tmp_path) -> None:
+    def step(state: dict) -> dict:
+        if state["n"] == 3:
+            raise ValueError("the fourth tick fails")  # a step that does not commit
+        return {"n": state["n"] + 1, "log": [f"{state['n']}"]}
+
+    g = engine.StateGraph(Log)
+    g.add_node("step", step)
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step")
+    recorder = Recorder()
+    with pytest.raises(ValueError):
+        g.compile().invoke({"n": 0, "log": [], "last": []}, hooks=recorder)
+    trace = recorder.trace
+    assert [s.committed for s in trace.steps[-2:]] == [True, False]
+    path = tmp_path / "runs.sqlite3"
+    RunStore(path).save(trace)
+    with sqlite3.connect(path) as db:
+        rows = [json.loads(data) for (data,) in db.execute("SELECT data FROM run_steps ORDER BY seq")]
+    assert [row.get("committed") for row in rows[-2:]] == [None, False]  # true is left out, false said
+    assert "updated_channels" not in rows[-2] and rows[-2]["reducer_calls"]  # the channels its writes give
+    assert rows[0]["updated_channels"] == ["__start__"]  # the input step's: not its writes'
+    assert to_json(RunStore(path).load(trace.run_id)) == to_json(trace)
+    with sqlite3.connect(path) as db:  # a new database's pages hold eleven such rows, not five
+        assert db.execute("PRAGMA page_size").fetchone()[0] == sqlite_store.PAGE_SIZE == 8192

@@ -8,7 +8,7 @@ The operations and their rules are the SQLite store's, written once in `row_stor
 names one run (never a pattern); an import whose id is stored with other content is refused unless
 `replace`.
 
-Layout (`debugger/stores/postgres_layout.py`, `VERSION` 4, the SQLite store's design): tables named
+Layout (`debugger/stores/postgres_layout.py`, `VERSION` 5, the SQLite store's design): tables named
 `stepscope_*`, so the store may live in the same database as an app's checkpointer; the run list's
 columns and each trace's head in `stepscope_runs`, one row per superstep in `stepscope_steps`, each
 large value once in `stepscope_blobs`, a long run's kept states in `stepscope_snapshots`; a short run is

@@ -7,7 +7,8 @@ columns and the trace's head (its file form without steps), `stepscope_steps` on
 `stepscope_blobs` each large value once, so a run can be written step by step while it is recorded.
 Version 1 kept each whole trace in `stepscope_runs.trace`; version 3 adds `stepscope_snapshots`, the kept
 states of long runs (`debugger.diagnostics.snapshots`), as SQLite's version 3 does; version 4 lets a blob
-stand for a channel's final state (`debugger.stores.final_state`), as SQLite's version 4 does. `check_and_migrate`
+stand for a channel's final state (`debugger.stores.final_state`), and version 5 lets step rows leave out
+what nearly every step repeats (`rows.leave_out_repeats`), as SQLite's versions 4 and 5 do. `check_and_migrate`
 runs when a store opens.
 """
 
@@ -21,7 +22,7 @@ from debugger.stores.rows import BlobRows, StepRows, split_trace_text
 from debugger.stores.run_tables import child_tables, runs_table
 
 APPLICATION = "stepscope"
-VERSION = 4
+VERSION = 5
 LAYOUT_LOCK = 0x5374536352756E73  # "StScRuns": serialises layout checks across processes
 COLUMNS = ["run_id", "graph", "target", "started_at", "status", "steps", "error", "trace", "digest", "thread_id"]
 _TABLES = ("stepscope_meta", "stepscope_runs", "stepscope_steps", "stepscope_blobs", "stepscope_snapshots")
@@ -76,7 +77,17 @@ def _migrate_3_to_4(cur: Any) -> None:
     stored before read as they are, and an older StepScope refuses the database by its version."""
 
 
-MIGRATIONS: dict[int, Callable[[Any], None]] = {2: _migrate_1_to_2, 3: _migrate_2_to_3, 4: _migrate_3_to_4}
+def _migrate_4_to_5(cur: Any) -> None:
+    """Version 5 lets a run's step rows leave out what nearly every step repeats (`rows.leave_out_repeats`),
+    as SQLite's version 5 does; the tables stay as they are and the runs stored before read as they are."""
+
+
+MIGRATIONS: dict[int, Callable[[Any], None]] = {
+    2: _migrate_1_to_2,
+    3: _migrate_2_to_3,
+    4: _migrate_3_to_4,
+    5: _migrate_4_to_5,
+}
 """`MIGRATIONS[n]` takes layout n-1 to n, inside the opening transaction."""
 
 

@@ -36,6 +36,8 @@ from debugger.stores.protocol import (
 )
 from debugger.stores.rows import (
     LAYOUT_COLUMNS,
+    ROW_FORM,
+    ROW_FORM_KEY,
     BlobRows,
     RowSteps,
     SpooledRun,
@@ -166,7 +168,7 @@ class RowStore(TraceFiles):
                 self.dialect.lock_run(cur, run_id)
                 self._remove(cur, run_id)
                 self._insert_run(cur, trace, 0, head, "")
-                self._insert_rows(cur, run_id, None, [], blobs)
+                self._insert_rows(cur, run_id, None, [], [*blobs, (ROW_FORM_KEY, str(ROW_FORM))])
         except BaseException:
             self.dialect.stop_recording(run_id)
             raise
@@ -234,7 +236,7 @@ class RowStore(TraceFiles):
         steps = cur.execute(self._sql("SELECT data FROM {steps} WHERE run_id = ? ORDER BY seq"), (run_id,)).fetchall()
         blobs = cur.execute(self._sql("SELECT key, data FROM {blobs} WHERE run_id = ? ORDER BY key"), (run_id,))
         rows = [tuple(row) for row in blobs.fetchall()]
-        if any(data.startswith(STATE_POINTER) for _, data in rows):  # its output is folded from its steps
+        if any(data.startswith(STATE_POINTER) or key == ROW_FORM_KEY for key, data in rows):  # not a file's pieces
             return to_json(self.load(run_id))
         return compose_json(found[0], [data for (data,) in steps], rows)
 

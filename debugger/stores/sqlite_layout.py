@@ -19,10 +19,12 @@ from debugger.stores.run_tables import child_tables, runs_table
 
 APPLICATION_ID = 0x53745363  # "StSc"
 
-VERSION = 4
+VERSION = 5
 """Version 4 (issue 43): a `run_blobs` row may hold, instead of a value, a pointer to a channel's state after
-the run's last step (`debugger.stores.final_state`), so a long run's output is not stored twice; its tables
-are version 3's. An older StepScope refuses such a database by its version rather than misreading a run."""
+the run's last step (`debugger.stores.final_state`), so a long run's output is not stored twice. Version 5: a
+run's step rows may leave out what nearly every step repeats (`rows.leave_out_repeats`; the run's
+`rows.ROW_FORM_KEY` blob row says so). The tables are version 3's; an older StepScope refuses such a
+database by its version rather than misreading a run, and runs stored before read as they are."""
 
 
 *_STEPS_AND_BLOBS, _SNAPSHOTS = child_tables("runs", "run_steps", "run_blobs", "run_snapshots")
@@ -91,7 +93,7 @@ def check_and_migrate(db: sqlite3.Connection, path: Path) -> None:
     elif version < VERSION:
         if version == 2:
             db.execute(_SNAPSHOTS)  # its long runs keep states when they are next opened
-        _stamp(db)  # version 3's tables are version 4's; its runs read as they are
+        _stamp(db)  # version 3's tables are version 5's; its runs read as they are
 
 
 def prove_writable(db: sqlite3.Connection) -> None:

@@ -235,7 +235,7 @@ def test_postgres_steps_are_written_as_they_come_and_never_rewritten(pg_url):
     assert seen_during[-1] >= 10 and sink.writes < 20  # written as the run went, in fewer transactions than steps
     after = _data(pg_url, "SELECT seq, ctid::text FROM stepscope_steps ORDER BY seq")
     assert after[: len(before_finish)] == before_finish and len(after) == 22  # steps -1..20
-    assert _data(pg_url, "SELECT count(*) FROM stepscope_blobs")[0][0] == 1  # the doc, once
+    assert _data(pg_url, "SELECT count(*) FROM stepscope_blobs WHERE key <> '$rows'")[0][0] == 1  # the doc, once
     stored = store.load(recorder.trace.run_id)
     plain = Recorder(run_id=recorder.trace.run_id)
     _looping_graph(20).invoke({"doc": DOC, "n": []}, hooks=plain)
