@@ -133,6 +133,11 @@ def test_a_langgraphjs_review_loop_gets_the_finding_with_its_fix_in_javascript()
     counter = dict(finding.other_fixes)["Count the rounds and stop after a few"]
     assert "rounds: Annotation({ reducer: (a, b) => a + b, default: () => 0 })" in counter
     assert "if (state.rounds >= 3) {" in counter and "def " not in counter
+    # its route named by its own function and the key it read as it ran, as a langgraph route's source tells
+    assert (
+        finding.title == "The loop draft → review → draft never ended: route reads 'approved', which stopped changing"
+    )
+    assert "function route(state) {" in counter
 
 
 @pytest.mark.slow

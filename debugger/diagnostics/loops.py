@@ -4,8 +4,9 @@ and which of them stopped changing and since which step.
 
 The cycle is read off the run itself: the shortest sequence of steps (by the nodes each ran) that the
 end of the run repeats. A route is a conditional edge out of a node of the cycle back into it; the keys
-it reads come from its source where the graph is known (a Python app), else every key of the state is
-looked at (a LangGraph.js run, or a trace opened without its graph). A key "stopped changing" when no
+it reads come from its source where the graph is known (a Python app), or from what the route read as it
+ran (a LangGraph.js run's recorder notes it on the branch), else every key of the state is looked at (a
+trace opened without its graph). A key "stopped changing" when no
 step of the repeated part changed its value: a plain key written the same value every round (`{"attempts":
 1}` meaning "one more"), or a key no node of the cycle writes at all.
 """
@@ -95,7 +96,9 @@ def routes_of(facts: RunFacts, cycle: Cycle) -> list[Route]:
         targets = set((branch.get("targets") or {}).values())
         if branch.get("source") in inside and (targets & inside or not targets):
             router = _router(facts.graph, branch["source"], branch.get("name", ""))
-            found.append(Route(branch.get("name", ""), branch["source"], keys_read(router) if router else None))
+            reads = keys_read(router) if router else branch.get("reads")  # a LangGraph.js route: seen as it ran
+            name = branch.get("function") or branch.get("name", "")  # a LangGraph.js route's own function name
+            found.append(Route(name, branch["source"], None if reads is None else tuple(reads)))
     return found
 
 

@@ -108,7 +108,15 @@ def test_the_steps_follow_the_python_recorders_conventions(langgraph_js):
     workers = trace.steps[3].tasks
     assert [t.path for t in workers] == [["__pregel_push", 0, False], ["__pregel_push", 1, False]]
     assert [t.input for t in workers] == [{"topic": "x"}, {"topic": "yy"}]
-    assert trace.graph["branches"] == [{"source": "plan", "name": "condition", "targets": {"worker": "worker"}}]
+    assert trace.graph["branches"] == [  # with the route's own function and the keys it read as it ran
+        {
+            "source": "plan",
+            "name": "condition",
+            "targets": {"worker": "worker"},
+            "function": "fanOut",
+            "reads": ["topics"],
+        }
+    ]
     assert trace.graph["channels"]["results"]["kind"] == "BinaryOperatorAggregate"
     assert {n["id"] for n in trace.graph["drawing"]["nodes"]} == {"__start__", "plan", "worker", "__end__"}
     assert trace.steps[-1].versions and trace.steps[-1].updated_channels == ["results"]

@@ -38,7 +38,10 @@ export async function describeGraph(graph) {
         const targets = branch.ends
           ? Object.fromEntries(Object.entries(branch.ends).map(([k, v]) => [String(k), v]))
           : null;
-        description.branches.push({ source, name, targets });
+        const described = { source, name, targets };
+        const own = branch.path?.func?.name; // LangGraph.js names a plain function's branch "condition"
+        if (own && own !== name) described.function = own;
+        description.branches.push(described);
       }
     }
     for (const [key, channel] of Object.entries(builder.channels)) {

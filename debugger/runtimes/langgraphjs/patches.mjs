@@ -14,7 +14,7 @@
 //   PregelLoop._emit, _emitValuesWithCheckpointMeta   the values chunks invoke reads (its return, __interrupt__)
 //   PregelRunner._commit        a task settled: its writes, in the node's own order
 //   Pregel._streamIterator      which compiled graph a run belongs to (its description, its branch names)
-//   <branch>.path.invoke        a conditional edge's own answer, filed under the task it runs in
+//   <branch>.path.invoke        a conditional edge's own answer and the keys it read, filed under its task
 
 import { describeGraph } from "./describe.mjs";
 import { GRAPHS, LoopProbe, OWNERS, PROBES, TASKS, currentTask } from "./probe.mjs";
@@ -99,17 +99,35 @@ async function registerGraph(graph, ctx) {
   return { graph, gid, stateKeys };
 }
 
-/** A conditional edge's own answer, filed under the task it runs in (routes run inside the node's task). */
+/** A conditional edge's own answer and the state keys it read, filed under the task it runs in (routes run
+ * inside the node's task). */
 function observeBranch(branch, name) {
   const path = branch.path;
   if (!path || WRAPPED.has(path)) return;
   WRAPPED.add(path);
   const invoke = path.invoke;
   path.invoke = async function observedRoute(input, config) {
-    const result = await invoke.call(this, input, config);
-    currentTask.getStore()?.routes.push([name, result]);
+    const reads = new Set();
+    const result = await invoke.call(this, readsWatched(input, reads), config);
+    currentTask.getStore()?.routes.push([name, result, reads]);
     return result;
   };
+}
+
+/** The state a route is given, as an object whose keys note that they were read (a JavaScript route's
+ * source cannot be read for them, as a Python one's is); a value set on it goes to the state itself. */
+function readsWatched(input, reads) {
+  if (input === null || typeof input !== "object" || Object.getPrototypeOf(input) !== Object.prototype) return input;
+  const view = {};
+  for (const key of Object.keys(input)) {
+    Object.defineProperty(view, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => (reads.add(key), input[key]),
+      set: (value) => (input[key] = value),
+    });
+  }
+  return view;
 }
 
 function patchLoop(lg, ctx) {

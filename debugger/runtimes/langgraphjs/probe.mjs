@@ -79,12 +79,22 @@ export class TaskProbe {
       event.error = encodeError(failure);
       if (isInterrupt(failure)) loop.interruptedBy.set(this.id, failure);
     }
-    if (this.routes.length) event.routes = this.routes.map(([name, chosen]) => [name, loop.encode(chosen)]);
+    if (this.routes.length) {
+      event.routes = this.routes.map(([name, chosen]) => [name, loop.encode(chosen)]);
+      event.route_reads = routeReads(this.routes);
+    }
     // as in Python's recorder: failed attempts a RetryPolicy retried; the last one's error is the task's own
     const attempts = this.hasError && !isBubbleUp(this.error) ? this.attempts.slice(0, -1) : this.attempts;
     if (attempts.length) event.attempts = attempts;
     loop.out.emit(event);
   }
+}
+
+/** Per route the task ran: the state keys it read, in every call. */
+function routeReads(routes) {
+  const reads = {};
+  for (const [name, , keys] of routes) reads[name] = [...new Set([...(reads[name] ?? []), ...keys])].sort();
+  return reads;
 }
 
 function sameAsWrites(result, writes) {

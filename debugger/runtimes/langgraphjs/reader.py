@@ -13,7 +13,8 @@ descriptor (the app's console.log goes to stdout and cannot corrupt the stream).
     task        {run, step, task: {id, name, path, triggers, fired, a task planned for `step`
                  seen_versions, input}}
     task_done   {run, step, id, writes, result?, error?, routes?,  the task settled: writes in the node's
-                 duration, attempts?}                               order; result absent when it failed
+                 route_reads?, duration, attempts?}                 order; result absent when it failed;
+                                                                    route_reads: per route, the keys it read
     call        {run, step, call: {channel, reducer, writer,       one reducer call, in LangGraph.js's
                  writer_name, write, before, after, error?}}        application order (tasks sorted by path)
     commit      {run, step, versions, updated, state?, mismatches?} the barrier finished; `versions` holds
@@ -154,6 +155,7 @@ class EventReader:
                 attempts=event.get("attempts") or [],
                 encoded=True,
             )
+            _note_route_reads(run.record.graph, task.name, event.get("route_reads"))
 
     def _on_call(self, event: dict[str, Any]) -> None:
         run = self.runs.get(event["run"])
@@ -290,6 +292,18 @@ def _running_tasks(record: RunRecord) -> list[str]:
 
 def _stepscope_error(kind: str, message: str) -> dict[str, Any]:
     return {TYPE: "error", "class": kind, "module": "stepscope", "message": message, "notes": [], "traceback": ""}
+
+
+def _note_route_reads(graph: dict[str, Any], source: str, reads: dict[str, list[str]] | None) -> None:
+    """Adds to each conditional edge out of `source` the state keys its route read (`reads`, by route name):
+    a LangGraph.js route's source is not Python, so the loop finding learns what it reads as it runs."""
+    if not reads:
+        return
+    branches = []
+    for branch in graph.get("branches", []):
+        keys = reads.get(branch.get("name")) if branch.get("source") == source else None
+        branches.append(branch if keys is None else {**branch, "reads": sorted({*branch.get("reads", ()), *keys})})
+    graph["branches"] = branches
 
 
 def _unknown_graph(keys: list[str]) -> dict[str, Any]:
