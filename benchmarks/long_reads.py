@@ -12,7 +12,9 @@ has them): the stored run read (`import`'s database), its `TraceView`, the stepp
 before (`WINDOW` steps back): its model, state and merge.
 
 Goals: each command at most 60 s and 300 MB at 200k steps, time linear (x10 steps at most about x10 time);
-the open at most 2 s and a change of step at most 1 s.
+the open at most 2 s and a change of step at most 1 s. Each command's CPU seconds are printed beside its wall
+seconds (a loaded machine stretches the wall time, not the CPU time), and `diagnose`'s count of step decodes
+at the smaller size (one walk over the run feeds every rule: about one per step).
 
 Run: `.venv/bin/python benchmarks/long_reads.py [--steps 20000,200000] [--only show,diagnose,import,open]`.
 """
@@ -67,8 +69,8 @@ def record(steps: int, out: str) -> None:
 
 
 def whole_process(argv: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> dict[str, float]:
-    """Runs `argv` to its end: wall seconds, peak RSS in MB (the child's own, from `os.wait4`), and its
-    stdout's last line."""
+    """Runs `argv` to its end: wall seconds, CPU seconds (user and system: what a loaded machine does not
+    stretch), peak RSS in MB (the child's own, from `os.wait4`), and its stdout's last line."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, text=True)
@@ -79,7 +81,7 @@ def whole_process(argv: list[str], env: dict[str, str], ok: tuple[int, ...] = (0
         if code not in ok:
             raise SystemExit(f"{' '.join(argv[3:6])} failed (exit {code}): {err.read().strip()[-400:]}")
         last = (out.read().strip().splitlines() or [""])[-1]
-    return {"wall": wall, "rss_mb": usage.ru_maxrss / 1024, "last": last}
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "last": last}
 
 
 def command_line(command: str, path: Path, steps: int, db: Path) -> list[str]:
@@ -127,6 +129,29 @@ def page_at(traced, step: int) -> None:
     view.merge(step)
 
 
+def count_decodes(path: str) -> None:
+    """Runs `stepscope diagnose` on `path` in this process and prints how many steps it decoded (the trace's
+    own reads included): the work of the rules' walk over the run, as a count."""
+    sys.path.insert(0, str(ROOT))
+    import contextlib
+    import io
+
+    from debugger import cli
+    from debugger.sources import trace_stream
+
+    decoded = [0]
+    build = trace_stream.step_from_dict
+
+    def counted(data, *, source, index):
+        decoded[0] += 1
+        return build(data, source=source, index=index)
+
+    trace_stream.step_from_dict = counted
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli.main(["diagnose", path])
+    print(decoded[0])
+
+
 def report(sizes: list[int], only: list[str]) -> None:
     work = Path(tempfile.mkdtemp(prefix="stepscope-long-reads-"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -142,27 +167,33 @@ def report(sizes: list[int], only: list[str]) -> None:
             ok = (0, 1) if command == "diagnose" else (0,)  # diagnose exits 1 when a finding is an error
             results[command, steps] = whole_process(command_line(command, path, steps, db), run_env, ok)
             got = results[command, steps]
-            print(f"  {command:9} {got['wall']:7.2f} s wall {got['rss_mb']:6.0f} MB peak", flush=True)
+            print(
+                f"  {command:9} {got['wall']:7.2f} s wall {got['cpu']:7.2f} s cpu {got['rss_mb']:6.0f} MB peak",
+                flush=True,
+            )
+        if "diagnose" in only and steps == sizes[0]:  # a count: the same on a loaded machine, linear in steps
+            count = int(whole_process([sys.executable, __file__, "--decodes", str(path)], env, (0, 1))["last"])
+            print(f"  diagnose decoded {count} steps: {count / steps:.2f} per step of the run", flush=True)
     print_table(sizes, only, results)
 
 
 def print_table(sizes: list[int], only: list[str], results: dict) -> None:
     small, large = sizes[0], sizes[-1]
-    print(f"{'command':9} {small:>7} steps: s    MB {large:>7} steps: s    MB  time x  goal")
+    print(f"{'command':9} {small:>7} steps: s  cpu s    MB {large:>7} steps: s  cpu s    MB  time x  goal")
     for command in COMMANDS:
         if (command, large) not in results:
             continue
         a, b = results[command, small], results[command, large]
         goal = f"{GOAL_SECONDS:.0f} s, {GOAL_MB:.0f} MB"
         print(
-            f"{command:9} {a['wall']:17.2f} {a['rss_mb']:5.0f} {b['wall']:17.2f} {b['rss_mb']:5.0f} "
-            f"{b['wall'] / a['wall']:7.2f}  {goal}"
+            f"{command:9} {a['wall']:17.2f} {a['cpu']:6.2f} {a['rss_mb']:5.0f} {b['wall']:17.2f} {b['cpu']:6.2f} "
+            f"{b['rss_mb']:5.0f} {b['wall'] / a['wall']:7.2f}  {goal}"
         )
         if command == "open":
             first, second = json.loads(a["last"]), json.loads(b["last"])
             for part, goal in (("load", None), ("open", GOAL_OPEN), ("step", GOAL_STEP)):
                 print(
-                    f"  app {part:5} {first[part]:17.2f} {'':5} {second[part]:17.2f} {'':5} "
+                    f"  app {part:5} {first[part]:17.2f} {'':12} {second[part]:17.2f} {'':12} "
                     f"{second[part] / max(first[part], 1e-9):7.2f}  {f'{goal:.0f} s' if goal else ''}"
                 )
 
@@ -173,11 +204,14 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(COMMANDS), help="the commands measured")
     parser.add_argument("--record", nargs=2, metavar=("STEPS", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--open", metavar="DB", help=argparse.SUPPRESS)
+    parser.add_argument("--decodes", metavar="TRACE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.record:
         record(int(args.record[0]), args.record[1])
     elif args.open:
         open_run(args.open)
+    elif args.decodes:
+        count_decodes(args.decodes)
     else:
         report([int(n) for n in args.steps.split(",")], args.only.split(","))
 

@@ -345,9 +345,9 @@ def test_a_counter_that_sends_its_total():
 def test_a_long_run_counter_that_sends_its_total_lists_its_first_writes(monkeypatch):
     """Its writes are tallied as the steps go by (a long run writes its counter at every step): the finding
     names the first one that read a total and lists the first COUNTER_EVIDENCE."""
-    from debugger.diagnostics import writes
+    from debugger.diagnostics import counters
 
-    monkeypatch.setattr(writes, "COUNTER_EVIDENCE", 5)
+    monkeypatch.setattr(counters, "COUNTER_EVIDENCE", 5)
 
     class Counted(TypedDict):
         n: Annotated[int, operator.add]

@@ -94,3 +94,12 @@ def test_show_of_a_long_run_on_no_thread_reads_its_steps_once_after_the_check(tm
         assert cli.main(["show", str(path), "--step", str(steps), "--db", str(tmp_path / "runs.sqlite3")]) == 0
     assert f"step {steps}: inc" in out.getvalue()
     assert len(decoded) <= steps + 2  # its turns were looked for in a pass of their own: one turn, known unread
+
+
+def test_diagnose_of_a_long_run_reads_each_step_once(tmp_path, decoded) -> None:
+    steps = 600
+    path = _counter_file(tmp_path, steps)
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert cli.main(["diagnose", str(path)]) == 0
+    assert "no findings" in out.getvalue()
+    assert len(decoded) <= steps + 2  # one walk feeds every rule: a walk of its own each read the run eight times

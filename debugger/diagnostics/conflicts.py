@@ -19,19 +19,25 @@ from engine.codec import TYPE, decode
 
 from .facts import RunFacts, both, names, same
 from .findings import Finding
+from .walk import Collecting, SeenStep, findings_of
 
 
-def concurrent_updates(facts: RunFacts) -> list[Finding]:
-    found = []
-    for record in facts.run.steps:
+class ConcurrentUpdates(Collecting):
+    """The rule: each step's writes the barrier refused with InvalidUpdateError, one finding per key."""
+
+    def observe(self, seen: SeenStep) -> None:
+        record = seen.record
         refused: dict[str, list[Any]] = {}
         for call in record.reducer_calls:
             if call.error is not None and call.error.get("class") == "InvalidUpdateError":
                 refused.setdefault(call.channel, []).append(call)
         for key, calls in refused.items():
             writes = [c for c in record.reducer_calls if c.channel == key]
-            found.append(_finding(facts, record.step, key, writes, calls[0].error.get("message", "")))
-    return found
+            self.found.append(_finding(self.facts, record.step, key, writes, calls[0].error.get("message", "")))
+
+
+def concurrent_updates(facts: RunFacts) -> list[Finding]:
+    return findings_of(facts, ConcurrentUpdates(facts))
 
 
 def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: str) -> Finding:

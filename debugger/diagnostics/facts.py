@@ -17,8 +17,8 @@ from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, StepsByNu
 from debugger.diagnostics.value_text import short
 from debugger.i18n import _
 from engine import START
-from engine.codec import TYPE, apply_delta, decode
-from engine.trace import PUSH, TASKS, VIEW, ReducerCallRecord, RunRecord, TaskRecord
+from engine.codec import TYPE, decode
+from engine.trace import PUSH, TASKS, VIEW, RunRecord, TaskRecord
 
 INPUT_WRITERS = (START, "__input__")
 """Writers that are the input, not a node."""
@@ -69,21 +69,30 @@ class RunFacts:
         if step not in self.steps:
             return {}
         if step not in self._starts:
-            if len(self._starts) >= 8:  # checks walk the steps in order: a few recent ones are all they reuse
-                del self._starts[next(iter(self._starts))]
-            self._starts[step] = self.replay.state_before(step)
+            self.remember_start(step, self.replay.state_before(step))
         return self._starts[step]
+
+    def remember_start(self, step: int, state: dict[str, Any]) -> None:
+        """Keeps `state` as the start of `step`, folded elsewhere (`walk.py` folds the run as it goes)."""
+        if step not in self._starts and len(self._starts) >= 8:  # the rules look at the current step, a few back
+            del self._starts[next(iter(self._starts))]
+        self._starts[step] = state
 
     def start_value(self, step: int, key: str) -> Any:
         return self.start_state(step).get(key, MISSING_VALUE)
 
     def initial_value(self, key: str) -> Any:
         """The channel's value before the input was written (its start value), as step -1 recorded it."""
-        first = self.steps.get(-1)
-        if first is not None and key in first.state:
-            change = first.state[key]
+        change = self._initial_changes.get(key)
+        if change is not None:
             return change.get("set", MISSING_VALUE) if "set" in change else MISSING_VALUE
         return MISSING_VALUE
+
+    @cached_property
+    def _initial_changes(self) -> dict[str, Any]:
+        """Step -1's recorded changes, read once: a long run's first step is not read again for each look-up."""
+        first = self.steps.get(-1)
+        return dict(first.state) if first is not None else {}
 
     def tasks(self, step: int) -> list[TaskRecord]:
         record = self.steps.get(step)
@@ -353,7 +362,7 @@ def runs(trace: RunRecord, graph: Any = None, scope: tuple[str, ...] = ()) -> It
         for task in step.tasks:
             for index, nested in enumerate(task.subgraphs):
                 yield from runs(
-                    nested, _subgraph_of(graph, task.name), (*scope, scope_label(task.name, step.step, index))
+                    nested, subgraph_of(graph, task.name), (*scope, scope_label(task.name, step.step, index))
                 )
 
 
@@ -362,23 +371,12 @@ def scope_label(node: str, step: int, index: int = 0) -> str:
     return f"{node}@{step}" + (f"#{index + 1}" if index else "")
 
 
-def _subgraph_of(graph: Any, node: str) -> Any:
+def subgraph_of(graph: Any, node: str) -> Any:
+    """The live compiled subgraph a node of `graph` runs, or None."""
     builder = getattr(graph, "builder", None)
     spec = builder.nodes.get(node) if builder is not None else None
     action = getattr(spec, "action", None)
     return action if hasattr(action, "builder") else None
-
-
-def calls_with_values(facts: RunFacts, step: int) -> Iterator[tuple[ReducerCallRecord, Any, Any, Any]]:
-    """Each reducer call of `step` with the channel's recorded value before the call's `before` delta
-    (`prior`), the value the reducer received (`before`) and its result (`after`)."""
-    values = dict(facts.start_state(step))
-    for call in facts.steps[step].reducer_calls:
-        prior = values.get(call.channel, MISSING_VALUE)
-        before = apply_delta(prior, call.before)
-        after = before if call.error is not None else apply_delta(before, call.after)
-        values[call.channel] = after
-        yield call, prior, before, after
 
 
 def same(a: Any, b: Any) -> bool:

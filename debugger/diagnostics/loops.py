@@ -13,6 +13,7 @@ step of the repeated part changed its value: a plain key written the same value 
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,7 @@ from debugger.i18n import _, ngettext
 from .facts import INPUT_WRITERS, RunFacts, names
 from .findings import Finding
 from .source import keys_read
+from .walk import Collecting, SeenStep, findings_of, walk
 
 LONGEST_CYCLE = 8
 """The most steps one round of a loop may take to be found as a cycle."""
@@ -44,39 +46,126 @@ class Cycle:
     """The first step of the last two rounds: a key not changed from here on has stopped changing."""
 
 
+class StuckLoops(Collecting):
+    """The rule: a run ended by its recursion limit (or stopped from outside) whose end repeats a cycle; told
+    at the end from what the walk kept (`CycleFinder`, `Changes`), in memory that does not grow with the run."""
+
+    def __init__(self, facts: RunFacts) -> None:
+        super().__init__(facts)
+        run = facts.run
+        self.at_limit = run.status == "recursion_limit" or (run.error or {}).get("class") == "GraphRecursionError"
+        self.active = self.at_limit or run.status in STOPPED
+        self.cycles = CycleFinder()
+        self.changes = Changes()
+
+    def observe(self, seen: SeenStep) -> None:
+        if self.active:
+            self.cycles.observe(seen)
+            self.changes.observe(seen)
+
+    def finish(self) -> list[Finding]:
+        if not self.active:
+            return []
+        cycle = self.cycles.cycle(ROUNDS_AT_THE_LIMIT if self.at_limit else ROUNDS_WHEN_STOPPED)
+        if cycle is None:
+            return []
+        self.facts.remember_start(cycle.quiet_from, self.cycles.start_of(cycle.quiet_from))
+        return [_finding(self.facts, cycle, self.at_limit, self.changes)]
+
+
 def stuck_loops(facts: RunFacts) -> list[Finding]:
-    run = facts.run
-    at_limit = run.status == "recursion_limit" or (run.error or {}).get("class") == "GraphRecursionError"
-    if not at_limit and run.status not in STOPPED:
-        return []
-    cycle = find_cycle(facts, ROUNDS_AT_THE_LIMIT if at_limit else ROUNDS_WHEN_STOPPED)
-    if cycle is None:
-        return []
-    return [_finding(facts, cycle, at_limit)]
+    return findings_of(facts, StuckLoops(facts))
+
+
+class CycleFinder:
+    """The shortest run of steps that the end of the run repeats, found as the steps go by: for each period
+    up to `LONGEST_CYCLE`, how many of the latest steps ran what the step a period before ran."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        """The steps seen (those with a number of 0 or more, from the first that ran a node)."""
+        self.recent: deque[tuple[int, tuple[str, ...], dict[str, Any]]] = deque(maxlen=2 * LONGEST_CYCLE)
+        """The latest steps: (number, the nodes it ran, the state it started from)."""
+        self.streaks = [0] * (LONGEST_CYCLE + 1)
+        """By period: how many of the latest steps ran what the step a period before them ran."""
+        self.starts: list[tuple[int, tuple[str, ...]] | None] = [None] * (LONGEST_CYCLE + 1)
+        """By period: the first step of the repeated part (its number) and the nodes of one round."""
+
+    def observe(self, seen: SeenStep) -> None:
+        if seen.step < 0:
+            return
+        ran = tuple(sorted({t.name for t in seen.numbered.tasks} - set(INPUT_WRITERS)))
+        if not ran and not self.count:
+            return  # the run's first steps that ran no node are not part of any cycle
+        self.recent.append((seen.step, ran, seen.start))
+        self.count += 1
+        for period in range(1, LONGEST_CYCLE + 1):
+            if self.count > period and ran == self.recent[-1 - period][1]:
+                self.streaks[period] += 1
+            else:
+                self.streaks[period] = 0
+                self.starts[period] = self._round(period)
+
+    def _round(self, period: int) -> tuple[int, tuple[str, ...]] | None:
+        """The first step and the nodes of the latest `period` steps: a repeated part that starts there."""
+        if self.count < period:
+            return None
+        latest = list(self.recent)[-period:]
+        return latest[0][0], tuple(name for _step, ran, _start in latest for name in ran)
+
+    def cycle(self, least_rounds: int) -> Cycle | None:
+        """The shortest cycle the end of the run repeats at least `least_rounds` times."""
+        for period in range(1, min(LONGEST_CYCLE, self.count // least_rounds) + 1):
+            start = self.count - period - self.streaks[period]
+            rounds = (self.count - start) // period
+            first = self.starts[period]
+            if rounds >= least_rounds and first is not None:
+                quiet = self._number_at(max(start, self.count - 2 * period))
+                return Cycle(tuple(dict.fromkeys(first[1])), first[0], rounds, self.recent[-1][0], quiet)
+        return None
+
+    def _number_at(self, index: int) -> int:
+        return self.recent[index - (self.count - len(self.recent))][0]
+
+    def start_of(self, step: int) -> dict[str, Any]:
+        """The state a recent step started from."""
+        return next(start for number, _ran, start in self.recent if number == step)
+
+
+class Changes:
+    """For each key, the last step whose barrier changed its value, and the last step each node wrote it."""
+
+    def __init__(self) -> None:
+        self.changed: dict[str, int] = {}
+        """Key -> the last step that changed it (-1: the input; missing: never set)."""
+        self.writes: dict[str, dict[str, int]] = {}
+        """Key -> node -> the last step the node wrote it."""
+
+    def observe(self, seen: SeenStep) -> None:
+        record = seen.numbered
+        for call in record.reducer_calls:
+            self.writes.setdefault(call.channel, {})[call.writer_name] = seen.step
+            if not call.error and "same" not in call.after:
+                self.changed[call.channel] = seen.step
+        for key, change in record.state.items():
+            if "same" not in change:
+                self.changed[key] = seen.step
+
+    def writers(self, cycle: Cycle) -> dict[str, set[str]]:
+        """Key -> the nodes that wrote it in the loop's repeated part."""
+        found: dict[str, set[str]] = {}
+        for key, by_node in self.writes.items():
+            nodes = {node for node, step in by_node.items() if cycle.first_step <= step <= cycle.last_step}
+            if nodes:
+                found[key] = nodes
+        return found
 
 
 def find_cycle(facts: RunFacts, least_rounds: int) -> Cycle | None:
     """The shortest run of steps that the end of the run repeats at least `least_rounds` times."""
-    steps = [s for s in facts.order if s >= 0]
-    ran = [tuple(sorted({t.name for t in facts.tasks(s)} - set(INPUT_WRITERS))) for s in steps]
-    while ran and not ran[0]:
-        steps, ran = steps[1:], ran[1:]
-    for period in range(1, min(LONGEST_CYCLE, len(ran) // least_rounds) + 1):
-        start = _repeated_from(ran, period)
-        rounds = (len(ran) - start) // period
-        if rounds >= least_rounds:
-            one_round = [name for names_ in ran[start : start + period] for name in names_]
-            quiet = steps[max(start, len(steps) - 2 * period)]
-            return Cycle(tuple(dict.fromkeys(one_round)), steps[start], rounds, steps[-1], quiet)
-    return None
-
-
-def _repeated_from(ran: list[tuple[str, ...]], period: int) -> int:
-    """The first index from which `ran` repeats itself every `period` entries to its end."""
-    start = len(ran) - period
-    while start > 0 and ran[start - 1] == ran[start - 1 + period]:
-        start -= 1
-    return start
+    finder = CycleFinder()
+    walk(facts, [finder])
+    return finder.cycle(least_rounds)
 
 
 @dataclass(frozen=True)
@@ -113,28 +202,6 @@ def _router(graph: Any, source: str, name: str) -> Any:
     return getattr(branch, "router", None)
 
 
-def last_changes(facts: RunFacts, keys: list[str], cycle: Cycle) -> tuple[dict[str, int], dict[str, set[str]]]:
-    """One pass over the run's steps: for each key, the last step whose barrier changed its value (-1: the
-    input; missing: never set), and the nodes that wrote it in the loop's repeated part."""
-    changed: dict[str, int] = {}
-    writers: dict[str, set[str]] = {}
-    wanted = set(keys)
-    for step in facts.order:
-        record = facts.steps[step]
-        in_loop = cycle.first_step <= step <= cycle.last_step
-        for call in record.reducer_calls:
-            if call.channel not in wanted:
-                continue
-            if in_loop:
-                writers.setdefault(call.channel, set()).add(call.writer_name)
-            if not call.error and "same" not in call.after:
-                changed[call.channel] = step
-        for key, change in record.state.items():
-            if key in wanted and "same" not in change:
-                changed[key] = step
-    return changed, writers
-
-
 def _likeliest(routes: list[Route], stuck: list[str], read: list[str], writers: dict[str, set[str]]) -> str | None:
     """The stuck key to fix first: one the route reads; where its reads are unknown, one the node the route
     follows writes (it decided the answer), else the first."""
@@ -145,12 +212,13 @@ def _likeliest(routes: list[Route], stuck: list[str], read: list[str], writers: 
     )
 
 
-def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool) -> Finding:
+def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool, changes: Changes) -> Finding:
     """One finding, worded whole: the cycle, its route, the keys it reads and which stopped changing."""
     routes = routes_of(facts, cycle)
     read = [key for route in routes for key in (route.reads or ())]
     looked_at = list(dict.fromkeys(read)) or list(facts.run.graph.get("channels", {}))
-    changed, writers = last_changes(facts, looked_at, cycle)
+    changed = {key: changes.changed[key] for key in looked_at if key in changes.changed}
+    writers = {key: nodes for key, nodes in changes.writers(cycle).items() if key in looked_at}
     stuck = [key for key in looked_at if changed.get(key, -2) < cycle.quiet_from]
     start = facts.start_state(cycle.quiet_from)
     loop = " → ".join([*cycle.nodes, cycle.nodes[0]])

@@ -11,63 +11,71 @@ damaged data, never as a bug of the app's.
 
 from __future__ import annotations
 
+from typing import Any
+
 from debugger.diagnostics.value_text import short
 from debugger.i18n import _
+from engine.trace import StepRecord
 
 from .facts import RunFacts
 from .findings import Finding
+from .walk import Collecting, SeenStep, findings_of
+
+
+class RecordedMismatches(Collecting):
+    """The rule: each mismatch a step recorded, as a damaged step or as a value its writes do not fold to."""
+
+    def observe(self, seen: SeenStep) -> None:
+        for mismatch in seen.record.mismatches:
+            if mismatch.get("damaged"):
+                self.found.append(_damaged(self.facts, seen.step, mismatch["damaged"]))
+            else:
+                self.found.append(_mismatch(self.facts, seen.record, mismatch))
 
 
 def recorded_mismatches(facts: RunFacts) -> list[Finding]:
-    found = []
-    for step in facts.run.steps:
-        for mismatch in step.mismatches:
-            if mismatch.get("damaged"):
-                found.append(_damaged(facts, step.step, mismatch["damaged"]))
-                continue
-            key = mismatch.get("channel")
-            recorded, committed = mismatch.get("recorded"), mismatch.get("committed")
-            writers = sorted({c.writer_name for c in step.reducer_calls if c.channel == key})
-            found.append(
-                Finding(
-                    kind="committed_mismatch",
-                    severity="error",
-                    title=_("{key} after step {step} is not what its writes fold to").format(
-                        key=repr(key), step=step.step
-                    ),
-                    explanation=_(
-                        "Folding step {step}'s writes to {key} with the graph's reducer gives "
-                        "{recorded}, but the run committed {committed}. "
-                        "The views show the committed value from here on. "
-                        "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
-                        "changed since), the reducer is not deterministic or changes its arguments, or a node "
-                        "({writers}) changed the state in place."
-                    ).format(
-                        step=step.step,
-                        key=repr(key),
-                        recorded=short(recorded, 80),
-                        committed=short(committed, 80),
-                        writers=", ".join(writers) or _("of this step"),
-                    ),
-                    fix="# open the thread with the graph version that wrote it; keep reducers pure",
-                    fix_label=_("Compare with the app's code at the time of the run"),
-                    step=step.step,
-                    key=key,
-                    node=writers[0] if writers else None,
-                    nodes=tuple(writers),
-                    scope=facts.scope,
-                    evidence=(
-                        {
-                            "before": recorded,
-                            "after": committed,
-                            "text": _("folded {recorded} ≠ committed {committed}").format(
-                                recorded=short(recorded, 40), committed=short(committed, 40)
-                            ),
-                        },
-                    ),
-                )
-            )
-    return found
+    return findings_of(facts, RecordedMismatches(facts))
+
+
+def _mismatch(facts: RunFacts, step: StepRecord, mismatch: dict[str, Any]) -> Finding:
+    key = mismatch.get("channel")
+    recorded, committed = mismatch.get("recorded"), mismatch.get("committed")
+    writers = sorted({c.writer_name for c in step.reducer_calls if c.channel == key})
+    return Finding(
+        kind="committed_mismatch",
+        severity="error",
+        title=_("{key} after step {step} is not what its writes fold to").format(key=repr(key), step=step.step),
+        explanation=_(
+            "Folding step {step}'s writes to {key} with the graph's reducer gives "
+            "{recorded}, but the run committed {committed}. "
+            "The views show the committed value from here on. "
+            "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
+            "changed since), the reducer is not deterministic or changes its arguments, or a node "
+            "({writers}) changed the state in place."
+        ).format(
+            step=step.step,
+            key=repr(key),
+            recorded=short(recorded, 80),
+            committed=short(committed, 80),
+            writers=", ".join(writers) or _("of this step"),
+        ),
+        fix="# open the thread with the graph version that wrote it; keep reducers pure",
+        fix_label=_("Compare with the app's code at the time of the run"),
+        step=step.step,
+        key=key,
+        node=writers[0] if writers else None,
+        nodes=tuple(writers),
+        scope=facts.scope,
+        evidence=(
+            {
+                "before": recorded,
+                "after": committed,
+                "text": _("folded {recorded} ≠ committed {committed}").format(
+                    recorded=short(recorded, 40), committed=short(committed, 40)
+                ),
+            },
+        ),
+    )
 
 
 def _damaged(facts: RunFacts, step: int, what: str) -> Finding:

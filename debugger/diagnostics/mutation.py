@@ -23,25 +23,27 @@ from debugger.diagnostics.value_text import short
 from debugger.i18n import _
 from engine.codec import apply_delta
 
-from .facts import INPUT_WRITERS, RunFacts, calls_with_values, names, same
+from .facts import INPUT_WRITERS, RunFacts, names, same
 from .findings import Finding
+from .walk import Collecting, SeenStep, findings_of
 
 
-def in_place_mutations(facts: RunFacts) -> list[Finding]:
-    found = []
-    for step in facts.order:
-        record = facts.steps[step]
+class InPlaceMutations(Collecting):
+    """The rule: a value that changed between two records that should agree, once per step and key."""
+
+    def observe(self, seen: SeenStep) -> None:
+        step, record = seen.step, seen.numbered
         tasks = [t for t in record.tasks if t.name not in INPUT_WRITERS]
         if step < 0 or not tasks or any(m.get("damaged") for m in record.mismatches):
-            continue  # a step whose stored data is damaged is reported as that (`mismatch.py`), not guessed at
+            return  # a step whose stored data is damaged is reported as that (`mismatch.py`), not guessed at
         reported: set[str] = set()
-        values = dict(facts.start_state(step))
-        for call, prior, before, after in calls_with_values(facts, step):
+        values = dict(seen.start)
+        for call, prior, before, after in seen.calls:
             values[call.channel] = after
             if "same" in call.before or call.channel in reported or not _changed(prior, before):
                 continue
             reported.add(call.channel)
-            found.append(_finding(facts, step, call.channel, prior, before, call=call, after=after))
+            self.found.append(_finding(self.facts, step, call.channel, prior, before, call=call, after=after))
         # a committed value the step's calls do not fold to is a `committed_mismatch` (the graph is not the
         # one that ran, or its reducer is not pure), already reported as such: not a node's in-place edit
         mismatched = {m.get("channel") for m in record.mismatches}
@@ -52,8 +54,11 @@ def in_place_mutations(facts: RunFacts) -> list[Finding]:
             new = apply_delta(prior, change)
             if key not in reported and _changed(prior, new):
                 reported.add(key)
-                found.append(_finding(facts, step, key, prior, new))
-    return found
+                self.found.append(_finding(self.facts, step, key, prior, new))
+
+
+def in_place_mutations(facts: RunFacts) -> list[Finding]:
+    return findings_of(facts, InPlaceMutations(facts))
 
 
 def _changed(prior: Any, new: Any) -> bool:

@@ -20,7 +20,7 @@ import itertools
 import operator
 from typing import Any, Callable
 
-from debugger.diagnostics.replay import channel_calls, refold
+from debugger.diagnostics.replay import CallValues, channel_calls, refold
 from debugger.diagnostics.value_text import short
 from debugger.i18n import _
 from engine import add_messages
@@ -28,6 +28,7 @@ from engine.codec import TYPE
 
 from .facts import RunFacts, both, canonical, names, same
 from .findings import Finding
+from .walk import Collecting, SeenStep, findings_of
 
 MAX_ORDERS = 120
 """At most this many orders are re-folded per channel and step (the What-if panel uses the same)."""
@@ -40,38 +41,55 @@ _BY_NAME: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def order_sensitivity(facts: RunFacts) -> list[Finding]:
-    found = []
-    for record in facts.run.steps:
+class OrderSensitivity(Collecting):
+    """The rule: each committed step's keys with parallel writes that a re-fold in another order changes."""
+
+    def observe(self, seen: SeenStep) -> None:
+        record = seen.record
         if record.step < 0 or not record.committed:
-            continue
+            return
         for key in dict.fromkeys(c.channel for c in record.reducer_calls):
             calls = channel_calls(record, key)
-            if len(calls) < 2 or len({c.writer for c in calls}) < 2 or any(c.error for c in calls):
-                continue
-            if calls[0].reducer == "LastValue" or any(_is_overwrite(c.write) for c in calls):
-                continue
-            if all(same(c.write, calls[0].write) for c in calls):
-                continue
-            reducer, how = reducer_for(facts, key, calls)
-            if reducer is None:
-                continue
-            recorded = refold(facts.replay, record.step, key, reducer)
-            if recorded.error is not None or recorded.differs:
-                continue  # the reducer does not reproduce the run: say nothing rather than guess
-            other = _differing_order(facts, record.step, key, reducer, len(calls), recorded.value)
-            if other is not None:
-                found.append(_finding(facts, record.step, key, calls, recorded.value, other, how))
-    return found
+            if _may_depend_on_order(calls):
+                self._refolded(seen, key, calls)
+
+    def _refolded(self, seen: SeenStep, key: str, calls: list[Any]) -> None:
+        """Re-folds `key`'s writes in other orders; a finding for the first whose result differs."""
+        values = [(call, before, after) for call, _prior, before, after in seen.calls]
+        reducer, how = reducer_for(self.facts, key, calls, values)
+        if reducer is None:
+            return
+        recorded = refold(self.facts.replay, seen.step, key, reducer, values=values)
+        if recorded.error is not None or recorded.differs:
+            return  # the reducer does not reproduce the run: say nothing rather than guess
+        other = _differing_order(self.facts, seen.step, key, reducer, len(calls), recorded.value, values)
+        if other is not None:
+            self.found.append(_finding(self.facts, seen.step, key, calls, recorded.value, other, how))
+
+
+def order_sensitivity(facts: RunFacts) -> list[Finding]:
+    return findings_of(facts, OrderSensitivity(facts))
+
+
+def _may_depend_on_order(calls: list[Any]) -> bool:
+    """Writes of several nodes, none refused, through a reducer (not a plain key or an Overwrite), not all equal."""
+    if len(calls) < 2 or len({c.writer for c in calls}) < 2 or any(c.error for c in calls):
+        return False
+    if calls[0].reducer == "LastValue" or any(_is_overwrite(c.write) for c in calls):
+        return False
+    return not all(same(c.write, calls[0].write) for c in calls)
 
 
 def _is_overwrite(write: Any) -> bool:
     return isinstance(write, dict) and write.get(TYPE) == "Overwrite"
 
 
-def reducer_for(facts: RunFacts, key: str, calls: list[Any]) -> tuple[Callable[[Any, Any], Any] | None, str]:
+def reducer_for(
+    facts: RunFacts, key: str, calls: list[Any], values: CallValues | None = None
+) -> tuple[Callable[[Any, Any], Any] | None, str]:
     """The reducer of `key` as a function, and how it was found: the live graph's, else by its recorded
-    name, else inferred from `calls` (one step's calls on `key`); (None, "") when none of these works."""
+    name, else inferred from `calls` (one step's calls on `key`; `values`: that step's calls with their
+    values, when the caller has them); (None, "") when none of these works."""
     graph = facts.graph
     channel = getattr(getattr(graph, "builder", None), "channels", {}).get(key) if graph is not None else None
     live = getattr(channel, "operator", None)
@@ -82,7 +100,7 @@ def reducer_for(facts: RunFacts, key: str, calls: list[Any]) -> tuple[Callable[[
         return getattr(operator, name[9:]), f"{name}, by name"
     if name in _BY_NAME:
         return _BY_NAME[name], f"{name}, by name"
-    values = list(_call_values(facts, calls))
+    values = list(_call_values(facts, calls, values))
     if all(same(after, call.write) for call, _before, after in values):
         return (lambda old, new: new), "keep-the-last, inferred from the recorded calls"
     if len(values) > 1 and all(same(after, before) for _call, before, after in values[1:]):
@@ -90,10 +108,12 @@ def reducer_for(facts: RunFacts, key: str, calls: list[Any]) -> tuple[Callable[[
     return None, ""
 
 
-def _call_values(facts: RunFacts, calls: list[Any]):
+def _call_values(facts: RunFacts, calls: list[Any], values: CallValues | None):
     wanted = {c.index for c in calls}
-    step = next(s.step for s in facts.run.steps if any(c is calls[0] for c in s.reducer_calls))
-    for call, before, after in facts.replay.call_values(step):
+    if values is None:
+        step = next(s.step for s in facts.run.steps if any(c is calls[0] for c in s.reducer_calls))
+        values = facts.replay.call_values(step)
+    for call, before, after in values:
         if call.index in wanted:
             yield call, before, after
 
@@ -114,11 +134,13 @@ def candidate_orders(count: int):
         yield tuple(swapped)
 
 
-def _differing_order(facts: RunFacts, step: int, key: str, reducer: Any, count: int, value: Any):
+def _differing_order(
+    facts: RunFacts, step: int, key: str, reducer: Any, count: int, value: Any, values: CallValues
+) -> Any:
     for order in candidate_orders(count):
         if order == tuple(range(count)):
             continue
-        result = refold(facts.replay, step, key, reducer, order)
+        result = refold(facts.replay, step, key, reducer, order, values=values)
         if result.error is not None or same(result.value, value):
             continue
         if (

@@ -334,9 +334,11 @@ def refold(
     order: Sequence[int] | None = None,
     *,
     skip: int | None = None,
+    values: CallValues | None = None,
 ) -> Refold:
     """Folds `channel`'s recorded writes of `step` with the graph's live `reducer`, in `order` (default:
-    as recorded), leaving out call `skip`. Nodes are never re-run: only the recorded writes are used."""
+    as recorded), leaving out call `skip`. Nodes are never re-run: only the recorded writes are used.
+    `values` are the step's calls with their values where the caller has them (else they are replayed)."""
     calls = channel_calls(replay.steps[step], channel)
     if not calls:
         raise ValueError(f"step {step} has no writes to {channel!r}")
@@ -344,7 +346,7 @@ def refold(
     if sorted(order) != list(range(len(calls))):
         raise ValueError(f"order {order} is not a permutation of the {len(calls)} writes to {channel!r}")
     used = tuple(i for i in order if i != skip)
-    recorded = {c.index: (before, after) for c, before, after in replay.call_values(step)}
+    recorded = {c.index: (before, after) for c, before, after in values or replay.call_values(step)}
     start = recorded[calls[0].index][0]
     final = recorded[calls[-1].index][1]
     value = decode(start)

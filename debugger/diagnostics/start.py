@@ -29,6 +29,7 @@ from engine.trace import schema_fields
 
 from .facts import PLAIN, RunFacts
 from .findings import Finding
+from .walk import Collecting, SeenStep, findings_of
 
 # ---- before running --------------------------------------------------------------------------------
 
@@ -189,32 +190,38 @@ def _type_name(kind: Any) -> str:
 # ---- from a trace -------------------------------------------------------------------------------------
 
 
-def reducer_errors(facts: RunFacts) -> list[Finding]:
-    """Reducer calls that raised (other than the concurrent-update refusals), and reads of a reducer key
-    that was still empty because it has no start value."""
-    found = []
-    succeeded: set[str] = set()
-    for record in facts.run.steps:
-        values = dict(facts.start_state(record.step))
+class ReducerErrors(Collecting):
+    """The rule: reducer calls that raised (other than the concurrent-update refusals), and reads of a reducer
+    key that was still empty because it has no start value."""
+
+    def __init__(self, facts: RunFacts) -> None:
+        super().__init__(facts)
+        self.succeeded: set[str] = set()
+        """The channels some reducer call has merged into without an error."""
+
+    def observe(self, seen: SeenStep) -> None:
+        facts, record, values = self.facts, seen.record, seen.start
         for call in record.reducer_calls:
             error = call.error
             if error is None:
-                succeeded.add(call.channel)
+                self.succeeded.add(call.channel)
                 continue
             if error.get("class") == "InvalidUpdateError" or call.reducer in PLAIN:
                 continue
             before = values.get(call.channel, MISSING_VALUE)
-            start = facts.initial_value(call.channel)
-            first = call.channel not in succeeded and before == start
-            found.append(_raised(facts, record.step, call, before, first))
+            first = call.channel not in self.succeeded and before == facts.initial_value(call.channel)
+            self.found.append(_raised(facts, record.step, call, before, first))
             break  # the barrier stops at the first failing reducer
         for task in record.tasks:
             key = _missing_key(task.error)
             if key is None or facts.channel(key).get("kind") != "BinaryOperatorAggregate":
                 continue
             if facts.initial_value(key) == MISSING_VALUE and key not in values:
-                found.append(_read_empty(facts, record.step, task.name, key))
-    return found
+                self.found.append(_read_empty(facts, record.step, task.name, key))
+
+
+def reducer_errors(facts: RunFacts) -> list[Finding]:
+    return findings_of(facts, ReducerErrors(facts))
 
 
 def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> Finding:

@@ -15,9 +15,18 @@ from debugger.i18n import _
 
 from .facts import INPUT_WRITERS, RunFacts
 from .findings import Finding
+from .walk import Collecting
 
 VALIDATION_ERRORS = ("ValidationError",)
 """Error classes a state schema raises on a value it rejects (pydantic's)."""
+
+
+class RejectedWrites(Collecting):
+    """The rule, decided at the end: the run's error names the fields, and the latest writes of them are read
+    back from the run's last steps."""
+
+    def finish(self) -> list[Finding]:
+        return rejected_writes(self.facts)
 
 
 def rejected_writes(facts: RunFacts) -> list[Finding]:
@@ -28,33 +37,33 @@ def rejected_writes(facts: RunFacts) -> list[Finding]:
     found = []
     for key, problem in rejected_fields(error.get("message", "")):
         written = last_write(facts, key)
-        if written is None:
-            continue
-        step, node, value = written
-        schema = error["message"].splitlines()[0].rpartition(" for ")[2] or _("the state schema")
-        found.append(
-            Finding(
-                kind="rejected_write",
-                severity="error",
-                title=_("{node} wrote {key} = {value}, which {schema} rejects").format(
-                    node=node, key=key, value=short(value, 30), schema=schema
-                ),
-                explanation=_(
-                    "{node} returned {key} = {value} in step {step}. The barrier stored it (a state key "
-                    "takes any value), but {schema} validates the state when the next node's input is built, "
-                    "and it refused the value: {problem}. So the run failed before the next step, in no node "
-                    "of its own: the value came from {node}."
-                ).format(node=node, key=key, value=short(value, 60), step=step, schema=schema, problem=problem),
-                fix=f'return {{"{key}": ...}}   # a value of the type {schema} declares for {key!r}',
-                fix_label=_("Make {node} return a value {schema} accepts").format(node=node, schema=schema),
-                step=step,
-                node=node,
-                key=key,
-                scope=facts.scope,
-                evidence=({"node": node, "key": key, "value": value, "text": short(value, 60)},),
-            )
-        )
+        if written is not None:
+            schema = error["message"].splitlines()[0].rpartition(" for ")[2] or _("the state schema")
+            found.append(_rejected(facts, key, problem, schema, *written))
     return found
+
+
+def _rejected(facts: RunFacts, key: str, problem: str, schema: str, step: int, node: str, value: Any) -> Finding:
+    return Finding(
+        kind="rejected_write",
+        severity="error",
+        title=_("{node} wrote {key} = {value}, which {schema} rejects").format(
+            node=node, key=key, value=short(value, 30), schema=schema
+        ),
+        explanation=_(
+            "{node} returned {key} = {value} in step {step}. The barrier stored it (a state key "
+            "takes any value), but {schema} validates the state when the next node's input is built, "
+            "and it refused the value: {problem}. So the run failed before the next step, in no node "
+            "of its own: the value came from {node}."
+        ).format(node=node, key=key, value=short(value, 60), step=step, schema=schema, problem=problem),
+        fix=f'return {{"{key}": ...}}   # a value of the type {schema} declares for {key!r}',
+        fix_label=_("Make {node} return a value {schema} accepts").format(node=node, schema=schema),
+        step=step,
+        node=node,
+        key=key,
+        scope=facts.scope,
+        evidence=({"node": node, "key": key, "value": value, "text": short(value, 60)},),
+    )
 
 
 def rejected_fields(message: str) -> list[tuple[str, str]]:
