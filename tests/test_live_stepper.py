@@ -50,7 +50,7 @@ def test_the_step_running_now_is_the_newest_step_with_its_tasks_states() -> None
         now = _step(model, 2)
         assert model["numbers"][-1] == 2 and model["at_step"] == 2 and 2 not in snap.committed_steps
         assert now["nodes"] == {"node___start__": "visited", "node_a": "visited", "node_b": "running", "node_c": "ran"}
-        assert now["summary"][0] == ["heading", "Step 2 is running"]
+        assert now["summary"][0] == ["heading", "Step 2 is running"] and now["panels"] is False
         assert _step(model, 1)["summary"][-1] == ["text", "Next: step 2, running now."]
         assert model["findings"] is None, "a run still going has no findings yet"
         gate.set()

@@ -310,8 +310,9 @@ class Stepper {
       }
     }
     this.summary.replaceChildren(...s.summary.map(([kind, text]) => el(kind === "heading" ? "h3" : "p", text, kind)));
-    // a host with tables of its own (the page's tabs) shows the drawing, the bar and the summary only
-    this.panels.replaceChildren(...(this.data.panels === false ? [] : this.panelsOf(s)));
+    // a host with tables of its own (the page's tabs) shows the drawing, the bar and the summary only, and
+    // so does a step with none yet (a live run's step running now)
+    this.panels.replaceChildren(...(this.data.panels === false || s.panels === false ? [] : this.panelsOf(s)));
     if (refit) this.fit(false);
     else this.focus();
   }

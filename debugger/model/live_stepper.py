@@ -136,12 +136,15 @@ def running_step(snap: LiveSnapshot, recorded: list[int]) -> dict[str, Any] | No
         state = _running_state(task.state)
         states[task.name] = state
         lines.append(["bullet", _running_line(task, state)])
+    asking = "paused" in states.values()
+    heading = _("Step {step} waits for an answer") if asking else _("Step {step} is running")
     return {
         "step": snap.step,
         "nodes": {dot_node_id(name): state for name, state in sorted(states.items())},
         "edges": [],
         "labels": {},
-        "summary": [["heading", _("Step {step} is running").format(step=snap.step)], *lines],
+        "panels": False,  # nothing merged yet: no merge or state table to show
+        "summary": [["heading", heading.format(step=snap.step)], *lines],
         "merge": [],
         "inside": [],
         "state": [],

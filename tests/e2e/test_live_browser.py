@@ -17,6 +17,9 @@ from playwright.sync_api import expect
 
 from debugger.stores.sqlite import RunStore
 
+STEPPER = ".stepscope-stepper"
+"""The Live run page's stepper (debugger/frontend/stepper.js), in its component's frame."""
+
 GRAPH_FILE = """
 import json, operator, os, time
 from typing import Annotated, TypedDict
@@ -257,6 +260,8 @@ def test_an_interrupt_pauses_with_its_question_and_a_box_to_answer_it(page, tmp_
     start(page, path, nodes="plan, ask")
     expect(main(page).get_by_role("heading", name="ask asks, in step 2")).to_be_visible(timeout=15_000)
     expect(main(page).get_by_text("Approve the plan?")).to_be_visible()
+    expect(page.locator(f"{STEPPER} .summary h3")).to_have_text("Step 2 waits for an answer")
+    expect(page.locator(f"{STEPPER} .panels")).to_be_empty()  # nothing merged yet: no empty tables
     expect(main(page).get_by_role("button", name=re.compile("Continue"))).to_be_disabled()
     answer = main(page).get_by_role("textbox", name=re.compile("Your answer"))
     answer.fill("yes")
@@ -285,7 +290,6 @@ def test_open_in_step_through_after_the_run_ends_opens_that_run_there(page, tmp_
 
 # ---- the stepper: the steps recorded so far, stepped in the browser ----------------------------------------
 
-STEPPER = ".stepscope-stepper"
 PRESS_JS = """
 async (stepper, key) => {
   const root = stepper.parentElement;  // the stepper's root names the step it shows (data-step)
