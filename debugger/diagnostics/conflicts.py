@@ -10,6 +10,7 @@ the value they received (a subgraph, a node returning the whole state), not writ
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from debugger.diagnostics.replay import MISSING_VALUE
@@ -40,24 +41,69 @@ def concurrent_updates(facts: RunFacts) -> list[Finding]:
     return findings_of(facts, ConcurrentUpdates(facts))
 
 
+@dataclass
+class Refused:
+    """The writes of one plain key that the barrier refused in one step, as the finding tells them."""
+
+    step: int
+    key: str
+    calls: list[Any]
+    writers: list[str]
+    start: Any
+    """The key's value at the start of the step."""
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    echoes: list[str] = field(default_factory=list)
+    """The writers that wrote back the value the key already had."""
+    subgraphs: list[str] = field(default_factory=list)
+    """The writers that run a subgraph."""
+
+    def values(self) -> str:
+        return "; ".join(_("{node} wrote {value}").format(node=e["node"], value=e["text"]) for e in self.evidence)
+
+    def why(self) -> str:
+        return " ".join(
+            dict.fromkeys(
+                _("{node} ran because {why}.").format(node=e["node"], why=e["why"]) for e in self.evidence if e["why"]
+            )
+        )
+
+
 def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: str) -> Finding:
-    """Long because it words one finding whole (the writers, why they ran together, echoes of a subgraph or a
-    whole state, the fixes), which reads better in one place."""
+    """One finding for the refused writes of `key`: two Overwrites, or plain writes of a key without a reducer."""
     overwrite = "Overwrite" in message
     if overwrite:
         calls = [c for c in calls if isinstance(c.write, dict) and c.write.get(TYPE) == "Overwrite"] or calls
+    refused = _refused(facts, step, key, calls)
+    title, explanation, fixes = _overwrites(refused) if overwrite else _plain_writes(refused)
+    return Finding(
+        kind="concurrent_update",
+        severity="error",
+        title=title,
+        explanation=explanation,
+        fix=fixes[0][1],
+        fix_label=fixes[0][0],
+        other_fixes=tuple(fixes[1:]),
+        step=step,
+        node=refused.writers[0],
+        key=key,
+        nodes=tuple(refused.writers),
+        scope=facts.scope,
+        evidence=tuple(refused.evidence),
+    )
+
+
+def _refused(facts: RunFacts, step: int, key: str, calls: list[Any]) -> Refused:
+    """Each refused write with what it wrote, why its node ran, and whether it echoed the key's value."""
     writers = list(dict.fromkeys(c.writer_name for c in calls))
-    start = facts.start_value(step, key)
-    evidence = []
-    echoes, subgraphs = [], []
+    refused = Refused(step, key, calls, writers, facts.start_value(step, key))
     for call in calls:
         task = facts.task(step, call.writer)
-        echoed = start != MISSING_VALUE and same(call.write, start)
+        echoed = refused.start != MISSING_VALUE and same(call.write, refused.start)
         if echoed:
-            echoes.append(call.writer_name)
+            refused.echoes.append(call.writer_name)
         if task is not None and (task.subgraphs or facts.is_subgraph_node(task.name)):
-            subgraphs.append(call.writer_name)
-        evidence.append(
+            refused.subgraphs.append(call.writer_name)
+        refused.evidence.append(
             {
                 "node": call.writer_name,
                 "value": call.write,
@@ -66,37 +112,33 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
                 "echoes_received_value": echoed,
             }
         )
-    values = "; ".join(_("{node} wrote {value}").format(node=e["node"], value=e["text"]) for e in evidence)
-    why = " ".join(
-        dict.fromkeys(_("{node} ran because {why}.").format(node=e["node"], why=e["why"]) for e in evidence if e["why"])
-    )
-    who = names(writers)
-    if overwrite:
-        explanation = _(
-            "{writers} each wrote Overwrite(...) to {key} in step {step} ({values}). An Overwrite replaces the "
-            "value, bypassing the reducer, and only one per key per superstep is allowed, since two would each "
-            "claim to be the final value. The step failed and none of its writes reached the state. {why}"
-        ).format(writers=who, key=repr(key), step=step, values=values, why=why)
-        fix = f'return {{"{key}": Overwrite(new_value)}}   # in one node only; the others return plain updates'
-        return Finding(
-            kind="concurrent_update",
-            severity="error",
-            title=_("Two Overwrite writes to {key} in one superstep ({writers})").format(key=repr(key), writers=who),
-            explanation=explanation,
-            fix=fix,
-            fix_label=_("Let one node replace the value; the others add to it"),
-            step=step,
-            node=writers[0],
-            key=key,
-            nodes=tuple(writers),
-            scope=facts.scope,
-            evidence=tuple(evidence),
-        )
+    return refused
+
+
+Words = tuple[str, str, list[tuple[str, str]]]
+"""A finding's title, explanation and fixes (what to do, code), best first."""
+
+
+def _overwrites(refused: Refused) -> Words:
+    key, who = refused.key, names(refused.writers)
+    explanation = _(
+        "{writers} each wrote Overwrite(...) to {key} in step {step} ({values}). An Overwrite replaces the "
+        "value, bypassing the reducer, and only one per key per superstep is allowed, since two would each "
+        "claim to be the final value. The step failed and none of its writes reached the state. {why}"
+    ).format(writers=who, key=repr(key), step=refused.step, values=refused.values(), why=refused.why())
+    fix = f'return {{"{key}": Overwrite(new_value)}}   # in one node only; the others return plain updates'
+    title = _("Two Overwrite writes to {key} in one superstep ({writers})").format(key=repr(key), writers=who)
+    return title, explanation, [(_("Let one node replace the value; the others add to it"), fix)]
+
+
+def _plain_writes(refused: Refused) -> Words:
+    key, writers, who = refused.key, refused.writers, names(refused.writers)
+    count, step, values = len(refused.calls), refused.step, refused.values()
     if len(writers) == 1:
         situation = _(
             "{writers} wrote {key} {count} times in step {step} ({values}): as several tasks of the same node "
             "(Sends), or one task writing the key twice."
-        ).format(writers=who, key=repr(key), count=len(calls), step=step, values=values)
+        ).format(writers=who, key=repr(key), count=count, step=step, values=values)
     else:
         situation = _("{writers} {both} wrote {key} in step {step} ({values}).").format(
             writers=who, both=both(writers), key=repr(key), step=step, values=values
@@ -106,70 +148,32 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
         "{count}, LangGraph does not guess which one you meant: it raises InvalidUpdateError "
         "(INVALID_CONCURRENT_GRAPH_UPDATE) and the whole step is lost, none of its writes reach the state. "
         "{why} Nodes triggered by the same superstep always run together in the next one."
-    ).format(situation=situation, key=repr(key), count=len(calls), why=why)
-    if echoes:
-        explanation += (
-            " "
-            + _("{writers} wrote back the value {key} already had ({start}): {how}").format(
-                writers=names(echoes),
-                key=repr(key),
-                start=short(start, 40),
-                how=_("a subgraph returns its whole final state, including keys it only received. ")
-                if subgraphs
-                else _(
-                    "a node that returns the whole state (or copies a key it did not change) writes every key again. "
-                ),
-            )
-            + _("Leaving unchanged keys out of the update removes the conflict.")
-        )
-    fixes = _fixes(key, calls, writers, echoes, subgraphs)
-    label, code = fixes[0]
-    return Finding(
-        kind="concurrent_update",
-        severity="error",
-        title=_("{writers} wrote the plain key {key} in one superstep").format(writers=who, key=repr(key)),
-        explanation=explanation,
-        fix=code,
-        fix_label=label,
-        other_fixes=tuple(fixes[1:]),
-        step=step,
-        node=writers[0],
-        key=key,
-        nodes=tuple(writers),
-        scope=facts.scope,
-        evidence=tuple(evidence),
+    ).format(situation=situation, key=repr(key), count=count, why=refused.why())
+    if refused.echoes:
+        explanation += " " + _echo_words(refused)
+    title = _("{writers} wrote the plain key {key} in one superstep").format(writers=who, key=repr(key))
+    return title, explanation, _fixes(key, refused.calls, writers, refused.echoes, refused.subgraphs)
+
+
+def _echo_words(refused: Refused) -> str:
+    """Why some writers wrote back the value the key already had, and that leaving it out ends the conflict."""
+    how = (
+        _("a subgraph returns its whole final state, including keys it only received. ")
+        if refused.subgraphs
+        else _("a node that returns the whole state (or copies a key it did not change) writes every key again. ")
     )
+    return _("{writers} wrote back the value {key} already had ({start}): {how}").format(
+        writers=names(refused.echoes), key=repr(refused.key), start=short(refused.start, 40), how=how
+    ) + _("Leaving unchanged keys out of the update removes the conflict.")
 
 
 def _fixes(
     key: str, calls: list[Any], writers: list[str], echoes: list[str], subgraphs: list[str]
 ) -> list[tuple[str, str]]:
-    """The fixes that fit, best first. Which reducer fits depends on what the writes are: lists are
-    merged by concatenation and dicts by union, keeping the key's type; scalars (a str, an int) have no
-    natural merge, so their first fix keeps one writer per key and collecting them is offered as a
-    change of type."""
-    values = [decode_or_raw(c.write) for c in calls]
-    scalar = False
-    if all(isinstance(v, list) for v in values):
-        reducer = (
-            _("Give {key} a reducer that concatenates, so parallel lists are merged").format(key=repr(key)),
-            f"{key}: Annotated[list, operator.add]   # each node's list is appended",
-        )
-    elif all(isinstance(v, dict) for v in values):
-        reducer = (
-            _("Give {key} a reducer that merges the dicts").format(key=repr(key)),
-            f"{key}: Annotated[dict, lambda old, new: {{**old, **new}}]   # later keys win",
-        )
-    else:
-        item = _item_type([c.write for c in calls])
-        scalar = True
-        reducer = (
-            _(
-                "Or collect every value: make {key} a list with a reducer "
-                "(its type changes from {item} to list[{item}])"
-            ).format(key=repr(key), item=item),
-            f'{key}: Annotated[list[{item}], operator.add]   # each node returns {{"{key}": [its value]}}',
-        )
+    """The fixes that fit, best first: not echoing the key where a writer echoes it, then a reducer, a key per
+    node and running the writers in sequence (a scalar's reducer changes its type, so it comes after a key per
+    node)."""
+    reducer, scalar = _reducer_fix(key, calls)
     own_keys = (
         _("Give each node its own key, if the values mean different things"),
         "\n".join(f'return {{"{key}_{w}": ...}}   # in {w}' for w in writers[:3]),
@@ -196,12 +200,32 @@ def _fixes(
             )
         )
     if scalar and len(writers) > 1:
-        fixes += [own_keys, reducer, sequence]
-    else:
-        fixes.append(reducer)
-        if len(writers) > 1:
-            fixes += [own_keys, sequence]
-    return fixes
+        return [*fixes, own_keys, reducer, sequence]
+    return [*fixes, reducer, *([own_keys, sequence] if len(writers) > 1 else [])]
+
+
+def _reducer_fix(key: str, calls: list[Any]) -> tuple[tuple[str, str], bool]:
+    """The reducer that fits the writes, and whether they are scalars. Lists are merged by concatenation and
+    dicts by union, keeping the key's type; scalars (a str, an int) have no natural merge, so collecting them is
+    offered as a change of type."""
+    values = [decode_or_raw(c.write) for c in calls]
+    if all(isinstance(v, list) for v in values):
+        return (
+            _("Give {key} a reducer that concatenates, so parallel lists are merged").format(key=repr(key)),
+            f"{key}: Annotated[list, operator.add]   # each node's list is appended",
+        ), False
+    if all(isinstance(v, dict) for v in values):
+        return (
+            _("Give {key} a reducer that merges the dicts").format(key=repr(key)),
+            f"{key}: Annotated[dict, lambda old, new: {{**old, **new}}]   # later keys win",
+        ), False
+    item = _item_type([c.write for c in calls])
+    return (
+        _(
+            "Or collect every value: make {key} a list with a reducer (its type changes from {item} to list[{item}])"
+        ).format(key=repr(key), item=item),
+        f'{key}: Annotated[list[{item}], operator.add]   # each node returns {{"{key}": [its value]}}',
+    ), True
 
 
 def decode_or_raw(encoded: Any) -> Any:

@@ -192,6 +192,12 @@ class RunFacts:
         """`p1 finished (edge p1 → child)`, in words."""
         return "; ".join(dict.fromkeys(r.text for r in self.reasons(step, task)))
 
+    def ran_because(self, step: int, tasks: list[TaskRecord]) -> str:
+        """`a ran because …. b ran because ….`: why each of `tasks` ran in `step`, each sentence once."""
+        return " ".join(
+            dict.fromkeys(_("{node} ran because {why}.").format(node=t.name, why=self.why(step, t)) for t in tasks)
+        )
+
     def _pending_reason(self, step: int, task: TaskRecord) -> Reason:
         """A task no channel fired for in its own step: it was already due when the run picked up (a
         resumed or forked run starts at a checkpoint whose tasks are pending), or it runs again after an

@@ -99,6 +99,11 @@ class Finding:
         return data
 
 
+def graph_finding(kind: str, scope: tuple[str, ...], **fields: Any) -> Finding:
+    """A finding made before running (`source="graph"`, no step), about the graph at `scope`."""
+    return Finding(kind=kind, scope=scope, source="graph", **fields)
+
+
 def sort_key(finding: Finding) -> tuple[Any, ...]:
     """Severity first, then step (findings before running first), then scope, node and key."""
     return (

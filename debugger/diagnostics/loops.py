@@ -234,17 +234,7 @@ def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool, changes: Changes) ->
     ).format(last=cycle.last_step)
     explanation += _route_words(routes, read)
     explanation += _stuck_words(stuck, changed, writers, start)
-    title = (
-        _("The loop {loop} never ended: {route} reads {keys}, which stopped changing").format(
-            loop=loop, route=routes[0].name, keys=names([repr(k) for k in stuck if k in read])
-        )
-        if routes and set(stuck) & set(read)
-        else _("The loop {loop} never ended: {keys} stopped changing while it went round").format(
-            loop=loop, keys=names([repr(k) for k in stuck])
-        )
-        if stuck
-        else _("The loop {loop} never ended: nothing it changes lets its route stop it").format(loop=loop)
-    )
+    title = _title(loop, routes, stuck, read)
     key = _likeliest(routes, stuck, read, writers)
     fix, fix_label, others = _fixes(facts, cycle, routes, key, writers, start)
     return Finding(
@@ -264,6 +254,18 @@ def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool, changes: Changes) ->
             {"key": k, "since": changed.get(k), "value": start.get(k), "text": short(start.get(k), 40)} for k in stuck
         ),
     )
+
+
+def _title(loop: str, routes: list[Route], stuck: list[str], read: list[str]) -> str:
+    if routes and set(stuck) & set(read):
+        return _("The loop {loop} never ended: {route} reads {keys}, which stopped changing").format(
+            loop=loop, route=routes[0].name, keys=names([repr(k) for k in stuck if k in read])
+        )
+    if stuck:
+        return _("The loop {loop} never ended: {keys} stopped changing while it went round").format(
+            loop=loop, keys=names([repr(k) for k in stuck])
+        )
+    return _("The loop {loop} never ended: nothing it changes lets its route stop it").format(loop=loop)
 
 
 def _route_words(routes: list[Route], read: list[str]) -> str:

@@ -69,20 +69,57 @@ def _changed(prior: Any, new: Any) -> bool:
 def _finding(
     facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: Any = None, after: Any = None
 ) -> Finding:
-    """Long because it words one finding whole (the suspects, what changed, how a reducer could be the cause,
-    the fix), which reads better in one place."""
-    tasks = [t for t in facts.tasks(step) if t.name not in INPUT_WRITERS]
-    suspects = [t.name for t in tasks if key in facts.input_keys(t)] or [t.name for t in tasks]
-    if call is not None and call.writer_name in suspects:
-        suspects.remove(call.writer_name)
-        suspects.insert(0, call.writer_name)
-    suspects = list(dict.fromkeys(suspects))
+    """One finding: the nodes that may have done it, what changed and when, and the fix."""
+    suspects = _suspects(facts, step, key, call)
     who = suspects[0] if len(suspects) == 1 else _("one of {nodes}").format(nodes=names(suspects))
     added = (
         new[len(prior) :]
         if isinstance(prior, list) and isinstance(new, list) and same(new[: len(prior)], prior)
         else None
     )
+    explanation = _explanation(facts, step, key, prior, new, call, after, who)
+    fix_value = short(added, 60) if added else "new_value"
+    return Finding(
+        kind="in_place_mutation",
+        severity="error",
+        title=_("{who} changed {key} in place").format(who=who, key=repr(key)),
+        explanation=explanation,
+        fix=f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
+        fix_label=_("Return an update instead of editing the state"),
+        other_fixes=(
+            (
+                _("If the node needs a changed copy for its own use, copy first"),
+                f'items = list(state["{key}"])   # or dict(...); then change the copy',
+            ),
+        ),
+        step=step,
+        node=suspects[0] if suspects else None,
+        key=key,
+        nodes=tuple(suspects),
+        scope=facts.scope,
+        evidence=(
+            {
+                "before": prior,
+                "after": new,
+                "text": f"{short(prior, 40)} → {short(new, 40)}",
+                "seen_at": "merge" if call is not None else "barrier",
+            },
+        ),
+    )
+
+
+def _suspects(facts: RunFacts, step: int, key: str, call: Any) -> list[str]:
+    """The step's tasks that received `key` (else all of them), the writer of `call` first."""
+    tasks = [t for t in facts.tasks(step) if t.name not in INPUT_WRITERS]
+    suspects = [t.name for t in tasks if key in facts.input_keys(t)] or [t.name for t in tasks]
+    if call is not None and call.writer_name in suspects:
+        suspects.remove(call.writer_name)
+        suspects.insert(0, call.writer_name)
+    return list(dict.fromkeys(suspects))
+
+
+def _explanation(facts: RunFacts, step: int, key: str, prior: Any, new: Any, call: Any, after: Any, who: str) -> str:
+    """What changed and when, who received it, and what else the change did (or how a reducer could be the cause)."""
     index = facts.replay.position[step]
     previous = _("after step {step}").format(step=facts.order[index - 1]) if index > 0 else _("when the run started")
     if call is not None:
@@ -113,31 +150,4 @@ def _finding(
             reducer=call.reducer
         )
     explanation += _("Treat the state as read-only and return only the change.")
-    fix_value = short(added, 60) if added else "new_value"
-    return Finding(
-        kind="in_place_mutation",
-        severity="error",
-        title=_("{who} changed {key} in place").format(who=who, key=repr(key)),
-        explanation=explanation,
-        fix=f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
-        fix_label=_("Return an update instead of editing the state"),
-        other_fixes=(
-            (
-                _("If the node needs a changed copy for its own use, copy first"),
-                f'items = list(state["{key}"])   # or dict(...); then change the copy',
-            ),
-        ),
-        step=step,
-        node=suspects[0] if suspects else None,
-        key=key,
-        nodes=tuple(suspects),
-        scope=facts.scope,
-        evidence=(
-            {
-                "before": prior,
-                "after": new,
-                "text": f"{short(prior, 40)} → {short(new, 40)}",
-                "seen_at": "merge" if call is not None else "barrier",
-            },
-        ),
-    )
+    return explanation

@@ -156,48 +156,12 @@ def _differing_order(
 def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any, other: Any, how: str) -> Finding:
     writers = [c.writer_name for c in calls]
     reordered = [writers[i] for i in other.order]
-    reducer = calls[0].reducer
-    why = " ".join(
-        dict.fromkeys(
-            _("{node} ran because {why}.").format(node=t.name, why=facts.why(step, t))
-            for t in facts.tasks(step)
-            if t.id in {c.writer for c in calls}
-        )
-    )
-    then = _(", then ")
-    explanation = _(
-        "{writers} {both} wrote {key} in step {step}, and the reducer of {key}, {reducer}, gives a different "
-        "result depending on the order it folds them in: as recorded ({recorded}) it is {value}; folded as "
-        "{reordered} it would be {other}. The writes of one superstep are folded by node name (then Send order), "
-        "not by finishing time, so the result is repeatable but arbitrary: renaming a node changes it. {why} "
-        "(Re-folded with {how}.)"
-    ).format(
-        writers=names(writers),
-        both=both(writers),
-        key=repr(key),
-        step=step,
-        reducer=reducer,
-        recorded=then.join(writers),
-        value=short(value, 50),
-        reordered=then.join(reordered),
-        other=short(other.value, 50),
-        why=why,
-        how=how,
-    )
-    collected = f"{key}_by_node"
-    fix = (
-        f"{collected}: Annotated[dict, lambda old, new: {{**old, **new}}]   # each node returns "
-        f'{{"{collected}": {{"<its name>": value}}}}\n\n'
-        f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   '
-        "# decide explicitly after the join\n\n"
-        f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")'
-    )
     return Finding(
         kind="order_sensitive",
         severity="warning",
         title=_("{key} depends on the order of parallel writes").format(key=repr(key)),
-        explanation=explanation,
-        fix=fix,
+        explanation=_explanation(facts, step, key, calls, value, other, how),
+        fix=_collect_fix(key, writers),
         fix_label=_(
             "Collect the parallel results with an order-independent reducer, then choose in a node after the join"
         ),
@@ -216,4 +180,42 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any,
             {"order": writers, "value": value, "text": short(value, 60), "recorded": True},
             {"order": reordered, "value": other.value, "text": short(other.value, 60), "recorded": False},
         ),
+    )
+
+
+def _explanation(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any, other: Any, how: str) -> str:
+    """The writers, the two results in the two orders, why the writers ran together and how the reducer was found."""
+    writers = [c.writer_name for c in calls]
+    ids = {c.writer for c in calls}
+    then = _(", then ")
+    return _(
+        "{writers} {both} wrote {key} in step {step}, and the reducer of {key}, {reducer}, gives a different "
+        "result depending on the order it folds them in: as recorded ({recorded}) it is {value}; folded as "
+        "{reordered} it would be {other}. The writes of one superstep are folded by node name (then Send order), "
+        "not by finishing time, so the result is repeatable but arbitrary: renaming a node changes it. {why} "
+        "(Re-folded with {how}.)"
+    ).format(
+        writers=names(writers),
+        both=both(writers),
+        key=repr(key),
+        step=step,
+        reducer=calls[0].reducer,
+        recorded=then.join(writers),
+        value=short(value, 50),
+        reordered=then.join(writers[i] for i in other.order),
+        other=short(other.value, 50),
+        why=facts.ran_because(step, [t for t in facts.tasks(step) if t.id in ids]),
+        how=how,
+    )
+
+
+def _collect_fix(key: str, writers: list[str]) -> str:
+    """Each writer's value kept under its name, and a node after the join that chooses."""
+    collected = f"{key}_by_node"
+    return (
+        f"{collected}: Annotated[dict, lambda old, new: {{**old, **new}}]   # each node returns "
+        f'{{"{collected}": {{"<its name>": value}}}}\n\n'
+        f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   '
+        "# decide explicitly after the join\n\n"
+        f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")'
     )

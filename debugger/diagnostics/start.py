@@ -28,98 +28,85 @@ from engine.codec import TYPE
 from engine.trace import schema_fields
 
 from .facts import PLAIN, RunFacts
-from .findings import Finding
+from .findings import Finding, graph_finding
 from .walk import Collecting, SeenStep, findings_of
 
 # ---- before running --------------------------------------------------------------------------------
 
 
 def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
-    """Long because each kind of start value (none, a default that raises, a type without a constructor) gets
-    its own finding worded in full."""
+    """A finding for each reducer key whose start value is a trap: none, one the reducer raises on, or a
+    schema default that is never used."""
     found = []
     annotations = _annotations(builder)
     for key, channel in builder.channels.items():
         if not isinstance(channel, BinaryOperatorAggregate):
             continue
-        declared = _type_text(annotations.get(key))
-        reducer = channel.reducer_name
         if channel.initial is None:
-            found.append(
-                Finding(
-                    kind="reducer_start_value",
-                    severity="warning",
-                    title=_("{key} starts empty, not at a default value").format(key=repr(key)),
-                    explanation=_(
-                        "{key} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
-                        "LangGraph cannot build a start value and the key starts empty. Nodes that read "
-                        "state[{key}] before the first write get a KeyError, and the first write is stored as it "
-                        "is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
-                    ).format(key=repr(key), reducer=reducer, declared=declared),
-                    fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
-                    fix_label=_("Declare a concrete type whose constructor gives the start value"),
-                    other_fixes=(
-                        (_("Read it defensively until the first write"), f'items = state.get("{key}") or []'),
-                    ),
-                    key=key,
-                    scope=scope,
-                    source="graph",
-                )
-            )
-            continue
-        failure = _fails_on_start(channel)
-        if failure is not None:
-            start = channel.initial()
-            found.append(
-                Finding(
-                    kind="reducer_start_value",
-                    severity="error",
-                    title=_("{reducer} cannot fold into the start value of {key}").format(
-                        reducer=reducer, key=repr(key)
-                    ),
-                    explanation=_(
-                        "{key} starts at {start} ({kind}()), and {reducer}({start}, {start}) raises {failure}. "
-                        "The first write to {key} will fail its step with the same error."
-                    ).format(
-                        key=repr(key),
-                        start=repr(start),
-                        kind=_type_name(channel.initial),
-                        reducer=reducer,
-                        failure=failure,
-                    ),
-                    fix=_start_fix(key, channel),
-                    fix_label=_("Pick a reducer that works on the key's type"),
-                    key=key,
-                    scope=scope,
-                    source="graph",
-                    evidence=({"start": repr(start), "error": failure},),
-                )
-            )
-            continue
-        default = _schema_default(builder, key)
-        if default is not _NO_DEFAULT and default != channel.initial():
-            found.append(
-                Finding(
-                    kind="reducer_start_value",
-                    severity="warning",
-                    title=_("The default of {key} is never used").format(key=repr(key)),
-                    explanation=_(
-                        "The schema gives {key} the default {default}, but a reducer key does not start from "
-                        "field defaults: it starts from its type's constructor, {start}, and {reducer} "
-                        "folds every write into that. Nodes never see {default} unless the input sends it."
-                    ).format(key=repr(key), default=repr(default), start=repr(channel.initial()), reducer=reducer),
-                    fix=f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
-                    fix_label=_("Send the start value in the input (or from the first node)"),
-                    other_fixes=(
-                        (_("Write it from the first node"), f'def first(state):\n    return {{"{key}": {default!r}}}'),
-                    ),
-                    key=key,
-                    scope=scope,
-                    source="graph",
-                    evidence=({"default": repr(default)},),
-                )
-            )
+            found.append(_starts_empty(key, channel.reducer_name, _type_text(annotations.get(key)), scope))
+        elif (failure := _fails_on_start(channel)) is not None:
+            found.append(_cannot_fold(key, channel, failure, scope))
+        else:
+            default = _schema_default(builder, key)
+            if default is not _NO_DEFAULT and default != channel.initial():
+                found.append(_default_unused(key, channel, default, scope))
     return found
+
+
+def _starts_empty(key: str, reducer: str, declared: str, scope: tuple[str, ...]) -> Finding:
+    return graph_finding(
+        "reducer_start_value",
+        scope,
+        key=key,
+        severity="warning",
+        title=_("{key} starts empty, not at a default value").format(key=repr(key)),
+        explanation=_(
+            "{key} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
+            "LangGraph cannot build a start value and the key starts empty. Nodes that read "
+            "state[{key}] before the first write get a KeyError, and the first write is stored as it "
+            "is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
+        ).format(key=repr(key), reducer=reducer, declared=declared),
+        fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
+        fix_label=_("Declare a concrete type whose constructor gives the start value"),
+        other_fixes=((_("Read it defensively until the first write"), f'items = state.get("{key}") or []'),),
+    )
+
+
+def _cannot_fold(key: str, channel: BinaryOperatorAggregate, failure: str, scope: tuple[str, ...]) -> Finding:
+    start, reducer = channel.initial(), channel.reducer_name
+    return graph_finding(
+        "reducer_start_value",
+        scope,
+        key=key,
+        severity="error",
+        title=_("{reducer} cannot fold into the start value of {key}").format(reducer=reducer, key=repr(key)),
+        explanation=_(
+            "{key} starts at {start} ({kind}()), and {reducer}({start}, {start}) raises {failure}. "
+            "The first write to {key} will fail its step with the same error."
+        ).format(key=repr(key), start=repr(start), kind=_type_name(channel.initial), reducer=reducer, failure=failure),
+        fix=_start_fix(key, channel),
+        fix_label=_("Pick a reducer that works on the key's type"),
+        evidence=({"start": repr(start), "error": failure},),
+    )
+
+
+def _default_unused(key: str, channel: BinaryOperatorAggregate, default: Any, scope: tuple[str, ...]) -> Finding:
+    return graph_finding(
+        "reducer_start_value",
+        scope,
+        key=key,
+        severity="warning",
+        title=_("The default of {key} is never used").format(key=repr(key)),
+        explanation=_(
+            "The schema gives {key} the default {default}, but a reducer key does not start from "
+            "field defaults: it starts from its type's constructor, {start}, and {reducer} "
+            "folds every write into that. Nodes never see {default} unless the input sends it."
+        ).format(key=repr(key), default=repr(default), start=repr(channel.initial()), reducer=channel.reducer_name),
+        fix=f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
+        fix_label=_("Send the start value in the input (or from the first node)"),
+        other_fixes=((_("Write it from the first node"), f'def first(state):\n    return {{"{key}": {default!r}}}'),),
+        evidence=({"default": repr(default)},),
+    )
 
 
 def _fails_on_start(channel: BinaryOperatorAggregate) -> str | None:
@@ -225,70 +212,72 @@ def reducer_errors(facts: RunFacts) -> list[Finding]:
 
 
 def _raised(facts: RunFacts, step: int, call: Any, before: Any, first: bool) -> Finding:
+    """A reducer that raised: on the key's start value (`first`: no write had been merged yet), or on a write."""
     error = call.error
     message = f"{error.get('class')}: {error.get('message', '').splitlines()[0] if error.get('message') else ''}"
+    words = _failed_on_start(call, before, message, step) if first else _failed_on_write(call, before, message, step)
+    return Finding(step=step, node=call.writer_name, key=call.channel, scope=facts.scope, **words)
+
+
+def _failed_on_start(call: Any, before: Any, message: str, step: int) -> dict[str, Any]:
     key, reducer = call.channel, call.reducer
-    if first:
-        return Finding(
-            kind="reducer_start_value",
-            severity="error",
-            title=_("{reducer} failed on the start value of {key}").format(reducer=reducer, key=repr(key)),
-            explanation=_(
-                "In step {step}, {node} wrote {write} to {key}, and {reducer} raised "
-                "{message} when folding it into the key's start value {start}: the start value comes "
-                "from the annotated type's constructor and the reducer cannot work with it. The step failed and "
-                "none of its writes were applied."
-            ).format(
-                step=step,
-                node=call.writer_name,
-                write=short(call.write, 40),
-                key=repr(key),
-                reducer=reducer,
-                message=message,
-                start=short(before, 30),
-            ),
-            fix=_recorded_start_fix(key, reducer, before),
-            fix_label=_("Declare a type whose empty value the reducer accepts, or a reducer that accepts it"),
-            other_fixes=(
-                (
-                    _("Make the reducer accept the empty start value"),
-                    "def merge(old, new):\n    if not old:\n        return new\n    ...",
-                ),
-            ),
-            step=step,
-            node=call.writer_name,
-            key=key,
-            scope=facts.scope,
-            evidence=({"start": before, "write": call.write, "error": message},),
-        )
-    return Finding(
-        kind="reducer_failed",
-        severity="error",
-        title=_("{reducer} raised merging {node}'s write to {key}").format(
-            reducer=reducer, node=call.writer_name, key=repr(key)
-        ),
-        explanation=_(
-            "In step {step}, merging {node}'s write to {key}, {reducer}({before}, {write}) raised {message}. "
-            "The barrier stopped there and none of the step's writes were applied."
-        ).format(
-            step=step,
-            node=call.writer_name,
-            key=repr(key),
-            reducer=reducer,
-            before=short(before, 40),
-            write=short(call.write, 40),
-            message=message,
-        ),
-        fix=f'return {{"{key}": <a value {reducer} accepts>}}   # in {call.writer_name}',
-        fix_label=_("Write a value of the shape {reducer} expects (or make the reducer accept it)").format(
-            reducer=reducer
-        ),
+    explanation = _(
+        "In step {step}, {node} wrote {write} to {key}, and {reducer} raised "
+        "{message} when folding it into the key's start value {start}: the start value comes "
+        "from the annotated type's constructor and the reducer cannot work with it. The step failed and "
+        "none of its writes were applied."
+    ).format(
         step=step,
         node=call.writer_name,
-        key=key,
-        scope=facts.scope,
-        evidence=({"before": before, "write": call.write, "error": message},),
+        write=short(call.write, 40),
+        key=repr(key),
+        reducer=reducer,
+        message=message,
+        start=short(before, 30),
     )
+    accept = (
+        _("Make the reducer accept the empty start value"),
+        "def merge(old, new):\n    if not old:\n        return new\n    ...",
+    )
+    return {
+        "kind": "reducer_start_value",
+        "severity": "error",
+        "title": _("{reducer} failed on the start value of {key}").format(reducer=reducer, key=repr(key)),
+        "explanation": explanation,
+        "fix": _recorded_start_fix(key, reducer, before),
+        "fix_label": _("Declare a type whose empty value the reducer accepts, or a reducer that accepts it"),
+        "other_fixes": (accept,),
+        "evidence": ({"start": before, "write": call.write, "error": message},),
+    }
+
+
+def _failed_on_write(call: Any, before: Any, message: str, step: int) -> dict[str, Any]:
+    key, reducer, node = call.channel, call.reducer, call.writer_name
+    explanation = _(
+        "In step {step}, merging {node}'s write to {key}, {reducer}({before}, {write}) raised {message}. "
+        "The barrier stopped there and none of the step's writes were applied."
+    ).format(
+        step=step,
+        node=node,
+        key=repr(key),
+        reducer=reducer,
+        before=short(before, 40),
+        write=short(call.write, 40),
+        message=message,
+    )
+    return {
+        "kind": "reducer_failed",
+        "severity": "error",
+        "title": _("{reducer} raised merging {node}'s write to {key}").format(
+            reducer=reducer, node=node, key=repr(key)
+        ),
+        "explanation": explanation,
+        "fix": f'return {{"{key}": <a value {reducer} accepts>}}   # in {node}',
+        "fix_label": _("Write a value of the shape {reducer} expects (or make the reducer accept it)").format(
+            reducer=reducer
+        ),
+        "evidence": ({"before": before, "write": call.write, "error": message},),
+    }
 
 
 def _recorded_start_fix(key: str, reducer: str, start: Any) -> str:

@@ -25,7 +25,7 @@ from engine import END, BinaryOperatorAggregate, LastValue
 from engine.trace import schema_fields
 
 from .facts import APPENDING, names
-from .findings import Finding
+from .findings import Finding, graph_finding
 from .source import Returns, describe_function, node_returns, returns_only_parent_commands
 from .start import static_start_values
 from .topology import Together, Topology
@@ -51,16 +51,15 @@ def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
     found += static_start_values(builder, scope)
     if topology.truncated:
         found.append(
-            Finding(
-                kind="concurrent_update",
+            graph_finding(
+                "concurrent_update",
+                scope,
                 severity="info",
                 title=_("The graph is too large to check every step shape"),
                 explanation=_(
                     "The search for nodes that can run in the same superstep stopped early, so some "
                     "parallel writes may not have been checked. Diagnose a recorded run for certainty."
                 ),
-                scope=scope,
-                source="graph",
             )
         )
     for name, sub in subgraphs.items():
@@ -107,101 +106,115 @@ def _parallel_plain_keys(
     subgraphs: dict[str, Any],
     scope: tuple[str, ...],
 ) -> list[Finding]:
-    """Long because it words one finding whole (why the nodes run together, how each writes, the fixes in order
-    of fit), which reads better in one place than spread over helpers."""
+    """A finding for each key without a reducer that two nodes able to run in one superstep can write."""
     found = []
     for key, channel in builder.channels.items():
         if type(channel) is not LastValue:
             continue
         writers = {n for n, w in writes.items() if key in w.maybe}
-        pairs: list[Together] = []
-        for pair, together in topology.pairs.items():
-            if pair <= writers:
-                pairs.append(together)
-        if not pairs:
-            continue
-        certain = any(
-            t.definite
-            and all(
-                key in writes[a.node].always or returns.get(a.node, Returns()).whole_state for a in (t.first, t.second)
-            )
-            for t in pairs
-        )
-        involved = sorted({a.node for t in pairs for a in (t.first, t.second)})
-        how = "; ".join(f"{n} {writes[n].how} {key!r}" for n in involved if writes[n].how != "returns")
-        whys = " ".join(t.sentence() + "." for t in pairs[:3])
-        can = _("Both can write {key}") if len(involved) == 2 else _("Each can write {key}")
-        explanation = (
-            f"{whys} "
-            + can.format(key=repr(key))
-            + (f" ({how})" if how else "")
-            + _(
-                ". {key} has no reducer: it holds one value and accepts one write per superstep, so a step "
-                "where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
-                "loses all its writes."
-            ).format(key=repr(key))
-            + (
-                ""
-                if certain
-                else _(
-                    " This depends on the path the run takes (a router, a Send, a Command or a "
-                    "branch in the node's code), so it may not happen on every run."
-                )
-            )
-        )
-        own_keys = "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])
-        fixes = [
-            (
-                _("Give {key} a reducer, so parallel writes are merged").format(key=repr(key)),
-                f'{key}: Annotated[list, operator.add]   # each node returns {{"{key}": [its value]}}',
-            ),
-            (_("Give each node its own key"), own_keys),
-        ]
-        whole = [n for n in involved if returns.get(n, Returns()).whole_state]
-        if whole:
-            fixes.insert(
-                0,
-                (
-                    _("Return only what changed, not the whole state"),
-                    f'return {{"key_you_changed": ...}}   # in {whole[0]}, instead of `return state`',
-                ),
-            )
-        echo = [n for n in involved if n in subgraphs]
-        if echo:
-            fixes.insert(
-                0,
-                (
-                    _("Give the subgraph an output schema without {key}").format(key=repr(key)),
-                    "sub = StateGraph(SubState, output_schema=SubOutput)   # only the keys it changes",
-                ),
-            )
-        severity = "error" if certain else "warning"
-        title = (
-            _("{nodes} write the plain key {key} in the same superstep")
-            if certain
-            else _("{nodes} can write the plain key {key} in the same superstep")
-        ).format(nodes=names(involved), key=repr(key))
-        found.append(
-            Finding(
-                kind="concurrent_update",
-                severity=severity,
-                title=title,
-                explanation=explanation,
-                fix=fixes[0][1],
-                fix_label=fixes[0][0],
-                other_fixes=tuple(fixes[1:]),
-                node=involved[0],
-                key=key,
-                nodes=tuple(involved),
-                scope=scope,
-                source="graph",
-                evidence=tuple(
-                    {"nodes": sorted({t.first.node, t.second.node}), "why": t.sentence(), "definite": t.definite}
-                    for t in pairs
-                ),
-            )
-        )
+        pairs = [together for pair, together in topology.pairs.items() if pair <= writers]
+        if pairs:
+            found.append(_parallel_writes(key, pairs, writes, returns, subgraphs, scope))
     return found
+
+
+def _parallel_writes(
+    key: str,
+    pairs: list[Together],
+    writes: dict[str, _Writes],
+    returns: dict[str, Returns],
+    subgraphs: dict[str, Any],
+    scope: tuple[str, ...],
+) -> Finding:
+    """An error when some pair arrives by static edges and writes the key on every path, else a warning."""
+    certain = any(
+        t.definite
+        and all(key in writes[a.node].always or returns.get(a.node, Returns()).whole_state for a in (t.first, t.second))
+        for t in pairs
+    )
+    involved = sorted({a.node for t in pairs for a in (t.first, t.second)})
+    fixes = _parallel_fixes(key, involved, returns, subgraphs)
+    title = (
+        _("{nodes} write the plain key {key} in the same superstep")
+        if certain
+        else _("{nodes} can write the plain key {key} in the same superstep")
+    ).format(nodes=names(involved), key=repr(key))
+    return graph_finding(
+        "concurrent_update",
+        scope,
+        severity="error" if certain else "warning",
+        title=title,
+        explanation=_parallel_explanation(key, pairs, involved, writes, certain),
+        fix=fixes[0][1],
+        fix_label=fixes[0][0],
+        other_fixes=tuple(fixes[1:]),
+        node=involved[0],
+        key=key,
+        nodes=tuple(involved),
+        evidence=tuple(
+            {"nodes": sorted({t.first.node, t.second.node}), "why": t.sentence(), "definite": t.definite} for t in pairs
+        ),
+    )
+
+
+def _parallel_explanation(
+    key: str, pairs: list[Together], involved: list[str], writes: dict[str, _Writes], certain: bool
+) -> str:
+    """Why the nodes run together, how each writes the key, and what a step where both write it costs."""
+    how = "; ".join(f"{n} {writes[n].how} {key!r}" for n in involved if writes[n].how != "returns")
+    whys = " ".join(t.sentence() + "." for t in pairs[:3])
+    can = _("Both can write {key}") if len(involved) == 2 else _("Each can write {key}")
+    return (
+        f"{whys} "
+        + can.format(key=repr(key))
+        + (f" ({how})" if how else "")
+        + _(
+            ". {key} has no reducer: it holds one value and accepts one write per superstep, so a step "
+            "where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
+            "loses all its writes."
+        ).format(key=repr(key))
+        + (
+            ""
+            if certain
+            else _(
+                " This depends on the path the run takes (a router, a Send, a Command or a "
+                "branch in the node's code), so it may not happen on every run."
+            )
+        )
+    )
+
+
+def _parallel_fixes(
+    key: str, involved: list[str], returns: dict[str, Returns], subgraphs: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """The fixes that fit, best first: a subgraph's output schema, returning only what changed, a reducer, a
+    key per node."""
+    own_keys = "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])
+    fixes = [
+        (
+            _("Give {key} a reducer, so parallel writes are merged").format(key=repr(key)),
+            f'{key}: Annotated[list, operator.add]   # each node returns {{"{key}": [its value]}}',
+        ),
+        (_("Give each node its own key"), own_keys),
+    ]
+    whole = [n for n in involved if returns.get(n, Returns()).whole_state]
+    if whole:
+        fixes.insert(
+            0,
+            (
+                _("Return only what changed, not the whole state"),
+                f'return {{"key_you_changed": ...}}   # in {whole[0]}, instead of `return state`',
+            ),
+        )
+    if any(n in subgraphs for n in involved):
+        fixes.insert(
+            0,
+            (
+                _("Give the subgraph an output schema without {key}").format(key=repr(key)),
+                "sub = StateGraph(SubState, output_schema=SubOutput)   # only the keys it changes",
+            ),
+        )
+    return fixes
 
 
 def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...]) -> list[Finding]:
@@ -227,8 +240,9 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
             )
         function = describe_function(builder.nodes[name].action)
         found.append(
-            Finding(
-                kind="returns_whole_state",
+            graph_finding(
+                "returns_whole_state",
+                scope,
                 severity="warning",
                 title=_("{node} returns the whole state").format(node=name),
                 explanation=_(
@@ -244,8 +258,6 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
                 fix='return {"key_you_changed": new_value}   # only the keys this node changed',
                 fix_label=_("Return only what the node changed"),
                 node=name,
-                scope=scope,
-                source="graph",
                 evidence=({"line": read.whole_state},),
             )
         )
@@ -268,8 +280,9 @@ def _subgraph_echo(
             if not _appending(channel):
                 continue
             found.append(
-                Finding(
-                    kind="subgraph_duplication",
+                graph_finding(
+                    "subgraph_duplication",
+                    scope,
                     severity="warning",
                     title=_("Subgraph node {node} can re-append {key}").format(node=name, key=repr(key)),
                     explanation=_(
@@ -293,8 +306,6 @@ def _subgraph_echo(
                     ),
                     node=name,
                     key=key,
-                    scope=scope,
-                    source="graph",
                 )
             )
     return found
@@ -303,51 +314,27 @@ def _subgraph_echo(
 def _read_modify_write(
     builder: Any, topology: Topology, writes: dict[str, _Writes], returns: dict[str, Returns], scope: tuple[str, ...]
 ) -> list[Finding]:
+    """A node whose code writes a reducer key as the value it read plus its change: appended (or added) again,
+    or, into a keep-the-last reducer with parallel writers, a lost update."""
     found = []
     for name, read in returns.items():
         for key, line in dict(read.rmw).items():
             channel = builder.channels.get(key)
             if not isinstance(channel, BinaryOperatorAggregate) or channel.reducer_name == "add_messages":
                 continue
-            reducer = channel.reducer_name
             if _appending(channel):
-                number = channel.initial in (int, float)
-                explanation = _(
-                    "{node} writes {key} as the value it read plus its change (line {line}), into {reducer}, "
-                    "which adds every write to the current value: {result}"
-                ).format(
-                    node=name,
-                    key=repr(key),
-                    line=line,
-                    reducer=reducer,
-                    result=_("the old total is counted again each time.")
-                    if number
-                    else _("the items it read are appended again, so the list repeats itself."),
-                )
-                fix = (
-                    f'return {{"{key}": 1}}   # the increment'
-                    if number
-                    else f'return {{"{key}": [new_item]}}   # only the new items'
-                )
+                explanation, fix = _added_again(name, key, line, channel)
             else:
                 rivals = sorted(
                     n for n, w in writes.items() if key in w.maybe and n != name and topology.together(name, n)
                 )
                 if not rivals:
                     continue
-                explanation = _(
-                    "{node} writes {key} as the value it read plus its change (line {line}), and "
-                    "{rivals} can write {key} in the same superstep. {reducer} folds the writes one after "
-                    "the other, so whichever is folded last replaces the others: their changes are lost without an "
-                    "error (a read-modify-write race)."
-                ).format(node=name, key=repr(key), line=line, rivals=names(rivals), reducer=reducer)
-                fix = (
-                    f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n"
-                    f'return {{"{key}": [new_item]}}   # and return only the delta'
-                )
+                explanation, fix = _lost_in_race(name, key, line, channel.reducer_name, rivals)
             found.append(
-                Finding(
-                    kind="read_modify_write",
+                graph_finding(
+                    "read_modify_write",
+                    scope,
                     severity="warning",
                     title=_("{node} writes back {key} plus its change").format(node=name, key=repr(key)),
                     explanation=explanation,
@@ -355,12 +342,48 @@ def _read_modify_write(
                     fix_label=_("Return only the change; let the reducer merge it"),
                     node=name,
                     key=key,
-                    scope=scope,
-                    source="graph",
                     evidence=({"line": line},),
                 )
             )
     return found
+
+
+def _added_again(name: str, key: str, line: int, channel: BinaryOperatorAggregate) -> tuple[str, str]:
+    """(explanation, fix) for the old value written into an appending reducer: counted or appended again."""
+    number = channel.initial in (int, float)
+    explanation = _(
+        "{node} writes {key} as the value it read plus its change (line {line}), into {reducer}, "
+        "which adds every write to the current value: {result}"
+    ).format(
+        node=name,
+        key=repr(key),
+        line=line,
+        reducer=channel.reducer_name,
+        result=_("the old total is counted again each time.")
+        if number
+        else _("the items it read are appended again, so the list repeats itself."),
+    )
+    fix = (
+        f'return {{"{key}": 1}}   # the increment'
+        if number
+        else f'return {{"{key}": [new_item]}}   # only the new items'
+    )
+    return explanation, fix
+
+
+def _lost_in_race(name: str, key: str, line: int, reducer: str, rivals: list[str]) -> tuple[str, str]:
+    """(explanation, fix) for the old value written into a keep-the-last reducer that parallel nodes write."""
+    explanation = _(
+        "{node} writes {key} as the value it read plus its change (line {line}), and "
+        "{rivals} can write {key} in the same superstep. {reducer} folds the writes one after "
+        "the other, so whichever is folded last replaces the others: their changes are lost without an "
+        "error (a read-modify-write race)."
+    ).format(node=name, key=repr(key), line=line, rivals=names(rivals), reducer=reducer)
+    fix = (
+        f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n"
+        f'return {{"{key}": [new_item]}}   # and return only the delta'
+    )
+    return explanation, fix
 
 
 def _in_place(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...]) -> list[Finding]:
@@ -372,8 +395,9 @@ def _in_place(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...])
                 seen[key] = (line, how)
         for key, (line, how) in seen.items():
             found.append(
-                Finding(
-                    kind="in_place_mutation",
+                graph_finding(
+                    "in_place_mutation",
+                    scope,
                     severity="warning",
                     title=_("{node} changes {key} in place").format(node=name, key=repr(key)),
                     explanation=_(
@@ -392,8 +416,6 @@ def _in_place(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...])
                     ),
                     node=name,
                     key=key,
-                    scope=scope,
-                    source="graph",
                     evidence=({"line": line, "how": how},),
                 )
             )

@@ -219,33 +219,24 @@ def _lost_update(
 ) -> Finding:
     key, reducer = call.channel, call.reducer
     writers = list(dict.fromkeys([*(w for w, _ in lost), call.writer_name]))
-    why = "".join(
-        dict.fromkeys(
-            " " + _("{node} ran because {why}.").format(node=t.name, why=facts.why(step, t))
-            for t in facts.tasks(step)
-            if t.name in writers
-        )
-    )
+    why = facts.ran_because(step, [t for t in facts.tasks(step) if t.name in writers])
     missing = ", ".join(_("{item} from {node}").format(item=short(item, 40), node=who) for who, item in lost[:4])
-    explanation = (
-        _(
-            "{writers} ran in step {step} and each wrote back {channel} as the list it read ({start}) plus its own "
-            "items. {reducer} keeps the last write, so {kept}'s list replaced the others and {missing} was lost: "
-            "{key} = {final}. This is the read-modify-write race: each node only knew the old value, and no error is "
-            "raised."
-        ).format(
-            writers=names(writers),
-            step=step,
-            channel=repr(key),
-            start=short(start, 40),
-            reducer=reducer,
-            kept=call.writer_name,
-            missing=missing,
-            key=key,
-            final=short(final, 60),
-        )
-        + why
-    )
+    explanation = _(
+        "{writers} ran in step {step} and each wrote back {channel} as the list it read ({start}) plus its own "
+        "items. {reducer} keeps the last write, so {kept}'s list replaced the others and {missing} was lost: "
+        "{key} = {final}. This is the read-modify-write race: each node only knew the old value, and no error is "
+        "raised."
+    ).format(
+        writers=names(writers),
+        step=step,
+        channel=repr(key),
+        start=short(start, 40),
+        reducer=reducer,
+        kept=call.writer_name,
+        missing=missing,
+        key=key,
+        final=short(final, 60),
+    ) + (" " + why if why else "")
     return Finding(
         kind="read_modify_write",
         severity="error",
