@@ -21,13 +21,22 @@ IMMUTABLE = frozenset((int, str, float, bool, type(None), tuple))
 """Values `DeltaTracker.delta` calls unchanged when they are the recorded object itself."""
 
 
+def _id_of(value: Any) -> Any:
+    """A message's id (ours or langchain-core's; None for lists and dicts): what a reducer may set
+    on a write it keeps."""
+    kind = type(value)
+    return None if kind is list or kind is dict else getattr(value, "id", None)
+
+
 class RecordedValues:
     """The values one run has recorded so far (the base of `TraceWriter`)."""
 
     def __init__(self) -> None:
         self.trackers: dict[str, DeltaTracker] = {}
-        self.memo: dict[int, tuple[Any, Any]] = {}
-        """This step's encodings by object identity (emptied when a step opens)."""
+        self.memo: dict[int, tuple[Any, Any, Any]] = {}
+        """This step's encodings by object identity (emptied when a step opens), each with the message
+        id the object had then: `add_messages` gives a written message its id in place, after the
+        task's write was recorded, and the call's result must show the id."""
         self.lists: dict[tuple[str, ...], list[str]] = {}
         self.shared_pairs: dict[tuple[Any, ...], list[list[Any]]] = {}
         self.flat_shared: dict[tuple[Any, ...], list[list[Any]]] = {}
@@ -48,7 +57,7 @@ class RecordedValues:
         if kind in _SCALARS or _depth >= _SHARED_LEVELS:
             return encode(value, _depth)
         hit = self.memo.get(id(value))
-        if hit is not None and hit[0] is value:
+        if hit is not None and hit[0] is value and hit[2] is _id_of(value):
             return hit[1]
         if kind is list:
             encoded: Any = [self.encode(item, _depth + 1) for item in value]
@@ -58,7 +67,7 @@ class RecordedValues:
             encoded = encode_own_message(value, _depth)
         else:
             encoded = encode(value, _depth)
-        self.memo[id(value)] = (value, encoded)  # keeps `value` alive, so its id is not reused
+        self.memo[id(value)] = (value, encoded, _id_of(value))  # keeps `value` alive, so its id is not reused
         return encoded
 
     def interned(self, names: Iterable[str]) -> list[str]:
