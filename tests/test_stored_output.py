@@ -82,6 +82,7 @@ def test_a_long_runs_output_is_stored_as_its_last_state_and_reads_back_the_same(
 def test_input_messages_given_ids_by_the_reducer_are_not_stored_again(tmp_path) -> None:
     """The steps record the id `add_messages` gave the input message (tests/test_recorded_message_ids.py),
     so the output is the last step's state to the letter: a pointer, no item stored again."""
+
     def speak(state: dict) -> dict:
         return {"messages": [engine.AIMessage(content=f"turn {len(state['messages'])}: {LINE}")]}
 
