@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any, BinaryIO, Callable, Iterator, overload
 
-from engine.blobs import PooledDecoder
-from engine.trace import StepRecord
-from engine.tracefile import TraceFileError, step_from_dict
+from engine.blobs import BlobPacker, PooledDecoder
+from engine.codec import BLOB
+from engine.trace import SCHEMA_VERSION, StepRecord
+from engine.tracefile import TraceFileError, step_dict, step_from_dict
 
 CHUNK = 1 << 20
 """Bytes read at a time; a value longer than what is buffered doubles the next read, so a huge value
@@ -46,6 +47,8 @@ MAX_NESTING = 400
 
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_POINTER = json.dumps(BLOB)
+"""What a step's text holds where it points at a large value (`{"$blob": key}`)."""
 _STEP = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
 
 
@@ -291,11 +294,22 @@ class FileSteps:
 
     def loads(self) -> Iterator[dict[str, Any]]:
         """Every step's file form, in order, reading the file once."""
+        for data, _ in self.loads_with_text():
+            yield data
+
+    def loads_with_text(self) -> Iterator[tuple[dict[str, Any], str]]:
+        """Every step's file form, in order, with the JSON text it was decoded from (reading the file once)."""
         self._checked()
         with self.opener() as handle:
             for position, (start, end) in enumerate(zip(self.index.starts, self.index.ends)):
                 handle.seek(start)
-                yield self._decode(handle.read(end - start), position)
+                text = handle.read(end - start).decode("utf-8")  # the scan read it as UTF-8 already
+                yield self._decode(text, position), text
+
+    def stored_as_written(self) -> bool:
+        """Whether each step's text, as the file holds it, is what a run store keeps of the step: the file is
+        of this schema (a store's rows are), so its step forms are the ones the writers give."""
+        return self.index.head.get("schema_version") == SCHEMA_VERSION
 
 
 _GIVING_WAY = threading.local()
@@ -431,3 +445,19 @@ def step_numbers(steps: Sequence[StepRecord]) -> Sequence[int]:
     if isinstance(steps, LazySteps):
         return steps.numbers
     return [s.step for s in steps]
+
+
+def file_forms(steps: Sequence[StepRecord], packer: BlobPacker) -> Iterator[tuple[StepRecord, dict[str, Any]]]:
+    """Each step with its file form, large values pointed at (they go to `packer`), for a store to keep. A long
+    trace file's steps give the form the file holds, parsed by the C decoder a second time rather than built
+    again from the record (`step_dict`: a third of a 20,000-step import's time); a step pointing at a large
+    value is built, so `packer` meets the run's large values in the order a save of the run does (its digest)."""
+    source = steps.source if isinstance(steps, LazySteps) else None
+    if not isinstance(source, FileSteps) or not source.stored_as_written():
+        for step in steps:
+            yield step, step_dict(step, packer)
+        return
+    for position, (data, text) in enumerate(source.loads_with_text()):
+        step = steps._built(data, position)  # it changes `data`: the step's form is parsed anew from its text
+        yield step, step_dict(step, packer) if _POINTER in text else json.loads(text)
+        _gave_way()

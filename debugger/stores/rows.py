@@ -12,7 +12,7 @@ import tempfile
 from array import array
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
-from debugger.sources.trace_stream import MAX_NESTING, nesting_depth
+from debugger.sources.trace_stream import MAX_NESTING, file_forms, nesting_depth
 from debugger.stores.protocol import first_line
 from engine.blobs import BlobPacker, PooledDecoder
 from engine.trace import StepRecord, Trace
@@ -152,8 +152,9 @@ class SpooledRun:
         from debugger.diagnostics.snapshots import StatesToKeep  # here: debugger.diagnostics imports the stores
 
         states = StatesToKeep(len(trace.steps))
-        for step in trace.steps:
-            self.spool.write(row_text(step, packer) + "\n")  # no indent: a step's JSON has no newline
+        for step, form in file_forms(trace.steps, packer):
+            leave_out_repeats(form)
+            self.spool.write(dumps(form) + "\n")  # no indent: a step's JSON has no newline
             self.numbers.append(step.step)
             pooled.update(packer.take_fresh())
             states.add(step)
