@@ -35,18 +35,10 @@ import engine  # noqa: E402
 from engine.trace import Recorder  # noqa: E402
 
 
-def peak_kb() -> int:
-    """This process's peak resident memory so far (VmHWM), in kB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise SystemExit("/proc/self/status has no VmHWM: this benchmark needs Linux")
-
-
 def record(sink_kind: str, steps: int, work: Path) -> Any:
     """One run of the `steps`-step messages loop: bare (its final state), or recorded to a file or
     into a store under `work` (its Recorder)."""
-    from debugger.sources.recording import StoreSink
+    from debugger.sources.store_sink import StoreSink
     from debugger.stores.sqlite import RunStore
     from engine.tracefile import write_json
 
