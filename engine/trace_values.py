@@ -25,7 +25,12 @@ def _id_of(value: Any) -> Any:
     """A message's id (ours or langchain-core's; None for lists and dicts): what a reducer may set
     on a write it keeps."""
     kind = type(value)
-    return None if kind is list or kind is dict else getattr(value, "id", None)
+    if kind is list or kind is dict:
+        return None
+    try:
+        return getattr(value, "id", None)
+    except Exception:  # noqa: BLE001 - a state value's own `id` property may raise; it is recorded all the same
+        return None
 
 
 class RecordedValues:

@@ -87,3 +87,25 @@ def test_langgraph_steps_show_the_id_add_messages_gave_a_written_message(index: 
         app.invoke(_inputs(lib)[index], config)
     (trace,) = session.traces
     _assert_states_have_the_runs_ids(trace, app, config)
+
+
+def test_a_value_whose_id_property_raises_is_recorded_all_the_same() -> None:
+    class Odd:
+        @property
+        def id(self) -> str:
+            raise ValueError("no id here")
+
+    class State(TypedDict):
+        items: Annotated[list, _append]
+
+    g = engine.StateGraph(State)
+    g.add_node("a", lambda s: {"items": [Odd()]})
+    g.add_edge(engine.START, "a")
+    g.add_edge("a", engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"items": [Odd()]}, hooks=recorder)
+    assert [s.step for s in recorder.trace.steps] == [-1, 0, 1]
+
+
+def _append(left: list, right: list) -> list:
+    return left + right
