@@ -7,7 +7,8 @@
 Every finding is a `Finding` (kind, severity, step, node, key, title, explanation, fix, evidence); the
 kinds are listed in `KINDS`. `debugger/commands/diagnose_text.py` prints them (`stepscope diagnose`).
 Modules, one job each: `source.py` reads node code (`function_tree.py` finds it), `topology.py` finds
-nodes that can share a superstep, `static.py` runs the checks before running; `facts.py` is the one
+nodes that can share a superstep, `static.py` runs the checks before running (`parallel_writes.py` the
+concurrent updates, `start.py` the start values); `facts.py` is the one
 analysis of a recorded run (the app's view-model reads it too: why each task ran, repeated items with
 provenance, channel roles), and `conflicts.py`, `writes.py`, `mutation.py`, `order.py` and `start.py` check it.
 """

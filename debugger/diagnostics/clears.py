@@ -13,7 +13,7 @@ from debugger.diagnostics.value_text import MESSAGE_REDUCERS, short
 from debugger.i18n import _, ngettext
 
 from .facts import RunFacts, same
-from .findings import Finding
+from .findings import Finding, Said, trace_finding
 from .source import empty_write_intent
 
 
@@ -81,23 +81,12 @@ def _empty_clear(facts: RunFacts, step: int, call: Any, before: list[Any]) -> Fi
         fix = f'return {{"{key}": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]}}   # add_messages: delete every message'
     else:
         fix = f'return {{"{key}": Overwrite([])}}   # replaces the value once, bypassing {reducer}'
-    return Finding(
-        kind="empty_list_clear",
-        severity="warning",
-        title=_("{node} returned [] to {key}, which clears nothing").format(node=node, key=repr(key)),
-        explanation=explanation,
-        fix=fix,
-        fix_label=_("Bypass the reducer to replace the value"),
-        other_fixes=(
-            (
-                _("Give the key a reducer that understands a clear marker"),
-                f"def add_or_clear(old, new):\n    return [] if new is None else old + new\n\n"
-                f'{key}: Annotated[list, add_or_clear]   # return {{"{key}": None}} to clear',
-            ),
-        ),
-        step=step,
-        node=node,
-        key=key,
-        scope=facts.scope,
-        evidence=({"before": before, "text": short(before, 60), "write": []},),
+    marker = (
+        _("Give the key a reducer that understands a clear marker"),
+        f"def add_or_clear(old, new):\n    return [] if new is None else old + new\n\n"
+        f'{key}: Annotated[list, add_or_clear]   # return {{"{key}": None}} to clear',
     )
+    title = _("{node} returned [] to {key}, which clears nothing").format(node=node, key=repr(key))
+    said = Said(title, explanation, [(_("Bypass the reducer to replace the value"), fix), marker])
+    evidence = ({"before": before, "text": short(before, 60), "write": []},)
+    return trace_finding("empty_list_clear", "warning", said, facts.scope, step, node=node, key=key, evidence=evidence)

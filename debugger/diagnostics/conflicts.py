@@ -19,7 +19,7 @@ from debugger.i18n import _
 from engine.codec import TYPE, decode
 
 from .facts import RunFacts, both, names, same
-from .findings import Finding
+from .findings import Finding, Said, trace_finding
 from .walk import Collecting, SeenStep, findings_of
 
 
@@ -74,20 +74,16 @@ def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], message: st
     if overwrite:
         calls = [c for c in calls if isinstance(c.write, dict) and c.write.get(TYPE) == "Overwrite"] or calls
     refused = _refused(facts, step, key, calls)
-    title, explanation, fixes = _overwrites(refused) if overwrite else _plain_writes(refused)
-    return Finding(
-        kind="concurrent_update",
-        severity="error",
-        title=title,
-        explanation=explanation,
-        fix=fixes[0][1],
-        fix_label=fixes[0][0],
-        other_fixes=tuple(fixes[1:]),
-        step=step,
+    title, explanation, ways = _overwrites(refused) if overwrite else _plain_writes(refused)
+    return trace_finding(
+        "concurrent_update",
+        "error",
+        Said(title, explanation, ways),
+        facts.scope,
+        step,
         node=refused.writers[0],
         key=key,
         nodes=tuple(refused.writers),
-        scope=facts.scope,
         evidence=tuple(refused.evidence),
     )
 

@@ -12,7 +12,7 @@ from debugger.diagnostics.replay import MISSING_VALUE
 from debugger.i18n import _
 
 from .facts import RunFacts, same
-from .findings import Finding
+from .findings import Finding, Said, trace_finding
 
 COUNTER_EVIDENCE = 50
 """The writes a "sends the total" finding lists: a long run's counter is written at every step, and its first
@@ -87,19 +87,14 @@ def _total_sent(facts: RunFacts, node: str, key: str, writes: CounterWrites, inc
         got=start + write,
         wanted=start + increment,
     )
-    return Finding(
-        kind="read_modify_write",
-        severity="warning",
-        title=_("{node} sends the total of {key}, not the increment").format(node=node, key=repr(key)),
-        explanation=explanation,
-        fix=f'return {{"{key}": {increment}}}   # the increment; {reducer} keeps the total',
-        fix_label=_("Send the increment and let the reducer add it"),
-        step=step,
-        node=node,
-        key=key,
-        scope=facts.scope,
-        evidence=tuple({"step": s, "value_read": v, "wrote": w} for s, v, w in writes.points),
+    send_increment = (
+        _("Send the increment and let the reducer add it"),
+        f'return {{"{key}": {increment}}}   # the increment; {reducer} keeps the total',
     )
+    title = _("{node} sends the total of {key}, not the increment").format(node=node, key=repr(key))
+    evidence = tuple({"step": s, "value_read": v, "wrote": w} for s, v, w in writes.points)
+    said = Said(title, explanation, [send_increment])
+    return trace_finding("read_modify_write", "warning", said, facts.scope, step, node=node, key=key, evidence=evidence)
 
 
 def _is_number(value: Any) -> bool:

@@ -10,7 +10,7 @@ from the graph (`source="graph"`, before running: `step` is None) and from a tra
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from debugger.i18n import N_, _
 
@@ -99,9 +99,36 @@ class Finding:
         return data
 
 
-def graph_finding(kind: str, scope: tuple[str, ...], **fields: Any) -> Finding:
-    """A finding made before running (`source="graph"`, no step), about the graph at `scope`."""
-    return Finding(kind=kind, scope=scope, source="graph", **fields)
+Fix = tuple[str, str]
+"""One way to fix a finding: (what to do, the code snippet)."""
+
+
+class Said(NamedTuple):
+    """What a finding says, as a rule words it: the title, the explanation and the fixes that fit, best first."""
+
+    title: str
+    explanation: str
+    fixes: Sequence[Fix] = ()
+
+    def fields(self) -> dict[str, Any]:
+        """The `Finding` fields this fills: the first fix is the finding's `fix`, the rest its `other_fixes`."""
+        words: dict[str, Any] = {"title": self.title, "explanation": self.explanation}
+        if self.fixes:
+            (label, code), *others = self.fixes
+            words.update(fix_label=label, fix=code, other_fixes=tuple(others))
+        return words
+
+
+def graph_finding(kind: str, severity: str, said: Said, scope: tuple[str, ...], **where: Any) -> Finding:
+    """A finding made before running (`source="graph"`, no step), about the graph at `scope`; `where`: its node,
+    key, nodes and evidence."""
+    return Finding(kind=kind, severity=severity, scope=scope, source="graph", **said.fields(), **where)
+
+
+def trace_finding(kind: str, severity: str, said: Said, scope: tuple[str, ...], step: int, **where: Any) -> Finding:
+    """A finding seen in step `step` of a recorded run (`source="trace"`), the run at `scope`; `where`: its node,
+    key, nodes and evidence."""
+    return Finding(kind=kind, severity=severity, scope=scope, step=step, **said.fields(), **where)
 
 
 def sort_key(finding: Finding) -> tuple[Any, ...]:

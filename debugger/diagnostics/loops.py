@@ -21,7 +21,7 @@ from debugger.diagnostics.value_text import short
 from debugger.i18n import _, ngettext
 
 from .facts import INPUT_WRITERS, RunFacts, names
-from .findings import Finding
+from .findings import Finding, Fix, Said, trace_finding
 from .source import keys_read
 from .walk import Collecting, SeenStep, findings_of, walk
 
@@ -236,20 +236,16 @@ def _finding(facts: RunFacts, cycle: Cycle, at_limit: bool, changes: Changes) ->
     explanation += _stuck_words(stuck, changed, writers, start)
     title = _title(loop, routes, stuck, read)
     key = _likeliest(routes, stuck, read, writers)
-    fix, fix_label, others = _fixes(facts, cycle, routes, key, writers, start)
-    return Finding(
-        kind="stuck_loop",
-        severity="error" if at_limit else "warning",
-        title=title,
-        explanation=explanation.strip(),
-        fix=fix,
-        fix_label=fix_label,
-        other_fixes=others,
-        step=cycle.last_step,
+    ways = _fixes(facts, cycle, routes, key, writers, start)
+    return trace_finding(
+        "stuck_loop",
+        "error" if at_limit else "warning",
+        Said(title, explanation.strip(), ways),
+        facts.scope,
+        cycle.last_step,
         node=routes[0].source if routes else cycle.nodes[0],
         key=key,
         nodes=cycle.nodes,
-        scope=facts.scope,
         evidence=tuple(
             {"key": k, "since": changed.get(k), "value": start.get(k), "text": short(start.get(k), 40)} for k in stuck
         ),
@@ -305,9 +301,8 @@ def _stuck_words(stuck: list[str], changed: dict[str, int], writers: dict[str, s
 
 def _fixes(
     facts: RunFacts, cycle: Cycle, routes: list[Route], key: str | None, writers: dict[str, set[str]], start: dict
-) -> tuple[str, str, tuple[tuple[str, str], ...]]:
-    """(the main fix for the stuck `key`, what it does, the other fixes), as Python snippets (`in_javascript`
-    rewrites them)."""
+) -> list[Fix]:
+    """The fixes for the stuck `key`, best first, as Python snippets (`in_javascript` rewrites them)."""
     route = routes[0].name if routes else "route"
     last = cycle.nodes[-1]
     counter = (
@@ -325,15 +320,15 @@ def _fixes(
     )
     overwritten = facts.reducer(key) in ("", "LastValue") and key in writers if key else False
     if overwritten and type(start.get(key)) is int:  # a counter (a bool is an int too, and no counter)
-        return (
-            f"{key}: Annotated[int, operator.add]   # each write is added, so the count grows",
+        additive = (
             _("Make the counter additive"),
-            (counter, limit),
+            f"{key}: Annotated[int, operator.add]   # each write is added, so the count grows",
         )
+        return [additive, counter, limit]
     if key:
-        return (
-            f'return {{"{key}": new_value}}   # in {last}: write what {route} reads, so it can say END',
+        change = (
             _("Let a node of the loop change what the route reads"),
-            (counter, limit),
+            f'return {{"{key}": new_value}}   # in {last}: write what {route} reads, so it can say END',
         )
-    return counter[1], counter[0], (limit,)
+        return [change, counter, limit]
+    return [counter, limit]

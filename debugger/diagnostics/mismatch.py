@@ -18,7 +18,7 @@ from debugger.i18n import _
 from engine.trace import StepRecord
 
 from .facts import RunFacts
-from .findings import Finding
+from .findings import Finding, Said, trace_finding
 from .walk import Collecting, SeenStep, findings_of
 
 
@@ -41,31 +41,37 @@ def _mismatch(facts: RunFacts, step: StepRecord, mismatch: dict[str, Any]) -> Fi
     key = mismatch.get("channel")
     recorded, committed = mismatch.get("recorded"), mismatch.get("committed")
     writers = sorted({c.writer_name for c in step.reducer_calls if c.channel == key})
-    return Finding(
-        kind="committed_mismatch",
-        severity="error",
-        title=_("{key} after step {step} is not what its writes fold to").format(key=repr(key), step=step.step),
-        explanation=_(
-            "Folding step {step}'s writes to {key} with the graph's reducer gives "
-            "{recorded}, but the run committed {committed}. "
-            "The views show the committed value from here on. "
-            "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
-            "changed since), the reducer is not deterministic or changes its arguments, or a node "
-            "({writers}) changed the state in place."
-        ).format(
-            step=step.step,
-            key=repr(key),
-            recorded=short(recorded, 80),
-            committed=short(committed, 80),
-            writers=", ".join(writers) or _("of this step"),
+    return trace_finding(
+        "committed_mismatch",
+        "error",
+        Said(
+            _("{key} after step {step} is not what its writes fold to").format(key=repr(key), step=step.step),
+            _(
+                "Folding step {step}'s writes to {key} with the graph's reducer gives "
+                "{recorded}, but the run committed {committed}. "
+                "The views show the committed value from here on. "
+                "Either the graph given is not the one that ran (for a checkpointer thread: the app's code "
+                "changed since), the reducer is not deterministic or changes its arguments, or a node "
+                "({writers}) changed the state in place."
+            ).format(
+                step=step.step,
+                key=repr(key),
+                recorded=short(recorded, 80),
+                committed=short(committed, 80),
+                writers=", ".join(writers) or _("of this step"),
+            ),
+            [
+                (
+                    _("Compare with the app's code at the time of the run"),
+                    "# open the thread with the graph version that wrote it; keep reducers pure",
+                )
+            ],
         ),
-        fix="# open the thread with the graph version that wrote it; keep reducers pure",
-        fix_label=_("Compare with the app's code at the time of the run"),
-        step=step.step,
+        facts.scope,
+        step.step,
         key=key,
         node=writers[0] if writers else None,
         nodes=tuple(writers),
-        scope=facts.scope,
         evidence=(
             {
                 "before": recorded,
@@ -80,15 +86,19 @@ def _mismatch(facts: RunFacts, step: StepRecord, mismatch: dict[str, Any]) -> Fi
 
 def _damaged(facts: RunFacts, step: int, what: str) -> Finding:
     """A step whose stored data is corrupt: the data, not the app, is what is wrong."""
-    return Finding(
-        kind="damaged_data",
-        severity="error",
-        title=_("step {step}'s stored data is damaged").format(step=step),
-        explanation=_("Step {step}: {what}. The other steps are read from the data that decodes.").format(
-            step=step, what=what
+    return trace_finding(
+        "damaged_data",
+        "error",
+        Said(
+            _("step {step}'s stored data is damaged").format(step=step),
+            _("Step {step}: {what}. The other steps are read from the data that decodes.").format(step=step, what=what),
+            [
+                (
+                    _("The stored bytes are corrupt; the app's code is not at fault"),
+                    "# restore the checkpointer database from a backup, or keep the thread's other steps",
+                )
+            ],
         ),
-        fix="# restore the checkpointer database from a backup, or keep the thread's other steps",
-        fix_label=_("The stored bytes are corrupt; the app's code is not at fault"),
-        step=step,
-        scope=facts.scope,
+        facts.scope,
+        step,
     )

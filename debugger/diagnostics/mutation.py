@@ -24,7 +24,7 @@ from debugger.i18n import _
 from engine.codec import apply_delta
 
 from .facts import INPUT_WRITERS, RunFacts, names, same
-from .findings import Finding
+from .findings import Finding, Said, trace_finding
 from .walk import Collecting, SeenStep, findings_of
 
 
@@ -79,24 +79,24 @@ def _finding(
     )
     explanation = _explanation(facts, step, key, prior, new, call, after, who)
     fix_value = short(added, 60) if added else "new_value"
-    return Finding(
-        kind="in_place_mutation",
-        severity="error",
-        title=_("{who} changed {key} in place").format(who=who, key=repr(key)),
-        explanation=explanation,
-        fix=f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
-        fix_label=_("Return an update instead of editing the state"),
-        other_fixes=(
-            (
-                _("If the node needs a changed copy for its own use, copy first"),
-                f'items = list(state["{key}"])   # or dict(...); then change the copy',
-            ),
-        ),
-        step=step,
+    update = (
+        _("Return an update instead of editing the state"),
+        f'return {{"{key}": {fix_value}}}   # return the change; never edit state in place',
+    )
+    copy = (
+        _("If the node needs a changed copy for its own use, copy first"),
+        f'items = list(state["{key}"])   # or dict(...); then change the copy',
+    )
+    said = Said(_("{who} changed {key} in place").format(who=who, key=repr(key)), explanation, [update, copy])
+    return trace_finding(
+        "in_place_mutation",
+        "error",
+        said,
+        facts.scope,
+        step,
         node=suspects[0] if suspects else None,
         key=key,
         nodes=tuple(suspects),
-        scope=facts.scope,
         evidence=(
             {
                 "before": prior,

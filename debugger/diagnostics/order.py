@@ -27,7 +27,7 @@ from engine import add_messages
 from engine.codec import TYPE
 
 from .facts import RunFacts, both, canonical, names, same
-from .findings import Finding
+from .findings import Finding, Fix, Said, trace_finding
 from .walk import Collecting, SeenStep, findings_of
 
 MAX_ORDERS = 120
@@ -156,26 +156,19 @@ def _differing_order(
 def _finding(facts: RunFacts, step: int, key: str, calls: list[Any], value: Any, other: Any, how: str) -> Finding:
     writers = [c.writer_name for c in calls]
     reordered = [writers[i] for i in other.order]
-    return Finding(
-        kind="order_sensitive",
-        severity="warning",
-        title=_("{key} depends on the order of parallel writes").format(key=repr(key)),
-        explanation=_explanation(facts, step, key, calls, value, other, how),
-        fix=_collect_fix(key, writers),
-        fix_label=_(
-            "Collect the parallel results with an order-independent reducer, then choose in a node after the join"
+    return trace_finding(
+        "order_sensitive",
+        "warning",
+        Said(
+            _("{key} depends on the order of parallel writes").format(key=repr(key)),
+            _explanation(facts, step, key, calls, value, other, how),
+            _fixes(key, writers),
         ),
-        other_fixes=(
-            (
-                _("Use a reducer that is commutative (sum, max, set union)"),
-                f"{key}: Annotated[int, operator.add]   # or max, or a set with operator.or_",
-            ),
-        ),
-        step=step,
+        facts.scope,
+        step,
         node=writers[-1],
         key=key,
         nodes=tuple(dict.fromkeys(writers)),
-        scope=facts.scope,
         evidence=(
             {"order": writers, "value": value, "text": short(value, 60), "recorded": True},
             {"order": reordered, "value": other.value, "text": short(other.value, 60), "recorded": False},
@@ -209,13 +202,20 @@ def _explanation(facts: RunFacts, step: int, key: str, calls: list[Any], value: 
     )
 
 
-def _collect_fix(key: str, writers: list[str]) -> str:
-    """Each writer's value kept under its name, and a node after the join that chooses."""
+def _fixes(key: str, writers: list[str]) -> list[Fix]:
+    """Best first: each writer's value kept under its name and a node after the join that chooses; then a
+    commutative reducer."""
     collected = f"{key}_by_node"
-    return (
+    collect = (
+        _("Collect the parallel results with an order-independent reducer, then choose in a node after the join"),
         f"{collected}: Annotated[dict, lambda old, new: {{**old, **new}}]   # each node returns "
         f'{{"{collected}": {{"<its name>": value}}}}\n\n'
         f'def choose(state):\n    return {{"{key}": pick(state["{collected}"])}}   '
         "# decide explicitly after the join\n\n"
-        f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")'
+        f'builder.add_edge([{", ".join(repr(w) for w in dict.fromkeys(writers))}], "choose")',
     )
+    commutative = (
+        _("Use a reducer that is commutative (sum, max, set union)"),
+        f"{key}: Annotated[int, operator.add]   # or max, or a set with operator.or_",
+    )
+    return [collect, commutative]

@@ -28,7 +28,7 @@ from engine.codec import TYPE
 from engine.trace import schema_fields
 
 from .facts import PLAIN, RunFacts
-from .findings import Finding, graph_finding
+from .findings import Finding, Said, graph_finding, trace_finding
 from .walk import Collecting, SeenStep, findings_of
 
 # ---- before running --------------------------------------------------------------------------------
@@ -43,70 +43,62 @@ def static_start_values(builder: Any, scope: tuple[str, ...] = ()) -> list[Findi
         if not isinstance(channel, BinaryOperatorAggregate):
             continue
         if channel.initial is None:
-            found.append(_starts_empty(key, channel.reducer_name, _type_text(annotations.get(key)), scope))
+            trap = _starts_empty(key, channel.reducer_name, _type_text(annotations.get(key)))
         elif (failure := _fails_on_start(channel)) is not None:
-            found.append(_cannot_fold(key, channel, failure, scope))
+            trap = _cannot_fold(key, channel, failure)
+        elif (default := _schema_default(builder, key)) is not _NO_DEFAULT and default != channel.initial():
+            trap = _default_unused(key, channel, default)
         else:
-            default = _schema_default(builder, key)
-            if default is not _NO_DEFAULT and default != channel.initial():
-                found.append(_default_unused(key, channel, default, scope))
+            continue
+        severity, said, evidence = trap
+        found.append(graph_finding("reducer_start_value", severity, said, scope, key=key, evidence=evidence))
     return found
 
 
-def _starts_empty(key: str, reducer: str, declared: str, scope: tuple[str, ...]) -> Finding:
-    return graph_finding(
-        "reducer_start_value",
-        scope,
-        key=key,
-        severity="warning",
-        title=_("{key} starts empty, not at a default value").format(key=repr(key)),
-        explanation=_(
-            "{key} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
-            "LangGraph cannot build a start value and the key starts empty. Nodes that read "
-            "state[{key}] before the first write get a KeyError, and the first write is stored as it "
-            "is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
-        ).format(key=repr(key), reducer=reducer, declared=declared),
-        fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
-        fix_label=_("Declare a concrete type whose constructor gives the start value"),
-        other_fixes=((_("Read it defensively until the first write"), f'items = state.get("{key}") or []'),),
+StartTrap = tuple[str, Said, tuple[dict[str, Any], ...]]
+"""A start value's trap as its finding tells it: (severity, what it says, evidence)."""
+
+
+def _starts_empty(key: str, reducer: str, declared: str) -> StartTrap:
+    explanation = _(
+        "{key} has a reducer ({reducer}) but its type {declared} has no usable constructor, so "
+        "LangGraph cannot build a start value and the key starts empty. Nodes that read "
+        "state[{key}] before the first write get a KeyError, and the first write is stored as it "
+        "is, without calling {reducer} (so it is not merged, coerced or deduplicated)."
+    ).format(key=repr(key), reducer=reducer, declared=declared)
+    concrete = (
+        _("Declare a concrete type whose constructor gives the start value"),
+        f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at list() == []",
     )
+    defensive = (_("Read it defensively until the first write"), f'items = state.get("{key}") or []')
+    title = _("{key} starts empty, not at a default value").format(key=repr(key))
+    return "warning", Said(title, explanation, [concrete, defensive]), ()
 
 
-def _cannot_fold(key: str, channel: BinaryOperatorAggregate, failure: str, scope: tuple[str, ...]) -> Finding:
+def _cannot_fold(key: str, channel: BinaryOperatorAggregate, failure: str) -> StartTrap:
     start, reducer = channel.initial(), channel.reducer_name
-    return graph_finding(
-        "reducer_start_value",
-        scope,
-        key=key,
-        severity="error",
-        title=_("{reducer} cannot fold into the start value of {key}").format(reducer=reducer, key=repr(key)),
-        explanation=_(
-            "{key} starts at {start} ({kind}()), and {reducer}({start}, {start}) raises {failure}. "
-            "The first write to {key} will fail its step with the same error."
-        ).format(key=repr(key), start=repr(start), kind=_type_name(channel.initial), reducer=reducer, failure=failure),
-        fix=_start_fix(key, channel),
-        fix_label=_("Pick a reducer that works on the key's type"),
-        evidence=({"start": repr(start), "error": failure},),
-    )
+    explanation = _(
+        "{key} starts at {start} ({kind}()), and {reducer}({start}, {start}) raises {failure}. "
+        "The first write to {key} will fail its step with the same error."
+    ).format(key=repr(key), start=repr(start), kind=_type_name(channel.initial), reducer=reducer, failure=failure)
+    title = _("{reducer} cannot fold into the start value of {key}").format(reducer=reducer, key=repr(key))
+    said = Said(title, explanation, [(_("Pick a reducer that works on the key's type"), _start_fix(key, channel))])
+    return "error", said, ({"start": repr(start), "error": failure},)
 
 
-def _default_unused(key: str, channel: BinaryOperatorAggregate, default: Any, scope: tuple[str, ...]) -> Finding:
-    return graph_finding(
-        "reducer_start_value",
-        scope,
-        key=key,
-        severity="warning",
-        title=_("The default of {key} is never used").format(key=repr(key)),
-        explanation=_(
-            "The schema gives {key} the default {default}, but a reducer key does not start from "
-            "field defaults: it starts from its type's constructor, {start}, and {reducer} "
-            "folds every write into that. Nodes never see {default} unless the input sends it."
-        ).format(key=repr(key), default=repr(default), start=repr(channel.initial()), reducer=channel.reducer_name),
-        fix=f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
-        fix_label=_("Send the start value in the input (or from the first node)"),
-        other_fixes=((_("Write it from the first node"), f'def first(state):\n    return {{"{key}": {default!r}}}'),),
-        evidence=({"default": repr(default)},),
+def _default_unused(key: str, channel: BinaryOperatorAggregate, default: Any) -> StartTrap:
+    explanation = _(
+        "The schema gives {key} the default {default}, but a reducer key does not start from "
+        "field defaults: it starts from its type's constructor, {start}, and {reducer} "
+        "folds every write into that. Nodes never see {default} unless the input sends it."
+    ).format(key=repr(key), default=repr(default), start=repr(channel.initial()), reducer=channel.reducer_name)
+    in_input = (
+        _("Send the start value in the input (or from the first node)"),
+        f'graph.invoke({{"{key}": {default!r}, ...}})   # pass the start value in the input',
     )
+    first = (_("Write it from the first node"), f'def first(state):\n    return {{"{key}": {default!r}}}')
+    title = _("The default of {key} is never used").format(key=repr(key))
+    return "warning", Said(title, explanation, [in_input, first]), ({"default": repr(default)},)
 
 
 def _fails_on_start(channel: BinaryOperatorAggregate) -> str | None:
@@ -297,20 +289,26 @@ def _missing_key(error: dict[str, Any] | None) -> str | None:
 
 def _read_empty(facts: RunFacts, step: int, node: str, key: str) -> Finding:
     reducer = facts.reducer(key)
-    return Finding(
-        kind="reducer_start_value",
-        severity="error",
-        title=_("{node} read {key} before it had a value").format(node=node, key=repr(key)),
-        explanation=_(
-            "{node} failed in step {step} with KeyError: {key}. {key} has a reducer ({reducer}) but started "
-            "empty: its type has no usable constructor (e.g. `list[str] | None`), so there was no start value "
-            "and the key is absent until the first write."
-        ).format(node=node, step=step, key=repr(key), reducer=reducer),
-        fix=f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at []",
-        fix_label=_("Declare a concrete type, so the key starts at its empty value"),
-        other_fixes=((_("Read it defensively"), f'state.get("{key}") or []'),),
-        step=step,
+    return trace_finding(
+        "reducer_start_value",
+        "error",
+        Said(
+            _("{node} read {key} before it had a value").format(node=node, key=repr(key)),
+            _(
+                "{node} failed in step {step} with KeyError: {key}. {key} has a reducer ({reducer}) but started "
+                "empty: its type has no usable constructor (e.g. `list[str] | None`), so there was no start value "
+                "and the key is absent until the first write."
+            ).format(node=node, step=step, key=repr(key), reducer=reducer),
+            [
+                (
+                    _("Declare a concrete type, so the key starts at its empty value"),
+                    f"{key}: Annotated[list, {reducer}]   # a concrete type: starts at []",
+                ),
+                (_("Read it defensively"), f'state.get("{key}") or []'),
+            ],
+        ),
+        facts.scope,
+        step,
         node=node,
         key=key,
-        scope=facts.scope,
     )

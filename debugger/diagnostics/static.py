@@ -1,8 +1,7 @@
 """Diagnostics before running: `diagnose_graph(compiled)` reads the builder and the nodes' source.
 
 - concurrent updates waiting to happen: a key without a reducer that two nodes able to run in the
-  same superstep (`topology.py`) can write (`source.py`: their returned dicts, Command updates,
-  the whole state, a subgraph's output keys);
+  same superstep can write (`parallel_writes.py`);
 - nodes that return the whole state they received;
 - compiled subgraphs mounted as nodes that receive and return a key the parent appends to;
 - read-modify-write in the code: `{"log": state["log"] + [x]}` into an appending reducer, or into a
@@ -25,10 +24,11 @@ from engine import END, BinaryOperatorAggregate, LastValue
 from engine.trace import schema_fields
 
 from .facts import APPENDING, names
-from .findings import Finding, graph_finding
+from .findings import Finding, Said, graph_finding
+from .parallel_writes import Writes, node_writes, parallel_plain_keys
 from .source import Returns, describe_function, node_returns, returns_only_parent_commands
 from .start import static_start_values
-from .topology import Together, Topology
+from .topology import Topology
 
 
 def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
@@ -41,9 +41,9 @@ def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
         else:
             returns[name] = node_returns(spec.action)
     topology = Topology(builder, returns)
-    writes = _writes(builder, returns, subgraphs)
+    writes = node_writes(builder, returns, subgraphs)
     found: list[Finding] = []
-    found += _parallel_plain_keys(builder, topology, writes, returns, subgraphs, scope)
+    found += parallel_plain_keys(builder, topology, writes, returns, subgraphs, scope)
     found += _whole_state(builder, returns, scope)
     found += _subgraph_echo(builder, topology, subgraphs, scope)
     found += _read_modify_write(builder, topology, writes, returns, scope)
@@ -53,168 +53,20 @@ def diagnose_graph(compiled: Any, scope: tuple[str, ...] = ()) -> list[Finding]:
         found.append(
             graph_finding(
                 "concurrent_update",
-                scope,
-                severity="info",
-                title=_("The graph is too large to check every step shape"),
-                explanation=_(
-                    "The search for nodes that can run in the same superstep stopped early, so some "
-                    "parallel writes may not have been checked. Diagnose a recorded run for certainty."
+                "info",
+                Said(
+                    _("The graph is too large to check every step shape"),
+                    _(
+                        "The search for nodes that can run in the same superstep stopped early, so some "
+                        "parallel writes may not have been checked. Diagnose a recorded run for certainty."
+                    ),
                 ),
+                scope,
             )
         )
     for name, sub in subgraphs.items():
         found += diagnose_graph(sub, (*scope, name))
     return found
-
-
-class _Writes:
-    """The keys a node may write, and those it writes on every path."""
-
-    def __init__(self, maybe: set[str], always: set[str], how: str) -> None:
-        self.maybe, self.always, self.how = maybe, always, how
-
-
-def _writes(builder: Any, returns: dict[str, Returns], subgraphs: dict[str, Any]) -> dict[str, _Writes]:
-    channels = set(builder.channels)
-    out = {}
-    for name, read in returns.items():
-        maybe, always = set(read.keys) & channels, set(read.always) & channels
-        how = "returns"
-        if read.whole_state:
-            received = set(builder.schemas.get(builder.nodes[name].input_schema, {})) & channels
-            maybe |= received
-            how = "returns the whole state, which includes"
-        out[name] = _Writes(maybe, always, how)
-    for name, sub in subgraphs.items():
-        keys = set(sub.output_keys if isinstance(sub.output_keys, list) else [sub.output_keys]) & channels
-        echoed = keys & set(sub.builder.schemas.get(sub.builder.input_schema, {}))
-        out[name] = _Writes(
-            keys,
-            set(),
-            "is a subgraph that returns its whole state, including"
-            if echoed
-            else "is a subgraph whose output includes",
-        )
-    return out
-
-
-def _parallel_plain_keys(
-    builder: Any,
-    topology: Topology,
-    writes: dict[str, _Writes],
-    returns: dict[str, Returns],
-    subgraphs: dict[str, Any],
-    scope: tuple[str, ...],
-) -> list[Finding]:
-    """A finding for each key without a reducer that two nodes able to run in one superstep can write."""
-    found = []
-    for key, channel in builder.channels.items():
-        if type(channel) is not LastValue:
-            continue
-        writers = {n for n, w in writes.items() if key in w.maybe}
-        pairs = [together for pair, together in topology.pairs.items() if pair <= writers]
-        if pairs:
-            found.append(_parallel_writes(key, pairs, writes, returns, subgraphs, scope))
-    return found
-
-
-def _parallel_writes(
-    key: str,
-    pairs: list[Together],
-    writes: dict[str, _Writes],
-    returns: dict[str, Returns],
-    subgraphs: dict[str, Any],
-    scope: tuple[str, ...],
-) -> Finding:
-    """An error when some pair arrives by static edges and writes the key on every path, else a warning."""
-    certain = any(
-        t.definite
-        and all(key in writes[a.node].always or returns.get(a.node, Returns()).whole_state for a in (t.first, t.second))
-        for t in pairs
-    )
-    involved = sorted({a.node for t in pairs for a in (t.first, t.second)})
-    fixes = _parallel_fixes(key, involved, returns, subgraphs)
-    title = (
-        _("{nodes} write the plain key {key} in the same superstep")
-        if certain
-        else _("{nodes} can write the plain key {key} in the same superstep")
-    ).format(nodes=names(involved), key=repr(key))
-    return graph_finding(
-        "concurrent_update",
-        scope,
-        severity="error" if certain else "warning",
-        title=title,
-        explanation=_parallel_explanation(key, pairs, involved, writes, certain),
-        fix=fixes[0][1],
-        fix_label=fixes[0][0],
-        other_fixes=tuple(fixes[1:]),
-        node=involved[0],
-        key=key,
-        nodes=tuple(involved),
-        evidence=tuple(
-            {"nodes": sorted({t.first.node, t.second.node}), "why": t.sentence(), "definite": t.definite} for t in pairs
-        ),
-    )
-
-
-def _parallel_explanation(
-    key: str, pairs: list[Together], involved: list[str], writes: dict[str, _Writes], certain: bool
-) -> str:
-    """Why the nodes run together, how each writes the key, and what a step where both write it costs."""
-    how = "; ".join(f"{n} {writes[n].how} {key!r}" for n in involved if writes[n].how != "returns")
-    whys = " ".join(t.sentence() + "." for t in pairs[:3])
-    can = _("Both can write {key}") if len(involved) == 2 else _("Each can write {key}")
-    return (
-        f"{whys} "
-        + can.format(key=repr(key))
-        + (f" ({how})" if how else "")
-        + _(
-            ". {key} has no reducer: it holds one value and accepts one write per superstep, so a step "
-            "where two of them write it fails with InvalidUpdateError (INVALID_CONCURRENT_GRAPH_UPDATE) and "
-            "loses all its writes."
-        ).format(key=repr(key))
-        + (
-            ""
-            if certain
-            else _(
-                " This depends on the path the run takes (a router, a Send, a Command or a "
-                "branch in the node's code), so it may not happen on every run."
-            )
-        )
-    )
-
-
-def _parallel_fixes(
-    key: str, involved: list[str], returns: dict[str, Returns], subgraphs: dict[str, Any]
-) -> list[tuple[str, str]]:
-    """The fixes that fit, best first: a subgraph's output schema, returning only what changed, a reducer, a
-    key per node."""
-    own_keys = "\n".join(f'return {{"{key}_{n}": ...}}   # in {n}' for n in involved[:3])
-    fixes = [
-        (
-            _("Give {key} a reducer, so parallel writes are merged").format(key=repr(key)),
-            f'{key}: Annotated[list, operator.add]   # each node returns {{"{key}": [its value]}}',
-        ),
-        (_("Give each node its own key"), own_keys),
-    ]
-    whole = [n for n in involved if returns.get(n, Returns()).whole_state]
-    if whole:
-        fixes.insert(
-            0,
-            (
-                _("Return only what changed, not the whole state"),
-                f'return {{"key_you_changed": ...}}   # in {whole[0]}, instead of `return state`',
-            ),
-        )
-    if any(n in subgraphs for n in involved):
-        fixes.insert(
-            0,
-            (
-                _("Give the subgraph an output schema without {key}").format(key=repr(key)),
-                "sub = StateGraph(SubState, output_schema=SubOutput)   # only the keys it changes",
-            ),
-        )
-    return fixes
 
 
 def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...]) -> list[Finding]:
@@ -238,30 +90,28 @@ def _whole_state(builder: Any, returns: dict[str, Returns], scope: tuple[str, ..
                     keys=", ".join(repr(k) for k in plain[:4])
                 )
             )
-        function = describe_function(builder.nodes[name].action)
-        found.append(
-            graph_finding(
-                "returns_whole_state",
-                scope,
-                severity="warning",
-                title=_("{node} returns the whole state").format(node=name),
-                explanation=_(
-                    "{node} ({function}) returns the state it received (line {line}) instead of an update. "
-                    "A node's return value is a set of writes, one per key: returning the state writes every key "
-                    "again{consequences}."
-                ).format(
-                    node=name,
-                    function=function,
-                    line=read.whole_state,
-                    consequences=(": " + _("; and ").join(consequences)) if consequences else "",
-                ),
-                fix='return {"key_you_changed": new_value}   # only the keys this node changed',
-                fix_label=_("Return only what the node changed"),
-                node=name,
-                evidence=({"line": read.whole_state},),
-            )
-        )
+        said = _whole_state_said(name, describe_function(builder.nodes[name].action), read.whole_state, consequences)
+        evidence = ({"line": read.whole_state},)
+        found.append(graph_finding("returns_whole_state", "warning", said, scope, node=name, evidence=evidence))
     return found
+
+
+def _whole_state_said(name: str, function: str, line: int, consequences: list[str]) -> Said:
+    explanation = _(
+        "{node} ({function}) returns the state it received (line {line}) instead of an update. "
+        "A node's return value is a set of writes, one per key: returning the state writes every key "
+        "again{consequences}."
+    ).format(
+        node=name,
+        function=function,
+        line=line,
+        consequences=(": " + _("; and ").join(consequences)) if consequences else "",
+    )
+    only_changed = (
+        _("Return only what the node changed"),
+        'return {"key_you_changed": new_value}   # only the keys this node changed',
+    )
+    return Said(_("{node} returns the whole state").format(node=name), explanation, [only_changed])
 
 
 def _subgraph_echo(
@@ -279,40 +129,34 @@ def _subgraph_echo(
             channel = builder.channels.get(key)
             if not _appending(channel):
                 continue
-            found.append(
-                graph_finding(
-                    "subgraph_duplication",
-                    scope,
-                    severity="warning",
-                    title=_("Subgraph node {node} can re-append {key}").format(node=name, key=repr(key)),
-                    explanation=_(
-                        "{node} is a compiled subgraph mounted as a node. It receives the parent's {key} and "
-                        "returns its whole final state, which starts with that same value; the parent's reducer "
-                        "{reducer} then appends it again, so every item the parent had before {node} "
-                        "ran appears twice."
-                    ).format(node=name, key=repr(key), reducer=channel.reducer_name),
-                    fix=(
-                        f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
-                        f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items'
-                    ),
-                    fix_label=_(
-                        "Wrap the subgraph in a function node with its own schema that returns only the new items"
-                    ),
-                    other_fixes=(
-                        (
-                            _("Give the key a reducer that merges by id"),
-                            f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this",
-                        ),
-                    ),
-                    node=name,
-                    key=key,
-                )
-            )
+            said = _echo_said(name, key, channel.reducer_name)
+            found.append(graph_finding("subgraph_duplication", "warning", said, scope, node=name, key=key))
     return found
 
 
+def _echo_said(name: str, key: str, reducer: str) -> Said:
+    explanation = _(
+        "{node} is a compiled subgraph mounted as a node. It receives the parent's {key} and "
+        "returns its whole final state, which starts with that same value; the parent's reducer "
+        "{reducer} then appends it again, so every item the parent had before {node} "
+        "ran appears twice."
+    ).format(node=name, key=repr(key), reducer=reducer)
+    wrap = (
+        _("Wrap the subgraph in a function node with its own schema that returns only the new items"),
+        f"def call_{name}(state):\n    out = subgraph.invoke({{...}})   # a schema of its own, "
+        f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items',
+    )
+    by_id = (
+        _("Give the key a reducer that merges by id"),
+        f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this",
+    )
+    return Said(
+        _("Subgraph node {node} can re-append {key}").format(node=name, key=repr(key)), explanation, [wrap, by_id]
+    )
+
+
 def _read_modify_write(
-    builder: Any, topology: Topology, writes: dict[str, _Writes], returns: dict[str, Returns], scope: tuple[str, ...]
+    builder: Any, topology: Topology, writes: dict[str, Writes], returns: dict[str, Returns], scope: tuple[str, ...]
 ) -> list[Finding]:
     """A node whose code writes a reducer key as the value it read plus its change: appended (or added) again,
     or, into a keep-the-last reducer with parallel writers, a lost update."""
@@ -331,19 +175,11 @@ def _read_modify_write(
                 if not rivals:
                     continue
                 explanation, fix = _lost_in_race(name, key, line, channel.reducer_name, rivals)
+            title = _("{node} writes back {key} plus its change").format(node=name, key=repr(key))
+            said = Said(title, explanation, [(_("Return only the change; let the reducer merge it"), fix)])
+            evidence = ({"line": line},)
             found.append(
-                graph_finding(
-                    "read_modify_write",
-                    scope,
-                    severity="warning",
-                    title=_("{node} writes back {key} plus its change").format(node=name, key=repr(key)),
-                    explanation=explanation,
-                    fix=fix,
-                    fix_label=_("Return only the change; let the reducer merge it"),
-                    node=name,
-                    key=key,
-                    evidence=({"line": line},),
-                )
+                graph_finding("read_modify_write", "warning", said, scope, node=name, key=key, evidence=evidence)
             )
     return found
 
@@ -394,32 +230,26 @@ def _in_place(builder: Any, returns: dict[str, Returns], scope: tuple[str, ...])
             if key in builder.channels and key not in seen and (how != "+=" or _mutable(builder, key)):
                 seen[key] = (line, how)
         for key, (line, how) in seen.items():
+            said, evidence = _in_place_said(name, key, how, line), ({"line": line, "how": how},)
             found.append(
-                graph_finding(
-                    "in_place_mutation",
-                    scope,
-                    severity="warning",
-                    title=_("{node} changes {key} in place").format(node=name, key=repr(key)),
-                    explanation=_(
-                        "{node} changes the {key} it received in place ({how}, line {line}). A node gets the "
-                        "state's own lists and dicts, not copies, so this edits the state behind the engine's back: "
-                        "no write records it, the `updates` stream and checkpoints miss it, and if the node also "
-                        "returns that value, a reducer like operator.add merges the grown value into itself."
-                    ).format(node=name, key=repr(key), how=how, line=line),
-                    fix=f'return {{"{key}": [new_item]}}   # return the change instead of editing state["{key}"]',
-                    fix_label=_("Treat the state as read-only and return an update"),
-                    other_fixes=(
-                        (
-                            _("If the node needs a changed copy, copy first"),
-                            f'items = list(state["{key}"])   # then change the copy',
-                        ),
-                    ),
-                    node=name,
-                    key=key,
-                    evidence=({"line": line, "how": how},),
-                )
+                graph_finding("in_place_mutation", "warning", said, scope, node=name, key=key, evidence=evidence)
             )
     return found
+
+
+def _in_place_said(name: str, key: str, how: str, line: int) -> Said:
+    explanation = _(
+        "{node} changes the {key} it received in place ({how}, line {line}). A node gets the "
+        "state's own lists and dicts, not copies, so this edits the state behind the engine's back: "
+        "no write records it, the `updates` stream and checkpoints miss it, and if the node also "
+        "returns that value, a reducer like operator.add merges the grown value into itself."
+    ).format(node=name, key=repr(key), how=how, line=line)
+    update = (
+        _("Treat the state as read-only and return an update"),
+        f'return {{"{key}": [new_item]}}   # return the change instead of editing state["{key}"]',
+    )
+    copy = (_("If the node needs a changed copy, copy first"), f'items = list(state["{key}"])   # then change the copy')
+    return Said(_("{node} changes {key} in place").format(node=name, key=repr(key)), explanation, [update, copy])
 
 
 def _mutable(builder: Any, key: str) -> bool:

@@ -14,7 +14,7 @@ from debugger.diagnostics.value_text import short
 from debugger.i18n import _
 
 from .facts import INPUT_WRITERS, RunFacts
-from .findings import Finding
+from .findings import Finding, Said, trace_finding
 from .walk import Collecting
 
 VALIDATION_ERRORS = ("ValidationError",)
@@ -44,24 +44,30 @@ def rejected_writes(facts: RunFacts) -> list[Finding]:
 
 
 def _rejected(facts: RunFacts, key: str, problem: str, schema: str, step: int, node: str, value: Any) -> Finding:
-    return Finding(
-        kind="rejected_write",
-        severity="error",
-        title=_("{node} wrote {key} = {value}, which {schema} rejects").format(
-            node=node, key=key, value=short(value, 30), schema=schema
+    return trace_finding(
+        "rejected_write",
+        "error",
+        Said(
+            _("{node} wrote {key} = {value}, which {schema} rejects").format(
+                node=node, key=key, value=short(value, 30), schema=schema
+            ),
+            _(
+                "{node} returned {key} = {value} in step {step}. The barrier stored it (a state key "
+                "takes any value), but {schema} validates the state when the next node's input is built, "
+                "and it refused the value: {problem}. So the run failed before the next step, in no node "
+                "of its own: the value came from {node}."
+            ).format(node=node, key=key, value=short(value, 60), step=step, schema=schema, problem=problem),
+            [
+                (
+                    _("Make {node} return a value {schema} accepts").format(node=node, schema=schema),
+                    f'return {{"{key}": ...}}   # a value of the type {schema} declares for {key!r}',
+                )
+            ],
         ),
-        explanation=_(
-            "{node} returned {key} = {value} in step {step}. The barrier stored it (a state key "
-            "takes any value), but {schema} validates the state when the next node's input is built, "
-            "and it refused the value: {problem}. So the run failed before the next step, in no node "
-            "of its own: the value came from {node}."
-        ).format(node=node, key=key, value=short(value, 60), step=step, schema=schema, problem=problem),
-        fix=f'return {{"{key}": ...}}   # a value of the type {schema} declares for {key!r}',
-        fix_label=_("Make {node} return a value {schema} accepts").format(node=node, schema=schema),
-        step=step,
+        facts.scope,
+        step,
         node=node,
         key=key,
-        scope=facts.scope,
         evidence=({"node": node, "key": key, "value": value, "text": short(value, 60)},),
     )
 

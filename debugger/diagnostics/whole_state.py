@@ -13,7 +13,7 @@ from debugger.i18n import _
 from engine.trace import PUSH, TaskRecord
 
 from .facts import INPUT_WRITERS, RunFacts, same
-from .findings import Finding
+from .findings import Finding, Said, trace_finding
 from .walk import Collecting, SeenStep, findings_of
 
 NOTHING = ([], "", 0, None, {})
@@ -69,17 +69,12 @@ def _finding(
         changing=_("changing only {key}").format(key=repr(changed[0])) if changed else _("changing none of them"),
     )
     update = ", ".join(f'"{k}": ...' for k in changed) or '"key_you_changed": ...'
-    return Finding(
-        kind="returns_whole_state",
-        severity="warning",
-        title=_("{node} returns the whole state").format(node=task.name),
-        explanation=explanation,
-        fix=f"return {{{update}}}   # only what changed, not `return state`",
-        fix_label=_("Return only the keys the node changed"),
-        step=step,
-        node=task.name,
-        scope=facts.scope,
-        evidence=tuple(
-            {"key": k, "value": written[k], "text": short(written[k], 60), "unchanged": k in echoed} for k in received
-        ),
+    only_changed = (
+        _("Return only the keys the node changed"),
+        f"return {{{update}}}   # only what changed, not `return state`",
     )
+    said = Said(_("{node} returns the whole state").format(node=task.name), explanation, [only_changed])
+    evidence = tuple(
+        {"key": k, "value": written[k], "text": short(written[k], 60), "unchanged": k in echoed} for k in received
+    )
+    return trace_finding("returns_whole_state", "warning", said, facts.scope, step, node=task.name, evidence=evidence)

@@ -23,7 +23,7 @@ from debugger.i18n import _
 from .clears import EmptyClears
 from .counters import Counters
 from .facts import INPUT_WRITERS, PLAIN, RunFacts, canonical, names, same
-from .findings import Finding
+from .findings import Finding, Fix, Said, trace_finding
 from .walk import Collecting, SeenStep, findings_of
 
 
@@ -59,9 +59,7 @@ class ListWrites(Collecting):
         task = facts.task(step, call.writer)
         subgraph = task is not None and (bool(task.subgraphs) or facts.is_subgraph_node(task.name))
         if isinstance(before, list) and same(after, before + call.write):
-            evidence = _repeat_evidence(facts, step, call.channel, before, after)
-            repeated = _subgraph_duplication if subgraph else _read_modify_write
-            self.found.append(repeated(facts, step, call, start, after, evidence))
+            self.found.append(_appended_again(facts, step, call, (start, before, after), subgraph))
         elif not subgraph and same(after, call.write):
             lost = lost_items(facts, step, call, start, final)
             if lost:
@@ -125,12 +123,34 @@ def _repeat_words(step: int, call: Any, start: list[Any], after: list[Any], evid
         "listed": listed,
         "step": step,
         "after": short(after, 80),
+        "added": call.write[len(start) :],
     }
 
 
-def _subgraph_duplication(
-    facts: RunFacts, step: int, call: Any, start: list[Any], after: list[Any], evidence: list[dict]
+def _appended_again(
+    facts: RunFacts, step: int, call: Any, values: tuple[list[Any], list[Any], list[Any]], subgraph: bool
 ) -> Finding:
+    """A list written back with the old items that the reducer appended again, by a subgraph node returning its
+    whole final state or by a node's read-modify-write. `values`: the key at the step's start, before the write
+    and after it."""
+    start, before, after = values
+    evidence = _repeat_evidence(facts, step, call.channel, before, after)
+    words = _repeat_words(step, call, start, after, evidence)
+    kind, title, explanation, ways = (_subgraph_duplication if subgraph else _read_modify_write)(facts, call, words)
+    return trace_finding(
+        kind,
+        "error",
+        Said(title, explanation, ways),
+        facts.scope,
+        step,
+        node=call.writer_name,
+        key=call.channel,
+        evidence=tuple(evidence),
+    )
+
+
+def _subgraph_duplication(facts: RunFacts, call: Any, words: dict[str, Any]) -> tuple[str, str, str, list[Fix]]:
+    """(kind, title, explanation, fixes) of a subgraph node's whole final state appended again."""
     key, node = call.channel, call.writer_name
     mounted = facts.is_subgraph_node(node)
     explanation = (
@@ -139,10 +159,11 @@ def _subgraph_duplication(
         "It received the parent's state ({key} = {start}) and returned the subgraph's whole final state "
         "({key} = {write}), not just what it added. The parent's reducer {reducer} then appended all of it, so "
         "items the parent already had are in {channel} twice: {listed}. After step {step}: {after}."
-    ).format(**_repeat_words(step, call, start, after, evidence))
-    code = (
+    ).format(**words)
+    wrap = (
+        _("Wrap the subgraph in a function node with its own schema that returns only the new items"),
         f"def call_{node}(state):\n    out = subgraph.invoke({{...}})   # the subgraph has its own schema, "
-        f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items'
+        f'without {key!r}\n    return {{"{key}": [...]}}   # only the new items',
     )
     by_id = (
         _("Give the key a reducer that merges by id, so re-sent items are not added again"),
@@ -150,52 +171,29 @@ def _subgraph_duplication(
         f"    return old + [item for item in new if item['id'] not in ids]\n\n"
         f"{key}: Annotated[list, merge_by_id]   # messages: add_messages already does this",
     )
-    return Finding(
-        kind="subgraph_duplication",
-        severity="error",
-        title=_("Subgraph node {node} re-appended {key}").format(node=node, key=repr(key)),
-        explanation=explanation,
-        fix=code,
-        fix_label=_("Wrap the subgraph in a function node with its own schema that returns only the new items"),
-        other_fixes=(by_id,),
-        step=step,
-        node=node,
-        key=key,
-        scope=facts.scope,
-        evidence=tuple(evidence),
-    )
+    title = _("Subgraph node {node} re-appended {key}").format(node=node, key=repr(key))
+    return "subgraph_duplication", title, explanation, [wrap, by_id]
 
 
-def _read_modify_write(
-    facts: RunFacts, step: int, call: Any, start: list[Any], after: list[Any], evidence: list[dict]
-) -> Finding:
+def _read_modify_write(facts: RunFacts, call: Any, words: dict[str, Any]) -> tuple[str, str, str, list[Fix]]:
+    """(kind, title, explanation, fixes) of a node's list written back with the old items, appended again."""
     key, node, reducer = call.channel, call.writer_name, call.reducer
     explanation = _(
         "{node} returned {key} = {write}, which starts with the whole value it received ({start}), into {reducer}, "
         "which appends every write to the current value. So the old items were added again and are now in "
         "{channel} twice: {listed}. After step {step}: {after}. A node should return only its new items and let "
         "the reducer keep the rest."
-    ).format(node=node, **_repeat_words(step, call, start, after, evidence))
+    ).format(node=node, **words)
+    only_new = (
+        _("Return only the new items; {reducer} keeps the rest").format(reducer=reducer),
+        f'return {{"{key}": {short(words["added"], 60)}}}   # only the new items',
+    )
     copy = (
         _("Never change the received list in place; build a new one if you need it"),
         f'items = [*state["{key}"], new_item]   # a copy, for the node\'s own use',
     )
-    return Finding(
-        kind="read_modify_write",
-        severity="error",
-        title=_("{node} wrote back the whole {key} list into {reducer}").format(
-            node=node, key=repr(key), reducer=reducer
-        ),
-        explanation=explanation,
-        fix=f'return {{"{key}": {short(call.write[len(start) :], 60)}}}   # only the new items',
-        fix_label=_("Return only the new items; {reducer} keeps the rest").format(reducer=reducer),
-        other_fixes=(copy,),
-        step=step,
-        node=node,
-        key=key,
-        scope=facts.scope,
-        evidence=tuple(evidence),
-    )
+    title = _("{node} wrote back the whole {key} list into {reducer}").format(node=node, key=repr(key), reducer=reducer)
+    return "read_modify_write", title, explanation, [only_new, copy]
 
 
 def lost_items(facts: RunFacts, step: int, call: Any, start: list[Any], final: Any) -> list[tuple[str, Any]]:
@@ -237,20 +235,23 @@ def _lost_update(
         key=key,
         final=short(final, 60),
     ) + (" " + why if why else "")
-    return Finding(
-        kind="read_modify_write",
-        severity="error",
-        title=_("Parallel writes to {key} lost {item}").format(key=repr(key), item=short(lost[0][1], 30)),
-        explanation=explanation,
-        fix=(
-            f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n\n"
-            f'def {writers[0]}(state):\n    return {{"{key}": [...]}}   # only its own new items'
+    declare = (
+        _("Declare an appending reducer and let each node return only its delta"),
+        f"{key}: Annotated[list, operator.add]   # declare the merge on the key\n\n"
+        f'def {writers[0]}(state):\n    return {{"{key}": [...]}}   # only its own new items',
+    )
+    return trace_finding(
+        "read_modify_write",
+        "error",
+        Said(
+            _("Parallel writes to {key} lost {item}").format(key=repr(key), item=short(lost[0][1], 30)),
+            explanation,
+            [declare],
         ),
-        fix_label=_("Declare an appending reducer and let each node return only its delta"),
-        step=step,
+        facts.scope,
+        step,
         node=call.writer_name,
         key=key,
         nodes=tuple(writers),
-        scope=facts.scope,
         evidence=tuple({"node": who, "item": item, "text": short(item, 60)} for who, item in lost),
     )
