@@ -2,63 +2,20 @@
 // notebook widget). It takes a run's view model as data (built once in Python, debugger/model/stepper_data.py)
 // and steps in the browser: buttons, slider, arrow keys, Home/End, pan and zoom of the drawing.
 //
-// Data is text, never markup: every value, name and sentence is put in the page with textContent. The one
-// piece of markup is the drawing, graphviz's SVG of escaped DOT, parsed as SVG (scripts and links dropped).
+// Its modules, by role: dom.js (elements from text), drawing.js (the laid-out drawing, painted per step),
+// panzoom.js (the drawing's frame), panels.js (a step's tables), steps.js (windows of steps), keys.js.
+// The page loads them as they are (its component's asset folder); the HTML file and the notebook get them
+// joined into one module (debugger/frontend/__init__.py). Nothing to build, no CDN.
 //
 // Hosts call `mount(root, data, {onStep})`; the returned handle's `update(data)` gives new data (another
 // window of a long run's steps, a step moved by the host). `onStep(step, index)` reports each move.
 
-// a state's look, as the server's drawings had it (drawing.py's _NODE_STATES), applied in this order so
-// that a later state wins; set as the shapes' own attributes, so every host draws a state the same
-const LOOKS = {
-  visited: { fill: "#d6ecff" },
-  next: { "stroke-width": "2.5", "stroke-dasharray": "5,2" },
-  ran: { fill: "#ffd45e", "stroke-width": "3" },
-  stopped: { fill: "#e4e4e4", stroke: "#555555", "stroke-width": "2.5", "stroke-dasharray": "5,2" },
-  running: { fill: "#c9f2c7", stroke: "#1a7f37", "stroke-width": "3", "stroke-dasharray": "5,2" },
-  paused: { fill: "#ffefbf", stroke: "#b07d00", "stroke-width": "3" },
-  failed: { fill: "#ffd6d6", stroke: "#cc0000", "stroke-width": "3" },
-};
-const LOOKED = ["fill", "stroke", "stroke-width", "stroke-dasharray"];
-const TAKEN = { path: { stroke: "#b36b00", "stroke-width": "3" }, polygon: { stroke: "#b36b00", fill: "#b36b00" } };
-const KEYS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
-const TYPING = new Set(["INPUT", "TEXTAREA", "SELECT"]);
-
-function el(tag, text, cls) {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  if (cls) e.className = cls;
-  return e;
-}
-
-function table(head, rows) {
-  const t = el("table");
-  const tr = el("tr");
-  head.forEach((h) => tr.append(el("th", h)));
-  t.append(tr);
-  rows.forEach((r) => t.append(r));
-  return t;
-}
-
-function row(cells, cls) {
-  const tr = el("tr", undefined, cls);
-  cells.forEach((c) => tr.append(el("td", c)));
-  return tr;
-}
-
-// graphviz's SVG as a node tree; anything active a drawing never needs is dropped on the way in
-function parseSvg(text) {
-  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
-  const svg = doc.documentElement;
-  if (!svg || svg.nodeName !== "svg") return null;
-  svg.querySelectorAll("script, foreignObject").forEach((n) => n.remove());
-  svg.querySelectorAll("*").forEach((n) => {
-    for (const a of [...n.attributes]) {
-      if (/^on/i.test(a.name) || /href$/i.test(a.name)) n.removeAttribute(a.name);
-    }
-  });
-  return document.importNode(svg, true);
-}
+import { el } from "./dom.js";
+import { Drawing } from "./drawing.js";
+import { keyMove } from "./keys.js";
+import { panels } from "./panels.js";
+import { PanZoom } from "./panzoom.js";
+import { clamp, count, indexOf, stepAt, stepNumber } from "./steps.js";
 
 class Stepper {
   constructor(root, data, options) {
@@ -66,7 +23,6 @@ class Stepper {
     this.onStep = options.onStep || (() => {});
     this.index = 0;
     this.reported = [];
-    this.view = { scale: 1, x: 0, y: 0, chosen: undefined };
     this.build();
     this.update(data, true);
     this.keys = (e) => this.key(e);
@@ -83,7 +39,23 @@ class Stepper {
   build() {
     this.root.replaceChildren();
     const frame = el("div", undefined, "stepscope-stepper");
-    this.bar = el("div", undefined, "bar");
+    this.status = el("p", "", "status");
+    const top = el("div", undefined, "top");
+    const graph = el("div", undefined, "graph stepscope-graph");
+    this.frame = new PanZoom(graph);
+    this.side = el("div", undefined, "side");
+    this.summary = el("div", undefined, "summary");
+    this.aside = el("div", undefined, "aside");
+    this.side.append(this.summary, this.aside);
+    top.append(graph, this.side);
+    this.legend = el("p", "", "legend");
+    this.panels = el("div", undefined, "panels");
+    frame.append(this.status, this.buildBar(), top, this.legend, this.panels);
+    this.root.append(frame);
+  }
+
+  buildBar() {
+    const bar = el("div", undefined, "bar");
     this.buttons = {};
     const button = (name, act) => {
       const b = el("button", "", "move");
@@ -102,39 +74,16 @@ class Stepper {
     this.ticks.id = "stepscope-ticks-" + Math.random().toString(36).slice(2);
     this.slider.setAttribute("list", this.ticks.id);
     this.at = el("span", "", "at");
-    this.bar.append(
+    bar.append(
       button("first", () => this.go(0)),
       button("prev", () => this.go(this.index - 1)),
       this.slider,
       button("next", () => this.go(this.index + 1)),
-      button("last", () => this.go(this.count() - 1)),
+      button("last", () => this.go(count(this.data) - 1)),
       this.at,
       this.ticks,
     );
-    this.status = el("p", "", "status");
-    const top = el("div", undefined, "top");
-    this.graph = el("div", undefined, "graph stepscope-graph");
-    this.zoomBar = el("div", undefined, "zoom stepscope-zoom");
-    this.zoomButtons = {};
-    for (const [name, factor] of [["in", 1.25], ["out", 0.8], ["fit", 0]]) {
-      const b = el("button", name === "in" ? "+" : name === "out" ? "−" : "");  // "fit": the page's word (update)
-      b.dataset.zoom = name;
-      this.zoomButtons[name] = b;
-      b.addEventListener("click", () => (factor ? this.zoom(factor) : this.fit(true)));
-      this.zoomBar.append(b);
-    }
-    this.canvas = el("div", undefined, "canvas stepscope-canvas");
-    this.graph.append(this.zoomBar, this.canvas);
-    this.side = el("div", undefined, "side");
-    this.summary = el("div", undefined, "summary");
-    this.aside = el("div", undefined, "aside");
-    this.side.append(this.summary, this.aside);
-    top.append(this.graph, this.side);
-    this.legend = el("p", "", "legend");
-    this.panels = el("div", undefined, "panels");
-    frame.append(this.status, this.bar, top, this.legend, this.panels);
-    this.root.append(frame);
-    this.panZoom();
+    return bar;
   }
 
   update(data, first) {
@@ -143,55 +92,12 @@ class Stepper {
     // a live run's host (data.live) sends the steps recorded so far, more as they arrive: the place is the
     // user's, at the newest step it follows them, and the host's step counts only on a new drawing
     const place = data.live && previous && previous.count && !drawingChanged
-      ? { step: this.stepNumber(this.index), newest: this.index >= previous.count - 1 } : null;
+      ? { step: stepNumber(previous, this.index), newest: this.index >= previous.count - 1 } : null;
     this.data = data;
-    const L = data.labels;
-    this.buttons.first.textContent = L.first;
-    this.buttons.prev.textContent = L.prev;
-    this.buttons.next.textContent = L.next;
-    this.buttons.last.textContent = L.last;
-    this.slider.setAttribute("aria-label", L.superstep);
-    this.zoomButtons.fit.textContent = L.fit;
-    this.zoomButtons.fit.title = L.fit_help;
-    this.zoomButtons.in.title = L.zoom_in;
-    this.zoomButtons.out.title = L.zoom_out;
-    this.slider.max = String(Math.max(0, this.count() - 1));
-    this.marked = new Set(data.marked || []);
-    this.ticks.replaceChildren(...[...this.marked].map((step) => {
-      const o = el("option");
-      o.value = String(this.indexOf(step));
-      return o;
-    }));
-    this.legend.textContent = L.legend;
-    this.status.textContent = data.status_line || "";
-    this.status.className = "status " + (data.status_kind || "");
-    this.root.dataset.learn = data.learn ? "1" : "";
-    // what the host shows beside every step (the page's lesson): folded boxes of text
-    this.aside.replaceChildren(...(data.aside || []).map((item) => {
-      const box = el("details", undefined, "lesson");
-      box.open = true;
-      box.append(el("summary", item.title));
-      item.text.split(/\n\s*\n/).forEach((paragraph) => box.append(el("p", paragraph)));
-      if (item.caption) box.append(el("p", item.caption, "caption"));
-      return box;
-    }));
+    this.label(data);
     if (drawingChanged) {
-      this.canvas.replaceChildren();
-      const svg = data.svg ? parseSvg(data.svg) : null;
-      if (svg) this.canvas.append(svg);
-      this.svg = svg;
-      this.nodes = svg ? [...svg.querySelectorAll("g.stepscope-node")] : [];
-      this.nodes.forEach((g) => this.markPlaces(g));
-      this.edges = svg ? [...svg.querySelectorAll("g.stepscope-edge")] : [];
-      for (const g of this.edges) {
-        g.stepscopeShapes = [...g.querySelectorAll("path, polygon")];
-        for (const shape of g.stepscopeShapes) {
-          shape.stepscopeLaidOut = Object.fromEntries(LOOKED.map((name) => [name, shape.getAttribute(name)]));
-        }
-      }
-      this.graph.dataset.fit = data.large ? "fit" : "natural";
-      this.graph.style.height = data.height + "px";
-      this.view.chosen = undefined;
+      this.drawing = new Drawing(this.frame.canvas, data.svg);
+      this.frame.reset(this.drawing, { large: data.large, height: data.height, readable: data.readable_zoom });
     }
     // the host moved the step (a link, another tab): follow it; data that only answers a move this stepper
     // reported (the page's rerun after it; quick presses can be several reruns behind) leaves it where it is
@@ -201,85 +107,91 @@ class Stepper {
     }
     const answered = this.reported.indexOf(data.at_step);
     if (answered >= 0) this.reported.splice(0, answered + 1);
-    const hostMoved = first || drawingChanged || (answered < 0 && data.at_step !== this.stepNumber(this.index));
-    const index = hostMoved ? data.at : this.index;
+    const hostMoved = first || drawingChanged || (answered < 0 && data.at_step !== stepNumber(data, this.index));
     if (hostMoved) this.reported = [];
-    this.show(Math.max(0, Math.min(this.count() - 1, index)), drawingChanged);
+    this.show(clamp(data, hostMoved ? data.at : this.index), drawingChanged);
   }
 
-  count() {
-    return this.data ? this.data.count : 0;
+  // the words, the slider's range and ticks, the status line and the host's boxes beside every step
+  label(data) {
+    const L = data.labels;
+    for (const name of ["first", "prev", "next", "last"]) this.buttons[name].textContent = L[name];
+    this.slider.setAttribute("aria-label", L.superstep);
+    this.frame.labels(L);
+    this.slider.max = String(Math.max(0, count(data) - 1));
+    this.marked = new Set(data.marked || []);
+    this.ticks.replaceChildren(...[...this.marked].map((step) => {
+      const o = el("option");
+      o.value = String(indexOf(data, step));
+      return o;
+    }));
+    this.legend.textContent = L.legend;
+    this.status.textContent = data.status_line || "";
+    this.status.className = "status " + (data.status_kind || "");
+    this.root.dataset.learn = data.learn ? "1" : "";
+    this.aside.replaceChildren(...(data.aside || []).map((item) => {
+      const box = el("details", undefined, "lesson");
+      box.open = true;
+      box.append(el("summary", item.title));
+      item.text.split(/\n\s*\n/).forEach((paragraph) => box.append(el("p", paragraph)));
+      if (item.caption) box.append(el("p", item.caption, "caption"));
+      return box;
+    }));
   }
 
   // a live run's new data: stay at the step shown, or at the newest one when that is where the user was; a
   // move of its own (following) is reported, so the host's step (the page's URL) follows too
   follow(place) {
-    const found = this.indexOf(place.step);
-    const index = place.newest ? this.count() - 1 : found >= 0 ? found : this.data.at;
-    this.show(Math.max(0, Math.min(this.count() - 1, index)), false);
-    const step = this.stepNumber(this.index);
+    const found = indexOf(this.data, place.step);
+    this.show(clamp(this.data, place.newest ? count(this.data) - 1 : found >= 0 ? found : this.data.at), false);
+    const step = stepNumber(this.data, this.index);
     if (step !== this.data.at_step && step !== place.step) {
       this.reported.push(step);
       this.onStep(step, this.index);
     }
   }
 
-  stepAt(index) {
-    const w = this.data.window;
-    return index >= w.offset && index < w.offset + w.steps.length ? w.steps[index - w.offset] : null;
-  }
-
-  stepNumber(index) {
-    const n = this.data.numbers;
-    return Array.isArray(n) ? n[index] : n.first + index;
-  }
-
   go(index) {
-    if (!this.count()) return;
-    index = Math.max(0, Math.min(this.count() - 1, index));
-    if (index === this.index && this.stepAt(index)) return;
+    if (!count(this.data)) return;
+    index = clamp(this.data, index);
+    if (index === this.index && stepAt(this.data, index)) return;
     this.show(index, false);
-    this.reported.push(this.stepNumber(index));
-    this.onStep(this.stepNumber(index), index);
+    this.reported.push(stepNumber(this.data, index));
+    this.onStep(stepNumber(this.data, index), index);
   }
 
   key(e) {
-    if (!this.root.isConnected || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-    const target = e.composedPath ? e.composedPath()[0] : e.target;
-    if (target === this.slider) return; // the focused slider moves itself on the arrow keys
-    if (target && (TYPING.has(target.tagName) || target.isContentEditable)) return;
-    let i = this.index;
-    if (e.key in KEYS) i += KEYS[e.key];
-    else if (e.key === "Home") i = 0;
-    else if (e.key === "End") i = this.count() - 1;
-    else return;
+    if (!this.root.isConnected) return;
+    const index = keyMove(e, { index: this.index, count: count(this.data), slider: this.slider });
+    if (index === null) return;
     e.preventDefault();
-    this.go(i);
+    this.go(index);
   }
 
   show(index, refit) {
     const L = this.data.labels;
+    const total = count(this.data);
     this.index = index;
     this.slider.value = String(index);
-    const count = this.count();
     this.buttons.first.disabled = this.buttons.prev.disabled = index <= 0;
-    this.buttons.next.disabled = this.buttons.last.disabled = index >= count - 1;
+    this.buttons.next.disabled = this.buttons.last.disabled = index >= total - 1;
     // a focused button just disabled (Prev at the first step) drops the focus to the page: where keys are
     // the widget's own (a notebook), they would then step the notebook instead, so the widget keeps it
     const active = this.root.ownerDocument.activeElement;
     if (this.keyTarget === this.root && active && active.disabled && this.root.contains(active)) {
       this.root.focus({ preventScroll: true });
     }
-    this.root.dataset.step = count ? String(this.stepNumber(index)) : "";
-    if (!count) {
+    const number = stepNumber(this.data, index);
+    this.root.dataset.step = total ? String(number) : "";
+    if (!total) {
       this.at.textContent = L.no_steps;
       return;
     }
     this.at.textContent = L.at
-      .replace("{step}", this.stepName(this.stepNumber(index)))
+      .replace("{step}", number < 0 ? L.input : String(number))
       .replace("{index}", String(index + 1))
-      .replace("{count}", String(count)) + (this.marked.has(this.stepNumber(index)) ? " 🔎" : "");
-    const s = this.stepAt(index);
+      .replace("{count}", String(total)) + (this.marked.has(number) ? " 🔎" : "");
+    const s = stepAt(this.data, index);
     this.root.dataset.ready = s ? "1" : "";
     if (!s) {
       // a long run's step outside the window this host holds: the host sends its window
@@ -287,212 +199,19 @@ class Stepper {
       this.panels.replaceChildren();
       return;
     }
-    for (const g of this.nodes) {
-      const state = s.nodes[g.id] || "idle";
-      g.dataset.state = state;
-      g.setAttribute("class", "node stepscope-node " + state); // as the server's drawings name a state
-      this.restyle(g, state);
-      g.stepscopeMarker.textContent = this.data.markers[state] || "";
-      g.stepscopeNote.textContent = s.labels[g.id] || "";
-    }
-    const taken = new Set(s.edges);
-    for (const g of this.edges) {
-      const on = taken.has(g.id);
-      g.toggleAttribute("data-taken", on);
-      g.setAttribute("class", "edge stepscope-edge " + (on ? "taken" : "idle"));
-      for (const shape of g.stepscopeShapes) {
-        const look = on ? TAKEN[shape.tagName] || {} : {};
-        for (const name of LOOKED) {
-          const value = look[name] !== undefined ? look[name] : shape.stepscopeLaidOut[name];
-          if (value === null) shape.removeAttribute(name);
-          else shape.setAttribute(name, value);
-        }
-      }
-    }
+    this.drawing.paint(s, this.data.markers);
     this.summary.replaceChildren(...s.summary.map(([kind, text]) => el(kind === "heading" ? "h3" : "p", text, kind)));
     // a host with tables of its own (the page's tabs) shows the drawing, the bar and the summary only, and
     // so does a step with none yet (a live run's step running now)
-    this.panels.replaceChildren(...(this.data.panels === false || s.panels === false ? [] : this.panelsOf(s)));
-    if (refit) this.fit(false);
-    else this.focus();
-  }
-
-  restyle(g, state) {
-    const look = LOOKS[state] || {};
-    for (const shape of g.stepscopeShapes) {
-      for (const name of LOOKED) {
-        const value = look[name] !== undefined ? look[name] : shape.stepscopeLaidOut[name];
-        if (value === null) shape.removeAttribute(name);
-        else shape.setAttribute(name, value);
-      }
-    }
-  }
-
-  // the marker sits in the empty cell graphviz left at the left of each node's name (drawing.py), a
-  // step's note (the Sends a node ran) under the node: both SVG text, set with textContent
-  markPlaces(g) {
-    // an END node is two ellipses: the inner one is filled, both keep their own look as laid out
-    g.stepscopeShapes = [...g.querySelectorAll("path, polygon, ellipse")];
-    for (const shape of g.stepscopeShapes) {
-      shape.stepscopeLaidOut = Object.fromEntries(LOOKED.map((name) => [name, shape.getAttribute(name)]));
-    }
-    const shape = g.stepscopeShapes[g.stepscopeShapes.length - 1];
-    const box = shape ? shape.getBBox() : { x: 0, y: 0, width: 0, height: 0 };
-    const text = (cls, x, y, anchor) => {
-      const t = document.createElementNS("http://www.w3.org/2000/svg", "text");
-      t.setAttribute("class", cls);
-      t.setAttribute("x", String(x));
-      t.setAttribute("y", String(y));
-      t.setAttribute("text-anchor", anchor);
-      // the node's first text, as laid out before (graphviz may nest its texts in a link or a group)
-      const first = g.querySelector("text");
-      (first ? first.parentNode : g).insertBefore(t, first);
-      return t;
-    };
-    g.stepscopeNote = text("note", box.x + box.width / 2, box.y + box.height + 12, "middle");
-    g.stepscopeMarker = text("marker", box.x + 14, box.y + box.height / 2 + 5, "middle");
-  }
-
-  stepName(number) {
-    return number < 0 ? this.data.labels.input : String(number);
-  }
-
-  panelsOf(s) {
-    const L = this.data.labels;
-    const out = [];
-    const learn = this.data.learn;
-    const mergeRow = (m, where) => {
-      const hidden = learn && !m.guessed;
-      const cells = [m.index, m.channel, m.reducer, m.writer, m.before, m.write, hidden ? "?" : m.after,
-        hidden ? L.guess_below : m.sentence];
-      if (where !== undefined) cells.unshift(where);
-      return row(cells, m.refused ? "refused" : m.repeated.length && !hidden ? "repeated" : "");
-    };
-    out.push(el("h4", L.merge_heading));
-    if (s.merge.length) {
-      out.push(table([L.col_index, L.col_key, L.col_reducer, L.col_writer, L.col_before, L.col_write, L.col_after,
-        L.col_what], s.merge.map((m) => mergeRow(m))));
-      out[out.length - 1].classList.add("merge");
-    } else out.push(el("p", L.no_merge, "caption"));
-    if (s.inside.length) {
-      const box = el("details", undefined, "inside");
-      box.open = true;
-      box.append(el("summary", L.inside_heading));
-      box.append(table([L.col_inside, L.col_index, L.col_key, L.col_reducer, L.col_writer, L.col_before, L.col_write,
-        L.col_after, L.col_what], s.inside.flatMap((n) => n.merge.map((m) => mergeRow(m, n.where)))));
-      out.push(box);
-    }
-    out.push(el("h4", L.state_heading));
-    out.push(table([L.col_key, L.col_change, L.col_value], s.state.map(([k, kind, v]) => row([k, L["change_" + kind] || kind, v], kind))));
-    out[out.length - 1].classList.add("state");
-    if (this.data.findings === null) return out; // a run still going: its findings come once it ends
-    const found = learn ? [] : s.findings.map((n) => this.data.findings[n]).filter(Boolean);
-    out.push(el("h4", L.findings_heading));
-    const box = el("div", undefined, "step-findings");
-    if (found.length) {
-      for (const f of found) {
-        box.append(el("p", f.severity + ": " + f.title + " (" + f.where + ")", "finding"));
-        if (f.explanation) box.append(el("p", f.explanation, "caption"));
-        if (f.fix) box.append(el("pre", f.fix));
-      }
-    } else box.append(el("p", learn ? L.findings_kept : L.no_findings, "caption"));
-    out.push(box);
-    return out;
-  }
-
-  // pan (drag), zoom (buttons, Ctrl+wheel), fit (double-click); a big graph is shown at a readable size,
-  // centred on the step's nodes, and keeps the zoom the user chose from step to step
-  panZoom() {
-    const g = this.graph;
-    let drag = null;
-    g.addEventListener("wheel", (e) => {
-      if (!e.ctrlKey && !e.metaKey) return;
-      e.preventDefault();
-      const r = g.getBoundingClientRect();
-      this.zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15, e.clientX - r.left, e.clientY - r.top);
-    }, { passive: false });
-    g.addEventListener("pointerdown", (e) => {
-      if (e.target.closest && e.target.closest(".zoom")) return;
-      drag = { px: e.clientX, py: e.clientY, x: this.view.x, y: this.view.y };
-      g.classList.add("dragging");
-    });
-    window.addEventListener("pointermove", (e) => {
-      if (!drag) return;
-      this.view.x = drag.x + e.clientX - drag.px;
-      this.view.y = drag.y + e.clientY - drag.py;
-      this.apply();
-    });
-    window.addEventListener("pointerup", () => {
-      drag = null;
-      g.classList.remove("dragging");
-    });
-    g.addEventListener("dblclick", () => this.fit(true));
-  }
-
-  apply() {
-    const v = this.view;
-    this.canvas.style.transform = `translate(${v.x}px, ${v.y}px) scale(${v.scale})`;
-  }
-
-  size() {
-    const box = this.svg.getBoundingClientRect();
-    return [box.width / this.view.scale, box.height / this.view.scale];
-  }
-
-  fit(forget) {
-    if (!this.svg) return;
-    if (forget) this.view.chosen = undefined;
-    const top = this.zoomBar.offsetHeight;
-    const [w, h] = this.size();
-    const fw = this.graph.clientWidth, fh = this.graph.clientHeight - top;
-    if (!w || !h || !fw) return;
-    let scale = Math.min(1.2, fw / w, fh / h);
-    if (this.graph.dataset.fit === "natural") scale = Math.min(1, scale);
-    Object.assign(this.view, { scale, x: (fw - w * scale) / 2, y: top + Math.max(0, (fh - h * scale) / 2) });
-    this.apply();
-    if (!forget) this.focus();
-  }
-
-  focus() {
-    if (!this.svg || this.graph.dataset.fit !== "fit") return;
-    const readable = this.view.chosen || this.data.readable_zoom || 0.8;
-    const [w, h] = this.size();
-    const top = this.zoomBar.offsetHeight;
-    if (Math.min(this.graph.clientWidth / w, (this.graph.clientHeight - top) / h) >= readable) return;
-    const marked = this.nodes.filter((n) => n.dataset.state === "ran" || n.dataset.state === "failed");
-    const targets = marked.length ? marked : this.nodes.filter((n) => n.dataset.state === "next");
-    if (!targets.length) return;
-    const base = this.canvas.getBoundingClientRect();
-    const boxes = targets.map((t) => t.getBoundingClientRect());
-    const s = this.view.scale;
-    const ux = ((Math.min(...boxes.map((b) => b.left)) + Math.max(...boxes.map((b) => b.right))) / 2 - base.left) / s;
-    const uy = ((Math.min(...boxes.map((b) => b.top)) + Math.max(...boxes.map((b) => b.bottom))) / 2 - base.top) / s;
-    this.view.scale = readable;
-    this.view.x = this.graph.clientWidth / 2 - ux * readable;
-    this.view.y = top + (this.graph.clientHeight - top) / 2 - uy * readable;
-    this.apply();
-  }
-
-  zoom(factor, cx, cy) {
-    const v = this.view;
-    if (cx === undefined) [cx, cy] = [this.graph.clientWidth / 2, this.graph.clientHeight / 2];
-    const next = Math.max(0.1, Math.min(6, v.scale * factor));
-    v.x = cx - ((cx - v.x) * next) / v.scale;
-    v.y = cy - ((cy - v.y) * next) / v.scale;
-    v.scale = next;
-    v.chosen = next;
-    this.apply();
-  }
-
-  indexOf(step) {
-    const n = this.data.numbers;
-    return Array.isArray(n) ? n.indexOf(step) : step - n.first;
+    this.panels.replaceChildren(...(this.data.panels === false || s.panels === false ? [] : panels(s, this.data)));
+    if (refit) this.frame.fit(false);
+    else this.frame.focus();
   }
 
   // the host sets a step by its number (a notebook's `w.step = 3`)
   moveTo(step) {
-    const index = this.indexOf(step);
-    if (index >= 0 && index < this.count() && index !== this.index) this.show(index, false);
+    const index = indexOf(this.data, step);
+    if (index >= 0 && index < count(this.data) && index !== this.index) this.show(index, false);
   }
 
   destroy() {
@@ -503,7 +222,6 @@ class Stepper {
 export function mount(root, data, options = {}) {
   return new Stepper(root, data, options);
 }
-
 // The Streamlit host (st.components.v2): called on every rerun with that rerun's data, in the same
 // parent element; the stepper is kept between calls, so a rerun never redraws what the browser shows.
 const mounted = new WeakMap();

@@ -15,12 +15,42 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from debugger.frontend import stepper_css, stepper_js
+from debugger import frontend
 from debugger.model import stepper_windows
 from debugger.model.trace_view import Scope, TraceView
 from debugger.views import session, widgets
 
-_component = st.components.v2.component("stepscope.stepper", js=stepper_js(), css=stepper_css(), isolate_styles=True)
+_NAME = "stepscope.stepper"
+
+
+def _serve_files() -> bool:
+    """Makes the server serve debugger/frontend/ as the stepper's asset folder (what a package's
+    `[tool.streamlit.component]` `asset_dir` declares, said here so a checkout that is not installed works
+    too), on the runtime running now: each rerun then sends the files' names, and the browser fetches them
+    once a page load (the modules as they are, their imports from the same folder), where an inline module
+    was 28 KB of every rerun's message. False where this Streamlit has no such registry (the component is
+    then inline)."""
+    try:
+        from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
+        from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+
+        manager = get_bidi_component_manager()
+        if manager.get_component_asset_root(_NAME) is None:
+            package, component = _NAME.split(".")
+            manifest = ComponentManifest(package, "0", [ComponentConfig(component, asset_dir=".")])
+            manager.register_from_manifest(manifest, frontend.FOLDER)
+        return manager.get_component_asset_root(_NAME) is not None
+    except Exception:  # another Streamlit's internals: the inline module still works, only larger
+        return False
+
+
+def _declared():
+    files = _serve_files()
+    js, css = (frontend.ENTRY, "stepper.css") if files else (frontend.stepper_js(), frontend.stepper_css())
+    return st.components.v2.component(_NAME, js=js, css=css, isolate_styles=True), files
+
+
+_component, _FILES = _declared()
 
 
 def model_for(
@@ -79,6 +109,8 @@ def stepper(
 ) -> Any:
     """Mounts the stepper; `on_step(step)` runs (as a callback, before the rerun) when the user moved. With
     `report_drawn` it says (its state `drawn`, a rerun) once the browser has painted its graph."""
+    if _FILES:
+        _serve_files()  # a new runtime (each AppTest has one) knows no asset folder yet
     return _component(
         key=key,
         data={**model, "report_drawn": True} if report_drawn else model,
