@@ -265,3 +265,31 @@ def test_main_survives_a_closed_stdout(monkeypatch, capsys):
 
     monkeypatch.setattr(sys, "stdout", Closed())
     assert cli_module.main(["samples"]) == 0
+
+
+HANGS = """
+import time
+from typing import TypedDict
+from engine import StateGraph, START
+class S(TypedDict):
+    n: int
+def wait(state):
+    time.sleep(30)
+    return {"n": 1}
+g = StateGraph(S)
+g.add_node("wait", wait)
+g.add_edge(START, "wait")
+graph = g.compile()
+"""
+
+
+@pytest.mark.slow  # runs `stepscope` in a process of its own
+def test_follow_says_why_the_live_run_stopped_in_the_language_asked(tmp_path):
+    hangs = write(tmp_path, "hangs.py", HANGS)
+    said = cli(
+        "run", str(hangs), "--follow", "--lang", "zh", db=tmp_path / "runs.sqlite3", env={"STEPSCOPE_RUN_TIMEOUT": "1"}
+    )
+    assert said.returncode == 1 and "status: timeout" in said.stdout
+    # the Live run page's sentence, word for word (debugger/live/ending.py), where the CLI printed its English
+    assert "error: 这一步没有在 1 秒内完成；已在第 1 步进行中（仍在运行：wait）停止。" in said.stderr, said.stderr
+    assert "did not finish" not in said.stderr

@@ -245,3 +245,25 @@ def test_every_samples_sentences_format_in_chinese():
                     assert CHINESE.search(merge.sentence) or merge.call.error, (info.name, merge.sentence)
             for finding in traces.findings:
                 assert finding.where() and finding.title, info.name
+
+
+SPACING = re.compile(r"[\u4e00-\u9fff][A-Za-z0-9_'`]|[A-Za-z0-9_'`][\u4e00-\u9fff]|[：，。；）] |; | —")
+"""Chinese beside a name with no space ('因为p1'), a space after full-width punctuation ('接下来： 没有了'),
+an English semicolon or a spaced dash between Chinese clauses."""
+
+
+@pytest.mark.slow  # runs every sample (about 4 s)
+def test_every_samples_step_summary_is_spaced_as_chinese_is_written():
+    from debugger.model import step_summary
+    from debugger.model.trace_view import Cursor
+
+    flawed = []
+    with i18n.using("zh-CN"):
+        for info in list_samples():
+            view = TraceView(sources.open_sample(info.name, store=False).trace).view(Scope())
+            for step in view.steps:
+                for line in step_summary.summary(view, Cursor(Scope(), step, None)):
+                    text = line.text.replace("\\", "").replace("**", "")  # Markdown's escapes and bold
+                    text = re.sub(r"运行失败了：.*", "", text)  # the run's own error message, as it raised it
+                    flawed += [(info.name, step, found, line.text) for found in SPACING.findall(text)]
+    assert not flawed, flawed[:5]

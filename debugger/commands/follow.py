@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.i18n import _, say
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.start import start_live_run
 from debugger.live.status import LiveSnapshot
@@ -118,10 +119,11 @@ def _stopped_by_ctrl_c(live: LiveRun, printer: _Printer, out_file: str | None, o
     snap = live.stop()
     printer.show(snap)
     written = _finish(snap, out_file, out)
-    print(f"stopped by Ctrl-C. {snap.message}", file=out)
+    print(_("stopped by Ctrl-C. {message}").format(message=say(snap.message)), file=out)
     if _lost(live, snap, written):
         return STORE_FAILED
-    print(f"reopen it: `stepscope show {snap.run_id[:12]}`, or `stepscope app` at /?run={snap.run_id}", file=out)
+    reopen = _("reopen it: `stepscope show {short_id}`, or `stepscope app` at /?run={run_id}")
+    print(reopen.format(short_id=snap.run_id[:12], run_id=snap.run_id), file=out)
     return 130
 
 
@@ -134,12 +136,14 @@ def _ended(live: LiveRun, snap: LiveSnapshot, out_file: str | None, out: TextIO)
         for item in snap.trace.interrupts:
             print(interrupt_line(item), file=out)
         print(
-            "--follow stops at interrupt(): answer it on the Live run page (`stepscope app`), or run without "
-            "--follow, which prints the command that answers it (the graph needs a checkpointer).",
+            _(
+                "--follow stops at interrupt(): answer it on the Live run page (`stepscope app`), or run without "
+                "--follow, which prints the command that answers it (the graph needs a checkpointer)."
+            ),
             file=out,
         )
     if snap.status in ("error", "recursion_limit", "timeout"):
-        print(f"error: {snap.message}", file=sys.stderr)
+        print(f"error: {say(snap.message)}", file=sys.stderr)
         return 1
     if snap.trace is not None:
         print(
@@ -153,7 +157,7 @@ def _lost(live: LiveRun, snap: LiveSnapshot, out_file: str | None) -> bool:
     if not live.store or snap.trace is None or snap.stored:
         return False
     beside = Path(live.db).parent if live.db else None
-    recover(snap.trace, snap.message, written=out_file, db=live.db, beside=beside)
+    recover(snap.trace, say(snap.message), written=out_file, db=live.db, beside=beside)
     return True
 
 

@@ -197,23 +197,25 @@ def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str, ch
     for item in trace.interrupts:
         print(interrupt_line(item, with_id=several))
     if thread_id and several:  # Command(resume={id: answer, ...}), as LangGraph answers parallel questions
-        print("answer them by id, some or all at once (each ANSWER as JSON: text in double quotes):")
+        print(_("answer them by id, some or all at once (each ANSWER as JSON: text in double quotes):"))
         by_id = ", ".join(f'"{item["id"]}": ANSWER' for item in trace.interrupts)
         print("  " + resume_command(args, thread_id, f"'{{{by_id}}}'"))
     elif thread_id:
-        print("answer it with (ANSWER as JSON, or plain text):")
+        print(_("answer it with (ANSWER as JSON, or plain text):"))
         print("  " + resume_command(args, thread_id))
     elif checkpointer is None:  # the run ended at interrupt() and, without a saver, kept nothing to resume from
-        print(
-            f"it cannot be answered: {args.target} has no checkpointer, so nothing of the paused run was kept "
+        said = _(
+            "it cannot be answered: {target} has no checkpointer, so nothing of the paused run was kept "
             "to resume. Compile it with a checkpointer (checkpointer=InMemorySaver() in Python, "
             "new MemorySaver() in LangGraph.js) and run it again: the command that answers it is then printed here."
         )
+        print(said.format(target=args.target))
     else:  # a saver, and yet no thread: said as found, never guessed
-        print(
-            f"it cannot be answered: {args.target} has a checkpointer of class {checkpointer}, but the run went "
+        said = _(
+            "it cannot be answered: {target} has a checkpointer of class {checkpointer}, but the run went "
             "on no thread; run it again with --thread ID (or configurable.thread_id in --config)."
         )
+        print(said.format(target=args.target, checkpointer=checkpointer))
 
 
 def resume_command(args: argparse.Namespace, thread_id: str, answer: str = "ANSWER") -> str:

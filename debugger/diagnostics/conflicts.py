@@ -15,7 +15,7 @@ from typing import Any
 
 from debugger.diagnostics.replay import MISSING_VALUE
 from debugger.diagnostics.value_text import short
-from debugger.i18n import _
+from debugger.i18n import _, join_sentences
 from engine.codec import TYPE, decode
 
 from .facts import RunFacts, both, names, same
@@ -58,7 +58,7 @@ class Refused:
     """The writers that run a subgraph."""
 
     def values(self) -> str:
-        return "; ".join(_("{node} wrote {value}").format(node=e["node"], value=e["text"]) for e in self.evidence)
+        return join_sentences(_("{node} wrote {value}").format(node=e["node"], value=e["text"]) for e in self.evidence)
 
     def why(self) -> str:
         return " ".join(

@@ -190,7 +190,7 @@ class RunFacts:
 
     def why(self, step: int, task: TaskRecord) -> str:
         """`p1 finished (edge p1 → child)`, in words."""
-        return "; ".join(dict.fromkeys(r.text for r in self.reasons(step, task)))
+        return i18n.join_sentences(dict.fromkeys(r.text for r in self.reasons(step, task)))
 
     def ran_because(self, step: int, tasks: list[TaskRecord]) -> str:
         """`a ran because …. b ran because ….`: why each of `tasks` ran in `step`, each sentence once."""

@@ -65,6 +65,12 @@ def join_names(names: Iterable[str]) -> str:
     return _(", ").join(names)
 
 
+def join_sentences(sentences: Iterable[str]) -> str:
+    """Clauses listed in a sentence: "a; b" in English, "a；b" in Chinese (its full-width semicolon)."""
+    # TRANSLATORS: the separator between sentences in a list ("a; b"); Chinese writes its full-width semicolon
+    return _("; ").join(sentences)
+
+
 def translator() -> Callable[[str], str]:
     """`_` bound to the current language, for a widget's `format_func`: Streamlit may call it outside the
     script's thread (AppTest does), where the page's language is not set."""
@@ -112,8 +118,7 @@ def say(text: object) -> str:
     if isinstance(text, tuple):
         return join_names(say(v) for v in text)
     if isinstance(text, list):
-        # TRANSLATORS: the separator between sentences in a list ("a; b"); Chinese writes its full-width semicolon
-        return _("; ").join(say(v) for v in text)
+        return join_sentences(say(v) for v in text)
     return str(text)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from debugger.diagnostics.replay import repeated_items
 from debugger.diagnostics.value_text import MESSAGE_REDUCERS, escaped, one_line, short
-from debugger.i18n import _, ngettext
+from debugger.i18n import _, join_sentences, ngettext
 from engine.codec import MISSING_ENCODED, TYPE
 from engine.trace import ReducerCallRecord
 
@@ -301,7 +301,7 @@ def _message_changes(before: list[Any], after: list[Any]) -> str:
         parts.append(_("replaced by id {ids} in place").format(ids=", ".join(str(ident(m)) for m in replaced)))
     if removed:
         parts.append(_("removed id {ids}").format(ids=", ".join(str(i) for i in removed)))
-    return "; ".join(parts) if parts else _("changed nothing (every message was already there, unchanged)")
+    return join_sentences(parts) if parts else _("changed nothing (every message was already there, unchanged)")
 
 
 def interrupt_line(item: dict[str, Any], *, with_id: bool = False) -> str:

@@ -51,7 +51,9 @@ class Trigger:
         return tuple(dict.fromkeys(r.writer for r in self.reasons if r.writer))
 
     def sentence(self) -> str:
-        because = "; ".join(dict.fromkeys(r.text for r in self.reasons)) or _("it was due (no recorded reason)")
+        because = i18n.join_sentences(dict.fromkeys(r.text for r in self.reasons)) or _(
+            "it was due (no recorded reason)"
+        )
         return _("{task} runs because {because}").format(task=self.task, because=because)
 
 

@@ -123,7 +123,7 @@ def _what_ran(view: RunView, step: int, tasks: list[Any], stopped: str) -> Line:
             ).format(label=label, writers=md(writers)),
         )
     if stopped:
-        ran = _("{names} ran").format(names=names) + parallel + "; " if tasks else ""
+        ran = _("{names} ran").format(names=names) + parallel + _("; ") if tasks else ""
         return Line(
             "text",
             _("In {label}, {ran}{stopped} never finished: the run stopped first, so the step never committed.").format(
@@ -187,7 +187,7 @@ def _inside_subgraphs(view: RunView, step: int) -> str:
                     task=md(task.name), names=i18n.join_names(f"**{md(n)}**" for n in inner)
                 )
             )
-    return _(" (a subgraph: {parts})").format(parts="; ".join(parts)) if parts else ""
+    return _(" (a subgraph: {parts})").format(parts=i18n.join_sentences(parts)) if parts else ""
 
 
 def _barrier(view: RunView, step: int, hidden: bool) -> list[Line]:
@@ -251,7 +251,9 @@ def _trouble(view: RunView, step: int, errors_tab: bool = True) -> list[Line]:
         if f.severity != "error" or (not view.errors(step) and f.key not in lost_keys and not duplicated)
     ]
     if others:
-        lines.append(Line("finding", "🔎 " + "; ".join(md(f.title) for f in others) + _(" — see the Findings tab.")))
+        lines.append(
+            Line("finding", "🔎 " + i18n.join_sentences(md(f.title) for f in others) + _(" — see the Findings tab."))
+        )
     return lines
 
 
@@ -268,7 +270,7 @@ def _where_told(report: Any, errors_tab: bool, is_finding: bool) -> str:
 def _next(view: RunView, step: int) -> list[Line]:
     following = view.next_triggers(step)
     if following:
-        shown = "; ".join(md(t.sentence()) for t in following[:SUMMARY_TASKS])
+        shown = i18n.join_sentences(md(t.sentence()) for t in following[:SUMMARY_TASKS])
         more = len(following) - SUMMARY_TASKS
         more_words = _("; and {count} more (see the Versions tab)").format(count=more) if more > 0 else ""
         return [Line("text", _("**Next:** {tasks}").format(tasks=shown + more_words))]

@@ -29,7 +29,7 @@ def test_the_stepper_speaks_chinese_with_no_english_word_left(app, shot):
     shot("39-stepper-zh", stepper)
     expect(stepper.locator("button[data-zoom=fit]")).to_have_text("适应窗口")
     expect(stepper.locator("button[data-zoom=in]")).to_have_attribute("title", "放大")
-    expect(stepper.locator(".summary")).to_contain_text("接下来： 没有了。运行已完成。")
+    expect(stepper.locator(".summary")).to_contain_text("接下来：没有了。运行已完成。")
     written = stepper.evaluate(
         "s => { let text = s.innerText;"
         " s.querySelectorAll('.aside').forEach(a => text = text.replace(a.innerText, ''));"
