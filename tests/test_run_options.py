@@ -80,7 +80,16 @@ def _loop(tmp_path: Path, sleep: float = 0.0) -> str:
 
 def test_run_and_diagnose_take_every_option_of_the_one_definition() -> None:
     expected = {"--" + option.name.replace("_", "-") for option in RUN_OPTIONS}
-    assert expected == {"--input", "--config", "--thread", "--context", "--resume", "--recursion-limit", "--timeout"}
+    assert expected == {
+        "--input",
+        "--config",
+        "--thread",
+        "--context",
+        "--resume",
+        "--recursion-limit",
+        "--timeout",
+        "--checkpointer",
+    }
     assert expected <= _flags("run") and expected <= _flags("diagnose")
 
 
@@ -123,6 +132,52 @@ def test_an_engine_graph_takes_a_config_and_still_refuses_a_thread(tmp_path, cap
     capsys.readouterr()
     assert main(["run", _loop(tmp_path), "--thread", "t-1", "--db", db]) == 2
     assert "--thread: only for langgraph apps" in capsys.readouterr().err
+
+
+def test_langgraph_app_runs_on_a_checkpointer_file_and_resumes_there(tmp_path, capsys) -> None:
+    """`run --checkpointer FILE`: an app compiled without a saver keeps its thread in FILE, `--resume` with the
+    same file continues it, and `stepscope threads` lists it (issue 41, item 1)."""
+    pytest.importorskip("langgraph.checkpoint.sqlite")
+    app = tmp_path / "approve.py"
+    app.write_text(APPROVAL.replace("checkpointer=InMemorySaver()", ""), encoding="utf-8")
+    saver, db = str(tmp_path / "threads.sqlite"), str(tmp_path / "runs.sqlite3")
+    assert main(["run", str(app), "--checkpointer", saver, "--db", db]) == 0
+    first = capsys.readouterr().out
+    thread = first.split("thread: ")[1].split()[0]
+    assert f"--thread {thread} --resume ANSWER --checkpointer {saver}" in first, first
+    assert main(["run", str(app), "--thread", thread, "--resume", "yes", "--checkpointer", saver, "--db", db]) == 0
+    assert "'decision': 'yes'" in capsys.readouterr().out
+    assert main(["threads", "--checkpointer", saver]) == 0
+    listed = capsys.readouterr().out
+    assert thread in listed and " done" in listed, listed
+
+
+def test_a_checkpointer_that_is_not_one_is_refused_in_one_line_and_left_alone(tmp_path, capsys) -> None:
+    pytest.importorskip("langgraph.checkpoint.sqlite")
+    app = tmp_path / "approve.py"
+    app.write_text(APPROVAL.replace("checkpointer=InMemorySaver()", ""), encoding="utf-8")
+    db = tmp_path / "other-runs.sqlite3"  # a run database: a SQLite file of another kind
+    assert main(["run", _loop(tmp_path), "--db", str(db)]) == 0
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database", encoding="utf-8")
+    before = {path: path.read_bytes() for path in (db, text)}
+    capsys.readouterr()
+    for given, found in [
+        (text, "is not a SQLite database"),
+        (db, "is not a langgraph SqliteSaver database"),
+        (tmp_path / "no" / "x.sqlite", "does not exist"),
+        ("postgresql://u:secret@127.0.0.1:1/db", "cannot connect to postgresql://u:***@127.0.0.1:1/db"),
+    ]:
+        assert main(["run", str(app), "--checkpointer", str(given), "--db", str(tmp_path / "runs.sqlite3")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and found in err and "secret" not in err, err
+    assert {path: path.read_bytes() for path in (db, text)} == before
+    (tmp_path / "own.py").write_text(APPROVAL, encoding="utf-8")
+    assert main(["run", str(tmp_path / "own.py"), "--checkpointer", str(tmp_path / "x.sqlite")]) == 2
+    assert "compiled with its own checkpointer (InMemorySaver)" in capsys.readouterr().err
+    assert main(["run", _loop(tmp_path), "--checkpointer", str(tmp_path / "x.sqlite")]) == 2
+    assert "--checkpointer: only for langgraph apps" in capsys.readouterr().err
+    assert not (tmp_path / "x.sqlite").exists()
 
 
 def test_the_thread_is_configurable_thread_id_and_thread_is_its_short_form() -> None:

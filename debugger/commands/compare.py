@@ -70,7 +70,8 @@ def _side(
             f"--thread-{'a' if ref == args.a else 'b'} needs --checkpointer URL (the thread's database)."
         )
     options = argparse.Namespace(
-        **{option.name: getattr(args, option.name, None) for option in RUN_OPTIONS},  # as given, for both sides
+        # as given, for both sides; compare's --checkpointer names the sides' threads, never a saver to run on
+        **{option.name: getattr(args, option.name, None) for option in RUN_OPTIONS if option.name != "checkpointer"},
         target=ref,
         db=args.db,
         checkpointer=checkpointer if thread is not None else None,

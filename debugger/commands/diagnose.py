@@ -2,7 +2,7 @@
 
 A graph target is checked before running (its runtime's static view), then run with the options `run`
 takes (`debugger/runtimes/run_options.py`; `Runtime.record`, not stored) and its trace checked; a trace
-file, a stored run or a checkpointer thread is checked as recorded.
+file, a stored run or a checkpointer thread (`--checkpointer URL --thread ID`) is checked as recorded.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from debugger.commands.common import add_checkpointer_options, add_command, thread_from_args
+from debugger.commands.common import add_command, thread_from_args
 from debugger.commands.diagnose_text import render, to_data
 from debugger.commands.terminal import print_block
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
@@ -51,8 +51,13 @@ def add_to(commands: Any) -> None:
     )
     diag.add_argument("--json", action="store_true", help="print the findings as JSON")
     diag.add_argument("--no-run", action="store_true", help="for a graph: only the checks before running")
-    add_run_options(diag, thread_also="with --checkpointer: the thread to read")
-    add_checkpointer_options(diag, thread=False)
+    add_run_options(
+        diag,
+        also={
+            "thread": "with --checkpointer: the thread to read",
+            "checkpointer": "with --thread: the thread of it to read (nothing runs)",
+        },
+    )
     diag.add_argument("--checkpoint", metavar="ID", help="with --checkpointer: stop at this checkpoint")
 
 
@@ -84,7 +89,8 @@ def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]
     """(what is diagnosed, what the checks before running read or None, the trace or None) for a target, a
     trace file, a stored run id or a checkpointer thread."""
     ref = args.target
-    thread = thread_from_args(args, ref)
+    # --checkpointer with --thread reads that thread; without, the graph runs on the checkpointer (`run_request`)
+    thread = thread_from_args(args, ref) if args.thread or not args.checkpointer else None
     if thread is not None:
         return f"thread {args.thread} of {ref}", thread[1].view, thread[0]
     path = Path(ref.partition(":")[0])

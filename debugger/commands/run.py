@@ -1,7 +1,7 @@
 """`stepscope run TARGET`: run a graph headless on its runtime, record and store it, print its supersteps.
 
     stepscope run TARGET [--out FILE] [--db PATH] [--follow] [the options that make a run]
-        --input, --config, --thread, --context, --resume, --recursion-limit, --timeout: one definition,
+        --input, --config, --thread, --context, --resume, --recursion-limit, --timeout, --checkpointer: one definition,
         `debugger/runtimes/run_options.py`, shared with `diagnose` and the app's Graph file form
         --follow        print each superstep as it commits (`debugger/commands/follow.py`)
 
@@ -221,6 +221,8 @@ def _print_interrupts(args: argparse.Namespace, trace: Trace, thread_id: str, ch
 def resume_command(args: argparse.Namespace, thread_id: str, answer: str = "ANSWER") -> str:
     """The `stepscope run` command line that answers the thread's interrupt with `answer`."""
     parts = ["stepscope", "run", args.target, "--thread", thread_id, "--resume", answer]
+    if getattr(args, "checkpointer", None):  # the saver the thread was kept in, as the user named it
+        parts += ["--checkpointer", args.checkpointer]
     if args.db:
         parts += ["--db", str(args.db)]
     return " ".join(shlex.quote(p) if p != answer else p for p in parts)

@@ -9,8 +9,11 @@ form, is a `RunOptions`, and `run_request` turns it into the one `RunRequest` a 
     --resume VALUE           the answer to the thread's interrupt (JSON, or plain text)
     --recursion-limit N      supersteps allowed: the config's recursion_limit (LangGraph.js: recursionLimit)
     --timeout S              seconds to wait for the app's import and for its run
+    --checkpointer URL       the saver the run goes on: a SQLite file (made if missing) or a postgresql:// URL,
+                             for an app compiled without one; its threads are kept there, to resume and read
 
-A runtime refuses by name the ones it does not take (`Runtime.check_run_options`).
+A runtime refuses by name the ones it does not take (`Runtime.check_run_options`). The app's Graph file
+form offers each of them under its `form` label (`RunOptions.from_form` reads them as the command line does).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from debugger.i18n import N_
 from debugger.runtimes.runtime import NO_RESUME, LoadedTarget, RunRequest, RunSetupError, run_thread
 
 
@@ -33,26 +37,38 @@ class RunOption:
     """Its attribute on the parsed arguments (`recursion_limit` for `--recursion-limit`)."""
     help: str
     metavar: str
+    form: str
+    """Its field's label in the app's Graph file form (marked for translation, translated where shown)."""
     type: Callable[[str], Any] = str
 
 
 RUN_OPTIONS = (
     RunOption(
-        "input", "the graph input as JSON, @file.json or - for stdin (default: the module's example_input)", "JSON"
+        "input",
+        "the graph input as JSON, @file.json or - for stdin (default: the module's example_input)",
+        "JSON",
+        N_("Input (JSON)"),
     ),
-    RunOption("config", "the run config as JSON or @file.json; its configurable.thread_id is the run's thread", "JSON"),
+    RunOption(
+        "config",
+        "the run config as JSON or @file.json; its configurable.thread_id is the run's thread",
+        "JSON",
+        N_("Config (JSON)"),
+    ),
     RunOption(
         "thread",
         "the checkpointer thread to run on: short for configurable.thread_id in --config "
         "(default: a new one, for an app compiled with a checkpointer)",
         "ID",
+        N_("Thread"),
     ),
-    RunOption("context", "langgraph apps with a context_schema: the run context as JSON", "JSON"),
-    RunOption("resume", "answer the interrupt the thread stopped at (JSON, or plain text)", "VALUE"),
+    RunOption("context", "langgraph apps with a context_schema: the run context as JSON", "JSON", N_("Context (JSON)")),
+    RunOption("resume", "answer the interrupt the thread stopped at (JSON, or plain text)", "VALUE", N_("Resume with")),
     RunOption(
         "recursion_limit",
         "supersteps allowed (default: the module's example_config, else LangGraph's default)",
         "N",
+        N_("Recursion limit"),
         int,
     ),
     RunOption(
@@ -60,21 +76,31 @@ RUN_OPTIONS = (
         "stop waiting after this many seconds and keep what was recorded; the import of the graph's module gets "
         "the same limit, before the run (default: $STEPSCOPE_RUN_TIMEOUT, else no limit)",
         "S",
+        N_("Timeout (seconds)"),
         float,
+    ),
+    RunOption(
+        "checkpointer",
+        "run the app on this saver: a SQLite file (made if missing) or a postgresql:// URL, for an app compiled "
+        "without a checkpointer; the thread is kept there (`stepscope threads --checkpointer URL` lists it, "
+        "--resume with the same --checkpointer continues it)",
+        "URL",
+        N_("Checkpointer (SQLite file or postgresql:// URL)"),
     ),
 )
 
-THREAD_OPTIONS = ("config", "thread", "context", "resume")
+THREAD_OPTIONS = ("config", "thread", "context", "resume", "checkpointer")
 """The options some runtimes do not take (`Runtime.check_run_options` is asked about the ones given)."""
 
 
 def add_run_options(
-    parser: argparse.ArgumentParser, *, thread_also: str = "", only: tuple[str, ...] | None = None
+    parser: argparse.ArgumentParser, *, also: dict[str, str] | None = None, only: tuple[str, ...] | None = None
 ) -> None:
-    """Adds the options of `RUN_OPTIONS` (every one, or `only` those) to a command's parser; `thread_also` is
-    what `--thread` means besides, in that command (diagnose: the thread of `--checkpointer` to read)."""
+    """Adds the options of `RUN_OPTIONS` (every one, or `only` those) to a command's parser; `also` says what an
+    option means besides, in that command, by name (diagnose: `--checkpointer --thread` read a thread)."""
+    also = also or {}
     for option in RUN_OPTIONS if only is None else [o for o in RUN_OPTIONS if o.name in only]:
-        text = option.help + (f"; {thread_also}" if option.name == "thread" and thread_also else "")
+        text = option.help + (f"; {also[option.name]}" if option.name in also else "")
         flag = "--" + option.name.replace("_", "-")
         parser.add_argument(flag, dest=option.name, metavar=option.metavar, type=option.type, help=text)
 
@@ -109,6 +135,7 @@ class RunOptions:
     recursion_limit: int | None = None
     timeout: float | None = None
     """Seconds, already checked and defaulted by the caller (`recording.timeout_from`, `app_run_timeout`)."""
+    checkpointer: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, timeout: float | None) -> RunOptions:
@@ -118,10 +145,26 @@ class RunOptions:
 
     @classmethod
     def from_form(cls, *, timeout: float | None, **fields: str | None) -> RunOptions:
-        """The options a form's fields give (`input=`, `config=`, `thread=`): one left empty is not given."""
-        return cls(
-            **{name: text.strip() if text and text.strip() else None for name, text in fields.items()}, timeout=timeout
-        )
+        """The options a form's fields give, by `RunOption.name` (`input=`, `recursion_limit=`): one left empty
+        is not given, a number is read as the command line reads it (one line naming the fix when it is not
+        one), and `timeout` is the app's own limit where the form gives none."""
+        given: dict[str, Any] = {"timeout": timeout}
+        for option in RUN_OPTIONS:
+            text = (fields.get(option.name) or "").strip()
+            if text:
+                given[option.name] = _typed(option, text)
+        if given["timeout"] is not None and not given["timeout"] > 0:
+            raise RunSetupError(f"The timeout must be a positive number of seconds, not {given['timeout']:g}.")
+        return cls(**given)
+
+
+def _typed(option: RunOption, text: str) -> Any:
+    """A form field's text as its option's type (`int` for the recursion limit), as argparse reads the flag."""
+    try:
+        return option.type(text)
+    except ValueError:
+        kind = "a whole number, e.g. 50" if option.type is int else "a number, e.g. 30"
+        raise RunSetupError(f"The {option.name.replace('_', ' ')} must be {kind}, not {text!r}.") from None
 
 
 def run_request(loaded: LoadedTarget, options: RunOptions, spelling: Spelling = COMMAND_LINE) -> RunRequest:
@@ -147,6 +190,7 @@ def run_request(loaded: LoadedTarget, options: RunOptions, spelling: Spelling = 
         resume=NO_RESUME if options.resume is None else answer_value(options.resume),
         context=read_json_option(options.context, spelling.context, files=spelling.files),
         timeout=options.timeout,
+        checkpointer=options.checkpointer,
     )
 
 

@@ -27,7 +27,9 @@ docs/architecture.md has the checklist. Nothing else changes. The object must pr
   (an unsupported version of its package, a channel it cannot record); each message is one line with the
   fix, and the commands print it as `error: ...` (exit 2) rather than a traceback.
 - `check_run_options(given, target)`: raise `TargetError` naming any of the thread options in
-  `given` (`config`, `thread`, `context`, `resume`: the names without `--`) this runtime does not take.
+  `given` (`config`, `thread`, `context`, `resume`, `checkpointer`: the names without `--`) this runtime
+  does not take. A runtime that takes `checkpointer` runs an app compiled without a saver on the one
+  `RunRequest.checkpointer` names, and refuses it for an app compiled with its own (`own_saver_refusal`).
 - `checkpointer_class(graph) -> str | None`: the class name of the checkpointer the app compiled its graph
   with (`MemorySaver`, `SqliteSaver`), None when it has none: what messages about a checkpointer say.
 - `record(request: RunRequest) -> Recorded`: THE record path (`stepscope run`, `stepscope diagnose`, the app's sources,
@@ -97,6 +99,9 @@ class RunRequest:
     """The run database the user named (a runtime keeps files beside it, e.g. in-memory threads)."""
     keep_thread: bool = True
     """False for throwaway runs (time travel's copies): no thread file is kept."""
+    checkpointer: str | None = None
+    """The saver to run on (`--checkpointer`: a SQLite file or a postgresql:// URL) for an app compiled
+    without one; None: the app's own, if any."""
 
 
 RESUME_NEEDS_THREAD = (
@@ -112,6 +117,14 @@ def nothing_to_resume(target: str, saver: str) -> str:
     return (
         f"{target} was compiled without a checkpointer, so no thread of it was kept to resume: compile it "
         f"with {saver} (or another saver)."
+    )
+
+
+def own_saver_refusal(target: str, found: str) -> str:
+    """The one refusal of `--checkpointer` for an app compiled with a saver of its own (`found`, its class)."""
+    return (
+        f"--checkpointer: {target} was compiled with its own checkpointer ({found}), which keeps its threads "
+        "itself; drop --checkpointer to run on it, or compile the graph without a checkpointer to run it on the URL."
     )
 
 

@@ -101,3 +101,23 @@ def test_an_app_with_a_memory_saver_and_no_thread_gets_a_new_one(langgraph_js, t
     err = capsys.readouterr().err
     assert "values.mjs:graph was compiled without a checkpointer" in err and "new MemorySaver()" in err, err
     assert err.count("\n") == 1
+
+
+def test_an_app_without_a_saver_runs_on_a_checkpointer_file_and_resumes_there(langgraph_js, tmp_path, capsys) -> None:
+    """`--checkpointer FILE` (issue 41, item 1): a LangGraph.js app compiled without a saver runs on
+    LangGraph.js's own SqliteSaver of FILE, `--resume` with the same file answers it from a later node process,
+    and `stepscope threads` lists the thread; an app with a saver of its own is refused by what was found."""
+    db, saver = str(tmp_path / "runs.sqlite3"), str(tmp_path / "threads.sqlite")
+    target = f"{app('ask_no_saver.mjs')}:graph"
+    assert main(["run", target, "--checkpointer", saver, "--db", db]) == 0
+    first = capsys.readouterr().out
+    thread = first.split("thread: ", 1)[1].split(" ", 1)[0]
+    assert f"--thread {thread} --resume ANSWER --checkpointer {saver}" in first, first
+    assert not (tmp_path / "langgraph-threads").exists(), "the thread is in the checkpointer, not in a file of ours"
+    assert main(["run", target, "--thread", thread, "--resume", '"yes"', "--checkpointer", saver, "--db", db]) == 0
+    assert "'answer': 'yes'" in capsys.readouterr().out
+    assert main(["threads", "--checkpointer", saver]) == 0
+    assert thread in capsys.readouterr().out
+    own = f"{app('interrupt_ask.mjs')}:graph"
+    assert main(["run", own, "--checkpointer", saver, "--db", db]) == 2
+    assert "compiled with its own checkpointer (MemorySaver)" in capsys.readouterr().err

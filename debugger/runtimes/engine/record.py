@@ -3,7 +3,7 @@
 Its runs are recorded by `debugger.sources.recording.record_run` (the engine's `Recorder` hook on a worker
 thread, so Ctrl-C and a time limit stop the wait and keep what was recorded); with a sink, every
 superstep is stored as it commits. It has no checkpointer threads of the user's: the thread options
-of `stepscope run` (`--thread`, `--context`, `--resume`) are refused by name.
+of `stepscope run` (`--thread`, `--context`, `--resume`, `--checkpointer`) are refused by name.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from engine.trace import Recorder, Trace, takes_config
 # where they are used: every command asks this runtime whether it `claims` a graph, and `stepscope run` of
 # a langgraph app must not load the engine for that (tests/test_cli_lazy.py).
 
-THREAD_OPTIONS = ("thread", "context", "resume")
+THREAD_OPTIONS = ("thread", "context", "resume", "checkpointer")
 """The options of a run (`debugger/runtimes/run_options.py`) that only runtimes with threads take; `--config`
 (its recursion_limit, its configurable values) reaches the engine's run as the app's Graph file form's does."""
 
@@ -53,7 +53,7 @@ class EngineRuntime(PythonApps):
         if refused:
             raise TargetError(
                 f"{', '.join(refused)}: only for langgraph apps (threads, checkpointers and run contexts); "
-                f"{target} is a StepScope engine graph."
+                f"{target} is a StepScope engine graph, whose runs keep no threads: run it without them."
             )
 
     def checkpointer_class(self, graph: Any) -> str | None:

@@ -9,7 +9,7 @@ what was recorded when the limit passed is returned, status `timeout`.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
 from debugger.runtimes.capabilities import CAPABILITIES
@@ -27,6 +27,7 @@ from debugger.runtimes.runtime import (
     RunRequest,
     RunSetupError,
     nothing_to_resume,
+    own_saver_refusal,
     run_thread,
 )
 from debugger.runtimes.threads_api import ThreadFork, ThreadRead
@@ -66,7 +67,9 @@ class LangGraphRuntime(PythonApps):
 
     def record(self, request: RunRequest) -> Recorded:
         """`run_graph` on a worker thread (so a timeout or a Ctrl-C keeps what was recorded), stored through
-        `sink` at its end."""
+        `sink` at its end; with `checkpointer`, on a copy of the graph with that saver (`_on_saver`)."""
+        if request.checkpointer:
+            return self._on_saver(request)
         graph, config, thread, target = request.graph, request.config, request.thread, request.target
         _check_resume(graph, config, thread, request.resume, target)
         options: dict[str, Any] = dict(
@@ -87,6 +90,23 @@ class LangGraphRuntime(PythonApps):
         if request.sink is not None:
             request.sink.finish(recorded.trace)
         return recorded
+
+    def _on_saver(self, request: RunRequest) -> Recorded:
+        """The run on langgraph's saver of the database `--checkpointer` names, attached to a copy of a graph
+        compiled without one (its subgraphs inherit it, as they would the app's own); refused in one line for
+        a graph with a saver of its own, or a database that is not a checkpointer's."""
+        found = self.checkpointer_class(request.graph)
+        if found is not None:
+            raise RunSetupError(own_saver_refusal(request.target, found))
+        from debugger.runtimes.checkpointers.run_on import python_saver  # only for a run on a named saver
+        from debugger.runtimes.threads_api import CheckpointerError
+
+        try:
+            with python_saver(request.checkpointer) as saver:
+                graph = request.graph.copy(update={"checkpointer": saver})
+                return self.record(replace(request, graph=graph, checkpointer=None))
+        except CheckpointerError as exc:
+            raise RunSetupError(str(exc)) from None
 
     def static_view(self, graph: Any) -> tuple[Any, str | None]:
         """The engine-shaped builder the checks before running read (`static_view.py`), or why not."""

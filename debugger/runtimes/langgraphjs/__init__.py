@@ -46,6 +46,7 @@ def record_js_app(
     example_input: bool = False,
     thread_file: str | None = None,
     fresh_saver: bool = False,
+    checkpointer: dict[str, str] | None = None,
 ) -> Trace:
     """Runs `export` of the LangGraph.js app `app_path` once with `graph_input` and returns its Trace.
     `on_step` is called (on the reader thread) with each committed step of the root run as it arrives.
@@ -56,7 +57,8 @@ def record_js_app(
     @langchain/langgraph that is missing or not 1.x). `thread_file`: where an app's `MemorySaver` keeps the
     config's thread between processes (restored before the run, saved after it; `saved_thread.mjs`).
     `fresh_saver`: the graph runs on a MemorySaver of the debugger's own instead of the app's (time
-    travel's copy, `fork.mjs`)."""
+    travel's copy, `fork.mjs`). `checkpointer` ({"kind": "sqlite" | "postgres", "url"}): the saver an app
+    compiled without one runs on (`run_saver.mjs`)."""
     app = _app_file(app_path)
     target = f"{app.name}:{export}"
     reader = EventReader(target=target, run_id=uuid.uuid4().hex, on_step=on_step)
@@ -66,6 +68,8 @@ def record_js_app(
         request["thread_file"] = thread_file
     if fresh_saver:
         request["fresh_saver"] = True
+    if checkpointer:
+        request["checkpointer"] = checkpointer
     run = NodeRun(request, reader)
     stopped = run.wait(timeout)
     if reader.fatal is not None and reader.root is None:

@@ -21,6 +21,7 @@ import { describeGraph } from "./describe.mjs";
 import { answerForkRequest, withFreshSaver } from "./fork.mjs";
 import { runLive } from "./live.mjs";
 import { isMemorySaver, restoreThread, saveThread } from "./saved_thread.mjs";
+import { openRunSaver } from "./run_saver.mjs";
 import { forkThread } from "./thread_fork.mjs";
 import { ThreadRefusal, replayThread } from "./thread_replay.mjs";
 import { arm, install } from "./patches.mjs";
@@ -329,6 +330,14 @@ async function main() {
   // `example_input`: the app's own `exampleInput`, made by its own classes (messages do not survive JSON)
   const given = request.example_input ? module.exampleInput : request.input;
   const input = request.resume !== undefined && request.resume !== null ? new Command({ resume: request.resume }) : given;
+  if (request.checkpointer) {
+    // `--checkpointer`: an app compiled without a saver runs on that database's (run_saver.mjs)
+    try {
+      graph.checkpointer = await openRunSaver(request.checkpointer, appFile, packageEntry);
+    } catch (error) {
+      refuse(`--checkpointer: ${String(error?.message ?? error).split("\n")[0]}`);
+    }
+  }
   // a MemorySaver thread outlives this process through a file beside the run store (saved_thread.mjs)
   const threadId = request.config?.configurable?.thread_id;
   const threadFile = request.thread_file && threadId && isMemorySaver(graph.checkpointer) ? request.thread_file : null;

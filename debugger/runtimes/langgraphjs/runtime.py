@@ -34,6 +34,7 @@ from debugger.runtimes.runtime import (
     RunSetupError,
     TargetError,
     nothing_to_resume,
+    own_saver_refusal,
     run_thread,
 )
 from debugger.runtimes.threads_api import ThreadFork, ThreadRead, thread_file
@@ -234,6 +235,7 @@ class LangGraphJSRuntime:
         graph_input = request.graph_input
         if isinstance(graph_input, JSResume):  # time travel answering an interrupt on its copy
             graph_input, resume = None, graph_input.answer
+        saver = self._run_saver(request)
         thread, new_thread = self._thread_for(request, config, resume)
         if thread:
             config["configurable"] = {**(config.get("configurable") or {}), "thread_id": thread}
@@ -253,6 +255,7 @@ class LangGraphJSRuntime:
                     else None
                 ),
                 fresh_saver=bool(graph.saver_file),
+                checkpointer=saver,
             )
         except JSAppError as exc:
             raise RunSetupError(str(exc)) from None
@@ -270,11 +273,30 @@ class LangGraphJSRuntime:
             new_thread=new_thread,
         )
 
+    def _run_saver(self, request: RunRequest) -> dict[str, str] | None:
+        """`--checkpointer`, checked (`run_on.checked_url`), as node opens it with the app's own saver package
+        (`run_saver.mjs`); refused for an app compiled with a saver of its own."""
+        if not request.checkpointer:
+            return None
+        found = self.checkpointer_class(request.graph)
+        if found is not None:
+            raise RunSetupError(own_saver_refusal(request.target, found))
+        from debugger.runtimes.checkpointers.run_on import checked_url  # only for a run on a named saver
+        from debugger.runtimes.threads_api import CheckpointerError
+        from debugger.stores.urls import is_postgres_url
+
+        try:
+            url = checked_url(request.checkpointer)
+        except CheckpointerError as exc:
+            raise RunSetupError(str(exc)) from None
+        return {"kind": "postgres" if is_postgres_url(url) else "sqlite", "url": url}
+
     def _thread_for(self, request: RunRequest, config: dict[str, Any], resume: Any) -> tuple[str, bool]:
         """(the thread the run goes on, made up for it): `--thread` or the config's `configurable.thread_id`;
         an app compiled with a checkpointer and given neither gets a fresh one, as a langgraph app does
         (LangGraph.js itself would refuse the run for the missing thread_id)."""
-        thread, saver = run_thread(config, request.thread), self.checkpointer_class(request.graph)
+        thread = run_thread(config, request.thread)
+        saver = self.checkpointer_class(request.graph) or request.checkpointer
         if resume is not NO_RESUME and saver is None and not request.graph.saver_file:
             raise RunSetupError(nothing_to_resume(request.target, "compile({ checkpointer: new MemorySaver() })"))
         if thread:

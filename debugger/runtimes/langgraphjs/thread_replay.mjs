@@ -61,14 +61,20 @@ export async function replayThread({ graph, lg, ctx, request, out, appFile, pack
   }
 }
 
-/** Opens the app's saver read-only; refuses in one line when the app's folder has no such package. */
-export async function openSaver({ kind, url }, appFile, packageEntry) {
+/** The app's saver package for `kind` ("sqlite" | "postgres"), resolved from the app's folder as node resolves
+ * it, and its entry file; refused in one line when the app's folder has no such package. */
+export async function saverPackage(kind, appFile, packageEntry) {
   const require = createRequire(appFile);
   const name = `@langchain/langgraph-checkpoint-${kind === "postgres" ? "postgres" : "sqlite"}`;
   const entry = packageEntry(require, name, ".", "import");
   if (entry === null)
     throw new ThreadRefusal(`${name} is not installed for ${appFile}: run \`npm install ${name}\` in the app's folder`);
-  const module = await import(pathToFileURL(entry).href);
+  return { module: await import(pathToFileURL(entry).href), entry };
+}
+
+/** Opens the app's saver read-only; refuses in one line when the app's folder has no such package. */
+export async function openSaver({ kind, url }, appFile, packageEntry) {
+  const { module, entry } = await saverPackage(kind, appFile, packageEntry);
   const own = createRequire(entry); // its own driver, as the app's saver loads it
   if (kind === "postgres") {
     const { Pool } = own("pg");
