@@ -550,6 +550,70 @@ def test_sidebar_opens_a_graph_file_with_its_example_input_or_json(tmp_path):
     assert at.sidebar.error[0].value.startswith("The input is not valid JSON")
 
 
+CONTEXT_APP = """
+from dataclasses import dataclass
+from typing import TypedDict
+from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
+
+@dataclass
+class Ctx:
+    user: str = "nobody"
+
+class S(TypedDict):
+    seen: list
+
+def look(state: S, runtime: Runtime[Ctx]):
+    return {"seen": state["seen"] + [runtime.context.user]}
+
+g = StateGraph(S, context_schema=Ctx)
+g.add_node("look", look)
+g.add_edge(START, "look")
+g.add_conditional_edges("look", lambda s: "look" if len(s["seen"]) < 5 else "__end__")
+graph = g.compile()
+example_input = {"seen": []}
+"""
+
+
+def open_file_with(at: AppTest, target: str, **options: str) -> AppTest:
+    """The Graph file form filled with run options by name (`RUN_OPTIONS`: recursion_limit=, context=), run."""
+    at.radio(key="open_kind").set_value("Graph file").run()
+    for name, text in options.items():
+        at.text_input(key=session.file_option(name)).input(text)
+    return open_file(at, target)
+
+
+def test_the_graph_file_form_runs_with_the_options_stepscope_run_takes(tmp_path):
+    """Issue 41, item 1: the form's recursion limit and context reach the run as `--recursion-limit` and
+    `--context` do, and a value the command line would refuse is one line naming the fix."""
+    pytest.importorskip("langgraph")
+    path = tmp_path / "context_app.py"
+    path.write_text(CONTEXT_APP)
+    at = open_file_with(start(), str(path), recursion_limit="3", context='{"user": "ada"}')
+    assert not at.sidebar.error, [e.value for e in at.sidebar.error]
+    trace = at.session_state["stepscope_run"].trace
+    assert (trace.status, trace.recursion_limit) == ("recursion_limit", 3)
+    written = json.dumps([call.write for step in trace.steps for call in step.reducer_calls if call.channel == "seen"])
+    assert "ada" in written and "nobody" not in written, written
+    for name, text, fix in [
+        ("recursion_limit", "abc", "The recursion limit must be a whole number, e.g. 50, not 'abc'."),
+        ("context", "{oops", "The context is not valid JSON (line 1, column 2)"),
+        ("timeout", "0", "The timeout must be a positive number of seconds, not 0."),
+    ]:
+        at = open_file_with(start(), str(path), **{name: text})
+        [error] = at.sidebar.error
+        assert plain(error.value).startswith(fix), error.value
+        assert at.session_state["stepscope_run"].label != str(path), "the refused run did not open"
+
+
+def test_the_graph_file_forms_config_example_is_in_the_runtimes_keys(tmp_path):
+    at = start()
+    at.radio(key="open_kind").set_value("Graph file").run()
+    assert at.text_input(key=session.file_option("config")).placeholder == '{"recursion_limit": 50}'
+    at.text_input(key="file_target").input("app.mjs:graph").run()
+    assert at.text_input(key=session.file_option("config")).placeholder == '{"recursionLimit": 50}'
+
+
 def test_sidebar_names_file_and_line_of_a_broken_graph_file_and_keeps_working(tmp_path):
     broken = tmp_path / "broken.py"
     broken.write_text("x = 1\ndef broken(:\n    pass\n")

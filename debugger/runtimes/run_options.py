@@ -40,6 +40,8 @@ class RunOption:
     form: str
     """Its field's label in the app's Graph file form (marked for translation, translated where shown)."""
     type: Callable[[str], Any] = str
+    example: str = ""
+    """What the form's empty field shows as an example of a value."""
 
 
 RUN_OPTIONS = (
@@ -62,14 +64,27 @@ RUN_OPTIONS = (
         "ID",
         N_("Thread"),
     ),
-    RunOption("context", "langgraph apps with a context_schema: the run context as JSON", "JSON", N_("Context (JSON)")),
-    RunOption("resume", "answer the interrupt the thread stopped at (JSON, or plain text)", "VALUE", N_("Resume with")),
+    RunOption(
+        "context",
+        "langgraph apps with a context_schema: the run context as JSON",
+        "JSON",
+        N_("Context (JSON)"),
+        example='{"user_id": "u-1"}',
+    ),
+    RunOption(
+        "resume",
+        "answer the interrupt the thread stopped at (JSON, or plain text)",
+        "VALUE",
+        N_("Resume with"),
+        example='"yes"',
+    ),
     RunOption(
         "recursion_limit",
         "supersteps allowed (default: the module's example_config, else LangGraph's default)",
         "N",
         N_("Recursion limit"),
         int,
+        "25",
     ),
     RunOption(
         "timeout",
@@ -86,6 +101,7 @@ RUN_OPTIONS = (
         "--resume with the same --checkpointer continues it)",
         "URL",
         N_("Checkpointer (SQLite file or postgresql:// URL)"),
+        example="threads.sqlite",
     ),
 )
 
@@ -144,11 +160,11 @@ class RunOptions:
         return cls(**{name: getattr(args, name, None) for name in names}, timeout=timeout)
 
     @classmethod
-    def from_form(cls, *, timeout: float | None, **fields: str | None) -> RunOptions:
+    def from_form(cls, *, default_timeout: float | None, **fields: str | None) -> RunOptions:
         """The options a form's fields give, by `RunOption.name` (`input=`, `recursion_limit=`): one left empty
         is not given, a number is read as the command line reads it (one line naming the fix when it is not
-        one), and `timeout` is the app's own limit where the form gives none."""
-        given: dict[str, Any] = {"timeout": timeout}
+        one), and `default_timeout` is the app's own limit where the form gives none."""
+        given: dict[str, Any] = {"timeout": default_timeout}
         for option in RUN_OPTIONS:
             text = (fields.get(option.name) or "").strip()
             if text:

@@ -249,13 +249,15 @@ def open_target(
     *,
     db: str | None = None,
     config_json: str | None = None,
-    thread: str | None = None,
+    **fields: str | None,
 ) -> Opened:
-    """Runs a graph file with the Graph file form's fields, read as `stepscope run` reads its options
-    (`run_options.run_request`: the thread is the config's `configurable.thread_id` or the Thread field)."""
-    loaded = _loaded(target)
-    typed = RunOptions.from_form(input=input_json, config=config_json, thread=thread, timeout=app_run_timeout())
+    """Runs a graph file with the Graph file form's fields (by `RunOption.name`: `thread=`, `recursion_limit=`,
+    `checkpointer=`, ...), read as `stepscope run` reads its options (`run_options.run_request`: the thread is the
+    config's `configurable.thread_id` or the Thread field, the same refusals in the form's words)."""
     try:
+        given = {"input": input_json, "config": config_json, **{name: text for name, text in fields.items() if text}}
+        typed = RunOptions.from_form(default_timeout=app_run_timeout(), **given)
+        loaded = _loaded(target)
         request = run_request(loaded, typed, FORM)
     except (RunSetupError, TargetError) as exc:
         raise OpenError(str(exc)) from None

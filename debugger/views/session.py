@@ -72,8 +72,13 @@ SAMPLE_CHOICE = "sample_choice"
 LESSON_LANGUAGE = "lesson_language"
 FILE_TARGET = "file_target"
 FILE_INPUT = "file_input"
-FILE_CONFIG = "file_config"
-FILE_THREAD = "file_thread"
+
+
+def file_option(name: str) -> str:
+    """The key of the Graph file form's field for the run option `name` (`run_options.RUN_OPTIONS`)."""
+    return f"file_{name}"
+
+
 THREAD_ANSWER = "thread_answer"
 THREAD_CHECKPOINTER = "thread_checkpointer"
 THREAD_LIST = "thread_list"

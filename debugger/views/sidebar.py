@@ -11,6 +11,7 @@ from debugger import i18n
 from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.trace_view import Cursor, Scope
+from debugger.runtimes.run_options import RUN_OPTIONS
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
@@ -190,14 +191,9 @@ def _on_file() -> None:
             session.OPEN_ERROR, ("Name a graph: path/to/file.py[:attribute] or package.module[:attribute].", None, None)
         )
         return
-    _open(
-        lambda: sources.open_target(
-            target,
-            session.widget_value(session.FILE_INPUT),
-            config_json=session.widget_value(session.FILE_CONFIG),
-            thread=(session.widget_value(session.FILE_THREAD) or "").strip() or None,
-        )
-    )
+    # every run option `stepscope run` takes, as its field holds it (`thread_panel.file_options`)
+    fields = {o.name: session.widget_value(session.file_option(o.name)) for o in RUN_OPTIONS if o.name != "input"}
+    _open(lambda: sources.open_target(target, session.widget_value(session.FILE_INPUT), **fields))
 
 
 def _on_stored() -> None:
@@ -282,7 +278,7 @@ def _graph_file_form(run: LoadedRun | None) -> None:
         key=session.FILE_INPUT,
         height=90,
     )
-    threads.file_options()
+    threads.file_options(session.widget_value(session.FILE_TARGET) or "", run)
     st.button(_("Run and open"), key="open_file", on_click=_on_file)
 
 

@@ -5,15 +5,17 @@ it; the answer continues the thread as a new run, which opens."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import streamlit as st
 
-from debugger.i18n import _
+from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.trace_view import Cursor, Scope
 from debugger.model.turns import turn_at, turn_label
 from debugger.runtimes.capabilities import Threads, capability
-from debugger.runtimes.registry import runtime_of_trace
+from debugger.runtimes.registry import find_runtime, loader_for, runtime_of_trace
+from debugger.runtimes.run_options import RUN_OPTIONS
 from debugger.sources import runs as sources
 from debugger.sources.recording import app_run_timeout
 from debugger.stores.opening import thread_runs
@@ -91,19 +93,46 @@ def _read_older(run: LoadedRun) -> None:
     session.remember(session.STEP_SLIDER, session.cursor().step)
 
 
-def file_options() -> None:
-    """The Graph file form's extra fields, read as `stepscope run` reads its --config and --thread
-    (`debugger/runtimes/run_options.py`): the thread is the config's configurable.thread_id."""
-    with st.expander(_("Config and thread (langgraph and LangGraph.js apps)")):
-        st.text_input(_("Config (JSON)"), placeholder='{"recursion_limit": 50}', key=session.FILE_CONFIG)
-        st.text_input(
-            _("Thread"),
-            placeholder=_("empty: a new thread (graphs with a checkpointer)"),
-            help=_(
-                "Short for configurable.thread_id in the config, as in LangGraph; give one, or the same id in both."
-            ),
-            key=session.FILE_THREAD,
-        )
+def file_options(target: str, run: LoadedRun | None) -> None:
+    """The Graph file form's run options, every one `stepscope run` takes but the input (its own box above),
+    read as the command line reads them (`run_options.RunOptions.from_form`); `target` is the graph typed,
+    whose runtime's config the Config field's example is written in."""
+    examples = {
+        "config": _config_example(target, run),
+        "thread": _("empty: a new thread (graphs with a checkpointer)"),
+        "timeout": f"{app_run_timeout():g}",
+    }
+    with st.expander(_("Run options (as `stepscope run` takes them)")):
+        for option in RUN_OPTIONS:
+            if option.name == "input":
+                continue
+            st.text_input(
+                _(option.form),
+                placeholder=examples.get(option.name, option.example),
+                help=_(FIELD_HELP[option.name]) if option.name in FIELD_HELP else None,
+                key=session.file_option(option.name),
+            )
+
+
+FIELD_HELP = {
+    "thread": N_("Short for configurable.thread_id in the config, as in LangGraph; give one, or the same id in both."),
+    "resume": N_("The answer to the interrupt the thread stopped at (JSON, or plain text): give the thread too."),
+    "checkpointer": N_(
+        "For an app compiled without a checkpointer: its thread is kept in this database, to resume it later."
+    ),
+}
+"""What a field means where its label cannot say it all."""
+
+
+def _config_example(target: str, run: LoadedRun | None) -> str:
+    """A config for the Config field's placeholder, in the keys of the runtime of the graph typed (LangGraph.js
+    reads `recursionLimit`), with a `configurable.thread_id` where the open run's graph has a checkpointer."""
+    graph = run.graph if run is not None and run.graph is not None and run.label == target.strip() else None
+    runtime = (find_runtime(graph) if graph is not None else None) or loader_for(target.strip())
+    example: dict[str, Any] = {runtime.recursion_limit_key if runtime is not None else "recursion_limit": 50}
+    if graph is not None and runtime is not None and runtime.checkpointer_class(graph) is not None:
+        example["configurable"] = {"thread_id": "t-1"}
+    return json.dumps(example)
 
 
 def _interrupts(trace) -> list[str]:
