@@ -4,6 +4,9 @@ and `main`, which maps the typed errors of the services to one `error: ...` line
     stepscope run TARGET [--input JSON|@FILE|-] [--out FILE] [--db PATH]   run, record, store, print the supersteps
         [--config JSON] [--recursion-limit N] [--timeout S]       `run` and `diagnose` take the same options
         apps with threads also: [--thread ID] [--context JSON] [--resume VALUE]   (debugger/runtimes/run_options.py)
+        [--checkpointer URL]                                      run an app compiled without a saver on this
+                                                                  SQLite file or postgresql:// URL: its thread is
+                                                                  kept there (`threads`, `--resume` read it)
         engine and langgraph: [--follow]                          print each superstep as it commits
     stepscope show FILE|RUN_ID [--step N] [--channel KEY]          every merge, one reducer call at a time
     stepscope runs [--graph NAME] [--status S]                      the stored runs, newest first

@@ -606,12 +606,61 @@ def test_the_graph_file_form_runs_with_the_options_stepscope_run_takes(tmp_path)
         assert at.session_state["stepscope_run"].label != str(path), "the refused run did not open"
 
 
+APPROVAL_APP = """
+from typing import TypedDict
+from langgraph.graph import START, StateGraph
+from langgraph.types import interrupt
+
+class State(TypedDict):
+    request: str
+    decision: str
+
+def ask(state: State):
+    return {"decision": interrupt({"question": "approve " + state["request"] + "?"})}
+
+builder = StateGraph(State)
+builder.add_node("ask", ask)
+builder.add_edge(START, "ask")
+graph = builder.compile(SAVER)
+example_input = {"request": "refund #42"}
+"""
+
+
 def test_the_graph_file_forms_config_example_is_in_the_runtimes_keys(tmp_path):
     at = start()
     at.radio(key="open_kind").set_value("Graph file").run()
     assert at.text_input(key=session.file_option("config")).placeholder == '{"recursion_limit": 50}'
     at.text_input(key="file_target").input("app.mjs:graph").run()
     assert at.text_input(key=session.file_option("config")).placeholder == '{"recursionLimit": 50}'
+    pytest.importorskip("langgraph")
+    path = tmp_path / "approve.py"
+    path.write_text(
+        APPROVAL_APP.replace(
+            "SAVER", "checkpointer=__import__('langgraph.checkpoint.memory').checkpoint.memory.InMemorySaver()"
+        )
+    )
+    open_file(at, str(path))
+    example = json.loads(at.text_input(key=session.file_option("config")).placeholder)
+    assert example == {"recursion_limit": 50, "configurable": {"thread_id": "t-1"}}, "the open app has a saver"
+
+
+def test_the_graph_file_forms_checkpointer_keeps_the_thread_and_the_answer_goes_on_it(tmp_path):
+    """A run the form put on a checkpointer file is answered from the thread panel on the same file, and
+    the file holds the thread as `stepscope threads` reads it."""
+    pytest.importorskip("langgraph.checkpoint.sqlite")
+    from debugger.runtimes.checkpointers.open import list_threads
+
+    path, saver = tmp_path / "approve.py", str(tmp_path / "threads.sqlite")
+    path.write_text(APPROVAL_APP.replace("SAVER", ""))
+    at = open_file_with(start(), str(path), checkpointer=saver)
+    trace = at.session_state["stepscope_run"].trace
+    assert trace.status == "interrupted" and trace.thread_id, [e.value for e in at.sidebar.error]
+    at.text_input(key=session.THREAD_ANSWER).input("yes")
+    click(at, "thread_answer_go")
+    assert not at.sidebar.error, [e.value for e in at.sidebar.error]
+    answered = at.session_state["stepscope_run"].trace
+    assert (answered.status, answered.thread_id) == ("done", trace.thread_id)
+    assert [(t.thread_id, t.status) for t in list_threads(saver)] == [(trace.thread_id, "done")]
 
 
 def test_sidebar_names_file_and_line_of_a_broken_graph_file_and_keeps_working(tmp_path):

@@ -67,6 +67,9 @@ class Opened:
     """For a reopened stored run: why its code did not come back (one line), or ''."""
     older_steps: bool = False
     """A checkpointer thread opened at its newest steps only: it has older steps, read when asked for."""
+    checkpointer: str = ""
+    """The saver the run went on, as the form named it (`--checkpointer`), '' for the app's own: answering
+    its interrupt goes on the same one."""
 
 
 def record(
@@ -80,15 +83,26 @@ def record(
     resume: Any = NO_RESUME,
     db: str | None = None,
     keep_thread: bool = False,
+    checkpointer: str | None = None,
 ) -> Trace:
     """Runs `graph` on its runtime and returns its trace, however the run ends (`Runtime.record`): a
     failing run is a complete trace (status `error`); one still going after `timeout` seconds (default:
     `recording.app_run_timeout`) is what was recorded so far, status `timeout`, with a message saying
     so. `thread`/`resume`: the checkpointer thread to run on and the interrupt's answer (runtimes with
-    threads); `keep_thread`: keep an in-memory thread beside the run database `db` between runs."""
+    threads); `keep_thread`: keep an in-memory thread beside the run database `db` between runs;
+    `checkpointer`: the saver to run on (`RunRequest.checkpointer`)."""
     limit = app_run_timeout() if timeout is None else timeout
     request = RunRequest(
-        graph, graph_input, config, target, thread, resume, timeout=limit, db=db, keep_thread=keep_thread
+        graph,
+        graph_input,
+        config,
+        target,
+        thread,
+        resume,
+        timeout=limit,
+        db=db,
+        keep_thread=keep_thread,
+        checkpointer=checkpointer or None,
     )
     return recorded_trace(request)
 
@@ -103,10 +117,18 @@ def recorded_trace(request: RunRequest) -> Trace:
 
 
 def answer_interrupt(
-    trace: Trace, graph: Any, answer_text: str, *, config: dict[str, Any] | None, db: str | None, timeout: float
+    trace: Trace,
+    graph: Any,
+    answer_text: str,
+    *,
+    config: dict[str, Any] | None,
+    db: str | None,
+    timeout: float,
+    checkpointer: str = "",
 ) -> Trace:
     """Continues the interrupted run's thread with the answer (JSON, or plain text): a new run of the same
-    thread, stored. Runs on the graph given, else on the code the run names."""
+    thread, stored. Runs on the graph given, else on the code the run names; on `checkpointer` when the run
+    went on a saver it named (`Opened.checkpointer`)."""
     if trace.status != "interrupted" or not trace.interrupts:
         raise OpenError(f"This run is not waiting for an answer (its status is {trace.status!r}).")
     if not trace.thread_id:
@@ -128,6 +150,7 @@ def answer_interrupt(
         resume=answer_value(answer_text),
         db=db,
         keep_thread=True,
+        checkpointer=checkpointer,
     )
     _store(answered, db)
     return answered
@@ -266,7 +289,14 @@ def open_target(
     _store(trace, db)
     config = dict(request.config or {})
     return _opened_code(
-        trace, "file", target, loaded.graph, loaded.module, graph_input=request.graph_input, config=config
+        trace,
+        "file",
+        target,
+        loaded.graph,
+        loaded.module,
+        graph_input=request.graph_input,
+        config=config,
+        checkpointer=request.checkpointer or "",
     )
 
 

@@ -30,12 +30,20 @@ def _answer(run: LoadedRun) -> None:
         return
     try:
         trace = sources.answer_interrupt(
-            run.trace, run.graph, text, config=run.config, db=None, timeout=app_run_timeout()
+            run.trace,
+            run.graph,
+            text,
+            config=run.config,
+            db=None,
+            timeout=app_run_timeout(),
+            checkpointer=run.checkpointer,
         )
     except sources.OpenError as exc:
         session.remember(session.OPEN_ERROR, (str(exc), None, None))
         return
-    opened = LoadedRun(trace, "file", run.label, run.graph, run.lesson, run.title, None, run.config)
+    opened = LoadedRun(
+        trace, "file", run.label, run.graph, run.lesson, run.title, None, run.config, checkpointer=run.checkpointer
+    )
     session.set_run(opened)
     session.remember(session.OPEN_ERROR, None)
     session.remember(session.STEP_SLIDER, session.cursor().step)
@@ -50,7 +58,7 @@ def _open_turn(run_id: str) -> None:
         return
     loaded = LoadedRun.of(opened)
     if run is not None and run.graph is not None:  # keep the code, so a later interrupt can be answered here
-        loaded.graph, loaded.config = run.graph, run.config
+        loaded.graph, loaded.config, loaded.checkpointer = run.graph, run.config, run.checkpointer
     session.set_run(loaded)
     session.remember(session.STEP_SLIDER, session.cursor().step)
 
