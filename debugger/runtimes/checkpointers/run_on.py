@@ -22,18 +22,28 @@ from typing import Any, Iterator
 from debugger.runtimes.threads_api import CheckpointerError
 from debugger.stores.urls import BadURL, checked_postgres_url, is_postgres_url, masked
 
-from .savers import open_checkpointer
+from .savers import open_checkpointer, read_only_postgres
+
+SAVER_OF = {"python": "langgraph (Python)", "javascript": "LangGraph.js"}
 
 
-def checked_url(url: str) -> str:
-    """The database `--checkpointer` names, checked before anything is written to it: a postgresql:// URL as
-    given, or the SQLite file's path; `CheckpointerError` of one line saying what was found and what to give."""
+def checked_url(url: str, language: str) -> str:
+    """The database `--checkpointer` names, checked before an app in `language` ("python", "javascript")
+    writes to it: a postgresql:// URL as given, or the SQLite file's path; `CheckpointerError` of one line
+    saying what was found and what to give."""
     url = url.strip()
     if is_postgres_url(url):
         try:
-            return checked_postgres_url(url, "--checkpointer")
+            checked_postgres_url(url, "--checkpointer")
         except BadURL as exc:
             raise CheckpointerError(str(exc)) from None
+        found = _postgres_tables(url)
+        if found not in (None, language):
+            raise CheckpointerError(
+                f"{masked(url)} holds {SAVER_OF[found]}'s checkpointer tables, which a {SAVER_OF[language]} app "
+                "cannot write: give another database."
+            )
+        return url
     path = Path(url.removeprefix("sqlite:///").removeprefix("sqlite://")).expanduser()
     if path.is_dir():
         raise CheckpointerError(f"--checkpointer {path} is a folder: give a SQLite file in it (made if missing).")
@@ -49,10 +59,23 @@ def checked_url(url: str) -> str:
     return str(path)
 
 
+def _postgres_tables(url: str) -> str | None:
+    """Whose saver made the database's checkpointer tables ("python", "javascript"), read-only and checked as
+    `stepscope threads` reads them (`savers.open_checkpointer`); None for a database without them."""
+    conn = read_only_postgres(url, masked(url))
+    try:
+        if conn.execute("SELECT to_regclass('checkpoint_migrations') AS m").fetchone()["m"] is None:
+            return None
+    finally:
+        conn.close()
+    with open_checkpointer(url) as found:
+        return "javascript" if found.saver is None else "python"
+
+
 @contextmanager
 def python_saver(url: str) -> Iterator[Any]:
     """langgraph's writable saver on the database `url` names (checked first, `checked_url`), closed after."""
-    checked = checked_url(url)
+    checked = checked_url(url, "python")
     if is_postgres_url(checked):
         with _postgres_saver(checked) as saver:
             yield saver
@@ -70,9 +93,7 @@ def python_saver(url: str) -> Iterator[Any]:
 
 @contextmanager
 def _postgres_saver(url: str) -> Iterator[Any]:
-    """langgraph's `PostgresSaver` on `url`: a database whose tables are a saver's is read first as `stepscope
-    threads` reads it (so LangGraph.js's tables, or another layout, are refused by name), one without them
-    gets them."""
+    """langgraph's `PostgresSaver` on `url` (checked by `checked_url`): a database without its tables gets them."""
     try:
         from langgraph.checkpoint.postgres import PostgresSaver
     except ImportError as exc:
@@ -86,14 +107,6 @@ def _postgres_saver(url: str) -> Iterator[Any]:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CheckpointerError(f"cannot connect to {masked(url)}: {masked(first)}") from None
     try:
-        has_tables = saver.conn.execute("SELECT to_regclass('checkpoints') AS c").fetchone()["c"] is not None
-        if has_tables:
-            with open_checkpointer(url) as found:
-                if found.saver is None:
-                    raise CheckpointerError(
-                        f"{masked(url)} holds LangGraph.js's checkpointer tables, which a langgraph (Python) app "
-                        "cannot write: give another database."
-                    )
         saver.setup()
         yield saver
     finally:

@@ -266,7 +266,7 @@ class PostgresCheckpointer(Checkpointer):
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
-        self.conn = _read_only_postgres(url, self.label)
+        self.conn = read_only_postgres(url, self.label)
         version = self._migration()
         from langgraph.checkpoint.postgres import PostgresSaver
 
@@ -388,7 +388,7 @@ class PostgresCheckpointer(Checkpointer):
         return decoded_by_key(thread_id, keys, found, self.read)
 
 
-def _read_only_postgres(url: str, label: str) -> Any:
+def read_only_postgres(url: str, label: str) -> Any:
     """A connection to the checkpointer's database in which every transaction is read-only: the server
     refuses any write. A CheckpointerError of one line when the packages, the URL or the server fail."""
     try:

@@ -286,7 +286,7 @@ class LangGraphJSRuntime:
         from debugger.stores.urls import is_postgres_url
 
         try:
-            url = checked_url(request.checkpointer)
+            url = checked_url(request.checkpointer, self.language)
         except CheckpointerError as exc:
             raise RunSetupError(str(exc)) from None
         return {"kind": "postgres" if is_postgres_url(url) else "sqlite", "url": url}
