@@ -25,6 +25,7 @@ from debugger.stores.sqlite import RunStore
 from debugger.views import page_url, session
 from engine.tracefile import to_json
 from tests import stepper_shown
+from tests.approval_app import APPROVAL, APPROVAL_NO_SAVER
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "debugger" / "app.py")
@@ -606,26 +607,6 @@ def test_the_graph_file_form_runs_with_the_options_stepscope_run_takes(tmp_path)
         assert at.session_state["stepscope_run"].label != str(path), "the refused run did not open"
 
 
-APPROVAL_APP = """
-from typing import TypedDict
-from langgraph.graph import START, StateGraph
-from langgraph.types import interrupt
-
-class State(TypedDict):
-    request: str
-    decision: str
-
-def ask(state: State):
-    return {"decision": interrupt({"question": "approve " + state["request"] + "?"})}
-
-builder = StateGraph(State)
-builder.add_node("ask", ask)
-builder.add_edge(START, "ask")
-graph = builder.compile(SAVER)
-example_input = {"request": "refund #42"}
-"""
-
-
 def test_the_graph_file_forms_config_example_is_in_the_runtimes_keys(tmp_path):
     at = start()
     at.radio(key="open_kind").set_value("Graph file").run()
@@ -634,11 +615,7 @@ def test_the_graph_file_forms_config_example_is_in_the_runtimes_keys(tmp_path):
     assert at.text_input(key=session.file_option("config")).placeholder == '{"recursionLimit": 50}'
     pytest.importorskip("langgraph")
     path = tmp_path / "approve.py"
-    path.write_text(
-        APPROVAL_APP.replace(
-            "SAVER", "checkpointer=__import__('langgraph.checkpoint.memory').checkpoint.memory.InMemorySaver()"
-        )
-    )
+    path.write_text(APPROVAL)
     open_file(at, str(path))
     example = json.loads(at.text_input(key=session.file_option("config")).placeholder)
     assert example == {"recursion_limit": 50, "configurable": {"thread_id": "t-1"}}, "the open app has a saver"
@@ -651,7 +628,7 @@ def test_the_graph_file_forms_checkpointer_keeps_the_thread_and_the_answer_goes_
     from debugger.runtimes.checkpointers.open import list_threads
 
     path, saver = tmp_path / "approve.py", str(tmp_path / "threads.sqlite")
-    path.write_text(APPROVAL_APP.replace("SAVER", ""))
+    path.write_text(APPROVAL_NO_SAVER)
     at = open_file_with(start(), str(path), checkpointer=saver)
     trace = at.session_state["stepscope_run"].trace
     assert trace.status == "interrupted" and trace.thread_id, [e.value for e in at.sidebar.error]

@@ -19,6 +19,7 @@ from debugger.runtimes.runtime import RunSetupError, TargetError, run_thread
 from debugger.sources import runs as sources
 from debugger.stores.sqlite import RunStore
 from engine.trace import Trace
+from tests.approval_app import APPROVAL, APPROVAL_NO_SAVER
 
 LOOP = """
 import operator, time
@@ -38,26 +39,6 @@ g.add_edge(START, "tick")
 g.add_conditional_edges("tick", lambda s: "tick" if len(s["n"]) < 6 else "__end__")
 graph = g.compile()
 example_input = {"n": []}
-"""
-
-APPROVAL = """
-from typing import TypedDict
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.types import interrupt
-
-class State(TypedDict):
-    request: str
-    decision: str
-
-def ask(state: State):
-    return {"decision": interrupt({"question": "approve " + state["request"] + "?"})}
-
-builder = StateGraph(State)
-builder.add_node("ask", ask)
-builder.add_edge(START, "ask")
-graph = builder.compile(checkpointer=InMemorySaver())
-example_input = {"request": "refund #42"}
 """
 
 
@@ -139,7 +120,7 @@ def test_langgraph_app_runs_on_a_checkpointer_file_and_resumes_there(tmp_path, c
     same file continues it, and `stepscope threads` lists it (issue 41, item 1)."""
     pytest.importorskip("langgraph.checkpoint.sqlite")
     app = tmp_path / "approve.py"
-    app.write_text(APPROVAL.replace("checkpointer=InMemorySaver()", ""), encoding="utf-8")
+    app.write_text(APPROVAL_NO_SAVER, encoding="utf-8")
     saver, db = str(tmp_path / "threads.sqlite"), str(tmp_path / "runs.sqlite3")
     assert main(["run", str(app), "--checkpointer", saver, "--db", db]) == 0
     first = capsys.readouterr().out
@@ -155,7 +136,7 @@ def test_langgraph_app_runs_on_a_checkpointer_file_and_resumes_there(tmp_path, c
 def test_a_checkpointer_that_is_not_one_is_refused_in_one_line_and_left_alone(tmp_path, capsys) -> None:
     pytest.importorskip("langgraph.checkpoint.sqlite")
     app = tmp_path / "approve.py"
-    app.write_text(APPROVAL.replace("checkpointer=InMemorySaver()", ""), encoding="utf-8")
+    app.write_text(APPROVAL_NO_SAVER, encoding="utf-8")
     db = tmp_path / "other-runs.sqlite3"  # a run database: a SQLite file of another kind
     assert main(["run", _loop(tmp_path), "--db", str(db)]) == 0
     text = tmp_path / "notes.txt"

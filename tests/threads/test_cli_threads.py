@@ -12,6 +12,7 @@ from apps import conflict_graph, drive, interrupt_graph
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from debugger.cli import main
+from tests.approval_app import APPROVAL_NO_SAVER
 
 pytestmark = pytest.mark.slow  # runs real langgraph apps and reads their checkpointers: `make test`, not `make check`
 
@@ -156,31 +157,11 @@ def test_show_stops_at_a_chosen_checkpoint(production, capsys):
     assert "opened at a checkpoint before its end" in out and "ended with status" not in out
 
 
-RUN_ON_SAVER = """
-from typing import TypedDict
-from langgraph.graph import START, StateGraph
-from langgraph.types import interrupt
-
-class State(TypedDict):
-    request: str
-    decision: str
-
-def ask(state: State):
-    return {"decision": interrupt({"question": "approve " + state["request"] + "?"})}
-
-builder = StateGraph(State)
-builder.add_node("ask", ask)
-builder.add_edge(START, "ask")
-graph = builder.compile()
-example_input = {"request": "refund #42"}
-"""
-
-
 def test_langgraph_run_on_a_postgres_checkpointer_is_resumed_and_listed_there(tmp_path, capsys, pg_url) -> None:
     """`run --checkpointer postgresql://...` (issue 41, item 1): the saver's tables are made in the empty
     database, the thread is kept there, `--resume` on the same URL continues it, `threads` lists it."""
     app, db = tmp_path / "approve.py", str(tmp_path / "runs.sqlite3")
-    app.write_text(RUN_ON_SAVER, encoding="utf-8")
+    app.write_text(APPROVAL_NO_SAVER, encoding="utf-8")
     assert main(["run", str(app), "--checkpointer", pg_url, "--db", db]) == 0
     thread = capsys.readouterr().out.split("thread: ")[1].split()[0]
     assert main(["run", str(app), "--thread", thread, "--resume", "yes", "--checkpointer", pg_url, "--db", db]) == 0

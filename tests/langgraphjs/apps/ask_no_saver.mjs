@@ -1,11 +1,5 @@
-// interrupt_ask.mjs compiled without a checkpointer: `stepscope run --checkpointer FILE` gives it one (run_saver.mjs).
-import { Annotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+// interrupt_ask.mjs's graph compiled again without a checkpointer: `stepscope run --checkpointer FILE` gives it
+// one (debugger/runtimes/langgraphjs/run_saver.mjs).
+import { graph as withSaver } from "./interrupt_ask.mjs";
 
-const State = Annotation.Root({ question: Annotation(), answer: Annotation() });
-
-export const graph = new StateGraph(State)
-  .addNode("prepare", () => ({ question: "Refund order 17?" }))
-  .addNode("ask", (state) => ({ answer: interrupt({ ask: state.question }) }))
-  .addEdge(START, "prepare")
-  .addEdge("prepare", "ask")
-  .compile();
+export const graph = withSaver.builder.compile();
