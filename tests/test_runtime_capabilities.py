@@ -24,7 +24,8 @@ from debugger.runtimes.capabilities import (
 from debugger.runtimes.registry import RUNTIMES
 from debugger.runtimes.runtime import TargetError
 
-RUNTIMES_DIR = Path(__file__).resolve().parents[1] / "debugger" / "runtimes"
+DEBUGGER_DIR = Path(__file__).resolve().parents[1] / "debugger"
+RUNTIMES_DIR = DEBUGGER_DIR / "runtimes"
 RUNTIME_PACKAGES = sorted(
     p.name for p in RUNTIMES_DIR.iterdir() if (p / "__init__.py").exists() and p.name in {r.name for r in RUNTIMES}
 )
@@ -55,7 +56,7 @@ def test_what_each_runtime_declares() -> None:
     declared = {runtime.name: {kind.__name__ for kind in runtime.capabilities} for runtime in RUNTIMES}
     assert declared == {
         "engine": {"StaticChecks", "TimeTravel", "LiveDriving"},
-        "langgraph": {"StaticChecks", "TimeTravel", "Threads", "LiveDriving"},
+        "langgraph": {"StaticChecks", "TimeTravel", "Threads", "LiveDriving", "CodeRecording"},
         "langgraphjs": {"StaticChecks", "TimeTravel", "Threads", "LiveDriving"},
     }
 
@@ -104,21 +105,59 @@ def test_time_travel_and_live_runs_ask_for_their_capability(monkeypatch) -> None
         start_live_run(loaded.graph, loaded.example_input, None, target="subgraph_trap", store=False)
 
 
-def _imported(path: Path) -> set[str]:
+def _imported(path: Path, source: str | None = None) -> set[str]:
+    """Every module `path` (a module of debugger/; its text `source` when given) imports, relative imports
+    made absolute, and `from package import name` also as `package.name` (the name may be a module)."""
+    package = path.relative_to(DEBUGGER_DIR.parent).with_suffix("").parts[:-1]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8") if source is None else source)):
+        if isinstance(node, ast.ImportFrom):
+            parent = package[: len(package) - node.level + 1] if node.level else ()
+            base = ".".join([*parent, *([node.module] if node.module else [])])
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
     return names
 
 
+def _of_runtimes(names: set[str], runtimes: list[str]) -> list[str]:
+    """The imported modules that belong to one of `runtimes` (package names under debugger/runtimes/)."""
+    prefixes = [f"debugger.runtimes.{name}" for name in runtimes]
+    return sorted(m for m in names if any(m == p or m.startswith(p + ".") for p in prefixes))
+
+
 @pytest.mark.parametrize("package", RUNTIME_PACKAGES)
 def test_no_runtime_imports_another_runtimes_modules(package) -> None:
-    others = [f"debugger.runtimes.{name}" for name in RUNTIME_PACKAGES if name != package]
+    others = [name for name in RUNTIME_PACKAGES if name != package]
     reaching = {
-        str(path.relative_to(RUNTIMES_DIR)): sorted(m for m in _imported(path) if m.startswith(tuple(others)))
+        str(path.relative_to(RUNTIMES_DIR)): _of_runtimes(_imported(path), others)
         for path in (RUNTIMES_DIR / package).rglob("*.py")
     }
     assert {path: names for path, names in reaching.items() if names} == {}
+
+
+def test_nothing_outside_runtimes_imports_one_runtimes_modules() -> None:
+    """Outside debugger/runtimes/ a runtime is reached through the registry and its capabilities only."""
+    reaching = {
+        str(path.relative_to(DEBUGGER_DIR)): _of_runtimes(_imported(path), RUNTIME_PACKAGES)
+        for path in DEBUGGER_DIR.rglob("*.py")
+        if RUNTIMES_DIR not in path.parents
+    }
+    assert {path: names for path, names in reaching.items() if names} == {}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "import debugger.runtimes.langgraph.recorder",
+        "from debugger.runtimes import langgraphjs",
+        "from ..runtimes.engine import live",
+        "from ..runtimes import langgraph",
+        "def lazy():\n    from debugger.runtimes.langgraph.recorder import recording",
+    ],
+)
+def test_a_runtimes_module_is_seen_however_it_is_imported(line) -> None:
+    assert RUNTIME_PACKAGES == ["engine", "langgraph", "langgraphjs"]
+    imported = _imported(DEBUGGER_DIR / "sources" / "js_setup.py", source=line)
+    assert _of_runtimes(imported, RUNTIME_PACKAGES), imported

@@ -205,7 +205,7 @@ class RecordingSession:
         """langgraph runs, each streamed into the store through a `StoreSink` of its own as the engine's
         are; langgraph ends a run stopped by Ctrl-C itself, and it is stored as stopped with Ctrl-C."""
         # the langgraph recorder is imported only for sessions that record (it imports langgraph)
-        from debugger.runtimes.langgraph.recorder import recording
+        from debugger.runtimes.registry import code_recording
 
         streams: dict[str, StoreSink] = {}
 
@@ -224,7 +224,7 @@ class RecordingSession:
             streamed.finish(trace)
             self._keep(nodeid, RecordedRun(trace, streamed))
 
-        return recording(target=nodeid, db=False, on_trace=finished, sinks=sink)
+        return code_recording().recording(target=nodeid, db=False, on_trace=finished, sinks=sink)
 
     def _keep(self, nodeid: str, run: RecordedRun) -> None:
         self.runs.setdefault(nodeid, []).append(run)

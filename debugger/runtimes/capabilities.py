@@ -7,7 +7,9 @@ optional, and a runtime lists the capabilities it has in `capabilities`:
 - `StaticChecks`: the graph's structure, for the checks before running and the forms;
 - `TimeTravel`: a checkpointed copy of the graph to rewind, edit a step of and resume;
 - `Threads`: the user's own checkpointer threads, read and forked on a local copy;
-- `LiveDriving`: a run driven one superstep at a time (the Live page, `run --follow`).
+- `LiveDriving`: a run driven one superstep at a time (the Live page, `run --follow`);
+- `CodeRecording`: the runs the user's own code starts, recorded where they run (`from debugger import
+  record, recording`, `pytest --stepscope`).
 
 The debugger never asks which runtime it talks to: `capability(runtime, Threads)` gives the runtime as
 its `Threads`, or None when it has none, and `need(runtime, Threads, target)` says in one line what this
@@ -92,7 +94,26 @@ class LiveDriving(Protocol):
         ...
 
 
-CAPABILITIES: tuple[type, ...] = (StaticChecks, TimeTravel, Threads, LiveDriving)
+@runtime_checkable
+class CodeRecording(Protocol):
+    """The runs the user's own code starts, recorded in the user's process (no target loaded, no process
+    of ours): `from debugger import record, recording` and the pytest plugin ask the registry's
+    `code_recording()` for these two."""
+
+    def recording(self, *, target: str = "", db: Any = None, on_trace: Any = None, sinks: Any = None) -> Any:
+        """A context manager recording every run started inside the block, any thread or task; it gives the
+        session whose `traces` are the runs. `db`: a path, a run store, None for the default database,
+        False for none; `on_trace(trace)` at each run's end; `sinks(trace)`: where a run's steps go as they
+        commit (`engine.recorder.StepSink`), or None to keep it whole."""
+        ...
+
+    def recorded_graph(self, graph: Any, *, target: str = "", db: Any = None, on_trace: Any = None) -> Any:
+        """`graph` itself, each run of its `invoke`, `ainvoke`, `stream` and `astream` recorded (`db` and
+        `on_trace` as for `recording`); a graph that cannot be recorded is refused now, not mid-run."""
+        ...
+
+
+CAPABILITIES: tuple[type, ...] = (StaticChecks, TimeTravel, Threads, LiveDriving, CodeRecording)
 """Every optional capability, in the order docs/architecture.md describes them."""
 
 WHAT_IT_DOES = {
@@ -100,6 +121,7 @@ WHAT_IT_DOES = {
     TimeTravel: "be rewound (time travel)",
     Threads: "keep checkpointer threads of their own to read or fork",
     LiveDriving: "be driven live one superstep at a time",
+    CodeRecording: "be recorded from your own code (`from debugger import record, recording`)",
 }
 """How a refusal says what a runtime's graphs cannot do."""
 

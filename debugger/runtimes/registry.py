@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from debugger.runtimes.capabilities import CodeRecording, capability
 from debugger.runtimes.engine import ENGINE
 from debugger.runtimes.langgraph import LANGGRAPH
 from debugger.runtimes.langgraphjs.runtime import LANGGRAPHJS
@@ -51,3 +52,10 @@ def compiled_kinds() -> str:
 def runtime_errors() -> tuple[type[Exception], ...]:
     """Every runtime's own "cannot handle this" exceptions (`Runtime.errors`), for the commands to report."""
     return tuple(error for runtime in RUNTIMES for error in runtime.errors)
+
+
+def code_recording() -> CodeRecording:
+    """The runtime that records the runs the user's own code starts (`CodeRecording`: `from debugger import
+    record, recording`, `pytest --stepscope`): langgraph's (an engine graph takes its recorder itself,
+    `invoke(..., hooks=Recorder())`)."""
+    return next(found for runtime in RUNTIMES if (found := capability(runtime, CodeRecording)) is not None)

@@ -8,13 +8,12 @@ app (`npm install ...` in the app's folder, which would install unpinned version
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 from debugger import i18n
 from debugger.i18n import _
-from debugger.runtimes.langgraphjs.process import NODE_ENV
+from debugger.runtimes.node import node_binary
 from sample_graphs.gallery import JS_LESSON_DIR
 
 PROJECT_ROOT = JS_LESSON_DIR.parents[1]
@@ -36,7 +35,7 @@ def missing_packages(root: Path = PROJECT_ROOT) -> list[str]:
 
 def setup_problem(root: Path = PROJECT_ROOT) -> str | None:
     """One sentence naming what is missing to run a JavaScript lesson and how to install it, or None."""
-    has_node = bool(os.environ.get(NODE_ENV) or shutil.which("node"))
+    has_node = node_binary() is not None
     has_npm = shutil.which("npm") is not None
     missing = missing_packages(root)
     if not has_node:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from debugger.runtimes.capabilities import CAPABILITIES
 from debugger.runtimes.langgraph.recorder.names import is_langgraph_graph
 from debugger.runtimes.langgraph.recorder.probe import UnsupportedLangGraph
+from debugger.runtimes.langgraph.recorder.record import record as record_graph
+from debugger.runtimes.langgraph.recorder.record import recording as recording_block
 from debugger.runtimes.langgraph.recorder.runs import RunResult, checkpointer_of, run_in_background
 from debugger.runtimes.langgraph.recorder.static_view import StaticViewError, static_view
 from debugger.runtimes.langgraph.recorder.superstep import UnrecordableChannel
@@ -64,6 +66,14 @@ class LangGraphRuntime(PythonApps):
         """The class of the graph's own saver (`InMemorySaver`, `SqliteSaver`, ...), or None."""
         saver = checkpointer_of(graph)
         return None if saver is None else type(saver).__name__
+
+    def recording(self, *, target: str = "", db: Any = None, on_trace: Any = None, sinks: Any = None) -> Any:
+        """`recorder.recording`: every langgraph run started inside the block (`CodeRecording`)."""
+        return recording_block(target=target, db=db, on_trace=on_trace, sinks=sinks)
+
+    def recorded_graph(self, graph: Any, *, target: str = "", db: Any = None, on_trace: Any = None) -> Any:
+        """`recorder.record`: a `RecordedGraph` over the compiled langgraph graph (`CodeRecording`)."""
+        return record_graph(graph, target=target, db=db, on_trace=on_trace)
 
     def record(self, request: RunRequest) -> Recorded:
         """`run_graph` on a worker thread (so a timeout or a Ctrl-C keeps what was recorded), stored through

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import threading
 import time
@@ -17,11 +16,11 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from debugger.runtimes.node import node_binary
+
 from .reader import EventReader
 
 RECORDER = Path(__file__).with_name("recorder.mjs")
-NODE_ENV = "STEPSCOPE_NODE"
-"""Names the node binary to use instead of the one on PATH."""
 GRACE = 2.0
 """Seconds node gets to flush and exit after SIGTERM before it is killed."""
 _TAIL = 64 * 1024
@@ -33,7 +32,7 @@ class JSAppError(Exception):
 
 def find_node() -> str:
     """The node binary, or JSAppError saying how to install it."""
-    found = os.environ.get(NODE_ENV) or shutil.which("node")
+    found = node_binary()
     if not found:
         raise JSAppError("node is not installed: apt-get install nodejs npm")
     return found

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from debugger.runtimes.capabilities import CAPABILITIES
+from debugger.runtimes.capabilities import LiveDriving, StaticChecks, Threads, TimeTravel
 from debugger.runtimes.runtime import (
     NO_RESUME,
     RESUME_NEEDS_THREAD,
@@ -188,7 +188,7 @@ class LangGraphJSRuntime:
     language = "javascript"
     recursion_limit_key = "recursionLimit"
     errors: tuple[type[Exception], ...] = (JSAppError,)
-    capabilities = CAPABILITIES
+    capabilities = (StaticChecks, TimeTravel, Threads, LiveDriving)
     """`--thread`/`--resume` reach the app's own saver through its config, and a `MemorySaver` thread
     outlives the node process in a file beside the run store (`saved_thread.mjs`): a run continues its
     thread, an interrupt is answered from a later process, and the app shows the thread's runs as turns.

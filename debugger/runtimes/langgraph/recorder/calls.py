@@ -2,7 +2,7 @@
 takes it, with what the recorder knows about it that spares the writer looking at a long list again.
 
     folds = folds_of(channels, state_keys)   # per loop: the keys whose reducer appends
-    add_call(writer, step, key, reducer, writer_id, writer_name, before, write, after, error, folds)
+    add_call(writer, step, folds, key, reducer, writer_id, writer_name, before, write, after, error)
 
 The writer records each call's values as deltas against the value it recorded last for the channel.
 To find the delta of `before` it compares the whole list with what it recorded (was it changed in
@@ -37,6 +37,7 @@ def lg_missing() -> Any:
 def add_call(
     writer: TraceWriter,
     step: int,
+    folds: Mapping[str, str] | None,
     channel: str,
     reducer: str,
     writer_id: str,
@@ -45,7 +46,6 @@ def add_call(
     write: Any,
     after: Any,
     error: BaseException | None,
-    folds: Mapping[str, str] | None = None,
 ) -> None:
     """`writer.add_call` of one reducer call (raw values, langgraph's empty marker as the engine's),
     telling the writer what is known without looking at the long list again: `before` is the object

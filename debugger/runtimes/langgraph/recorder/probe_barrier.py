@@ -142,8 +142,8 @@ class BarrierWatch(TaskWatch):
                 writer = getattr(task, "id", None) or task.name
                 after = ENGINE_MISSING if refused else channel.value
                 add_call(
-                    run, step, key, reducer_name_of(channel), writer, task.name, before, write, after,
-                    exc if refused else None, folds,
+                    run, step, folds, key, reducer_name_of(channel), writer, task.name, before, write, after,
+                    exc if refused else None,
                 )  # fmt: skip
                 if refused and failed is not None:
                     break
@@ -153,7 +153,7 @@ class BarrierWatch(TaskWatch):
             if reducer is None or reducer[0] is not channel:
                 reducer = reducers[key] = (channel, reducer_name_of(channel))
             writer = getattr(task, "id", None) or task.name
-            add_call(run, step, key, reducer[1], writer, task.name, before, write, channel.value, None, folds)
+            add_call(run, step, folds, key, reducer[1], writer, task.name, before, write, channel.value, None)
         return updated
 
 

@@ -142,55 +142,38 @@ class RecordedGraph:
     def traces(self) -> list[Trace]:
         return self.session.traces
 
-    def _start(self) -> tuple[Any, int]:
-        return probe.ACTIVE.set(self.session), len(self.session.traces)
-
-    def _failed(self, before: int, args: tuple[Any, ...], kwargs: dict[str, Any], error: BaseException) -> None:
-        if len(self.session.traces) == before:
-            config = kwargs.get("config", args[1] if len(args) > 1 else None)
-            graph_input = kwargs.get("input", args[0] if args else None)
-            self.session.failed_before_start(self.graph, graph_input, config, error)
+    @contextmanager
+    def _recorded(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[None]:
+        """The block of one call of the graph: its runs report to this session, and a run langgraph
+        refused before its first superstep (no Trace came of it) is kept as a run with no steps."""
+        token, before = probe.ACTIVE.set(self.session), len(self.session.traces)
+        try:
+            yield
+        except Exception as exc:
+            if len(self.session.traces) == before:
+                config = kwargs.get("config", args[1] if len(args) > 1 else None)
+                graph_input = kwargs.get("input", args[0] if args else None)
+                self.session.failed_before_start(self.graph, graph_input, config, exc)
+            raise
+        finally:
+            _reset(token)
 
     def invoke(self, *args: Any, **kwargs: Any) -> Any:
-        token, before = self._start()
-        try:
+        with self._recorded(args, kwargs):
             return self.graph.invoke(*args, **kwargs)
-        except Exception as exc:
-            self._failed(before, args, kwargs, exc)
-            raise
-        finally:
-            probe.ACTIVE.reset(token)
 
     async def ainvoke(self, *args: Any, **kwargs: Any) -> Any:
-        token, before = self._start()
-        try:
+        with self._recorded(args, kwargs):
             return await self.graph.ainvoke(*args, **kwargs)
-        except Exception as exc:
-            self._failed(before, args, kwargs, exc)
-            raise
-        finally:
-            probe.ACTIVE.reset(token)
 
     def stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        token, before = self._start()
-        try:
+        with self._recorded(args, kwargs):
             yield from self.graph.stream(*args, **kwargs)
-        except Exception as exc:
-            self._failed(before, args, kwargs, exc)
-            raise
-        finally:
-            _reset(token)
 
     async def astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        token, before = self._start()
-        try:
+        with self._recorded(args, kwargs):
             async for chunk in self.graph.astream(*args, **kwargs):
                 yield chunk
-        except Exception as exc:
-            self._failed(before, args, kwargs, exc)
-            raise
-        finally:
-            _reset(token)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.graph, name)

@@ -27,6 +27,7 @@ The writer's `commit` compares each state key's committed value with what the re
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.codec import MISSING as ENGINE_MISSING
@@ -57,22 +58,10 @@ def version_number(version: Any) -> int:
 def call_sink(writer: TraceWriter, step: int, folds: Mapping[str, str] | None = None) -> CallSink:
     """The sink `merge`/`refold`/`observe_update` report `step`'s reducer calls to: each becomes
     `writer.add_call`, langgraph's empty-channel marker recorded as an empty channel. `folds`
-    (`calls.folds_of`): the state keys whose reducer is known to append (see `calls.add_call`)."""
+    (`calls.folds_of`): the state keys whose reducer is known to append (see `calls.add_call`).
+    A partial of `add_call` with its first three arguments, so a reported call costs no frame of its own."""
     writer.open_step(step)
-
-    def sink(
-        channel: str,
-        reducer: str,
-        writer_id: str,
-        writer_name: str,
-        before: Any,
-        write: Any,
-        after: Any,
-        error: BaseException | None,
-    ) -> None:
-        add_call(writer, step, channel, reducer, writer_id, writer_name, before, write, after, error, folds)
-
-    return sink
+    return partial(add_call, writer, step, folds)
 
 
 def commit(
