@@ -11,6 +11,7 @@ import streamlit as st
 from debugger.i18n import _
 from debugger.model.trace_view import Scope
 from debugger.runtimes.checkpointers.open import checkpointer_url
+from debugger.sources import checkpointer_threads
 from debugger.sources import runs as sources
 from debugger.views import page_url, session, widgets
 from debugger.views.session import LoadedRun
@@ -18,7 +19,7 @@ from debugger.views.session import LoadedRun
 
 def _on_list() -> None:
     try:
-        found = sources.threads_for_app(session.widget_value(session.THREAD_CHECKPOINTER))
+        found = checkpointer_threads.threads_for_app(session.widget_value(session.THREAD_CHECKPOINTER))
         session.remember(
             session.THREAD_LIST,
             [
@@ -56,7 +57,7 @@ def render(open_action) -> None:
             _("Open thread"),
             key="open_thread",
             on_click=lambda: open_action(
-                lambda: sources.open_for_app(
+                lambda: checkpointer_threads.open_for_app(
                     session.widget_value(session.THREAD_GRAPH) or "",
                     session.widget_value(session.THREAD_CHOICE) or "",
                     session.widget_value(session.THREAD_CHECKPOINTER),
@@ -71,7 +72,7 @@ def render(open_action) -> None:
 
 def _travel(run, step: int, resume: bool) -> None:
     try:
-        opened = sources.fork_for_app(
+        opened = checkpointer_threads.fork_for_app(
             session.thread_origin(run.trace.run_id),
             run.trace.run_id,
             step,

@@ -12,6 +12,7 @@ from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.trace_view import Cursor, Scope
 from debugger.runtimes.run_options import RUN_OPTIONS
+from debugger.sources import checkpointer_threads as thread_sources
 from debugger.sources import forks as timetravel
 from debugger.sources import runs as sources
 from debugger.stores.opening import open_store
@@ -91,7 +92,7 @@ def _open_url(request: dict[str, str]) -> None:
     error = None
     try:
         if request.get("thread"):  # `stepscope app my_app.py:graph --checkpointer URL --thread ID`
-            opened = sources.open_for_app(request.get("graph", ""), request["thread"])
+            opened = thread_sources.open_for_app(request.get("graph", ""), request["thread"])
         elif request.get("run"):
             opened = sources.open_stored(request["run"], with_code=True, checkpointer=request.get("checkpointer", ""))
             session.remember(session.FORK_PARENT, request.get("parent") if opened.source == "fork" else None)

@@ -16,6 +16,7 @@ from debugger.model.turns import turn_at, turn_label
 from debugger.runtimes.capabilities import Threads, capability
 from debugger.runtimes.registry import find_runtime, loader_for, runtime_of_trace
 from debugger.runtimes.run_options import RUN_OPTIONS
+from debugger.sources import checkpointer_threads
 from debugger.sources import runs as sources
 from debugger.sources.recording import app_run_timeout
 from debugger.stores.opening import thread_runs
@@ -92,7 +93,7 @@ def _read_older(run: LoadedRun) -> None:
     target, url, thread_id = run.origin
     step = session.cursor().step
     try:
-        opened = sources.open_for_app(target, thread_id, url, newest=4 * max(1, len(run.trace.steps) - 1))
+        opened = checkpointer_threads.open_for_app(target, thread_id, url, newest=4 * max(1, len(run.trace.steps) - 1))
     except sources.OpenError as exc:
         session.remember(session.OPEN_ERROR, (str(exc), None, None))
         return

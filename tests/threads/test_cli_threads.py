@@ -89,7 +89,7 @@ def test_the_app_opens_a_thread_named_by_its_address(production, monkeypatch, tm
     from debugger.commands.app_server import launch
     from debugger.runtimes.checkpointers.open import CHECKPOINTER_ENV
     from debugger.sources import runs as sources
-    from debugger.sources.runs import open_for_app
+    from debugger.sources.checkpointer_threads import open_for_app
     from debugger.stores.opening import open_store
 
     db, app = production

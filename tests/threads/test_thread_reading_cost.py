@@ -16,7 +16,7 @@ from debugger.runtimes.checkpointers import tables
 from debugger.runtimes.checkpointers.savers import open_checkpointer
 from debugger.runtimes.langgraph.threads.reader import read_thread
 from debugger.runtimes.threads_api import CheckpointerError, ThreadRead
-from debugger.sources import runs as sources
+from debugger.sources import checkpointer_threads
 
 pytestmark = pytest.mark.slow  # starts PostgreSQL and runs real langgraph apps: `make test`, not `make check`
 
@@ -145,9 +145,9 @@ def test_show_step_n_of_a_thread_decodes_step_n_and_the_ending_only(chat, monkey
 
 def test_the_app_opens_a_thread_at_its_newest_steps_and_reads_older_ones_on_demand(chat):
     backend, _, module = chat
-    first = sources.open_for_app(f"{module}:graph", "t", backend.url, newest=5)
+    first = checkpointer_threads.open_for_app(f"{module}:graph", "t", backend.url, newest=5)
     assert first.older_steps and len(first.trace.steps) == 6
-    whole = sources.open_for_app(f"{module}:graph", "t", backend.url, newest=10 * REPLIES)
+    whole = checkpointer_threads.open_for_app(f"{module}:graph", "t", backend.url, newest=10 * REPLIES)
     assert not whole.older_steps and whole.trace.steps[0].step == -1
     assert whole.trace.run_id != first.trace.run_id, "a window is its own stored run"
 
