@@ -13,7 +13,7 @@ import pytest
 
 import engine
 from debugger import cli
-from debugger.sources import trace_check, trace_stream
+from debugger.sources import trace_check, trace_scan, trace_stream
 from debugger.sources.trace_check import TraceFileError, parse_trace, read_trace_file
 from debugger.sources.trace_stream import LazySteps
 from debugger.stores import row_store
@@ -42,7 +42,7 @@ def _run(steps: int = 30) -> engine.trace.Trace:
 def long_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every trace counts as long, and the file is read 7 bytes at a time (chunks cut characters)."""
     monkeypatch.setattr(trace_check, "STREAM_MIN_BYTES", 0)
-    monkeypatch.setattr(trace_stream, "CHUNK", 7)
+    monkeypatch.setattr(trace_scan, "CHUNK", 7)
     monkeypatch.setattr(row_store, "STREAM_MIN_BYTES", 0)
 
 
@@ -130,7 +130,7 @@ def test_a_number_cut_by_every_chunk_boundary_is_read_whole(tmp_path, monkeypatc
     body = json.dumps(data).replace(json.dumps(data["duration"]), number)
     assert number in body
     for chunk in range(1, 12):
-        monkeypatch.setattr(trace_stream, "CHUNK", chunk)
+        monkeypatch.setattr(trace_scan, "CHUNK", chunk)
         path = tmp_path / f"run{chunk}.json"
         path.write_text(body, encoding="utf-8")
         assert read_trace_file(path).duration == json.loads(number)

@@ -30,9 +30,10 @@ from pydantic import ValidationError
 
 from debugger.sources.file_index import FileIndexCache, content_stamp
 from debugger.sources.trace_replay import ReplayCheck
+from debugger.sources.trace_scan import MAX_NESTING, nesting_depth
 from debugger.sources.trace_schema import StepFile, TraceFile, first_problem
 from debugger.sources.trace_sense import SenseCheck
-from debugger.sources.trace_stream import MAX_NESTING, STREAM_MIN_BYTES, FileSteps, LazySteps, StepIndex, nesting_depth
+from debugger.sources.trace_stream import STREAM_MIN_BYTES, FileSteps, LazySteps, StepIndex
 from engine.trace import SCHEMA_VERSION, StepRecord, Trace
 from engine.tracefile import TraceFileError, from_dict, put_back, step_from_dict
 

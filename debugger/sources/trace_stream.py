@@ -4,7 +4,7 @@ step is decoded only when a view or a command asks for it (`LazySteps`).
 
 A 200,000-step trace is 150-200 MB of JSON and many times that as Python objects; reading it whole (what
 `json.loads` does) costs memory that grows with the run and minutes of time. Here the file is read in
-chunks by the C JSON decoder (`JSONDecoder.raw_decode`), one top-level value at a time:
+chunks by the C JSON decoder (`JSONDecoder.raw_decode`), one top-level value at a time (`trace_scan.py`):
 
     {"schema_version": 3, "run_id": ..., "blobs": {...}, "graph": {...}, "steps": [ {...}, {...} ], ...}
                                                                                   ^ offsets of each step
@@ -18,150 +18,27 @@ they always were: nothing changes for them but that they are checked step by ste
 
 from __future__ import annotations
 
-import codecs
 import json
-import re
 import threading
 import time
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
-from itertools import accumulate
 from typing import Any, BinaryIO, Callable, Iterator, overload
 
+from debugger.sources.trace_scan import READ_AHEAD, Scanner
 from engine.blobs import BlobPacker, PooledDecoder
 from engine.codec import BLOB
 from engine.trace import SCHEMA_VERSION, StepRecord
 from engine.tracefile import TraceFileError, step_dict, step_from_dict
 
-CHUNK = 1 << 20
-"""Bytes read at a time; a value longer than what is buffered doubles the next read, so a huge value
-costs linear time too."""
 STREAM_MIN_BYTES = 4_000_000
 """Traces at least this long keep their steps on disk (`LazySteps`); shorter ones are read into a list."""
 CACHED_STEPS = 64
 """Decoded steps `LazySteps` keeps, most recently used: a view moving one step at a time decodes each once."""
 
-MAX_NESTING = 400
-"""Deepest JSON nesting a trace may have; recorded values are cut far earlier (engine.codec.MAX_DEPTH)."""
-
-_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _POINTER = json.dumps(BLOB)
 """What a step's text holds where it points at a large value (`{"$blob": key}`)."""
-_STEP = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
-
-
-def nesting_depth(text: str, limit: int) -> int:
-    """How deep `text`'s arrays and objects nest, counted without recursion and at C speed: strings
-    removed, brackets turned into +1/-1 steps, the deepest running sum taken. Capped at `limit + 1`."""
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).translate(_STEP)
-    if not brackets:
-        return 0
-    steps = array("b", brackets.encode("latin-1"))
-    return min(max(accumulate(steps)), limit + 1)
-
-
-READ_AHEAD = 16
-"""Steps `LazySteps` decodes from where it is asked for when it does not hold that step (one read)."""
-
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-_LITERAL_TAIL = 8
-"""An error this close to the end of what is buffered may be a literal or number cut by the chunk."""
-
-
-class _Scanner:
-    """A JSON text read in chunks, walked one value at a time with the C decoder, knowing the byte
-    offset of where it is (the text is UTF-8; offsets are counted on the bytes, so a step can be read
-    back with one seek)."""
-
-    def __init__(self, read: Callable[[int], bytes], source: str) -> None:
-        self.read = read
-        self.source = source
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.text = ""
-        self.pos = 0
-        self.byte = 0
-        """The byte offset of `text[pos]` in the file."""
-        self.eof = False
-
-    def _fill(self) -> bool:
-        """Reads more (at least as much as is buffered); False at the end of the file."""
-        if self.eof:
-            return False
-        data = self.read(max(CHUNK, len(self.text) - self.pos))
-        try:
-            added = self.decoder.decode(data, final=not data)
-        except UnicodeDecodeError as exc:
-            raise TraceFileError(
-                f"{self.source} is not text (byte {self.byte + len(self.text) - self.pos + exc.start}: "
-                f"{exc.reason}); a trace file is UTF-8 JSON."
-            ) from None
-        self.eof = not data
-        self.text = self.text[self.pos :] + added
-        self.pos = 0
-        return bool(data)
-
-    def _advance(self, to: int) -> None:
-        piece = self.text[self.pos : to]
-        self.byte += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
-        self.pos = to
-
-    def peek(self) -> str:
-        """The next character that is not whitespace ('' at the end of the file), not consumed."""
-        while True:
-            end = _WHITESPACE.match(self.text, self.pos).end()
-            self._advance(end)
-            if end < len(self.text):
-                return self.text[end]
-            if not self._fill():
-                return ""
-
-    def expect(self, char: str, what: str) -> None:
-        found = self.peek()
-        if found != char:
-            raise self._error(
-                f"expected {what} at byte {self.byte}, found {found!r}" if found else f"ended before {what}"
-            )
-        self._advance(self.pos + 1)
-
-    def value(self, decoder: json.JSONDecoder, depth: int) -> tuple[Any, int, int]:
-        """The next value, decoded, with its start and end byte offsets; `depth` is how deep it sits."""
-        self.peek()
-        while True:
-            try:
-                found, end = decoder.raw_decode(self.text, self.pos)
-            except json.JSONDecodeError as exc:
-                cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(self.text) - _LITERAL_TAIL
-                if cut and self._fill():
-                    continue
-                kind = "is truncated" if cut else "is not valid JSON"
-                raise self._error(
-                    f"{kind} at byte {self.byte + len(self.text[self.pos : exc.pos].encode())}: {exc.msg}"
-                )
-            except RecursionError:
-                raise TraceFileError(self._too_deep()) from None
-            # a number may go on in the next chunk: "12" of "1234", or "0" of "0." + "5" (the decoder stops at
-            # the "." it cannot end on, one character before the end of what is buffered)
-            number = type(found) in (int, float)
-            if (end == len(self.text) or number and end > len(self.text) - _LITERAL_TAIL) and not self.eof:
-                self._fill()  # decoded again: filling moves the buffer, so `end` is of the text before it
-                continue
-            break
-        if nesting_depth(self.text[self.pos : end], MAX_NESTING) + depth > MAX_NESTING:
-            raise TraceFileError(self._too_deep())
-        start = self.byte
-        self._advance(end)
-        return found, start, self.byte
-
-    def _too_deep(self) -> str:
-        return (
-            f"{self.source} is nested more than {MAX_NESTING} levels deep; StepScope never writes such "
-            "a file, so it is refused unread."
-        )
-
-    def _error(self, problem: str) -> TraceFileError:
-        return TraceFileError(f"{self.source} {problem}. Re-export the run, or open a complete .json trace file.")
 
 
 def one_after_another(numbers: array) -> Sequence[int]:
@@ -186,7 +63,7 @@ class StepIndex:
         self.blobs: dict[str, Any] = {}
         """The file's pooled large values (`engine.blobs`), put back into each step as it is decoded."""
         numbers = array("q")
-        self.head = self._scan(_Scanner(read, source), numbers)
+        self.head = self._scan(Scanner(read, source), numbers)
         self.numbers = one_after_another(numbers)
 
     @classmethod
@@ -199,7 +76,7 @@ class StepIndex:
         index.starts, index.ends, index.numbers = starts, ends, one_after_another(numbers)
         return index
 
-    def _scan(self, scanner: _Scanner, numbers: array) -> dict[str, Any]:
+    def _scan(self, scanner: Scanner, numbers: array) -> dict[str, Any]:
         plain = json.JSONDecoder()
         pooled = PooledDecoder(self.blobs)
         if scanner.peek() == "":
@@ -233,7 +110,7 @@ class StepIndex:
         head.pop("blobs", None)
         return head
 
-    def _scan_steps(self, scanner: _Scanner, plain: json.JSONDecoder, numbers: array) -> None:
+    def _scan_steps(self, scanner: Scanner, plain: json.JSONDecoder, numbers: array) -> None:
         scanner.expect("[", "'['")
         more = scanner.peek() != "]"
         while more:

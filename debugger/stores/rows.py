@@ -12,7 +12,8 @@ import tempfile
 from array import array
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
-from debugger.sources.trace_stream import MAX_NESTING, file_forms, nesting_depth
+from debugger.sources.trace_scan import MAX_NESTING, nesting_depth
+from debugger.sources.trace_stream import file_forms
 from debugger.stores.protocol import first_line
 from engine.blobs import BlobPacker, PooledDecoder
 from engine.trace import StepRecord, Trace
