@@ -200,6 +200,18 @@ def test_sqlite_layout_is_checked(tmp_path):
         open_checkpointer(str(path))
 
 
+def test_an_engine_saver_file_is_named_as_one(tmp_path):
+    """The engine's own SqliteSaver file is refused as what it is, not with advice to install another
+    langgraph-checkpoint-sqlite (its tables lack langgraph's `type` columns)."""
+    from engine import SqliteSaver
+
+    path = tmp_path / "engine.sqlite"
+    SqliteSaver(path).conn.close()
+    with pytest.raises(CheckpointerError, match="tables of StepScope's engine SqliteSaver") as refused:
+        open_checkpointer(str(path))
+    assert "Install" not in str(refused.value)
+
+
 def test_reopening_a_thread_costs_only_its_new_checkpoints(backend, tmp_path, monkeypatch):
     monkeypatch.setenv("STEPSCOPE_THREAD_CACHE", str(tmp_path / "cache"))
     module = tmp_path / "chat_app.py"

@@ -218,6 +218,11 @@ class SqliteCheckpointer(Checkpointer):
         saver._has_task_path = "task_path" in columns
         self.saver = saver
         layout = sqlite_layout_problem(self.conn)
+        if layout and _engine_saver_tables(self.conn):
+            raise self._refused(
+                f"{path} holds the tables of StepScope's engine SqliteSaver (engine/sqlite_saver.py: no `type` "
+                "columns), not langgraph's. Point --checkpointer at the file your langgraph app's SqliteSaver writes."
+            )
         if layout:
             raise self._refused(
                 f"{path} is a SqliteSaver database of a layout StepScope does not read ({layout}). Install the "
@@ -434,3 +439,19 @@ def iter_namespaces(tuples: list[Any]) -> Iterator[str]:
         if ns not in seen:
             seen.add(ns)
             yield ns
+
+
+def _engine_saver_tables(conn: sqlite3.Connection) -> bool:
+    """Whether a file's checkpoint tables are exactly those the engine's SqliteSaver creates (its values are
+    the engine's codec, never langgraph's serde: no `type` column in either table)."""
+    from engine import SqliteSaver
+
+    engine = SqliteSaver(":memory:")  # creates its tables, and nothing else
+    try:
+        return all(_columns(engine.conn, table) == _columns(conn, table) for table in ("checkpoints", "writes"))
+    finally:
+        engine.conn.close()
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
