@@ -195,12 +195,15 @@ class BinaryOperatorAggregate(Channel):
     ignored and a second Overwrite in the same step is an error.
     """
 
-    __slots__ = ("operator", "initial", "reducer_name")
+    __slots__ = ("operator", "initial", "reducer_name", "reduce", "look_ahead")
     clears_unwritten = False
 
     def __init__(self, key: str, operator: Callable[[Any, Any], Any], initial: Callable[[], Any] | None) -> None:
         super().__init__(key)
         self.operator = operator
+        self.reduce = self.look_ahead = operator
+        """What each reducer call calls, in `update` and in `get_after` (a fresh read, which must leave
+        the channel as it is): `operator`, or a channel's own faster way to the same result."""
         self.initial = initial
         self.reducer_name = reducer_display_name(operator)
         self._reset()
@@ -215,7 +218,7 @@ class BinaryOperatorAggregate(Channel):
 
     def get_after(self, values: Sequence[Any]) -> Any:
         if len(values) == 1 and self.value is not MISSING and not isinstance(values[0], _MAYBE_OVERWRITE):
-            return self.operator(self.value, values[0])  # `update`'s common case, without a copy
+            return self.look_ahead(self.value, values[0])  # `update`'s common case, without a copy
         return Channel.get_after(self, values)
 
     def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
@@ -226,7 +229,7 @@ class BinaryOperatorAggregate(Channel):
             write = values[0]
             if not isinstance(write, _MAYBE_OVERWRITE):
                 before = self.value
-                self.value = self.operator(before, write)
+                self.value = self.reduce(before, write)
                 if observe is not None:
                     observe(0, before, write, self.value)
                 return True
@@ -238,7 +241,7 @@ class BinaryOperatorAggregate(Channel):
             self.value = first
             start = 1
         seen_overwrite = False
-        operator = self.operator
+        operator = self.reduce
         for index in range(start, len(values)):
             write = values[index]
             overwrite = as_overwrite(write) if isinstance(write, _MAYBE_OVERWRITE) else None

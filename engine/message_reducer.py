@@ -42,7 +42,7 @@ def set_id_factory(factory: Callable[[], str] | None) -> Callable[[], str]:
     return previous
 
 
-def _coerce(messages: Any) -> list[BaseMessage]:
+def coerce_messages(messages: Any) -> list[BaseMessage]:
     # A tuple is not a list, so `(msg,)` becomes `[(msg,)]` and then fails as a (role, content) pair,
     # exactly as in LangGraph.
     items = messages if isinstance(messages, list) else [messages]
@@ -75,25 +75,37 @@ def _both_sides_or_partial(merge: Callable[..., list[BaseMessage]]) -> Callable[
 @_both_sides_or_partial
 def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[BaseMessage]:
     """Merge `right` into `left` by id (see the module docstring); returns a new list."""
-    merged, right = _coerce(left), _coerce(right)  # `merged`: a new list, the result built in place
+    merged, right = coerce_messages(left), coerce_messages(right)  # `merged`: a new list, the result built in place
     ids = {message.id for message in merged}  # a set: `None in ids` and each new id are looked up at once
     if None in ids:  # the state's messages have their ids (only the input's may lack them)
         for message in merged:
             if message.id is None:
                 message.id = _id_factory()
         ids = {message.id for message in merged}
+    remove_all_at = give_ids(right)
+    if remove_all_at is not None:
+        return right[remove_all_at + 1 :]  # LangGraph returns here: no removals, no format check
+    if format is None and all_new(right, ids.__contains__):
+        merged += right  # the usual step: a node adds new messages (no dict of the whole list built)
+        return merged
+    return merge_by_id(merged, right, format)
+
+
+def give_ids(right: list[BaseMessage]) -> int | None:
+    """Gives each message of `right` without an id one, in order; returns the index of the last
+    `RemoveMessage(id=REMOVE_ALL_MESSAGES)`, if any."""
     remove_all_at = None
     for index, message in enumerate(right):
         if message.id is None:
             message.id = _id_factory()
         if isinstance(message, RemoveMessage) and message.id == REMOVE_ALL_MESSAGES:
             remove_all_at = index
-    if remove_all_at is not None:
-        return right[remove_all_at + 1 :]  # LangGraph returns here: no removals, no format check
+    return remove_all_at
 
-    if format is None and _all_new(right, ids):
-        merged += right  # the usual step: a node adds new messages (no dict of the whole list built)
-        return merged
+
+def merge_by_id(merged: list[BaseMessage], right: list[BaseMessage], format: str | None) -> list[BaseMessage]:
+    """Steps 3 and 4 of the module docstring, in place on `merged` (a new list, `left`'s items), then
+    the `format` conversion."""
     position_by_id = dict(zip([message.id for message in merged], range(len(merged))))  # {m.id: last index}
     ids_to_remove = set()
     for message in right:
@@ -118,12 +130,12 @@ def add_messages(left: Any, right: Any, *, format: str | None = None) -> list[Ba
     return merged
 
 
-def _all_new(right: list[BaseMessage], ids: set[Any]) -> bool:
-    """True when every message of `right` is an ordinary one whose id is in neither `ids` nor earlier
-    in `right`: `add_messages` then only appends them, in order."""
+def all_new(right: list[BaseMessage], in_left: Callable[[Any], bool]) -> bool:
+    """True when every message of `right` is an ordinary one whose id is neither in `left` (`in_left`)
+    nor earlier in `right`: `add_messages` then only appends them, in order."""
     seen = set()
     for message in right:
-        if isinstance(message, RemoveMessage) or message.id in ids or message.id in seen:
+        if isinstance(message, RemoveMessage) or in_left(message.id) or message.id in seen:
             return False
         seen.add(message.id)
     return True

@@ -25,6 +25,11 @@ __all__ = [
 
 _REQUIRED = object()  # field default: the caller must pass a value
 
+ID_CHANGES = [0]
+"""How many times a message that had an id was given another or lost it (`BaseMessage.__setattr__`
+counts): an index of the ids in a list of messages (`engine.message_channel`) holds only while this
+count is the one it was built at. (An id changed through `vars(message)` is not counted.)"""
+
 
 def _invalid(owner: str, field: str, problem: str) -> ValueError:
     # Shaped like the first lines of pydantic's ValidationError (itself a ValueError).
@@ -36,6 +41,10 @@ def _differs(value: Any, default: Any) -> bool:
         return bool(value != default)
     except Exception:
         return True
+
+
+_set_attribute = object.__setattr__
+"""Sets an attribute of a message without counting it (its id already counted, see `ID_CHANGES`)."""
 
 
 class _Text(str):
@@ -66,6 +75,8 @@ class BaseMessage:
             {"content": content_blocks if content_blocks is not None else content, **kwargs}
         )
         owner = type(self).__name__
+        if getattr(self, "id", None) is not None:  # `__init__` called again on a message: see `__setattr__`
+            ID_CHANGES[0] += 1
         for field, default in self._fields.items():
             if field in values:
                 value = _validate_field(owner, field, values.pop(field), default)
@@ -73,9 +84,22 @@ class BaseMessage:
                 raise _invalid(owner, field, "Field required")
             else:
                 value = default() if default in (dict, list) else default
-            setattr(self, field, value)
+            _set_attribute(self, field, value)
         for key, value in values.items():  # unknown keywords are kept, like extra="allow"
-            setattr(self, key, value)
+            _set_attribute(self, key, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Counts a changed id (see ID_CHANGES); giving an id to a message without one is not counted:
+        # no index holds a message without an id. (`object.__setattr__` keeps the attributes where
+        # CPython keeps them until `__dict__` is asked for: reading them stays fast.)
+        if name == "id" and getattr(self, "id", None) is not None:
+            ID_CHANGES[0] += 1
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name == "id":
+            ID_CHANGES[0] += 1
+        object.__delattr__(self, name)
 
     @classmethod
     def _before_validation(cls, values: dict[str, Any]) -> dict[str, Any]:

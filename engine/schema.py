@@ -18,6 +18,8 @@ from typing import Any, Callable, NotRequired, Required, Sequence, get_type_hint
 from .channels import BinaryOperatorAggregate, Channel, LastValue
 from .errors import invalid_return_error
 from .managed import managed_getter
+from .message_channel import MessagesChannel
+from .message_reducer import add_messages
 from .types import Command
 
 ROOT = "__root__"
@@ -75,6 +77,8 @@ def channel_for_field(name: str, annotation: Any) -> Channel:
     if metadata and callable(metadata[-1]):
         reducer = metadata[-1]
         check_reducer_signature(reducer)
+        if reducer is add_messages:
+            return MessagesChannel(name, initial_value_factory(annotation))
         return BinaryOperatorAggregate(name, reducer, initial_value_factory(annotation))
     return LastValue(name)
 

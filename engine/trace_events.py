@@ -73,7 +73,7 @@ class RunEvents:
         """The channels whose reducer is the engine's own `add_messages` (see `appended`)."""
         self.merged: dict[str, Any] = {}
         """Per such channel, the list its last `add_messages` call made from a plain write: every item
-        a message, so the next call copies them as they are (`_coerce`) and appends or replaces."""
+        a message, so the next call copies them as they are (`coerce_messages`) and appends or replaces."""
 
     def appended(self, channel: str, before: Any, write: Any, after: Any) -> list[Any] | None:
         """The messages an `add_messages` call appended, when it did nothing else: `after` is

@@ -30,6 +30,7 @@ from . import (  # noqa: F401  (imported to register their cases)
     inputs_and_returns,
     joins_defer_recursion,
     messages,
+    messages_in_place,
     more,
     node_exceptions,
     reducers_and_channels,
