@@ -100,7 +100,7 @@ RUN_OPTIONS = (
         "without a checkpointer; the thread is kept there (`stepscope threads --checkpointer URL` lists it, "
         "--resume with the same --checkpointer continues it)",
         "URL",
-        N_("Checkpointer (SQLite file or postgresql:// URL)"),
+        N_("Checkpointer (SQLite file or `postgresql://` URL)"),
         example="threads.sqlite",
     ),
 )
