@@ -163,12 +163,10 @@ def _command(name: str) -> None:
         run.stop()
     elif name == "pause":
         run.pause()
-    elif name == "step":
+    elif name == "step":  # the step shown stays (the newest, if that is where the user was), as the stepper's
         run.step()
-        session.remember(FOLLOW, True)
     elif name == "continue":
         run.resume()
-        session.remember(FOLLOW, True)
 
 
 def _on_step(step: int) -> None:

@@ -95,9 +95,18 @@ def page_params(page: str, run_named: dict[str, str], at_named: dict[str, str], 
     return {**params, **lang}
 
 
+_WRITTEN = "page_url_written"
+"""The session's key of the parameters this session last wrote in the URL."""
+
+
 def set_url(params: dict[str, str]) -> None:
-    if dict(st.query_params) != params:  # writing the same URL again would only add history entries
+    """Writes `params` in the browser's URL. The query string a run sees is the one the browser sent with
+    the rerun's request: two quick moves send two requests before the first rerun's URL reaches it, so the
+    second sees the URL of before the first and, were only that compared, would not write its own (the
+    address bar kept the first move's step). The browser adds no history entry for a URL it already shows."""
+    if dict(st.query_params) != params or st.session_state.get(_WRITTEN, params) != params:
         st.query_params.from_dict(params)  # one history entry a change (clear + update made two: Back hit a blank)
+    st.session_state[_WRITTEN] = dict(params)
 
 
 def page_link(page: str, last_written: dict[str, str] | None) -> dict[str, str] | None:

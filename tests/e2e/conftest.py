@@ -169,6 +169,22 @@ def wait_idle(page) -> None:
     page.locator(IDLE).wait_for()
 
 
+def choose(combobox, option) -> None:
+    """Opens a selectbox and clicks one of its options. A click that lands while the box is still moving into
+    place (an expander just opened slides its content in) leaves it closed, so the click is repeated until
+    the box says it is open, as a person clicks again."""
+    from playwright.sync_api import expect
+
+    for _ in range(20):
+        combobox.click()
+        try:
+            expect(combobox).to_have_attribute("aria-expanded", "true", timeout=500)
+            break
+        except AssertionError:
+            continue
+    option.click()
+
+
 class App:
     """A page of the app, opened by `app.open(path)`; helpers to wait, step and read the graph."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, TypedDict
 
 import pytest
-from conftest import GRAPH, wait_idle
+from conftest import GRAPH, choose, wait_idle
 from playwright.sync_api import expect
 
 from debugger.stores.sqlite import RunStore
@@ -190,8 +190,7 @@ def test_edit_at_a_pause_changes_the_final_state_as_update_state_would(page, tmp
     wait_idle(page)
     page.get_by_role("textbox", name=re.compile("Value")).wait_for()
     # the key: `log` (operator.add) as `write`: the list is appended through the reducer
-    page.locator('[data-testid="stSelectbox"]', has_text="Key").click()
-    page.get_by_role("option", name="log", exact=True).click()
+    choose(page.get_by_role("combobox", name="Key"), page.get_by_role("option", name="log", exact=True))
     wait_idle(page)
     value = page.get_by_role("textbox", name=re.compile("Value"))
     value.fill('["a person was here"]')
@@ -335,6 +334,7 @@ def test_the_stepper_steps_a_paused_live_run_in_the_browser_and_grows_as_steps_a
     page.get_by_role("button", name=re.compile("Step$")).click()
     expect(page.get_by_role("heading", name="Paused before step 3")).to_be_visible(timeout=15_000)
     expect_at(page, 0, 1, 3)  # a new step arrived; the user had stepped back: the place is kept
+    expect(page).to_have_url(re.compile(r"[?&]step=0(&|$)"))  # and the page knows it: the URL says so
     assert press(page, "ArrowRight") == "1" and press(page, "ArrowRight") == "2"
     expect(page).to_have_url(re.compile(r"[?&]step=2(&|$)"))
     wait_idle(page)
