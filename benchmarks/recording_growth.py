@@ -13,11 +13,16 @@ loop holds grows with its steps; recording memory is flat when it grows no faste
 side: the ratio 10k/1k of CPU time (goal at most 12) and of the peaks. `--grows` prints what a
 store recording holds at the end, by line, against the smallest size (tracemalloc), to find what grows.
 
-Run: `.venv/bin/python benchmarks/recording_growth.py [--steps 1000,10000] [--grows]`.
+`--instructions` counts machine instructions instead (valgrind's cachegrind, the warm-up's own count taken
+off), which the load of a shared machine does not change: the figure to decide a change by.
+
+Run: `.venv/bin/python benchmarks/recording_growth.py [--steps 1000,10000] [--grows] [--instructions]`.
 """
 
 import argparse
 import json
+import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -61,6 +66,10 @@ def record(sink_kind: str, steps: int, work: Path) -> Any:
 
 def child(sink_kind: str, steps: int, work: Path, measure: str) -> None:
     record(sink_kind, 50, work / "warm")
+    if measure == "instructions":  # counted by valgrind around the whole process; 0 steps: the warm-up alone
+        if steps:
+            record(sink_kind, steps, work)
+        return
     if measure == "memory":
         tracemalloc.start()
         record(sink_kind, steps, work)
@@ -81,6 +90,43 @@ def measured(sink_kind: str, steps: int, measure: str) -> float:
             raise SystemExit(f"recording {steps} steps ({sink_kind}) failed:\n{done.stderr[-2000:]}")
         row = json.loads(done.stdout.strip().splitlines()[-1])
         return row["peak_mb" if measure == "memory" else "cpu"]
+
+
+def instructions(sink_kind: str, steps: int) -> int:
+    """Machine instructions of a child process that records `steps` steps after its warm-up."""
+    with tempfile.TemporaryDirectory(prefix="stepscope-growth-") as work:
+        (Path(work) / "warm").mkdir()
+        done = subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+            + [sys.executable, __file__, "--child", sink_kind, str(steps), work, "instructions"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"valgrind on {steps} steps ({sink_kind}) failed:\n{done.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def count_instructions(sizes: tuple[int, ...]) -> None:
+    """The instructions of each recording (the warm-up's taken off), and the ratio of the largest to the smallest."""
+    small, large = sizes[0], sizes[-1]
+    print(f"{'run':8} {'steps':>7} {'instructions':>16}   (valgrind; the process's warm-up taken off)")
+    bare: dict[int, int] = {}
+    for sink_kind in ("bare", "file", "store"):
+        base = instructions(sink_kind, 0)
+        counted = {steps: instructions(sink_kind, steps) - base for steps in (small, large)}
+        for steps in (small, large):
+            print(f"{sink_kind:8} {steps:7,} {counted[steps]:16,}")
+        line = (
+            f"{sink_kind:8} {large // small}x the steps: instructions x{counted[large] / counted[small]:.2f} (goal 12)"
+        )
+        if bare:
+            own = {steps: counted[steps] - bare[steps] for steps in (small, large)}
+            line += f"; the recording's own (recorded - bare) x{own[large] / own[small]:.2f}"
+        print(line)
+        bare = bare or counted
 
 
 def grows(sizes: tuple[int, ...]) -> None:
@@ -105,10 +151,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", default="1000,10000", help="step counts, smallest first")
     parser.add_argument("--grows", action="store_true", help="what a store recording holds, by line (tracemalloc)")
+    parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind), not CPU time")
     args = parser.parse_args()
     sizes = tuple(int(n) for n in args.steps.split(","))
     if args.grows:
         grows(sizes)
+        return
+    if args.instructions:
+        count_instructions(sizes)
         return
     small, large = sizes[0], sizes[-1]
     print(f"{'run':8} {'steps':>7} {'CPU s':>8} {'peak MB':>8}   (peak: Python heap while it runs)")

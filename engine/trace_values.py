@@ -4,7 +4,6 @@ state, and per channel the value recorded last (`codec.DeltaTracker`), which del
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Iterable
 
 from .codec_delta import DeltaTracker
@@ -153,11 +152,14 @@ class RecordedValues:
 
 
 def unchanged_list(value: Any, items: Any) -> bool:
-    """True when `value` is a list whose items are still exactly the recorded `items` (a node may
-    have changed it in place, which the delta must then show)."""
-    return (
-        type(value) is list
-        and type(items) is list
-        and len(value) == len(items)
-        and all(map(operator.is_, value, items))
-    )
+    """True when `value` is a list whose items still equal the recorded `items` (a node may have changed it
+    in place, which the delta must then show). `==` skips identical items at C speed, about 1 ns each; an
+    identity test per item in Python cost a 10,000-message run 0.95 s of its 5.8 s. So an item replaced in
+    place by one equal to it counts as unchanged: its value is the same, except for numbers Python holds
+    equal across types (`1` replaced by `True` in place is not seen)."""
+    if type(value) is not list or type(items) is not list or len(value) != len(items):
+        return False
+    try:
+        return bool(value == items)
+    except Exception:  # an item whose == does not answer (a numpy array's): changed, as far as the trace knows
+        return False
