@@ -139,6 +139,37 @@ def test_a_long_run_recorded_into_the_store_keeps_its_states_when_it_ends(tmp_pa
     assert reads.positions == []  # its first open reads the last kept state, no step
 
 
+def test_the_states_a_recorder_folds_as_it_streams_are_those_a_fold_of_the_stored_run_keeps(
+    tmp_path, small_gaps
+) -> None:
+    """The sink folds each step as it is handed over (not reading the run back when it ends); what it keeps
+    must be, row for row, what the first open's fold of the stored run would have kept."""
+    from debugger.sources.recording import StoreSink
+
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    sink = StoreSink(store)
+    g = engine.StateGraph(Chat)
+    g.add_node("step", lambda s: {"n": s["n"] + 1, "log": [f"line {s['n']}"] * (s["n"] % 3)})
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < 120 else engine.END)
+    recorder = Recorder(sink=sink)
+    g.compile().invoke({"n": 0, "log": []}, {"recursion_limit": 130}, hooks=recorder)
+    sink.finish(recorder.trace)
+
+    def rows() -> list[tuple[int, str]]:
+        with sqlite3.connect(path) as db:
+            return list(db.execute("SELECT position, data FROM run_snapshots ORDER BY position"))
+
+    streamed = rows()
+    assert len(streamed) > 2 and streamed[-1][0] == len(store.load(recorder.trace.run_id).steps) - 1
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM run_snapshots")
+    replay = Replay(store.load(recorder.trace.run_id))
+    replay.state_after(replay.order[-1])  # the first open folds the run and keeps its states
+    assert rows() == streamed
+
+
 def test_a_damaged_kept_state_is_passed_over(tmp_path, small_gaps) -> None:
     trace = _run(100)
     path = tmp_path / "runs.sqlite3"

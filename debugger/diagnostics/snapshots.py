@@ -145,13 +145,14 @@ class StatesToKeep:
     """The kept states of a run being stored, folded as its steps go by (`add`, in order; one state held,
     changed in place) and offered to a shelf of their own, so what is kept is what `SnapshotShelf.offer`
     keeps of any fold (`kept`: packed as offered, so the state may change after). Runs shorter than
-    `MIN_GAP` steps keep nothing: they fold from their start at once."""
+    `MIN_GAP` steps keep nothing: they fold from their start at once. A run still being recorded has no
+    count yet (`count=None`): every step is folded, and `end` keeps its last state once its length is known."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int | None) -> None:
         self.count = count
         self.channels: States = {}
         self.position = -1
-        self.shelf = SnapshotShelf((), lambda position: None, lambda rows: None, count)
+        self.shelf = SnapshotShelf((), lambda position: None, lambda rows: None, -1 if count is None else count)
 
     @property
     def kept(self) -> list[tuple[int, str]]:
@@ -160,7 +161,16 @@ class StatesToKeep:
 
     def add(self, step: StepRecord) -> None:
         self.position += 1
-        if self.count < MIN_GAP:
+        if self.count is not None and self.count < MIN_GAP:
             return
         fold_step(self.channels, step)
         self.shelf.offer(self.position, self.channels)
+
+    def end(self) -> list[tuple[int, str]]:
+        """The states a recorded run keeps, now that its steps are all added: none for a short run, else
+        those kept on the way and its last state, as the fold of the stored run would keep them."""
+        if self.position + 1 < MIN_GAP:
+            return []
+        if not self.kept or self.kept[-1][0] != self.position:
+            self.kept.append((self.position, pack(self.channels)))
+        return self.kept

@@ -19,6 +19,7 @@ import time
 import weakref
 from typing import Any, Callable
 
+from debugger.diagnostics.snapshots import StatesToKeep
 from debugger.stores.protocol import StoreError, StoreFull, cut_off_for_disk
 from engine.trace import RunRecord, StepRecord, Trace
 from engine.tracefile import from_dict, to_dict
@@ -64,6 +65,8 @@ class StoreSink:
         self.timer: threading.Timer | None = None
         self.writes = 0
         """Write transactions this sink has asked of the store (the run's head, each batch, its end)."""
+        self.states: StatesToKeep | None = StatesToKeep(None)
+        """The run's state folded as its steps are handed over, and the states a long run keeps of it."""
 
     def flush(self, record: RunRecord) -> None:
         with self.lock:
@@ -72,6 +75,7 @@ class StoreSink:
             steps = list(record.steps)
             del record.steps[:]
             self.handed += len([s for s in steps if s.step >= 0])
+            self._fold(steps)
             if self.on_steps is not None:
                 self.on_steps(steps)
             if self.error is None and not self.started:  # on the recording's thread: nothing changes the head
@@ -96,6 +100,7 @@ class StoreSink:
             self.closed = self.finished = True
             self._disarm()
             steps = list(trace.steps)
+            self._fold(steps)
             if self.on_steps is not None and steps:
                 self.on_steps(steps)
             if self.error is None and not self.started:
@@ -107,7 +112,9 @@ class StoreSink:
                     self.store.finish_run(trace)
                     if self.keep_stored:
                         self.stored.extend(steps)
-                    self.store.keep_states(trace.run_id)
+                    if self.states is not None:
+                        final = {key: history.value for key, history in self.states.channels.items()}
+                        self.store.keep_folded_states(trace, self.states.end(), final)
                     return
                 except StoreError as exc:
                     self._stopped_storing(exc, steps)
@@ -125,6 +132,17 @@ class StoreSink:
                 self._write_pending()
         finally:
             self.lock.release()
+
+    def _fold(self, steps: list[StepRecord]) -> None:
+        """Folds the steps handed over into the run's state; a step the fold cannot read (a trace a node
+        made unreadable) stops the folding, not the recording: the run's first open then folds it."""
+        if self.states is None:
+            return
+        try:
+            for step in steps:
+                self.states.add(step)
+        except Exception:  # the kept states are a cache; the steps themselves are stored as they are
+            self.states = None
 
     def _start(self, record: RunRecord, steps: list[StepRecord]) -> None:
         """Stores the run's head (its first write); a database that fails keeps `steps` and the rest."""

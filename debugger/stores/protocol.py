@@ -70,8 +70,8 @@ class RunStoreProtocol(Protocol):
     def finish_run(self, trace: Trace) -> None:
         """Closes a recorded run with its final status, output and error."""
 
-    def keep_states(self, run_id: str) -> None:
-        """Folds a long stored run once so its kept states are stored (`TraceFiles.keep_states`)."""
+    def keep_folded_states(self, trace: Trace, kept: list[tuple[int, str]], final: dict[str, Any]) -> None:
+        """Stores the states a recorder folded as it streamed a long run (`TraceFiles.keep_folded_states`)."""
 
     def list(self, *, graph: str | None = None, status: str | None = None, limit: int = 200) -> list[RunSummary]:
         """The stored runs, newest first, optionally of one graph or one status."""
@@ -149,24 +149,23 @@ class TraceFiles(ABC):
             raise StoreError(str(exc)) from None
         return self.save(trace, replace=replace)
 
-    def keep_states(self, run_id: str) -> None:
-        """Folds a long stored run once to its last step, so the store keeps its states
-        (`debugger.diagnostics.snapshots`) now rather than at the run's first open: a recorder calls it when
-        its run ends (a 200,000-step run's first open in the app folded every step, its later ones none). A
-        short run keeps no states and is not read; a run that cannot be read is left to its first open to say so.
-        Its output, when it is that last state, is then stored as a pointer to it (`_output_as_state`)."""
-        from debugger.diagnostics.replay import Replay  # here: debugger.diagnostics imports the stores
-
+    def keep_folded_states(self, trace: Trace, kept: list[tuple[int, str]], final: dict[str, Any]) -> None:
+        """Stores the states a recorder folded while it streamed the run (`debugger.diagnostics.snapshots.
+        StatesToKeep`: `kept`, and `final`, each channel's value after the last step), so a long run opens at
+        its last step without a fold of all its steps, and its output, when it is that last state, as a
+        pointer to it (`_output_as_state`). A short run keeps none (it is read whole at open). Reading the
+        run back to fold it cost a 10,000-step messages run 1.6 s and most of its recording's memory. The
+        states are a cache: a database that refuses them leaves the run's first open to fold it."""
         try:
-            if not self._is_long(run_id):  # read whole at open: nothing to keep
-                return
-            trace = self.load(run_id)
-            if getattr(trace.steps, "snapshots", None) is not None and len(trace.steps):
-                replay = Replay(trace)
-                final = replay.histories_after(replay.order[-1])
-                self._output_as_state(run_id, trace.output, {key: history.value for key, history in final.items()})
-        except (StoreError, TraceFileError):
+            if kept and self._is_long(trace.run_id):
+                self._keep_states(trace.run_id, kept)
+                self._output_as_state(trace.run_id, trace.output, final)
+        except StoreError:
             pass
+
+    @abstractmethod
+    def _keep_states(self, run_id: str, kept: list[tuple[int, str]]) -> None:
+        """Stores `kept` (position, packed state) of a stored run beside those it has."""
 
     @abstractmethod
     def _output_as_state(self, run_id: str, output: Any, final: dict[str, Any]) -> None:

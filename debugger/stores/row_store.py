@@ -100,6 +100,10 @@ class RowStore(TraceFiles):
                 self._point_at_state(cur, run_id, output_pointers(trace.output, run.final))
         return run_id
 
+    def _keep_states(self, run_id: str, kept: list[tuple[int, str]]) -> None:
+        with self.dialect.writing("keep a run's states") as cur:
+            cur.executemany(self.dialect.insert_ignoring("snapshots", 3), [(run_id, *row) for row in kept])
+
     def _output_as_state(self, run_id: str, output: Any, final: dict[str, Any]) -> None:
         pointers = output_pointers(output, final)
         if not pointers:
