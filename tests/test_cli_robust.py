@@ -283,6 +283,39 @@ graph = g.compile()
 """
 
 
+LOOPS = """
+import time
+from typing import TypedDict
+from engine import StateGraph, START, END
+class S(TypedDict):
+    n: int
+def tick(state):
+    time.sleep(0.2)
+    return {"n": state["n"] + 1}
+g = StateGraph(S)
+g.add_node("tick", tick)
+g.add_edge(START, "tick")
+g.add_conditional_edges("tick", lambda s: "tick" if s["n"] < 100 else END)
+graph = g.compile()
+"""
+
+
+@pytest.mark.slow  # runs `stepscope` in a process of its own
+def test_follow_ends_a_run_of_short_steps_at_its_timeout_and_keeps_the_steps_committed(tmp_path):
+    """--timeout limits the whole followed run, as it does without --follow: no single step is slow here,
+    so the live run's per-step limit would never stop it."""
+    loops = write(tmp_path, "loops.py", LOOPS)
+    db = tmp_path / "runs.sqlite3"
+    said = cli(
+        "run", str(loops), "--follow", "--timeout", "1.5", "--input", '{"n": 0}', "--recursion-limit", "200", db=db
+    )
+    assert said.returncode == 1, said.stderr
+    assert "error: The run did not finish within 1.5 s (--timeout); stopped " in said.stderr, said.stderr
+    assert "status: timeout" in said.stdout
+    stored = RunStore(db).load(RunStore(db).list()[0].run_id)
+    assert 2 <= len([s for s in stored.steps if s.step >= 0 and s.committed]) < 20
+
+
 @pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_follow_says_why_the_live_run_stopped_in_the_language_asked(tmp_path):
     hangs = write(tmp_path, "hangs.py", HANGS)

@@ -86,12 +86,14 @@ def follow(
     db: str | None = None,
     out_file: str | None = None,
     out: TextIO | None = None,
+    timeout: float | None = None,
 ) -> int:
     """Runs and prints as it goes; returns the exit code (0 done, 1 failed, 2 cannot run live, 3 the run
-    database failed, 4 the --out file could not be written, 130 Ctrl-C)."""
+    database failed, 4 the --out file could not be written, 130 Ctrl-C). `timeout`: seconds the whole run
+    may take (`--timeout`); it then ends `timeout`, its committed steps stored."""
     out = out or sys.stdout
     try:
-        live: LiveRun = start_live_run(graph, graph_input, config, target=target, db=db, ask=False)
+        live: LiveRun = start_live_run(graph, graph_input, config, target=target, db=db, ask=False, run_timeout=timeout)
     except LiveRunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

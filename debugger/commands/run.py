@@ -3,7 +3,8 @@
     stepscope run TARGET [--out FILE] [--db PATH] [--follow] [the options that make a run]
         --input, --config, --thread, --context, --resume, --recursion-limit, --timeout, --checkpointer: one definition,
         `debugger/runtimes/run_options.py`, shared with `diagnose` and the app's Graph file form
-        --follow        print each superstep as it commits (`debugger/commands/follow.py`)
+        --follow        print each superstep as it commits (`debugger/commands/follow.py`);
+                        --timeout limits the whole followed run too
 
 Written once against `Runtime.record`: the steps go to the run store as they finish (a `StoreSink`),
 and a run that stops on `interrupt()` on a thread prints each question and the exact command that
@@ -124,7 +125,15 @@ def _follow(args: argparse.Namespace, loaded: LoadedTarget, request: RunRequest)
         )
     from debugger.commands.follow import follow  # the live controller: only for --follow (tests/test_cli_lazy.py)
 
-    return follow(args.target, loaded.graph, request.graph_input, request.config, db=args.db, out_file=args.out)
+    return follow(
+        args.target,
+        loaded.graph,
+        request.graph_input,
+        request.config,
+        db=args.db,
+        out_file=args.out,
+        timeout=request.timeout,
+    )
 
 
 def _write_out(out: str | None, sink: StoreSink, trace: Trace) -> tuple[list[str], str | None]:

@@ -89,6 +89,7 @@ class LiveRun:
         store: bool = True,
         ask: bool = True,
         step_timeout: float | None = None,
+        run_timeout: float | None = None,
     ) -> None:
         self.driven = driven
         self.graph, self.graph_input, self.config = driven.graph, driven.graph_input, driven.config
@@ -102,6 +103,10 @@ class LiveRun:
         seconds = step_timeout if step_timeout is not None else app_run_timeout()
         self._limit = StepLimit(seconds, self._time_out, name=self.target)
         """Seconds one superstep or edit may take before the run ends `timeout` (module doc)."""
+        self._run_limit = run_timeout
+        """Seconds the whole run may take (`stepscope run --follow --timeout`), pauses included, or None."""
+        self._run_timer: threading.Timer | None = None
+        self._run_limit_hit = False
         compiled = Breakpoints.of(driven.interrupt_before, driven.interrupt_after)
         self._breakpoints = breakpoints if breakpoints is not None else compiled
         self._cond = threading.Condition()
@@ -121,6 +126,10 @@ class LiveRun:
         self._thread = threading.Thread(target=self._work, name=f"stepscope-live-{self.target}", daemon=True)
         self._thread.start()
         self._limit.start()
+        if self._run_limit is not None:
+            self._run_timer = threading.Timer(self._run_limit, self._run_out)
+            self._run_timer.daemon = True
+            self._run_timer.start()
         return self
 
     def snapshot(self) -> LiveSnapshot:
@@ -362,6 +371,16 @@ class LiveRun:
             self.driven.request_stop()
         self._finish_stopped()
 
+    def _run_out(self) -> None:
+        """The whole run's limit passed (`run_timeout`): the run ends `timeout`, as the step limit ends it."""
+        with self._cond:
+            if self._final:
+                return
+            self._run_limit_hit = True
+            self._stop_requested = True
+            self.driven.request_stop()
+        self._finish_stopped()
+
     # ---- publishing and finishing ----------------------------------------------------------------
 
     def _publish(self, **changes: Any) -> None:
@@ -407,15 +426,28 @@ class LiveRun:
             running, finished = self._running.unfinished(), self._running.finished()
             pause = self._snapshot.pause
             before = pause.step if pause is not None else None
-            limit = self._limit.seconds if self._limit.expired else None
-            editing = self._limit.what == "edit"
+            timed_out = self._limit.expired or self._run_limit_hit
+            limit = self._run_limit if self._run_limit_hit else self._limit.seconds if self._limit.expired else None
+            editing = self._limit.what == "edit" and not self._run_limit_hit
             step, open_step = self._running.step, self.driven.open_step()
-            message = cancel(trace, step, open_step, running, before, finished, limit=limit, editing=editing)
-        self._publish_final(trace, TIMEOUT if self._limit.expired else CANCELLED, message)
+            message = cancel(
+                trace,
+                step,
+                open_step,
+                running,
+                before,
+                finished,
+                limit=limit,
+                editing=editing,
+                whole_run=self._run_limit_hit,
+            )
+        self._publish_final(trace, TIMEOUT if timed_out else CANCELLED, message)
         return self._snapshot
 
     def _publish_final(self, trace: Trace | None, status: str, message: str) -> None:
         self._limit.close()
+        if self._run_timer is not None:
+            self._run_timer.cancel()
         stored, note = self._store(trace)
         with self._cond:
             current = self._snapshot

@@ -22,18 +22,29 @@ def cancel(
     *,
     limit: float | None = None,
     editing: bool = False,
+    whole_run: bool = False,
 ) -> str:
     """Marks `trace` (the committed steps) as stopped; returns the message it carries. By the user
     (`cancelled`), or, with `limit`, by the per-step time limit (`timeout`: the step, or the edit when
-    `editing`, took longer than `limit` seconds). `open_record` is the recorder's record of the step
-    that was running, if it never committed; `finished`: the tasks of that step that had finished (their
-    writes and time, which the recorder only hears of once the whole step has finished)."""
+    `editing`, took longer than `limit` seconds; with `whole_run`, the run did, its `--timeout`).
+    `open_record` is the recorder's record of the step that was running, if it never committed; `finished`:
+    the tasks of that step that had finished (their writes and time, which the recorder only hears of once
+    the whole step has finished)."""
     if step is not None and open_record is not None and not open_record.committed:
         keep_stopped_step(trace, open_record, {p.id for p in running}, {p.id: p for p in finished})
     where = _where(step, running, paused_before)
     if limit is None:
         message = Later(N_("Stopped by you {where}. The supersteps committed before that are recorded."), where=where)
         mark_ended(trace, CANCELLED, stepscope_error("RunCancelled", str(message)))
+        return message
+    if whole_run:
+        message = Later(
+            N_("The run did not finish within {seconds} s (--timeout); stopped {where}. {recorded}"),
+            seconds=f"{limit:g}",
+            where=where,
+            recorded=Later(N_("The supersteps committed before that are recorded.")),
+        )
+        mark_ended(trace, TIMEOUT, stepscope_error("RunTimeout", str(message)))
         return message
     message = Later(
         N_("Your edit did not finish within {seconds} s; stopped {where}. {hint}")
