@@ -13,13 +13,14 @@ Instructions leave out what memory and branches cost: the timed ratio's excess o
 about 1.5 times the instructions' on this machine.
 """
 
-import os
-import re
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import cachegrind  # noqa: E402
+
 RUNS = (1, 4)
 
 
@@ -61,17 +62,7 @@ def child(which: str, mode: str, runs: int) -> None:
 
 
 def instructions(which: str, mode: str, runs: int) -> int:
-    done = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-        + [sys.executable, __file__, "--child", which, mode, str(runs)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-    if done.returncode != 0 or found is None:
-        raise SystemExit(f"valgrind failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return cachegrind.instructions([sys.executable, __file__, "--child", which, mode, str(runs)], f"{which} {mode}")
 
 
 def main() -> None:

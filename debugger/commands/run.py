@@ -125,15 +125,8 @@ def _follow(args: argparse.Namespace, loaded: LoadedTarget, request: RunRequest)
         )
     from debugger.commands.follow import follow  # the live controller: only for --follow (tests/test_cli_lazy.py)
 
-    return follow(
-        args.target,
-        loaded.graph,
-        request.graph_input,
-        request.config,
-        db=args.db,
-        out_file=args.out,
-        timeout=request.timeout,
-    )
+    live_options = {"db": args.db, "out_file": args.out, "timeout": request.timeout}
+    return follow(args.target, loaded.graph, request.graph_input, request.config, **live_options)
 
 
 def _write_out(out: str | None, sink: StoreSink, trace: Trace) -> tuple[list[str], str | None]:
