@@ -109,9 +109,8 @@ def count_instructions(sizes: tuple[int, ...]) -> None:
         counted = {steps: instructions(sink_kind, steps) - base for steps in (small, large)}
         for steps in (small, large):
             print(f"{sink_kind:8} {steps:7,} {counted[steps]:16,}")
-        line = (
-            f"{sink_kind:8} {large // small}x the steps: instructions x{counted[large] / counted[small]:.2f} (goal at 10x: 12)"
-        )
+        ratio = counted[large] / counted[small]
+        line = f"{sink_kind:8} {large // small}x the steps: instructions x{ratio:.2f} (goal at 10x: 12)"
         if bare:
             own = {steps: counted[steps] - bare[steps] for steps in (small, large)}
             line += f"; the recording's own (recorded - bare) x{own[large] / own[small]:.2f}"
