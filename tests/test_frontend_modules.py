@@ -17,6 +17,12 @@ APP = str(ROOT / "debugger" / "app.py")
 MODULES = sorted(p.name for p in FOLDER.glob("*.js"))
 
 
+def test_the_folder_the_page_serves_holds_only_what_the_browser_loads() -> None:
+    """The page's server serves the stepper's asset folder as it is: no Python source beside the modules."""
+    served = sorted(p.name for p in FOLDER.rglob("*"))
+    assert served == sorted([*MODULES, "stepper.css"]), served
+
+
 def test_every_module_is_short_and_in_the_joined_module() -> None:
     assert len(MODULES) >= 6, MODULES  # split by role: drawing, tables, keys, windows of steps, frame, entry
     for name in MODULES:

@@ -1,6 +1,6 @@
 """The one front-end stepper every host shows (the Step-through page, the one-file HTML export, a
 notebook widget): ES modules split by role, `stepper.js` their entry, and `stepper.css`. Nothing to build
-and no CDN: the page's component loads the files as they are from this folder (its asset folder, see
+and no CDN: the page's component loads the files as they are from `assets/` (its asset folder, see
 debugger/views/stepper.py); the HTML file and the notebook, which take one module as text, get them
 joined here (`stepper_js`), the same source with the imports between them taken out."""
 
@@ -11,8 +11,9 @@ from functools import cache
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
-FOLDER = Path(__file__).parent
-"""Where the stepper's files are: its modules and its stylesheet."""
+FOLDER = Path(__file__).parent / "assets"
+"""Where the stepper's files are: its modules and its stylesheet, and nothing else (the page's server
+serves this folder as it is, so it holds only what a browser is to load)."""
 ENTRY = "stepper.js"
 """The module a host loads: `mount`, and the default export Streamlit and anywidget call."""
 

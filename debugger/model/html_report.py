@@ -1,5 +1,5 @@
 """A run as one self-contained HTML file (`stepscope export RUN --html FILE`, the app's download button):
-the stepper of the app's page (`debugger/frontend/stepper.js`, inlined) with every step's data: the drawing
+the stepper of the app's page (`debugger/frontend/assets/stepper.js`, inlined) with every step's data: the drawing
 as inline SVG, and per superstep the summary, the merge (every reducer call), the state and the findings,
 with buttons, a step slider and the arrow keys.
 

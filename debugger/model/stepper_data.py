@@ -1,4 +1,4 @@
-"""The stepper's view model: everything the one front-end stepper (`debugger/frontend/stepper.js`) shows of a
+"""The stepper's view model: everything the one front-end stepper (`debugger/frontend/assets/stepper.js`) shows of a
 run, as JSON-able data, built once in Python for every host (the Step-through page, the one-file HTML export,
 a notebook widget).
 

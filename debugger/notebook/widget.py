@@ -1,4 +1,4 @@
-"""The notebook widget: the stepper of the page and the HTML file (`debugger/frontend/stepper.js`, the same
+"""The notebook widget: the stepper of the page and the HTML file (`debugger/frontend/assets/stepper.js`, the same
 module, no copy) as an anywidget, so JupyterLab, Notebook 7, VS Code and marimo show it, offline. Its `step`
 is a trait: `w.step = 3` moves it, stepping in the browser sets it. A long run is sent in the page's
 windows of steps (`stepper_windows`): a step outside the window the browser holds sends that window."""

@@ -1,4 +1,4 @@
-"""The Step-through page's stepper: the one front-end (`debugger/frontend/stepper.js`) as a bidirectional
+"""The Step-through page's stepper: the one front-end (`debugger/frontend/assets/stepper.js`) as a bidirectional
 Streamlit component (`st.components.v2`). It steps in the browser from the model it holds and reports each
 move back (`step`), so the URL's `step=`, the tabs below and a reload follow it; the server only builds a
 model again when something new is asked of the run (another window of a long run, learn mode, a guess).
@@ -24,7 +24,7 @@ _NAME = "stepscope.stepper"
 
 
 def _serve_files() -> bool:
-    """Makes the server serve debugger/frontend/ as the stepper's asset folder (what a package's
+    """Makes the server serve debugger/frontend/assets/ as the stepper's asset folder (what a package's
     `[tool.streamlit.component]` `asset_dir` declares, said here so a checkout that is not installed works
     too), on the runtime running now: each rerun then sends the files' names, and the browser fetches them
     once a page load (the modules as they are, their imports from the same folder), where an inline module

@@ -40,7 +40,7 @@ GRAPH = ".stepscope-graph svg"
 """The step drawing: SVG laid out by Graphviz on the server (debugger/views/widgets.py)."""
 SIDEBAR = '[data-testid="stSidebar"]'
 STEPPER_ROOT = ".stepscope-host"
-"""The page's stepper's own element (debugger/frontend/stepper.js): `data-first-paint` while the page waits."""
+"""The page's stepper's own element (debugger/frontend/assets/stepper.js): `data-first-paint` while the page waits."""
 THREADS = ROOT / "tests" / "threads"
 """The langgraph apps and the driver the checkpointer-thread tests share (tests/threads/apps.py)."""
 SCREENSHOTS = Path(os.environ.get("STEPSCOPE_SCREENSHOTS") or ROOT / "test-artifacts" / "screenshots")

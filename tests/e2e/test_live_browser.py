@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from debugger.stores.sqlite import RunStore
 
 STEPPER = ".stepscope-stepper"
-"""The Live run page's stepper (debugger/frontend/stepper.js), in its component's frame."""
+"""The Live run page's stepper (debugger/frontend/assets/stepper.js), in its component's frame."""
 
 GRAPH_FILE = """
 import json, operator, os, time
