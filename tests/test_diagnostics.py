@@ -761,6 +761,16 @@ def test_cli_trace_file_and_run_id(tmp_path):
     )
     from_store = cli(run_id[:10], db=db)
     assert from_store.returncode == 1 and "[subgraph_duplication]" in from_store.stdout
+    # the options that make a run change nothing in a recorded one: refused in one line, not ignored
+    refused = cli(str(out), "--checkpointer", str(tmp_path / "saver.sqlite"), db=db)
+    assert refused.returncode == 2 and refused.stdout == "", refused.stdout
+    assert refused.stderr.strip().splitlines() == [
+        f"error: {out}: --checkpointer is for a graph that runs or a thread (--checkpointer URL --thread ID); "
+        "a trace file is checked as it was recorded: drop --checkpointer"
+    ]
+    refused = cli(run_id[:10], "--input", "{}", "--recursion-limit", "3", db=db)
+    assert refused.returncode == 2 and "--input, --recursion-limit are for a graph that runs" in refused.stderr
+    assert "a stored run is checked as it was recorded" in refused.stderr
 
 
 def test_cli_file_target_and_errors(tmp_path):

@@ -22,7 +22,7 @@ from debugger.commands.terminal import safe_print as print  # every line shown g
 from debugger.diagnostics import diagnose, has_errors
 from debugger.model import run_status
 from debugger.runtimes.capabilities import static_view_of
-from debugger.runtimes.run_options import RunOptions, add_run_options, run_request
+from debugger.runtimes.run_options import RUN_OPTIONS, RunOptions, add_run_options, run_request
 from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
 from debugger.sources.recording import timeout_from
 from debugger.sources.trace_stream import step_numbers
@@ -95,6 +95,7 @@ def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]
         return f"thread {args.thread} of {ref}", thread[1].view, thread[0]
     path = Path(ref.partition(":")[0])
     if path.suffix == ".json" or (path.suffix != ".py" and Path(ref).is_file()):
+        _refuse_run_options(args, "a trace file")
         return f"trace {ref}", None, load_trace(ref, args.db)
     if path.suffix == ".py" or ":" in ref or "." in ref or ref in SAMPLES:
         timeout = timeout_from(args.timeout)  # as `run`: the limit covers the import too
@@ -103,7 +104,21 @@ def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]
         trace = open_store(args.db).load(ref)
     except StoreError as exc:
         raise TargetError(f"{ref}: not a sample, a .py file, a module or a stored run ({exc})") from None
+    _refuse_run_options(args, "a stored run")
     return f"run {trace.run_id[:12]}", None, trace
+
+
+def _refuse_run_options(args: argparse.Namespace, kind: str) -> None:
+    """A recorded run is checked as it was recorded: the options that make a run (and `--checkpoint`) would
+    change nothing, and ignoring them would let the user think they had (`--checkpointer` read no thread)."""
+    given = [option.name for option in RUN_OPTIONS if getattr(args, option.name, None) is not None]
+    given += ["checkpoint"] if getattr(args, "checkpoint", None) is not None else []
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise TargetError(
+            f"{args.target}: {flags} {'is' if len(given) == 1 else 'are'} for a graph that runs or a thread "
+            f"(--checkpointer URL --thread ID); {kind} is checked as it was recorded: drop {flags}"
+        )
 
 
 def _graph_subject(
