@@ -605,6 +605,15 @@ def test_the_graph_file_form_runs_with_the_options_stepscope_run_takes(tmp_path)
         [error] = at.sidebar.error
         assert plain(error.value).startswith(fix), error.value
         assert at.session_state["stepscope_run"].label != str(path), "the refused run did not open"
+    # an engine graph refuses a context by the form's name for it, not the command line's flag
+    engine_file = tmp_path / "engine_graph.py"
+    engine_file.write_text(
+        "from typing import TypedDict\nfrom engine import StateGraph, START\nclass S(TypedDict):\n    n: int\n"
+        "g = StateGraph(S)\ng.add_node('x', lambda s: {'n': 1})\ng.add_edge(START, 'x')\ngraph = g.compile()\n"
+    )
+    at = open_file_with(start(), f"{engine_file}:graph", context='{"user": "ada"}')
+    [error] = at.sidebar.error
+    assert plain(error.value).startswith("The context: only for langgraph apps"), error.value
 
 
 def test_the_graph_file_forms_config_example_is_in_the_runtimes_keys(tmp_path):

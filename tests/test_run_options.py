@@ -219,9 +219,13 @@ def test_the_graph_file_form_reads_its_thread_and_config_as_the_command_line_doe
 
 
 def test_a_langgraphjs_app_refuses_context_by_name() -> None:
-    with pytest.raises(TargetError, match="give its context inside --config"):
-        LANGGRAPHJS.check_run_options(["context"], "app.mjs:graph")
-    LANGGRAPHJS.check_run_options(["config", "thread", "resume"], "app.mjs:graph")
+    with pytest.raises(
+        TargetError, match="^--context: not for app.mjs:graph, a LangGraph.js app: give its context inside"
+    ):
+        LANGGRAPHJS.check_run_options({"context": "--context"}, "app.mjs:graph")
+    with pytest.raises(TargetError, match="^The context: not for app.mjs:graph"):  # as the app's form names it
+        LANGGRAPHJS.check_run_options({"context": "The context"}, "app.mjs:graph")
+    LANGGRAPHJS.check_run_options({"config": "--config", "thread": "--thread", "resume": "--resume"}, "app.mjs:graph")
 
 
 def test_each_runtime_says_which_checkpointer_it_found() -> None:

@@ -42,9 +42,11 @@ def test_something_no_runtime_compiled_is_refused_with_the_kinds_it_could_be() -
 
 def test_an_engine_graph_refuses_the_thread_options_by_name() -> None:
     engine = load_target("subgraph_trap").runtime
-    engine.check_run_options([], "subgraph_trap")
+    engine.check_run_options({}, "subgraph_trap")
     with pytest.raises(TargetError, match="^--thread, --resume: only for langgraph apps"):
-        engine.check_run_options(["thread", "resume"], "subgraph_trap")
+        engine.check_run_options({"thread": "--thread", "resume": "--resume"}, "subgraph_trap")
+    with pytest.raises(TargetError, match="^The thread: only for langgraph apps"):  # as the app's form names it
+        engine.check_run_options({"thread": "The thread"}, "subgraph_trap")
 
 
 def test_a_langgraph_graph_is_claimed_by_the_langgraph_runtime() -> None:

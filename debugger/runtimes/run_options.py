@@ -133,10 +133,25 @@ class Spelling:
     """The config as named inside a sentence."""
     files: bool = True
     """`@file.json` and `-` (standard input) are read: on a command line, never from a form on a page."""
+    resume: str = "--resume"
+    checkpointer: str = "--checkpointer"
+
+    def named(self, option: str) -> str:
+        """How a message names the option called `option` in `RUN_OPTIONS` (its flag, or its form field)."""
+        return getattr(self, option, "--" + option.replace("_", "-"))
 
 
 COMMAND_LINE = Spelling()
-FORM = Spelling("The input", "The config", "The thread", "The context", "the config", files=False)
+FORM = Spelling(
+    "The input",
+    "The config",
+    "The thread",
+    "The context",
+    "the config",
+    files=False,
+    resume="Resume with",
+    checkpointer="The checkpointer",
+)
 
 
 @dataclass(frozen=True)
@@ -187,7 +202,8 @@ def run_request(loaded: LoadedTarget, options: RunOptions, spelling: Spelling = 
     """The run `options` ask for, on the target's defaults (`example_input`, `example_config`); the options
     its runtime does not take are refused by name first, and the thread is `--thread` or the config's
     `configurable.thread_id`, refused when the two differ."""
-    loaded.runtime.check_run_options([n for n in THREAD_OPTIONS if getattr(options, n) is not None], loaded.name)
+    given_options = {n: spelling.named(n) for n in THREAD_OPTIONS if getattr(options, n) is not None}
+    loaded.runtime.check_run_options(given_options, loaded.name)
     given = read_json_option(options.config, spelling.config, files=spelling.files)
     if given is not None and not isinstance(given, dict):
         raise RunSetupError(f"{spelling.config} must be a JSON object, e.g. '{{\"recursion_limit\": 50}}'.")

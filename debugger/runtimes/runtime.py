@@ -27,9 +27,10 @@ docs/architecture.md has the checklist. Nothing else changes. The object must pr
   (an unsupported version of its package, a channel it cannot record); each message is one line with the
   fix, and the commands print it as `error: ...` (exit 2) rather than a traceback.
 - `check_run_options(given, target)`: raise `TargetError` naming any of the thread options in
-  `given` (`config`, `thread`, `context`, `resume`, `checkpointer`: the names without `--`) this runtime
-  does not take. A runtime that takes `checkpointer` runs an app compiled without a saver on the one
-  `RunRequest.checkpointer` names, and refuses it for an app compiled with its own (`own_saver_refusal`).
+  `given` (`config`, `thread`, `context`, `resume`, `checkpointer`, each mapped to how the command line or
+  the app's form spells it: `--thread`, `The thread`) this runtime does not take. A runtime that takes
+  `checkpointer` runs an app compiled without a saver on the one `RunRequest.checkpointer` names, and
+  refuses it for an app compiled with its own (`own_saver_refusal`).
 - `checkpointer_class(graph) -> str | None`: the class name of the checkpointer the app compiled its graph
   with (`MemorySaver`, `SqliteSaver`), None when it has none: what messages about a checkpointer say.
 - `record(request: RunRequest) -> Recorded`: THE record path (`stepscope run`, `stepscope diagnose`, the app's sources,
@@ -229,8 +230,9 @@ class Runtime(Protocol):
         """A trace this runtime recorded."""
         ...
 
-    def check_run_options(self, given: list[str], target: str) -> None:
-        """Raises `TargetError` for thread options (`--thread`, ...) this runtime does not take."""
+    def check_run_options(self, given: dict[str, str], target: str) -> None:
+        """Raises `TargetError` for thread options (`--thread`, ...) this runtime does not take; `given` names
+        each option given (`thread`) as the user's command line or form spells it (`--thread`, `The thread`)."""
         ...
 
     def checkpointer_class(self, graph: Any) -> str | None:

@@ -47,9 +47,9 @@ class EngineRuntime(PythonApps):
         """A trace the engine's recorder wrote (langgraph's say `source: langgraph`)."""
         return (trace.graph or {}).get("source") in (None, "engine")
 
-    def check_run_options(self, given: list[str], target: str) -> None:
-        """The thread options belong to langgraph apps: refused by name (`--config` is taken)."""
-        refused = [f"--{name}" for name in THREAD_OPTIONS if name in given]
+    def check_run_options(self, given: dict[str, str], target: str) -> None:
+        """The thread options belong to langgraph apps: refused by name, as the user gave them (`--config` is taken)."""
+        refused = [given[name] for name in THREAD_OPTIONS if name in given]
         if refused:
             raise TargetError(
                 f"{', '.join(refused)}: only for langgraph apps (threads, checkpointers and run contexts); "

@@ -59,7 +59,7 @@ class LangGraphRuntime(PythonApps):
         """A trace the langgraph recorder wrote: its graph description says `source: langgraph`."""
         return (trace.graph or {}).get("source") == "langgraph"
 
-    def check_run_options(self, given: list[str], target: str) -> None:
+    def check_run_options(self, given: dict[str, str], target: str) -> None:
         """langgraph apps take every thread option."""
 
     def checkpointer_class(self, graph: Any) -> str | None:

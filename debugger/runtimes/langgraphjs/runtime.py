@@ -217,11 +217,12 @@ class LangGraphJSRuntime:
         """A trace recorded from LangGraph.js (its graph description says so)."""
         return isinstance(trace.graph, dict) and trace.graph.get("source") == NAME
 
-    def check_run_options(self, given: list[str], target: str) -> None:
+    def check_run_options(self, given: dict[str, str], target: str) -> None:
         """LangGraph.js takes `--config` (its own camelCase keys), `--thread` and `--resume`; not `--context`."""
         if "context" in given:
             raise TargetError(
-                f"{target} is a LangGraph.js app: give its context inside --config ('configurable'), not --context."
+                f"{given['context']}: not for {target}, a LangGraph.js app: give its context inside the config "
+                "('configurable')."
             )
 
     def checkpointer_class(self, graph: Any) -> str | None:
