@@ -22,7 +22,7 @@ from debugger.commands.terminal import safe_print as print  # every line shown g
 from debugger.diagnostics import diagnose, has_errors
 from debugger.model import run_status
 from debugger.runtimes.capabilities import static_view_of
-from debugger.runtimes.run_options import RUN_OPTIONS, RunOptions, add_run_options, run_request
+from debugger.runtimes.run_options import COMMAND_LINE, RUN_OPTIONS, RunOptions, add_run_options, run_request
 from debugger.runtimes.targets import LoadedTarget, TargetError, load_target
 from debugger.sources.recording import timeout_from
 from debugger.sources.trace_stream import step_numbers
@@ -114,7 +114,7 @@ def _refuse_run_options(args: argparse.Namespace, kind: str) -> None:
     given = [option.name for option in RUN_OPTIONS if getattr(args, option.name, None) is not None]
     given += ["checkpoint"] if getattr(args, "checkpoint", None) is not None else []
     if given:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        flags = ", ".join(COMMAND_LINE.named(name) for name in given)
         raise TargetError(
             f"{args.target}: {flags} {'is' if len(given) == 1 else 'are'} for a graph that runs or a thread "
             f"(--checkpointer URL --thread ID); {kind} is checked as it was recorded: drop {flags}"

@@ -127,7 +127,7 @@ class LiveRun:
         self._thread.start()
         self._limit.start()
         if self._run_limit is not None:
-            self._run_timer = threading.Timer(self._run_limit, self._run_out)
+            self._run_timer = threading.Timer(self._run_limit, self._time_out, kwargs={"whole_run": True})
             self._run_timer.daemon = True
             self._run_timer.start()
         return self
@@ -362,21 +362,13 @@ class LiveRun:
                     self._limit.time(None)
             command.done.set()
 
-    def _time_out(self) -> None:
-        """The step limit's watchdog: the step or edit running now outlived the limit; the run ends."""
+    def _time_out(self, whole_run: bool = False) -> None:
+        """A limit's watchdog: the step or edit running now outlived the step limit, or with `whole_run` the
+        run outlived its own (`run_timeout`); the run ends `timeout`."""
         with self._cond:
             if self._final:
                 return
-            self._stop_requested = True
-            self.driven.request_stop()
-        self._finish_stopped()
-
-    def _run_out(self) -> None:
-        """The whole run's limit passed (`run_timeout`): the run ends `timeout`, as the step limit ends it."""
-        with self._cond:
-            if self._final:
-                return
-            self._run_limit_hit = True
+            self._run_limit_hit = whole_run
             self._stop_requested = True
             self.driven.request_stop()
         self._finish_stopped()

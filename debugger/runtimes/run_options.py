@@ -117,8 +117,9 @@ def add_run_options(
     also = also or {}
     for option in RUN_OPTIONS if only is None else [o for o in RUN_OPTIONS if o.name in only]:
         text = option.help + (f"; {also[option.name]}" if option.name in also else "")
-        flag = "--" + option.name.replace("_", "-")
-        parser.add_argument(flag, dest=option.name, metavar=option.metavar, type=option.type, help=text)
+        parser.add_argument(
+            COMMAND_LINE.named(option.name), dest=option.name, metavar=option.metavar, type=option.type, help=text
+        )
 
 
 @dataclass(frozen=True)
