@@ -358,3 +358,35 @@ def test_a_kept_state_is_stored_compressed_and_one_of_format_1_still_reads() -> 
     assert snapshots.unpack(text) == channels
     assert snapshots.unpack(plain) == channels  # a run stored before kept states were compressed
     assert snapshots.unpack(snapshots.PACKED + "not base64!") is None  # damaged: folded from the steps instead
+
+
+def test_folding_in_place_while_recording_changes_no_step_record_and_gives_the_plain_fold() -> None:
+    """`StatesToKeep` appends each step's new items to the list it holds (no copy of the grown list a
+    step); a list that is a step record's own (the input's, a node's whole new list) is copied first."""
+    from debugger.diagnostics.replay import fold_step
+
+    g = engine.StateGraph(Chat)
+
+    def step(s):
+        if s["n"] == 3:  # a plain list written over the reducer's result: a `set`/`splice` mid-run
+            return {"n": s["n"] + 1, "log": engine.Overwrite(["reset"])}
+        return {"n": s["n"] + 1, "log": [f"line {s['n']}"] * (1 + s["n"] % 2)}
+
+    g.add_node("step", step)
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < 12 else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"n": 0, "log": ["given"]}, {"recursion_limit": 20}, hooks=recorder)
+    steps = recorder.trace.steps
+    recorded = json.dumps([[c.before, c.after] for s in steps for c in s.reducer_calls] + [s.state for s in steps])
+
+    folded = snapshots.StatesToKeep(None)
+    plain: snapshots.States = {}
+    for record in steps:
+        folded.add(record)
+        fold_step(plain, record)
+        assert folded.channels == plain
+    assert folded.owned == {"log"} and plain["log"].value[:2] == ["reset", "line 4"]
+    assert (
+        json.dumps([[c.before, c.after] for s in steps for c in s.reducer_calls] + [s.state for s in steps]) == recorded
+    )

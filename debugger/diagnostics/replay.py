@@ -108,37 +108,57 @@ class StepsByNumber(Mapping[int, StepRecord]):
         return len(self.position)
 
 
-def fold_step(channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None) -> None:
+def fold_step(
+    channels: dict[str, ChannelHistory], step: StepRecord, upto: int | None = None, owned: set[str] | None = None
+) -> None:
     """Applies `step`'s reducer calls (the first `upto` of them), then, for a whole step, its residual changes.
 
     A step that did not commit (a refused write, a node that raised, a timeout) applies nothing, as in
-    LangGraph: its reducer calls were computed but the barrier never wrote them to the state."""
+    LangGraph: its reducer calls were computed but the barrier never wrote them to the state.
+
+    `owned`: for a fold that holds one state and changes it in place (`snapshots.StatesToKeep`), the keys
+    whose list this fold made itself: an `extend` delta then appends to it, where copying the grown list at
+    every step made recording a 10,000-message chat quadratic. Any other list may be a step record's own
+    (a `set` delta's value), so it is copied once first."""
     if not step.committed:
         return
     calls = step.reducer_calls if upto is None else step.reducer_calls[:upto]
     for call in calls:
         history = channels.setdefault(call.channel, ChannelHistory())
-        before = apply_delta(history.value, call.before)
         if "same" not in call.before:
-            _attribute(history, before, Origin(step.step, "(outside reducers)", "", None), previous=history.value)
-            history.value = before
-        if call.error is not None:
-            continue
-        after = apply_delta(before, call.after)
-        _attribute(
-            history,
-            after,
-            Origin(step.step, call.writer_name, call.writer, call.index),
-            previous=before,
-            change=call.after,
-        )
-        history.value = after
+            _fold_change(history, call.before, call.channel, Origin(step.step, "(outside reducers)", "", None), owned)
+        if call.error is None:
+            origin = Origin(step.step, call.writer_name, call.writer, call.index)
+            _fold_change(history, call.after, call.channel, origin, owned)
     if upto is None:
         for key, change in step.state.items():
-            history = channels.setdefault(key, ChannelHistory())
-            new = apply_delta(history.value, change)
-            _attribute(history, new, Origin(step.step, "(barrier)", "", None), previous=history.value)
-            history.value = new
+            _fold_change(
+                channels.setdefault(key, ChannelHistory()), change, key, Origin(step.step, "(barrier)", "", None), owned
+            )
+
+
+def _fold_change(
+    history: ChannelHistory, change: dict[str, Any], key: str, origin: Origin, owned: set[str] | None
+) -> None:
+    """`history` after one recorded change, its new items attributed to `origin`."""
+    previous = history.value
+    previous_length = len(previous) if type(previous) is list else None
+    history.value = _applied(previous, change, key, owned)
+    _attribute(history, history.value, origin, previous, change, previous_length)
+
+
+def _applied(value: Any, change: dict[str, Any], key: str, owned: set[str] | None) -> Any:
+    """`apply_delta(value, change)`, appending in place to a list of `owned` (see `fold_step`)."""
+    if owned is None or "same" in change:
+        return apply_delta(value, change)
+    if "extend" in change and type(value) is list:
+        if key in owned:
+            value += change["extend"]
+            return value
+        owned.add(key)
+        return [*value, *change["extend"]]
+    owned.discard(key)
+    return apply_delta(value, change)
 
 
 class Replay:
@@ -281,21 +301,30 @@ def canonical(value: Any) -> str:
     return _CANONICAL(value)
 
 
-def _attribute(history: ChannelHistory, new: Any, origin: Origin, previous: Any, change: Any = None) -> None:
+def _attribute(
+    history: ChannelHistory,
+    new: Any,
+    origin: Origin,
+    previous: Any,
+    change: Any = None,
+    previous_length: int | None = None,
+) -> None:
     """Updates item origins for a change from `previous` to `new` (both encoded). A recorded
-    `extend` delta says the old items stayed as they were, so they are not compared again."""
+    `extend` delta says the old items stayed as they were, so they are not compared again
+    (`previous_length`: how long `previous` was, as a fold in place has extended it already)."""
     if (
         isinstance(change, dict)
         and "extend" in change
-        and isinstance(previous, list)
+        and previous_length is not None
         and isinstance(new, list)
-        and len(history.origins) == len(previous)
+        and len(history.origins) == previous_length
     ):
-        history.origins.extend([origin] * (len(new) - len(previous)))
+        history.origins.extend([origin] * (len(new) - previous_length))
         return
     if isinstance(new, list) and isinstance(previous, list):
         keep = 0
-        limit = min(len(previous), len(new), len(history.origins))
+        old_length = len(previous) if previous_length is None else previous_length  # `previous` may be `new`, grown
+        limit = min(old_length, len(new), len(history.origins))
         while keep < limit and previous[keep] == new[keep]:
             keep += 1
         history.origins = history.origins[:keep] + [origin] * (len(new) - keep)

@@ -30,7 +30,8 @@ from engine.trace import StepRecord
 FORMAT = 2
 """The layout of a kept state's JSON; a state of another format is folded again, not read. Format 1 was
 the JSON as the text; format 2's text is `PACKED` and the JSON compressed: a kept state repeats the
-values the run's steps added, which compress about tenfold."""
+values the run's steps added, which compress three- to tenfold. Level 1: a 10,000-message state (1.75 MB
+of JSON) compresses in 12 ms to 553 kB, where level 6 took 32 ms for 518 kB, while the run records."""
 READABLE_FORMATS = (1, 2)
 PACKED = "z:"
 """How a compressed kept state's text begins (then base64 of zlib): JSON never does."""
@@ -62,7 +63,7 @@ def pack(channels: States) -> str:
         },
         separators=(",", ":"),
     )  # ASCII (lone surrogates escaped, as in a trace file): compressed, the escapes cost next to nothing
-    return PACKED + base64.b64encode(zlib.compress(text.encode("ascii"), 6)).decode("ascii")
+    return PACKED + base64.b64encode(zlib.compress(text.encode("ascii"), 1)).decode("ascii")
 
 
 def unpack(text: str) -> States | None:
@@ -152,6 +153,8 @@ class StatesToKeep:
         self.count = count
         self.channels: States = {}
         self.position = -1
+        self.owned: set[str] = set()
+        """The keys whose list the fold made and appends to in place (`replay.fold_step`)."""
         self.shelf = SnapshotShelf((), lambda position: None, lambda rows: None, -1 if count is None else count)
 
     @property
@@ -163,7 +166,7 @@ class StatesToKeep:
         self.position += 1
         if self.count is not None and self.count < MIN_GAP:
             return
-        fold_step(self.channels, step)
+        fold_step(self.channels, step, owned=self.owned)
         self.shelf.offer(self.position, self.channels)
 
     def end(self) -> list[tuple[int, str]]:
