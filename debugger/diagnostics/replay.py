@@ -144,7 +144,7 @@ def _fold_change(
     previous = history.value
     previous_length = len(previous) if type(previous) is list else None
     history.value = _applied(previous, change, key, owned)
-    _attribute(history, history.value, origin, previous, change, previous_length)
+    _attribute(history, origin, previous, change, previous_length)
 
 
 def _applied(value: Any, change: dict[str, Any], key: str, owned: set[str] | None) -> Any:
@@ -302,16 +302,12 @@ def canonical(value: Any) -> str:
 
 
 def _attribute(
-    history: ChannelHistory,
-    new: Any,
-    origin: Origin,
-    previous: Any,
-    change: Any = None,
-    previous_length: int | None = None,
+    history: ChannelHistory, origin: Origin, previous: Any, change: Any, previous_length: int | None
 ) -> None:
-    """Updates item origins for a change from `previous` to `new` (both encoded). A recorded
+    """Updates item origins for a change from `previous` to `history.value` (both encoded). A recorded
     `extend` delta says the old items stayed as they were, so they are not compared again
     (`previous_length`: how long `previous` was, as a fold in place has extended it already)."""
+    new = history.value
     if (
         isinstance(change, dict)
         and "extend" in change
