@@ -142,7 +142,7 @@ def _fold_change(
 ) -> None:
     """`history` after one recorded change, its new items attributed to `origin`."""
     previous = history.value
-    previous_length = len(previous) if type(previous) is list else None
+    previous_length = len(previous) if isinstance(previous, list) else None
     history.value = _applied(previous, change, key, owned)
     _attribute(history, origin, previous, change, previous_length)
 
@@ -306,12 +306,13 @@ def _attribute(
 ) -> None:
     """Updates item origins for a change from `previous` to `history.value` (both encoded). A recorded
     `extend` delta says the old items stayed as they were, so they are not compared again
-    (`previous_length`: how long `previous` was, as a fold in place has extended it already)."""
+    (`previous_length`: how long `previous` was, given whenever it is a list, as a fold in place may have
+    extended it already)."""
     new = history.value
     if (
         isinstance(change, dict)
         and "extend" in change
-        and previous_length is not None
+        and isinstance(previous, list)
         and isinstance(new, list)
         and len(history.origins) == previous_length
     ):
@@ -319,8 +320,7 @@ def _attribute(
         return
     if isinstance(new, list) and isinstance(previous, list):
         keep = 0
-        old_length = len(previous) if previous_length is None else previous_length  # `previous` may be `new`, grown
-        limit = min(old_length, len(new), len(history.origins))
+        limit = min(previous_length, len(new), len(history.origins))  # `previous` may be `new`, grown in place
         while keep < limit and previous[keep] == new[keep]:
             keep += 1
         history.origins = history.origins[:keep] + [origin] * (len(new) - keep)
