@@ -370,6 +370,7 @@ def _update_observed(
         before: Any,
         write: Any,
         after: Any,
+        unchanged: bool = False,
         _writers: list[Task] = writers,
         _reported: list[int] = reported,
         _counter: list[int] = counter,
@@ -383,7 +384,9 @@ def _update_observed(
         _reported.append(index)
         _call(
             ns=_ns,
-            call=ReducerCall(_step, _channel, _reducer, before, write, writer.id, writer.name, after, _counter[0]),
+            call=ReducerCall(
+                _step, _channel, _reducer, before, write, writer.id, writer.name, after, _counter[0], None, unchanged
+            ),
         )
         _counter[0] += 1
 

@@ -38,8 +38,9 @@ class _Missing:
 MISSING: Any = _Missing()
 """The value of a channel that was never written (distinct from None, which is a value)."""
 
-Observe = Callable[[int, Any, Any, Any], None]
-"""observe(index_of_write, value_before, write, value_after): one call per reducer application."""
+Observe = Callable[..., None]
+"""observe(index_of_write, value_before, write, value_after[, before_unchanged]): one call per reducer
+application; `before_unchanged` (default False) is `ReducerCall.before_unchanged`."""
 
 
 class Channel:

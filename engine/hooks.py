@@ -40,6 +40,10 @@ class ReducerCall:
     """Position of this call in the step's application order, across all channels."""
     error: BaseException | None = None
     """Set when the channel refused this write (e.g. a second write to a plain key); `after` is then MISSING."""
+    before_unchanged: bool = False
+    """The channel proved that `before` is the list its last reducer call returned, its items unchanged
+    since (the engine's `add_messages` channel compares them anyway, see `engine.message_channel`): an
+    observer that copied that call's `after` need not compare a long list again to see an in-place edit."""
 
 
 @dataclass(slots=True)

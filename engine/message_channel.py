@@ -14,32 +14,41 @@ committed, by position, and is trusted for `left` only when both hold:
 Otherwise the call is `add_messages` as it is, and the committed result is indexed again. Only the
 run's own channel learns (at the barrier, one thread); the copies a router's fresh read makes only
 look up, so parallel tasks never change the index.
+
+What the barrier's check proves is told to whoever observes the call (`ReducerCall.before_unchanged`):
+when `left` is the very list the index learned and its items are those it had then, a recorder that
+kept its own copy of them need not compare the long list again (a second pass over every message at
+every step).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Sequence
 
-from .channels import BinaryOperatorAggregate
+from .channels import BinaryOperatorAggregate, Observe
 from .message_reducer import add_messages, all_new, coerce_messages, give_ids, merge_by_id
 from .messages import ID_CHANGES, BaseMessage
 
-_NOTHING_KNOWN: tuple[list[BaseMessage], dict[Any, int], int] = ([], {}, -1)
+_NOTHING_KNOWN: tuple[list[BaseMessage], dict[Any, int], int, Any] = ([], {}, -1, None)
 
 
 class MessageIndex:
     """The ids of one list of messages by position, with the list's items as they were indexed."""
 
-    __slots__ = ("known",)
+    __slots__ = ("known", "proven")
 
     def __init__(self) -> None:
         self.known = _NOTHING_KNOWN
-        """`(items, position by id, ID_CHANGES count)`, replaced as one (a reader takes it once)."""
+        """`(items, position by id, ID_CHANGES count, the list indexed)`, replaced as one (a reader takes
+        it once)."""
+        self.proven = False
+        """Whether the `left` of the barrier's last call was the list indexed, its items unchanged since
+        (`MessagesChannel.update` tells the observer of that call, then forgets it)."""
 
     def positions_for(self, left: Any) -> dict[Any, int] | None:
         """The position of each id in `left`, when the index holds for it (see the module docstring)."""
-        items, position, changes = self.known
+        items, position, changes, _ = self.known
         if changes != ID_CHANGES[0] or type(left) is not list or len(left) != len(items) or left != items:
             return None
         return position
@@ -51,20 +60,23 @@ class MessageIndex:
         if len(position) != len(ids) or None in position:
             self.known = _NOTHING_KNOWN
         else:
-            self.known = (list(messages), position, ID_CHANGES[0])
+            self.known = (list(messages), position, ID_CHANGES[0], messages)
 
-    def learn_appended(self, added: list[BaseMessage]) -> None:
-        """The committed value is the indexed one and then `added` (new ids, none repeated)."""
-        items, position, _ = self.known
+    def learn_appended(self, merged: list[BaseMessage], added: list[BaseMessage]) -> None:
+        """The committed value `merged` is the indexed one and then `added` (new ids, none repeated)."""
+        items, position, changes, _ = self.known
         for offset, message in enumerate(added, len(items)):
             position[message.id] = offset
         items += added
+        self.known = (items, position, changes, merged)
 
 
 def indexed_add(index: MessageIndex, learns: bool, left: Any, right: Any) -> list[BaseMessage]:
     """`add_messages(left, right)`, reading `left`'s ids from `index` when it holds for `left`;
     when `learns`, the result is what `index` holds afterwards."""
     position = index.positions_for(left)
+    if learns:  # the barrier's call (one thread): what its check proved, for the observer
+        index.proven = position is not None and left is index.known[3]
     if position is None:
         merged = add_messages(left, right)
         if learns:
@@ -78,13 +90,23 @@ def indexed_add(index: MessageIndex, learns: bool, left: Any, right: Any) -> lis
         merged = left.copy()
         merged += right
         if learns:
-            index.learn_appended(right)
+            index.learn_appended(merged, right)
         return merged
     else:
         merged = merge_by_id(left.copy(), right, None)
     if learns:
         index.learn(merged)
     return merged
+
+
+def _told_if_unchanged(
+    index: MessageIndex, observe: Observe, position: int, before: Any, write: Any, after: Any
+) -> None:
+    """`observe`, told whether the call's `before` is the list the index learned, unchanged since (see
+    the module): proven by the reducer call just made, or by none (an `Overwrite`, a first value)."""
+    unchanged = index.proven
+    index.proven = False
+    observe(position, before, write, after, unchanged)
 
 
 class MessagesChannel(BinaryOperatorAggregate):
@@ -102,6 +124,12 @@ class MessagesChannel(BinaryOperatorAggregate):
         # partials, not bound methods: no cycle back to the channel
         self.reduce = functools.partial(indexed_add, self.index, True)
         self.look_ahead = functools.partial(indexed_add, self.index, False)
+
+    def update(self, values: Sequence[Any], observe: Observe | None = None) -> bool:
+        if observe is not None:
+            self.index.proven = False  # a call that raised left its proof: it is no other call's
+            observe = functools.partial(_told_if_unchanged, self.index, observe)
+        return super().update(values, observe)
 
     def copy(self) -> MessagesChannel:
         new = super().copy()

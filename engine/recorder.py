@@ -218,6 +218,7 @@ class Recorder(Hooks):
                 builder.reduced_step = step
             builder.reduced[channel] = after
         appended = None
+        proven = False
         if (
             error is None
             and type(before) in FROZEN
@@ -236,6 +237,9 @@ class Recorder(Hooks):
                 appended = builder.appended(channel, call.before, call.write, call.after)
                 if not at_once:  # a kept event holds copies: its delta is found from them
                     appended = None
+                # the engine's channel compared `before` with the items of its last call's `after` (which
+                # this builder copied, `appended` saw it made): the writer need not compare them again
+                proven = appended is not None and call.before_unchanged
         event = (
             build_reduced,
             step,
@@ -250,6 +254,7 @@ class Recorder(Hooks):
             after,
             error,
             appended,
+            proven,
         )
         builder.now(event) if at_once else builder.pending.append(event)
 

@@ -259,15 +259,18 @@ def build_finished(writer: TraceWriter, event: tuple[Any, ...]) -> None:
 
 def build_reduced(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     """`(build_reduced, step, channel, reducer, writer id, writer name, index, before is the recorded
-    object, before, write, after, error, appended items or None)`."""
-    _, step, channel, reducer, writer_id, writer_name, index, same, before, write, after, error, appended = event
+    object, before, write, after, error, appended items or None, before proven unchanged)`: `proven` when
+    the producer knows `before`'s items are still those recorded (`ReducerCall.before_unchanged`)."""
+    _, step, channel, reducer, writer_id, writer_name, index, same, before, write, after, error, appended, proven = (
+        event
+    )
     tracker = writer.trackers.get(channel)
     if (
         error is not None
         or not same
         or tracker is None
         or writer.check_commits
-        or (type(before) not in IMMUTABLE and not unchanged_list(before, tracker.items))
+        or (type(before) not in IMMUTABLE and not proven and not unchanged_list(before, tracker.items))
     ):
         writer.add_call(
             step,

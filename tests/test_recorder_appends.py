@@ -13,12 +13,24 @@ from differential.cases import CASES
 from test_recorder_lazy import BIG_LOOP_CASES, _case_run, _sample_run, recorded
 
 import engine
-from engine import END, START, AIMessage, HumanMessage, MessagesState, Overwrite, StateGraph, codec, recorder
+from engine import (
+    END,
+    START,
+    AIMessage,
+    HumanMessage,
+    MessagesState,
+    Overwrite,
+    StateGraph,
+    codec,
+    recorder,
+    trace_events,
+)
 from sample_graphs.gallery import SAMPLES
 
 
-def both_ways(run: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, int]:
-    """The trace file with the append delta, without it, and how often the delta was used."""
+def both_ways(run: Any, monkeypatch: pytest.MonkeyPatch, at_once: bool = False) -> tuple[str, str, int]:
+    """The trace file with the append delta, without it, and how often the delta was used (`at_once`:
+    recorded to a sink, each event built as it comes, as `stepscope run` records)."""
     used = []
     extend = codec.DeltaTracker.extend
 
@@ -28,10 +40,10 @@ def both_ways(run: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, int]
 
     with monkeypatch.context() as patch:
         patch.setattr(codec.DeltaTracker, "extend", counting)
-        fast = recorded(run, at_once=False)
+        fast = recorded(run, at_once=at_once)
     with monkeypatch.context() as patch:
         patch.setattr(recorder, "message_channels", lambda graph: frozenset())
-        full = recorded(run, at_once=False)
+        full = recorded(run, at_once=at_once)
     return fast, full, len(used)
 
 
@@ -99,12 +111,45 @@ def _overwriting(state: dict) -> dict:
     return {"messages": [AIMessage(content=f"turn {len(state['messages'])}")]}
 
 
-@pytest.mark.parametrize("speak", [_mutating, _replacing, _overwriting])
+def _sneaking_and_undoing(state: dict) -> dict:
+    """Appends to the state's list in place without writing (the commit records it), then takes it out
+    again in place: the list then holds what the channel's last call made, not what was recorded last."""
+    if len(state["messages"]) == 3:
+        state["messages"].append(AIMessage(content="sneaked", id="sneaked"))
+        return {}
+    if state["messages"][-1].id == "sneaked":
+        state["messages"].pop()
+    return {"messages": [AIMessage(content=f"turn {len(state['messages'])}")]}
+
+
+@pytest.mark.parametrize("at_once", [False, True])
+@pytest.mark.parametrize("speak", [_mutating, _replacing, _overwriting, _sneaking_and_undoing])
 def test_a_hostile_chat_records_the_same_trace_with_the_append_delta(
-    speak: Any, monkeypatch: pytest.MonkeyPatch
+    speak: Any, at_once: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fast, full, _ = both_ways(_run(_graph(speak, steps=9)), monkeypatch)
+    fast, full, _ = both_ways(_run(_graph(speak, steps=9)), monkeypatch, at_once)
     assert fast == full
+
+
+def test_a_chat_loop_compares_its_long_list_only_once_a_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's `add_messages` channel compares the list with its last result at every barrier;
+    the recorder takes its word (`ReducerCall.before_unchanged`) and does not compare it again."""
+    compared = []
+    unchanged_list = trace_events.unchanged_list
+    monkeypatch.setattr(trace_events, "unchanged_list", lambda *args: compared.append(1) or unchanged_list(*args))
+    graph = _graph(lambda s: {"messages": [AIMessage(content=f"turn {len(s['messages'])}")]}, steps=30)
+    proofs = []
+    observed = recorder.Recorder()
+    called = observed.reducer_called
+
+    def watching(*, ns: tuple[str, ...], call: Any) -> None:
+        proofs.append(call.before_unchanged)
+        called(ns=ns, call=call)
+
+    observed.reducer_called = watching
+    graph.invoke({"messages": [HumanMessage(content="hi")]}, {"recursion_limit": 50}, hooks=observed)
+    assert proofs.count(True) >= 27  # every call after the input's and the first node's
+    assert len(compared) <= 2
 
 
 class Chat(TypedDict):
