@@ -357,6 +357,7 @@ def test_a_kept_state_is_stored_compressed_and_one_of_format_1_still_reads() -> 
     assert text.startswith(snapshots.PACKED) and len(text) * 3 < len(plain)
     assert snapshots.unpack(text) == channels
     assert snapshots.unpack(plain) == channels  # a run stored before kept states were compressed
+    assert snapshots.unpack(snapshots._packed({**json.loads(plain), "format": 2})) == channels  # before deltas
     assert snapshots.unpack(snapshots.PACKED + "not base64!") is None  # damaged: folded from the steps instead
 
 
@@ -390,3 +391,212 @@ def test_folding_in_place_while_recording_changes_no_step_record_and_gives_the_p
     assert (
         json.dumps([[c.before, c.after] for s in steps for c in s.reducer_calls] + [s.state for s in steps]) == recorded
     )
+
+
+# ---- kept states as deltas of the one before ---------------------------------------------------------
+
+
+def _json(text: str) -> dict:
+    """A packed state's JSON, whole or delta."""
+    import base64
+    import zlib
+
+    return json.loads(zlib.decompress(base64.b64decode(text[len(snapshots.PACKED) :])))
+
+
+def _shelf(rows: dict[int, str]) -> snapshots.SnapshotShelf:
+    """A shelf on `rows` ({position: text}), as a store's table."""
+    return snapshots.SnapshotShelf(rows, rows.get, rows.update, -1)
+
+
+def _folds(trace, positions) -> dict[int, snapshots.States]:
+    """The plain fold from the first step (a copy per step, as `Replay`'s) at each of `positions`."""
+    from debugger.diagnostics.replay import ChannelHistory, fold_step
+
+    channels: snapshots.States = {}
+    found = {}
+    for position, step in enumerate(trace.steps):
+        channels = {
+            k: ChannelHistory(list(h.value) if type(h.value) is list else h.value, list(h.origins))
+            for k, h in channels.items()
+        }
+        fold_step(channels, step)
+        if position in positions:
+            found[position] = channels
+    return found
+
+
+def test_a_growing_lists_kept_states_after_the_first_are_deltas_and_read_back_as_the_plain_fold(small_gaps) -> None:
+    trace = _run(600)
+    states = snapshots.StatesToKeep(len(trace.steps))
+    for step in trace.steps:
+        states.add(step)
+    kept = dict(states.end())
+    positions = sorted(kept)
+    folds = _folds(trace, positions)
+    assert len(positions) >= 6 and positions[-1] == len(trace.steps) - 1
+    assert "base" not in _json(kept[positions[0]])
+    for before, position in zip(positions, positions[1:]):
+        data = _json(kept[position])
+        assert data["base"] == before and data["channels"]["log"][0] == "extend"
+        assert 3 * len(kept[position]) < 2 * len(snapshots.pack(folds[position]))  # about what is new: half
+    shelf = _shelf(kept)
+    for position in positions:
+        assert shelf.nearest(position) == (position, folds[position])
+    # whole, the five states after the first held the log's first items again and again
+    assert 2 * sum(map(len, kept.values())) < sum(len(snapshots.pack(folds[p])) for p in positions)
+
+
+def test_a_damaged_base_makes_its_deltas_fall_back_to_an_earlier_readable_state(tmp_path, small_gaps) -> None:
+    trace = _run(400)
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    kept = _kept(path)
+    assert len(kept) >= 5
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE run_snapshots SET data = 'z:garbage' WHERE position = ?", (kept[2],))
+    shelf = store.load(trace.run_id).steps.snapshots
+    position, state = shelf.nearest(kept[-1])
+    assert position == kept[1]  # a delta onto the whole first state, both readable
+    assert state == _folds(trace, {kept[1]})[kept[1]]
+    replay = Replay(store.load(trace.run_id))
+    whole = Replay(trace)
+    assert replay.histories_after(replay.order[-1]) == whole.histories_after(whole.order[-1])
+
+
+def test_a_list_edited_in_the_middle_is_kept_as_set_and_reads_back(small_gaps) -> None:
+    from debugger.diagnostics.replay import fold_step
+
+    g = engine.StateGraph(Chat)
+
+    def step(s):
+        if s["n"] == 40:  # the first item changed, every other kept: no longer the same list grown at its end
+            return {"n": s["n"] + 1, "log": engine.Overwrite(["edited", *s["log"][1:]])}
+        return {"n": s["n"] + 1, "log": [f"line {s['n']}"]}
+
+    g.add_node("step", step)
+    g.add_edge(engine.START, "step")
+    g.add_conditional_edges("step", lambda s: "step" if s["n"] < 120 else engine.END)
+    recorder = Recorder()
+    g.compile().invoke({"n": 0, "log": ["given"]}, {"recursion_limit": 130}, hooks=recorder)
+    states = snapshots.StatesToKeep(len(recorder.trace.steps))
+    for record in recorder.trace.steps:
+        states.add(record)
+    kept = dict(states.end())
+    positions = sorted(kept)
+    edited = next(p for p in positions if p > 40)
+    data = _json(kept[edited])
+    assert "base" not in data or data["channels"]["log"][0] == "set"
+    folds = _folds(recorder.trace, positions)
+    assert folds[edited]["log"].value[0] == "edited"
+    shelf = _shelf(kept)
+    for position in positions:
+        assert shelf.nearest(position) == (position, folds[position])
+    plain: snapshots.States = {}
+    for record in recorder.trace.steps:
+        fold_step(plain, record)
+    assert shelf.nearest(positions[-1]) == (positions[-1], plain)
+
+
+def test_equal_looking_items_that_are_not_the_same_are_set_not_taken_as_kept() -> None:
+    from debugger.diagnostics.replay import ChannelHistory, Origin
+
+    origin = Origin(0, "step", "t", 0)
+    rows: dict[int, str] = {}
+    shelf = _shelf(rows)
+    big = ChannelHistory(["x"] * 100, [origin] * 100)  # unchanged: a delta is worth writing
+    before = {"flags": ChannelHistory([1, 0, 0], [origin] * 3), "n": ChannelHistory(1, [origin]), "big": big}
+    shelf.keep(0, before)
+    after = {  # 1 == True and 1 == 1.0 in Python, not in the state shown
+        "flags": ChannelHistory([True, *before["flags"].value[1:]], before["flags"].origins),
+        "n": ChannelHistory(1.0, before["n"].origins),
+        "big": big,
+    }
+    shelf.keep(1, after)
+    shelf.flush()
+    assert _json(rows[1])["base"] == 0 and _json(rows[1])["channels"].keys() == {"flags", "n"}
+    assert _json(rows[1])["channels"]["flags"][0] == "set"
+    found = shelf.nearest(1)
+    assert found == (1, after) and type(found[1]["flags"].value[0]) is bool and type(found[1]["n"].value) is float
+
+
+def test_a_chain_of_deltas_is_bounded_and_a_longer_or_looping_one_is_not_read() -> None:
+    from debugger.diagnostics.replay import ChannelHistory, Origin
+
+    origin = Origin(0, "step", "t", 0)
+    big = ChannelHistory([f"item {i}" for i in range(1000)], [origin] * 1000)  # never changes
+    rows: dict[int, str] = {}
+    shelf = _shelf(rows)
+    states = {}
+    for position in range(30):
+        states[position] = {"n": ChannelHistory(position, [Origin(position, "step", "t", 0)]), "big": big}
+        shelf.keep(position, states[position])
+    shelf.flush()
+    whole = [p for p in range(30) if "base" not in _json(rows[p])]
+    assert whole == list(range(0, 30, snapshots.MAX_CHAIN + 1))
+    assert all(len(rows[p]) * 20 < len(rows[0]) for p in range(30) if p not in whole)
+    for position in range(30):
+        assert shelf.nearest(position) == (position, states[position])
+
+    def delta_of(base: int) -> str:
+        return snapshots._packed({"format": 3, "base": base, "channels": {"n": ["set", 5, [[0, "s", "t", 0]]]}})
+
+    chain = {0: rows[0], **{p: delta_of(p - 1) for p in range(1, snapshots.MAX_CHAIN + 2)}}
+    assert snapshots.unpack(chain[snapshots.MAX_CHAIN], chain.get, snapshots.MAX_CHAIN) is not None
+    assert snapshots.unpack(chain[snapshots.MAX_CHAIN + 1], chain.get, snapshots.MAX_CHAIN + 1) is None
+    looping = {3: delta_of(4), 4: delta_of(3)}
+    assert snapshots.unpack(looping[4], looping.get, 4) is None  # a base must come before its delta
+    assert _shelf(looping).nearest(10) is None
+    assert snapshots.unpack(delta_of(5), {5: rows[0]}.get, 2) is None
+
+
+def test_damaged_delta_content_reads_as_no_state() -> None:
+    from debugger.diagnostics.replay import ChannelHistory, Origin
+
+    rows = {0: snapshots.pack({"log": ChannelHistory(["a"], [Origin(0, "s", "t", 0)]), "n": ChannelHistory(1, [])})}
+    good = [[1, "s", "t", None]]
+    for changes in (
+        {"log": ["extend", "b", good]},  # not a list of items
+        {"n": ["extend", ["b"], good]},  # extends a value that is not a list
+        {"gone": ["extend", ["b"], good]},
+        {"log": ["splice", ["b"], good]},
+        {"log": ["set", ["b"], [[1, "s", 2, None]]]},  # an origin's task id not a string
+        {"log": ["set", ["b"]]},
+        {"log": "set"},
+    ):
+        text = snapshots._packed({"format": 3, "base": 0, "channels": changes})
+        assert snapshots.unpack(text, rows.get, 1) is None, changes
+    for base in ("0", None, -1, 1, 2.0):
+        text = snapshots._packed({"format": 3, "base": base, "channels": {}})
+        assert snapshots.unpack(text, rows.get, 1) is None, base
+    assert snapshots.unpack(snapshots._packed({"format": 2, "base": 0, "channels": {}}), rows.get, 1) is None
+    assert snapshots.unpack(snapshots._packed({"format": 3, "base": 0, "channels": {}}), rows.get, 1) is not None
+
+
+def test_a_run_folded_in_two_writes_keeps_a_delta_on_a_state_of_the_first(tmp_path, small_gaps) -> None:
+    """`Replay` writes what it kept after each fold: stepping to the middle, then to the end, writes the
+    later deltas in a batch of their own, on a base the first batch wrote."""
+    trace = _run(300)
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM run_snapshots")
+    first = Replay(store.load(trace.run_id))
+    whole = Replay(trace)
+    middle = first.order[150]
+    assert first.state_after(middle) == whole.state_after(middle)
+    written = _kept(path)
+    assert written and written[-1] < 150
+    first.state_after(first.order[-1])
+    with sqlite3.connect(path) as db:
+        rows = dict(db.execute("SELECT position, data FROM run_snapshots"))
+    after = sorted(rows)
+    assert after[: len(written)] == written and len(after) > len(written)
+    assert _json(rows[after[len(written)]])["base"] == written[-1]  # the first batch's last state
+    again = store.load(trace.run_id)
+    reads = CountingReads(again)
+    replay = Replay(again)
+    assert replay.histories_after(replay.order[-1]) == whole.histories_after(whole.order[-1])
+    assert reads.positions == []
