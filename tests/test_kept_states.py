@@ -465,7 +465,7 @@ def test_a_damaged_base_makes_its_deltas_fall_back_to_an_earlier_readable_state(
     assert replay.histories_after(replay.order[-1]) == whole.histories_after(whole.order[-1])
 
 
-def test_a_list_edited_in_the_middle_is_kept_as_set_and_reads_back(small_gaps) -> None:
+def test_a_list_edited_in_the_middle_is_kept_whole_or_set_and_reads_back(small_gaps) -> None:
     from debugger.diagnostics.replay import fold_step
 
     g = engine.StateGraph(Chat)

@@ -8,9 +8,9 @@ Which steps are kept (`worth_keeping`): one every `MIN_GAP` steps at most, and a
 has gone at least half as many steps since the last kept one as the state holds items (list items, or
 one per value). So a counter loop keeps a small state every `MIN_GAP` steps, and a chat whose message
 list grows by one a step keeps its states further and further apart (each about twice as far in as the
-one before): together they hold about twice the items the run's steps added, never the whole list
-again every few steps, and stepping back from the last step of such a chat folds up to half its steps.
-The run's last step is always kept.
+one before): whole, together they would hold about twice the items the run's steps added, never the
+whole list again every few steps (as deltas, below, about those items once), and stepping back from the
+last step of such a chat folds up to half its steps. The run's last step is always kept.
 
 A state kept right after one the same shelf packed is written as what changed since (`delta`), so
 recording costs what is new: whole, a 10,000-message chat's states at steps 1,023, 2,047, 4,094, 8,188
