@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 from typing import Annotated, TypedDict
 
 import pytest
@@ -58,6 +59,14 @@ class CountingReads:
         source.read = counted
 
 
+def _saved(tmp_path, trace: engine.trace.Trace) -> tuple[Path, RunStore]:
+    """`trace` saved in a new store under `tmp_path`: the database's path and the store."""
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.save(trace)
+    return path, store
+
+
 def _kept(db_path) -> list[int]:
     with sqlite3.connect(db_path) as db:
         return [p for (p,) in db.execute("SELECT position FROM run_snapshots ORDER BY position")]
@@ -104,9 +113,7 @@ def test_a_growing_list_keeps_its_states_further_apart(tmp_path, small_gaps) -> 
 
 def test_a_run_first_opened_without_kept_states_keeps_them_then(tmp_path, small_gaps) -> None:
     trace = _run(100)
-    path = tmp_path / "runs.sqlite3"
-    store = RunStore(path)
-    store.save(trace)
+    path, store = _saved(tmp_path, trace)
     with sqlite3.connect(path) as db:
         db.execute("DELETE FROM run_snapshots")  # as a run stored by version 2 is, once migrated
     first = Replay(store.load(trace.run_id))
@@ -172,9 +179,7 @@ def test_the_states_a_recorder_folds_as_it_streams_are_those_a_fold_of_the_store
 
 def test_a_damaged_kept_state_is_passed_over(tmp_path, small_gaps) -> None:
     trace = _run(100)
-    path = tmp_path / "runs.sqlite3"
-    store = RunStore(path)
-    store.save(trace)
+    path, store = _saved(tmp_path, trace)
     with sqlite3.connect(path) as db:
         db.execute('UPDATE run_snapshots SET data = \'{"format": 1, "channels": {"n": [5, [[0]]]}}\'')
     replay = Replay(store.load(trace.run_id))
@@ -449,9 +454,7 @@ def test_a_growing_lists_kept_states_after_the_first_are_deltas_and_read_back_as
 
 def test_a_damaged_base_makes_its_deltas_fall_back_to_an_earlier_readable_state(tmp_path, small_gaps) -> None:
     trace = _run(400)
-    path = tmp_path / "runs.sqlite3"
-    store = RunStore(path)
-    store.save(trace)
+    path, store = _saved(tmp_path, trace)
     kept = _kept(path)
     assert len(kept) >= 5
     with sqlite3.connect(path) as db:
@@ -578,9 +581,7 @@ def test_a_run_folded_in_two_writes_keeps_a_delta_on_a_state_of_the_first(tmp_pa
     """`Replay` writes what it kept after each fold: stepping to the middle, then to the end, writes the
     later deltas in a batch of their own, on a base the first batch wrote."""
     trace = _run(300)
-    path = tmp_path / "runs.sqlite3"
-    store = RunStore(path)
-    store.save(trace)
+    path, store = _saved(tmp_path, trace)
     with sqlite3.connect(path) as db:
         db.execute("DELETE FROM run_snapshots")
     first = Replay(store.load(trace.run_id))
