@@ -223,7 +223,7 @@ class Loop:
         self.scheduled = scheduled_order(tasks)
         if self.persistence is not None:  # tasks that finished before a pause get their writes back
             self.persistence.prepare(tasks, self)
-        if self._breakpoint(self.interrupt_before, tasks):
+        if self.interrupt_before and self._breakpoint(self.interrupt_before, tasks):
             return False
         if self.hooks is not None:
             self.hooks.step_planned(ns=self.ns, step=self.step, tasks=tasks)
@@ -300,7 +300,7 @@ class Loop:
         self._commit(tasks)
         self.step += 1
         self.resuming = False
-        return not self._breakpoint(self.interrupt_after, tasks)
+        return not (self.interrupt_after and self._breakpoint(self.interrupt_after, tasks))
 
     def _finish(self, tasks: list[Task]) -> bool:
         """Reports the step's tasks and stores what they did; True (or raises) if one failed or interrupted."""
