@@ -26,7 +26,7 @@ MODES = ("langgraph", "engine", "engine + Hooks()", "engine + floor recorder", "
 
 
 def floor_recorder() -> Any:
-    from engine.hooks import Hooks
+    from engine import Hooks
 
     class FloorRecorder(Hooks):
         def __init__(self) -> None:
@@ -58,7 +58,7 @@ def child(mode: str, steps: int, runs: int) -> None:
     import workloads
 
     import engine
-    from engine.hooks import Hooks
+    from engine import Hooks
     from engine.trace import Recorder
 
     workloads.LOOP_STEPS = steps
