@@ -799,6 +799,20 @@ def test_md_escapes_names_and_sentences_for_markdown():
     assert md("lookup order: 1.5") == r"lookup order\: 1\.5", "every ASCII punctuation mark, so nothing autolinks"
 
 
+# Streamlit's Markdown (StreamlitMarkdown.js, 1.5x) replaces these in every text node, escaped or not
+STREAMLIT_TYPOGRAPHY = [r"(^|\s)<->(\s|$)", r"(^|\s)->(\s|$)", r"(^|\s)<-(\s|$)", r"(^|\s)--(\s|$)"]
+STREAMLIT_TYPOGRAPHY += [r"(^|\s)>=(\s|$)", r"(^|\s)<=(\s|$)", r"(^|\s)~=(\s|$)"]
+
+
+@pytest.mark.parametrize("value", ['"]; a -> b [label="x', "x <- y", "a <-> b", "-- x", "n >= 3", "a <= b\n~= c"])
+def test_md_keeps_arrows_and_dashes_in_values_as_written(value):
+    from debugger.views.widgets import md
+
+    shown = re.sub(r"\\(.)", r"\1", md(value))  # what the Markdown parser leaves of the escapes
+    assert not any(re.search(rule, shown, re.M) for rule in STREAMLIT_TYPOGRAPHY), shown
+    assert shown.replace("\u2060", "") == value
+
+
 # ---- the app and `stepscope diagnose` say the same --------------------------------------------------
 
 

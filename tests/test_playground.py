@@ -16,7 +16,7 @@ PLAIN_KEY_ERROR = "At key 'value': Can receive only one value per step. Use an A
 def test_operator_add_folds_two_writers_one_call_at_a_time():
     played = play(Setup(reducer="operator.add", start="[]", writes=("[]", "['x']")))
     assert [c.sentence for c in played.calls] == [
-        "operator.add appended nothing: [] cannot clear 'value', it adds no items",
+        "operator.add appended nothing: the write [] adds no items, so 'value' stays []",
         "operator.add appended ['x'] to []",
     ]
     assert [c.writer for c in played.calls] == ["A", "B"]

@@ -29,11 +29,18 @@ _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(?=://)|(?<=www)(?=\.)|(?=@)")
 even when every character is backslash-escaped, so a word joiner (U+2060, invisible) goes in between."""
 
 
+_TYPOGRAPHY = re.compile(r"(?m)(?:^|(?<=\s))(?:<->|->|<-|--|>=|<=|~=)(?=\s|$)")
+"""The tokens Streamlit's Markdown turns into symbols when they stand between spaces (`a -> b` shows as
+`a → b`, `--` as a dash, `>=` as `≥`), escaped or not: a word joiner (U+2060) between their characters
+keeps a value's own `->` as written."""
+
+
 def md(text: Any) -> str:
     """Trace data (or a sentence holding it) as literal text for anything that reads Markdown (markdown,
     captions, alerts, headers, labels): `__start__` stays `__start__`, a link stays its characters, a URL
     is not made a link. Newlines stay; other control characters show as escapes. Not inside backticks."""
     text = _AUTOLINK.sub("\u2060", _CONTROL.sub(escaped, str(text)))
+    text = _TYPOGRAPHY.sub(lambda token: "\u2060".join(token.group()), text)
     return _ASCII_PUNCTUATION.sub(r"\\\1", text)
 
 
@@ -204,6 +211,10 @@ def _grew(call: ReducerCallRecord, before: Any, after: Any, appended: list[Any] 
     write = call.write
     if isinstance(before, list) and isinstance(after, list):
         if isinstance(write, list) and write == [] and after == before:
+            if not before:  # e.g. the input `{"log": []}`: a normal start, nothing to clear
+                return _("{reducer} appended nothing: the write [] adds no items, so {channel} stays []").format(
+                    reducer=call.reducer, channel=repr(call.channel)
+                )
             return _("{reducer} appended nothing: [] cannot clear {channel}, it adds no items").format(
                 reducer=call.reducer, channel=repr(call.channel)
             )
