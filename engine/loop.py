@@ -355,9 +355,7 @@ class Loop:
     def _breakpoint(self, nodes: Sequence[str] | str, tasks: list[Task]) -> bool:
         """Ends the run as `interrupted` if a task is named in `nodes` and some channel changed since
         the last breakpoint (LangGraph's `should_interrupt`). Resume with `invoke(None, config)`; a
-        nested run stops its parent too."""
-        if not nodes:
-            return False
+        nested run stops its parent too. `nodes` is not empty: a run without breakpoints never calls it."""
         seen = self.state.versions_seen.get(INTERRUPT, {})
         if not any(version > seen.get(channel, 0) for channel, version in self.state.versions.items()):
             return False

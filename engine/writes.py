@@ -93,14 +93,10 @@ def route_writes(branch: Any, task: Task, result: Any) -> list[tuple[str, Any]]:
     spec = branch.spec
     task.routes = [*task.routes, (spec.name, result)]
     path_map = spec.path_map
-    if type(result) is str and (path_map is None or type(path_map.get(result)) is str):
-        # The usual router: one node name (or a path_map key for one). Written out, as it runs every step.
-        destination = result if path_map is None else path_map[result]
-        if destination == END:
-            return []
-        if destination == START:
-            raise ValueError("Branch did not return a valid destination")
-        return [(branch_channel(destination), None)]
+    if type(result) is str:  # the usual router: one node name (or a path_map key for one), every step
+        destination = result if path_map is None else path_map.get(result)
+        if type(destination) is str and destination != START:  # START or an unknown key: the loop below raises
+            return [] if destination == END else [(branch_channel(destination), None)]
     results = result if isinstance(result, (list, tuple)) else (result,)
     out: list[tuple[str, Any]] = []
     for chosen in results:
