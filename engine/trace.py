@@ -49,6 +49,7 @@ from .trace_edits import (
     stepscope_error,
     stopped_step,
     update_step,
+    where_stopped,
     with_fork_step,
 )
 from .trace_writer import TraceWriter
@@ -84,6 +85,7 @@ __all__ = [
     "mark_ended",
     "stopped_step",
     "keep_stopped_step",
+    "where_stopped",
     "update_step",
     "with_fork_step",
     "join_segments",

@@ -3,6 +3,7 @@ wrote it (`engine/trace_writer.py`), for whatever runtime recorded it.
 
 - `mark_ended`: a run ended by its caller or by StepScope (stopped, timed out, cancelled, cut off),
   with an error record StepScope writes itself (`stepscope_error`), not one the graph raised;
+- `where_stopped`: where a stopped run stood, in words ("after step 2, while hang ran");
 - `stopped_step` / `keep_stopped_step`: the step that was running when a run was stopped, kept
   uncommitted, its tasks marked (still running, or finished but never committed);
 - `update_step`: a state edit made between supersteps (`update_state(values, as_node=...)` at a
@@ -48,6 +49,26 @@ def mark_ended(run: RunRecord, status: str, error: BaseException | dict[str, Any
     `stepscope_error`'s), as its caller or StepScope ended it."""
     run.status = status  # type: ignore[assignment]
     run.error = error if error is None or isinstance(error, dict) else encode_error(error)
+
+
+def where_stopped(run: RunRecord, *, stored_up_to: int | None = None) -> str:
+    """Where a run stopped from outside stood, in the words every runtime's ending uses: "after step 2,
+    while hang ran" (the last committed step, and the tasks of the step after it that never finished).
+    `stored_up_to`: the last committed step already stored and no longer in `run.steps`, if any."""
+    committed = [step.step for step in run.steps if step.committed and step.step >= 0]
+    last_committed = committed[-1] if committed else stored_up_to
+    where = (
+        f"after step {last_committed}"
+        if last_committed is not None and last_committed >= 0
+        else "before its first superstep"
+    )
+    last = run.steps[-1] if run.steps else None
+    running = (
+        [t.name for t in last.tasks if t.result is None and t.error is None and not t.writes]
+        if last is not None and not last.committed
+        else []
+    )
+    return where + (f", while {', '.join(running)} ran" if running else "")
 
 
 class FinishedTask(Protocol):

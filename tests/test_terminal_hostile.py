@@ -112,7 +112,7 @@ def test_every_command_shows_hostile_run_text_as_escapes(store, tmp_path, capsys
         assert_inert(text)
     everything = "\n".join(text for _, text in outputs)
     assert "forged\\x0a734572255af4  FORGED  row\\x1b[31m\\x1b]0;title\\x07\\x0d\\u202e\\u2066\\x85\\x9b" in everything
-    assert "writer\\x0a734572255af4" in everything and "bad\\x0a734572255af4" in everything
+    assert "writer\\x0a734572255af4" in everything and "bad 734572255af4  FORGED" in everything  # error lines joined
 
 
 def test_a_lone_surrogate_imports_shows_and_exports_back_the_same(store, tmp_path, capsys):

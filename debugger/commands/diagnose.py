@@ -1,4 +1,5 @@
-"""`stepscope diagnose TARGET|FILE|RUN_ID`: find mistakes; exit 1 when a finding is an error.
+"""`stepscope diagnose TARGET|FILE|RUN_ID`: find mistakes; exit 1 when a finding is an error or the run
+failed or timed out.
 
 A graph target is checked before running (its runtime's static view), then run with the options `run`
 takes (`debugger/runtimes/run_options.py`; `Runtime.record`, not stored) and its trace checked; a trace
@@ -42,7 +43,8 @@ def add_to(commands: Any) -> None:
         commands,
         "diagnose",
         command,
-        "find concurrent updates, reducer traps and in-place edits; exit 1 if any finding is an error",
+        "find concurrent updates, reducer traps and in-place edits; exit 1 if any finding is an error "
+        "or the run failed",
     )
     diag.add_argument(
         "target",
@@ -62,7 +64,7 @@ def add_to(commands: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    """Prints the findings (as text, or `--json`); 1 when one is an error."""
+    """Prints the findings (as text, or `--json`); 1 when one is an error or the run did not finish."""
     subject, graph, trace = diagnosis_subject(args)
     findings = diagnose(graph, trace)
     status = trace.status if trace is not None else None
@@ -75,14 +77,27 @@ def command(args: argparse.Namespace) -> int:
         print_block(render(findings, subject, run_status.label(status, trace.error) if trace is not None else None))
         if ending and trace is not None and trace.status != "done":
             print(ending)
-    return 1 if has_errors(findings) else 0
+    return 1 if has_errors(findings) or _did_not_finish(trace) else 0
+
+
+def _did_not_finish(trace: Trace | None) -> bool:
+    """The run failed, hit its recursion limit or timed out: `diagnose` fails with it, even when no finding
+    explains why (a node that raised is no reducer mistake), so CI never reads "no findings" as a run that
+    worked."""
+    return trace is not None and trace.status in UNFINISHED
+
+
+UNFINISHED = ("error", "recursion_limit", "timeout")
+"""Statuses of a run that went wrong. A run cancelled by its caller (Ctrl-C, a `break` out of `stream()`),
+a cut-off recording (`running`) and an interrupted run are checked as far as they go: nothing failed."""
 
 
 def _ending(trace: Trace | None) -> str | None:
     if trace is None:
         return None
     steps = step_numbers(trace.steps)  # the numbers only: a long trace's steps stay on disk
-    return run_status.ending(trace.status, trace.error, after=f"step {steps[-1]}" if len(steps) else "")
+    after = f"step {steps[-1]}" if len(steps) else ""
+    return run_status.ending(trace.status, trace.error, after=after, site=run_status.failure_site(trace))
 
 
 def diagnosis_subject(args: argparse.Namespace) -> tuple[str, Any, Trace | None]:

@@ -24,10 +24,11 @@ from typing import Any
 from debugger.commands.common import add_command, table
 from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
-from debugger.commands.terminal import print_block
+from debugger.commands.terminal import print_block, print_error
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _
+from debugger.model import run_status
 from debugger.model.failures import is_interrupt
 from debugger.runtimes.capabilities import Threads, capability
 from debugger.runtimes.run_options import RunOptions, add_run_options, run_request
@@ -171,7 +172,7 @@ def _report(
         code = 0
     elif not recorded.ok:
         error = trace.error or {}
-        print(f"error: {error.get('class', 'Error')}: {error.get('message', '')}", file=sys.stderr)
+        print_error(error, run_status.failure_site(trace), file=sys.stderr)
         code = 130 if trace.status == "cancelled" else 1
     else:
         print(f"final state: {short(encode(recorded.output), 400)}")

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from debugger.commands.common import add_checkpointer_options, add_command, thread_from_args
+from debugger.commands.terminal import print_error
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.replay import CallValues, walk_calls
 from debugger.model import run_status
@@ -58,7 +59,7 @@ def command(args: argparse.Namespace) -> int:
         if args.step is None or step.step == args.step:
             if step.step in starts:  # a turn of the thread begins: its new input (or answer) before its steps
                 print(f"-- {turn_label(starts[step.step])}")
-            _print_step(step, calls, args.channel)
+            _print_step(step, calls, args.channel, asked=args.step is not None)
             if any(m.get("damaged") for m in step.mismatches):  # said in full on stderr as the command ends
                 print(f"step {step.step}: cannot be replayed: the data stored for it is damaged")
     if unknown_end:  # how the app ended is in the damaged checkpoint: no ending line stands in for it
@@ -67,7 +68,7 @@ def command(args: argparse.Namespace) -> int:
         for item in trace.interrupts:
             print(f"paused: {item.get('node') or 'a node'} asks {json.dumps(item.get('value'), ensure_ascii=False)}")
     elif trace.error and trace.status not in ("running", "cancelled", "timeout") and not is_interrupt(trace.error):
-        print(f"error: {trace.error['class']}: {trace.error['message']}")
+        print_error(trace.error, run_status.failure_site(trace))
     last = order[-1] if len(order) else None
     print(run_status.ending(trace.status, trace.error, after=f"step {last}" if last is not None else ""))
     if damage is not None:  # the app's ending is known, but a step between could not be read
@@ -90,12 +91,22 @@ def _ends_damaged(trace: Any) -> bool:
     return bool(trace.error) and trace.error.get("class") == "DamagedData"
 
 
-def _print_step(step: Any, values: CallValues, channel: str | None) -> None:
-    """One superstep's reducer calls (on `channel` only, when given), each with what it did in words."""
+def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bool = False) -> None:
+    """One superstep's reducer calls (on `channel` only, when given), each with what it did in words; a step
+    without any says why (a node raised, nothing was written). With `channel`, a step that did not write it
+    is left out unless it was `asked` for (`--step N`)."""
     calls = [(c, b, a) for c, b, a in values if channel in (None, c.channel)]
-    if not calls:
+    if not calls and channel is not None and not asked:
         return
     print(f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}")
+    if not calls:
+        raised = [t for t in step.tasks if t.error and not is_interrupt(t.error)]
+        for task in raised:
+            print_error(task.error, f" in {task.name}")
+        if not raised and not step.committed:  # the step a stopped run was in: its tasks never reported back
+            print(f"  not committed: the run stopped while {', '.join(t.name for t in step.tasks)} ran")
+        elif not raised:
+            print(f"  nothing written to {channel!r}" if channel is not None else "  nothing written")
     for call, before, after in calls:
         verdict = "REFUSED" if call.error else short(after, 60)
         print(

@@ -18,7 +18,7 @@ from typing import Any
 
 from debugger.diagnostics.value_text import escaped, one_line
 
-__all__ = ["one_line", "print_block", "safe", "safe_print"]
+__all__ = ["one_line", "print_block", "print_error", "safe", "safe_print"]
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -36,6 +36,14 @@ def safe_print(*values: Any, sep: str = " ", end: str = "\n", file: Any = None, 
 def print_block(text: str, *, file: Any = None, flush: bool = False) -> None:
     """Lines the command laid out itself (data inside already through `one_line`): newlines and tabs kept."""
     _write(safe(text), "\n", file, flush)
+
+
+def print_error(error: dict[str, Any], where: str = "", *, file: Any = None) -> None:
+    """An error record of a trace as one line, `error{where}: Class: message`. A message of several lines
+    (LangGraph's ends with a troubleshooting link) is joined with spaces: its sentences read on, and no
+    line of it can pass for one of the command's own."""
+    message = " ".join(line.strip() for line in str(error.get("message", "") or "").splitlines() if line.strip())
+    safe_print(f"error{where}: {error.get('class', 'Error')}: {message}", file=file)
 
 
 def _write(text: str, end: str, file: Any, flush: bool) -> None:

@@ -16,6 +16,8 @@ from typing import Any
 from debugger.i18n import N_, _
 
 CUT_OFF_CLASS = "RunCutOff"
+INTERRUPTS = ("GraphInterrupt", "NodeInterrupt")
+"""Error classes of a task that asked (an interrupt), not failed."""
 
 LABELS = {
     "done": N_("done"),
@@ -75,9 +77,28 @@ def icon(status: str, error: Any = None) -> str:
     return ICONS.get(_badge(status, error), ICONS.get(status, "•"))
 
 
-def ending(status: str, error: Any = None, *, after: str = "") -> str:
+def failure_site(run: Any) -> str:
+    """Where a failed run failed, in words for `ending`'s `site`: " in step 2, where boom raised", " in step 1,
+    where the writes to 'v' were refused"; "" when the run did not fail. A run fails in its last recorded step,
+    so only that step is read (a long trace's other steps stay on disk)."""
+    if run.status != "error" or not len(run.steps):
+        return ""
+    record = run.steps[-1]
+    raised = tuple(dict.fromkeys(t.name for t in record.tasks if t.error and t.error.get("class") not in INTERRUPTS))
+    refused = tuple(dict.fromkeys(repr(c.channel) for c in record.reducer_calls if c.error))
+    if refused:
+        return _(" in step {step}, where the writes to {keys} were refused").format(
+            step=record.step, keys=", ".join(refused)
+        )
+    if raised:
+        return _(" in step {step}, where {nodes} raised").format(step=record.step, nodes=", ".join(raised))
+    return _(" in step {step}").format(step=record.step)
+
+
+def ending(status: str, error: Any = None, *, after: str = "", site: str = "") -> str:
     """How the run ended, in a sentence. `after` names the last recorded step ("step 4", "3
-    supersteps") so a run that did not end says where its recording stops."""
+    supersteps") so a run that did not end says where its recording stops; `site` says where a failed run
+    failed (`failure_site`)."""
     _kind, message = _error_text(error)
     first = message.strip().splitlines()[0] if message.strip() else ""
     where = _(" after {step}").format(step=after) if after else ""
@@ -104,7 +125,9 @@ def ending(status: str, error: Any = None, *, after: str = "") -> str:
     if status == "interrupted":
         return _("The run paused at an interrupt or a breakpoint (interrupted); resuming its thread goes on from here.")
     if status == "error":
-        return _("The run failed (error): {error}").format(error=first) if first else _("The run failed (error).")
+        if first:
+            return _("The run failed (error){site}: {error}").format(site=site, error=first)
+        return _("The run failed (error){site}.").format(site=site)
     if status == "recursion_limit":
         return _("The run hit its recursion limit (recursion_limit) and was stopped.")
     if status in ("cancelled", "timeout"):

@@ -130,8 +130,11 @@ class RunView:
 
     @property
     def opening_step(self) -> int:
-        """Where a run opens: at its failure when it failed, else at its first step."""
-        return self.failed_step if self.failed_step is not None else self.first
+        """Where a run opens: at its failure when it failed, at its last recorded step when it was stopped
+        (a timeout opens on the step that hung), else at its first step."""
+        if self.failed_step is not None:
+            return self.failed_step
+        return self.last if self.run.status in ("timeout", "cancelled") else self.first
 
     def clamp(self, step: int) -> int:
         if not self.steps:

@@ -28,7 +28,7 @@ from debugger.sources.store_sink import write_pending_on_sigterm
 from debugger.stores.opening import open_store
 from debugger.stores.protocol import StoreError
 from debugger.stores.urls import masked
-from engine.trace import Recorder, Trace, watching
+from engine.trace import Recorder, Trace, watching, where_stopped
 
 SECTION = "StepScope runs"
 
@@ -220,7 +220,7 @@ class RecordingSession:
                 self._keep(nodeid, RecordedRun(trace))
                 return
             if (trace.error or {}).get("class") == "KeyboardInterrupt":
-                mark_stopped(trace, "cancelled", f"after {streamed.handed} supersteps")
+                mark_stopped(trace, "cancelled", where_stopped(trace, stored_up_to=streamed.stored_up_to))
             streamed.finish(trace)
             self._keep(nodeid, RecordedRun(trace, streamed))
 

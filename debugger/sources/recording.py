@@ -32,6 +32,7 @@ from engine.trace import (
     plain_config,
     stepscope_error,
     utc_now,
+    where_stopped,
 )
 
 RUN_TIMEOUT_ENV = "STEPSCOPE_RUN_TIMEOUT"
@@ -180,7 +181,7 @@ def _stopped_trace(
     if stopped is not None:
         return stopped
     frozen = unstarted_trace(recorder, graph, graph_input, config, None)
-    mark_stopped(frozen, why, f"after {_handed(recorder)} supersteps", timeout=timeout)
+    mark_stopped(frozen, why, where_stopped(frozen, stored_up_to=_stored_up_to(recorder)), timeout=timeout)
     frozen.duration = round(elapsed, 6)
     return frozen
 
@@ -196,19 +197,14 @@ def stopped_trace(recorder: Recorder, why: str, timeout: float | None, elapsed: 
         if live is None:
             return None
         frozen = frozen_copy(live)
-    steps = [s for s in frozen.steps if s.step >= 0]
-    running = [t.name for t in steps[-1].tasks if t.result is None and t.error is None] if steps else []
-    where = f"after {_handed(recorder) + len(steps)} supersteps" + (
-        f", while {', '.join(running)} ran" if running else ""
-    )
-    mark_stopped(frozen, why, where, timeout=timeout)
+    mark_stopped(frozen, why, where_stopped(frozen, stored_up_to=_stored_up_to(recorder)), timeout=timeout)
     frozen.duration = round(elapsed, 6)
     return frozen
 
 
-def _handed(recorder: Recorder) -> int:
-    """Supersteps of the run stored already (so no longer in its trace's memory)."""
-    return recorder.sink.handed if isinstance(recorder.sink, StoreSink) else 0
+def _stored_up_to(recorder: Recorder) -> int | None:
+    """The last committed step of the run stored already (so no longer in its trace's memory), or None."""
+    return recorder.sink.stored_up_to if isinstance(recorder.sink, StoreSink) else None
 
 
 def mark_stopped(trace: Trace, why: str, where: str, *, timeout: float | None = None) -> None:

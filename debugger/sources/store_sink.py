@@ -57,7 +57,9 @@ class StoreSink:
         """Why the stored run could not be told why it stops (a full disk refusing even that), or None."""
         self.kept: list[StepRecord] = []
         self.handed = 0
-        """Supersteps (not the input step) handed over so far: a stopped run's message counts them too."""
+        """Supersteps (not the input step) handed over so far."""
+        self.stored_up_to: int | None = None
+        """The last committed step handed over: where a stopped run's message says it stopped."""
         self.finished = False
         self.pending: list[StepRecord] = []
         """Finished steps handed over and not written yet: the batch being gathered."""
@@ -75,6 +77,7 @@ class StoreSink:
             steps = list(record.steps)
             del record.steps[:]
             self.handed += len([s for s in steps if s.step >= 0])
+            self.stored_up_to = next((s.step for s in reversed(steps) if s.committed), self.stored_up_to)
             self._fold(steps)
             if self.on_steps is not None:
                 self.on_steps(steps)

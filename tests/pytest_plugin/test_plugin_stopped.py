@@ -127,8 +127,8 @@ def test_ctrl_c_stores_the_hanging_run_as_stopped_with_its_steps(tmp_path, runti
     assert hung.name == "tick" and hung.result is None
     if runtime == "engine":  # the engine's run goes on in the node, never finished
         assert hung.error is None
-        assert hanging.error == "Stopped with Ctrl-C after 4 supersteps, while tick ran; " + KEPT
+        assert hanging.error == "Stopped with Ctrl-C after step 2, while tick ran; " + KEPT
     else:  # langgraph ends the run itself, the node's task with the KeyboardInterrupt
         assert hung.error["class"] == "KeyboardInterrupt"
-        assert hanging.error == "Stopped with Ctrl-C after 4 supersteps; " + KEPT
+        assert hanging.error == "Stopped with Ctrl-C after step 2; " + KEPT
     assert runs["test_counts_to_five"].status == "done"

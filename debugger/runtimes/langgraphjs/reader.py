@@ -48,7 +48,7 @@ import threading
 from typing import Any, Callable
 
 from engine.codec import TYPE
-from engine.trace import ReducerCallRecord, RunRecord, StepRecord, Trace, TraceWriter, utc_now
+from engine.trace import ReducerCallRecord, RunRecord, StepRecord, Trace, TraceWriter, utc_now, where_stopped
 
 DEFAULT_NAME = "LangGraph"
 """The name LangGraph.js gives a graph compiled without one: the root run is named after its target instead."""
@@ -272,22 +272,7 @@ class EventReader:
         )
 
     def _where(self) -> str:
-        root = self.root
-        if root is None:
-            return "before its first superstep"
-        committed = [step.step for step in root.record.steps if step.committed]
-        last = max(committed) if committed else None
-        where = "before its first superstep" if last is None or last < 0 else f"after step {last}"
-        running = _running_tasks(root.record)
-        return where + (f", while {', '.join(running)} ran" if running else "")
-
-
-def _running_tasks(record: RunRecord) -> list[str]:
-    """The names of the tasks of the last step that never reported back (still running when it stopped)."""
-    if not record.steps:
-        return []
-    last = record.steps[-1]
-    return [t.name for t in last.tasks if not last.committed and t.result is None and t.error is None and not t.writes]
+        return where_stopped(self.root.record) if self.root is not None else "before its first superstep"
 
 
 def _stepscope_error(kind: str, message: str) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from debugger.runtimes.runtime import NO_RESUME, RunSetupError
 from debugger.runtimes.threads_api import thread_file
 from debugger.sources.recording import RUN_TIMEOUT_ENV, frozen_copy
 from debugger.stores.opening import local_db_path
-from engine.trace import Trace, mark_ended, stepscope_error
+from engine.trace import Trace, mark_ended, stepscope_error, where_stopped
 
 from . import probe, thread_files
 from .names import state_keys
@@ -245,13 +245,13 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float | None, **
         raise RunSetupError(f"{kwargs['target']} did not start within {timeout:.0f} s: nothing was recorded.")
     with session.lock:  # the same frozen copy and ending as an engine run that overran or was stopped
         frozen = frozen_copy(root.record)
-    steps = [s for s in frozen.steps if s.step >= 0]
+    where = where_stopped(frozen)
     if cancelled:
-        message = f"Stopped with Ctrl-C after {len(steps)} supersteps; what was recorded until then is kept."
+        message = f"Stopped with Ctrl-C {where}; what was recorded until then is kept."
         mark_ended(frozen, "cancelled", stepscope_error("RunCancelled", message))
         return frozen
     message = (
-        f"The run did not finish within {timeout:g} s; stopped after {len(steps)} supersteps. A node may be waiting "
+        f"The run did not finish within {timeout:g} s; stopped {where}. A node may be waiting "
         f"forever (a network call without a timeout, an endless loop). Raise {RUN_TIMEOUT_ENV} to wait longer."
     )
     mark_ended(frozen, "timeout", stepscope_error("RunTimeout", message))
