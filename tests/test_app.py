@@ -154,7 +154,7 @@ def test_the_graph_marks_ran_next_and_visited_nodes_and_taken_edges():
     assert node_state(at, "child-3a-s1") == "ran"
     assert node_state(at, "p1") == "visited"
     assert node_state(at, "__start__") == "visited"
-    assert node_state(at, "__end__") == "next"
+    assert node_state(at, "__end__") == "idle"  # nothing "runs next" after the run's last step
     assert stepper_shown.shown_step(at)["edges"] == ["edge_p1-to-child-3a-s1"]
     assert '<g id="cluster_child" class="cluster">' in svg
     assert '<g id="edge___start__-to-p1" class="edge stepscope-edge idle">' in svg, "one drawing, idle as laid out"

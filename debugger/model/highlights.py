@@ -16,7 +16,7 @@ from debugger import i18n
 from debugger.model import background as bg
 from debugger.model.drawing import Highlight
 from debugger.model.failures import is_interrupt
-from engine import END, START
+from engine import START
 from engine.draw import DrawableGraph
 from engine.trace import PUSH, TaskRecord
 
@@ -58,12 +58,13 @@ class Highlights:
         )
 
     def _next_nodes(self, index: int, ran: set[str]) -> set[str]:
-        """The nodes of the shown step after the `index`-th; END after a finished run's last step."""
+        """The nodes of the shown step after the `index`-th; none after the last step (END is reached by the
+        edge taken into it, not something that "runs next")."""
         steps = self.view.steps
         following = steps[index + 1] if index + 1 < len(steps) else None
         if following is not None:
             return {t.name for t in self.view.tasks(following)}
-        return {END} if self.view.run.status == "done" and ran else set()
+        return set()
 
     def _send_labels(self, tasks: list[TaskRecord]) -> dict[str, str]:
         """Under each node that ran Sends, their indexes and arguments (four at most, then how many more)."""
