@@ -88,3 +88,38 @@ def test_a_hostile_run_is_text_in_the_report(tmp_path, opened):
         page.mouse.click(5, 5)
         page.keyboard.press("ArrowRight")
     assert requests == [path.as_uri()], f"the page asked for more than itself: {requests}"
+
+
+def test_a_nodes_sends_are_one_line_each_beside_it_and_clear_of_the_next_node(tmp_path, opened):
+    """map_reduce_send's step 2: write_joke ran three Sends. Their note was one SVG text (newlines
+    collapsed, cut off by the drawing's edge, across the edge to pick_best); now a line each, right of the
+    node, inside the page and touching no other node."""
+    from playwright.sync_api import expect
+
+    page, _ = opened(_page_file(tmp_path, "map_reduce_send"))
+    page.mouse.click(5, 5)
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator(".stepscope-stepper .at")).to_have_text("Step 2 (3 of 4)")
+    note = page.locator("g.stepscope-node text.note").filter(has_text="owl")
+    assert note.locator("tspan").evaluate_all("spans => spans.map(s => s.textContent)") == [
+        '[0] {"subject": "owl"}',
+        '[1] {"subject": "cat"}',
+        '[2] {"subject": "dog"}',
+    ]
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('g.stepscope-node')].map(g => {
+            const r = (g.querySelector('text.note').textContent ? g.querySelector('text.note')
+                       : g.querySelector('path, polygon, ellipse')).getBoundingClientRect();
+            const s = g.querySelector('path, polygon, ellipse').getBoundingClientRect();
+            return {id: g.id, note: !!g.querySelector('text.note').textContent,
+                    box: [r.left, r.top, r.right, r.bottom], shape: [s.left, s.top, s.right, s.bottom]};
+        })"""
+    )
+    (noted,) = [b for b in boxes if b["note"]]
+    left, top, right, bottom = noted["box"]
+    assert right <= page.viewport_size["width"] and right - left > 100, noted  # whole, not clipped
+    for other in boxes:
+        if other["id"] != noted["id"]:
+            o_left, o_top, o_right, o_bottom = other["shape"]
+            assert right < o_left or left > o_right or bottom < o_top or top > o_bottom, (noted, other)

@@ -51,8 +51,35 @@ function markPlaces(g) {
     (first ? first.parentNode : g).insertBefore(t, first);
     return t;
   };
-  g.stepscopeNote = text("note", box.x + box.width / 2, box.y + box.height + 12);
+  // the note goes right of the node, from its top: below it, it crossed the edge out and reached the
+  // next node; the layout keeps no room for it, and the drawing shows what reaches past its box
+  g.stepscopeNote = text("note", box.x + box.width + 6, box.y + 10);
+  g.stepscopeNote.setAttribute("text-anchor", "start");
   g.stepscopeMarker = text("marker", box.x + 14, box.y + box.height / 2 + 5);
+}
+
+const NOTE_LINE = 40; // characters a note's line shows; the whole note is in its title (hover)
+
+// a note of several lines (one per Send), one tspan a line, each cut to NOTE_LINE characters
+function setNote(note, text) {
+  note.replaceChildren();
+  if (!text) return;
+  const lines = text.split("\n");
+  let cut = false;
+  lines.forEach((line, i) => {
+    const span = document.createElementNS(SVG_NS, "tspan");
+    span.setAttribute("x", note.getAttribute("x"));
+    if (i) span.setAttribute("dy", "1.2em");
+    const chars = [...line]; // by code point: a cut never splits a character
+    cut = cut || chars.length > NOTE_LINE;
+    span.textContent = chars.length > NOTE_LINE ? chars.slice(0, NOTE_LINE - 1).join("") + "…" : line;
+    note.append(span);
+  });
+  if (cut) {
+    const title = document.createElementNS(SVG_NS, "title");
+    title.textContent = text;
+    note.append(title);
+  }
 }
 
 export class Drawing {
@@ -61,6 +88,7 @@ export class Drawing {
     canvas.replaceChildren();
     this.svg = svg ? parseSvg(svg) : null;
     if (this.svg) canvas.append(this.svg);
+    if (this.svg) this.svg.style.overflow = "visible"; // a node's note may reach past graphviz's box
     this.nodes = this.svg ? [...this.svg.querySelectorAll("g.stepscope-node")] : [];
     this.edges = this.svg ? [...this.svg.querySelectorAll("g.stepscope-edge")] : [];
     for (const g of this.nodes) {
@@ -79,7 +107,7 @@ export class Drawing {
       const look = LOOKS[state] || {};
       g.stepscopeShapes.forEach((shape) => setLook(shape, look));
       g.stepscopeMarker.textContent = markers[state] || "";
-      g.stepscopeNote.textContent = step.labels[g.id] || "";
+      setNote(g.stepscopeNote, step.labels[g.id] || "");
     }
     const taken = new Set(step.edges);
     for (const g of this.edges) {
