@@ -310,7 +310,9 @@ def test_follow_ends_a_run_of_short_steps_at_its_timeout_and_keeps_the_steps_com
         "run", str(loops), "--follow", "--timeout", "1.5", "--input", '{"n": 0}', "--recursion-limit", "200", db=db
     )
     assert said.returncode == 1, said.stderr
-    assert "error: The run did not finish within 1.5 s (--timeout); stopped " in said.stderr, said.stderr
+    assert "error: The run did not finish within 1.5 s (--timeout or STEPSCOPE_RUN_TIMEOUT); stopped " in said.stderr, (
+        said.stderr
+    )
     assert "status: timeout" in said.stdout
     stored = RunStore(db).load(RunStore(db).list()[0].run_id)
     assert 2 <= len([s for s in stored.steps if s.step >= 0 and s.committed]) < 20

@@ -218,7 +218,7 @@ def _reducer_fix(key: str, calls: list[Any]) -> tuple[tuple[str, str], bool]:
     item = _item_type([c.write for c in calls])
     return (
         _(
-            "Or collect every value: make {key} a list with a reducer (its type changes from {item} to list[{item}])"
+            "Collect every value: make {key} a list with a reducer (its type changes from {item} to list[{item}])"
         ).format(key=repr(key), item=item),
         f'{key}: Annotated[list[{item}], operator.add]   # each node returns {{"{key}": [its value]}}',
     ), True

@@ -39,8 +39,9 @@ def cancel(
         return message
     if whole_run:
         message = Later(
-            N_("The run did not finish within {seconds} s (--timeout); stopped {where}. {recorded}"),
+            N_("The run did not finish within {seconds} s (--timeout or {variable}); stopped {where}. {recorded}"),
             seconds=f"{limit:g}",
+            variable=RUN_TIMEOUT_ENV,
             where=where,
             recorded=Later(N_("The supersteps committed before that are recorded.")),
         )

@@ -174,6 +174,6 @@ def _run_error(view: RunView) -> ErrorReport | None:
     ).format(count=view.run.recursion_limit)
     fixes = (
         (_("Make the loop's router return END when it is done"), 'return END if done(state) else "again"'),
-        (_("Or allow more supersteps if the loop is meant to be long"), 'graph.invoke(inp, {"recursion_limit": 100})'),
+        (_("Allow more supersteps if the loop is meant to be long"), 'graph.invoke(inp, {"recursion_limit": 100})'),
     )
     return ErrorReport(error["class"], error["message"], explanation, fixes=fixes)

@@ -234,14 +234,21 @@ def _trouble(view: RunView, step: int, errors_tab: bool = True) -> list[Line]:
         )
     lines += [Line("lost", md(lost.sentence())) for lost in view.lost_updates(step)]
     finding_titles = {f.title for f in view.findings_at(step)}
-    for report in view.errors(step):
+    reports = view.errors(step)
+    for index, report in enumerate(reports):
         culprits = i18n.join_names(report.culprits)
+        # the Errors tab is named once, after the step's last failure, not after each
+        told = (
+            "."
+            if errors_tab and index < len(reports) - 1
+            else _where_told(report, errors_tab, report.title in finding_titles)
+        )
         lines.append(
             Line(
                 "error",
                 f"**{md(report.title)}**"
                 + (_(" (caused by {culprits})").format(culprits=md(culprits)) if culprits else "")
-                + _where_told(report, errors_tab, report.title in finding_titles),
+                + told,
             )
         )
     lost_keys = {lost.channel for lost in view.lost_updates(step)}

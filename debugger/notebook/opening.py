@@ -94,8 +94,9 @@ def _open_named(name: str, *, graph_input: Any, config: Any, runtime: str, db: A
     except runs.OpenError as exc:
         raise ShowError(str(exc)) from None
     except (StoreError, TraceFileError, OSError) as exc:
-        if name.endswith(".json") or "/" in name:
-            raise ShowError(_("{name}: {error}").format(name=name, error=exc)) from None
+        if name.endswith(".json") or "/" in name:  # the file's own error names it already, mostly
+            said = str(exc) if name in str(exc) else _("{name}: {error}").format(name=name, error=exc)
+            raise ShowError(said) from None
         close = difflib.get_close_matches(name, SAMPLES, n=1)
         hint = _("Did you mean the lesson {name!r}?").format(name=close[0]) if close else _(TAKES) + "."
         raise ShowError(

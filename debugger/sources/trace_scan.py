@@ -107,11 +107,13 @@ class Scanner:
                 found, end = decoder.raw_decode(self.text, self.pos)
             except json.JSONDecodeError as exc:
                 cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(self.text) - _LITERAL_TAIL
+                where = f"byte {self.byte + len(self.text[self.pos : exc.pos].encode())}"  # before a fill moves text
                 if cut and self._fill():
                     continue
                 kind = "is truncated" if cut else "is not valid JSON"
+                # json's "Unterminated string starting at" names the place it means: the byte goes there
                 raise self._error(
-                    f"{kind} at byte {self.byte + len(self.text[self.pos : exc.pos].encode())}: {exc.msg}"
+                    f"{kind}: {exc.msg} {where}" if exc.msg.endswith(" at") else f"{kind} at {where}: {exc.msg}"
                 )
             except RecursionError:
                 raise TraceFileError(self._too_deep()) from None

@@ -55,8 +55,9 @@ def errors_panel(view: RunView, at: Cursor) -> None:
             for column, (writer, value) in zip(st.columns(len(report.writers)), report.writers):
                 column.markdown(f"**{widgets.md(writer)}**")
                 column.code(widgets.inline(value, 200), language="text")
-        for title, snippet in report.fixes:
-            st.markdown(_("**Fix:** {fix}").format(fix=widgets.md(title)))
+        for index, (title, snippet) in enumerate(report.fixes):  # the first fix, then the others ("Or:")
+            said = _("**Fix:** {fix}") if index == 0 else _("**Or:** {fix}")
+            st.markdown(said.format(fix=widgets.md(title)))
             st.code(snippet, language="python")
         if report.message:
             st.code(report.message, language="text", wrap_lines=True)

@@ -8,7 +8,7 @@ from typing import Callable
 import streamlit as st
 
 from debugger import i18n
-from debugger.i18n import N_, _
+from debugger.i18n import N_, _, ngettext
 from debugger.model import run_status
 from debugger.model.trace_view import Cursor, Scope
 from debugger.runtimes.run_options import RUN_OPTIONS
@@ -328,11 +328,12 @@ _OPEN_FORMS = {
 def _open_run(run: LoadedRun) -> None:
     """The open run: its title, status and size, its thread, its download, and running it again."""
     status, error = run.trace.status, run.trace.error
+    shown = run.view.view(session.cursor().scope).steps
     st.markdown(
         f"**{widgets.md(_(run.title) or run.label)}**  \n{run_status.icon(status, error)} "
         f"`{widgets.code(run_status.label(status, error))}` · "
-        + _("{count} steps · run `{run}`").format(
-            count=len(run.view.view(session.cursor().scope).steps), run=widgets.code(run.trace.run_id[:8])
+        + ngettext("{count} step · run `{run}`", "{count} steps · run `{run}`", len(shown)).format(
+            count=len(shown), run=widgets.code(run.trace.run_id[:8])
         )
     )
     if run.no_code:  # the run names its code, and it did not come back: said once, here and in Time travel

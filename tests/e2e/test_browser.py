@@ -111,7 +111,8 @@ def test_errors_tab_shows_both_writers_of_a_concurrent_update(app, shot):
     )
     expect(writers).to_have_text(["lookup_order", "lookup_user_history"])
     expect(writers.nth(1)).to_be_visible()
-    expect(panel.get_by_text(re.compile(r"^Fix:"))).to_have_count(3)
+    expect(panel.get_by_text(re.compile(r"^Fix:"))).to_have_count(1)  # the first fix, then the others
+    expect(panel.get_by_text(re.compile(r"^Or:"))).to_have_count(2)
     expect(panel.get_by_text(re.compile(r"^Caused by:"))).to_be_visible()
     shot("04-refund-errors-tab", panel)
     shot("05-refund-concurrent-update")

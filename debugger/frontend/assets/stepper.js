@@ -31,6 +31,7 @@ class Stepper {
     this.keyTarget = options.focusKeys ? root : root.ownerDocument || document;
     if (options.focusKeys) {
       root.tabIndex = 0;
+      root.classList.add("stepscope-keys"); // its focus ring: stepper.css
       root.dataset.lmSuppressShortcuts = "true"; // JupyterLab (Lumino) leaves keys inside this element alone
     }
     this.keyTarget.addEventListener("keydown", this.keys);
