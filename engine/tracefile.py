@@ -234,9 +234,13 @@ def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
     try:
         data = load_json(text)
     except json.JSONDecodeError as exc:
-        kind = "is truncated" if exc.pos >= len(text) - 1 else "is not valid JSON"
+        cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(text) - 1
+        kind = "is truncated" if cut else "is not valid JSON"
+        where = f"line {exc.lineno}, column {exc.colno}"
+        # json's "Unterminated string starting at" names the place it means: the line and column go there
+        problem = f"{exc.msg} {where}" if exc.msg.endswith(" at") else f"({where}): {exc.msg}"
         raise TraceFileError(
-            f"{source} {kind} (line {exc.lineno}, column {exc.colno}): {exc.msg}. "
+            f"{source} {kind}{':' if exc.msg.endswith(' at') else ''} {problem}. "
             "Re-export the run, or open a complete .json trace file."
         ) from None
     except UnicodeDecodeError as exc:

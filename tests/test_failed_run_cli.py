@@ -32,25 +32,18 @@ def _raises(state):
     raise ValueError("bad value for n\nsecond line of the message")
 
 
-def build():
+def chain(*nodes):
+    """START -> each (name, action) in turn -> END."""
     builder = StateGraph(State)
-    builder.add_node("ok", _adds)
-    builder.add_node("boom", _raises)
-    builder.add_edge(START, "ok")
-    builder.add_edge("ok", "boom")
-    builder.add_edge("boom", END)
+    names = [START, *(name for name, _ in nodes), END]
+    for name, action in nodes:
+        builder.add_node(name, action)
+    for source, target in zip(names, names[1:]):
+        builder.add_edge(source, target)
     return builder.compile()
 
 
-def build_fine():
-    builder = StateGraph(State)
-    builder.add_node("ok", _adds)
-    builder.add_edge(START, "ok")
-    builder.add_edge("ok", END)
-    return builder.compile()
-
-
-graph, fine = build(), build_fine()
+graph, fine = chain(("ok", _adds), ("boom", _raises)), chain(("ok", _adds))
 example_input = {"n": 0}
 
 
@@ -91,7 +84,7 @@ def _task(name: str) -> TaskRecord:
 
 
 def test_a_stopped_run_says_the_last_committed_step_and_what_still_ran():
-    trace = record_run(build(), {"n": 0}, {}, target="t").trace
+    trace = record_run(graph, {"n": 0}, {}, target="t").trace
     committed = [s for s in trace.steps if s.committed]
     hung = StepRecord(step=committed[-1].step + 1, tasks=[_task("hang")], committed=False)
     trace.steps = [*committed, hung]
@@ -111,14 +104,8 @@ RELEASE = threading.Event()
 
 
 def test_a_timed_out_run_says_where_it_hung_and_opens_on_that_step():
-    builder = StateGraph(State)
-    builder.add_node("ok", _adds)
-    builder.add_node("hang", _waits)
-    builder.add_edge(START, "ok")
-    builder.add_edge("ok", "hang")
-    builder.add_edge("hang", END)
     try:
-        trace = record_run(builder.compile(), {"n": 0}, {}, target="t", timeout=0.3).trace
+        trace = record_run(chain(("ok", _adds), ("hang", _waits)), {"n": 0}, {}, target="t", timeout=0.3).trace
     finally:
         RELEASE.set()
     assert trace.status == "timeout"
