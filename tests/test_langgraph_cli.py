@@ -83,7 +83,9 @@ def test_interrupt_is_answered_by_a_later_process(tmp_path: Path, saver: str) ->
     store = RunStore(db)
     runs = store.list()
     assert [r.status for r in runs] == ["done", "interrupted"]
-    assert {r.graph for r in runs} == {"approve.py:graph"} and {r.target for r in runs} == {"approve.py:graph"}
+    # the file's path kept whole, so an app started in another folder finds the run's code
+    assert {r.graph for r in runs} == {"approve.py:graph"}
+    assert {r.target for r in runs} == {f"{(tmp_path / 'approve.py').resolve()}:graph"}
     resumed = store.load(runs[0].run_id)
     assert resumed.thread_id == thread and store.load(runs[1].run_id).thread_id == thread
 

@@ -137,7 +137,7 @@ def test_chinese_labels_and_lesson() -> None:
         (None, "None is not something StepScope can show"),
         ("  ", "an empty name is not something"),
         ("subgraph_trp", "Did you mean the lesson 'subgraph_trap'?"),
-        ("missing/t.json", "missing/t.json: cannot read"),
+        ("missing/t.json", "cannot read missing/t.json"),
         (StateGraph(Count), "a value of type StateGraph is not something"),
     ],
 )

@@ -218,13 +218,23 @@ def run_request(loaded: LoadedTarget, options: RunOptions, spelling: Spelling = 
         loaded.graph,
         loaded.example_input if graph_input is None else graph_input,
         config,
-        loaded.name,
+        recorded_target(loaded.name),
         thread=thread,
         resume=NO_RESUME if options.resume is None else answer_value(options.resume),
         context=read_json_option(options.context, spelling.context, files=spelling.files),
         timeout=options.timeout,
         checkpointer=options.checkpointer,
     )
+
+
+def recorded_target(target: str) -> str:
+    """The target as a stored run keeps it: a relative file path made absolute, so the run's code comes
+    back (What-if, Time travel) in an app started in another folder; samples and modules as written."""
+    spec, colon, attribute = target.partition(":")
+    path = Path(spec)
+    if path.suffix and not path.is_absolute() and path.is_file():
+        return f"{path.resolve()}{colon}{attribute}"
+    return target
 
 
 def read_json_option(text: str | None, what: str, *, files: bool = True) -> Any:

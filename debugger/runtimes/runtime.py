@@ -53,6 +53,7 @@ the engine and langgraph do: time travel and the forms read node and key names f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any, Protocol
 
 from engine.trace import Trace
@@ -110,6 +111,13 @@ RESUME_NEEDS_THREAD = (
     "in --config (the run that stopped printed it)."
 )
 """The one refusal of `--resume` without a thread, whichever runtime refuses it."""
+
+
+def target_name(target: str) -> str:
+    """A target as a name for its graph: a file's name with its attribute (`approve.py:graph`), since a
+    stored run keeps the file's whole path (`run_options.recorded_target`); other targets as they are."""
+    spec, colon, attribute = target.partition(":")
+    return f"{PurePath(spec).name}{colon}{attribute}" if PurePath(spec).suffix else target
 
 
 def nothing_to_resume(target: str, saver: str) -> str:

@@ -23,6 +23,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
+from debugger.runtimes.runtime import target_name
 from engine.trace import StepRecord, Trace, new_run, utc_now
 
 from .process import JSAppError, NodeRun, find_node
@@ -111,7 +112,7 @@ def _empty_run(reader: EventReader, target: str, graph_input: Any, config: dict[
     graphs = list(reader.graphs.values())
     graph = dict(graphs[0]) if graphs else _unknown_graph([])
     if graph.get("name") in (None, "LangGraph"):
-        graph["name"] = target
+        graph["name"] = target_name(target)
     limit = config.get("recursionLimit")
     return new_run(
         ns=[],

@@ -47,6 +47,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
+from debugger.runtimes.runtime import target_name
 from engine.codec import TYPE
 from engine.trace import ReducerCallRecord, RunRecord, StepRecord, Trace, TraceWriter, utc_now, where_stopped
 
@@ -99,7 +100,7 @@ class EventReader:
         parent = self.runs.get(event.get("parent_run")) if event.get("parent_run") is not None else None
         if parent is None:
             if graph.get("name") in (None, DEFAULT_NAME) and self.target:
-                graph["name"] = self.target
+                graph["name"] = target_name(self.target)
         elif ns:
             graph["name"] = ns[-1].partition(":")[0] or graph.get("name", DEFAULT_NAME)
         common = dict(

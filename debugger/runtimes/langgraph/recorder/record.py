@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
+from debugger.runtimes.runtime import target_name
 from debugger.stores.opening import open_store
 from engine.trace import Trace, TraceWriter, new_run, plain_config, utc_now
 
@@ -71,7 +72,7 @@ class Session:
         own = getattr(graph, "name", None)
         if own and own != DEFAULT_NAME:
             return own
-        return self.target or own
+        return target_name(self.target) or own
 
     def finished(self, trace: Any) -> None:
         with self.lock:
