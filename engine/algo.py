@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .channels import MISSING, AnyValue, BinaryOperatorAggregate, Channel, EphemeralValue, LastValue
 from .constants import PULL, PUSH, RESERVED_WRITE_KEYS, START, TASKS
+from .control_channels import Topic
 from .errors import EmptyChannelError
 from .hooks import Hooks, ReducerCall
 
@@ -51,6 +52,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .nodes import CompiledNode
 
 logger = logging.getLogger("engine")
+_new = object.__new__
+"""Makes a bare instance of a slots dataclass whose fields the caller then sets, one store each: on a
+hot path, cheaper than calling the class (its `__init__` runs in a frame of its own)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -138,6 +142,14 @@ PLAIN_CHANNELS = frozenset(
 """Channel classes whose value is available exactly when it is not MISSING: reading one is one
 attribute read, not two calls (every node input and every state read goes through `read`)."""
 
+NOTHING_TO_CONSUME = frozenset(
+    kind
+    for kind in (LastValue, AnyValue, EphemeralValue, BinaryOperatorAggregate, Topic)
+    if kind.consume is Channel.consume
+)
+"""Channel classes whose `consume()` is the base class's `return False`: the barrier does not call it
+on the trigger channels of every task (an edge's channel is one of them)."""
+
 
 def task_id(ns: tuple[str, ...], step: int, name: str, path: tuple[Any, ...], checkpoint_id: str = "") -> str:
     """A UUID-shaped id that depends only on where the task is, so traces are reproducible."""
@@ -192,7 +204,8 @@ def plan_tasks(
         task = _pull_task(nodes[name], state, step, ns, stop)
         if task is not None:
             tasks.append(task)
-    if state.channels[TASKS].is_available():
+    sends = state.channels[TASKS]  # a Topic: available when it holds packets (`is_available`, written out)
+    if sends.values if type(sends) is Topic else sends.is_available():
         tasks.extend(_push_tasks(nodes, state, step, ns))
     return tasks
 
@@ -205,8 +218,10 @@ def _pull_task(node: "CompiledNode", state: RunState, step: int, ns: tuple[str, 
     fired: dict[str, int] = {}  # the triggers that fired, with their versions: the task's seen_versions
     for channel in node.triggers:
         version = versions.get(channel, 0)
-        if version > seen.get(channel, 0) and channels[channel].is_available():
-            fired[channel] = version
+        if version > seen.get(channel, 0):
+            target = channels[channel]  # `is_available()`, read off the slot where it is that
+            if target.value is not MISSING if type(target) in PLAIN_CHANNELS else target.is_available():
+                fired[channel] = version
     if not fired:
         return None
     name = node.name
@@ -270,8 +285,10 @@ def apply_writes(
     next_version = max(versions.values(), default=0) + 1
     consumed = tasks[0].triggers if len(tasks) == 1 else {c for task in tasks for c in task.triggers}
     for channel in consumed:
-        if channel in channels and channel not in RESERVED_WRITE_KEYS and channels[channel].consume():
-            versions[channel] = next_version
+        if channel in channels and channel not in RESERVED_WRITE_KEYS:
+            target = channels[channel]
+            if type(target) not in NOTHING_TO_CONSUME and target.consume():
+                versions[channel] = next_version
 
     pending, writers = _grouped_writes(channels, tasks)
     updated: set[str] = set()
@@ -284,7 +301,7 @@ def apply_writes(
             changed = target.update(values)
         if changed:
             versions[channel] = next_version
-            if target.is_available():
+            if target.value is not MISSING if type(target) in PLAIN_CHANNELS else target.is_available():
                 updated.add(channel)
     if bump_step:
         _end_step(state, updated, trigger_to_nodes, next_version)
@@ -339,8 +356,15 @@ def _end_step(state: RunState, updated: set[str], trigger_to_nodes: Mapping[str,
     if clearing is None:
         clearing = state.clearing = tuple(k for k, c in channels.items() if c.clears_unwritten)
     for channel in clearing:
+        if channel in updated:
+            continue
         target = channels[channel]
-        if channel not in updated and target.is_available() and target.update(()):
+        kind = type(target)
+        if kind in PLAIN_CHANNELS:
+            available = target.value is not MISSING
+        else:
+            available = target.values if kind is Topic else target.is_available()
+        if available and target.update(()):
             versions[channel] = next_version
             if target.is_available():
                 updated.add(channel)
@@ -385,12 +409,21 @@ def _update_observed(
     ) -> None:
         writer = _writers[index]
         _reported.append(index)
-        _call(
-            ns=_ns,
-            call=ReducerCall(
-                _step, _channel, _reducer, before, write, writer.id, writer.name, after, _counter[0], None, unchanged
-            ),
-        )
+        # `ReducerCall(...)`, every field set on a bare instance: calling the class runs its `__init__`
+        # in a frame of its own, which costs more than the eleven stores (one call per reducer call)
+        call = _new(ReducerCall)
+        call.step = _step
+        call.channel = _channel
+        call.reducer = _reducer
+        call.before = before
+        call.write = write
+        call.writer = writer.id
+        call.writer_name = writer.name
+        call.after = after
+        call.index = _counter[0]
+        call.error = None
+        call.before_unchanged = unchanged
+        _call(ns=_ns, call=call)
         _counter[0] += 1
 
     try:

@@ -11,7 +11,15 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
 from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order, task_id
-from .constants import DEFAULT_RECURSION_LIMIT, DEFAULT_RECURSION_LIMIT_ENV, INPUT, INTERRUPT, START, branch_channel
+from .constants import (
+    DEFAULT_RECURSION_LIMIT,
+    DEFAULT_RECURSION_LIMIT_ENV,
+    INPUT,
+    INTERRUPT,
+    PUSH,
+    START,
+    branch_channel,
+)
 from .context import TaskContext
 from .errors import EmptyInputError, GraphBubbleUp, GraphInterrupt, InvalidUpdateError, recursion_limit_error
 from .hooks import Hooks, RunInfo, StepCommit
@@ -212,15 +220,19 @@ class Loop:
             return False
         if self.step > self.stop:
             self._end("recursion_limit", recursion_limit_error(self.recursion_limit))
-        try:
-            tasks = self._planned()
+        graph = self.graph
+        try:  # `_planned`, written out (it runs every step)
+            tasks = plan_tasks(
+                graph.nodes, graph.trigger_to_nodes, self.state, self.step, self.ns, self.updated_channels, self.stop
+            )
         except Exception as exc:  # building a node's input failed (e.g. schema validation)
             self._end("error", exc)
         if not tasks:
             self._end("done", None)
             return False
         self.tasks = tasks
-        self.scheduled = scheduled_order(tasks)
+        # `scheduled_order`'s usual answer (no Send task last) found without a call
+        self.scheduled = tasks if tasks[-1].path[0] != PUSH else scheduled_order(tasks)
         if self.persistence is not None:  # tasks that finished before a pause get their writes back
             self.persistence.prepare(tasks, self)
         if self.interrupt_before and self._breakpoint(self.interrupt_before, tasks):
@@ -231,7 +243,7 @@ class Loop:
 
     def execute(self) -> bool:
         """Runs the planned tasks and commits their writes at the barrier. False when the run is over."""
-        self.runner.run(self._to_run())
+        self.runner.run(self.scheduled if self.persistence is None else self._to_run())
         return self._complete()
 
     async def aexecute(self) -> bool:
@@ -308,9 +320,12 @@ class Loop:
             self.hooks.tasks_finished(ns=self.ns, step=self.step, tasks=self.scheduled)
         if self.persistence is not None:
             self.persistence.put_task_writes(tasks)
-        stopped = [t for t in tasks if t.error is not None]
-        if not stopped:
+        for task in tasks:  # the usual step: no task failed, and no list is made to say so
+            if task.error is not None:
+                break
+        else:
             return False
+        stopped = [t for t in tasks if t.error is not None]
         failed = next((t for t in stopped if not isinstance(t.error, GraphInterrupt)), None)
         if failed is not None:  # a nested run handing a Command(graph=PARENT) up is interrupted, not failed
             handover = isinstance(failed.error, GraphBubbleUp) and self.parent is not None
