@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .nodes import CompiledNode
 
 logger = logging.getLogger("engine")
-_new = object.__new__
+bare = object.__new__
 """Makes a bare instance of a slots dataclass whose fields the caller then sets, one store each: on a
 hot path, cheaper than calling the class (its `__init__` runs in a frame of its own)."""
 
@@ -238,8 +238,28 @@ def _pull_task(node: "CompiledNode", state: RunState, step: int, ns: tuple[str, 
                 exc.add_note(f"Before task with name '{name}' and path '{(PULL, name)}'")
                 raise
     path = node.pull_path
-    task_key = task_id(ns, step, name, path, state.checkpoint_id)
-    return Task(task_key, name, path, step, node.sorted_triggers, fired, task_input, node, fired=tuple(fired))
+    # `Task(id, name, path, step, node.sorted_triggers, fired, task_input, node, fired=tuple(fired))`,
+    # every field stored on a bare instance (see `bare`; `test_fast_built_objects` holds them to the class)
+    task = bare(Task)
+    task.id = task_id(ns, step, name, path, state.checkpoint_id)
+    task.name = name
+    task.path = path
+    task.step = step
+    task.triggers = node.sorted_triggers
+    task.seen_versions = fired
+    task.input = task_input
+    task.node = node
+    task.writes = []
+    task.result = MISSING
+    task.routes = ()
+    task.error = None
+    task.duration = 0.0
+    task.fired = tuple(fired)
+    task.interrupts = ()
+    task.resume = ()
+    task.restored = False
+    task.attempts = ()
+    return task
 
 
 def _push_tasks(nodes: Mapping[str, "CompiledNode"], state: RunState, step: int, ns: tuple[str, ...]) -> list[Task]:
@@ -411,7 +431,7 @@ def _update_observed(
         _reported.append(index)
         # `ReducerCall(...)`, every field set on a bare instance: calling the class runs its `__init__`
         # in a frame of its own, which costs more than the eleven stores (one call per reducer call)
-        call = _new(ReducerCall)
+        call = bare(ReducerCall)
         call.step = _step
         call.channel = _channel
         call.reducer = _reducer

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
-from .algo import RunState, Task, apply_writes, plan_tasks, scheduled_order, task_id
+from .algo import RunState, Task, apply_writes, bare, plan_tasks, scheduled_order, task_id
 from .constants import (
     DEFAULT_RECURSION_LIMIT,
     DEFAULT_RECURSION_LIMIT_ENV,
@@ -353,12 +353,16 @@ class Loop:
         if kind == "resume" or (kind != "input" and not updated.isdisjoint(self.output_key_set)):
             self.output = self.read_output()
         if hooks is not None:
-            hooks.step_committed(
-                ns=self.ns,
-                commit=StepCommit(
-                    step, frozenset(updated), dict(self.state.versions), self.read_state, self.graph.state_keys, kind
-                ),
-            )
+            # `StepCommit(step, frozenset(updated), dict(versions), self.read_state, state_keys, kind)`,
+            # every field stored on a bare instance (see `algo.bare`)
+            commit = bare(StepCommit)
+            commit.step = step
+            commit.updated_channels = frozenset(updated)
+            commit.versions = dict(self.state.versions)
+            commit.read = self.read_state
+            commit.state_keys = self.graph.state_keys
+            commit.kind = kind
+            hooks.step_committed(ns=self.ns, commit=commit)
         if self.persistence is not None and kind == "loop":
             self._save(kind)
 

@@ -26,7 +26,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from .algo import Task
+from .algo import Task, bare
 from .channels import MISSING
 from .context import TaskContext, current_task
 from .errors import GraphBubbleUp, GraphInterrupt, ParentCommand
@@ -232,7 +232,14 @@ class Runner:
         loop = self.loop
         node = task.node
         started = time.perf_counter()
-        token = current_task.set(TaskContext(loop, task, loop.config)) if node.needs_context else None
+        token = None
+        if node.needs_context:  # `TaskContext(loop, task, loop.config)`, stored on a bare instance (`algo.bare`)
+            context = bare(TaskContext)
+            context.loop = loop
+            context.task = task
+            context.config = loop.config
+            context.interrupt_calls = 0
+            token = current_task.set(context)
         try:
             attempt_started = started
             while True:
