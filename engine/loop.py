@@ -243,7 +243,12 @@ class Loop:
 
     def execute(self) -> bool:
         """Runs the planned tasks and commits their writes at the barrier. False when the run is over."""
-        self.runner.run(self.scheduled if self.persistence is None else self._to_run())
+        tasks = self.scheduled if self.persistence is None else self._to_run()
+        runner = self.runner
+        if len(tasks) == 1:  # `Runner.run` of one task, written out
+            runner.work(tasks[0])
+        else:
+            runner.run(tasks)
         return self._complete()
 
     async def aexecute(self) -> bool:
@@ -351,7 +356,8 @@ class Loop:
             self._end("error", exc)
         self.updated_channels = updated
         if kind == "resume" or (kind != "input" and not updated.isdisjoint(self.output_key_set)):
-            self.output = self.read_output()
+            keys = self.output_keys  # `read_output` of a list of keys, written out
+            self.output = self.read_output() if isinstance(keys, str) else self.state.read(keys)
         if hooks is not None:
             # `StepCommit(step, frozenset(updated), dict(versions), self.read_state, state_keys, kind)`,
             # every field stored on a bare instance (see `algo.bare`)

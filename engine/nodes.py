@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .constants import PULL, START
@@ -61,6 +61,9 @@ class CompiledNode:
     """An async run must await this node: an `async def` action or router, or a subgraph."""
     pull_path: tuple[str, str] = ("", "")
     """`(PULL, name)`: the path of every task of this node that an edge triggers (one tuple, shared)."""
+    plain_action: Any = field(default=None, init=False, repr=False)
+    """The action, when calling it on the task's input is all `call` does (not `__start__`, a subgraph,
+    an `async def` or a node taking config): the runner then calls it without `call`."""
 
     def __post_init__(self) -> None:
         self.pull_path = (PULL, self.name)
@@ -68,6 +71,8 @@ class CompiledNode:
         self.sorted_triggers = tuple(sorted(self.triggers))
         self.is_coroutine = is_coroutine_function(self.action)
         self.is_async = self.is_coroutine or self.is_subgraph or any(b.is_async for b in self.branches)
+        plain = self.name != START and not (self.is_subgraph or self.is_coroutine or self.takes_config)
+        self.plain_action = self.action if plain else None
 
     def call(self, task: Task, loop: Loop) -> Any:
         if self.name == START:

@@ -244,7 +244,8 @@ class Runner:
             attempt_started = started
             while True:
                 try:
-                    returned = node.call(task, loop)
+                    action = node.plain_action
+                    returned = node.call(task, loop) if action is None else action(task.input)
                     task.result = returned
                     task.writes = node_writes(node, task, returned, loop)
                     break

@@ -167,8 +167,12 @@ def state_update_pairs(
     processed element by element; anything that is not a dict, a Command or an annotated object is
     LangGraph's "Expected dict, got ..." error.
     """
-    if type(returned) is dict:  # the common case first
-        return [(k, v) for k, v in returned.items() if k in known_keys]
+    if type(returned) is dict:  # the common case first (a loop: a comprehension is a call of its own)
+        pairs = []
+        for k, v in returned.items():
+            if k in known_keys:
+                pairs.append((k, v))
+        return pairs
     if returned is None:
         return []
     if isinstance(returned, dict):

@@ -10,7 +10,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from .algo import Task, local_read
-from .constants import END, START, TASKS, branch_channel
+from .constants import _BRANCH_CHANNELS, END, START, TASKS, branch_channel
 from .errors import InvalidUpdateError, ParentCommand
 from .schema import state_update_pairs
 from .types import Command, Send
@@ -22,7 +22,11 @@ if TYPE_CHECKING:  # pragma: no cover
 def node_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
     """All writes of one task, in LangGraph's writer order: state keys, Command/Send control
     writes, static edges, then one set per conditional edge (each router runs here, in the task)."""
-    writes = _own_writes(node, task, returned)
+    # `_own_writes`, written out (this runs for every task)
+    task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
+    if type(returned) is not dict:  # a plain dict has no Send or Command in it
+        writes.extend(control_writes(returned))
+    writes.extend(node.edge_writes)
     for branch in node.branches:
         writes.extend(route_writes(branch, task, call_router(branch, task, returned, writes, loop)))
     return writes
@@ -96,7 +100,10 @@ def route_writes(branch: Any, task: Task, result: Any) -> list[tuple[str, Any]]:
     if type(result) is str:  # the usual router: one node name (or a path_map key for one), every step
         destination = result if path_map is None else path_map.get(result)
         if type(destination) is str and destination != START:  # START or an unknown key: the loop below raises
-            return [] if destination == END else [(branch_channel(destination), None)]
+            if destination == END:
+                return []
+            # `branch_channel(destination)`: its cache read here, the call made for a name not in it yet
+            return [(_BRANCH_CHANNELS.get(destination) or branch_channel(destination), None)]
     results = result if isinstance(result, (list, tuple)) else (result,)
     out: list[tuple[str, Any]] = []
     for chosen in results:
