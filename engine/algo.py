@@ -301,36 +301,10 @@ def apply_writes(
     """
     channels = state.channels
     versions = state.versions
-    bump_step = _mark_seen(state.versions_seen, versions, tasks)
-    next_version = max(versions.values(), default=0) + 1
-    consumed = tasks[0].triggers if len(tasks) == 1 else {c for task in tasks for c in task.triggers}
-    for channel in consumed:
-        if channel in channels and channel not in RESERVED_WRITE_KEYS:
-            target = channels[channel]
-            if type(target) not in NOTHING_TO_CONSUME and target.consume():
-                versions[channel] = next_version
-
-    pending, writers = _grouped_writes(channels, tasks)
-    updated: set[str] = set()
-    observed = [0]  # running index of reducer calls within this step
-    for channel, values in pending.items():
-        target = channels[channel]
-        if hooks is not None and channel in state_keys:
-            changed = _update_observed(target, channel, values, writers[channel], hooks, ns, step, observed)
-        else:
-            changed = target.update(values)
-        if changed:
-            versions[channel] = next_version
-            if target.value is not MISSING if type(target) in PLAIN_CHANNELS else target.is_available():
-                updated.add(channel)
-    if bump_step:
-        _end_step(state, updated, trigger_to_nodes, next_version)
-    return updated
-
-
-def _mark_seen(versions_seen: dict[str, dict[str, int]], versions: dict[str, int], tasks: list[Task]) -> bool:
-    """Marks every trigger of each task seen at its current version; True if a task had triggers (a
-    superstep, not the input or an external update)."""
+    # Every trigger of each task is marked seen at its current version; a task with triggers makes
+    # this a superstep (not the input or an external update). Written out, as is the grouping below:
+    # this runs every step.
+    versions_seen = state.versions_seen
     bump_step = False
     for task in tasks:
         if task.triggers:
@@ -341,13 +315,15 @@ def _mark_seen(versions_seen: dict[str, dict[str, int]], versions: dict[str, int
             for channel in task.triggers:
                 if channel in versions:
                     seen[channel] = versions[channel]
-    return bump_step
+    next_version = max(versions.values(), default=0) + 1
+    consumed = tasks[0].triggers if len(tasks) == 1 else {c for task in tasks for c in task.triggers}
+    for channel in consumed:
+        if channel in channels and channel not in RESERVED_WRITE_KEYS:
+            target = channels[channel]
+            if type(target) not in NOTHING_TO_CONSUME and target.consume():
+                versions[channel] = next_version
 
-
-def _grouped_writes(
-    channels: Mapping[str, Channel], tasks: list[Task]
-) -> tuple[dict[str, list[Any]], dict[str, list[Task]]]:
-    """Each channel's writes in application order, and the task of each write."""
+    # Each channel's writes in application order, and the task of each write.
     pending: dict[str, list[Any]] = {}
     writers: dict[str, list[Task]] = {}
     for task in tasks:
@@ -364,14 +340,22 @@ def _grouped_writes(
                 logger.warning(
                     f"Task {task.name} with path {task.path} wrote to unknown channel {channel}, ignoring it."
                 )
-    return pending, writers
-
-
-def _end_step(state: RunState, updated: set[str], trigger_to_nodes: Mapping[str, Any], next_version: int) -> None:
-    """After a superstep's writes: the channels nothing wrote clear (edge triggers), and when no node
-    is triggered any more, every channel hears that the run is finishing (deferred nodes, barriers)."""
-    channels = state.channels
-    versions = state.versions
+    updated: set[str] = set()
+    observed = [0]  # running index of reducer calls within this step
+    for channel, values in pending.items():
+        target = channels[channel]
+        if hooks is not None and channel in state_keys:
+            changed = _update_observed(target, channel, values, writers[channel], hooks, ns, step, observed)
+        else:
+            changed = target.update(values)
+        if changed:
+            versions[channel] = next_version
+            if target.value is not MISSING if type(target) in PLAIN_CHANNELS else target.is_available():
+                updated.add(channel)
+    if not bump_step:
+        return updated
+    # After a superstep's writes: the channels nothing wrote clear (edge triggers), and when no node
+    # is triggered any more, every channel hears that the run is finishing (deferred nodes, barriers).
     clearing = state.clearing
     if clearing is None:
         clearing = state.clearing = tuple(k for k, c in channels.items() if c.clears_unwritten)
@@ -380,7 +364,7 @@ def _end_step(state: RunState, updated: set[str], trigger_to_nodes: Mapping[str,
             continue
         target = channels[channel]
         kind = type(target)
-        if kind in PLAIN_CHANNELS:
+        if kind in PLAIN_CHANNELS:  # `is_available()`, read off the slot (or Topic's list)
             available = target.value is not MISSING
         else:
             available = target.values if kind is Topic else target.is_available()
@@ -394,6 +378,7 @@ def _end_step(state: RunState, updated: set[str], trigger_to_nodes: Mapping[str,
                 versions[channel] = next_version
                 if target.is_available():
                     updated.add(channel)
+    return updated
 
 
 def _update_observed(

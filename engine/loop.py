@@ -310,26 +310,25 @@ class Loop:
         return [t for t in self.scheduled if not t.restored]
 
     def _complete(self) -> bool:
-        """After the tasks ran: report them, then commit their writes. False when the run is over."""
+        """After the tasks ran: report them and store what they did, then commit their writes. False
+        when the run is over (a task failed or interrupted: `_stopped`)."""
         tasks = self.tasks
-        if self._finish(tasks):
-            return False
-        self._commit(tasks)
-        self.step += 1
-        self.resuming = False
-        return not (self.interrupt_after and self._breakpoint(self.interrupt_after, tasks))
-
-    def _finish(self, tasks: list[Task]) -> bool:
-        """Reports the step's tasks and stores what they did; True (or raises) if one failed or interrupted."""
         if self.hooks is not None:  # in the order LangGraph reports tasks that finish together
             self.hooks.tasks_finished(ns=self.ns, step=self.step, tasks=self.scheduled)
         if self.persistence is not None:
             self.persistence.put_task_writes(tasks)
         for task in tasks:  # the usual step: no task failed, and no list is made to say so
             if task.error is not None:
+                if self._stopped(tasks):
+                    return False
                 break
-        else:
-            return False
+        self._commit(tasks)
+        self.step += 1
+        self.resuming = False
+        return not (self.interrupt_after and self._breakpoint(self.interrupt_after, tasks))
+
+    def _stopped(self, tasks: list[Task]) -> bool:
+        """A task of the step failed or interrupted: ends the run (raises, or True for an interrupt)."""
         stopped = [t for t in tasks if t.error is not None]
         failed = next((t for t in stopped if not isinstance(t.error, GraphInterrupt)), None)
         if failed is not None:  # a nested run handing a Command(graph=PARENT) up is interrupted, not failed
