@@ -198,8 +198,17 @@ class Recorder(Hooks):
                     *chain.from_iterable(writes),
                     *chain.from_iterable(routes),
                 )
-                if not FROZEN.issuperset(map(type, event[6::2])):  # not only numbers and strings: copied
-                    event = _copied_flat(builder, event, step)
+                # not only numbers and strings written and chosen: copied (a loop: `type` is cheap
+                # in one, and costly called by `map`)
+                for _, value in writes:
+                    if type(value) not in FROZEN:
+                        event = _copied_flat(builder, event, step)
+                        break
+                else:
+                    for _, value in routes:
+                        if type(value) not in FROZEN:
+                            event = _copied_flat(builder, event, step)
+                            break
                 if event is not None and kept is not THAWED:
                     pending.append(event)
                     continue
