@@ -197,8 +197,10 @@ def plan_tasks(
     else:
         names: set[str] = set()
         for channel in updated_channels:
-            names.update(trigger_to_nodes.get(channel, ()))
-        candidates = sorted(names)
+            triggered = trigger_to_nodes.get(channel)
+            if triggered is not None:  # (a state key triggers nothing)
+                names.update(triggered)
+        candidates = sorted(names) if len(names) > 1 else names  # a loop's step: one node, nothing to sort
     tasks: list[Task] = []
     for name in candidates:
         task = _pull_task(nodes[name], state, step, ns, stop)
@@ -315,7 +317,7 @@ def apply_writes(
             for channel in task.triggers:
                 if channel in versions:
                     seen[channel] = versions[channel]
-    next_version = max(versions.values(), default=0) + 1
+    next_version = (max(versions.values()) if versions else 0) + 1  # (`max`'s keyword costs a parse)
     consumed = tasks[0].triggers if len(tasks) == 1 else {c for task in tasks for c in task.triggers}
     for channel in consumed:
         if channel in channels and channel not in RESERVED_WRITE_KEYS:
