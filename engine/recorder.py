@@ -34,7 +34,6 @@ from .trace_events import (
     build_committed,
     build_finished,
     build_finished_flat,
-    build_finished_pairs,
     build_planned,
     build_reduced,
     build_reduced_grown,
@@ -188,32 +187,28 @@ class Recorder(Hooks):
                 kept = result
                 if result is not SAME_AS_WRITES and type(result) not in FROZEN:
                     kept = builder.freeze(result, step)
-                # Only numbers and strings written and chosen (tested in a loop: `type` is cheap in
-                # one, and costly called by `map`): the task's own pairs are kept, as a tuple (cheaper
-                # than one flat tuple of them); else a flat event with copies of the values.
-                event = None
+                # One flat tuple, `(kind, id, result, duration, number of writes, channel, value, ...,
+                # router, choice, ...)`: the task's own lists and pairs are let go.
+                event = (
+                    build_finished_flat,
+                    task.id,
+                    kept,
+                    task.duration,
+                    len(writes),
+                    *chain.from_iterable(writes),
+                    *chain.from_iterable(routes),
+                )
+                # not only numbers and strings written and chosen: copied (a loop: `type` is cheap
+                # in one, and costly called by `map`)
                 for _, value in writes:
                     if type(value) not in FROZEN:
+                        event = _copied_flat(builder, event, step)
                         break
                 else:
                     for _, value in routes:
                         if type(value) not in FROZEN:
+                            event = _copied_flat(builder, event, step)
                             break
-                    else:
-                        event = (build_finished_pairs, task.id, kept, task.duration, tuple(writes), tuple(routes))
-                if event is None:
-                    # One flat tuple, `(kind, id, result, duration, number of writes, channel, value, ...,
-                    # router, choice, ...)`, its values copied (`_copied_flat`): the task's lists are let go.
-                    event = (
-                        build_finished_flat,
-                        task.id,
-                        kept,
-                        task.duration,
-                        len(writes),
-                        *chain.from_iterable(writes),
-                        *chain.from_iterable(routes),
-                    )
-                    event = _copied_flat(builder, event, step)
                 if event is not None and kept is not THAWED:
                     pending.append(event)
                     continue

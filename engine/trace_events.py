@@ -12,7 +12,6 @@ copies); `freeze` decides which values can wait.
 from __future__ import annotations
 
 import operator
-from itertools import chain
 from typing import Any
 
 from .algo import Task
@@ -230,15 +229,6 @@ def build_finished_flat(writer: TraceWriter, event: tuple[Any, ...]) -> None:
     duration = event[3]
     if duration is not None:
         task.duration = round(duration, 6)
-
-
-def build_finished_pairs(writer: TraceWriter, event: tuple[Any, ...]) -> None:
-    """`(build_finished_pairs, id, result, duration, writes, routes)`: `build_finished_flat` of a task
-    whose writes and router choices are all numbers and strings, kept as tuples of the task's own
-    pairs (cheaper to keep as the run goes than one flat tuple; flattened here, as the records are built)."""
-    _, task_id, result, duration, writes, routes = event
-    flat = (build_finished_flat, task_id, result, duration, len(writes), *chain.from_iterable(writes))
-    build_finished_flat(writer, (*flat, *chain.from_iterable(routes)) if routes else flat)
 
 
 def build_finished(writer: TraceWriter, event: tuple[Any, ...]) -> None:
