@@ -46,6 +46,7 @@ def _started(argv: list[str], monkeypatch, capsys) -> tuple[str, dict[str, str]]
         return 0
 
     monkeypatch.setattr(app_server, "serve", record)
+    monkeypatch.setattr("debugger.commands.app.port_refusal", lambda host, port: "")  # no port is bound here
     args = build_parser("app").parse_args(argv)
     assert args.handler(args) == 0
     return capsys.readouterr().err, given["env"]

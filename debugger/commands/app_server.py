@@ -3,8 +3,10 @@ with itself: SIGTERM, SIGINT (Ctrl+C) and SIGHUP (the terminal closed) stop the 
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +77,29 @@ def server_environment(*, host: str, allow_code: bool, db: str | None, checkpoin
         env[CHECKPOINTER_ENV] = checkpointer
     env[CODE_ENV] = "1" if allowed_for(host, allow_code=allow_code) else "0"
     return env
+
+
+def port_refusal(host: str, port: int) -> str:
+    """Why the app cannot listen on `host:port` ('' when it can): tried with a socket of its own before the
+    server starts, so `stepscope app` never announces a URL that another program answers."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return f"--host {host}: not an address of this machine ({exc.strerror or exc}); give e.g. --host 127.0.0.1"
+    family, kind, _proto, _name, address = infos[0]
+    with socket.socket(family, kind) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: a closed port is free
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                other = port + 1 if port < 65535 else 8501
+                return (
+                    f"port {port} is in use on {host} (another server, or a StepScope app already open): "
+                    f"stop it, or give --port {other}"
+                )
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc}; give another --host or --port"
+    return ""
 
 
 def launch(

@@ -165,10 +165,21 @@ def _report(
         return 2
     print_block(table(rows, [_(h) for h in RUN_HEADERS]))
     if sink.error is None:
-        kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}"]
+        in_db = f" --db {shlex.quote(str(args.db))}" if args.db else ""  # the command must find the run
+        kept = [*kept, f"reopen: stepscope show {trace.run_id[:12]}{in_db}"]
     print(f"status: {trace.status}   run: {trace.run_id}   " + "   ".join(kept))
     if capability(loaded.runtime, Threads) is not None and trace.status == "interrupted" and trace.interrupts:
         _print_interrupts(args, trace, recorded.thread_id, loaded.runtime.checkpointer_class(loaded.graph))
+        code = 0
+    elif trace.status == "interrupted" and _questions(recorded.output):  # its threads live in its process only
+        for question in _questions(recorded.output):
+            print(_("paused: the run asks {value}").format(value=short(encode(question), 300)))
+        said = _(
+            "it cannot be answered from a later command: {target} keeps its thread in its own checkpointer, "
+            "in this process, which has ended. Answer it on the app's Live run page (stepscope app, Live run), "
+            "or in Python: graph.invoke(Command(resume=ANSWER), config) with the same thread_id."
+        )
+        print(said.format(target=args.target))
         code = 0
     elif not recorded.ok:
         error = trace.error or {}
@@ -181,6 +192,12 @@ def _report(
         _recover(args, sink, trace, kept)
         return STORE_FAILED
     return code
+
+
+def _questions(output: Any) -> list[Any]:
+    """The values of the `interrupt()` calls an engine run stopped on, from its output's `__interrupt__`."""
+    asked = output.get("__interrupt__") if isinstance(output, dict) else None
+    return [getattr(item, "value", item) for item in asked] if isinstance(asked, (list, tuple)) else []
 
 
 def _recover(args: argparse.Namespace, sink: StoreSink, trace: Trace, kept: list[str]) -> None:

@@ -114,6 +114,9 @@ def _import_file(path: Path) -> Any:
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # dataclasses and pickling look their module up here
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:  # as `python app.py` does: the file imports the modules beside it
+        sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:

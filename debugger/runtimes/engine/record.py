@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import sys
+import uuid
 from typing import Any
 
 from debugger.runtimes.capabilities import LiveDriving, StaticChecks, TimeTravel
@@ -69,7 +70,7 @@ class EngineRuntime(PythonApps):
         outcome = record_run(
             request.graph,
             request.graph_input,
-            dict(request.config or {}),
+            self._with_thread(request.graph, dict(request.config or {})),
             target=target,
             timeout=request.timeout,
             recorder=recorder,
@@ -77,6 +78,16 @@ class EngineRuntime(PythonApps):
         if sink is not None:
             sink.finish(outcome.trace)
         return Recorded(outcome.trace, outcome.output, outcome.failure)
+
+    def _with_thread(self, graph: Any, config: dict[str, Any]) -> dict[str, Any]:
+        """A graph compiled with a checkpointer runs only on a thread (its saver refuses a config without
+        `thread_id`): a run given none gets one of its own, as `graph.invoke(inp, {"configurable":
+        {"thread_id": ...}})` would. The saver is the graph's, in this process: the thread ends with it."""
+        configurable = dict(config.get("configurable") or {})
+        if self.checkpointer_class(graph) is None or configurable.get("thread_id"):
+            return config
+        configurable["thread_id"] = f"stepscope-{uuid.uuid4().hex[:12]}"
+        return {**config, "configurable": configurable}
 
     def static_view(self, graph: Any) -> tuple[Any, str | None]:
         """An engine graph is read by the checks before running as it is."""

@@ -1,0 +1,102 @@
+"""What a newcomer's first commands met (newcomer QA, second round): a graph file imports the modules beside
+it, `reopen:` names the database it was stored in, an engine graph compiled with a checkpointer runs (on a
+thread of its own) and says how its interrupt can be answered, and `stepscope app` refuses a taken port, a
+port out of range and an unknown sample before it announces a URL.
+
+The commands run in this process (`debugger.cli.main`, output captured): no process is started."""
+
+from __future__ import annotations
+
+import socket
+import textwrap
+
+import pytest
+
+from debugger.cli import main
+
+
+def printed(capsys, args: list[str]) -> tuple[int, str]:
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_a_graph_file_imports_the_module_beside_it(tmp_path, capsys, monkeypatch):
+    (tmp_path / "helpers_beside.py").write_text("def bump(s):\n    return {'n': s['n'] + 1}\n")
+    (tmp_path / "uses_helper.py").write_text(
+        textwrap.dedent(
+            """
+            from typing import TypedDict
+            from engine import StateGraph, START, END
+            from helpers_beside import bump
+
+            class S(TypedDict):
+                n: int
+
+            g = StateGraph(S)
+            g.add_node("bump", bump)
+            g.add_edge(START, "bump")
+            g.add_edge("bump", END)
+            graph = g.compile()
+            example_input = {"n": 1}
+            """
+        )
+    )
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))  # the folder added is this test's only
+    db = str(tmp_path / "runs.sqlite3")
+    code, text = printed(capsys, ["run", str(tmp_path / "uses_helper.py"), "--db", db])
+    assert code == 0, text
+    assert "final state: {'n': 2}" in text
+    assert f"--db {db}" in text.split("reopen: ", 1)[1].splitlines()[0]  # the command finds the run
+
+
+APPROVAL = """
+from typing import TypedDict
+from engine import StateGraph, START, END, InMemorySaver, interrupt
+
+class S(TypedDict):
+    ok: str
+
+def ask(s):
+    return {"ok": interrupt({"question": "approve refund #42?"})}
+
+g = StateGraph(S)
+g.add_node("ask", ask)
+g.add_edge(START, "ask")
+g.add_edge("ask", END)
+graph = g.compile(checkpointer=InMemorySaver())
+example_input = {"ok": ""}
+"""
+
+
+def test_an_engine_graph_with_a_checkpointer_runs_and_says_how_its_question_is_answered(tmp_path, capsys):
+    (tmp_path / "approve_engine.py").write_text(APPROVAL)
+    code, text = printed(capsys, ["run", str(tmp_path / "approve_engine.py"), "--db", str(tmp_path / "r.sqlite3")])
+    assert code == 0, text
+    assert "status: interrupted" in text and "requires one or more" not in text
+    assert "paused: the run asks {'question': 'approve refund #42?'}" in text
+    assert "Answer it on the app's Live run page" in text
+
+
+def test_the_app_refuses_a_taken_port_before_it_says_where_it_is(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))  # bound, not listening: taken all the same, and no server in make check
+        port = taken.getsockname()[1]
+        code, text = printed(capsys, ["app", "--port", str(port)])
+    assert code == 2
+    assert f"port {port} is in use on 127.0.0.1" in text and "StepScope is at" not in text
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--port", "99999"], "'99999' is no port: give a number from 1 to 65535"),
+        (["subgraph_tra"], "subgraph_tra: no such sample; did you mean subgraph_trap?"),
+    ],
+)
+def test_the_app_refuses_a_port_out_of_range_and_an_unknown_sample(capsys, args, said):
+    try:
+        code, text = printed(capsys, ["app", *args])
+    except SystemExit as exc:  # argparse's own refusal of an option
+        code, text = exc.code, capsys.readouterr().err
+    assert code == 2 and said in text and "StepScope is at" not in text
