@@ -16,6 +16,7 @@ from debugger.model.trace_view import Scope, TraceView
 from debugger.sources.recording import record_run
 from engine import END, START, StateGraph
 from engine.trace import StepRecord, TaskRecord, where_stopped
+from engine.tracefile import to_json
 
 HERE = Path(__file__)
 
@@ -58,7 +59,7 @@ def test_diagnose_fails_on_a_run_whose_node_raised_and_names_where(tmp_path, cap
     code, text = printed(capsys, ["diagnose", f"{HERE}:graph", "--db", store])
     assert code == 1, text
     assert "no findings" in text  # no reducer mistake: the failure itself is what fails the command
-    assert "The run failed (error) in step 2, where boom raised: bad value for n" in text
+    assert "The run failed (error) in step 2, where boom raised: ValueError: bad value for n" in text
 
 
 def test_show_names_the_failing_step_and_prints_a_step_without_reducer_calls(tmp_path, capsys):
@@ -112,3 +113,23 @@ def test_a_timed_out_run_says_where_it_hung_and_opens_on_that_step():
     assert "stopped after step 1, while hang ran" in trace.error["message"]
     view = TraceView(trace, trace.graph).view(Scope())
     assert view.opening_step == 2 == view.last  # the step that hung, not the input step
+
+
+def _good(state):
+    return {"n": 7}
+
+
+def test_a_siblings_write_in_a_step_where_a_node_raised_is_shown_as_discarded(tmp_path, capsys):
+    builder = StateGraph(State)
+    builder.add_node("good", _good)
+    builder.add_node("boom", _raises)
+    for name in ("good", "boom"):
+        builder.add_edge(START, name)
+        builder.add_edge(name, END)
+    trace = record_run(builder.compile(), {"n": 0}, {}, target="t").trace
+    view = TraceView(trace, trace.graph).view(Scope())
+    assert view.merge(1) == [] and view.discarded_writes(1) == [("good", "n", 7)]
+    trace_file = tmp_path / "par.json"
+    trace_file.write_text(to_json(trace))
+    code, text = printed(capsys, ["show", str(trace_file), "--step", "1"])
+    assert "  good wrote n: 7 (discarded: the step failed)" in text, text

@@ -103,6 +103,11 @@ def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bo
         raised = [t for t in step.tasks if t.error and not is_interrupt(t.error)]
         for task in raised:
             print_error(task.error, f" in {task.name}")
+        if raised:  # the barrier never ran: what the other tasks wrote went with the step
+            for task in step.tasks:
+                for key, value in task.writes:
+                    if channel in (None, key) and not key.startswith(("branch:", "__")):
+                        print(f"  {task.name} wrote {key}: {short(value, 60)} (discarded: the step failed)")
         if not raised and not step.committed:  # the step a stopped run was in: its tasks never reported back
             print(f"  not committed: the run stopped while {', '.join(t.name for t in step.tasks)} ran")
         elif not raised:

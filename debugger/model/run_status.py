@@ -99,7 +99,7 @@ def ending(status: str, error: Any = None, *, after: str = "", site: str = "") -
     """How the run ended, in a sentence. `after` names the last recorded step ("step 4", "3
     supersteps") so a run that did not end says where its recording stops; `site` says where a failed run
     failed (`failure_site`)."""
-    _kind, message = _error_text(error)
+    kind, message = _error_text(error)
     first = message.strip().splitlines()[0] if message.strip() else ""
     where = _(" after {step}").format(step=after) if after else ""
     if status == "running":
@@ -125,6 +125,8 @@ def ending(status: str, error: Any = None, *, after: str = "", site: str = "") -
     if status == "interrupted":
         return _("The run paused at an interrupt or a breakpoint (interrupted); resuming its thread goes on from here.")
     if status == "error":
+        if first and kind and kind not in first:  # KeyError's message alone is just "'missing_field'"
+            first = f"{kind}: {first}"
         if first:
             return _("The run failed (error){site}: {error}").format(site=site, error=first)
         return _("The run failed (error){site}.").format(site=site)

@@ -292,6 +292,14 @@ class RunView:
             self._merges[made] = merge_calls(self, step)
         return self._merges[made]
 
+    def discarded_writes(self, step: int) -> list[tuple[str, str, Any]]:
+        """(writer, key, encoded value) of each state write made in a step that failed before its barrier
+        merged anything (a node raised): no reducer call shows them, and they never reached the state."""
+        record = self.by_step.get(step)
+        if record is None or record.committed or record.reducer_calls:
+            return []
+        return [(self.label(t), key, value) for t in record.tasks for key, value in self.facts.state_writes(t)]
+
     def lost_updates(self, step: int) -> list[LostUpdate]:
         """Keys whose final write in `step` replaced the items other writers of the step added."""
         return lost_updates(self, step)

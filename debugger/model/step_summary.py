@@ -247,7 +247,12 @@ def _trouble(view: RunView, step: int, errors_tab: bool = True) -> list[Line]:
             Line(
                 "error",
                 f"**{md(report.title)}**"
-                + (_(" (caused by {culprits})").format(culprits=md(culprits)) if culprits else "")
+                # the culprits, unless the title names them already ("bad raised KeyError")
+                + (
+                    _(" (caused by {culprits})").format(culprits=md(culprits))
+                    if culprits and not all(name in report.title for name in report.culprits)
+                    else ""
+                )
                 + told,
             )
         )

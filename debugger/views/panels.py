@@ -9,6 +9,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from debugger.diagnostics.value_text import short
 from debugger.i18n import N_, _, ngettext
 from debugger.model import learn, run_status, step_summary
 from debugger.model.failures import is_interrupt
@@ -169,6 +170,19 @@ def _on_guess(step: int, index: int, total: int, form_key: str) -> None:
 def merge_panel(view: RunView, at: Cursor) -> None:
     """The Merge tab: the step's reducer calls key by key, revealed one call at a time or all at once."""
     merges = view.merge(at.step)
+    discarded = view.discarded_writes(at.step)
+    if not merges and discarded:  # a node raised: the barrier never ran, and its siblings' writes went with it
+        st.error(
+            _(
+                "This step failed before its merge: no reducer ran, and **none** of these writes reached the "
+                "state (see the Errors tab for why). The state after this step is the state before it."
+            ),
+            icon="🛑",
+        )
+        for writer, key, value in discarded:
+            st.markdown(_("{writer} wrote {key}:").format(writer=widgets.code(writer), key=widgets.code(key)))
+            st.code(short(value, 400), language="text")  # a code block shows text as it is
+        return
     if not merges:
         st.caption(_("Nothing was merged in this step: no task wrote a state key."))
         return
