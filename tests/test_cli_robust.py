@@ -136,7 +136,8 @@ def test_a_node_that_raises_is_stored_with_the_steps_before_it(tmp_path):
 @pytest.mark.slow  # runs `stepscope` in a process of its own
 def test_an_error_before_the_first_step_is_stored_with_its_real_message(tmp_path):
     db = tmp_path / "runs.sqlite3"
-    result = cli("run", "subgraph_trap", "--recursion-limit", "0", db=db)
+    # the flag refuses 0 itself (tests/test_newcomer_cli.py); the config reaches the engine as it is
+    result = cli("run", "subgraph_trap", "--config", '{"recursion_limit": 0}', db=db)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "recursion_limit must be at least 1" in result.stderr and "NoneType" not in result.stderr
     summary, trace = only_run(db)

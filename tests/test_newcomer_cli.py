@@ -100,3 +100,23 @@ def test_the_app_refuses_a_port_out_of_range_and_an_unknown_sample(capsys, args,
     except SystemExit as exc:  # argparse's own refusal of an option
         code, text = exc.code, capsys.readouterr().err
     assert code == 2 and said in text and "StepScope is at" not in text
+
+
+def test_each_send_is_named_by_its_index_and_errors_are_text_in_the_table(tmp_path, capsys):
+    db, out = str(tmp_path / "r.sqlite3"), str(tmp_path / "m.json")
+    code, text = printed(capsys, ["run", "map_reduce_send", "--db", db, "--out", out])
+    assert code == 0 and "write_joke[0], write_joke[1], write_joke[2]" in text, text
+    code, text = printed(capsys, ["show", out, "--step", "2"])
+    assert "from write_joke[1]:" in text and "from write_joke:" not in text, text
+    code, text = printed(capsys, ["run", "refund_concurrent_update", "--db", db])
+    row = next(line for line in text.splitlines() if line.startswith("1 "))
+    assert row.rstrip().endswith("InvalidUpdateError: At key 'v': Can receive only one value per step. …"), row
+
+
+def test_a_recursion_limit_below_one_is_refused_before_anything_runs(tmp_path, capsys):
+    db = tmp_path / "r.sqlite3"
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "endless_loop", "--recursion-limit", "0", "--db", str(db)])
+    assert exited.value.code == 2
+    assert "--recursion-limit: must be at least 1" in capsys.readouterr().err
+    assert not db.exists()  # no empty run stored

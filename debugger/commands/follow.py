@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
+from debugger.diagnostics.value_text import task_name
 from debugger.i18n import _, say
 from debugger.live.controller import LiveRun, LiveRunError
 from debugger.live.start import start_live_run
@@ -34,10 +35,11 @@ def step_line(step: StepRecord) -> str:
     if not step.committed and not step.reducer_calls:
         failure = next((t.error for t in step.tasks if t.error and not is_stopped(t.error)), None)
         why = f"failed, {failure['class']}" if failure else "stopped"
-        return f"step {step.step}: {', '.join(t.name for t in step.tasks)} -> never committed ({why}): nothing written"
+        ran = ", ".join(task_name(t) for t in step.tasks)
+        return f"step {step.step}: {ran} -> never committed ({why}): nothing written"
     keys = sorted({c.channel for c in step.reducer_calls})
     errors = [t.error for t in step.tasks if t.error] + [c.error for c in step.reducer_calls if c.error]
-    line = f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}"
+    line = f"step {step.step}: {', '.join(task_name(t) for t in step.tasks) or '(input)'}"
     line += f" -> {', '.join(keys)}" if keys else " -> (no state change)"
     line += f"  [{len(step.reducer_calls)} reducer call{'s' if len(step.reducer_calls) != 1 else ''}]"
     if errors:

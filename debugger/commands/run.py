@@ -26,7 +26,7 @@ from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.commands.terminal import print_block, print_error
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.diagnostics.value_text import short
+from debugger.diagnostics.value_text import short, task_name
 from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.failures import is_interrupt
@@ -85,11 +85,14 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
 
             error = rejection_note(steps, step.step)
         nested = sum(len(t.subgraphs) for t in step.tasks)
-        tasks = ", ".join(t.name for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
-        rows.append(
-            [str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), short(error, 70) if error else ""]
-        )
+        tasks = ", ".join(task_name(t) for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
+        rows.append([str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), _cut(error, 70)])
     return rows
+
+
+def _cut(text: str, limit: int) -> str:
+    """Words for a table's cell, cut with an ellipsis: text, not a value (`short` would quote it)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def command(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from debugger.commands.common import add_checkpointer_options, add_command, thre
 from debugger.commands.terminal import print_error
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
 from debugger.diagnostics.replay import CallValues, walk_calls
+from debugger.diagnostics.value_text import task_name
 from debugger.model import run_status
 from debugger.model.failures import is_interrupt
 from debugger.model.present import explain_call, short
@@ -98,7 +99,8 @@ def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bo
     calls = [(c, b, a) for c, b, a in values if channel in (None, c.channel)]
     if not calls and channel is not None and not asked:
         return
-    print(f"step {step.step}: {', '.join(t.name for t in step.tasks) or '(input)'}")
+    print(f"step {step.step}: {', '.join(task_name(t) for t in step.tasks) or '(input)'}")
+    names = {t.id: task_name(t) for t in step.tasks}  # each Send of a node told apart: write_joke[1]
     if not calls:
         raised = [t for t in step.tasks if t.error and not is_interrupt(t.error)]
         for task in raised:
@@ -107,7 +109,7 @@ def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bo
             for task in step.tasks:
                 for key, value in task.writes:
                     if channel in (None, key) and not key.startswith(("branch:", "__")):
-                        print(f"  {task.name} wrote {key}: {short(value, 60)} (discarded: the step failed)")
+                        print(f"  {task_name(task)} wrote {key}: {short(value, 60)} (discarded: the step failed)")
         if not raised and not step.committed:  # the step a stopped run was in: its tasks never reported back
             print(f"  not committed: the run stopped while {', '.join(t.name for t in step.tasks)} ran")
         elif not raised:
@@ -115,7 +117,7 @@ def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bo
     for call, before, after in calls:
         verdict = "REFUSED" if call.error else short(after, 60)
         print(
-            f"  #{call.index} {call.channel} [{call.reducer}] from {call.writer_name}: "
+            f"  #{call.index} {call.channel} [{call.reducer}] from {names.get(call.writer, call.writer_name)}: "
             f"{short(before, 50)} -> {short(call.write, 50)} -> {verdict}"
         )
         print(f"      {explain_call(call, before, after, applied=step.committed)}")

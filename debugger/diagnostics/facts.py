@@ -14,7 +14,7 @@ from typing import Any, Iterator, Sequence
 
 from debugger import i18n
 from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, StepsByNumber, canonical, repeated_items
-from debugger.diagnostics.value_text import short
+from debugger.diagnostics.value_text import short, task_name
 from debugger.i18n import _
 from engine import START
 from engine.codec import TYPE, decode
@@ -167,10 +167,8 @@ class RunFacts:
 
     def label(self, task: TaskRecord) -> str:
         """The task as people should read it: `write_joke[1] {"subject": "owls"}` for a Send, else its name."""
-        if task.path and task.path[0] == PUSH:
-            index = task.path[1] if len(task.path) > 1 else "?"
-            return f"{task.name}[{index}] {short_json(task.input)}"
-        return task.name
+        name = task_name(task)  # `write_joke[1]` for a Send
+        return f"{name} {short_json(task.input)}" if name != task.name else name
 
     def reasons(self, step: int, task: TaskRecord) -> list[Reason]:
         """Why `task` ran in `step`: one reason per fired channel and earlier writer of it."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from debugger.diagnostics.generated_ids import distinguishing
 from engine.codec import MISSING_ENCODED, TYPE, decode
+from engine.trace import PUSH
 
 MISSING = MISSING_ENCODED
 MESSAGE_REDUCERS = frozenset({"add_messages", "messagesStateReducer"})
@@ -99,3 +100,11 @@ def one_line(text: object) -> str:
     """A piece of data to print inside a line: every control character shown as an escape, newline
     and tab included."""
     return _UNSAFE_IN_LINE.sub(escaped, str(text))
+
+
+def task_name(task: Any) -> str:
+    """A task's name, each Send of one node told apart by its index (`write_joke[1]`); `RunFacts.label` adds
+    the Send's argument. Here, not there, so the command line names Sends without loading the analysis."""
+    if task.path and task.path[0] == PUSH:
+        return f"{task.name}[{task.path[1] if len(task.path) > 1 else '?'}]"
+    return task.name

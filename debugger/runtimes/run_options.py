@@ -44,6 +44,15 @@ class RunOption:
     """What the form's empty field shows as an example of a value."""
 
 
+def superstep_limit(text: str) -> int:
+    """`--recursion-limit`: a whole number of supersteps, at least 1 (the engines refuse 0 only once the run
+    has started, and an empty run was stored)."""
+    number = int(text)  # a ValueError: argparse says "invalid value", the form says "a whole number"
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1 (the supersteps a run may take), e.g. 50")
+    return number
+
+
 RUN_OPTIONS = (
     RunOption(
         "input",
@@ -83,7 +92,7 @@ RUN_OPTIONS = (
         "supersteps allowed (default: the module's example_config, else LangGraph's default)",
         "N",
         N_("Recursion limit"),
-        int,
+        superstep_limit,
         "25",
     ),
     RunOption(
@@ -194,8 +203,10 @@ def _typed(option: RunOption, text: str) -> Any:
     """A form field's text as its option's type (`int` for the recursion limit), as argparse reads the flag."""
     try:
         return option.type(text)
+    except argparse.ArgumentTypeError as exc:
+        raise RunSetupError(f"The {option.name.replace('_', ' ')} {exc}, not {text!r}.") from None
     except ValueError:
-        kind = "a whole number, e.g. 50" if option.type is int else "a number, e.g. 30"
+        kind = "a whole number, e.g. 50" if option.type is superstep_limit else "a number, e.g. 30"
         raise RunSetupError(f"The {option.name.replace('_', ' ')} must be {kind}, not {text!r}.") from None
 
 

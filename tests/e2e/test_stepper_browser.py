@@ -43,7 +43,8 @@ def test_the_stepper_speaks_chinese_with_no_english_word_left(app, shot):
 def test_a_failed_run_says_how_it_ended_in_chinese(app):
     page = app.open("/?sample=refund_concurrent_update&lang=zh").page
     summary = page.locator(f"{STEPPER} .summary")
-    expect(summary).to_contain_text("运行失败了：InvalidUpdateError: At key 'v'")  # LangGraph's own words for the error, as it says them
+    # LangGraph's own words for the error, as it says them, after its class
+    expect(summary).to_contain_text("运行失败了：InvalidUpdateError: At key 'v'")
     expect(summary).not_to_contain_text("(error)")
     expect(summary).not_to_contain_text("（error）")
     expect(summary).to_contain_text("lookup_order、lookup_user_history")  # names listed with 、
