@@ -98,21 +98,31 @@ def _echoes(facts: RunFacts, step: int, call: Any, start: Any) -> bool:
 
 def _repeat_evidence(facts: RunFacts, step: int, key: str, before: list[Any], after: list[Any]) -> list[dict]:
     """Each item the write added again, where its first copy came from and how often it is there now."""
-    return [
-        {
-            "item": repeat.item,
-            "text": short(repeat.item, 60),
-            "origin": repeat.origin_words(),
-            "count_after": sum(1 for x in after if same(x, repeat.item)),
-        }
-        for repeat in facts.repeats(step, key, before, after)
-    ]
+    evidence: list[dict] = []
+    for repeat in facts.repeats(step, key, before, after):
+        if any(same(e["item"], repeat.item) for e in evidence):  # an item there four times is told once
+            continue
+        evidence.append(
+            {
+                "item": repeat.item,
+                "text": short(repeat.item, 60),
+                "origin": repeat.origin_words(),
+                "count_after": sum(1 for x in after if same(x, repeat.item)),
+            }
+        )
+    return evidence
 
 
 def _repeat_words(step: int, call: Any, start: list[Any], after: list[Any], evidence: list[dict]) -> dict[str, Any]:
     """What both wordings of a list appended again fill in: the values, the reducer, the repeated items."""
-    listed = ", ".join(_("{item} ({origin})").format(item=e["text"], origin=e["origin"]) for e in evidence[:4]) + (
-        " …" if len(evidence) > 4 else ""
+    listed = (
+        ", ".join(
+            (_("{item} ({origin}, now {count}×)") if e["count_after"] > 2 else _("{item} ({origin})")).format(
+                item=e["text"], origin=e["origin"], count=e["count_after"]
+            )  # "more than once" says twice; a count says more
+            for e in evidence[:4]
+        )
+        + (" …" if len(evidence) > 4 else "")
     )
     return {
         "key": call.channel,
@@ -158,7 +168,7 @@ def _subgraph_duplication(facts: RunFacts, call: Any, words: dict[str, Any]) -> 
     ).format(node=node) + _(
         "It received the parent's state ({key} = {start}) and returned the subgraph's whole final state "
         "({key} = {write}), not just what it added. The parent's reducer {reducer} then appended all of it, so "
-        "items the parent already had are in {channel} twice: {listed}. After step {step}: {after}."
+        "items the parent already had are in {channel} more than once: {listed}. After step {step}: {after}."
     ).format(**words)
     wrap = (
         _("Wrap the subgraph in a function node with its own schema that returns only the new items"),
@@ -181,7 +191,8 @@ def _read_modify_write(facts: RunFacts, call: Any, words: dict[str, Any]) -> tup
     explanation = _(
         "{node} returned {key} = {write}, which starts with the whole value it received ({start}), into {reducer}, "
         "which appends every write to the current value. So the old items were added again and are now in "
-        "{channel} twice: {listed}. After step {step}: {after}. A node should return only its new items and let "
+        "{channel} more than once: {listed}. After step {step}: {after}. A node should return only its new items "
+        "and let "
         "the reducer keep the rest."
     ).format(node=node, **words)
     only_new = (
