@@ -120,3 +120,15 @@ def test_a_recursion_limit_below_one_is_refused_before_anything_runs(tmp_path, c
     assert exited.value.code == 2
     assert "--recursion-limit: must be at least 1" in capsys.readouterr().err
     assert not db.exists()  # no empty run stored
+
+
+def test_export_refuses_a_page_name_for_json_and_names_the_fix_for_a_folder(tmp_path, capsys):
+    db, trace_file = str(tmp_path / "r.sqlite3"), str(tmp_path / "m.json")
+    printed(capsys, ["run", "subgraph_trap", "--db", db, "--out", trace_file])
+    run_id = __import__("json").loads((tmp_path / "m.json").read_text())["run_id"]
+    code, text = printed(capsys, ["export", run_id, str(tmp_path / "x.html"), "--db", db])
+    assert code == 2 and "for the HTML page, give --html" in text and not (tmp_path / "x.html").exists()
+    code, text = printed(capsys, ["export", run_id, str(tmp_path), "--db", db])
+    assert code == 2 and "it is a folder: give a file in it" in text and "Free space" not in text, text
+    code, text = printed(capsys, ["export", run_id, str(tmp_path / "no" / "x.json"), "--db", db])
+    assert code == 2 and "does not exist: make it or choose another path" in text, text

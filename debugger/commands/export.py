@@ -28,6 +28,10 @@ def command(args: argparse.Namespace) -> int:
     """Writes the file and says where."""
     if args.html is None and args.file is None:
         raise ReportError("say where to write the run: `stepscope export RUN FILE.json` or `--html FILE.html`.")
+    if args.file is not None and Path(args.file).suffix.lower() in (".html", ".htm"):  # JSON in a page's name
+        raise ReportError(
+            f"{args.file}: `export RUN FILE` writes a JSON trace; for the HTML page, give --html {args.file}"
+        )
     if args.file is not None:
         print(open_store(args.db).export(args.run, args.file))
     if args.html is not None:

@@ -11,6 +11,7 @@ written through (its target is replaced), as a plain `open(path, "w")` would; a 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -60,8 +61,23 @@ def write_whole(path: str | Path, text: str) -> None:
 
 def not_written(path: str | Path, exc: OSError) -> str:
     """Why `path` was not written, in one line, and that nothing of it was left there."""
-    kept = "the file there is as it was" if Path(path).exists() else "nothing was left there"
-    return f"cannot write {path}: {exc.strerror or exc} ({kept}). Free space or choose another path, then try again"
+    there = Path(path)
+    kept = (
+        "nothing in it changed"
+        if there.is_dir()
+        else "the file there is as it was"
+        if there.exists()
+        else ("nothing was left there")
+    )
+    if exc.errno == errno.EISDIR or Path(path).is_dir():
+        fix = f"it is a folder: give a file in it, e.g. {Path(path) / 'run.json'}"
+    elif exc.errno == errno.ENOENT:
+        fix = f"its folder {Path(path).parent} does not exist: make it or choose another path"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        fix = "choose a path you can write to"
+    else:  # a full disk, a file-size limit, a quota
+        fix = "free space or choose another path"
+    return f"cannot write {path}: {exc.strerror or exc} ({kept}); {fix}, then try again"
 
 
 def _is_stream(path: str | Path) -> bool:
