@@ -259,7 +259,9 @@ class Loop:
 
     def run(self) -> Any:
         """Ticks to the end and returns the output (what `invoke` returns)."""
-        while self.tick():
+        if self.status == "pending":  # `tick`, written out: a call less every step
+            self.start()
+        while self.plan() and self.execute():
             pass
         return self.output
 

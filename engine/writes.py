@@ -9,9 +9,10 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from .algo import Task, local_read
+from .algo import PLAIN_CHANNELS, Task
+from .channels import MISSING
 from .constants import _BRANCH_CHANNELS, END, START, TASKS, branch_channel
-from .errors import InvalidUpdateError, ParentCommand
+from .errors import EmptyChannelError, InvalidUpdateError, ParentCommand
 from .schema import state_update_pairs
 from .types import Command, Send
 
@@ -22,9 +23,15 @@ if TYPE_CHECKING:  # pragma: no cover
 def node_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tuple[str, Any]]:
     """All writes of one task, in LangGraph's writer order: state keys, Command/Send control
     writes, static edges, then one set per conditional edge (each router runs here, in the task)."""
-    # `_own_writes`, written out (this runs for every task)
-    task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
-    if type(returned) is not dict:  # a plain dict has no Send or Command in it
+    # `_own_writes`, written out (this runs for every task), and `state_update_pairs` of a plain dict
+    if type(returned) is dict:  # (a plain dict has no Send or Command in it)
+        task.writes = writes = []
+        known = node.writable_keys
+        for key, value in returned.items():
+            if key in known:
+                writes.append((key, value))
+    else:
+        task.writes = writes = state_update_pairs(returned, node.writable_keys, node.object_keys)
         writes.extend(control_writes(returned))
     writes.extend(node.edge_writes)
     for branch in node.branches:
@@ -83,7 +90,30 @@ def call_router(
     spec = branch.spec
     if branch.is_async and not awaitable:
         raise no_sync_function(spec.name)
-    fresh = local_read(loop.state, branch.reads, writes)
+    # `local_read(loop.state, branch.reads, writes)`, written out (a router runs every step)
+    by_channel: dict[str, list[Any]] = {}
+    for channel, written in writes:
+        if channel in by_channel:
+            by_channel[channel].append(written)
+        else:
+            by_channel[channel] = [written]
+    fresh = {}
+    channels = loop.state.channels
+    for key in branch.reads:
+        channel = channels[key]
+        if key in by_channel:
+            try:
+                fresh[key] = channel.get_after(by_channel[key])
+            except EmptyChannelError:
+                pass
+        elif type(channel) in PLAIN_CHANNELS:  # `get()`, read off the slot
+            if channel.value is not MISSING:
+                fresh[key] = channel.value
+        else:
+            try:
+                fresh[key] = channel.get()
+            except EmptyChannelError:
+                pass
     for key, get in branch.managed:
         fresh[key] = get(task.step, loop.stop)
     value = fresh if branch.mapper is None else branch.mapper(**fresh)
