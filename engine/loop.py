@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence
 
-from .algo import RunState, Task, apply_writes, bare, plan_tasks, scheduled_order, task_id
+from .algo import PLAIN_CHANNELS, RunState, Task, apply_writes, bare, plan_tasks, scheduled_order, task_id
+from .channels import MISSING
 from .constants import (
     DEFAULT_RECURSION_LIMIT,
     DEFAULT_RECURSION_LIMIT_ENV,
@@ -404,7 +405,18 @@ class Loop:
         return own if own is not None or self.parent is None else self.parent.loop.resume_map()
 
     def read_state(self, keys: Iterable[str] | None = None) -> dict[str, Any]:
-        return self.state.read(self.graph.state_keys_ordered if keys is None else keys)
+        # `self.state.read(...)`, written out: a hook reads the state at every commit
+        channels = self.state.channels
+        values = {}
+        for key in self.graph.state_keys_ordered if keys is None else keys:
+            channel = channels[key]
+            if type(channel) in PLAIN_CHANNELS:  # `is_available()` and `get()`, read off the slot
+                value = channel.value
+                if value is not MISSING:
+                    values[key] = value
+            elif channel.is_available():
+                values[key] = channel.get()
+        return values
 
     def read_output(self) -> Any:
         if isinstance(self.output_keys, str):

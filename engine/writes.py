@@ -35,7 +35,16 @@ def node_writes(node: Any, task: Task, returned: Any, loop: "Loop") -> list[tupl
         writes.extend(control_writes(returned))
     writes.extend(node.edge_writes)
     for branch in node.branches:
-        writes.extend(route_writes(branch, task, call_router(branch, task, returned, writes, loop)))
+        result = call_router(branch, task, returned, writes, loop)
+        if type(result) is str:  # `route_writes` of the usual router (one node name), written out
+            spec = branch.spec
+            destination = result if spec.path_map is None else spec.path_map.get(result)
+            if type(destination) is str and destination != START:  # (else `route_writes` raises)
+                task.routes = [*task.routes, (spec.name, result)]
+                if destination != END:
+                    writes.append((_BRANCH_CHANNELS.get(destination) or branch_channel(destination), None))
+                continue
+        writes.extend(route_writes(branch, task, result))
     return writes
 
 
