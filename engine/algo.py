@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from .channels import MISSING, AnyValue, BinaryOperatorAggregate, Channel, EphemeralValue, LastValue
+from .channels import _MAYBE_OVERWRITE, MISSING, AnyValue, BinaryOperatorAggregate, Channel, EphemeralValue, LastValue
 from .constants import PULL, PUSH, RESERVED_WRITE_KEYS, START, TASKS
 from .control_channels import Topic
 from .errors import EmptyChannelError
@@ -347,7 +347,37 @@ def apply_writes(
     for channel, values in pending.items():
         target = channels[channel]
         if hooks is not None and channel in state_keys:
-            changed = _update_observed(target, channel, values, writers[channel], hooks, ns, step, observed)
+            write = values[0]
+            if (
+                type(target) is BinaryOperatorAggregate
+                and len(values) == 1
+                and target.value is not MISSING
+                and not isinstance(write, _MAYBE_OVERWRITE)
+            ):  # `_update_observed` of the usual call (one write to a reducer), written out: every step
+                before = target.value
+                try:
+                    target.value = after = target.reduce(before, write)
+                except Exception as exc:
+                    _report_refused(target, channel, values, writers[channel], hooks, ns, step, observed, [], exc)
+                    raise
+                writer = writers[channel][0]
+                call = bare(ReducerCall)  # (see `observe`)
+                call.step = step
+                call.channel = channel
+                call.reducer = target.reducer_name
+                call.before = before
+                call.write = write
+                call.writer = writer.id
+                call.writer_name = writer.name
+                call.after = after
+                call.index = observed[0]
+                call.error = None
+                call.before_unchanged = False
+                hooks.reducer_called(ns=ns, call=call)
+                observed[0] += 1
+                changed = True
+            else:
+                changed = _update_observed(target, channel, values, writers[channel], hooks, ns, step, observed)
         else:
             changed = target.update(values)
         if changed:
