@@ -378,6 +378,9 @@ def apply_writes(
                 changed = True
             else:
                 changed = _update_observed(target, channel, values, writers[channel], hooks, ns, step, observed)
+        elif type(target) is EphemeralValue and len(values) == 1:  # an edge's trigger: its `update`, written out
+            target.value = values[0]
+            changed = True
         else:
             changed = target.update(values)
         if changed:

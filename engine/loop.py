@@ -250,7 +250,21 @@ class Loop:
             runner.work(tasks[0])
         else:
             runner.run(tasks)
-        return self._complete()
+        # `_complete`, written out (it runs every step)
+        tasks = self.tasks
+        if self.hooks is not None:  # in the order LangGraph reports tasks that finish together
+            self.hooks.tasks_finished(ns=self.ns, step=self.step, tasks=self.scheduled)
+        if self.persistence is not None:
+            self.persistence.put_task_writes(tasks)
+        for task in tasks:  # the usual step: no task failed, and no list is made to say so
+            if task.error is not None:
+                if self._stopped(tasks):
+                    return False
+                break
+        self._commit(tasks)
+        self.step += 1
+        self.resuming = False
+        return not (self.interrupt_after and self._breakpoint(self.interrupt_after, tasks))
 
     async def aexecute(self) -> bool:
         """`execute` in an async run: the tasks run on the caller's event loop (`Runner.arun`); the

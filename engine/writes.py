@@ -10,7 +10,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from .algo import PLAIN_CHANNELS, Task
-from .channels import MISSING
+from .channels import _MAYBE_OVERWRITE, MISSING, BinaryOperatorAggregate
 from .constants import _BRANCH_CHANNELS, END, START, TASKS, branch_channel
 from .errors import EmptyChannelError, InvalidUpdateError, ParentCommand
 from .schema import state_update_pairs
@@ -111,8 +111,17 @@ def call_router(
     for key in branch.reads:
         channel = channels[key]
         if key in by_channel:
+            written = by_channel[key]
+            if (
+                type(channel) is BinaryOperatorAggregate
+                and len(written) == 1
+                and channel.value is not MISSING
+                and not isinstance(written[0], _MAYBE_OVERWRITE)
+            ):  # its `get_after` of one write, written out
+                fresh[key] = channel.look_ahead(channel.value, written[0])
+                continue
             try:
-                fresh[key] = channel.get_after(by_channel[key])
+                fresh[key] = channel.get_after(written)
             except EmptyChannelError:
                 pass
         elif type(channel) in PLAIN_CHANNELS:  # `get()`, read off the slot
