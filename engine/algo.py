@@ -243,7 +243,14 @@ def _pull_task(node: "CompiledNode", state: RunState, step: int, ns: tuple[str, 
     # `Task(id, name, path, step, node.sorted_triggers, fired, task_input, node, fired=tuple(fired))`,
     # every field stored on a bare instance (see `bare`; `test_fast_built_objects` holds them to the class)
     task = bare(Task)
-    task.id = task_id(ns, step, name, path, state.checkpoint_id)
+    parts = _ID_PARTS.get((ns, name, path))
+    if parts is None or state.checkpoint_id:
+        task.id = task_id(ns, step, name, path, state.checkpoint_id)
+    else:  # `task_id` of a node seen before, without a checkpoint, written out (a call less every task)
+        hasher = parts[0].copy()
+        hasher.update(b"%d%b" % (step, parts[1]))
+        digest = hasher.digest()
+        task.id = f"{digest[:4].hex()}-{digest[4:10].hex('-', 2)}-{digest[10:].hex()}"
     task.name = name
     task.path = path
     task.step = step
