@@ -189,6 +189,26 @@ class Recorder(Hooks):
                     kept = builder.freeze(result, step)
                 # One flat tuple, `(kind, id, result, duration, number of writes, channel, value, ...,
                 # router, choice, ...)`: the task's own lists and pairs are let go.
+                if len(writes) == 2 and len(routes) == 1 and kept is not THAWED:
+                    # the usual task of a loop (a key, an edge, a router), its tuple built without chains
+                    (key, value), (edge, trigger) = writes
+                    ((router, choice),) = routes
+                    if type(value) in FROZEN and type(trigger) in FROZEN and type(choice) in FROZEN:
+                        event = (
+                            build_finished_flat,
+                            task.id,
+                            kept,
+                            task.duration,
+                            2,
+                            key,
+                            value,
+                            edge,
+                            trigger,
+                            router,
+                            choice,
+                        )
+                        pending.append(event)
+                        continue
                 event = (
                     build_finished_flat,
                     task.id,
