@@ -261,7 +261,30 @@ class Loop:
                 if self._stopped(tasks):
                     return False
                 break
-        self._commit(tasks)
+        # `self._commit(tasks)` (a `loop` commit), written out
+        hooks = self.hooks
+        step = self.step
+        try:
+            updated = apply_writes(
+                self.state, tasks, self.graph.trigger_to_nodes, hooks, self.ns, step, self.graph.state_keys
+            )
+        except Exception as exc:
+            self._end("error", exc)
+        self.updated_channels = updated
+        if not updated.isdisjoint(self.output_key_set):
+            keys = self.output_keys  # `read_output` of a list of keys, written out
+            self.output = self.read_output() if isinstance(keys, str) else self.state.read(keys)
+        if hooks is not None:  # (see `_commit`)
+            commit = bare(StepCommit)
+            commit.step = step
+            commit.updated_channels = frozenset(updated)
+            commit.versions = dict(self.state.versions)
+            commit.read = self.read_state
+            commit.state_keys = self.graph.state_keys
+            commit.kind = "loop"
+            hooks.step_committed(ns=self.ns, commit=commit)
+        if self.persistence is not None:
+            self._save("loop")
         self.step += 1
         self.resuming = False
         return not (self.interrupt_after and self._breakpoint(self.interrupt_after, tasks))
