@@ -133,3 +133,17 @@ def test_a_siblings_write_in_a_step_where_a_node_raised_is_shown_as_discarded(tm
     trace_file.write_text(to_json(trace))
     code, text = printed(capsys, ["show", str(trace_file), "--step", "1"])
     assert "  good wrote n: 7 (discarded: the step failed)" in text, text
+
+
+def test_compare_leaves_out_a_runtimes_own_error_channel():
+    """langgraph records a raising task's error as a write to __error__ too; the engine does not. The
+    `raised` row says the error in both, so the same graph on both runtimes compares the same."""
+    import copy
+
+    from debugger.model.compare import compare_runs
+
+    engine_trace = record_run(graph, {"n": 0}, {}, target="t").trace
+    langgraph_like = copy.deepcopy(engine_trace)
+    raised = next(t for t in langgraph_like.steps[-1].tasks if t.error)
+    raised.writes = [*raised.writes, ["__error__", {"$type": "error", "class": "ValueError"}]]
+    assert compare_runs(engine_trace, langgraph_like, findings=False).agree

@@ -274,6 +274,8 @@ def _writes(step: StepRecord | None) -> dict[str, tuple[str, Any]]:
         return rows
     for (name, index), task in zip(_task_keys(step), step.tasks):
         for channel, value in task.writes:
+            if channel.startswith("__"):  # a runtime's own (langgraph's __error__): the `raised` row says it
+                continue
             base = f"{_label((name, index))} → {channel}"
             what, n = base, 1
             while what in rows:
