@@ -132,3 +132,31 @@ def test_export_refuses_a_page_name_for_json_and_names_the_fix_for_a_folder(tmp_
     assert code == 2 and "it is a folder: give a file in it" in text and "Free space" not in text, text
     code, text = printed(capsys, ["export", run_id, str(tmp_path / "no" / "x.json"), "--db", db])
     assert code == 2 and "does not exist: make it or choose another path" in text, text
+
+
+def test_a_file_of_two_graphs_and_no_graph_names_them(tmp_path, capsys):
+    (tmp_path / "two_graphs.py").write_text(
+        textwrap.dedent(
+            """
+            from typing import TypedDict
+            from engine import StateGraph, START, END
+
+            class S(TypedDict):
+                n: int
+
+            def build():
+                g = StateGraph(S)
+                g.add_node("a", lambda s: {"n": 1})
+                g.add_edge(START, "a")
+                g.add_edge("a", END)
+                return g.compile()
+
+            first, second = build(), build()
+            """
+        )
+    )
+    target = str(tmp_path / "two_graphs.py")
+    code, text = printed(capsys, ["run", target, "--db", str(tmp_path / "r.sqlite3")])
+    assert (
+        code == 2 and f"found 2 compiled graphs (first, second) and no `graph`; name one, e.g. {target}:first" in text
+    )

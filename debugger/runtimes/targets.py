@@ -189,12 +189,18 @@ def _pick_graph(module: Any, attribute: str, target: str) -> Any:
     elif _is_compiled(getattr(module, "graph", None)):
         graph = module.graph
     else:
-        graphs = [v for v in vars(module).values() if _is_compiled(v)]
-        if len(graphs) != 1:
+        found: dict[str, Any] = {}
+        for name, value in vars(module).items():  # one graph under two names is one graph
+            if _is_compiled(value) and all(value is not other for other in found.values()):
+                found[name] = value
+        if len(found) != 1:
+            names = sorted(found)
+            which = f" ({', '.join(names)})" if names else ""
+            example = f"{target}:{names[0]}" if names else f"{target}:attribute"
             raise TargetError(
-                f"{target}: found {len(graphs)} compiled graphs and no `graph`; name one as {target}:attribute."
+                f"{target}: found {len(found)} compiled graphs{which} and no `graph`; name one, e.g. {example}."
             )
-        graph = graphs[0]
+        graph = next(iter(found.values()))
     if hasattr(graph, "compile") and not _is_compiled(graph):
         raise TargetError(f"{target}: {attribute or 'graph'} is a builder; call .compile() on it and name the result.")
     if not _is_compiled(graph):
