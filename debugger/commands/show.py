@@ -95,9 +95,10 @@ def _ends_damaged(trace: Any) -> bool:
 def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bool = False) -> None:
     """One superstep's reducer calls (on `channel` only, when given), each with what it did in words; a step
     without any says why (a node raised, nothing was written). With `channel`, a step that did not write it
-    is left out unless it was `asked` for (`--step N`)."""
+    is left out unless it was `asked` for (`--step N`), as is a step without tasks (the input step of a run
+    given none)."""
     calls = [(c, b, a) for c, b, a in values if channel in (None, c.channel)]
-    if not calls and channel is not None and not asked:
+    if not calls and not asked and (channel is not None or not step.tasks):  # (a step -1 with no input)
         return
     print(f"step {step.step}: {', '.join(task_name(t) for t in step.tasks) or '(input)'}")
     names = {t.id: task_name(t) for t in step.tasks}  # each Send of a node told apart: write_joke[1]

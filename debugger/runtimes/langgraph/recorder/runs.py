@@ -252,7 +252,8 @@ def run_in_background(graph: Any, graph_input: Any, *, timeout: float | None, **
         return frozen
     message = (
         f"The run did not finish within {timeout:g} s; stopped {where}. A node may be waiting "
-        f"forever (a network call without a timeout, an endless loop). Raise {RUN_TIMEOUT_ENV} to wait longer."
+        f"forever (a network call without a timeout, an endless loop). Raise --timeout or {RUN_TIMEOUT_ENV} to "
+        "wait longer."
     )
     mark_ended(frozen, "timeout", stepscope_error("RunTimeout", message))
     return frozen
