@@ -160,3 +160,8 @@ def test_a_file_of_two_graphs_and_no_graph_names_them(tmp_path, capsys):
     assert (
         code == 2 and f"found 2 compiled graphs (first, second) and no `graph`; name one, e.g. {target}:first" in text
     )
+
+
+def test_show_of_a_graph_says_how_to_record_it(tmp_path, capsys):
+    code, text = printed(capsys, ["show", "map_reduce_send", "--db", str(tmp_path / "r.sqlite3")])
+    assert code == 2 and "map_reduce_send is a graph, not a recorded run: `stepscope run map_reduce_send`" in text

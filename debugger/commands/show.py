@@ -18,6 +18,7 @@ from debugger.model.turns import turn_label, turns_of
 from debugger.sources.trace_stream import step_numbers
 from debugger.stores.opening import load_trace
 from debugger.stores.protocol import StoreError
+from engine.tracefile import TraceFileError
 
 
 def add_to(commands: Any) -> None:
@@ -33,7 +34,7 @@ def command(args: argparse.Namespace) -> int:
     """Prints every reducer call of the run (a file, a stored run or a checkpointer thread), reading its
     steps one at a time in one pass, so a run of any length is shown in memory that does not grow with it."""
     thread = thread_from_args(args, args.trace, step=args.step)  # a thread's step N: N and its ending decoded
-    trace = thread[0] if thread else load_trace(args.trace, args.db)
+    trace = thread[0] if thread else _load(args)
     order = step_numbers(trace.steps)
     if args.step is not None and args.step not in set(order):
         if not len(order):
@@ -75,6 +76,22 @@ def command(args: argparse.Namespace) -> int:
     if damage is not None:  # the app's ending is known, but a step between could not be read
         raise damage
     return 0
+
+
+def _load(args: argparse.Namespace) -> Any:
+    """The trace file or stored run `args.trace` names; a graph (a sample, a .py file) is not one, and the
+    refusal says how to record it."""
+    try:
+        return load_trace(args.trace, args.db)
+    except (StoreError, TraceFileError):
+        from sample_graphs.gallery import SAMPLES  # the gallery's names only
+
+        if args.trace in SAMPLES or args.trace.partition(":")[0].endswith((".py", ".mjs", ".js", ".ts")):
+            raise StoreError(
+                f"{args.trace} is a graph, not a recorded run: `stepscope run {args.trace}` records it and "
+                "prints the id to show (or `stepscope app` steps through it)"
+            ) from None
+        raise
 
 
 def _thread_damage(args: argparse.Namespace, trace: Any) -> Exception | None:
