@@ -153,6 +153,12 @@ def test_a_bad_step_is_refused_in_one_line() -> None:
         show("subgraph_trap", step="2")
 
 
+@pytest.mark.parametrize("what, step", [(42, None), (None, None), ("subgraph_trap", "2")])
+def test_a_value_of_the_wrong_type_is_a_type_error_too(what, step) -> None:
+    with pytest.raises(TypeError, match="not something StepScope can show|give a superstep number"):
+        show(what, step=step)
+
+
 def test_without_the_notebook_extra_show_names_the_install_command(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "anywidget", None)  # import anywidget now fails, as where it is missing
     monkeypatch.delitem(sys.modules, "debugger.notebook.widget", raising=False)

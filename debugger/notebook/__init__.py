@@ -8,7 +8,7 @@ from typing import Any
 
 from debugger import i18n
 from debugger.i18n import _
-from debugger.notebook.opening import ShowError, open_shown
+from debugger.notebook.opening import ShowError, ShowTypeError, open_shown
 
 __all__ = ["ShowError", "show"]
 
@@ -44,7 +44,7 @@ def show(
     if language is None:
         raise ShowError(_("lang={lang!r} is no language StepScope speaks: give 'en' or 'zh'.").format(lang=lang))
     if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
-        raise ShowError(_("step={step!r}: give a superstep number (an int), or leave it out.").format(step=step))
+        raise ShowTypeError(_("step={step!r}: give a superstep number (an int), or leave it out.").format(step=step))
     with i18n.using(language):
         shown = open_shown(what, graph_input=input, config=config, runtime=runtime, db=db)
     return StepperWidget(shown, step=step, language=language)

@@ -27,6 +27,11 @@ class ShowError(Exception):
         return [f"StepScope: {self}"]
 
 
+class ShowTypeError(ShowError, TypeError):
+    """`show()` was given a value of a type it does not take (a number, None, a builder): a `TypeError`
+    too, so code that catches the built-in error for a wrong argument catches this one."""
+
+
 @dataclass
 class Shown:
     """One run to show: its trace, the graph it ran (None for a run read back), and the lesson beside it."""
@@ -59,7 +64,9 @@ def open_shown(
         what = str(what)
     if isinstance(what, str) and what.strip():
         return _open_named(what.strip(), graph_input=graph_input, config=config, runtime=runtime, db=db)
-    raise ShowError(_("{kind} is not something StepScope can show: {takes}.").format(kind=_kind(what), takes=_(TAKES)))
+    raise ShowTypeError(
+        _("{kind} is not something StepScope can show: {takes}.").format(kind=_kind(what), takes=_(TAKES))
+    )
 
 
 def _run_graph(graph: Any, graph_input: Any, config: dict[str, Any] | None) -> Shown:
