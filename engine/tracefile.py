@@ -238,10 +238,9 @@ def from_json(text: str | bytes, *, source: str = "<trace>") -> Trace:
         kind = "is truncated" if cut else "is not valid JSON"
         where = f"line {exc.lineno}, column {exc.colno}"
         # json's "Unterminated string starting at" names the place it means: the line and column go there
-        problem = f"{exc.msg} {where}" if exc.msg.endswith(" at") else f"({where}): {exc.msg}"
+        problem = f": {exc.msg} {where}" if exc.msg.endswith(" at") else f" ({where}): {exc.msg}"
         raise TraceFileError(
-            f"{source} {kind}{':' if exc.msg.endswith(' at') else ''} {problem}. "
-            "Re-export the run, or open a complete .json trace file."
+            f"{source} {kind}{problem}. Re-export the run, or open a complete .json trace file."
         ) from None
     except UnicodeDecodeError as exc:
         raise TraceFileError(f"{source} is not text ({exc.reason}); a trace file is UTF-8 JSON.") from None

@@ -62,17 +62,12 @@ def write_whole(path: str | Path, text: str) -> None:
 def not_written(path: str | Path, exc: OSError) -> str:
     """Why `path` was not written, in one line, and that nothing of it was left there."""
     there = Path(path)
-    kept = (
-        "nothing in it changed"
-        if there.is_dir()
-        else "the file there is as it was"
-        if there.exists()
-        else ("nothing was left there")
-    )
-    if exc.errno == errno.EISDIR or Path(path).is_dir():
-        fix = f"it is a folder: give a file in it, e.g. {Path(path) / 'run.json'}"
+    kept = "the file there is as it was" if there.exists() else "nothing was left there"
+    if exc.errno == errno.EISDIR or there.is_dir():
+        kept = "nothing in it changed"
+        fix = f"it is a folder: give a file in it, e.g. {there / 'run.json'}"
     elif exc.errno == errno.ENOENT:
-        fix = f"its folder {Path(path).parent} does not exist: make it or choose another path"
+        fix = f"its folder {there.parent} does not exist: make it or choose another path"
     elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         fix = "choose a path you can write to"
     else:  # a full disk, a file-size limit, a quota

@@ -26,7 +26,7 @@ from debugger.commands.files import not_written, write_whole
 from debugger.commands.recovery import OUT_FAILED, STORE_FAILED, recover
 from debugger.commands.terminal import print_block, print_error
 from debugger.commands.terminal import safe_print as print  # every line shown goes through one filter: no escape codes
-from debugger.diagnostics.value_text import short, task_name
+from debugger.diagnostics.value_text import cut, short, task_name
 from debugger.i18n import N_, _
 from debugger.model import run_status
 from debugger.model.failures import is_interrupt
@@ -86,13 +86,8 @@ def superstep_rows(steps: Trace | list[StepRecord]) -> list[list[str]]:
             error = rejection_note(steps, step.step)
         nested = sum(len(t.subgraphs) for t in step.tasks)
         tasks = ", ".join(task_name(t) for t in step.tasks) + (f" (+{nested} subgraph run)" if nested else "")
-        rows.append([str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), _cut(error, 70)])
+        rows.append([str(step.step), tasks, ", ".join(keys), str(len(step.reducer_calls)), cut(error, 70)])
     return rows
-
-
-def _cut(text: str, limit: int) -> str:
-    """Words for a table's cell, cut with an ellipsis: text, not a value (`short` would quote it)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def command(args: argparse.Namespace) -> int:
@@ -174,8 +169,8 @@ def _report(
     if capability(loaded.runtime, Threads) is not None and trace.status == "interrupted" and trace.interrupts:
         _print_interrupts(args, trace, recorded.thread_id, loaded.runtime.checkpointer_class(loaded.graph))
         code = 0
-    elif trace.status == "interrupted" and _questions(recorded.output):  # its threads live in its process only
-        for question in _questions(recorded.output):
+    elif trace.status == "interrupted" and (questions := _questions(recorded.output)):  # threads in its process
+        for question in questions:
             print(_("paused: the run asks {value}").format(value=short(encode(question), 300)))
         said = _(
             "it cannot be answered from a later command: {target} keeps its thread in its own checkpointer, "

@@ -57,11 +57,12 @@ def command(args: argparse.Namespace) -> int:
     # a run on no thread is one turn (as `RunView.turns`): its steps are not read a second time to find that
     turns = turns_of(trace) if getattr(trace, "thread_id", "") else ()
     starts = {turn.first_step: turn for turn in turns if turn.number > 1 or turn.first_step > 0}
+    state_keys = trace.graph.get("channels") or {}
     for step, calls in walk_calls(trace.steps):
         if args.step is None or step.step == args.step:
             if step.step in starts:  # a turn of the thread begins: its new input (or answer) before its steps
                 print(f"-- {turn_label(starts[step.step])}")
-            _print_step(step, calls, args.channel, asked=args.step is not None)
+            _print_step(step, calls, args.channel, state_keys, asked=args.step is not None)
             if any(m.get("damaged") for m in step.mismatches):  # said in full on stderr as the command ends
                 print(f"step {step.step}: cannot be replayed: the data stored for it is damaged")
     if unknown_end:  # how the app ended is in the damaged checkpoint: no ending line stands in for it
@@ -109,11 +110,12 @@ def _ends_damaged(trace: Any) -> bool:
     return bool(trace.error) and trace.error.get("class") == "DamagedData"
 
 
-def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bool = False) -> None:
+def _print_step(step: Any, values: CallValues, channel: str | None, state_keys: Any, *, asked: bool = False) -> None:
     """One superstep's reducer calls (on `channel` only, when given), each with what it did in words; a step
     without any says why (a node raised, nothing was written). With `channel`, a step that did not write it
     is left out unless it was `asked` for (`--step N`), as is a step without tasks (the input step of a run
-    given none)."""
+    given none). `state_keys`: the graph's state keys, the writes a failed step discarded (as
+    `RunFacts.state_writes` reads them)."""
     calls = [(c, b, a) for c, b, a in values if channel in (None, c.channel)]
     if not calls and not asked and (channel is not None or not step.tasks):  # (a step -1 with no input)
         return
@@ -126,10 +128,10 @@ def _print_step(step: Any, values: CallValues, channel: str | None, *, asked: bo
         if raised:  # the barrier never ran: what the other tasks wrote went with the step
             for task in step.tasks:
                 for key, value in task.writes:
-                    if channel in (None, key) and not key.startswith(("branch:", "__")):
+                    if channel in (None, key) and key in state_keys:
                         print(f"  {task_name(task)} wrote {key}: {short(value, 60)} (discarded: the step failed)")
         if not raised and not step.committed:  # the step a stopped run was in: its tasks never reported back
-            print(f"  not committed: the run stopped while {', '.join(t.name for t in step.tasks)} ran")
+            print(f"  not committed: the run stopped while {', '.join(task_name(t) for t in step.tasks)} ran")
         elif not raised:
             print(f"  nothing written to {channel!r}" if channel is not None else "  nothing written")
     for call, before, after in calls:

@@ -14,7 +14,7 @@ from typing import Any, Iterator, Sequence
 
 from debugger import i18n
 from debugger.diagnostics.replay import MISSING_VALUE, Origin, Replay, StepsByNumber, canonical, repeated_items
-from debugger.diagnostics.value_text import short, task_name
+from debugger.diagnostics.value_text import cut, short, task_name
 from debugger.i18n import _
 from engine import START
 from engine.codec import TYPE, decode
@@ -340,7 +340,7 @@ def short_json(encoded: Any, limit: int = 60) -> str:
         text = json.dumps(decode(encoded), ensure_ascii=False, separators=(", ", ": "), default=str)
     except Exception:  # a value the codec cannot decode is still shown
         text = short(encoded, limit)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(text, limit)
 
 
 def encoded_type(encoded: Any) -> str:

@@ -19,7 +19,11 @@ MESSAGE_REDUCERS = frozenset({"add_messages", "messagesStateReducer"})
 def short(value: Any, limit: int = 80) -> str:
     """A one-line preview of an encoded value, cut at `limit` characters with an ellipsis. Only what
     the preview shows is rendered, so a long list costs `limit` characters, not its length."""
-    text = _text(value, limit)
+    return cut(_text(value, limit), limit)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut at `limit` characters with an ellipsis: words, not a value (`short` quotes a string)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -48,7 +48,7 @@ class Highlights:
         edges = {r.edge for trigger in view.triggers(step) for r in trigger.reasons if r.edge}
         return Highlight(
             ran=ran - paused,
-            next=self._next_nodes(index, ran),
+            next=self._next_nodes(index),
             visited=self.visited(index) - ran,
             failed={t.name for t in tasks if t.id in culprits},
             edges_taken={(START if a == START else a, b) for a, b in edges},
@@ -57,14 +57,11 @@ class Highlights:
             paused=paused,
         )
 
-    def _next_nodes(self, index: int, ran: set[str]) -> set[str]:
+    def _next_nodes(self, index: int) -> set[str]:
         """The nodes of the shown step after the `index`-th; none after the last step (END is reached by the
         edge taken into it, not something that "runs next")."""
         steps = self.view.steps
-        following = steps[index + 1] if index + 1 < len(steps) else None
-        if following is not None:
-            return {t.name for t in self.view.tasks(following)}
-        return set()
+        return {t.name for t in self.view.tasks(steps[index + 1])} if index + 1 < len(steps) else set()
 
     def _send_labels(self, tasks: list[TaskRecord]) -> dict[str, str]:
         """Under each node that ran Sends, their indexes and arguments (four at most, then how many more)."""

@@ -14,10 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from debugger.i18n import N_, _
+from debugger.model.failures import is_interrupt
 
 CUT_OFF_CLASS = "RunCutOff"
-INTERRUPTS = ("GraphInterrupt", "NodeInterrupt")
-"""Error classes of a task that asked (an interrupt), not failed."""
 
 LABELS = {
     "done": N_("done"),
@@ -84,7 +83,7 @@ def failure_site(run: Any) -> str:
     if run.status != "error" or not len(run.steps):
         return ""
     record = run.steps[-1]
-    raised = tuple(dict.fromkeys(t.name for t in record.tasks if t.error and t.error.get("class") not in INTERRUPTS))
+    raised = tuple(dict.fromkeys(t.name for t in record.tasks if t.error and not is_interrupt(t.error)))
     refused = tuple(dict.fromkeys(repr(c.channel) for c in record.reducer_calls if c.error))
     if refused:
         return _(" in step {step}, where the writes to {keys} were refused").format(
